@@ -1,0 +1,31 @@
+// Package zkapi is the narrow ZooKeeper client interface that zksim's recipes
+// are written against.
+//
+// Three implementations exist: fakezk's in-process Conn (ordinary unit
+// tests), the simulator's Conn (deterministic schedule exploration, package
+// sim) and the go-zookeeper adapter (package zkapi/gozk, real ensembles).
+// Code that imports only zkapi runs unchanged on all three.
+//
+// # The seam
+//
+// Every point where a client can block is a method of Conn taking a
+// context.Context: requests, waiting for a watch (Watch.Wait) and waiting for
+// a session change (Conn.WaitSession). A deterministic scheduler can only
+// order what it sees, so code written against zkapi must not block on bare
+// channels, start timers or goroutines of its own, or read the wall clock.
+//
+// # Errors
+//
+// Server outcomes are the sentinel errors below, named after ZooKeeper's
+// codes and wrapped with the operation and path (see OpError); compare them
+// with errors.Is. ErrConnectionLoss is ambiguous, as in ZooKeeper: the
+// request may or may not have been applied.
+//
+// # Sessions
+//
+// A Conn talks for one session at a time. When the server expires it, the
+// Conn reports StateExpired for that session; implementations that, like
+// go-zookeeper, open a new session on the same Conn report it under a new
+// SessionID. Code that owns ephemeral nodes must compare session IDs, not
+// merely wait for StateConnected.
+package zkapi
