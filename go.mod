@@ -5,5 +5,6 @@ go 1.26.8
 require (
 	github.com/anishathalye/porcupine v1.3.1 // indirect
 	github.com/go-zookeeper/zk v1.0.4 // indirect
+	go.uber.org/goleak v1.3.0 // indirect
 	pgregory.net/rapid v1.3.0 // indirect
 )

@@ -1,0 +1,73 @@
+package zktest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The environment variables that point tests at real servers.
+const (
+	// EnvStandalone holds the comma-separated client addresses of a
+	// standalone server.
+	EnvStandalone = "ZKSIM_ZK_STANDALONE"
+	// EnvEnsemble holds the state directory of an ensemble started with
+	// "scripts/zk.sh start DIR N".
+	EnvEnsemble = "ZKSIM_ZK_ENSEMBLE"
+)
+
+// Standalone returns the addresses in EnvStandalone, or skips t when it is
+// unset or empty.
+func Standalone(t testing.TB) []string {
+	t.Helper()
+	addrs := splitAddrs(os.Getenv(EnvStandalone))
+	if len(addrs) == 0 {
+		t.Skipf("real ZooKeeper not configured: set %s (the README test command does)", EnvStandalone)
+	}
+	return addrs
+}
+
+// Ensemble returns the cluster whose state directory EnvEnsemble names, or
+// skips t when it is unset. A directory that is set but unreadable fails t.
+func Ensemble(t testing.TB) *Cluster {
+	t.Helper()
+	dir := os.Getenv(EnvEnsemble)
+	if dir == "" {
+		t.Skipf("real ZooKeeper ensemble not configured: set %s (the README test command does)", EnvEnsemble)
+	}
+	c, err := OpenCluster(dir)
+	if err != nil {
+		t.Fatalf("%s=%s: %v", EnvEnsemble, dir, err)
+	}
+	return c
+}
+
+// OpenCluster reads the state directory that "scripts/zk.sh start DIR N"
+// wrote.
+func OpenCluster(dir string) (*Cluster, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("zktest: cluster %s: %w", dir, err)
+	}
+	b, err := os.ReadFile(filepath.Join(abs, "addrs"))
+	if err != nil {
+		return nil, fmt.Errorf("zktest: cluster %s (not started by scripts/zk.sh?): %w", dir, err)
+	}
+	addrs := splitAddrs(string(b))
+	if len(addrs) == 0 {
+		return nil, fmt.Errorf("zktest: cluster %s: empty addrs file", dir)
+	}
+	return &Cluster{Dir: abs, Addrs: addrs}, nil
+}
+
+func splitAddrs(s string) []string {
+	var addrs []string
+	for _, a := range strings.Split(s, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			addrs = append(addrs, a)
+		}
+	}
+	return addrs
+}

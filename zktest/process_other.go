@@ -1,0 +1,11 @@
+//go:build !unix
+
+package zktest
+
+import "errors"
+
+var errUnsupported = errors.New("zktest: signalling servers needs a unix system")
+
+func kill(int) error { return errUnsupported }
+
+func processAlive(int, string) bool { return false }
