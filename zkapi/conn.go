@@ -47,7 +47,9 @@ type Watch interface {
 	// Wait blocks until the watch fires and returns its event. After
 	// session expiry or Close it returns an EventNotWatching event whose Err
 	// is ErrSessionExpired or ErrClosed, and no error. The error is ctx's.
-	// Calling Wait again returns the same event.
+	// Calling Wait again returns the same event. A watch that has fired
+	// answers even when ctx is already done, so Wait with a cancelled ctx
+	// polls.
 	Wait(ctx context.Context) (Event, error)
 }
 

@@ -108,3 +108,28 @@ func Wrap(op, path string, err error) error {
 	}
 	return &OpError{Op: op, Path: path, Err: err}
 }
+
+// Name returns ZooKeeper's short name for err's code ("NoNode",
+// "ConnectionLoss"...), "OK" for nil, "Closed" for ErrClosed and
+// "SystemError" for errors zkapi does not know.
+func Name(err error) string {
+	if err == nil {
+		return "OK"
+	}
+	if errors.Is(err, ErrClosed) {
+		return "Closed"
+	}
+	if n, ok := codeNames[Code(err)]; ok {
+		return n
+	}
+	return "SystemError"
+}
+
+var codeNames = map[int32]string{
+	-2: "RuntimeInconsistency", -4: "ConnectionLoss", -5: "MarshallingError",
+	-6: "Unimplemented", -7: "OperationTimeout", -8: "BadArguments",
+	-100: "APIError", -101: "NoNode", -102: "NoAuth", -103: "BadVersion",
+	-108: "NoChildrenForEphemerals", -110: "NodeExists", -111: "NotEmpty",
+	-112: "SessionExpired", -114: "InvalidACL", -115: "AuthFailed",
+	-118: "SessionMoved", -121: "NoWatcher",
+}

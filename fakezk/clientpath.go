@@ -1,0 +1,44 @@
+package fakezk
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/zksim/zksim/zkapi"
+)
+
+// clientCheckPath is the check go-zookeeper v1.0.4 makes before sending any
+// request but multi; zkapi's real adapter rejects the same paths, so the
+// in-process Conn does too. It is looser than the server's validatePath
+// (it lets U+D800-U+EFFF and U+FFFF through, and a sequential prefix may end
+// in '/'), which is why the server's own order still shows through multi.
+func clientCheckPath(path string, sequential bool) error {
+	bad := func(why string) error {
+		return fmt.Errorf("%w: %s in %q (checked by the client)", zkapi.ErrBadArguments, why, path)
+	}
+	switch {
+	case path == "":
+		return bad("empty path")
+	case path[0] != '/':
+		return bad("no leading /")
+	case path == "/":
+		return nil
+	case !sequential && strings.HasSuffix(path, "/"):
+		return bad("trailing /")
+	case strings.Contains(path, "//"):
+		return bad("empty node name")
+	}
+	segs := strings.Split(path[1:], "/")
+	for _, seg := range segs {
+		if seg == "." || seg == ".." {
+			return bad("relative segment")
+		}
+	}
+	for _, r := range path {
+		if r == 0 || (r > 0 && r <= 0x1f) || (r >= 0x7f && r <= 0x9f) ||
+			(r >= 0xf000 && r <= 0xf8ff) || (r >= 0xfff0 && r <= 0xfffe) {
+			return bad(fmt.Sprintf("character %U", r))
+		}
+	}
+	return nil
+}

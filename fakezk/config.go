@@ -1,0 +1,89 @@
+package fakezk
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Overflow selects what a parent's sequence counter does after 2^31-1.
+type Overflow int
+
+const (
+	// OverflowPin is ZooKeeper 3.6.0+ (ZOOKEEPER-3249): the wrapped counter
+	// is never stored, so every later sequential create gets 2147483647.
+	OverflowPin Overflow = iota
+	// OverflowWrap is the documented behaviour (servers up to 3.5.x): the
+	// counter wraps to -2147483648 and keeps counting.
+	OverflowWrap
+)
+
+func (o Overflow) String() string {
+	if o == OverflowWrap {
+		return "wrap"
+	}
+	return "pin"
+}
+
+// Config configures a Machine. The zero value is ZooKeeper's defaults with
+// seed 0.
+type Config struct {
+	// Seed drives every choice the server makes freely: today the order of
+	// getChildren replies.
+	Seed uint64
+	// TickMillis is the virtual tickTime; session timeouts are clamped to
+	// [2, 20] ticks. Default 2000, ZooKeeper's default.
+	TickMillis int64
+	// Overflow picks the sequence counter's behaviour past 2^31-1.
+	Overflow Overflow
+	// MaxFrame is jute.maxbuffer: a longer request frame closes the
+	// connection. Default DefaultMaxFrame.
+	MaxFrame int
+	// ContainerCheckTicks reaps empty containers every so many ticks, as
+	// ZooKeeper's ContainerManager does; 0 reaps only on ReapContainers.
+	ContainerCheckTicks int
+	// SortChildren returns children sorted instead of shuffled, for tests
+	// that want to read replies as literals.
+	SortChildren bool
+}
+
+var errConfig = errors.New("fakezk: invalid config")
+
+func (c Config) withDefaults() (Config, error) {
+	if c.TickMillis == 0 {
+		c.TickMillis = 2000
+	}
+	if c.MaxFrame == 0 {
+		c.MaxFrame = DefaultMaxFrame
+	}
+	switch {
+	case c.TickMillis < 0:
+		return c, fmt.Errorf("%w: TickMillis %d is negative", errConfig, c.TickMillis)
+	case c.MaxFrame < 0:
+		return c, fmt.Errorf("%w: MaxFrame %d is negative", errConfig, c.MaxFrame)
+	case c.ContainerCheckTicks < 0:
+		return c, fmt.Errorf("%w: ContainerCheckTicks %d is negative", errConfig, c.ContainerCheckTicks)
+	case c.Overflow != OverflowPin && c.Overflow != OverflowWrap:
+		return c, fmt.Errorf("%w: unknown Overflow %d", errConfig, c.Overflow)
+	}
+	return c, nil
+}
+
+// rng is splitmix64: small, fast, and owned by the Machine so that no
+// global random source can reach a reply.
+type rng struct{ s uint64 }
+
+func (r *rng) next() uint64 {
+	r.s += 0x9e3779b97f4a7c15
+	z := r.s
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// shuffle permutes names in place (Fisher-Yates).
+func (r *rng) shuffle(names []string) {
+	for i := len(names) - 1; i > 0; i-- {
+		j := int(r.next() % uint64(i+1))
+		names[i], names[j] = names[j], names[i]
+	}
+}

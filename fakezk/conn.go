@@ -1,0 +1,183 @@
+package fakezk
+
+import (
+	"context"
+
+	"github.com/zksim/zksim/zkapi"
+)
+
+// Conn is an in-process zkapi.Conn on a Server. Like go-zookeeper's client
+// it opens a new session by itself after learning that its session
+// expired, reporting StateExpired for the old session id first.
+type Conn struct {
+	srv       *Server
+	timeoutMs int64
+
+	// guarded by srv.mu
+	id          int64
+	lastZxid    int64
+	partitioned bool
+	closed      bool
+	watches     WatchTable[*watch]
+	sess        zkapi.Session
+	changed     chan struct{} // closed and replaced at every session change
+}
+
+var _ zkapi.Conn = (*Conn)(nil)
+
+// watch is a one-shot handle; ev is written before done is closed.
+type watch struct {
+	path string
+	done chan struct{}
+	ev   zkapi.Event
+}
+
+func (w *watch) Wait(ctx context.Context) (zkapi.Event, error) {
+	select { // a fired watch answers even under a done ctx
+	case <-w.done:
+		return w.ev, nil
+	default:
+	}
+	select {
+	case <-w.done:
+		return w.ev, nil
+	case <-ctx.Done():
+		return zkapi.Event{}, ctx.Err()
+	}
+}
+
+func (w *watch) fire(ev zkapi.Event) {
+	w.ev = ev
+	close(w.done)
+}
+
+func (c *Conn) openSession() {
+	info := c.srv.m.CreateSession(c.timeoutMs)
+	c.id, c.lastZxid = info.ID, c.srv.m.Zxid()
+	c.srv.conns[c.id] = c
+	c.setState(zkapi.StateConnected)
+}
+
+func (c *Conn) setState(st zkapi.State) {
+	c.sess = zkapi.Session{ID: c.id, State: st, Seq: c.sess.Seq + 1}
+	close(c.changed)
+	c.changed = make(chan struct{})
+}
+
+// learnExpired: the old session is reported expired, its watches end, and
+// a new session takes its place.
+func (c *Conn) learnExpired() {
+	c.setState(zkapi.StateExpired)
+	for _, w := range c.watches.TakeAll() {
+		w.fire(zkapi.Event{Type: zkapi.EventNotWatching, Path: w.path, Err: zkapi.ErrSessionExpired})
+	}
+	delete(c.srv.conns, c.id)
+	c.openSession()
+}
+
+// reconnect resumes the session after a dropped connection, re-registering
+// watches, or learns that it expired meanwhile.
+func (c *Conn) reconnect() {
+	if err := c.srv.m.Attach(c.id); err != nil {
+		c.learnExpired()
+		return
+	}
+	c.setState(zkapi.StateConnected)
+	if c.watches.Len() > 0 {
+		r := c.srv.m.Do(c.id, c.watches.SetWatches(c.lastZxid))
+		c.lastZxid = max(c.lastZxid, r.Zxid)
+	}
+}
+
+// dropped: the connection broke under a request; the client reconnects at
+// once (the in-process link is otherwise healthy).
+func (c *Conn) dropped() {
+	c.srv.m.Detach(c.id)
+	c.setState(zkapi.StateDisconnected)
+	c.reconnect()
+}
+
+func (c *Conn) notify(ev zkapi.Event) {
+	for _, w := range c.watches.Take(ev) {
+		w.fire(ev)
+	}
+}
+
+// do sends one request: the single path every call takes.
+func (c *Conn) do(ctx context.Context, op, path string, req Request, watchOn watchRule) (Reply, zkapi.Watch, error) {
+	if err := ctx.Err(); err != nil {
+		return Reply{}, nil, zkapi.Wrap(op, path, err)
+	}
+	if _, isCreate := req.(Create); !isCreate && op != "multi" {
+		if err := clientCheckPath(path, false); err != nil {
+			return Reply{}, nil, zkapi.Wrap(op, path, err)
+		}
+	}
+	s := c.srv
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case c.closed:
+		return Reply{}, nil, zkapi.Wrap(op, path, zkapi.ErrClosed)
+	case c.partitioned:
+		return Reply{}, nil, zkapi.Wrap(op, path, zkapi.ErrConnectionLoss)
+	}
+	fault := Deliver
+	if s.intercept != nil {
+		fault = s.intercept(c.id, req)
+	}
+	if fault == LoseRequest {
+		c.dropped()
+		s.deliver()
+		return Reply{}, nil, zkapi.Wrap(op, path, zkapi.ErrConnectionLoss)
+	}
+	r := s.m.Do(c.id, req)
+	if fault == LoseReply || r.Err == zkapi.ErrConnectionLoss {
+		c.dropped()
+		s.deliver()
+		return Reply{}, nil, zkapi.Wrap(op, path, zkapi.ErrConnectionLoss)
+	}
+	if r.Err == zkapi.ErrSessionExpired {
+		c.learnExpired()
+		s.deliver()
+		return Reply{}, nil, zkapi.Wrap(op, path, zkapi.ErrSessionExpired)
+	}
+	c.lastZxid = max(c.lastZxid, r.Zxid)
+	var w *watch
+	if watchOn != nil {
+		if k, ok := watchOn(r); ok {
+			w = &watch{path: path, done: make(chan struct{})}
+			c.watches.Add(path, k, w)
+		}
+	}
+	s.deliver()
+	if r.Err != nil {
+		return r, watchOrNil(w), zkapi.Wrap(op, path, r.Err)
+	}
+	return r, watchOrNil(w), nil
+}
+
+func watchOrNil(w *watch) zkapi.Watch {
+	if w == nil {
+		return nil
+	}
+	return w
+}
+
+// watchRule says which client table a reply's watch goes in, if any.
+type watchRule func(Reply) (WatchKind, bool)
+
+// existsWatch: a data watch on an existing node, an exists watch on a
+// missing one, none on a bad request.
+func existsWatch(r Reply) (WatchKind, bool) {
+	switch r.Err {
+	case nil:
+		return KindData, true
+	case zkapi.ErrNoNode:
+		return KindExist, true
+	}
+	return 0, false
+}
+
+func dataWatch(r Reply) (WatchKind, bool)  { return KindData, r.Err == nil }
+func childWatch(r Reply) (WatchKind, bool) { return KindChild, r.Err == nil }

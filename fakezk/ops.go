@@ -1,0 +1,241 @@
+package fakezk
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/zksim/zksim/zkapi"
+)
+
+// create checks in the server's order: path syntax (after the sequence
+// suffix is appended) -> parent missing -> node exists -> parent ephemeral.
+func (m *Machine) create(s *session, r Create) Reply {
+	path, err := m.doCreate(s, r)
+	if err != nil {
+		return Reply{Zxid: m.zxid, Err: err}
+	}
+	return Reply{Zxid: m.zxid, Path: path}
+}
+
+func (m *Machine) doCreate(s *session, r Create) (string, error) {
+	if !r.Mode.Valid() {
+		return "", fmt.Errorf("%w: unknown create mode %d", zkapi.ErrBadArguments, r.Mode)
+	}
+	parentPath, err := m.parentForWrite(r.Path)
+	if err != nil {
+		return "", err
+	}
+	parent := m.tree[parentPath]
+	if parent == nil {
+		return "", zkapi.ErrNoNode
+	}
+	path := r.Path
+	if r.Mode.IsSequential() {
+		path += sequenceSuffix(parent.cversion)
+	}
+	if err := validatePath(path); err != nil {
+		return "", err
+	}
+	if m.tree[path] != nil {
+		return "", zkapi.ErrNodeExists
+	}
+	if o := parent.stat.EphemeralOwner; o != 0 && o != containerOwner {
+		return "", zkapi.ErrNoChildrenForEphemerals
+	}
+	var owner int64
+	switch {
+	case r.Mode.IsEphemeral():
+		owner = s.id
+	case r.Mode == zkapi.Container:
+		owner = containerOwner
+	}
+	m.addNode(path, r.Data, r.Mode, owner)
+	m.fire(path, zkapi.EventNodeCreated)
+	m.fire(parentPath, zkapi.EventNodeChildrenChanged)
+	return path, nil
+}
+
+// parentForWrite is the server's first check of a create or delete path
+// (PrepRequestProcessor): it needs a '/' and no NUL; the full syntax check
+// comes later, after the parent lookup. The parent of "/x" is the root.
+func (m *Machine) parentForWrite(path string) (string, error) {
+	i := strings.LastIndexByte(path, '/')
+	if i < 0 || strings.IndexByte(path, 0) >= 0 {
+		return "", fmt.Errorf("%w: %q", zkapi.ErrBadArguments, path)
+	}
+	if i == 0 {
+		return "/", nil
+	}
+	return path[:i], nil
+}
+
+func (m *Machine) delete(r Delete) Reply {
+	return Reply{Zxid: m.zxid, Err: m.doDelete(r.Path, r.Version)}
+}
+
+// doDelete checks: no slash, NUL or special path -> parent missing -> node
+// missing -> bad version -> not empty. There is no syntax check: "/a/" is
+// simply a node that does not exist.
+func (m *Machine) doDelete(path string, version int32) error {
+	parentPath, err := m.parentForWrite(path)
+	if err != nil {
+		return err
+	}
+	if specialPaths[path] {
+		return fmt.Errorf("%w: %s cannot be deleted", zkapi.ErrBadArguments, path)
+	}
+	if m.tree[parentPath] == nil {
+		return zkapi.ErrNoNode
+	}
+	n := m.tree[path]
+	if n == nil {
+		return zkapi.ErrNoNode
+	}
+	if version != zkapi.AnyVersion && version != n.stat.Version {
+		return zkapi.ErrBadVersion
+	}
+	if len(n.children) > 0 {
+		return zkapi.ErrNotEmpty
+	}
+	m.removeNode(path)
+	m.fireDelete(path)
+	return nil
+}
+
+func (m *Machine) setData(r SetData) Reply {
+	st, err := m.doSetData(r.Path, r.Data, r.Version)
+	return Reply{Zxid: m.zxid, Stat: st, Err: err}
+}
+
+func (m *Machine) doSetData(path string, data []byte, version int32) (zkapi.Stat, error) {
+	n, err := m.lookupWrite(path)
+	if err != nil {
+		return zkapi.Stat{}, err
+	}
+	if version != zkapi.AnyVersion && version != n.stat.Version {
+		return zkapi.Stat{}, zkapi.ErrBadVersion
+	}
+	m.setNodeData(path, data)
+	m.fire(path, zkapi.EventNodeDataChanged)
+	return n.view(), nil
+}
+
+func (m *Machine) check(path string, version int32) error {
+	n, err := m.lookupWrite(path)
+	if err != nil {
+		return err
+	}
+	if version != zkapi.AnyVersion && version != n.stat.Version {
+		return zkapi.ErrBadVersion
+	}
+	return nil
+}
+
+// lookupWrite: setData and check validate the whole path first.
+func (m *Machine) lookupWrite(path string) (*znode, error) {
+	if err := validatePath(path); err != nil {
+		return nil, err
+	}
+	return m.lookup(path)
+}
+
+// lookup is the read path (FinalRequestProcessor): only NUL is refused;
+// any other string is a node name that exists or not.
+func (m *Machine) lookup(path string) (*znode, error) {
+	if strings.IndexByte(path, 0) >= 0 {
+		return nil, fmt.Errorf("%w: NUL in %q", zkapi.ErrBadArguments, path)
+	}
+	n := m.tree[path]
+	if n == nil {
+		return nil, zkapi.ErrNoNode
+	}
+	return n, nil
+}
+
+// exists leaves a watch whether or not the node exists.
+func (m *Machine) exists(s *session, r Exists) Reply {
+	if strings.IndexByte(r.Path, 0) >= 0 {
+		return Reply{Zxid: m.zxid, Err: fmt.Errorf("%w: NUL in %q", zkapi.ErrBadArguments, r.Path)}
+	}
+	if r.Watch {
+		m.watch(s, r.Path, watchData)
+	}
+	n := m.tree[r.Path]
+	if n == nil {
+		return Reply{Zxid: m.zxid, Err: zkapi.ErrNoNode}
+	}
+	return Reply{Zxid: m.zxid, Stat: n.view()}
+}
+
+func (m *Machine) getData(s *session, r GetData) Reply {
+	n, err := m.lookup(r.Path)
+	if err != nil {
+		return Reply{Zxid: m.zxid, Err: err}
+	}
+	if r.Watch {
+		m.watch(s, r.Path, watchData)
+	}
+	return Reply{Zxid: m.zxid, Data: append([]byte(nil), n.data...), Stat: n.view()}
+}
+
+func (m *Machine) getChildren(s *session, r GetChildren) Reply {
+	n, err := m.lookup(r.Path)
+	if err != nil {
+		return Reply{Zxid: m.zxid, Err: err}
+	}
+	if r.Watch {
+		m.watch(s, r.Path, watchChild)
+	}
+	return Reply{Zxid: m.zxid, Children: m.childNames(n), Stat: n.view()}
+}
+
+// multi applies ops in order under one zxid; on the first failure every
+// change is undone and no watch fires. Results follow the server: ops
+// before the failure OK, the failing op its code, later ones
+// RuntimeInconsistency.
+func (m *Machine) multi(s *session, r Multi) Reply {
+	m.undo = make([]func(), 0, 2*len(r.Ops))
+	defer func() { m.undo = nil }()
+	results := make([]zkapi.OpResult, len(r.Ops))
+	for i, op := range r.Ops {
+		res, err := m.multiOp(s, op)
+		if err == nil {
+			results[i] = res
+			continue
+		}
+		for j := len(m.undo) - 1; j >= 0; j-- {
+			m.undo[j]()
+		}
+		m.fired = m.fired[:0]
+		for j := range results {
+			switch {
+			case j < i:
+				results[j] = zkapi.OpResult{}
+			case j == i:
+				results[j] = zkapi.OpResult{Err: err}
+			default:
+				results[j] = zkapi.OpResult{Err: zkapi.ErrRuntimeInconsistency}
+			}
+		}
+		return Reply{Zxid: m.zxid, Err: err, Results: results}
+	}
+	return Reply{Zxid: m.zxid, Results: results}
+}
+
+func (m *Machine) multiOp(s *session, op zkapi.Op) (zkapi.OpResult, error) {
+	switch o := op.(type) {
+	case zkapi.CreateOp:
+		p, err := m.doCreate(s, Create{Path: o.Path, Data: o.Data, Mode: o.Mode})
+		return zkapi.OpResult{Path: p}, err
+	case zkapi.DeleteOp:
+		return zkapi.OpResult{}, m.doDelete(o.Path, o.Version)
+	case zkapi.SetOp:
+		st, err := m.doSetData(o.Path, o.Data, o.Version)
+		return zkapi.OpResult{Stat: st}, err
+	case zkapi.CheckOp:
+		return zkapi.OpResult{}, m.check(o.Path, o.Version)
+	case nil:
+		return zkapi.OpResult{}, fmt.Errorf("%w: nil op in multi", zkapi.ErrBadArguments)
+	}
+	return zkapi.OpResult{}, fmt.Errorf("%w: unsupported multi op %T", zkapi.ErrBadArguments, op)
+}

@@ -1,0 +1,69 @@
+package fakezk
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/zksim/zksim/zkapi"
+)
+
+// validatePath applies ZooKeeper's PathUtils.validatePath: absolute, no
+// empty, "." or ".." segment, no trailing slash (except "/"), no NUL and
+// none of the character ranges the server rejects. The error wraps
+// zkapi.ErrBadArguments, which is what the server answers.
+func validatePath(path string) error {
+	if path == "" {
+		return fmt.Errorf("%w: path must not be empty", zkapi.ErrBadArguments)
+	}
+	if path[0] != '/' {
+		return fmt.Errorf("%w: path must start with /: %q", zkapi.ErrBadArguments, path)
+	}
+	if path == "/" {
+		return nil
+	}
+	if strings.HasSuffix(path, "/") {
+		return fmt.Errorf("%w: path must not end with /: %q", zkapi.ErrBadArguments, path)
+	}
+	for i, seg := range strings.Split(path[1:], "/") {
+		switch seg {
+		case "":
+			return fmt.Errorf("%w: empty node name in %q (segment %d)", zkapi.ErrBadArguments, path, i+1)
+		case ".", "..":
+			return fmt.Errorf("%w: relative segment %q in %q", zkapi.ErrBadArguments, seg, path)
+		}
+	}
+	for _, r := range path {
+		if invalidRune(r) {
+			return fmt.Errorf("%w: invalid character %U in %q", zkapi.ErrBadArguments, r, path)
+		}
+	}
+	return nil
+}
+
+func invalidRune(r rune) bool {
+	return r == 0 ||
+		(r > 0 && r <= 0x1f) ||
+		(r >= 0x7f && r <= 0x9f) ||
+		(r >= 0xd800 && r <= 0xf8ff) ||
+		(r >= 0xfff0 && r <= 0xffff)
+}
+
+// parentOf returns the parent path and the last segment of a valid path.
+func parentOf(path string) (parent, name string) {
+	i := strings.LastIndexByte(path, '/')
+	if i == 0 {
+		return "/", path[1:]
+	}
+	return path[:i], path[i+1:]
+}
+
+func join(parent, name string) string {
+	if parent == "/" {
+		return "/" + name
+	}
+	return parent + "/" + name
+}
+
+// sequenceSuffix formats a sequence number as ZooKeeper does, with Java's
+// %010d: zero-padded to ten characters after the sign ("-000000003").
+func sequenceSuffix(n int32) string { return fmt.Sprintf("%010d", n) }

@@ -1,0 +1,161 @@
+package fakezk
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/zksim/zksim/zkapi"
+)
+
+// Request is one client request to a Machine: Create, Delete, Exists,
+// GetData, SetData, GetChildren, Multi, Sync, SetWatches or Ping. Each has
+// a deterministic String.
+type Request interface {
+	fmt.Stringer
+	request()
+}
+
+// Create is ZooKeeper's create; the reply carries the created path.
+type Create struct {
+	Path string
+	Data []byte
+	Mode zkapi.CreateMode
+}
+
+// Delete is ZooKeeper's delete.
+type Delete struct {
+	Path    string
+	Version int32
+}
+
+// Exists is ZooKeeper's exists; a missing node answers ErrNoNode, and a
+// watch is left either way.
+type Exists struct {
+	Path  string
+	Watch bool
+}
+
+// GetData is ZooKeeper's getData.
+type GetData struct {
+	Path  string
+	Watch bool
+}
+
+// SetData is ZooKeeper's setData.
+type SetData struct {
+	Path    string
+	Data    []byte
+	Version int32
+}
+
+// GetChildren is ZooKeeper's getChildren2: children and the node's Stat.
+type GetChildren struct {
+	Path  string
+	Watch bool
+}
+
+// Multi is ZooKeeper's multi over create, delete, setData and check.
+type Multi struct{ Ops []zkapi.Op }
+
+// Sync is ZooKeeper's sync.
+type Sync struct{ Path string }
+
+// SetWatches re-registers a reconnecting client's watches; the server fires
+// at once those whose node changed after RelativeZxid.
+type SetWatches struct {
+	RelativeZxid int64
+	Data         []string
+	Exist        []string
+	Child        []string
+}
+
+// Ping keeps a session alive.
+type Ping struct{}
+
+func (Create) request()      {}
+func (Delete) request()      {}
+func (Exists) request()      {}
+func (GetData) request()     {}
+func (SetData) request()     {}
+func (GetChildren) request() {}
+func (Multi) request()       {}
+func (Sync) request()        {}
+func (SetWatches) request()  {}
+func (Ping) request()        {}
+
+func (r Create) String() string {
+	return fmt.Sprintf("create %s %s %s", r.Path, quote(r.Data), r.Mode)
+}
+func (r Delete) String() string  { return fmt.Sprintf("delete %s v=%d", r.Path, r.Version) }
+func (r Exists) String() string  { return "exists " + r.Path + watchFlag(r.Watch) }
+func (r GetData) String() string { return "get " + r.Path + watchFlag(r.Watch) }
+func (r SetData) String() string {
+	return fmt.Sprintf("set %s %s v=%d", r.Path, quote(r.Data), r.Version)
+}
+func (r GetChildren) String() string { return "children " + r.Path + watchFlag(r.Watch) }
+func (r Sync) String() string        { return "sync " + r.Path }
+func (Ping) String() string          { return "ping" }
+
+func (r Multi) String() string {
+	parts := make([]string, len(r.Ops))
+	for i, op := range r.Ops {
+		parts[i] = OpString(op)
+	}
+	return "multi [" + strings.Join(parts, "; ") + "]"
+}
+
+func (r SetWatches) String() string {
+	return fmt.Sprintf("setwatches z=%d data=%v exist=%v child=%v",
+		r.RelativeZxid, r.Data, r.Exist, r.Child)
+}
+
+// OpString renders one Multi op the way the requests render.
+func OpString(op zkapi.Op) string {
+	switch o := op.(type) {
+	case zkapi.CreateOp:
+		return Create{Path: o.Path, Data: o.Data, Mode: o.Mode}.String()
+	case zkapi.DeleteOp:
+		return Delete{Path: o.Path, Version: o.Version}.String()
+	case zkapi.SetOp:
+		return SetData{Path: o.Path, Data: o.Data, Version: o.Version}.String()
+	case zkapi.CheckOp:
+		return fmt.Sprintf("check %s v=%d", o.Path, o.Version)
+	}
+	return fmt.Sprintf("unknown op %T", op)
+}
+
+func watchFlag(w bool) string {
+	if w {
+		return " watch"
+	}
+	return ""
+}
+
+// quote renders data compactly: short data quoted, long data by length.
+func quote(b []byte) string {
+	if len(b) > 32 {
+		return fmt.Sprintf("<%d bytes>", len(b))
+	}
+	return strconv.Quote(string(b))
+}
+
+// Reply is a Machine's answer to one request.
+type Reply struct {
+	Zxid     int64 // the zxid of the write, or the last applied zxid for a read
+	Err      error // a zkapi sentinel, or nil
+	Path     string
+	Data     []byte
+	Stat     zkapi.Stat
+	Children []string
+	Results  []zkapi.OpResult
+}
+
+// Notification is a watch event queued for a session, tagged with the zxid
+// of the change that fired it.
+type Notification struct {
+	Zxid  int64
+	Event zkapi.Event
+}
+
+func (n Notification) String() string { return fmt.Sprintf("%s z=%d", n.Event, n.Zxid) }

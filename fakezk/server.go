@@ -1,0 +1,183 @@
+package fakezk
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/zksim/zksim/zkapi"
+)
+
+// Fault is what happens to one request, as decided by an Interceptor.
+type Fault int
+
+const (
+	// Deliver the request and its reply normally.
+	Deliver Fault = iota
+	// LoseRequest drops the connection before the request reaches the
+	// server: nothing is applied, the caller sees ErrConnectionLoss.
+	LoseRequest
+	// LoseReply applies the request and drops the connection before the
+	// reply arrives (the lost create): the caller sees ErrConnectionLoss.
+	LoseReply
+)
+
+// Interceptor decides the fate of each request a Conn sends. It runs with
+// the server locked and must not call back into the Server.
+type Interceptor func(session int64, req Request) Fault
+
+// Server is a Machine behind a mutex, with in-process Conns for ordinary
+// unit tests: many sessions on one fake server, faults by method call.
+// Every Conn delivers watch events synchronously, before the reply to any
+// later request, so tests need no waiting.
+type Server struct {
+	mu        sync.Mutex
+	m         *Machine
+	conns     map[int64]*Conn // by current session id
+	intercept Interceptor
+}
+
+// NewServer returns a fresh in-memory server.
+func NewServer(cfg Config) (*Server, error) {
+	m, err := NewMachine(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Server{m: m, conns: map[int64]*Conn{}}, nil
+}
+
+// MustServer is NewServer for tests with a literal config; it panics on a
+// bad config.
+func MustServer(cfg Config) *Server {
+	s, err := NewServer(cfg)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// ConnOptions configures Connect.
+type ConnOptions struct {
+	// SessionTimeoutMs is the requested session timeout (default 10000);
+	// the server clamps it to [2, 20] ticks.
+	SessionTimeoutMs int64
+}
+
+// Connect opens a new session and returns its Conn.
+func (s *Server) Connect(opts ConnOptions) (*Conn, error) {
+	if opts.SessionTimeoutMs < 0 {
+		return nil, fmt.Errorf("fakezk: negative session timeout %d ms", opts.SessionTimeoutMs)
+	}
+	if opts.SessionTimeoutMs == 0 {
+		opts.SessionTimeoutMs = 10000
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := &Conn{srv: s, timeoutMs: opts.SessionTimeoutMs, changed: make(chan struct{})}
+	c.openSession()
+	return c, nil
+}
+
+// Expire makes the server expire a session now, as if its client had been
+// silent for the whole timeout. A connected client learns at once (the
+// server closes its connection and the reconnect is refused); a
+// partitioned one on Heal.
+func (s *Server) Expire(session int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.m.Alive(session) {
+		return fmt.Errorf("fakezk: expire %#x: %w", session, zkapi.ErrSessionExpired)
+	}
+	s.m.Expire(session)
+	if c := s.conns[session]; c != nil && !c.partitioned {
+		c.learnExpired()
+	}
+	s.deliver()
+	return nil
+}
+
+// Partition cuts a session's connection: its calls fail with
+// ErrConnectionLoss, the server stops hearing from it, and ticks past its
+// timeout expire it.
+func (s *Server) Partition(session int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.conns[session]
+	if c == nil || c.partitioned {
+		return fmt.Errorf("fakezk: partition %#x: no connected client has that session", session)
+	}
+	c.partitioned = true
+	s.m.Detach(session)
+	c.setState(zkapi.StateDisconnected)
+	return nil
+}
+
+// Heal reconnects a partitioned session's client: it resumes its session
+// (re-registering its watches) or learns that it expired.
+func (s *Server) Heal(session int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.conns[session]
+	if c == nil || !c.partitioned {
+		return fmt.Errorf("fakezk: heal %#x: no partitioned client has that session", session)
+	}
+	c.partitioned = false
+	c.reconnect()
+	s.deliver()
+	return nil
+}
+
+// Tick advances virtual time by n ticks.
+func (s *Server) Tick(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for range n {
+		s.m.Tick()
+	}
+	s.deliver()
+}
+
+// Intercept installs f (nil removes it) to decide each request's fate.
+func (s *Server) Intercept(f Interceptor) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.intercept = f
+}
+
+// Inspect runs f with the Machine locked, for reading state or setting
+// sequence counters in tests. Events that f causes are delivered after it.
+func (s *Server) Inspect(f func(m *Machine)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f(s.m)
+	s.deliver()
+}
+
+// Close closes every Conn of the server.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	conns := make([]*Conn, 0, len(s.conns))
+	for _, c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	sort.Slice(conns, func(i, j int) bool { return conns[i].id < conns[j].id })
+	for _, c := range conns {
+		c.Close()
+	}
+	return nil
+}
+
+// deliver hands queued notifications to their Conns, in session order.
+func (s *Server) deliver() {
+	ids := make([]int64, 0, len(s.conns))
+	for id := range s.conns {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	for _, id := range ids {
+		for _, n := range s.m.TakeNotifications(id) {
+			s.conns[id].notify(n.Event)
+		}
+	}
+}

@@ -1,0 +1,145 @@
+package fakezk
+
+import (
+	"sort"
+
+	"github.com/zksim/zksim/zkapi"
+)
+
+type watchKind uint8
+
+const (
+	watchData  watchKind = iota // exists and getData watches
+	watchChild                  // getChildren watches
+)
+
+type watchKey struct {
+	path string
+	kind watchKind
+}
+
+type trigger struct {
+	path string
+	typ  zkapi.EventType
+}
+
+func (m *Machine) table(k watchKind) map[string]map[int64]struct{} {
+	if k == watchChild {
+		return m.childW
+	}
+	return m.dataW
+}
+
+func (m *Machine) watch(s *session, path string, k watchKind) {
+	t := m.table(k)
+	if t[path] == nil {
+		t[path] = map[int64]struct{}{}
+	}
+	t[path][s.id] = struct{}{}
+	s.watches[watchKey{path, k}] = struct{}{}
+}
+
+func (m *Machine) dropWatches(s *session) {
+	for k := range s.watches {
+		t := m.table(k.kind)
+		delete(t[k.path], s.id)
+		if len(t[k.path]) == 0 {
+			delete(t, k.path)
+		}
+	}
+	s.watches = map[watchKey]struct{}{}
+}
+
+func (m *Machine) fire(path string, typ zkapi.EventType) {
+	m.fired = append(m.fired, trigger{path, typ})
+}
+
+func (m *Machine) fireDelete(path string) {
+	parent, _ := parentOf(path)
+	m.fire(path, zkapi.EventNodeDeleted)
+	m.fire(parent, zkapi.EventNodeChildrenChanged)
+}
+
+// dispatch turns the triggers of the last transaction into one
+// notification per session, path and trigger, and removes the watches
+// (one-shot). A deletion notifies a session once even if it held both a
+// data and a child watch (WatchManager's suppression set).
+func (m *Machine) dispatch() {
+	for _, t := range m.fired {
+		var kinds []watchKind
+		switch t.typ {
+		case zkapi.EventNodeCreated, zkapi.EventNodeDataChanged:
+			kinds = []watchKind{watchData}
+		case zkapi.EventNodeChildrenChanged:
+			kinds = []watchKind{watchChild}
+		case zkapi.EventNodeDeleted:
+			kinds = []watchKind{watchData, watchChild}
+		}
+		m.notify(t, m.takeWatchers(t.path, kinds))
+	}
+	m.fired = m.fired[:0]
+}
+
+func (m *Machine) takeWatchers(path string, kinds []watchKind) []int64 {
+	seen := map[int64]struct{}{}
+	var ids []int64
+	for _, k := range kinds {
+		t := m.table(k)
+		for id := range t[path] {
+			delete(m.sessions[id].watches, watchKey{path, k})
+			if _, dup := seen[id]; !dup {
+				seen[id] = struct{}{}
+				ids = append(ids, id)
+			}
+		}
+		delete(t, path)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids
+}
+
+func (m *Machine) notify(t trigger, ids []int64) {
+	for _, id := range ids {
+		s := m.sessions[id]
+		s.outbox = append(s.outbox, Notification{
+			Zxid: m.zxid, Event: zkapi.Event{Type: t.typ, Path: t.path},
+		})
+	}
+}
+
+// setWatches re-registers a reconnecting client's watches, firing at once
+// those whose node changed after the client's last zxid
+// (DataTree.setWatches).
+func (m *Machine) setWatches(s *session, r SetWatches) {
+	for _, p := range r.Data {
+		switch n := m.tree[p]; {
+		case n == nil:
+			m.queue(s, zkapi.EventNodeDeleted, p)
+		case n.stat.Mzxid > r.RelativeZxid:
+			m.queue(s, zkapi.EventNodeDataChanged, p)
+		default:
+			m.watch(s, p, watchData)
+		}
+	}
+	for _, p := range r.Exist {
+		if m.tree[p] != nil {
+			m.queue(s, zkapi.EventNodeCreated, p)
+		} else {
+			m.watch(s, p, watchData)
+		}
+	}
+	for _, p := range r.Child {
+		switch n := m.tree[p]; {
+		case n == nil:
+			m.queue(s, zkapi.EventNodeDeleted, p)
+		case n.stat.Pzxid > r.RelativeZxid:
+			m.queue(s, zkapi.EventNodeChildrenChanged, p)
+		default:
+			m.watch(s, p, watchChild)
+		}
+	}
+}
+
+func (m *Machine) queue(s *session, typ zkapi.EventType, path string) {
+	s.outbox = append(s.outbox, Notification{Zxid: m.zxid, Event: zkapi.Event{Type: typ, Path: path}})
+}

@@ -1,0 +1,53 @@
+package conformance_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/zksim/zksim/internal/conformance"
+)
+
+// TestConformance_Fake runs every scenario on fakezk. The expected output
+// in testdata/ is what ZooKeeper 3.8.0 answered (TestConformance_Real
+// checks it still does).
+func TestConformance_Fake(t *testing.T) {
+	runScenarios(t, func(t *testing.T) conformance.Target { return newFake(t, 1) })
+}
+
+// TestConformance_Real runs the same scenarios on a real server.
+func TestConformance_Real(t *testing.T) {
+	real := newReal(t)
+	runScenarios(t, func(*testing.T) conformance.Target { return real })
+}
+
+func runScenarios(t *testing.T, target func(*testing.T) conformance.Target) {
+	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		name := strings.TrimSuffix(filepath.Base(path), ".txt")
+		r, err := conformance.NewRunner(ctx, target(t), uniqueRoot(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			if err := r.Close(ctx); err != nil {
+				t.Errorf("cleanup: %v", err)
+			}
+		}()
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			if d.Cmd != "run" {
+				t.Fatalf("%s: unknown directive %q", d.Pos, d.Cmd)
+			}
+			out, err := r.Run(ctx, d.Input)
+			if err != nil {
+				t.Fatalf("%s: %v", d.Pos, err)
+			}
+			return out
+		})
+	})
+}

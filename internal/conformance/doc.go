@@ -1,0 +1,26 @@
+// Package conformance runs one scenario language against any ZooKeeper
+// behind zkapi: fakezk, a real server through go-zookeeper, and (later)
+// fakezk over the wire. Scenario files under testdata/ hold, as expected
+// output, what the real ZooKeeper 3.8 answered; every target must answer
+// the same, so the real server judges the fake.
+//
+// A script line is "sN command args...", run by session sN (connected on
+// first use):
+//
+//	s1 create /a "data" persistent|ephemeral|persistent-sequential|ephemeral-sequential|container
+//	s1 create /big maxdata[+N]     data just fitting jute.maxbuffer (plus N bytes)
+//	s1 delete /a [version]
+//	s1 exists /a [watch]
+//	s1 get /a [watch]
+//	s1 set /a "data" [version]
+//	s1 children /a [watch]
+//	s1 multi create /a "" persistent | delete /b -1 | set /c "x" -1 | check /a 0
+//	s1 sync /a
+//	s1 close | s1 expire | s1 session | s1 disconnect | s1 reconnect
+//
+// Paths are relative to a fresh root per run (so the real server can run a
+// file many times); "!/zookeeper" names an absolute path. Output echoes each
+// line with its result; watch handles are labelled w1, w2... and their
+// events are printed after the line that caused them. Zxids print as z1,
+// z2... by rank within one block, since only their order is comparable.
+package conformance

@@ -1,0 +1,490 @@
+package conformance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/zkapi"
+)
+
+// Runner interprets scripts against one Target. Sessions and watches live
+// across Run calls, so a scenario file can be split into blocks.
+type Runner struct {
+	target  Target
+	root    string
+	admin   zkapi.Conn
+	sess    map[string]zkapi.Conn
+	owners  map[int64]string
+	watches []*watchRec
+}
+
+type watchRec struct {
+	label string
+	sess  string
+	w     zkapi.Watch
+	done  bool
+}
+
+// NewRunner creates the root node (persistent, under an admin session) and
+// returns a Runner whose relative paths live below it.
+func NewRunner(ctx context.Context, t Target, root string) (*Runner, error) {
+	admin, err := t.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := admin.Create(ctx, root, nil, zkapi.Persistent); err != nil {
+		admin.Close()
+		return nil, fmt.Errorf("create root %s: %w", root, err)
+	}
+	return &Runner{
+		target: t, root: root, admin: admin,
+		sess:   map[string]zkapi.Conn{},
+		owners: map[int64]string{admin.Session().ID: "admin"},
+	}, nil
+}
+
+// Close ends every session and removes the root's subtree.
+func (r *Runner) Close(ctx context.Context) error {
+	for _, l := range r.labels() {
+		r.sess[l].Close()
+	}
+	err := deleteTree(ctx, r.admin, r.root)
+	r.admin.Close()
+	return err
+}
+
+func deleteTree(ctx context.Context, c zkapi.Conn, path string) error {
+	kids, _, err := c.Children(ctx, path)
+	if errors.Is(err, zkapi.ErrNoNode) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, k := range kids {
+		if err := deleteTree(ctx, c, path+"/"+k); err != nil {
+			return err
+		}
+	}
+	if err := c.Delete(ctx, path, -1); err != nil && !errors.Is(err, zkapi.ErrNoNode) {
+		return err
+	}
+	return nil
+}
+
+// Run executes a script (one command per line) and returns its transcript
+// with zxids replaced by their rank.
+func (r *Runner) Run(ctx context.Context, script string) (string, error) {
+	var b strings.Builder
+	for _, line := range strings.Split(script, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		res, err := r.line(ctx, line)
+		if err != nil {
+			return b.String(), fmt.Errorf("%q: %w", line, err)
+		}
+		b.WriteString(res)
+	}
+	return normalizeZxids(b.String()), nil
+}
+
+var sessionLabel = regexp.MustCompile(`^s[0-9]+$`)
+
+func (r *Runner) line(ctx context.Context, line string) (string, error) {
+	toks, err := tokenize(line)
+	if err != nil {
+		return "", err
+	}
+	if len(toks) < 2 || !sessionLabel.MatchString(toks[0].s) {
+		return "", fmt.Errorf("want \"sN command args\"")
+	}
+	label, cmd := toks[0].s, toks[1].s
+	c, err := r.conn(ctx, label)
+	if err != nil {
+		return "", err
+	}
+	a := &args{toks: toks[2:]}
+	res, err := r.exec(ctx, label, c, cmd, a)
+	if err != nil {
+		return "", err
+	}
+	events, err := r.events(ctx)
+	if err != nil {
+		return "", err
+	}
+	return line + " -> " + res + "\n" + events, nil
+}
+
+func (r *Runner) conn(ctx context.Context, label string) (zkapi.Conn, error) {
+	if c := r.sess[label]; c != nil {
+		return c, nil
+	}
+	c, err := r.target.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.sess[label] = c
+	r.owners[c.Session().ID] = label
+	return c, nil
+}
+
+func (r *Runner) labels() []string {
+	ls := make([]string, 0, len(r.sess))
+	for l := range r.sess {
+		ls = append(ls, l)
+	}
+	sort.Strings(ls)
+	return ls
+}
+
+func (r *Runner) exec(ctx context.Context, label string, c zkapi.Conn, cmd string, a *args) (string, error) {
+	switch cmd {
+	case "create":
+		path := r.abs(a.next("path"))
+		data, mode := r.dataAndMode(a, path)
+		if err := a.done(); err != nil {
+			return "", err
+		}
+		p, err := c.Create(ctx, path, data, mode)
+		return r.result(err, func() string { return r.rel(p) }), nil
+	case "delete":
+		path := r.abs(a.next("path"))
+		v := a.version()
+		if err := a.done(); err != nil {
+			return "", err
+		}
+		return r.result(c.Delete(ctx, path, v), nil), nil
+	case "exists":
+		return r.exists(ctx, label, c, a)
+	case "get":
+		return r.get(ctx, label, c, a)
+	case "set":
+		path := r.abs(a.next("path"))
+		data := r.data(a, fakezk.FrameSize(fakezk.SetData{Path: path}))
+		v := a.version()
+		if err := a.done(); err != nil {
+			return "", err
+		}
+		st, err := c.Set(ctx, path, data, v)
+		return r.result(err, func() string { return r.stat(st) }), nil
+	case "children":
+		return r.children(ctx, label, c, a)
+	case "multi":
+		return r.multi(ctx, c, a)
+	case "sync":
+		path := r.abs(a.next("path"))
+		if err := a.done(); err != nil {
+			return "", err
+		}
+		return r.result(c.Sync(ctx, path), nil), nil
+	case "close":
+		c.Close()
+		delete(r.sess, label)
+		return "closed", a.done()
+	case "expire":
+		if err := r.target.Expire(ctx, c); err != nil {
+			return "", err
+		}
+		r.owners[c.Session().ID] = label
+		return "expired", a.done()
+	case "disconnect":
+		if err := r.target.Disconnect(ctx, c); err != nil {
+			return "", err
+		}
+		return "disconnected", a.done()
+	case "reconnect":
+		if err := r.target.Reconnect(ctx, c); err != nil {
+			return "", err
+		}
+		r.owners[c.Session().ID] = label
+		return c.Session().State.String(), a.done()
+	case "session":
+		return c.Session().State.String(), a.done()
+	}
+	return "", fmt.Errorf("unknown command %q", cmd)
+}
+
+func (r *Runner) dataAndMode(a *args, path string) ([]byte, zkapi.CreateMode) {
+	var data []byte
+	if len(a.toks) > 0 && (a.toks[0].quoted || strings.HasPrefix(a.toks[0].s, "maxdata")) {
+		data = r.data(a, fakezk.FrameSize(fakezk.Create{Path: path}))
+	}
+	mode := zkapi.Persistent
+	if s, ok := a.optional(); ok {
+		m, err := zkapi.ParseCreateMode(s)
+		if err != nil {
+			a.fail("%v", err)
+		}
+		mode = m
+	}
+	return data, mode
+}
+
+// data reads a quoted data argument, or "maxdata[+N]": data that makes a
+// request whose frame without data is frame bytes exactly jute.maxbuffer
+// long (plus N bytes).
+func (r *Runner) data(a *args, frame int) []byte {
+	if len(a.toks) > 0 && a.toks[0].quoted {
+		return []byte(a.next("data"))
+	}
+	tok := a.next("data")
+	extra := 0
+	if rest, ok := strings.CutPrefix(tok, "maxdata+"); ok {
+		n, err := strconv.Atoi(rest)
+		if err != nil {
+			a.fail("bad %q", tok)
+		}
+		extra = n
+	} else if tok != "maxdata" {
+		a.fail("bad %q", tok)
+	}
+	return []byte(strings.Repeat("x", fakezk.DefaultMaxFrame-frame+extra))
+}
+
+func (r *Runner) exists(ctx context.Context, label string, c zkapi.Conn, a *args) (string, error) {
+	path := r.abs(a.next("path"))
+	watch := a.flag("watch")
+	if err := a.done(); err != nil {
+		return "", err
+	}
+	var (
+		st  zkapi.Stat
+		ok  bool
+		w   zkapi.Watch
+		err error
+	)
+	if watch {
+		st, ok, w, err = c.ExistsW(ctx, path)
+	} else {
+		st, ok, err = c.Exists(ctx, path)
+	}
+	res := r.result(err, func() string {
+		if !ok {
+			return "missing"
+		}
+		return r.stat(st)
+	})
+	return res + r.addWatch(label, w), nil
+}
+
+func (r *Runner) get(ctx context.Context, label string, c zkapi.Conn, a *args) (string, error) {
+	path := r.abs(a.next("path"))
+	watch := a.flag("watch")
+	if err := a.done(); err != nil {
+		return "", err
+	}
+	var (
+		data []byte
+		st   zkapi.Stat
+		w    zkapi.Watch
+		err  error
+	)
+	if watch {
+		data, st, w, err = c.GetW(ctx, path)
+	} else {
+		data, st, err = c.Get(ctx, path)
+	}
+	res := r.result(err, func() string { return quoteData(data) + " " + r.stat(st) })
+	return res + r.addWatch(label, w), nil
+}
+
+func (r *Runner) children(ctx context.Context, label string, c zkapi.Conn, a *args) (string, error) {
+	path := r.abs(a.next("path"))
+	watch := a.flag("watch")
+	if err := a.done(); err != nil {
+		return "", err
+	}
+	var (
+		kids []string
+		st   zkapi.Stat
+		w    zkapi.Watch
+		err  error
+	)
+	if watch {
+		kids, st, w, err = c.ChildrenW(ctx, path)
+	} else {
+		kids, st, err = c.Children(ctx, path)
+	}
+	sort.Strings(kids)
+	res := r.result(err, func() string { return joinSorted(kids) + " " + r.stat(st) })
+	return res + r.addWatch(label, w), nil
+}
+
+func (r *Runner) multi(ctx context.Context, c zkapi.Conn, a *args) (string, error) {
+	var ops []zkapi.Op
+	for _, toks := range splitMulti(a.toks) {
+		oa := &args{toks: toks}
+		op := r.multiOp(oa)
+		if err := oa.done(); err != nil {
+			return "", err
+		}
+		ops = append(ops, op)
+	}
+	res, err := c.Multi(ctx, ops...)
+	return r.result(err, func() string {
+		parts := make([]string, len(res))
+		for i, x := range res {
+			switch ops[i].(type) {
+			case zkapi.CreateOp:
+				parts[i] = r.rel(x.Path)
+			case zkapi.SetOp:
+				parts[i] = r.stat(x.Stat)
+			default:
+				parts[i] = "ok"
+			}
+		}
+		return "ok [" + strings.Join(parts, "; ") + "]"
+	}), nil
+}
+
+func (r *Runner) multiOp(a *args) zkapi.Op {
+	switch kind := a.next("multi op"); kind {
+	case "create":
+		path := r.abs(a.next("path"))
+		data, mode := r.dataAndMode(a, path)
+		return zkapi.CreateOp{Path: path, Data: data, Mode: mode}
+	case "delete":
+		return zkapi.DeleteOp{Path: r.abs(a.next("path")), Version: a.version()}
+	case "set":
+		path := r.abs(a.next("path"))
+		return zkapi.SetOp{Path: path, Data: []byte(a.next("data")), Version: a.version()}
+	case "check":
+		return zkapi.CheckOp{Path: r.abs(a.next("path")), Version: a.version()}
+	default:
+		a.fail("unknown multi op %q", kind)
+		return nil
+	}
+}
+
+func (r *Runner) addWatch(label string, w zkapi.Watch) string {
+	if w == nil {
+		return ""
+	}
+	rec := &watchRec{label: fmt.Sprintf("w%d", len(r.watches)+1), sess: label, w: w}
+	r.watches = append(r.watches, rec)
+	return " " + rec.label
+}
+
+// events settles the target and reports every watch that fired since the
+// last call, in label order.
+func (r *Runner) events(ctx context.Context) (string, error) {
+	var conns []zkapi.Conn
+	seen := map[string]bool{}
+	for _, w := range r.watches {
+		c := r.sess[w.sess]
+		if !w.done && c != nil && !seen[w.sess] && c.Session().State == zkapi.StateConnected {
+			seen[w.sess] = true
+			conns = append(conns, c)
+		}
+	}
+	if err := r.target.Settle(ctx, conns); err != nil {
+		return "", err
+	}
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	var b strings.Builder
+	for _, w := range r.watches {
+		if w.done {
+			continue
+		}
+		ev, err := w.w.Wait(done)
+		if err != nil {
+			continue
+		}
+		w.done = true
+		fmt.Fprintf(&b, "  %s <- %s\n", w.label, r.event(ev))
+	}
+	return b.String(), nil
+}
+
+func (r *Runner) event(ev zkapi.Event) string {
+	s := ev.Type.String() + " " + r.rel(ev.Path)
+	if ev.Err != nil {
+		s += " (" + zkapi.Name(ev.Err) + ")"
+	}
+	return s
+}
+
+func (r *Runner) result(err error, ok func() string) string {
+	if err != nil {
+		return "err " + zkapi.Name(err)
+	}
+	if ok == nil {
+		return "ok"
+	}
+	return ok()
+}
+
+func (r *Runner) abs(p string) string {
+	if a, ok := strings.CutPrefix(p, "!"); ok {
+		return a
+	}
+	if p == "/" {
+		return r.root
+	}
+	return r.root + p
+}
+
+func (r *Runner) rel(p string) string {
+	if p == r.root {
+		return "/"
+	}
+	if rest, ok := strings.CutPrefix(p, r.root+"/"); ok {
+		return "/" + rest
+	}
+	return "!" + p
+}
+
+// stat prints every Stat field but the times; zxids as markers for
+// normalizeZxids, the owner as a session label.
+func (r *Runner) stat(st zkapi.Stat) string {
+	return fmt.Sprintf("{c=%s m=%s p=%s v=%d cv=%d av=%d eph=%s dl=%d nc=%d}",
+		zx(st.Czxid), zx(st.Mzxid), zx(st.Pzxid), st.Version, st.Cversion, st.Aversion,
+		r.owner(st.EphemeralOwner), st.DataLength, st.NumChildren)
+}
+
+func (r *Runner) owner(id int64) string {
+	switch {
+	case id == 0:
+		return "-"
+	case id == -1<<63:
+		return "container"
+	case r.owners[id] != "":
+		return r.owners[id]
+	}
+	return "?"
+}
+
+func zx(z int64) string { return fmt.Sprintf("\x00%d\x00", z) }
+
+var zxidMarker = regexp.MustCompile("\x00(-?[0-9]+)\x00")
+
+// normalizeZxids replaces each zxid by its rank among those in s (z1 is
+// the smallest), the only form in which zxids of two servers compare.
+func normalizeZxids(s string) string {
+	seen := map[int64]bool{}
+	var zs []int64
+	for _, m := range zxidMarker.FindAllStringSubmatch(s, -1) {
+		z, _ := strconv.ParseInt(m[1], 10, 64)
+		if !seen[z] {
+			seen[z] = true
+			zs = append(zs, z)
+		}
+	}
+	sort.Slice(zs, func(i, j int) bool { return zs[i] < zs[j] })
+	rank := map[string]string{}
+	for i, z := range zs {
+		rank[strconv.FormatInt(z, 10)] = fmt.Sprintf("z%d", i+1)
+	}
+	return zxidMarker.ReplaceAllStringFunc(s, func(m string) string {
+		return rank[strings.Trim(m, "\x00")]
+	})
+}

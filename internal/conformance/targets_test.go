@@ -1,0 +1,148 @@
+package conformance_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zkapi/gozk"
+	"github.com/zksim/zksim/zktest"
+)
+
+// fakeTarget is fakezk's in-process server.
+type fakeTarget struct{ srv *fakezk.Server }
+
+func newFake(t testing.TB, seed uint64) *fakeTarget {
+	srv := fakezk.MustServer(fakezk.Config{Seed: seed, TickMillis: 500})
+	t.Cleanup(func() { srv.Close() })
+	return &fakeTarget{srv: srv}
+}
+
+func (f *fakeTarget) Connect(context.Context) (zkapi.Conn, error) {
+	return f.srv.Connect(fakezk.ConnOptions{SessionTimeoutMs: 4000})
+}
+
+func (f *fakeTarget) Expire(_ context.Context, c zkapi.Conn) error {
+	return f.srv.Expire(c.Session().ID)
+}
+
+func (f *fakeTarget) Disconnect(_ context.Context, c zkapi.Conn) error {
+	return f.srv.Partition(c.Session().ID)
+}
+
+func (f *fakeTarget) Reconnect(_ context.Context, c zkapi.Conn) error {
+	return f.srv.Heal(c.Session().ID)
+}
+
+func (f *fakeTarget) Settle(context.Context, []zkapi.Conn) error { return nil }
+
+// realTarget is a real ZooKeeper through go-zookeeper. Each session talks
+// through its own proxy (to cut its link) and its credentials are captured
+// (to expire it with a raw closeSession).
+type realTarget struct {
+	addr    string
+	capture *zktest.SessionCapture
+	mu      sync.Mutex
+	proxies map[zkapi.Conn]*zktest.Proxy
+}
+
+func newReal(t testing.TB) *realTarget {
+	r := &realTarget{
+		addr: zktest.Standalone(t)[0], capture: &zktest.SessionCapture{},
+		proxies: map[zkapi.Conn]*zktest.Proxy{},
+	}
+	t.Cleanup(func() {
+		for _, p := range r.proxies {
+			p.Close()
+		}
+	})
+	return r
+}
+
+func (r *realTarget) Connect(ctx context.Context) (zkapi.Conn, error) {
+	p, err := zktest.NewProxy(r.addr)
+	if err != nil {
+		return nil, err
+	}
+	c, err := gozk.DialContext(ctx, []string{p.Addr()}, gozk.Config{
+		SessionTimeout: 4 * time.Second, Dialer: r.capture.Dial,
+	})
+	if err != nil {
+		p.Close()
+		return nil, err
+	}
+	r.mu.Lock()
+	r.proxies[c] = p
+	r.mu.Unlock()
+	return c, nil
+}
+
+func (r *realTarget) proxy(c zkapi.Conn) *zktest.Proxy {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.proxies[c]
+}
+
+func (r *realTarget) Expire(ctx context.Context, c zkapi.Conn) error {
+	old := c.Session()
+	cred, ok := r.capture.Credentials(old.ID)
+	if !ok {
+		return fmt.Errorf("no credentials captured for session %#x", old.ID)
+	}
+	// Straight to the server: the session's own proxy may be paused.
+	if err := zktest.KillSession(ctx, r.addr, cred); err != nil {
+		return err
+	}
+	if old.State != zkapi.StateConnected {
+		return nil
+	}
+	return waitSession(ctx, c, func(s zkapi.Session) bool {
+		return s.ID != old.ID && s.State == zkapi.StateConnected
+	})
+}
+
+func (r *realTarget) Disconnect(ctx context.Context, c zkapi.Conn) error {
+	p := r.proxy(c)
+	p.Pause()
+	p.Cut()
+	return waitSession(ctx, c, func(s zkapi.Session) bool { return s.State == zkapi.StateDisconnected })
+}
+
+func (r *realTarget) Reconnect(ctx context.Context, c zkapi.Conn) error {
+	r.proxy(c).Resume()
+	return waitSession(ctx, c, func(s zkapi.Session) bool { return s.State == zkapi.StateConnected })
+}
+
+func waitSession(ctx context.Context, c zkapi.Conn, ok func(zkapi.Session) bool) error {
+	for s := c.Session(); !ok(s); {
+		var err error
+		if s, err = c.WaitSession(ctx, s.Seq); err != nil {
+			return fmt.Errorf("waiting for session change (last %v): %w", s, err)
+		}
+	}
+	return nil
+}
+
+// Settle: the server queued each notification on its session's socket
+// before replying to the write that caused it, so one later round trip per
+// session proves its notifications have arrived.
+func (r *realTarget) Settle(ctx context.Context, conns []zkapi.Conn) error {
+	for _, c := range conns {
+		if _, _, err := c.Exists(ctx, "/"); err != nil {
+			return fmt.Errorf("settle: %w", err)
+		}
+	}
+	return nil
+}
+
+var rootSeq atomic.Int64
+
+// uniqueRoot names a fresh root so the real server can run a file again.
+func uniqueRoot(name string) string {
+	return fmt.Sprintf("/zksim-conformance-%s-%d-%d", name, time.Now().UnixNano(), rootSeq.Add(1))
+}
