@@ -142,7 +142,9 @@ func (c *Conn) Close() error {
 	}
 	c.closed = true
 	if !c.partitioned {
-		s.m.CloseSession(c.id)
+		for _, n := range s.m.CloseSession(c.id) {
+			c.notify(n.Event)
+		}
 	}
 	delete(s.conns, c.id)
 	for _, w := range c.watches.TakeAll() {

@@ -138,20 +138,32 @@ func (m *Machine) Attach(id int64) error {
 	return nil
 }
 
-// CloseSession ends a session at the client's request (closeSession).
-func (m *Machine) CloseSession(id int64) { m.endSession(id) }
+// CloseSession ends a session at the client's request (closeSession) and
+// returns the session's last notifications: its connection is still open
+// while the transaction deletes its ephemerals, so watches it set on them
+// fire for it too, before the close is acknowledged.
+func (m *Machine) CloseSession(id int64) []Notification {
+	s := m.sessions[id]
+	if s == nil {
+		return nil
+	}
+	m.endSession(s)
+	return s.outbox
+}
 
 // Expire ends a session as the server's session tracker does when the
-// client has not been heard from for its timeout.
-func (m *Machine) Expire(id int64) { m.endSession(id) }
+// client has not been heard from for its timeout. Its connection, if any,
+// is gone first, so it is told nothing.
+func (m *Machine) Expire(id int64) {
+	if s := m.sessions[id]; s != nil {
+		m.Detach(id)
+		m.endSession(s)
+	}
+}
 
 // endSession is the closeSession transaction: one zxid, every ephemeral of
 // the session deleted atomically (in path order, for determinism).
-func (m *Machine) endSession(id int64) {
-	s := m.sessions[id]
-	if s == nil {
-		return
-	}
+func (m *Machine) endSession(s *session) {
 	m.zxid++
 	paths := make([]string, 0, len(s.ephemerals))
 	for p := range s.ephemerals {
@@ -162,9 +174,9 @@ func (m *Machine) endSession(id int64) {
 		m.removeNode(p)
 		m.fireDelete(p)
 	}
-	m.dropWatches(s)
-	delete(m.sessions, id)
 	m.dispatch()
+	m.dropWatches(s)
+	delete(m.sessions, s.id)
 }
 
 // Tick advances virtual time by one tickTime. Attached sessions are kept
@@ -178,7 +190,7 @@ func (m *Machine) Tick() {
 		if s.attached {
 			s.deadline = m.now + s.timeout
 		} else if m.now >= s.deadline {
-			m.endSession(id)
+			m.Expire(id)
 		}
 	}
 	if k := int64(m.cfg.ContainerCheckTicks); k > 0 && m.ticks%k == 0 {

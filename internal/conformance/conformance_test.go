@@ -26,7 +26,7 @@ func TestConformance_Real(t *testing.T) {
 }
 
 func runScenarios(t *testing.T, target func(*testing.T) conformance.Target) {
-	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+	datadriven.Walk(t, "testdata/scenarios", func(t *testing.T, path string) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		name := strings.TrimSuffix(filepath.Base(path), ".txt")

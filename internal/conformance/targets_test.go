@@ -18,9 +18,13 @@ import (
 type fakeTarget struct{ srv *fakezk.Server }
 
 func newFake(t testing.TB, seed uint64) *fakeTarget {
-	srv := fakezk.MustServer(fakezk.Config{Seed: seed, TickMillis: 500})
-	t.Cleanup(func() { srv.Close() })
-	return &fakeTarget{srv: srv}
+	f := fakeServer(seed)
+	t.Cleanup(func() { f.srv.Close() })
+	return f
+}
+
+func fakeServer(seed uint64) *fakeTarget {
+	return &fakeTarget{srv: fakezk.MustServer(fakezk.Config{Seed: seed, TickMillis: 500})}
 }
 
 func (f *fakeTarget) Connect(context.Context) (zkapi.Conn, error) {
@@ -144,5 +148,5 @@ var rootSeq atomic.Int64
 
 // uniqueRoot names a fresh root so the real server can run a file again.
 func uniqueRoot(name string) string {
-	return fmt.Sprintf("/zksim-conformance-%s-%d-%d", name, time.Now().UnixNano(), rootSeq.Add(1))
+	return fmt.Sprintf("/zksim-conformance-%s-%020d-%06d", name, time.Now().UnixNano(), rootSeq.Add(1))
 }

@@ -1,0 +1,53 @@
+package conformance_test
+
+import (
+	"context"
+	"flag"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+
+	"github.com/zksim/zksim/internal/conformance"
+)
+
+// TestDifferential_Real runs rapid-generated multi-session scripts of at
+// least 50 operations on fakezk and on the real server and requires
+// identical transcripts. Every disagreement it ever found is kept as a
+// scenario file under testdata/scenarios/ named regress-*.txt.
+func TestDifferential_Real(t *testing.T) {
+	real := newReal(t)
+	if f := flag.Lookup("rapid.checks"); f != nil && f.Value.String() == "100" {
+		f.Value.Set(strconv.Itoa(differentialChecks))
+	}
+	rapid.Check(t, func(rt *rapid.T) {
+		script := conformance.GenScript(rt, 50+rapid.IntRange(0, 30).Draw(rt, "extra"))
+		f := fakeServer(7)
+		defer f.srv.Close()
+		fake := runScript(rt, f, script)
+		got := runScript(rt, real, script)
+		if diff := cmp.Diff(got, fake); diff != "" {
+			rt.Fatalf("fakezk disagrees with the real server (-real +fake):\n%s\nscript:\n%s", diff, script)
+		}
+	})
+}
+
+// differentialChecks is how many scripts one run compares.
+const differentialChecks = 200
+
+func runScript(t *rapid.T, target conformance.Target, script string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r, err := conformance.NewRunner(ctx, target, uniqueRoot("diff"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close(ctx)
+	out, err := r.Run(ctx, script)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	return out
+}
