@@ -41,6 +41,10 @@ type Config struct {
 	// ContainerCheckTicks reaps empty containers every so many ticks, as
 	// ZooKeeper's ContainerManager does; 0 reaps only on ReapContainers.
 	ContainerCheckTicks int
+	// Followers is the number of follower servers beside the leader (0: a
+	// standalone server). Sessions on a follower may read stale state until
+	// it catches up (see Machine.CatchUp).
+	Followers int
 	// SortChildren returns children sorted instead of shuffled, for tests
 	// that want to read replies as literals.
 	SortChildren bool
@@ -62,6 +66,8 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("%w: MaxFrame %d is negative", errConfig, c.MaxFrame)
 	case c.ContainerCheckTicks < 0:
 		return c, fmt.Errorf("%w: ContainerCheckTicks %d is negative", errConfig, c.ContainerCheckTicks)
+	case c.Followers < 0:
+		return c, fmt.Errorf("%w: Followers %d is negative", errConfig, c.Followers)
 	case c.Overflow != OverflowPin && c.Overflow != OverflowWrap:
 		return c, fmt.Errorf("%w: unknown Overflow %d", errConfig, c.Overflow)
 	}

@@ -2,6 +2,8 @@ package fakezk
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/zksim/zksim/zkapi"
 )
@@ -12,6 +14,7 @@ import (
 type Conn struct {
 	srv       *Server
 	timeoutMs int64
+	server    int // the server it prefers; it moves on if that one is behind
 
 	// guarded by srv.mu
 	id          int64
@@ -52,8 +55,11 @@ func (w *watch) fire(ev zkapi.Event) {
 }
 
 func (c *Conn) openSession() {
-	info := c.srv.m.CreateSession(c.timeoutMs)
-	c.id, c.lastZxid = info.ID, c.srv.m.Zxid()
+	info, err := c.srv.m.CreateSession(c.server, c.timeoutMs)
+	if err != nil {
+		panic(fmt.Sprintf("fakezk: invariant: Connect checked server %d: %v", c.server, err))
+	}
+	c.id, c.lastZxid = info.ID, c.srv.m.ServerZxid(c.server)
 	c.srv.conns[c.id] = c
 	c.setState(zkapi.StateConnected)
 }
@@ -76,9 +82,19 @@ func (c *Conn) learnExpired() {
 }
 
 // reconnect resumes the session after a dropped connection, re-registering
-// watches, or learns that it expired meanwhile.
+// watches, or learns that it expired meanwhile. Like a real client it
+// skips servers that are behind what it has seen; the leader never is.
 func (c *Conn) reconnect() {
-	if err := c.srv.m.Attach(c.id); err != nil {
+	n := c.srv.m.cfg.Followers + 1
+	var err error
+	for i := range n {
+		server := (c.server + i) % n
+		if err = c.srv.m.Attach(c.id, server, c.lastZxid); err == nil || errors.Is(err, zkapi.ErrSessionExpired) {
+			c.server = server
+			break
+		}
+	}
+	if err != nil {
 		c.learnExpired()
 		return
 	}

@@ -11,14 +11,19 @@ import (
 // in the top byte, so these look alike in traces without being equal.
 const firstSessionID int64 = 0x100000000000000
 
-// Machine is the in-memory ZooKeeper server: a pure, deterministic state
+// Machine is the in-memory ZooKeeper ensemble: a pure, deterministic state
 // machine. Its inputs are method calls (requests, ticks, faults); its
 // outputs are replies and per-session queues of watch notifications. It
 // is not safe for concurrent use: wrap it (as Server does) or drive it from
 // one goroutine (as the simulator does).
+//
+// Server 0 is the leader; Config.Followers more servers replay the
+// leader's transaction log when told to (CatchUp, Sync, a write of one of
+// their sessions, or every Tick), so their sessions can read stale state.
 type Machine struct {
 	cfg      Config
-	tree     map[string]*znode
+	servers  []*replica
+	log      []txn // committed transactions some follower has not applied
 	zxid     int64
 	now      int64 // virtual milliseconds
 	ticks    int64
@@ -26,17 +31,19 @@ type Machine struct {
 	sessions map[int64]*session
 	nextID   int64
 
-	// server-side watch tables: path -> watching sessions. Exists watches
-	// on missing nodes live in dataW, as on the real server.
-	dataW  map[string]map[int64]struct{}
-	childW map[string]map[int64]struct{}
-
 	undo  []func()  // non-nil while a multi is being applied
-	fired []trigger // watch triggers of the request being applied
+	fired []trigger // leader watch triggers of the request being applied
+}
+
+// txn is one committed transaction in the log followers replay.
+type txn struct {
+	zxid  int64
+	prims []prim
 }
 
 type session struct {
 	id         int64
+	server     int   // the replica it is connected to
 	timeout    int64 // negotiated, ms
 	deadline   int64 // virtual ms after which the session expires if unheard
 	attached   bool  // a live connection: the server hears (pings) from it
@@ -45,32 +52,36 @@ type session struct {
 	outbox     []Notification
 }
 
-// NewMachine returns a server holding only /, /zookeeper,
+// NewMachine returns an ensemble holding only /, /zookeeper,
 // /zookeeper/quota and /zookeeper/config.
 func NewMachine(cfg Config) (*Machine, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
 	}
+	servers := make([]*replica, 1+cfg.Followers)
+	for i := range servers {
+		servers[i] = newReplica()
+	}
 	return &Machine{
-		cfg:      cfg,
-		tree:     newTree(),
-		rng:      rng{s: cfg.Seed},
-		sessions: map[int64]*session{},
-		nextID:   firstSessionID,
-		dataW:    map[string]map[int64]struct{}{},
-		childW:   map[string]map[int64]struct{}{},
+		cfg: cfg, servers: servers, rng: rng{s: cfg.Seed},
+		sessions: map[int64]*session{}, nextID: firstSessionID,
 	}, nil
 }
 
 // Config returns the configuration in force, defaults filled in.
 func (m *Machine) Config() Config { return m.cfg }
 
-// Zxid is the last zxid the server assigned.
+// Zxid is the last zxid the leader assigned.
 func (m *Machine) Zxid() int64 { return m.zxid }
+
+// ServerZxid is the last zxid server i has applied.
+func (m *Machine) ServerZxid(i int) int64 { return m.servers[i].zxid }
 
 // Now is the virtual time in milliseconds.
 func (m *Machine) Now() int64 { return m.now }
+
+func (m *Machine) leader() *replica { return m.servers[0] }
 
 // SessionInfo describes an open session.
 type SessionInfo struct {
@@ -78,19 +89,23 @@ type SessionInfo struct {
 	TimeoutMs int64
 }
 
-// CreateSession opens a session (a createSession transaction) on an
-// attached connection. The timeout is clamped to [2, 20] ticks.
-func (m *Machine) CreateSession(timeoutMs int64) SessionInfo {
+// CreateSession opens a session (a createSession transaction) connected to
+// server. The timeout is clamped to [2, 20] ticks.
+func (m *Machine) CreateSession(server int, timeoutMs int64) (SessionInfo, error) {
+	if server < 0 || server >= len(m.servers) {
+		return SessionInfo{}, fmt.Errorf("fakezk: no server %d (ensemble of %d)", server, len(m.servers))
+	}
 	lo, hi := 2*m.cfg.TickMillis, 20*m.cfg.TickMillis
 	timeoutMs = max(lo, min(hi, timeoutMs))
-	m.zxid++
+	m.newTxn()
 	s := &session{
-		id: m.nextID, timeout: timeoutMs, deadline: m.now + timeoutMs, attached: true,
-		ephemerals: map[string]struct{}{}, watches: map[watchKey]struct{}{},
+		id: m.nextID, server: server, timeout: timeoutMs, deadline: m.now + timeoutMs,
+		attached: true, ephemerals: map[string]struct{}{}, watches: map[watchKey]struct{}{},
 	}
 	m.nextID++
 	m.sessions[s.id] = s
-	return SessionInfo{ID: s.id, TimeoutMs: timeoutMs}
+	m.CatchUp(server, m.zxid)
+	return SessionInfo{ID: s.id, TimeoutMs: timeoutMs}, nil
 }
 
 // Alive reports whether the session exists (neither closed nor expired).
@@ -112,7 +127,7 @@ func (m *Machine) SessionIDs() []int64 {
 	return ids
 }
 
-// Detach drops the session's connection: the server forgets its watches
+// Detach drops the session's connection: its server forgets its watches
 // and undelivered notifications and stops hearing pings, so the session
 // expires after its timeout unless it is re-attached.
 func (m *Machine) Detach(id int64) {
@@ -125,15 +140,25 @@ func (m *Machine) Detach(id int64) {
 	m.dropWatches(s)
 }
 
-// Attach reconnects a client to its session. It fails with
-// ErrSessionExpired if the session is gone. The client should follow with
-// a SetWatches request for the watches it still holds.
-func (m *Machine) Attach(id int64) error {
+// Attach reconnects a client that has seen lastZxid to its session through
+// server. It fails with ErrSessionExpired if the session is gone, and with
+// ErrConnectionLoss if that server is behind the client (a client never
+// goes back in time). The client should follow with SetWatches.
+func (m *Machine) Attach(id int64, server int, lastZxid int64) error {
 	s := m.sessions[id]
-	if s == nil {
+	switch {
+	case s == nil:
 		return zkapi.ErrSessionExpired
+	case server < 0 || server >= len(m.servers):
+		return fmt.Errorf("fakezk: no server %d (ensemble of %d)", server, len(m.servers))
+	case m.servers[server].zxid < lastZxid:
+		return fmt.Errorf("%w: server %d has zxid %#x, client has seen %#x",
+			zkapi.ErrConnectionLoss, server, m.servers[server].zxid, lastZxid)
 	}
-	s.attached = true
+	if s.attached {
+		m.Detach(id)
+	}
+	s.attached, s.server = true, server
 	s.deadline = m.now + s.timeout
 	return nil
 }
@@ -151,7 +176,7 @@ func (m *Machine) CloseSession(id int64) []Notification {
 	return s.outbox
 }
 
-// Expire ends a session as the server's session tracker does when the
+// Expire ends a session as the leader's session tracker does when the
 // client has not been heard from for its timeout. Its connection, if any,
 // is gone first, so it is told nothing.
 func (m *Machine) Expire(id int64) {
@@ -164,7 +189,7 @@ func (m *Machine) Expire(id int64) {
 // endSession is the closeSession transaction: one zxid, every ephemeral of
 // the session deleted atomically (in path order, for determinism).
 func (m *Machine) endSession(s *session) {
-	m.zxid++
+	m.newTxn()
 	paths := make([]string, 0, len(s.ephemerals))
 	for p := range s.ephemerals {
 		paths = append(paths, p)
@@ -172,19 +197,22 @@ func (m *Machine) endSession(s *session) {
 	sort.Strings(paths)
 	for _, p := range paths {
 		m.removeNode(p)
-		m.fireDelete(p)
 	}
 	m.dispatch()
+	m.CatchUp(s.server, m.zxid)
 	m.dropWatches(s)
 	delete(m.sessions, s.id)
 }
 
-// Tick advances virtual time by one tickTime. Attached sessions are kept
-// alive (their clients ping); detached ones expire once their timeout has
-// passed since the server last heard from them.
+// Tick advances virtual time by one tickTime. Followers catch up with the
+// leader. Attached sessions are kept alive (their clients ping); detached
+// ones expire once their timeout has passed since they were last heard.
 func (m *Machine) Tick() {
 	m.now += m.cfg.TickMillis
 	m.ticks++
+	for i := 1; i < len(m.servers); i++ {
+		m.CatchUp(i, m.zxid)
+	}
 	for _, id := range m.SessionIDs() {
 		s := m.sessions[id]
 		if s.attached {
@@ -198,38 +226,76 @@ func (m *Machine) Tick() {
 	}
 }
 
+// CatchUp makes follower i apply the log up to zxid, firing the watches of
+// its sessions as it goes. On the leader it does nothing.
+func (m *Machine) CatchUp(i int, zxid int64) {
+	r := m.servers[i]
+	if i == 0 {
+		return
+	}
+	for r.next < len(m.log) && m.log[r.next].zxid <= zxid {
+		t := m.log[r.next]
+		var fired []trigger
+		for _, p := range t.prims {
+			_, f := r.apply(p, m.cfg.Overflow)
+			fired = append(fired, f...)
+		}
+		r.zxid = t.zxid
+		r.next++
+		m.notifyOn(i, fired, t.zxid)
+	}
+	m.trimLog()
+}
+
+// trimLog drops the transactions every follower has applied.
+func (m *Machine) trimLog() {
+	done := len(m.log)
+	for _, r := range m.servers[1:] {
+		done = min(done, r.next)
+	}
+	if done == 0 {
+		return
+	}
+	m.log = append(m.log[:0], m.log[done:]...)
+	for _, r := range m.servers[1:] {
+		r.next -= done
+	}
+}
+
 // ReapContainers deletes every container node that has had children and
 // has none now, each in its own transaction, as ContainerManager does.
 func (m *Machine) ReapContainers() {
-	paths := make([]string, 0)
-	for p, n := range m.tree {
-		if n.container && len(n.children) == 0 && n.cversion > 0 {
+	var paths []string
+	for p, n := range m.leader().tree {
+		if n.stat.EphemeralOwner == containerOwner && len(n.children) == 0 && n.cversion > 0 {
 			paths = append(paths, p)
 		}
 	}
 	sort.Strings(paths)
 	for _, p := range paths {
-		m.zxid++
+		m.newTxn()
 		m.removeNode(p)
-		m.fireDelete(p)
 		m.dispatch()
 	}
 }
 
-// SetSequence sets the sequence counter of an existing node: its next
-// sequential child gets n. Tests use it to reach 2^31-1.
+// SetSequence sets the sequence counter of an existing node on every
+// server: its next sequential child gets n. Tests use it to reach 2^31-1.
 func (m *Machine) SetSequence(path string, n int32) error {
-	node := m.tree[path]
-	if node == nil {
+	if m.leader().tree[path] == nil {
 		return zkapi.Wrap("setsequence", path, zkapi.ErrNoNode)
 	}
-	node.cversion = n
+	for _, r := range m.servers {
+		if node := r.tree[path]; node != nil {
+			node.cversion = n
+		}
+	}
 	return nil
 }
 
 // Sequence returns a node's sequence counter (the stored cversion).
 func (m *Machine) Sequence(path string) (int32, bool) {
-	node := m.tree[path]
+	node := m.leader().tree[path]
 	if node == nil {
 		return 0, false
 	}
@@ -258,7 +324,9 @@ func (m *Machine) PendingNotifications(id int64) int {
 
 // Do applies one request from a session and returns the reply. Watch
 // notifications it causes are queued on the sessions they are for, each
-// before any later reply to that session.
+// before any later reply to that session. Reads are served by the
+// session's server; writes by the leader, and the session's server catches
+// up with them before replying.
 func (m *Machine) Do(id int64, req Request) Reply {
 	s := m.sessions[id]
 	if s == nil {
@@ -270,27 +338,29 @@ func (m *Machine) Do(id int64, req Request) Reply {
 	if FrameSize(req) > m.cfg.MaxFrame {
 		// jute.maxbuffer: the server drops the connection unread.
 		m.Detach(id)
-		return Reply{Zxid: m.zxid, Err: zkapi.ErrConnectionLoss}
+		return Reply{Zxid: m.servers[s.server].zxid, Err: zkapi.ErrConnectionLoss}
 	}
 	s.deadline = m.now + s.timeout
 	r := m.apply(s, req)
 	m.dispatch()
+	m.CatchUp(s.server, m.zxid)
+	r.Zxid = m.servers[s.server].zxid
 	return r
 }
 
 func (m *Machine) apply(s *session, req Request) Reply {
 	switch r := req.(type) {
 	case Create:
-		m.zxid++
+		m.newTxn()
 		return m.create(s, r)
 	case Delete:
-		m.zxid++
+		m.newTxn()
 		return m.delete(r)
 	case SetData:
-		m.zxid++
+		m.newTxn()
 		return m.setData(r)
 	case Multi:
-		m.zxid++
+		m.newTxn()
 		return m.multi(s, r)
 	case Exists:
 		return m.exists(s, r)
@@ -300,9 +370,91 @@ func (m *Machine) apply(s *session, req Request) Reply {
 		return m.getChildren(s, r)
 	case SetWatches:
 		m.setWatches(s, r)
-		return Reply{Zxid: m.zxid}
-	case Sync, Ping:
-		return Reply{Zxid: m.zxid}
+		return Reply{}
+	case Sync:
+		m.CatchUp(s.server, m.zxid)
+		return Reply{Path: r.Path}
+	case Ping:
+		return Reply{}
 	}
 	panic(fmt.Sprintf("fakezk: request type %T is not in the closed set", req))
+}
+
+// newTxn starts a transaction: every write, failed or not, takes a zxid,
+// as do createSession and closeSession.
+func (m *Machine) newTxn() {
+	m.zxid++
+	m.leader().zxid = m.zxid
+	if len(m.servers) > 1 {
+		m.log = append(m.log, txn{zxid: m.zxid})
+	}
+}
+
+// change applies a primitive on the leader within the current
+// transaction, logging it for followers and undo.
+func (m *Machine) change(p prim) {
+	p.zxid, p.now = m.zxid, m.now
+	var owner *session
+	switch p.kind {
+	case primAdd:
+		owner = m.ownerSession(p.owner)
+	case primRemove:
+		owner = m.ownerSession(m.leader().tree[p.path].stat.EphemeralOwner)
+	}
+	undo, fired := m.leader().apply(p, m.cfg.Overflow)
+	m.fired = append(m.fired, fired...)
+	if owner != nil {
+		m.trackEphemeral(owner, p.path, p.kind == primAdd)
+	}
+	if len(m.servers) > 1 {
+		last := &m.log[len(m.log)-1]
+		last.prims = append(last.prims, p)
+	}
+	m.logUndo(undo)
+}
+
+func (m *Machine) trackEphemeral(s *session, path string, add bool) {
+	set := func(on bool) {
+		if on {
+			s.ephemerals[path] = struct{}{}
+		} else {
+			delete(s.ephemerals, path)
+		}
+	}
+	set(add)
+	m.logUndo(func() { set(!add) })
+}
+
+func (m *Machine) addNode(path string, data []byte, owner int64) {
+	m.change(prim{kind: primAdd, path: path, data: data, owner: owner})
+}
+
+func (m *Machine) removeNode(path string) { m.change(prim{kind: primRemove, path: path}) }
+
+func (m *Machine) setNodeData(path string, data []byte) {
+	m.change(prim{kind: primSet, path: path, data: data})
+}
+
+func (m *Machine) ownerSession(owner int64) *session {
+	if owner == 0 || owner == containerOwner {
+		return nil
+	}
+	return m.sessions[owner]
+}
+
+func (m *Machine) logUndo(f func()) {
+	if m.undo != nil {
+		m.undo = append(m.undo, f)
+	}
+}
+
+// rollback undoes the current multi: tree, ephemerals, log and triggers.
+func (m *Machine) rollback() {
+	for j := len(m.undo) - 1; j >= 0; j-- {
+		m.undo[j]()
+	}
+	if len(m.servers) > 1 {
+		m.log[len(m.log)-1].prims = nil
+	}
+	m.fired = m.fired[:0]
 }

@@ -12,9 +12,9 @@ import (
 func (m *Machine) create(s *session, r Create) Reply {
 	path, err := m.doCreate(s, r)
 	if err != nil {
-		return Reply{Zxid: m.zxid, Err: err}
+		return Reply{Err: err}
 	}
-	return Reply{Zxid: m.zxid, Path: path}
+	return Reply{Path: path}
 }
 
 func (m *Machine) doCreate(s *session, r Create) (string, error) {
@@ -25,7 +25,8 @@ func (m *Machine) doCreate(s *session, r Create) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	parent := m.tree[parentPath]
+	tree := m.leader().tree
+	parent := tree[parentPath]
 	if parent == nil {
 		return "", zkapi.ErrNoNode
 	}
@@ -36,7 +37,7 @@ func (m *Machine) doCreate(s *session, r Create) (string, error) {
 	if err := validatePath(path); err != nil {
 		return "", err
 	}
-	if m.tree[path] != nil {
+	if tree[path] != nil {
 		return "", zkapi.ErrNodeExists
 	}
 	if o := parent.stat.EphemeralOwner; o != 0 && o != containerOwner {
@@ -49,9 +50,7 @@ func (m *Machine) doCreate(s *session, r Create) (string, error) {
 	case r.Mode == zkapi.Container:
 		owner = containerOwner
 	}
-	m.addNode(path, r.Data, r.Mode, owner)
-	m.fire(path, zkapi.EventNodeCreated)
-	m.fire(parentPath, zkapi.EventNodeChildrenChanged)
+	m.addNode(path, r.Data, owner)
 	return path, nil
 }
 
@@ -70,7 +69,7 @@ func (m *Machine) parentForWrite(path string) (string, error) {
 }
 
 func (m *Machine) delete(r Delete) Reply {
-	return Reply{Zxid: m.zxid, Err: m.doDelete(r.Path, r.Version)}
+	return Reply{Err: m.doDelete(r.Path, r.Version)}
 }
 
 // doDelete checks: no slash, NUL or special path -> parent missing -> node
@@ -84,10 +83,11 @@ func (m *Machine) doDelete(path string, version int32) error {
 	if specialPaths[path] {
 		return fmt.Errorf("%w: %s cannot be deleted", zkapi.ErrBadArguments, path)
 	}
-	if m.tree[parentPath] == nil {
+	tree := m.leader().tree
+	if tree[parentPath] == nil {
 		return zkapi.ErrNoNode
 	}
-	n := m.tree[path]
+	n := tree[path]
 	if n == nil {
 		return zkapi.ErrNoNode
 	}
@@ -98,13 +98,12 @@ func (m *Machine) doDelete(path string, version int32) error {
 		return zkapi.ErrNotEmpty
 	}
 	m.removeNode(path)
-	m.fireDelete(path)
 	return nil
 }
 
 func (m *Machine) setData(r SetData) Reply {
 	st, err := m.doSetData(r.Path, r.Data, r.Version)
-	return Reply{Zxid: m.zxid, Stat: st, Err: err}
+	return Reply{Stat: st, Err: err}
 }
 
 func (m *Machine) doSetData(path string, data []byte, version int32) (zkapi.Stat, error) {
@@ -116,7 +115,6 @@ func (m *Machine) doSetData(path string, data []byte, version int32) (zkapi.Stat
 		return zkapi.Stat{}, zkapi.ErrBadVersion
 	}
 	m.setNodeData(path, data)
-	m.fire(path, zkapi.EventNodeDataChanged)
 	return n.view(), nil
 }
 
@@ -131,21 +129,22 @@ func (m *Machine) check(path string, version int32) error {
 	return nil
 }
 
-// lookupWrite: setData and check validate the whole path first.
+// lookupWrite: setData and check validate the whole path first, and are
+// decided by the leader.
 func (m *Machine) lookupWrite(path string) (*znode, error) {
 	if err := validatePath(path); err != nil {
 		return nil, err
 	}
-	return m.lookup(path)
+	return lookup(m.leader(), path)
 }
 
 // lookup is the read path (FinalRequestProcessor): only NUL is refused;
 // any other string is a node name that exists or not.
-func (m *Machine) lookup(path string) (*znode, error) {
+func lookup(r *replica, path string) (*znode, error) {
 	if strings.IndexByte(path, 0) >= 0 {
 		return nil, fmt.Errorf("%w: NUL in %q", zkapi.ErrBadArguments, path)
 	}
-	n := m.tree[path]
+	n := r.tree[path]
 	if n == nil {
 		return nil, zkapi.ErrNoNode
 	}
@@ -155,38 +154,42 @@ func (m *Machine) lookup(path string) (*znode, error) {
 // exists leaves a watch whether or not the node exists.
 func (m *Machine) exists(s *session, r Exists) Reply {
 	if strings.IndexByte(r.Path, 0) >= 0 {
-		return Reply{Zxid: m.zxid, Err: fmt.Errorf("%w: NUL in %q", zkapi.ErrBadArguments, r.Path)}
+		return Reply{Err: fmt.Errorf("%w: NUL in %q", zkapi.ErrBadArguments, r.Path)}
 	}
 	if r.Watch {
 		m.watch(s, r.Path, watchData)
 	}
-	n := m.tree[r.Path]
+	n := m.servers[s.server].tree[r.Path]
 	if n == nil {
-		return Reply{Zxid: m.zxid, Err: zkapi.ErrNoNode}
+		return Reply{Err: zkapi.ErrNoNode}
 	}
-	return Reply{Zxid: m.zxid, Stat: n.view()}
+	return Reply{Stat: n.view()}
 }
 
 func (m *Machine) getData(s *session, r GetData) Reply {
-	n, err := m.lookup(r.Path)
+	n, err := lookup(m.servers[s.server], r.Path)
 	if err != nil {
-		return Reply{Zxid: m.zxid, Err: err}
+		return Reply{Err: err}
 	}
 	if r.Watch {
 		m.watch(s, r.Path, watchData)
 	}
-	return Reply{Zxid: m.zxid, Data: append([]byte(nil), n.data...), Stat: n.view()}
+	return Reply{Data: append([]byte(nil), n.data...), Stat: n.view()}
 }
 
 func (m *Machine) getChildren(s *session, r GetChildren) Reply {
-	n, err := m.lookup(r.Path)
+	n, err := lookup(m.servers[s.server], r.Path)
 	if err != nil {
-		return Reply{Zxid: m.zxid, Err: err}
+		return Reply{Err: err}
 	}
 	if r.Watch {
 		m.watch(s, r.Path, watchChild)
 	}
-	return Reply{Zxid: m.zxid, Children: m.childNames(n), Stat: n.view()}
+	names := childNames(n)
+	if !m.cfg.SortChildren {
+		m.rng.shuffle(names) // the real server iterates a hash set
+	}
+	return Reply{Children: names, Stat: n.view()}
 }
 
 // multi applies ops in order under one zxid; on the first failure every
@@ -203,10 +206,7 @@ func (m *Machine) multi(s *session, r Multi) Reply {
 			results[i] = res
 			continue
 		}
-		for j := len(m.undo) - 1; j >= 0; j-- {
-			m.undo[j]()
-		}
-		m.fired = m.fired[:0]
+		m.rollback()
 		for j := range results {
 			switch {
 			case j < i:
@@ -217,9 +217,9 @@ func (m *Machine) multi(s *session, r Multi) Reply {
 				results[j] = zkapi.OpResult{Err: zkapi.ErrRuntimeInconsistency}
 			}
 		}
-		return Reply{Zxid: m.zxid, Err: err, Results: results}
+		return Reply{Err: err, Results: results}
 	}
-	return Reply{Zxid: m.zxid, Results: results}
+	return Reply{Results: results}
 }
 
 func (m *Machine) multiOp(s *session, op zkapi.Op) (zkapi.OpResult, error) {

@@ -159,3 +159,35 @@ type Notification struct {
 }
 
 func (n Notification) String() string { return fmt.Sprintf("%s z=%d", n.Event, n.Zxid) }
+
+// String renders a reply deterministically, for traces.
+func (r Reply) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "z=%d %s", r.Zxid, zkapi.Name(r.Err))
+	if r.Path != "" {
+		b.WriteString(" path=" + r.Path)
+	}
+	if r.Data != nil {
+		b.WriteString(" data=" + quote(r.Data))
+	}
+	if r.Stat != (zkapi.Stat{}) {
+		fmt.Fprintf(&b, " stat=%s", StatString(r.Stat))
+	}
+	if r.Children != nil {
+		fmt.Fprintf(&b, " children=%v", r.Children)
+	}
+	for i, res := range r.Results {
+		fmt.Fprintf(&b, " [%d]%s", i, zkapi.Name(res.Err))
+		if res.Path != "" {
+			b.WriteString(":" + res.Path)
+		}
+	}
+	return b.String()
+}
+
+// StatString renders every Stat field compactly.
+func StatString(s zkapi.Stat) string {
+	return fmt.Sprintf("{c=%d m=%d p=%d t=%d/%d v=%d cv=%d av=%d eph=%#x dl=%d nc=%d}",
+		s.Czxid, s.Mzxid, s.Pzxid, s.Ctime, s.Mtime, s.Version, s.Cversion, s.Aversion,
+		s.EphemeralOwner, s.DataLength, s.NumChildren)
+}

@@ -61,6 +61,8 @@ type ConnOptions struct {
 	// SessionTimeoutMs is the requested session timeout (default 10000);
 	// the server clamps it to [2, 20] ticks.
 	SessionTimeoutMs int64
+	// Server is the server to connect to: 0 the leader, 1.. followers.
+	Server int
 }
 
 // Connect opens a new session and returns its Conn.
@@ -73,7 +75,10 @@ func (s *Server) Connect(opts ConnOptions) (*Conn, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := &Conn{srv: s, timeoutMs: opts.SessionTimeoutMs, changed: make(chan struct{})}
+	if opts.Server < 0 || opts.Server > s.m.cfg.Followers {
+		return nil, fmt.Errorf("fakezk: no server %d (leader 0 and %d followers)", opts.Server, s.m.cfg.Followers)
+	}
+	c := &Conn{srv: s, timeoutMs: opts.SessionTimeoutMs, server: opts.Server, changed: make(chan struct{})}
 	c.openSession()
 	return c, nil
 }

@@ -23,15 +23,16 @@ type trigger struct {
 	typ  zkapi.EventType
 }
 
-func (m *Machine) table(k watchKind) map[string]map[int64]struct{} {
+func (r *replica) table(k watchKind) map[string]map[int64]struct{} {
 	if k == watchChild {
-		return m.childW
+		return r.childW
 	}
-	return m.dataW
+	return r.dataW
 }
 
+// watch registers a watch on the session's server.
 func (m *Machine) watch(s *session, path string, k watchKind) {
-	t := m.table(k)
+	t := m.servers[s.server].table(k)
 	if t[path] == nil {
 		t[path] = map[int64]struct{}{}
 	}
@@ -41,7 +42,7 @@ func (m *Machine) watch(s *session, path string, k watchKind) {
 
 func (m *Machine) dropWatches(s *session) {
 	for k := range s.watches {
-		t := m.table(k.kind)
+		t := m.servers[s.server].table(k.kind)
 		delete(t[k.path], s.id)
 		if len(t[k.path]) == 0 {
 			delete(t, k.path)
@@ -50,22 +51,20 @@ func (m *Machine) dropWatches(s *session) {
 	s.watches = map[watchKey]struct{}{}
 }
 
-func (m *Machine) fire(path string, typ zkapi.EventType) {
-	m.fired = append(m.fired, trigger{path, typ})
-}
-
-func (m *Machine) fireDelete(path string) {
-	parent, _ := parentOf(path)
-	m.fire(path, zkapi.EventNodeDeleted)
-	m.fire(parent, zkapi.EventNodeChildrenChanged)
-}
-
-// dispatch turns the triggers of the last transaction into one
-// notification per session, path and trigger, and removes the watches
-// (one-shot). A deletion notifies a session once even if it held both a
-// data and a child watch (WatchManager's suppression set).
+// dispatch notifies the leader's sessions of the triggers of the current
+// transaction.
 func (m *Machine) dispatch() {
-	for _, t := range m.fired {
+	m.notifyOn(0, m.fired, m.zxid)
+	m.fired = m.fired[:0]
+}
+
+// notifyOn turns triggers applied on server i into one notification per
+// session, path and trigger, and removes the watches (one-shot). A deletion
+// notifies a session once even if it held both a data and a child watch
+// (WatchManager's suppression set).
+func (m *Machine) notifyOn(i int, fired []trigger, zxid int64) {
+	r := m.servers[i]
+	for _, t := range fired {
 		var kinds []watchKind
 		switch t.typ {
 		case zkapi.EventNodeCreated, zkapi.EventNodeDataChanged:
@@ -75,16 +74,20 @@ func (m *Machine) dispatch() {
 		case zkapi.EventNodeDeleted:
 			kinds = []watchKind{watchData, watchChild}
 		}
-		m.notify(t, m.takeWatchers(t.path, kinds))
+		for _, id := range m.takeWatchers(r, t.path, kinds) {
+			s := m.sessions[id]
+			s.outbox = append(s.outbox, Notification{
+				Zxid: zxid, Event: zkapi.Event{Type: t.typ, Path: t.path},
+			})
+		}
 	}
-	m.fired = m.fired[:0]
 }
 
-func (m *Machine) takeWatchers(path string, kinds []watchKind) []int64 {
+func (m *Machine) takeWatchers(r *replica, path string, kinds []watchKind) []int64 {
 	seen := map[int64]struct{}{}
 	var ids []int64
 	for _, k := range kinds {
-		t := m.table(k)
+		t := r.table(k)
 		for id := range t[path] {
 			delete(m.sessions[id].watches, watchKey{path, k})
 			if _, dup := seen[id]; !dup {
@@ -98,21 +101,13 @@ func (m *Machine) takeWatchers(path string, kinds []watchKind) []int64 {
 	return ids
 }
 
-func (m *Machine) notify(t trigger, ids []int64) {
-	for _, id := range ids {
-		s := m.sessions[id]
-		s.outbox = append(s.outbox, Notification{
-			Zxid: m.zxid, Event: zkapi.Event{Type: t.typ, Path: t.path},
-		})
-	}
-}
-
 // setWatches re-registers a reconnecting client's watches, firing at once
 // those whose node changed after the client's last zxid
 // (DataTree.setWatches).
 func (m *Machine) setWatches(s *session, r SetWatches) {
+	tree := m.servers[s.server].tree
 	for _, p := range r.Data {
-		switch n := m.tree[p]; {
+		switch n := tree[p]; {
 		case n == nil:
 			m.queue(s, zkapi.EventNodeDeleted, p)
 		case n.stat.Mzxid > r.RelativeZxid:
@@ -122,14 +117,14 @@ func (m *Machine) setWatches(s *session, r SetWatches) {
 		}
 	}
 	for _, p := range r.Exist {
-		if m.tree[p] != nil {
+		if tree[p] != nil {
 			m.queue(s, zkapi.EventNodeCreated, p)
 		} else {
 			m.watch(s, p, watchData)
 		}
 	}
 	for _, p := range r.Child {
-		switch n := m.tree[p]; {
+		switch n := tree[p]; {
 		case n == nil:
 			m.queue(s, zkapi.EventNodeDeleted, p)
 		case n.stat.Pzxid > r.RelativeZxid:
@@ -141,5 +136,5 @@ func (m *Machine) setWatches(s *session, r SetWatches) {
 }
 
 func (m *Machine) queue(s *session, typ zkapi.EventType, path string) {
-	s.outbox = append(s.outbox, Notification{Zxid: m.zxid, Event: zkapi.Event{Type: typ, Path: path}})
+	s.outbox = append(s.outbox, Notification{Zxid: m.servers[s.server].zxid, Event: zkapi.Event{Type: typ, Path: path}})
 }

@@ -1,0 +1,69 @@
+package fakezk_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/zkapi"
+)
+
+// ZK-SEMANTICS 22: reads may be stale (served by a follower); a client sees
+// its own writes; sync makes its server catch up; watches on a follower fire
+// when the follower applies the change.
+func TestFollower_StaleReads(t *testing.T) {
+	srv := newServer(t, fakezk.Config{Followers: 1})
+	writer := connect(t, srv, fakezk.ConnOptions{Server: 0})
+	reader := connect(t, srv, fakezk.ConnOptions{Server: 1})
+
+	mustCreate(t, writer, "/x", zkapi.Persistent)
+	if _, ok, _ := reader.Exists(ctx, "/x"); ok {
+		t.Fatal("follower served a write it has not applied")
+	}
+	if err := reader.Sync(ctx, "/x"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := reader.Exists(ctx, "/x"); !ok {
+		t.Fatal("sync did not catch the follower up")
+	}
+	_, _, w, err := reader.GetW(ctx, "/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := writer.Set(ctx, "/x", []byte("1"), -1); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := fired(t, w); ok {
+		t.Fatal("follower's watch fired before the follower applied the change")
+	}
+	srv.Tick(1)
+	if ev, ok := fired(t, w); !ok || ev.Type != zkapi.EventNodeDataChanged {
+		t.Fatalf("after catch-up: %v %v", ev, ok)
+	}
+	mustCreate(t, reader, "/mine", zkapi.Persistent)
+	if _, ok, _ := reader.Exists(ctx, "/mine"); !ok {
+		t.Fatal("a client did not see its own write")
+	}
+}
+
+// ZK-SEMANTICS 22: a client never sees older state after reconnecting: a
+// server behind the client's last zxid refuses it.
+func TestFollower_NoGoingBack(t *testing.T) {
+	m, _ := fakezk.NewMachine(fakezk.Config{Followers: 1})
+	info, _ := m.CreateSession(0, 4000)
+	r := m.Do(info.ID, fakezk.Create{Path: "/a"})
+	if r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	m.Detach(info.ID)
+	if err := m.Attach(info.ID, 1, r.Zxid); !errors.Is(err, zkapi.ErrConnectionLoss) {
+		t.Fatalf("attach to a follower behind the client: %v, want refusal", err)
+	}
+	m.CatchUp(1, r.Zxid)
+	if err := m.Attach(info.ID, 1, r.Zxid); err != nil {
+		t.Fatalf("attach after catch-up: %v", err)
+	}
+	if got := m.Do(info.ID, fakezk.Exists{Path: "/a"}); got.Err != nil || got.Zxid < r.Zxid {
+		t.Fatalf("read after reconnect: %v, went back before zxid %d", got, r.Zxid)
+	}
+}

@@ -1,0 +1,163 @@
+package fakezk
+
+import (
+	"math"
+	"sort"
+
+	"github.com/zksim/zksim/zkapi"
+)
+
+// containerOwner is the ephemeralOwner ZooKeeper stores for container
+// nodes (EphemeralType.CONTAINER_EPHEMERAL_OWNER); clients see 0, as
+// measured on 3.8.0.
+const containerOwner = math.MinInt64
+
+// znode is one node of a tree. cversion is the stored child-creation
+// counter: it names sequential children and is never lowered by deletes;
+// clients see 2*cversion - numChildren (DataNode.copyStat).
+type znode struct {
+	data     []byte
+	stat     zkapi.Stat
+	cversion int32
+	children map[string]struct{}
+}
+
+func (n *znode) view() zkapi.Stat {
+	st := n.stat
+	st.NumChildren = int32(len(n.children))
+	st.Cversion = 2*n.cversion - st.NumChildren
+	st.DataLength = int32(len(n.data))
+	if st.EphemeralOwner == containerOwner {
+		st.EphemeralOwner = 0
+	}
+	return st
+}
+
+// specialPaths cannot be deleted (the server answers BadArguments).
+var specialPaths = map[string]bool{
+	"/": true, "/zookeeper": true, "/zookeeper/quota": true, "/zookeeper/config": true,
+}
+
+// primKind is the kind of a primitive change to a data tree.
+type primKind uint8
+
+const (
+	primAdd primKind = iota
+	primRemove
+	primSet
+)
+
+// prim is one primitive change. A transaction is the prims sharing a zxid;
+// the leader applies them as it decides them and followers replay them
+// from the log, so every replica's tree goes through the same states.
+type prim struct {
+	kind  primKind
+	path  string
+	data  []byte
+	owner int64 // primAdd: ephemeral session, containerOwner, or 0
+	zxid  int64
+	now   int64
+}
+
+// replica is one server's copy of the data tree with its own watch tables:
+// the leader (index 0) or a follower. Sessions read from, and watch on,
+// the replica they are connected to.
+type replica struct {
+	tree map[string]*znode
+	zxid int64 // last transaction applied
+	next int   // followers: index of the next log entry to apply
+
+	// path -> watching sessions; exists watches on missing nodes live in
+	// dataW, as on the real server.
+	dataW  map[string]map[int64]struct{}
+	childW map[string]map[int64]struct{}
+}
+
+func newReplica() *replica {
+	t := map[string]*znode{}
+	for _, p := range []string{"/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config"} {
+		t[p] = &znode{children: map[string]struct{}{}}
+		if p != "/" {
+			parent, name := parentOf(p)
+			t[parent].children[name] = struct{}{}
+		}
+	}
+	t["/zookeeper/config"].stat.Aversion = -1 // measured on 3.8.0
+	return &replica{
+		tree:  t,
+		dataW: map[string]map[int64]struct{}{}, childW: map[string]map[int64]struct{}{},
+	}
+}
+
+// apply performs p and returns what undoes it and the watch triggers it
+// causes. The sequence counter follows the configured overflow rule.
+func (r *replica) apply(p prim, overflow Overflow) (undo func(), fired []trigger) {
+	parentPath, name := parentOf(p.path)
+	switch p.kind {
+	case primAdd:
+		return r.add(p, parentPath, name, overflow), []trigger{
+			{p.path, zkapi.EventNodeCreated}, {parentPath, zkapi.EventNodeChildrenChanged}}
+	case primRemove:
+		return r.remove(p, parentPath, name), []trigger{
+			{p.path, zkapi.EventNodeDeleted}, {parentPath, zkapi.EventNodeChildrenChanged}}
+	default:
+		return r.set(p), []trigger{{p.path, zkapi.EventNodeDataChanged}}
+	}
+}
+
+func (r *replica) add(p prim, parentPath, name string, overflow Overflow) func() {
+	parent := r.tree[parentPath]
+	r.tree[p.path] = &znode{
+		data:     append([]byte(nil), p.data...),
+		children: map[string]struct{}{},
+		stat: zkapi.Stat{
+			Czxid: p.zxid, Mzxid: p.zxid, Pzxid: p.zxid,
+			Ctime: p.now, Mtime: p.now, EphemeralOwner: p.owner,
+		},
+	}
+	oldC, oldP := parent.cversion, parent.stat.Pzxid
+	parent.children[name] = struct{}{}
+	// ZOOKEEPER-3249 (3.6.0+): a wrapped counter is never stored.
+	if next := parent.cversion + 1; next > parent.cversion || overflow == OverflowWrap {
+		parent.cversion = next
+	}
+	parent.stat.Pzxid = p.zxid
+	return func() {
+		delete(r.tree, p.path)
+		delete(parent.children, name)
+		parent.cversion, parent.stat.Pzxid = oldC, oldP
+	}
+}
+
+func (r *replica) remove(p prim, parentPath, name string) func() {
+	parent, n := r.tree[parentPath], r.tree[p.path]
+	oldP := parent.stat.Pzxid
+	delete(r.tree, p.path)
+	delete(parent.children, name)
+	parent.stat.Pzxid = p.zxid
+	return func() {
+		r.tree[p.path] = n
+		parent.children[name] = struct{}{}
+		parent.stat.Pzxid = oldP
+	}
+}
+
+func (r *replica) set(p prim) func() {
+	n := r.tree[p.path]
+	old, oldStat := n.data, n.stat
+	n.data = append([]byte(nil), p.data...)
+	n.stat.Version++
+	n.stat.Mzxid = p.zxid
+	n.stat.Mtime = p.now
+	return func() { n.data, n.stat = old, oldStat }
+}
+
+// childNames returns the children of n sorted, for the caller to shuffle.
+func childNames(n *znode) []string {
+	names := make([]string, 0, len(n.children))
+	for c := range n.children {
+		names = append(names, c)
+	}
+	sort.Strings(names)
+	return names
+}
