@@ -71,7 +71,6 @@ func TestSession_ExpiresWhilePartitioned(t *testing.T) {
 	}
 }
 
-
 // A connected client pings: time alone never expires it.
 func TestSession_ConnectedNeverExpires(t *testing.T) {
 	srv := newServer(t, fakezk.Config{})

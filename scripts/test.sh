@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The README's test command: runs the whole test suite, real-server tests
+# included, on a fresh machine. It installs Debian's zookeeper package when
+# missing, starts a standalone server and a 3-node ensemble on free loopback
+# ports, runs gofmt, go vet and go test -race with the real-server tests
+# enabled, and stops the servers by PID whatever happens.
+#
+# Usage: scripts/test.sh [go test flags...]   (e.g. -run Conformance -v)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { printf 'test.sh: %s\n' "$*" >&2; }
+
+as_root() {
+	if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+		log "need root to run: $*"; return 1
+	fi
+}
+
+if [ ! -f /usr/share/java/zookeeper.jar ] || ! command -v java >/dev/null; then
+	log "installing Debian's zookeeper package"
+	as_root apt-get update -qq
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zookeeper >/dev/null
+fi
+command -v go >/dev/null || { log "go is not on PATH"; exit 1; }
+
+work=$(mktemp -d /tmp/zksim-test.XXXXXX)
+cleanup() {
+	scripts/zk.sh stop "$work/standalone" || true
+	scripts/zk.sh stop "$work/ensemble" || true
+	rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+log "downloading Go modules"
+go mod download
+
+log "starting a standalone server and a 3-node ensemble"
+scripts/zk.sh start "$work/standalone" 1 >/dev/null
+scripts/zk.sh start "$work/ensemble" 3 >/dev/null
+export ZKSIM_ZK_STANDALONE ZKSIM_ZK_ENSEMBLE
+ZKSIM_ZK_STANDALONE=$(cat "$work/standalone/addrs")
+ZKSIM_ZK_ENSEMBLE="$work/ensemble"
+log "standalone at $ZKSIM_ZK_STANDALONE, ensemble at $(cat "$work/ensemble/addrs")"
+
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$unformatted" ]; then
+	log "gofmt would change: $unformatted"
+	exit 1
+fi
+go vet ./...
+go test -race -count=1 "$@" ./...
