@@ -3,11 +3,11 @@ module github.com/zksim/zksim
 go 1.26.8
 
 require (
-	github.com/anishathalye/porcupine v1.3.1 // indirect
-	github.com/cockroachdb/datadriven v1.0.3 // indirect
-	github.com/go-zookeeper/zk v1.0.4 // indirect
-	github.com/google/go-cmp v0.7.0 // indirect
-	github.com/pmezard/go-difflib v1.0.0 // indirect
-	go.uber.org/goleak v1.3.0 // indirect
-	pgregory.net/rapid v1.3.0 // indirect
+	github.com/cockroachdb/datadriven v1.0.3
+	github.com/go-zookeeper/zk v1.0.4
+	github.com/google/go-cmp v0.7.0
+	go.uber.org/goleak v1.3.0
+	pgregory.net/rapid v1.3.0
 )
+
+require github.com/pmezard/go-difflib v1.0.0 // indirect
