@@ -140,7 +140,7 @@ func (c *Conn) do(ctx context.Context, op, path string, req Request, watchOn wat
 	}
 	fault := Deliver
 	if s.intercept != nil {
-		fault = s.intercept(c.id, req)
+		fault = s.intercept(s.m, c.id, req)
 	}
 	if fault == LoseRequest {
 		c.dropped()

@@ -44,7 +44,7 @@ func ExampleServer_Intercept() {
 	c, _ := srv.Connect(fakezk.ConnOptions{})
 	c.Create(ctx, "/lock", nil, zkapi.Persistent)
 
-	srv.Intercept(func(_ int64, req fakezk.Request) fakezk.Fault {
+	srv.Intercept(func(_ *fakezk.Machine, _ int64, req fakezk.Request) fakezk.Fault {
 		if _, ok := req.(fakezk.Create); ok {
 			return fakezk.LoseReply
 		}

@@ -19,7 +19,7 @@ func TestConn_LoseReplyAppliesCreate(t *testing.T) {
 	mustCreate(t, c, "/lock", zkapi.Persistent)
 	w := existsW(t, c, "/lock/watched")
 	sess := c.Session()
-	srv.Intercept(func(_ int64, req fakezk.Request) fakezk.Fault {
+	srv.Intercept(func(_ *fakezk.Machine, _ int64, req fakezk.Request) fakezk.Fault {
 		if cr, ok := req.(fakezk.Create); ok && strings.HasPrefix(cr.Path, "/lock/n-") {
 			return fakezk.LoseReply
 		}
@@ -50,7 +50,7 @@ func TestConn_LoseReplyAppliesCreate(t *testing.T) {
 func TestConn_LoseRequestAppliesNothing(t *testing.T) {
 	srv := newServer(t, fakezk.Config{})
 	c := connect(t, srv, fakezk.ConnOptions{})
-	srv.Intercept(func(int64, fakezk.Request) fakezk.Fault { return fakezk.LoseRequest })
+	srv.Intercept(func(*fakezk.Machine, int64, fakezk.Request) fakezk.Fault { return fakezk.LoseRequest })
 	_, err := c.Create(ctx, "/x", nil, zkapi.Persistent)
 	srv.Intercept(nil)
 	if !errors.Is(err, zkapi.ErrConnectionLoss) {

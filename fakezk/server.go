@@ -1,6 +1,7 @@
 package fakezk
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"sync"
@@ -23,8 +24,10 @@ const (
 )
 
 // Interceptor decides the fate of each request a Conn sends. It runs with
-// the server locked and must not call back into the Server.
-type Interceptor func(session int64, req Request) Fault
+// the server locked, before the request reaches m, and may change m first
+// (expire a session, apply another session's request), which is how tests
+// stage a race at one exact point. It must not call the Server.
+type Interceptor func(m *Machine, session int64, req Request) Fault
 
 // Server is a Machine behind a mutex, with in-process Conns for ordinary
 // unit tests: many sessions on one fake server, faults by method call.
@@ -35,6 +38,7 @@ type Server struct {
 	m         *Machine
 	conns     map[int64]*Conn // by current session id
 	intercept Interceptor
+	changed   chan struct{} // closed and replaced after every change
 }
 
 // NewServer returns a fresh in-memory server.
@@ -43,7 +47,7 @@ func NewServer(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{m: m, conns: map[int64]*Conn{}}, nil
+	return &Server{m: m, conns: map[int64]*Conn{}, changed: make(chan struct{})}, nil
 }
 
 // MustServer is NewServer for tests with a literal config; it panics on a
@@ -80,6 +84,7 @@ func (s *Server) Connect(opts ConnOptions) (*Conn, error) {
 	}
 	c := &Conn{srv: s, timeoutMs: opts.SessionTimeoutMs, server: opts.Server, changed: make(chan struct{})}
 	c.openSession()
+	s.deliver()
 	return c, nil
 }
 
@@ -114,6 +119,7 @@ func (s *Server) Partition(session int64) error {
 	c.partitioned = true
 	s.m.Detach(session)
 	c.setState(zkapi.StateDisconnected)
+	s.deliver()
 	return nil
 }
 
@@ -173,8 +179,32 @@ func (s *Server) Close() error {
 	return nil
 }
 
-// deliver hands queued notifications to their Conns, in session order.
+// WaitUntil blocks until cond, run with the Machine locked after every
+// change, holds, or ctx ends. Tests use it instead of sleeping: "until the
+// waiter has set its watch".
+func (s *Server) WaitUntil(ctx context.Context, cond func(m *Machine) bool) error {
+	for {
+		s.mu.Lock()
+		ok, ch := cond(s.m), s.changed
+		s.mu.Unlock()
+		if ok {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// deliver hands queued notifications to their Conns, in session order, and
+// wakes WaitUntil. Every change of the server ends with it.
 func (s *Server) deliver() {
+	defer func() {
+		close(s.changed)
+		s.changed = make(chan struct{})
+	}()
 	ids := make([]int64, 0, len(s.conns))
 	for id := range s.conns {
 		ids = append(ids, id)

@@ -138,3 +138,30 @@ func (m *Machine) setWatches(s *session, r SetWatches) {
 func (m *Machine) queue(s *session, typ zkapi.EventType, path string) {
 	s.outbox = append(s.outbox, Notification{Zxid: m.servers[s.server].zxid, Event: zkapi.Event{Type: typ, Path: path}})
 }
+
+// Watchers returns the sessions holding data (and exists) watches and child
+// watches on path at server i, in increasing order.
+func (m *Machine) Watchers(i int, path string) (data, child []int64) {
+	r := m.servers[i]
+	return sortedIDs(r.dataW[path]), sortedIDs(r.childW[path])
+}
+
+// WatchCount is the number of (session, path, kind) watches at server i.
+func (m *Machine) WatchCount(i int) int {
+	n := 0
+	for _, t := range []map[string]map[int64]struct{}{m.servers[i].dataW, m.servers[i].childW} {
+		for _, ids := range t {
+			n += len(ids)
+		}
+	}
+	return n
+}
+
+func sortedIDs(set map[int64]struct{}) []int64 {
+	ids := make([]int64, 0, len(set))
+	for id := range set {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids
+}

@@ -1,0 +1,270 @@
+// Package queue is the mechanism shared by zksim's lock recipes: a FIFO
+// queue of ephemeral sequential nodes under one directory.
+//
+// A member's node is named "<kind>-<guid>-<sequence>". The guid is unique
+// per attempt, so after a create whose reply was lost the member can find
+// its node again, and it accepts the node only if the node's ephemeralOwner
+// is its current session (a node of an earlier, dying session is not its
+// own: CURATOR-498). Members are ordered by the numeric sequence, never by
+// name, and names of other shapes are ignored. Removing a member's node
+// survives connection loss: it retries until the node is gone or the
+// session that owned it has ended.
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/zksim/zksim/zkapi"
+)
+
+// Errors reported by the queue.
+var (
+	// ErrSequenceOverflow: the directory's sequence counter reached 2^31-1,
+	// after which ZooKeeper repeats or wraps numbers and FIFO order is lost.
+	ErrSequenceOverflow = errors.New("queue: sequence counter of the directory is at 2^31-1")
+	// ErrDuplicateSequence: two members carry the same sequence number.
+	ErrDuplicateSequence = errors.New("queue: two members share a sequence number")
+	// ErrSessionLost: the session that owned the member's node ended.
+	ErrSessionLost = errors.New("lock: session lost, lock no longer held")
+)
+
+// Member is one parsed node of the queue.
+type Member struct {
+	Name string
+	Kind string
+	GUID string
+	Seq  int64
+}
+
+// Queue is a directory of member nodes.
+type Queue struct {
+	Conn zkapi.Conn
+	Dir  string
+}
+
+// Path returns the full path of a member name.
+func (q Queue) Path(name string) string { return q.Dir + "/" + name }
+
+// Join creates the member's node and returns its path and the session
+// that owns it. On connection loss it looks for a node with guid owned by
+// the current session before creating again. A missing directory is
+// created (as a container, with persistent parents), also when a container
+// reaper removes it between the attempts.
+func (q Queue) Join(ctx context.Context, kind, guid string, data []byte) (string, int64, error) {
+	base := q.Path(kind + "-" + guid + "-")
+	for {
+		sid := q.Conn.Session().ID
+		p, err := q.Conn.Create(ctx, base, data, zkapi.EphemeralSequential)
+		switch {
+		case err == nil:
+			return p, sid, nil
+		case errors.Is(err, zkapi.ErrNoNode):
+			if err := q.ensureDir(ctx); err != nil {
+				return "", 0, err
+			}
+		case errors.Is(err, zkapi.ErrConnectionLoss):
+			p, sid, err := q.findOwn(ctx, kind, guid)
+			if err != nil {
+				return "", 0, err
+			}
+			if p != "" {
+				return p, sid, nil
+			}
+		default:
+			return "", 0, err
+		}
+		if err := ctx.Err(); err != nil {
+			return "", 0, err
+		}
+	}
+}
+
+// findOwn looks for the node of guid owned by the current session. Reads
+// are retried through connection loss.
+func (q Queue) findOwn(ctx context.Context, kind, guid string) (string, int64, error) {
+	for {
+		if err := ctx.Err(); err != nil {
+			return "", 0, err
+		}
+		sid := q.Conn.Session().ID
+		kids, _, err := q.Conn.Children(ctx, q.Dir)
+		if errors.Is(err, zkapi.ErrConnectionLoss) {
+			continue
+		}
+		if errors.Is(err, zkapi.ErrNoNode) {
+			return "", 0, nil
+		}
+		if err != nil {
+			return "", 0, err
+		}
+		sort.Strings(kids)
+		for _, k := range kids {
+			if m, ok := parse(k); !ok || m.Kind != kind || m.GUID != guid {
+				continue
+			}
+			st, ok, err := q.Conn.Exists(ctx, q.Path(k))
+			if errors.Is(err, zkapi.ErrConnectionLoss) {
+				return q.findOwn(ctx, kind, guid)
+			}
+			if err != nil {
+				return "", 0, err
+			}
+			if ok && st.EphemeralOwner == sid {
+				return q.Path(k), sid, nil
+			}
+		}
+		return "", 0, nil
+	}
+}
+
+// ensureDir creates the directory as a container and its ancestors as
+// persistent nodes; nodes that already exist are fine.
+func (q Queue) ensureDir(ctx context.Context) error {
+	segs := strings.Split(strings.TrimPrefix(q.Dir, "/"), "/")
+	for i := range segs {
+		p := "/" + strings.Join(segs[:i+1], "/")
+		mode := zkapi.Persistent
+		if i == len(segs)-1 {
+			mode = zkapi.Container
+		}
+		_, err := q.Conn.Create(ctx, p, nil, mode)
+		if err != nil && !errors.Is(err, zkapi.ErrNodeExists) && !errors.Is(err, zkapi.ErrConnectionLoss) {
+			return fmt.Errorf("queue: create directory %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// List returns the members of the given kinds (all kinds if none given) in
+// queue order, and the directory's Stat. Other names are ignored.
+func (q Queue) List(ctx context.Context, kinds ...string) ([]Member, error) {
+	kids, _, err := q.Conn.Children(ctx, q.Dir)
+	if err != nil {
+		return nil, err
+	}
+	ms := make([]Member, 0, len(kids))
+	for _, k := range kids {
+		m, ok := parse(k)
+		if ok && (len(kinds) == 0 || contains(kinds, m.Kind)) {
+			ms = append(ms, m)
+		}
+	}
+	sort.Slice(ms, func(i, j int) bool {
+		if ms[i].Seq != ms[j].Seq {
+			return ms[i].Seq < ms[j].Seq
+		}
+		return ms[i].Name < ms[j].Name
+	})
+	for i := 1; i < len(ms); i++ {
+		if ms[i].Seq == ms[i-1].Seq {
+			return ms, fmt.Errorf("%w: %s and %s in %s", ErrDuplicateSequence, ms[i-1].Name, ms[i].Name, q.Dir)
+		}
+	}
+	return ms, nil
+}
+
+// CheckSeq refuses a member whose sequence number is at or past 2^31-1:
+// from there on ZooKeeper hands out repeated (3.6+) or wrapped numbers.
+func CheckSeq(m Member, dir string) error {
+	if m.Seq >= math.MaxInt32 || m.Seq < 0 {
+		return fmt.Errorf("%w: %s/%s", ErrSequenceOverflow, dir, m.Name)
+	}
+	return nil
+}
+
+// Index returns the position of the member whose path is p, or -1.
+func Index(ms []Member, dir, p string) int {
+	for i, m := range ms {
+		if dir+"/"+m.Name == p {
+			return i
+		}
+	}
+	return -1
+}
+
+// Leave deletes the node at p, retrying through connection loss until the
+// node is gone or the session sid that owned it has ended (taking the
+// node with it). It does not give up when ctx ends: an abandoned node
+// would block the queue for everyone behind it (CURATOR-202); the session
+// timeout bounds the wait.
+func (q Queue) Leave(ctx context.Context, p string, sid int64) error {
+	ctx = context.WithoutCancel(ctx)
+	for {
+		s := q.Conn.Session()
+		if s.Lost(sid) {
+			return nil
+		}
+		err := q.Conn.Delete(ctx, p, zkapi.AnyVersion)
+		switch {
+		case err == nil, errors.Is(err, zkapi.ErrNoNode), errors.Is(err, zkapi.ErrSessionExpired):
+			return nil
+		case errors.Is(err, zkapi.ErrClosed):
+			return nil // closing the Conn closes the session and its nodes
+		case !errors.Is(err, zkapi.ErrConnectionLoss):
+			return fmt.Errorf("queue: delete %s: %w", p, err)
+		}
+		if s.State != zkapi.StateConnected {
+			q.Conn.WaitSession(ctx, s.Seq)
+		}
+	}
+}
+
+func parse(name string) (Member, bool) {
+	kind, rest, ok := strings.Cut(name, "-")
+	if !ok {
+		return Member{}, false
+	}
+	guid, seqText, ok := strings.Cut(rest, "-")
+	if !ok || guid == "" || !validSeq(seqText) {
+		return Member{}, false
+	}
+	seq, err := strconv.ParseInt(seqText, 10, 32)
+	if err != nil {
+		return Member{}, false
+	}
+	return Member{Name: name, Kind: kind, GUID: guid, Seq: seq}, true
+}
+
+// validSeq accepts ZooKeeper's %010d: ten digits, or a sign and the digits
+// of a wrapped counter.
+func validSeq(s string) bool {
+	digits := strings.TrimPrefix(s, "-")
+	if len(digits) < 9 || len(digits) > 10 || (len(s) != 10 && len(s) != 11) {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ValidGUIDPart reports whether s may appear in a guid: letters, digits,
+// '.' and '_' (no '-', which separates the parts of a name).
+func ValidGUIDPart(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_') {
+			return false
+		}
+	}
+	return true
+}

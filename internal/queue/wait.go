@@ -1,0 +1,99 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/zksim/zksim/zkapi"
+)
+
+// ErrWouldBlock: a try-acquire found the lock held.
+var ErrWouldBlock = errors.New("lock: held by another holder")
+
+// Rule decides, for the member at index i of the queue, whether it holds
+// the lock, and if not which member's node to wait on. marked holds the
+// names of nodes seen with a data version above 0: lock nodes never change
+// their data except to mark a downgrade (rwlock).
+type Rule func(ms []Member, i int, marked map[string]bool) (waitOn string, granted bool)
+
+// Enqueue joins the queue as kind/guid and waits until rule grants (or,
+// without wait, fails with ErrWouldBlock at once). On any failure the node
+// is removed, through connection loss, before it returns.
+func Enqueue(ctx context.Context, q Queue, kind, guid string, data []byte, loseOnDisconnect bool, rule Rule, wait bool) (*Hold, error) {
+	path, sid, err := q.Join(ctx, kind, guid, data)
+	if err != nil {
+		return nil, err
+	}
+	h := &Hold{Q: q, Path: path, SID: sid, LoseOnDisconnect: loseOnDisconnect}
+	if err := waitTurn(ctx, h, rule, wait); err != nil {
+		if lerr := q.Leave(ctx, path, sid); lerr != nil {
+			err = errors.Join(err, lerr)
+		}
+		return nil, err
+	}
+	return h, nil
+}
+
+// waitTurn lists the queue until rule grants, watching the node rule names
+// between listings. Every wake-up lists again: the node that went may have
+// given up rather than released.
+func waitTurn(ctx context.Context, h *Hold, rule Rule, wait bool) error {
+	q := h.Q
+	marked := map[string]bool{}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if s := q.Conn.Session(); s.Lost(h.SID) {
+			return fmt.Errorf("%w while waiting (%v)", ErrSessionLost, s)
+		}
+		ms, err := q.List(ctx)
+		if errors.Is(err, zkapi.ErrConnectionLoss) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		i := Index(ms, q.Dir, h.Path)
+		if i < 0 {
+			return fmt.Errorf("%w: %s vanished while waiting", ErrSessionLost, h.Path)
+		}
+		if err := CheckSeq(ms[i], q.Dir); err != nil {
+			return err
+		}
+		waitOn, granted := rule(ms, i, marked)
+		if granted {
+			return nil
+		}
+		if !wait {
+			return ErrWouldBlock
+		}
+		// A rule that still waits on a node it knows is marked waits for
+		// real; otherwise a marked node is first reported to the rule.
+		mark, err := watchGone(ctx, q, q.Path(waitOn), marked[waitOn])
+		if err != nil {
+			return err
+		}
+		if mark {
+			marked[waitOn] = true
+		}
+	}
+}
+
+// watchGone returns when the node at p changes or is found gone; a data
+// watch, so a node already gone leaves no watch behind. A node found marked
+// (data version above 0) is reported at once, without waiting.
+func watchGone(ctx context.Context, q Queue, p string, waitIfMarked bool) (marked bool, err error) {
+	_, st, w, err := q.Conn.GetW(ctx, p)
+	switch {
+	case errors.Is(err, zkapi.ErrNoNode), errors.Is(err, zkapi.ErrConnectionLoss):
+		return false, nil
+	case err != nil:
+		return false, err
+	case st.Version > 0 && !waitIfMarked:
+		return true, nil
+	}
+	_, err = w.Wait(ctx)
+	return false, err
+}

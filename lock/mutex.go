@@ -1,0 +1,137 @@
+package lock
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/zksim/zksim/internal/queue"
+	"github.com/zksim/zksim/zkapi"
+)
+
+// kind is the name prefix of exclusive lock nodes.
+const kind = "lock"
+
+// Mutex is a handle on the exclusive lock at one directory.
+type Mutex struct {
+	q    queue.Queue
+	opts Options
+
+	mu      sync.Mutex
+	attempt int
+	held    *Lease // Reentrant: the current lease, if any
+}
+
+// New returns a handle on the lock whose nodes live under dir (created on
+// first use, as a container).
+func New(conn zkapi.Conn, dir string, opts Options) (*Mutex, error) {
+	opts, err := opts.validate(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Mutex{q: queue.Queue{Conn: conn, Dir: dir}, opts: opts}, nil
+}
+
+// Dir is the lock's directory.
+func (m *Mutex) Dir() string { return m.q.Dir }
+
+// Acquire waits until the lock is held or ctx ends. On any failure its node
+// is removed before it returns.
+func (m *Mutex) Acquire(ctx context.Context) (*Lease, error) { return m.acquire(ctx, true) }
+
+// TryAcquire takes the lock if it is free and returns ErrWouldBlock
+// otherwise, without waiting.
+func (m *Mutex) TryAcquire(ctx context.Context) (*Lease, error) { return m.acquire(ctx, false) }
+
+func (m *Mutex) acquire(ctx context.Context, wait bool) (*Lease, error) {
+	m.mu.Lock()
+	if l := m.held; l != nil {
+		if err := l.h.Check(); err != nil {
+			m.mu.Unlock()
+			return nil, fmt.Errorf("lock %s: re-entrant acquire of a lost lease: %w", m.q.Dir, err)
+		}
+		l.count++
+		m.mu.Unlock()
+		return l, nil
+	}
+	m.attempt++
+	guid := fmt.Sprintf("%s.%d", m.opts.ID, m.attempt)
+	m.mu.Unlock()
+
+	h, err := queue.Enqueue(ctx, m.q, kind, guid, m.opts.Data, m.opts.LoseOnDisconnect,
+		predecessor, wait)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", m.q.Dir, err)
+	}
+	l := &Lease{h: h, m: m, count: 1}
+	if m.opts.Reentrant {
+		m.mu.Lock()
+		m.held = l
+		m.mu.Unlock()
+	}
+	return l, nil
+}
+
+// predecessor grants the first member and makes the others wait for the
+// member just before them: one waiter per node, so no herd.
+func predecessor(ms []queue.Member, i int, _ map[string]bool) (string, bool) {
+	if i == 0 {
+		return "", true
+	}
+	return ms[i-1].Name, false
+}
+
+// Lease is a held lock.
+type Lease struct {
+	h     *queue.Hold
+	m     *Mutex
+	count int // holds, for a re-entrant Mutex; guarded by m.mu
+}
+
+// Node is the path of the lease's lock node.
+func (l *Lease) Node() string { return l.h.Path }
+
+// Session is the id of the session that holds the lock.
+func (l *Lease) Session() int64 { return l.h.SID }
+
+// Check reports without blocking whether the lock is still held: nil,
+// ErrLost, ErrSuspended (LoseOnDisconnect) or ErrReleased.
+func (l *Lease) Check() error { return l.h.Check() }
+
+// Wait blocks until the lease is lost (or released) and says how, or until
+// ctx ends: a holder runs its critical section alongside it and stops when
+// it returns.
+func (l *Lease) Wait(ctx context.Context) error { return l.h.Wait(ctx) }
+
+// Token returns the fencing token: the lock node's czxid. Successive holders
+// of a lock get strictly increasing tokens. The first call costs a read.
+func (l *Lease) Token(ctx context.Context) (int64, error) { return l.h.Token(ctx) }
+
+// Fenced applies ops atomically with a check that the lock node still
+// exists, so a holder whose session expired cannot write (CURATOR-206).
+// Results are those of ops.
+func (l *Lease) Fenced(ctx context.Context, ops ...zkapi.Op) ([]zkapi.OpResult, error) {
+	return l.h.Fenced(ctx, ops...)
+}
+
+// Release gives the lock up (for a re-entrant Mutex, one hold). It deletes
+// the node even through connection loss, is idempotent, and returns ErrLost
+// if the session ended while the lock was held.
+func (l *Lease) Release(ctx context.Context) error {
+	m := l.m
+	m.mu.Lock()
+	if l.count > 1 {
+		l.count--
+		m.mu.Unlock()
+		return nil
+	}
+	l.count = 0
+	if m.held == l {
+		m.held = nil
+	}
+	m.mu.Unlock()
+	if err := l.h.Release(ctx); err != nil {
+		return fmt.Errorf("lock %s: release: %w", m.q.Dir, err)
+	}
+	return nil
+}

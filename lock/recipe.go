@@ -1,0 +1,55 @@
+package lock
+
+import (
+	"context"
+
+	"github.com/zksim/zksim/zkapi"
+)
+
+// Recipe is a lock algorithm in the form zksim's harness checks: functions
+// over a zkapi.Conn. The good recipes and the zoo of broken ones (package
+// lock/zoo) are all Recipes, and so can be a user's own.
+type Recipe struct {
+	Name string
+	// Acquire takes the lock at dir, exclusively (or for writing), for the
+	// holder id, unique per holder: letters, digits, '.' and '_'.
+	Acquire AcquireFunc
+	// AcquireRead takes the lock at dir for reading; nil for exclusive
+	// locks.
+	AcquireRead AcquireFunc
+}
+
+// AcquireFunc takes a lock and returns what releases it.
+type AcquireFunc func(ctx context.Context, conn zkapi.Conn, dir, id string) (Held, error)
+
+// Held is a lock held by a Recipe. A Held may also offer
+// Token(context.Context) (int64, error) for fencing and
+// Fenced(context.Context, ...zkapi.Op) ([]zkapi.OpResult, error) for
+// fenced writes; the harness uses them when present.
+type Held interface {
+	Release(ctx context.Context) error
+}
+
+// Tokener is a Held that has a fencing token.
+type Tokener interface {
+	Token(ctx context.Context) (int64, error)
+}
+
+// Fencer is a Held that can make a write conditional on still holding.
+type Fencer interface {
+	Fenced(ctx context.Context, ops ...zkapi.Op) ([]zkapi.OpResult, error)
+}
+
+// MutexRecipe is Mutex as a Recipe.
+func MutexRecipe() Recipe {
+	return Recipe{
+		Name: "lock",
+		Acquire: func(ctx context.Context, conn zkapi.Conn, dir, id string) (Held, error) {
+			m, err := New(conn, dir, Options{ID: id})
+			if err != nil {
+				return nil, err
+			}
+			return m.Acquire(ctx)
+		},
+	}
+}
