@@ -135,3 +135,6 @@ func (l *Lease) Release(ctx context.Context) error {
 	}
 	return nil
 }
+
+// ID is the holder id used in node names.
+func (m *Mutex) ID() string { return m.opts.ID }

@@ -1,0 +1,230 @@
+// Package rwlock provides a herd-free ZooKeeper read/write lock written
+// only against zkapi (through zksim's lock mechanics).
+//
+// Readers and writers queue as ephemeral sequential nodes "read-..." and
+// "write-..." in one directory, ordered by sequence. A writer holds the lock
+// when its node is first and waits only for its immediate predecessor; a
+// reader holds it when no write node precedes it and waits only for the
+// nearest preceding write node. So a writer's release wakes exactly the
+// readers it was blocking (all now grantable) or the one writer after it,
+// and a reader's release wakes at most one writer. Every wake-up re-lists.
+//
+// Downgrade (write to read while holding) keeps the node's place in the
+// queue and marks it as a read node by setting its data (a lock node's data
+// version is otherwise always 0), so a writer already waiting behind it
+// keeps waiting and the readers queued between them are granted
+// (CURATOR-621). Upgrade (read to write while holding) is refused with
+// ErrUpgrade: it would wait for its own read node forever.
+//
+// Leases have the same protections as package lock: lost creates found by
+// guid and ephemeralOwner, removal through connection loss, loud session
+// loss, fencing tokens and fenced writes.
+package rwlock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/zksim/zksim/internal/queue"
+	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/zkapi"
+)
+
+// Node name prefixes.
+const (
+	readKind  = "read"
+	writeKind = "write"
+)
+
+// ErrUpgrade: a handle holding a read lease asked for the write lock.
+var ErrUpgrade = errors.New("rwlock: upgrade from read to write is not supported (it would deadlock)")
+
+// RWMutex is a handle on the read/write lock at one directory. Options are
+// lock.Options; Reentrant is not supported and is an error.
+type RWMutex struct {
+	q    queue.Queue
+	opts lock.Options
+
+	mu      sync.Mutex
+	attempt int
+	readers int // read leases this handle holds
+}
+
+// New returns a handle on the read/write lock whose nodes live under dir.
+func New(conn zkapi.Conn, dir string, opts lock.Options) (*RWMutex, error) {
+	if opts.Reentrant {
+		return nil, fmt.Errorf("%w: rwlock is not re-entrant", lock.ErrConfig)
+	}
+	// Validate through lock.New, which owns the rules.
+	m, err := lock.New(conn, dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	opts.ID = m.ID()
+	return &RWMutex{q: queue.Queue{Conn: conn, Dir: dir}, opts: opts}, nil
+}
+
+// Acquire takes the write lock, waiting until ctx ends.
+func (rw *RWMutex) Acquire(ctx context.Context) (*Lease, error) {
+	return rw.acquire(ctx, writeKind, writerRule, true)
+}
+
+// TryAcquire takes the write lock if it is free, or fails with
+// lock.ErrWouldBlock.
+func (rw *RWMutex) TryAcquire(ctx context.Context) (*Lease, error) {
+	return rw.acquire(ctx, writeKind, writerRule, false)
+}
+
+// AcquireRead takes the lock for reading, waiting until ctx ends.
+func (rw *RWMutex) AcquireRead(ctx context.Context) (*Lease, error) {
+	return rw.acquire(ctx, readKind, readerRule, true)
+}
+
+// TryAcquireRead takes the lock for reading if no writer holds or waits
+// ahead, or fails with lock.ErrWouldBlock.
+func (rw *RWMutex) TryAcquireRead(ctx context.Context) (*Lease, error) {
+	return rw.acquire(ctx, readKind, readerRule, false)
+}
+
+func (rw *RWMutex) acquire(ctx context.Context, kind string, rule queue.Rule, wait bool) (*Lease, error) {
+	rw.mu.Lock()
+	if kind == writeKind && rw.readers > 0 {
+		rw.mu.Unlock()
+		return nil, fmt.Errorf("rwlock %s: %w", rw.q.Dir, ErrUpgrade)
+	}
+	rw.attempt++
+	guid := fmt.Sprintf("%s.%d", rw.opts.ID, rw.attempt)
+	rw.mu.Unlock()
+	h, err := queue.Enqueue(ctx, rw.q, kind, guid, rw.opts.Data, rw.opts.LoseOnDisconnect, rule, wait)
+	if err != nil {
+		return nil, fmt.Errorf("rwlock %s: %w", rw.q.Dir, err)
+	}
+	l := &Lease{h: h, rw: rw, write: kind == writeKind}
+	if !l.write {
+		rw.mu.Lock()
+		rw.readers++
+		rw.mu.Unlock()
+	}
+	return l, nil
+}
+
+// writerRule: first in the queue, else wait for the immediate predecessor.
+func writerRule(ms []queue.Member, i int, _ map[string]bool) (string, bool) {
+	if i == 0 {
+		return "", true
+	}
+	return ms[i-1].Name, false
+}
+
+// readerRule: no write node ahead, except write nodes marked as downgraded;
+// else wait for the nearest write node ahead.
+func readerRule(ms []queue.Member, i int, marked map[string]bool) (string, bool) {
+	for j := i - 1; j >= 0; j-- {
+		if ms[j].Kind == writeKind && !marked[ms[j].Name] {
+			return ms[j].Name, false
+		}
+	}
+	return "", true
+}
+
+// Lease is a held read or write lock.
+type Lease struct {
+	h  *queue.Hold
+	rw *RWMutex
+
+	mu    sync.Mutex
+	write bool
+}
+
+// Write reports whether the lease is the write lock.
+func (l *Lease) Write() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.write
+}
+
+// Node is the path of the lease's node.
+func (l *Lease) Node() string { return l.h.Path }
+
+// Check reports without blocking whether the lock is still held.
+func (l *Lease) Check() error { return l.h.Check() }
+
+// Wait blocks until the lease is lost or released, or ctx ends.
+func (l *Lease) Wait(ctx context.Context) error { return l.h.Wait(ctx) }
+
+// Token is the fencing token, the node's czxid.
+func (l *Lease) Token(ctx context.Context) (int64, error) { return l.h.Token(ctx) }
+
+// Fenced applies ops only while the lease's node exists.
+func (l *Lease) Fenced(ctx context.Context, ops ...zkapi.Op) ([]zkapi.OpResult, error) {
+	return l.h.Fenced(ctx, ops...)
+}
+
+// Downgrade turns a held write lock into a read lock without letting a
+// waiting writer in between: the node keeps its place and is marked read.
+func (l *Lease) Downgrade(ctx context.Context) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.write {
+		return fmt.Errorf("rwlock %s: downgrade of a read lease", l.rw.q.Dir)
+	}
+	if err := l.h.Check(); err != nil {
+		return err
+	}
+	for {
+		_, err := l.h.Q.Conn.Set(ctx, l.h.Path, l.rw.opts.Data, zkapi.AnyVersion)
+		switch {
+		case err == nil:
+			l.write = false
+			l.rw.mu.Lock()
+			l.rw.readers++
+			l.rw.mu.Unlock()
+			return nil
+		case errors.Is(err, zkapi.ErrNoNode):
+			return fmt.Errorf("rwlock %s: downgrade: %w", l.rw.q.Dir, lock.ErrLost)
+		case !errors.Is(err, zkapi.ErrConnectionLoss):
+			return fmt.Errorf("rwlock %s: downgrade: %w", l.rw.q.Dir, err)
+		}
+		if err := l.h.Check(); err != nil {
+			return err
+		}
+	}
+}
+
+// Release gives the lock up, deleting the node even through connection
+// loss; idempotent; ErrLost if the session ended while holding.
+func (l *Lease) Release(ctx context.Context) error {
+	l.mu.Lock()
+	wasRead := !l.write
+	l.mu.Unlock()
+	first := !errors.Is(l.h.Check(), lock.ErrReleased)
+	err := l.h.Release(ctx)
+	if wasRead && first {
+		l.rw.mu.Lock()
+		l.rw.readers--
+		l.rw.mu.Unlock()
+	}
+	if err != nil {
+		return fmt.Errorf("rwlock %s: release: %w", l.rw.q.Dir, err)
+	}
+	return nil
+}
+
+// Recipe is RWMutex as a lock.Recipe, for the harness.
+func Recipe() lock.Recipe {
+	mk := func(read bool) lock.AcquireFunc {
+		return func(ctx context.Context, conn zkapi.Conn, dir, id string) (lock.Held, error) {
+			rw, err := New(conn, dir, lock.Options{ID: id})
+			if err != nil {
+				return nil, err
+			}
+			if read {
+				return rw.AcquireRead(ctx)
+			}
+			return rw.Acquire(ctx)
+		}
+	}
+	return lock.Recipe{Name: "rwlock", Acquire: mk(false), AcquireRead: mk(true)}
+}
