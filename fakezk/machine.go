@@ -458,3 +458,22 @@ func (m *Machine) rollback() {
 	}
 	m.fired = m.fired[:0]
 }
+
+// Children lists the children of path on the leader, sorted, for
+// inspection; nil if path does not exist. It changes nothing.
+func (m *Machine) Children(path string) []string {
+	n := m.leader().tree[path]
+	if n == nil {
+		return nil
+	}
+	return childNames(n)
+}
+
+// Node returns a node's data and Stat on the leader, for inspection.
+func (m *Machine) Node(path string) ([]byte, zkapi.Stat, bool) {
+	n := m.leader().tree[path]
+	if n == nil {
+		return nil, zkapi.Stat{}, false
+	}
+	return append([]byte(nil), n.data...), n.view(), true
+}

@@ -58,7 +58,7 @@ func (m *Mutex) acquire(ctx context.Context, wait bool) (*Lease, error) {
 	guid := fmt.Sprintf("%s.%d", m.opts.ID, m.attempt)
 	m.mu.Unlock()
 
-	h, err := queue.Enqueue(ctx, m.q, kind, guid, m.opts.Data, m.opts.LoseOnDisconnect,
+	h, err := queue.Enqueue(ctx, m.q, []string{kind}, kind, guid, m.opts.Data, m.opts.LoseOnDisconnect,
 		predecessor, wait)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", m.q.Dir, err)

@@ -97,7 +97,7 @@ func (rw *RWMutex) acquire(ctx context.Context, kind string, rule queue.Rule, wa
 	rw.attempt++
 	guid := fmt.Sprintf("%s.%d", rw.opts.ID, rw.attempt)
 	rw.mu.Unlock()
-	h, err := queue.Enqueue(ctx, rw.q, kind, guid, rw.opts.Data, rw.opts.LoseOnDisconnect, rule, wait)
+	h, err := queue.Enqueue(ctx, rw.q, []string{readKind, writeKind}, kind, guid, rw.opts.Data, rw.opts.LoseOnDisconnect, rule, wait)
 	if err != nil {
 		return nil, fmt.Errorf("rwlock %s: %w", rw.q.Dir, err)
 	}

@@ -17,16 +17,17 @@ var ErrWouldBlock = errors.New("lock: held by another holder")
 // their data except to mark a downgrade (rwlock).
 type Rule func(ms []Member, i int, marked map[string]bool) (waitOn string, granted bool)
 
-// Enqueue joins the queue as kind/guid and waits until rule grants (or,
-// without wait, fails with ErrWouldBlock at once). On any failure the node
-// is removed, through connection loss, before it returns.
-func Enqueue(ctx context.Context, q Queue, kind, guid string, data []byte, loseOnDisconnect bool, rule Rule, wait bool) (*Hold, error) {
+// Enqueue joins the queue as kind/guid and waits until rule grants; without
+// wait it fails with ErrWouldBlock at once. The queue is the members of the
+// given kinds; other names in the directory are foreign and ignored. On any
+// failure the node is removed, through connection loss, before it returns.
+func Enqueue(ctx context.Context, q Queue, kinds []string, kind, guid string, data []byte, loseOnDisconnect bool, rule Rule, wait bool) (*Hold, error) {
 	path, sid, err := q.Join(ctx, kind, guid, data)
 	if err != nil {
 		return nil, err
 	}
 	h := &Hold{Q: q, Path: path, SID: sid, LoseOnDisconnect: loseOnDisconnect}
-	if err := waitTurn(ctx, h, rule, wait); err != nil {
+	if err := waitTurn(ctx, h, kinds, rule, wait); err != nil {
 		if lerr := q.Leave(ctx, path, sid); lerr != nil {
 			err = errors.Join(err, lerr)
 		}
@@ -38,7 +39,7 @@ func Enqueue(ctx context.Context, q Queue, kind, guid string, data []byte, loseO
 // waitTurn lists the queue until rule grants, watching the node rule names
 // between listings. Every wake-up lists again: the node that went may have
 // given up rather than released.
-func waitTurn(ctx context.Context, h *Hold, rule Rule, wait bool) error {
+func waitTurn(ctx context.Context, h *Hold, kinds []string, rule Rule, wait bool) error {
 	q := h.Q
 	marked := map[string]bool{}
 	for {
@@ -48,7 +49,7 @@ func waitTurn(ctx context.Context, h *Hold, rule Rule, wait bool) error {
 		if s := q.Conn.Session(); s.Lost(h.SID) {
 			return fmt.Errorf("%w while waiting (%v)", ErrSessionLost, s)
 		}
-		ms, err := q.List(ctx)
+		ms, err := q.List(ctx, kinds...)
 		if errors.Is(err, zkapi.ErrConnectionLoss) {
 			continue
 		}

@@ -1,0 +1,681 @@
+package rwlock_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/rwlock"
+	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zkapi/gozk"
+	"github.com/zksim/zksim/zktest"
+)
+
+// These tests run rwlock.RWMutex on a real 3-node ensemble (see package
+// zktest for the environment variables; they skip without them). Each
+// client has a session of its own, as separate processes would.
+
+// TestRWMutex_EnsembleContention: 8 sessions share 200 acquisitions of one
+// read/write lock, one in three for writing. An in-process resource checks
+// every entry: a writer enters only when nobody is inside, a reader only
+// when no writer is; a writer's fencing token must exceed every earlier
+// holder's and a reader's the last writer's. Every third writer makes a
+// real fenced write of a data node (Lease.Fenced) at the version it read;
+// readers read it too, and both must find an earlier writer's token there.
+// Once all have released, and again once all sessions have closed, the
+// lock directory is empty.
+func TestRWMutex_EnsembleContention(t *testing.T) {
+	c := ensCluster(t)
+	ctx := ensCtx(t, 3*time.Minute)
+	admin := ensDial(t, ctx, c.Addrs, gozk.Config{})
+	root := ensRoot(t, ctx, admin)
+	conns := ensDialN(t, ctx, c.Addrs, 8)
+	run := &rwContention{dir: root + "/lock", data: root + "/data", total: 200, res: &rwResource{}}
+	ensCreate(t, ctx, admin, run.data)
+	start := time.Now()
+	errs := run.run(ctx, conns)
+	elapsed := time.Since(start)
+	for _, err := range errs {
+		t.Error(err)
+	}
+	if v := run.res.problems(); len(v) != 0 {
+		t.Errorf("%d exclusion or fencing violations:\n%s", len(v), strings.Join(v, "\n"))
+	}
+	if got := run.completed.Load(); got != run.total {
+		t.Errorf("%d acquisitions completed, want %d", got, run.total)
+	}
+	if got, want := ensReadToken(t, ctx, admin, run.data), run.maxFenced.Load(); got != want {
+		t.Errorf("%s holds token %#x, want the last fenced one %#x", run.data, got, want)
+	}
+	ensNoChildren(t, ctx, admin, run.dir, "with every lease released")
+	t.Logf("%d reads and %d writes by %d sessions in %v; up to %d readers at once; %d fenced writes; %d connection losses retried",
+		run.reads.Load(), run.writes.Load(), len(conns), elapsed, run.res.peakReaders(), run.fenced.Load(), run.connLoss.Load())
+	for _, c := range conns {
+		if err := c.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	}
+	ensNoChildren(t, ctx, admin, run.dir, "after every session closed")
+}
+
+// TestRWMutex_EnsembleDowngradeWithWaitingWriter is CURATOR-621
+// (ZK-SEMANTICS.md bug scenario 9). W1 holds the write lock; two readers
+// queue behind it, then a writer W2, then a reader R3. When W1 downgrades,
+// the two readers queued between it and W2 get in at once, alongside W1,
+// now a reader; W2 must not get in until W1 releases, even once the two
+// readers have left and W2 waits on W1's node itself; R3 stays behind W2.
+// The test follows each waiter through the servers' watch lists (the wchc
+// four-letter command), so every "still waiting" is checked at the moment
+// the waiter has chosen whom to wait for.
+func TestRWMutex_EnsembleDowngradeWithWaitingWriter(t *testing.T) {
+	c := ensCluster(t)
+	ctx := ensCtx(t, 2*time.Minute)
+	admin := ensDial(t, ctx, c.Addrs, gozk.Config{})
+	root := ensRoot(t, ctx, admin)
+	dir, data := root+"/lock", root+"/data"
+	ensCreate(t, ctx, admin, data)
+	res := &rwResource{}
+	type client struct {
+		conn zkapi.Conn
+		rw   *rwlock.RWMutex
+	}
+	clients := map[string]client{}
+	for _, who := range []string{"W1", "R1", "R2", "W2", "R3"} {
+		conn := ensDial(t, ctx, c.Addrs, gozk.Config{})
+		clients[who] = client{conn, ensRW(t, conn, dir, who)}
+	}
+	watching := func(who string, match func(string) bool, what string) string {
+		t.Helper()
+		return ensWaitWatching(t, ctx, c.Addrs, clients[who].conn.Session().ID, dir, match, who+" watching "+what)
+	}
+
+	w1, err := clients["W1"].rw.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.enter("W1", true, ensToken(t, ctx, w1, "W1"))
+	r1 := ensAcquireAsync(t, ctx, res, "R1", false, clients["R1"].rw.AcquireRead)
+	watching("R1", isNode(w1.Node()), "W1")
+	r2 := ensAcquireAsync(t, ctx, res, "R2", false, clients["R2"].rw.AcquireRead)
+	watching("R2", isNode(w1.Node()), "W1")
+	w2 := ensAcquireAsync(t, ctx, res, "W2", true, clients["W2"].rw.Acquire)
+	watching("W2", hasPrefix(dir+"/read-"), "a reader")
+	r3 := ensAcquireAsync(t, ctx, res, "R3", false, clients["R3"].rw.AcquireRead)
+	watching("R3", func(p string) bool { return strings.HasPrefix(p, dir+"/write-") && p != w1.Node() }, "W2")
+	ensPending(t, r1, "R1 behind W1")
+	ensPending(t, r2, "R2 behind W1")
+	ensPending(t, w2, "W2 behind the readers")
+	ensPending(t, r3, "R3 behind W2")
+
+	if err := w1.Downgrade(ctx); err != nil {
+		t.Fatalf("W1: Downgrade: %v", err)
+	}
+	res.downgrade("W1")
+	if _, err := clients["W1"].rw.Acquire(ctx); !errors.Is(err, rwlock.ErrUpgrade) {
+		t.Errorf("write Acquire on a handle holding a read lease = %v, want ErrUpgrade", err)
+	}
+	lr1 := ensReceive(t, ctx, r1, "R1 after the downgrade")
+	lr2 := ensReceive(t, ctx, r2, "R2 after the downgrade")
+	if n := res.peakReaders(); n != 3 {
+		t.Errorf("%d readers inside at once after the downgrade, want 3 (W1, R1, R2)", n)
+	}
+	ensPending(t, w2, "W2 behind the downgraded W1 and the readers")
+	for who, l := range map[string]*rwlock.Lease{"R1": lr1, "R2": lr2} {
+		res.exit(who, false)
+		if err := l.Release(ctx); err != nil {
+			t.Fatalf("%s: Release: %v", who, err)
+		}
+	}
+	watching("W2", isNode(w1.Node()), "the downgraded W1")
+	ensPending(t, w2, "W2 behind the downgraded W1")
+	ensPending(t, r3, "R3 behind W2")
+
+	res.exit("W1", false)
+	if err := w1.Release(ctx); err != nil {
+		t.Fatalf("W1: Release: %v", err)
+	}
+	lw2 := ensReceive(t, ctx, w2, "W2 after W1 released")
+	tok := ensToken(t, ctx, lw2, "W2")
+	if _, err := lw2.Fenced(ctx, zkapi.SetOp{Path: data, Data: tokenBytes(tok), Version: zkapi.AnyVersion}); err != nil {
+		t.Errorf("W2: Fenced: %v", err)
+	}
+	ensPending(t, r3, "R3 behind W2")
+	res.exit("W2", true)
+	if err := lw2.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	lr3 := ensReceive(t, ctx, r3, "R3 after W2 released")
+	res.exit("R3", false)
+	if err := lr3.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	if v := res.problems(); len(v) != 0 {
+		t.Errorf("violations:\n%s", strings.Join(v, "\n"))
+	}
+	got := strings.Join(res.order(), " ")
+	if got != "W1 R1 R2 W2 R3" && got != "W1 R2 R1 W2 R3" {
+		t.Errorf("grant order %q, want W1, then R1 and R2, then W2, then R3", got)
+	}
+	ensNoChildren(t, ctx, admin, dir, "after all released")
+}
+
+func isNode(p string) func(string) bool { return func(s string) bool { return s == p } }
+
+func hasPrefix(prefix string) func(string) bool {
+	return func(s string) bool { return strings.HasPrefix(s, prefix) }
+}
+
+// rwContention runs workers that share total acquisitions of the lock at
+// dir, one in three for writing.
+type rwContention struct {
+	dir, data string
+	total     int64
+	res       *rwResource
+
+	claimed   atomic.Int64
+	completed atomic.Int64
+	reads     atomic.Int64
+	writes    atomic.Int64
+	fenced    atomic.Int64
+	connLoss  atomic.Int64
+	maxFenced atomic.Int64
+}
+
+func (c *rwContention) run(ctx context.Context, conns []zkapi.Conn) []error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make([]error, len(conns))
+	for i, conn := range conns {
+		wg.Go(func() {
+			if errs[i] = c.worker(ctx, i, conn); errs[i] != nil {
+				cancel()
+			}
+		})
+	}
+	wg.Wait()
+	return slices.DeleteFunc(errs, func(err error) bool { return err == nil })
+}
+
+func (c *rwContention) worker(ctx context.Context, id int, conn zkapi.Conn) error {
+	rw, err := rwlock.New(conn, c.dir, lock.Options{ID: "w" + strconv.Itoa(id)})
+	if err != nil {
+		return err
+	}
+	for n := c.claimed.Add(1); n <= c.total; n = c.claimed.Add(1) {
+		if err := c.turn(ctx, rw, conn, n); err != nil {
+			return fmt.Errorf("worker %d, acquisition %d: %w", id, n, err)
+		}
+	}
+	return nil
+}
+
+func (c *rwContention) turn(ctx context.Context, rw *rwlock.RWMutex, conn zkapi.Conn, n int64) error {
+	write := n%3 == 0
+	lease, err := c.acquire(ctx, rw, write)
+	if err != nil {
+		return err
+	}
+	err = c.critical(ctx, lease, conn, n, write)
+	if rerr := lease.Release(ctx); rerr != nil {
+		err = errors.Join(err, fmt.Errorf("release: %w", rerr))
+	}
+	if err != nil {
+		return err
+	}
+	c.completed.Add(1)
+	if write {
+		c.writes.Add(1)
+	} else {
+		c.reads.Add(1)
+	}
+	return nil
+}
+
+func (c *rwContention) acquire(ctx context.Context, rw *rwlock.RWMutex, write bool) (*rwlock.Lease, error) {
+	for {
+		var l *rwlock.Lease
+		var err error
+		if write {
+			l, err = rw.Acquire(ctx)
+		} else {
+			l, err = rw.AcquireRead(ctx)
+		}
+		if err == nil {
+			return l, nil
+		}
+		if !errors.Is(err, zkapi.ErrConnectionLoss) || ctx.Err() != nil {
+			return nil, fmt.Errorf("acquire (write %v): %w", write, err)
+		}
+		c.connLoss.Add(1)
+	}
+}
+
+func (c *rwContention) critical(ctx context.Context, lease *rwlock.Lease, conn zkapi.Conn, n int64, write bool) error {
+	var tok int64
+	for {
+		var err error
+		tok, err = lease.Token(ctx)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, zkapi.ErrConnectionLoss) || ctx.Err() != nil {
+			return fmt.Errorf("Token: %w", err)
+		}
+		c.connLoss.Add(1)
+	}
+	who := path.Base(lease.Node())
+	c.res.enter(who, write, tok)
+	defer c.res.exit(who, write)
+	if err := lease.Check(); err != nil {
+		return fmt.Errorf("Check inside the critical section: %w", err)
+	}
+	return c.useData(ctx, lease, conn, tok, write && n%9 == 0)
+}
+
+// useData reads the data node, which must hold an earlier writer's token
+// (or ours, after a fenced write that met connection loss but was applied),
+// and if asked replaces it with ours through Lease.Fenced at the version it
+// read.
+func (c *rwContention) useData(ctx context.Context, lease *rwlock.Lease, conn zkapi.Conn, tok int64, fence bool) error {
+	for ctx.Err() == nil {
+		b, st, err := conn.Get(ctx, c.data)
+		if errors.Is(err, zkapi.ErrConnectionLoss) {
+			c.connLoss.Add(1)
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("get %s: %w", c.data, err)
+		}
+		prev := parseToken(b)
+		if prev > tok || prev == tok && !fence {
+			return fmt.Errorf("%s holds token %#x, not below the holder's %#x", c.data, prev, tok)
+		}
+		if !fence {
+			return nil
+		}
+		if prev < tok {
+			_, err = lease.Fenced(ctx, zkapi.SetOp{Path: c.data, Data: tokenBytes(tok), Version: st.Version})
+		}
+		switch {
+		case err == nil:
+			c.fenced.Add(1)
+			storeMax(&c.maxFenced, tok)
+			return nil
+		case errors.Is(err, zkapi.ErrConnectionLoss):
+			c.connLoss.Add(1)
+		default:
+			return fmt.Errorf("Fenced set of %s at version %d: %w", c.data, st.Version, err)
+		}
+	}
+	return ctx.Err()
+}
+
+func storeMax(v *atomic.Int64, x int64) {
+	for {
+		old := v.Load()
+		if x <= old || v.CompareAndSwap(old, x) {
+			return
+		}
+	}
+}
+
+// rwResource stands for what a read/write lock protects. It records every
+// entry and exit and the violations of: writers alone inside, no reader
+// alongside a writer, a writer's token above every earlier holder's, a
+// reader's token above the last writer's.
+type rwResource struct {
+	mu         sync.Mutex
+	readers    int
+	writers    int
+	maxReaders int
+	lastWrite  int64 // token of the last writer to enter
+	maxToken   int64 // greatest token of any holder so far
+	bad        []string
+	grants     []string
+}
+
+func (r *rwResource) enter(who string, write bool, tok int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.grants = append(r.grants, who)
+	if write {
+		if r.readers > 0 || r.writers > 0 {
+			r.bad = append(r.bad, fmt.Sprintf("writer %s entered with %d readers and %d writers inside", who, r.readers, r.writers))
+		}
+		if tok <= r.maxToken {
+			r.bad = append(r.bad, fmt.Sprintf("writer %s has token %#x, not above the greatest so far %#x", who, tok, r.maxToken))
+		}
+		r.writers++
+		r.lastWrite = tok
+	} else {
+		if r.writers > 0 {
+			r.bad = append(r.bad, fmt.Sprintf("reader %s entered with %d writers inside", who, r.writers))
+		}
+		if tok <= r.lastWrite {
+			r.bad = append(r.bad, fmt.Sprintf("reader %s has token %#x, not above the last writer's %#x", who, tok, r.lastWrite))
+		}
+		r.readers++
+		r.maxReaders = max(r.maxReaders, r.readers)
+	}
+	r.maxToken = max(r.maxToken, tok)
+}
+
+func (r *rwResource) exit(who string, write bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if write {
+		r.writers--
+	} else {
+		r.readers--
+	}
+}
+
+// downgrade turns a writer inside into a reader.
+func (r *rwResource) downgrade(who string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.writers--
+	r.readers++
+	r.maxReaders = max(r.maxReaders, r.readers)
+}
+
+func (r *rwResource) problems() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.bad)
+}
+
+func (r *rwResource) order() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.grants)
+}
+
+func (r *rwResource) peakReaders() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.maxReaders
+}
+
+type granted struct {
+	lease *rwlock.Lease
+	err   error
+}
+
+// ensAcquireAsync acquires on a goroutine, enters res as who once granted,
+// and sends the outcome. The test's cleanup waits for the goroutine (ctx
+// ends with the test at the latest).
+func ensAcquireAsync(t *testing.T, ctx context.Context, res *rwResource, who string, write bool, acquire func(context.Context) (*rwlock.Lease, error)) <-chan granted {
+	ch := make(chan granted, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		l, err := acquire(ctx)
+		if err == nil {
+			var tok int64
+			if tok, err = l.Token(ctx); err == nil {
+				res.enter(who, write, tok)
+			}
+		}
+		ch <- granted{l, err}
+	}()
+	t.Cleanup(func() { <-done })
+	return ch
+}
+
+func ensReceive(t *testing.T, ctx context.Context, ch <-chan granted, what string) *rwlock.Lease {
+	t.Helper()
+	select {
+	case g := <-ch:
+		if g.err != nil {
+			t.Fatalf("%s: %v", what, g.err)
+		}
+		return g.lease
+	case <-ctx.Done():
+		t.Fatalf("%s: not granted: %v", what, ctx.Err())
+		return nil
+	}
+}
+
+func ensPending(t *testing.T, ch <-chan granted, what string) {
+	t.Helper()
+	select {
+	case g := <-ch:
+		t.Fatalf("%s: granted (err %v) while it should still wait", what, g.err)
+	default:
+	}
+}
+
+// ensWaitWatching polls the servers' watch lists until session sid
+// watches a node under dir that match accepts, and returns that node. A
+// waiter's watch is not observable from the client side; the server's is.
+func ensWaitWatching(t *testing.T, ctx context.Context, addrs []string, sid int64, dir string, match func(string) bool, what string) string {
+	t.Helper()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		watches, err := ensWatches(addrs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range watches[sid] {
+			if strings.HasPrefix(p, dir+"/") && match(p) {
+				return p
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s: session %#x watches %v: %v", what, sid, watches[sid], ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+// ensWatches returns the paths each session watches, from every server's
+// wchc four-letter command ("0x<session>" lines, each followed by
+// tab-indented paths). Servers that do not answer are passed over, unless
+// none does.
+func ensWatches(addrs []string) (map[int64][]string, error) {
+	out := map[int64][]string{}
+	var errs []error
+	for _, a := range addrs {
+		text, err := fourLetter(a, "wchc")
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		var sid int64
+		for _, line := range strings.Split(text, "\n") {
+			switch {
+			case strings.HasPrefix(line, "0x"):
+				id, err := strconv.ParseUint(line[2:], 16, 64)
+				if err != nil {
+					return nil, fmt.Errorf("wchc %s: %q: %w", a, line, err)
+				}
+				sid = int64(id)
+			case strings.HasPrefix(line, "\t"):
+				out[sid] = append(out[sid], strings.TrimSpace(line))
+			}
+		}
+	}
+	if len(errs) == len(addrs) {
+		return nil, errors.Join(errs...)
+	}
+	return out, nil
+}
+
+func fourLetter(addr, cmd string) (string, error) {
+	conn, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	if err := conn.SetDeadline(time.Now().Add(2 * time.Second)); err != nil {
+		return "", err
+	}
+	if _, err := io.WriteString(conn, cmd); err != nil {
+		return "", err
+	}
+	b, err := io.ReadAll(conn)
+	if err != nil {
+		return "", fmt.Errorf("%s %s: %w", cmd, addr, err)
+	}
+	return string(b), nil
+}
+
+// ensCluster returns the ensemble under test once it has a leader, or
+// skips when none is configured.
+func ensCluster(t testing.TB) *zktest.Cluster {
+	t.Helper()
+	c := zktest.Ensemble(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := c.WaitLeader(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func ensCtx(t testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// ensDial opens a session on addrs (4 s timeout), closed when the test ends.
+func ensDial(t testing.TB, ctx context.Context, addrs []string, cfg gozk.Config) *gozk.Conn {
+	t.Helper()
+	if cfg.SessionTimeout == 0 {
+		cfg.SessionTimeout = 4 * time.Second
+	}
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = 20 * time.Second
+	}
+	conn, err := gozk.DialContext(ctx, addrs, cfg)
+	if err != nil {
+		t.Fatalf("DialContext(%v): %v", addrs, err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+func ensDialN(t testing.TB, ctx context.Context, addrs []string, n int) []zkapi.Conn {
+	t.Helper()
+	conns := make([]zkapi.Conn, n)
+	for i := range conns {
+		conns[i] = ensDial(t, ctx, addrs, gozk.Config{})
+	}
+	return conns
+}
+
+// ensRoot creates a fresh node for one test and deletes its subtree when
+// the test ends.
+func ensRoot(t testing.TB, ctx context.Context, admin zkapi.Conn) string {
+	t.Helper()
+	root, err := admin.Create(ctx, "/zksim-rwlock-test-", nil, zkapi.PersistentSequential)
+	if err != nil {
+		t.Fatalf("create test root: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := ensDeleteTree(ctx, admin, root); err != nil {
+			t.Errorf("delete test root %s: %v", root, err)
+		}
+	})
+	return root
+}
+
+func ensDeleteTree(ctx context.Context, c zkapi.Conn, p string) error {
+	kids, _, err := c.Children(ctx, p)
+	if errors.Is(err, zkapi.ErrNoNode) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, k := range kids {
+		if err := ensDeleteTree(ctx, c, p+"/"+k); err != nil {
+			return err
+		}
+	}
+	if err := c.Delete(ctx, p, zkapi.AnyVersion); err != nil && !errors.Is(err, zkapi.ErrNoNode) {
+		return err
+	}
+	return nil
+}
+
+func ensCreate(t testing.TB, ctx context.Context, c zkapi.Conn, p string) {
+	t.Helper()
+	if _, err := c.Create(ctx, p, nil, zkapi.Persistent); err != nil {
+		t.Fatalf("create %s: %v", p, err)
+	}
+}
+
+func ensRW(t testing.TB, conn zkapi.Conn, dir, id string) *rwlock.RWMutex {
+	t.Helper()
+	rw, err := rwlock.New(conn, dir, lock.Options{ID: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rw
+}
+
+func ensToken(t *testing.T, ctx context.Context, l *rwlock.Lease, who string) int64 {
+	t.Helper()
+	tok, err := l.Token(ctx)
+	if err != nil {
+		t.Fatalf("%s: Token: %v", who, err)
+	}
+	return tok
+}
+
+// ensReadToken reads a data node after a sync, so that a lagging follower
+// cannot hide the last write.
+func ensReadToken(t testing.TB, ctx context.Context, c zkapi.Conn, p string) int64 {
+	t.Helper()
+	if err := c.Sync(ctx, p); err != nil {
+		t.Fatalf("sync %s: %v", p, err)
+	}
+	b, _, err := c.Get(ctx, p)
+	if err != nil {
+		t.Fatalf("read %s: %v", p, err)
+	}
+	return parseToken(b)
+}
+
+// ensNoChildren fails t if dir has children; a missing directory (a
+// container the server reaped) has none.
+func ensNoChildren(t testing.TB, ctx context.Context, c zkapi.Conn, dir, when string) {
+	t.Helper()
+	if err := c.Sync(ctx, dir); err != nil {
+		t.Fatalf("sync %s: %v", dir, err)
+	}
+	kids, _, err := c.Children(ctx, dir)
+	if err != nil && !errors.Is(err, zkapi.ErrNoNode) {
+		t.Fatalf("list %s: %v", dir, err)
+	}
+	if len(kids) != 0 {
+		t.Errorf("%s: %s has orphan nodes %v", when, dir, kids)
+	}
+}
+
+func tokenBytes(tok int64) []byte { return strconv.AppendInt(nil, tok, 10) }
+
+func parseToken(b []byte) int64 {
+	n, _ := strconv.ParseInt(string(b), 10, 64)
+	return n
+}
