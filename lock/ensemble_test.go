@@ -1,0 +1,996 @@
+package lock_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zkapi/gozk"
+	"github.com/zksim/zksim/zktest"
+)
+
+// These tests run lock.Mutex on real servers (see package zktest for the
+// environment variables; they skip without them). Each client has a
+// session of its own, as separate processes would.
+
+// ensSessionTimeout is short enough for quick expiry tests and long enough
+// (4 s against the scripts' 500 ms tick) that no session expires by itself
+// on a busy test machine.
+const ensSessionTimeout = 4 * time.Second
+
+// TestMutex_EnsembleContention: 8 sessions share 200 acquisitions of one
+// lock on a 3-node ensemble. Inside the critical section each holder checks
+// an in-process resource that counts holders (more than one is overlap)
+// and accepts a write only with a fencing token above the last one; every
+// tenth holder also makes a real fenced write (Lease.Fenced) of a data node
+// it first reads, which must hold an earlier holder's token. Once all
+// sessions have released and closed, the lock directory is empty.
+func TestMutex_EnsembleContention(t *testing.T) {
+	c := ensCluster(t)
+	ctx := ensCtx(t, 3*time.Minute)
+	admin := ensDial(t, ctx, c.Addrs, gozk.Config{})
+	root := ensRoot(t, ctx, admin)
+	conns := ensDialN(t, ctx, c.Addrs, 8, gozk.Config{})
+	run := newContention(t, ctx, admin, root, 200)
+	start := time.Now()
+	errs := run.run(ctx, conns)
+	elapsed := time.Since(start)
+	for _, err := range errs {
+		t.Error(err)
+	}
+	run.check(t, ctx, admin)
+	t.Logf("%d acquisitions by %d sessions in %v (%v each); %d fenced writes; %d connection losses retried",
+		run.completed.Load(), len(conns), elapsed, elapsed/time.Duration(max(run.completed.Load(), 1)),
+		run.fenced.Load(), run.connLoss.Load())
+	ensCloseAll(t, conns)
+	ensNoChildren(t, ctx, admin, run.dir, "after every session closed")
+}
+
+// TestMutex_SessionExpiredMidHold is ZK-SEMANTICS.md bug scenario 3
+// (CURATOR-206): the holder's session is expired by the server (forced
+// with zktest.SessionCapture.Kill, Curator's KillSession) while a second
+// client waits. The old holder is told (Wait and Check report ErrLost), the
+// second client acquires with a larger token, the stale holder's token is
+// refused by the fencing resource, its Fenced write is refused with
+// ErrLost, and its Release reports ErrLost.
+func TestMutex_SessionExpiredMidHold(t *testing.T) {
+	t.Run("ensemble", func(t *testing.T) { testExpiredMidHold(t, ensCluster(t).Addrs) })
+	t.Run("standalone", func(t *testing.T) { testExpiredMidHold(t, zktest.Standalone(t)) })
+}
+
+func testExpiredMidHold(t *testing.T, addrs []string) {
+	ctx := ensCtx(t, time.Minute)
+	admin := ensDial(t, ctx, addrs, gozk.Config{})
+	root := ensRoot(t, ctx, admin)
+	dir, data := root+"/lock", root+"/data"
+	ensCreate(t, ctx, admin, data)
+	var capture zktest.SessionCapture
+	// The longest timeout the servers grant (20 ticks): only the kill can
+	// expire this session within the test.
+	connA := ensDial(t, ctx, addrs, gozk.Config{SessionTimeout: 10 * time.Second, Dialer: capture.Dial})
+	connB := ensDial(t, ctx, addrs, gozk.Config{})
+	stale := ensMutex(t, connA, dir, "stale")
+	next := ensMutex(t, connB, dir, "next")
+	res := &resource{}
+
+	la, err := stale.Acquire(ctx)
+	if err != nil {
+		t.Fatalf("A: Acquire: %v", err)
+	}
+	tokA := ensToken(t, ctx, la, "A")
+	if err := res.write("A", tokA); err != nil {
+		t.Fatalf("A's first write: %v", err)
+	}
+	if _, err := la.Fenced(ctx, zkapi.SetOp{Path: data, Data: tokenBytes(tokA), Version: zkapi.AnyVersion}); err != nil {
+		t.Fatalf("A: Fenced while holding: %v", err)
+	}
+	waiting := ensAcquireAsync(t, ctx, next)
+	ensWaitChildren(t, ctx, admin, dir, 2)
+
+	killed := time.Now()
+	if err := capture.Kill(ctx, la.Session()); err != nil {
+		t.Fatalf("Kill(%#x): %v", la.Session(), err)
+	}
+	if err := la.Wait(ctx); !errors.Is(err, lock.ErrLost) {
+		t.Fatalf("A: Wait after the kill = %v, want ErrLost", err)
+	}
+	told := time.Since(killed)
+	if err := la.Check(); !errors.Is(err, lock.ErrLost) {
+		t.Errorf("A: Check after the kill = %v, want ErrLost", err)
+	}
+	lb := ensReceive(t, ctx, waiting, "B")
+	granted := time.Since(killed)
+	tokB := ensToken(t, ctx, lb, "B")
+	if tokB <= tokA {
+		t.Errorf("B's token %d is not above the stale holder's %d", tokB, tokA)
+	}
+	if err := res.write("B", tokB); err != nil {
+		t.Errorf("B's write refused: %v", err)
+	}
+	if _, err := lb.Fenced(ctx, zkapi.SetOp{Path: data, Data: tokenBytes(tokB), Version: zkapi.AnyVersion}); err != nil {
+		t.Errorf("B: Fenced: %v", err)
+	}
+
+	// The stale holder carries on as if it still held the lock.
+	if err := res.write("A", tokA); !errors.Is(err, errStaleToken) {
+		t.Errorf("stale write with A's token %d after B's %d = %v, want it refused", tokA, tokB, err)
+	}
+	if _, err := la.Fenced(ctx, zkapi.SetOp{Path: data, Data: []byte("stale"), Version: zkapi.AnyVersion}); !errors.Is(err, lock.ErrLost) {
+		t.Errorf("A: Fenced after the kill = %v, want ErrLost", err)
+	}
+	if got := ensReadToken(t, ctx, admin, data); got != tokB {
+		t.Errorf("data node holds %d, want B's token %d", got, tokB)
+	}
+	if err := la.Release(ctx); !errors.Is(err, lock.ErrLost) {
+		t.Errorf("A: Release after the kill = %v, want ErrLost", err)
+	}
+	if err := lb.Release(ctx); err != nil {
+		t.Errorf("B: Release: %v", err)
+	}
+	ensNoChildren(t, ctx, admin, dir, "after both released")
+	t.Logf("after the kill: stale holder told in %v, B granted in %v; tokens A=%#x B=%#x; resource refused %v",
+		told, granted, tokA, tokB, res.rejections())
+}
+
+// TestMutex_EnsembleLeaderKill runs the contention of
+// TestMutex_EnsembleContention and SIGKILLs the ensemble's leader once in
+// the middle. Requests fail with connection loss while the others elect a
+// new leader; acquisitions are retried. Exclusion and fencing must hold
+// throughout, every acquisition must complete, and no lock node may be left
+// behind. The killed server is restarted afterwards.
+func TestMutex_EnsembleLeaderKill(t *testing.T) {
+	c := ensCluster(t)
+	if len(c.Addrs) < 3 {
+		t.Skipf("%s has %d servers; a leader kill needs 3 or more", c.Dir, len(c.Addrs))
+	}
+	ctx := ensCtx(t, 4*time.Minute)
+	ensAllUp(t, ctx, c)
+	admin := ensDial(t, ctx, c.Addrs, gozk.Config{SessionTimeout: 8 * time.Second})
+	root := ensRoot(t, ctx, admin)
+	// Sessions survive the election (about a second) with room to spare.
+	conns := ensDialN(t, ctx, c.Addrs, 8, gozk.Config{SessionTimeout: 8 * time.Second})
+	run := newContention(t, ctx, admin, root, 200)
+	const killAt = 60
+	mid := make(chan struct{})
+	run.onDone = func(n int64) {
+		if n == killAt {
+			close(mid)
+		}
+	}
+	var errs []error
+	runDone := make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(runDone)
+		errs = run.run(ctx, conns)
+	}()
+	t.Cleanup(func() { <-runDone })
+	select {
+	case <-mid:
+	case <-runDone:
+		t.Fatalf("contention ended before the kill: %v", errs)
+	}
+	old, err := c.Leader()
+	if err != nil {
+		t.Fatalf("Leader: %v", err)
+	}
+	t.Cleanup(func() { ensRestartIfDown(t, c, old) })
+	killed := time.Now()
+	if err := c.Kill(old); err != nil {
+		t.Fatalf("Kill(%d): %v", old, err)
+	}
+	leader, err := c.WaitLeader(ctx)
+	if err != nil {
+		t.Fatalf("WaitLeader after killing %d: %v", old, err)
+	}
+	elected := time.Since(killed)
+	<-runDone
+	elapsed := time.Since(start)
+	for _, err := range errs {
+		t.Error(err)
+	}
+	run.check(t, ctx, admin)
+	t.Logf("killed leader %d after %d acquisitions; server %d leads %v later; %d acquisitions in %v, longest gap between two %v; %d connection losses retried",
+		old, killAt, leader, elected, run.completed.Load(), elapsed, run.longestGap(), run.connLoss.Load())
+	ensCloseAll(t, conns)
+	ensNoChildren(t, ctx, admin, run.dir, "after every session closed")
+	if err := c.Restart(old); err != nil {
+		t.Fatalf("Restart(%d): %v", old, err)
+	}
+	if _, err := c.WaitLeader(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMutex_EnsembleRoundTrips counts the requests lock.Mutex makes: an
+// uncontended Acquire is a create and a getChildren, Release a delete, the
+// first Token an exists, and a TryAcquire that finds the lock held creates,
+// lists and deletes its node.
+func TestMutex_EnsembleRoundTrips(t *testing.T) {
+	c := ensCluster(t)
+	ctx := ensCtx(t, time.Minute)
+	admin := ensDial(t, ctx, c.Addrs, gozk.Config{})
+	root := ensRoot(t, ctx, admin)
+	dir := root + "/lock"
+	ensCreate(t, ctx, admin, dir)
+	cc := &countingConn{Conn: ensDial(t, ctx, c.Addrs, gozk.Config{})}
+	m := ensMutex(t, cc, dir, "counted")
+	other := ensMutex(t, ensDial(t, ctx, c.Addrs, gozk.Config{}), dir, "other")
+
+	cc.reset()
+	l, err := m.Acquire(ctx)
+	ensWantOps(t, cc, "Acquire", err, "children=1 create=1")
+	_, err = l.Token(ctx)
+	ensWantOps(t, cc, "Token", err, "exists=1")
+	_, err = l.Token(ctx)
+	ensWantOps(t, cc, "second Token", err, "")
+	err = l.Release(ctx)
+	ensWantOps(t, cc, "Release", err, "delete=1")
+
+	held, err := other.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc.reset()
+	_, err = m.TryAcquire(ctx)
+	if !errors.Is(err, lock.ErrWouldBlock) {
+		t.Errorf("TryAcquire while held = %v, want ErrWouldBlock", err)
+	}
+	ensWantOps(t, cc, "TryAcquire (held)", nil, "children=1 create=1 delete=1")
+	if err := held.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func ensWantOps(t *testing.T, cc *countingConn, what string, err error, want string) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if got := cc.reset(); got != want {
+		t.Errorf("%s made requests %q, want %q", what, got, want)
+	}
+}
+
+// contention runs workers that share total acquisitions of the lock at
+// dir; see TestMutex_EnsembleContention.
+type contention struct {
+	dir, data   string
+	total       int64
+	fencedEvery int64
+	res         *resource
+	onDone      func(n int64) // after each completed acquisition, if set
+
+	claimed   atomic.Int64
+	completed atomic.Int64
+	fenced    atomic.Int64
+	connLoss  atomic.Int64 // connection losses met and retried
+	maxFenced atomic.Int64
+
+	mu   sync.Mutex
+	done []time.Time // completion times, for the longest gap
+}
+
+func newContention(t *testing.T, ctx context.Context, admin zkapi.Conn, root string, total int64) *contention {
+	c := &contention{dir: root + "/lock", data: root + "/data", total: total, fencedEvery: 10, res: &resource{}}
+	ensCreate(t, ctx, admin, c.data)
+	return c
+}
+
+// run starts a worker per Conn and returns their errors once all have
+// ended. The first error cancels the others.
+func (c *contention) run(ctx context.Context, conns []zkapi.Conn) []error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make([]error, len(conns))
+	for i, conn := range conns {
+		wg.Go(func() {
+			if errs[i] = c.worker(ctx, i, conn); errs[i] != nil {
+				cancel()
+			}
+		})
+	}
+	wg.Wait()
+	return slices.DeleteFunc(errs, func(err error) bool { return err == nil })
+}
+
+func (c *contention) worker(ctx context.Context, id int, conn zkapi.Conn) error {
+	m, err := lock.New(conn, c.dir, lock.Options{ID: "w" + strconv.Itoa(id)})
+	if err != nil {
+		return err
+	}
+	for n := c.claimed.Add(1); n <= c.total; n = c.claimed.Add(1) {
+		if err := c.turn(ctx, m, conn, n); err != nil {
+			return fmt.Errorf("worker %d, acquisition %d: %w", id, n, err)
+		}
+	}
+	return nil
+}
+
+func (c *contention) turn(ctx context.Context, m *lock.Mutex, conn zkapi.Conn, n int64) error {
+	lease, err := c.acquire(ctx, m)
+	if err != nil {
+		return err
+	}
+	c.res.enter()
+	err = c.critical(ctx, lease, conn, n)
+	c.res.exit()
+	if rerr := lease.Release(ctx); rerr != nil {
+		err = errors.Join(err, fmt.Errorf("release: %w", rerr))
+	}
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.done = append(c.done, time.Now())
+	c.mu.Unlock()
+	if done := c.completed.Add(1); c.onDone != nil {
+		c.onDone(done)
+	}
+	return nil
+}
+
+// acquire retries through connection loss; the context bounds it.
+func (c *contention) acquire(ctx context.Context, m *lock.Mutex) (*lock.Lease, error) {
+	for {
+		lease, err := m.Acquire(ctx)
+		if err == nil {
+			return lease, nil
+		}
+		if !errors.Is(err, zkapi.ErrConnectionLoss) || ctx.Err() != nil {
+			return nil, fmt.Errorf("acquire: %w", err)
+		}
+		c.connLoss.Add(1)
+	}
+}
+
+func (c *contention) critical(ctx context.Context, lease *lock.Lease, conn zkapi.Conn, n int64) error {
+	if err := lease.Check(); err != nil {
+		return fmt.Errorf("Check inside the critical section: %w", err)
+	}
+	tok, err := c.token(ctx, lease)
+	if err != nil {
+		return err
+	}
+	_ = c.res.write(lease.Node(), tok) // the resource keeps its refusals
+	if n%c.fencedEvery == 0 {
+		return c.fencedWrite(ctx, lease, conn, tok)
+	}
+	return nil
+}
+
+func (c *contention) token(ctx context.Context, lease *lock.Lease) (int64, error) {
+	for {
+		tok, err := lease.Token(ctx)
+		if err == nil {
+			return tok, nil
+		}
+		if !errors.Is(err, zkapi.ErrConnectionLoss) || ctx.Err() != nil {
+			return 0, fmt.Errorf("Token: %w", err)
+		}
+		c.connLoss.Add(1)
+	}
+}
+
+// fencedWrite reads the data node, which must hold an earlier holder's
+// token (or ours, if a write of ours met connection loss but was applied),
+// and replaces it with ours through Lease.Fenced, at the version it read.
+func (c *contention) fencedWrite(ctx context.Context, lease *lock.Lease, conn zkapi.Conn, tok int64) error {
+	for ctx.Err() == nil {
+		b, st, err := conn.Get(ctx, c.data)
+		if errors.Is(err, zkapi.ErrConnectionLoss) {
+			c.connLoss.Add(1)
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("get %s: %w", c.data, err)
+		}
+		prev := parseToken(b)
+		if prev > tok {
+			return fmt.Errorf("%s holds token %#x, above the holder's %#x", c.data, prev, tok)
+		}
+		if prev < tok {
+			_, err = lease.Fenced(ctx, zkapi.SetOp{Path: c.data, Data: tokenBytes(tok), Version: st.Version})
+		}
+		switch {
+		case err == nil:
+			c.fenced.Add(1)
+			storeMax(&c.maxFenced, tok)
+			return nil
+		case errors.Is(err, zkapi.ErrConnectionLoss):
+			c.connLoss.Add(1) // applied or not: the next read tells
+		default:
+			return fmt.Errorf("Fenced set of %s at version %d: %w", c.data, st.Version, err)
+		}
+	}
+	return ctx.Err()
+}
+
+// check reports overlap, fencing refusals, a wrong count, a data node that
+// does not hold the last fenced token, and lock nodes left while the
+// sessions are still open.
+func (c *contention) check(t *testing.T, ctx context.Context, admin zkapi.Conn) {
+	t.Helper()
+	if n := c.res.overlaps.Load(); n != 0 {
+		t.Errorf("%d critical sections overlapped another", n)
+	}
+	if r := c.res.rejections(); len(r) != 0 {
+		t.Errorf("fencing resource refused %d writes: %v", len(r), r)
+	}
+	if got := c.completed.Load(); got != c.total {
+		t.Errorf("%d acquisitions completed, want %d", got, c.total)
+	}
+	if got, want := ensReadToken(t, ctx, admin, c.data), c.maxFenced.Load(); got != want {
+		t.Errorf("%s holds token %#x, want the last fenced one %#x", c.data, got, want)
+	}
+	ensNoChildren(t, ctx, admin, c.dir, "with every lease released")
+}
+
+func (c *contention) longestGap() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var gap time.Duration
+	for i := 1; i < len(c.done); i++ {
+		gap = max(gap, c.done[i].Sub(c.done[i-1]))
+	}
+	return gap
+}
+
+func storeMax(v *atomic.Int64, x int64) {
+	for {
+		old := v.Load()
+		if x <= old || v.CompareAndSwap(old, x) {
+			return
+		}
+	}
+}
+
+var errStaleToken = errors.New("resource: fencing token not above the last accepted one")
+
+// resource stands for what a lock protects: it counts the holders inside
+// (overlap if ever more than one) and, like a fencing storage service,
+// accepts a write only with a token strictly above the last it accepted.
+type resource struct {
+	holders  atomic.Int32
+	overlaps atomic.Int32
+
+	mu       sync.Mutex
+	last     int64
+	accepted int
+	refused  []string
+}
+
+func (r *resource) enter() {
+	if r.holders.Add(1) != 1 {
+		r.overlaps.Add(1)
+	}
+}
+
+func (r *resource) exit() { r.holders.Add(-1) }
+
+func (r *resource) write(who string, token int64) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if token <= r.last {
+		err := fmt.Errorf("%w: %s wrote %#x after %#x", errStaleToken, who, token, r.last)
+		r.refused = append(r.refused, err.Error())
+		return err
+	}
+	r.last = token
+	r.accepted++
+	return nil
+}
+
+func (r *resource) rejections() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.refused)
+}
+
+func tokenBytes(tok int64) []byte { return strconv.AppendInt(nil, tok, 10) }
+
+// parseToken reads a data node written with tokenBytes; empty is 0.
+func parseToken(b []byte) int64 {
+	n, _ := strconv.ParseInt(string(b), 10, 64)
+	return n
+}
+
+// TestMutex_KazooInterop runs scripts/kazoo-lock.py, a Python client using
+// kazoo's Lock (python3-kazoo 2.8), against lock.Mutex on the same path.
+// Stock kazoo names its nodes "<uuid>__lock__<seq>", which lock.Mutex does
+// not count (it counts only "lock-<guid>-<seq>"), and kazoo counts only
+// "__lock__" names as contenders: the two do not exclude each other at all,
+// whichever holds first. With the script's --zksim-names (a kazoo Lock
+// subclass whose nodes are "lock-<uuid>-<seq>" and which counts every such
+// child) they exclude each other and hand the lock over in both
+// directions. docs/interop-kazoo.md explains.
+func TestMutex_KazooInterop(t *testing.T) {
+	c := ensCluster(t)
+	py := kazooPython(t)
+	script, err := filepath.Abs(filepath.Join("..", "scripts", "kazoo-lock.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := ensCtx(t, 2*time.Minute)
+	admin := ensDial(t, ctx, c.Addrs, gozk.Config{})
+	root := ensRoot(t, ctx, admin)
+	kz := &kazooRunner{py: py, script: script, hosts: strings.Join(c.Addrs, ",")}
+
+	t.Run("stock", func(t *testing.T) {
+		dir := root + "/stock"
+		m := ensMutex(t, ensDial(t, ctx, c.Addrs, gozk.Config{}), dir, "gozk")
+		p := kz.start(t, ctx, dir)
+		node := p.expect(t, ctx, `^acquired [0-9a-f]{32}__lock__\d{10}$`)
+		l, err := m.TryAcquire(ctx)
+		if err != nil {
+			t.Fatalf("lock.Mutex TryAcquire while kazoo holds %s = %v; stock kazoo nodes were expected to be invisible to it", node, err)
+		}
+		t.Logf("kazoo holds %s and lock.Mutex holds %s at once", strings.TrimPrefix(node, "acquired "), path.Base(l.Node()))
+		p.release(t, ctx)
+		if err := l.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+
+		l, err = m.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p = kz.start(t, ctx, dir, "--try")
+		p.expect(t, ctx, `^acquired [0-9a-f]{32}__lock__\d{10}$`) // not "busy"
+		p.release(t, ctx)
+		if err := l.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+		ensNoChildren(t, ctx, admin, dir, "after both released")
+	})
+
+	t.Run("zksim-names", func(t *testing.T) {
+		dir := root + "/compatible"
+		m := ensMutex(t, ensDial(t, ctx, c.Addrs, gozk.Config{}), dir, "gozk")
+		const kazooNode = `^acquired lock-[0-9a-f]{32}-\d{10}$`
+		// kazoo first: lock.Mutex must wait, and gets the lock when kazoo
+		// releases.
+		p := kz.start(t, ctx, dir, "--zksim-names")
+		p.expect(t, ctx, kazooNode)
+		if _, err := m.TryAcquire(ctx); !errors.Is(err, lock.ErrWouldBlock) {
+			t.Fatalf("lock.Mutex TryAcquire while kazoo holds = %v, want ErrWouldBlock", err)
+		}
+		waiting := ensAcquireAsync(t, ctx, m)
+		ensWaitChildren(t, ctx, admin, dir, 2)
+		ensPending(t, waiting, "lock.Mutex behind kazoo")
+		p.release(t, ctx)
+		l := ensReceive(t, ctx, waiting, "lock.Mutex after kazoo released")
+
+		// lock.Mutex first: kazoo must wait, and gets the lock when it
+		// releases.
+		p = kz.start(t, ctx, dir, "--zksim-names", "--try")
+		p.expect(t, ctx, `^busy$`)
+		p.wait(t)
+		p = kz.start(t, ctx, dir, "--zksim-names")
+		ensWaitChildren(t, ctx, admin, dir, 2)
+		p.pending(t, "kazoo behind lock.Mutex")
+		if err := l.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+		p.expect(t, ctx, kazooNode)
+		if _, err := m.TryAcquire(ctx); !errors.Is(err, lock.ErrWouldBlock) {
+			t.Fatalf("lock.Mutex TryAcquire after kazoo took over = %v, want ErrWouldBlock", err)
+		}
+		p.release(t, ctx)
+		ensNoChildren(t, ctx, admin, dir, "after both released")
+	})
+}
+
+// kazooPython returns an interpreter that can import kazoo, or skips t.
+// Debian's python3-kazoo lives in /usr/bin/python3's dist-packages, which
+// another python3 first on PATH (pyenv) does not see.
+func kazooPython(t *testing.T) string {
+	t.Helper()
+	for _, py := range []string{"python3", "/usr/bin/python3"} {
+		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+		err := exec.CommandContext(ctx, py, "-c", "import kazoo").Run()
+		cancel()
+		if err == nil {
+			return py
+		}
+	}
+	t.Skip("python3-kazoo not installed: no python3 on PATH or at /usr/bin/python3 imports kazoo")
+	return ""
+}
+
+type kazooRunner struct {
+	py, script, hosts string
+}
+
+// kazooProc is one run of scripts/kazoo-lock.py. Its lines arrive on
+// lines; a deadline kills it by its PID (exec.CommandContext), and the
+// test's cleanup closes its stdin and waits for it.
+type kazooProc struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	lines  chan string
+	stderr bytes.Buffer
+	done   chan struct{} // closed when stdout is drained and the process reaped
+	err    error
+}
+
+func (k *kazooRunner) start(t *testing.T, ctx context.Context, dir string, args ...string) *kazooProc {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	args = append([]string{k.script, "--hosts", k.hosts, "--path", dir, "--timeout", "40"}, args...)
+	p := &kazooProc{cmd: exec.CommandContext(ctx, k.py, args...), lines: make(chan string, 16), done: make(chan struct{})}
+	p.cmd.WaitDelay = 5 * time.Second
+	p.cmd.Stderr = &p.stderr
+	stdin, err := p.cmd.StdinPipe()
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	stdout, err := p.cmd.StdoutPipe()
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		cancel()
+		t.Fatalf("start %s: %v", k.script, err)
+	}
+	p.stdin = stdin
+	go func() {
+		defer close(p.done)
+		defer cancel()
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			p.lines <- sc.Text()
+		}
+		close(p.lines)
+		p.err = p.cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		p.stdin.Close()
+		<-p.done
+	})
+	p.expect(t, ctx, `^session 0x[0-9a-f]+$`)
+	return p
+}
+
+// expect returns the script's next line, which must match re.
+func (p *kazooProc) expect(t *testing.T, ctx context.Context, re string) string {
+	t.Helper()
+	select {
+	case line, ok := <-p.lines:
+		if !ok {
+			<-p.done
+			t.Fatalf("kazoo-lock.py ended (%v) while %q was expected; stderr:\n%s", p.err, re, p.stderr.String())
+		}
+		if !regexp.MustCompile(re).MatchString(line) {
+			t.Fatalf("kazoo-lock.py said %q, want %q", line, re)
+		}
+		return line
+	case <-ctx.Done():
+		t.Fatalf("no line from kazoo-lock.py matching %q: %v", re, ctx.Err())
+		return ""
+	}
+}
+
+// pending fails if the script has said anything since its last expected line.
+func (p *kazooProc) pending(t *testing.T, what string) {
+	t.Helper()
+	select {
+	case line := <-p.lines:
+		t.Fatalf("%s: kazoo-lock.py said %q, want it still waiting", what, line)
+	default:
+	}
+}
+
+// release tells a holding script to release and waits for it to end.
+func (p *kazooProc) release(t *testing.T, ctx context.Context) {
+	t.Helper()
+	if _, err := io.WriteString(p.stdin, "release\n"); err != nil {
+		t.Fatalf("write to kazoo-lock.py: %v", err)
+	}
+	p.expect(t, ctx, `^released$`)
+	p.wait(t)
+}
+
+func (p *kazooProc) wait(t *testing.T) {
+	t.Helper()
+	p.stdin.Close()
+	<-p.done
+	if p.err != nil {
+		t.Fatalf("kazoo-lock.py: %v; stderr:\n%s", p.err, p.stderr.String())
+	}
+}
+
+// ensCluster returns the ensemble under test once it has a leader, or
+// skips when none is configured.
+func ensCluster(t testing.TB) *zktest.Cluster {
+	t.Helper()
+	c := zktest.Ensemble(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := c.WaitLeader(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// ensAllUp waits until every server of c runs and a leader serves: another
+// test may have killed one, and killing the leader of a degraded ensemble
+// would leave it without quorum.
+func ensAllUp(t *testing.T, ctx context.Context, c *zktest.Cluster) {
+	t.Helper()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		var down []int
+		for i := 1; i <= len(c.Addrs); i++ {
+			if _, err := c.PID(i); err != nil {
+				down = append(down, i)
+			}
+		}
+		if len(down) == 0 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("servers %v of %s not running: %v", down, c.Dir, ctx.Err())
+		case <-tick.C:
+		}
+	}
+	if _, err := c.WaitLeader(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func ensRestartIfDown(t *testing.T, c *zktest.Cluster, i int) {
+	if _, err := c.PID(i); errors.Is(err, zktest.ErrNotRunning) {
+		if err := c.Restart(i); err != nil {
+			t.Errorf("restoring server %d: %v", i, err)
+		}
+	}
+}
+
+// ensCtx bounds a test, so that a lost wake-up fails it instead of hanging.
+func ensCtx(t testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// ensDial opens a session on addrs, closed when the test ends.
+func ensDial(t testing.TB, ctx context.Context, addrs []string, cfg gozk.Config) *gozk.Conn {
+	t.Helper()
+	if cfg.SessionTimeout == 0 {
+		cfg.SessionTimeout = ensSessionTimeout
+	}
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = 20 * time.Second
+	}
+	conn, err := gozk.DialContext(ctx, addrs, cfg)
+	if err != nil {
+		t.Fatalf("DialContext(%v): %v", addrs, err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+func ensDialN(t testing.TB, ctx context.Context, addrs []string, n int, cfg gozk.Config) []zkapi.Conn {
+	t.Helper()
+	conns := make([]zkapi.Conn, n)
+	for i := range conns {
+		conns[i] = ensDial(t, ctx, addrs, cfg)
+	}
+	return conns
+}
+
+func ensCloseAll(t *testing.T, conns []zkapi.Conn) {
+	t.Helper()
+	for _, c := range conns {
+		if err := c.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	}
+}
+
+// ensRoot creates a fresh node for one test, so that runs never meet each
+// other's nodes, and deletes its subtree when the test ends.
+func ensRoot(t testing.TB, ctx context.Context, admin zkapi.Conn) string {
+	t.Helper()
+	root, err := admin.Create(ctx, "/zksim-lock-test-", nil, zkapi.PersistentSequential)
+	if err != nil {
+		t.Fatalf("create test root: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := ensDeleteTree(ctx, admin, root); err != nil {
+			t.Errorf("delete test root %s: %v", root, err)
+		}
+	})
+	return root
+}
+
+func ensDeleteTree(ctx context.Context, c zkapi.Conn, p string) error {
+	for {
+		err := ensDeleteTreeOnce(ctx, c, p)
+		if !errors.Is(err, zkapi.ErrConnectionLoss) || ctx.Err() != nil {
+			return err
+		}
+	}
+}
+
+func ensDeleteTreeOnce(ctx context.Context, c zkapi.Conn, p string) error {
+	kids, _, err := c.Children(ctx, p)
+	if errors.Is(err, zkapi.ErrNoNode) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, k := range kids {
+		if err := ensDeleteTreeOnce(ctx, c, p+"/"+k); err != nil {
+			return err
+		}
+	}
+	if err := c.Delete(ctx, p, zkapi.AnyVersion); err != nil && !errors.Is(err, zkapi.ErrNoNode) {
+		return err
+	}
+	return nil
+}
+
+func ensCreate(t testing.TB, ctx context.Context, c zkapi.Conn, p string) {
+	t.Helper()
+	if _, err := c.Create(ctx, p, nil, zkapi.Persistent); err != nil {
+		t.Fatalf("create %s: %v", p, err)
+	}
+}
+
+func ensMutex(t testing.TB, conn zkapi.Conn, dir, id string) *lock.Mutex {
+	t.Helper()
+	m, err := lock.New(conn, dir, lock.Options{ID: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func ensToken(t *testing.T, ctx context.Context, l *lock.Lease, who string) int64 {
+	t.Helper()
+	tok, err := l.Token(ctx)
+	if err != nil {
+		t.Fatalf("%s: Token: %v", who, err)
+	}
+	return tok
+}
+
+// ensReadToken reads a data node after a sync, so that a lagging follower
+// cannot hide the last write.
+func ensReadToken(t testing.TB, ctx context.Context, c zkapi.Conn, p string) int64 {
+	t.Helper()
+	for {
+		err := c.Sync(ctx, p)
+		var b []byte
+		if err == nil {
+			b, _, err = c.Get(ctx, p)
+		}
+		if err == nil {
+			return parseToken(b)
+		}
+		if !errors.Is(err, zkapi.ErrConnectionLoss) || ctx.Err() != nil {
+			t.Fatalf("read %s: %v", p, err)
+		}
+	}
+}
+
+// ensChildren lists dir after a sync, retrying through connection loss; a
+// missing directory (a container the server reaped) has no children.
+func ensChildren(ctx context.Context, c zkapi.Conn, dir string) ([]string, zkapi.Watch, error) {
+	for {
+		err := c.Sync(ctx, dir)
+		var kids []string
+		var w zkapi.Watch
+		if err == nil {
+			kids, _, w, err = c.ChildrenW(ctx, dir)
+		}
+		switch {
+		case errors.Is(err, zkapi.ErrNoNode):
+			_, _, w, err = c.ExistsW(ctx, dir)
+			if err == nil {
+				return nil, w, nil
+			}
+		case err == nil:
+			return kids, w, nil
+		}
+		if !errors.Is(err, zkapi.ErrConnectionLoss) || ctx.Err() != nil {
+			return nil, nil, fmt.Errorf("list %s: %w", dir, err)
+		}
+	}
+}
+
+func ensNoChildren(t testing.TB, ctx context.Context, c zkapi.Conn, dir, when string) {
+	t.Helper()
+	kids, _, err := ensChildren(ctx, c, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(kids) != 0 {
+		t.Errorf("%s: %s has orphan nodes %v", when, dir, kids)
+	}
+}
+
+// ensWaitChildren waits, by watching dir, until it has at least n children.
+func ensWaitChildren(t testing.TB, ctx context.Context, c zkapi.Conn, dir string, n int) {
+	t.Helper()
+	for {
+		kids, w, err := ensChildren(ctx, c, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(kids) >= n {
+			return
+		}
+		if _, err := w.Wait(ctx); err != nil {
+			t.Fatalf("waiting for %d children of %s (have %v): %v", n, dir, kids, err)
+		}
+	}
+}
+
+type acquired struct {
+	lease *lock.Lease
+	err   error
+}
+
+// ensAcquireAsync runs m.Acquire on a goroutine that the test's cleanup
+// waits for (ctx ends with the test at the latest).
+func ensAcquireAsync(t *testing.T, ctx context.Context, m *lock.Mutex) <-chan acquired {
+	ch := make(chan acquired, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		l, err := m.Acquire(ctx)
+		ch <- acquired{l, err}
+	}()
+	t.Cleanup(func() { <-done })
+	return ch
+}
+
+func ensReceive(t *testing.T, ctx context.Context, ch <-chan acquired, who string) *lock.Lease {
+	t.Helper()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			t.Fatalf("%s: Acquire: %v", who, r.err)
+		}
+		return r.lease
+	case <-ctx.Done():
+		t.Fatalf("%s: not granted: %v", who, ctx.Err())
+		return nil
+	}
+}
+
+func ensPending(t *testing.T, ch <-chan acquired, who string) {
+	t.Helper()
+	select {
+	case r := <-ch:
+		t.Fatalf("%s: Acquire returned (%v) while it should still wait", who, r.err)
+	default:
+	}
+}
