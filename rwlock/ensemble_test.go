@@ -171,6 +171,66 @@ func TestRWMutex_EnsembleDowngradeWithWaitingWriter(t *testing.T) {
 	ensNoChildren(t, ctx, admin, dir, "after all released")
 }
 
+// TestRWMutex_EnsembleWriterExpired is bug scenario 3 for the read/write
+// lock: the writer's session is expired by the server while a reader
+// waits. The writer is told (Wait, Check: lock.ErrLost), the reader gets in
+// with a larger token, and the stale writer's fenced write and Release
+// report lock.ErrLost.
+func TestRWMutex_EnsembleWriterExpired(t *testing.T) {
+	c := ensCluster(t)
+	ctx := ensCtx(t, time.Minute)
+	admin := ensDial(t, ctx, c.Addrs, gozk.Config{})
+	root := ensRoot(t, ctx, admin)
+	dir, data := root+"/lock", root+"/data"
+	ensCreate(t, ctx, admin, data)
+	var capture zktest.SessionCapture
+	// The longest timeout the servers grant: only the kill expires it.
+	wconn := ensDial(t, ctx, c.Addrs, gozk.Config{SessionTimeout: 10 * time.Second, Dialer: capture.Dial})
+	rconn := ensDial(t, ctx, c.Addrs, gozk.Config{})
+	res := &rwResource{}
+	w, err := ensRW(t, wconn, dir, "W").Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// W is not entered in res: once its session is gone, the reader may
+	// get in before W's client hears of it; that overlap is what fencing
+	// is for, and the tokens are compared directly below.
+	tokW := ensToken(t, ctx, w, "W")
+	r := ensAcquireAsync(t, ctx, res, "R", false, ensRW(t, rconn, dir, "R").AcquireRead)
+	ensWaitWatching(t, ctx, c.Addrs, rconn.Session().ID, dir, isNode(w.Node()), "R watching W")
+
+	if err := capture.Kill(ctx, wconn.Session().ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Wait(ctx); !errors.Is(err, lock.ErrLost) {
+		t.Fatalf("W: Wait after the kill = %v, want lock.ErrLost", err)
+	}
+	if err := w.Check(); !errors.Is(err, lock.ErrLost) {
+		t.Errorf("W: Check after the kill = %v, want lock.ErrLost", err)
+	}
+	lr := ensReceive(t, ctx, r, "R after W's session expired")
+	if tokR := ensToken(t, ctx, lr, "R"); tokR <= tokW {
+		t.Errorf("R's token %#x is not above the expired writer's %#x", tokR, tokW)
+	}
+	if _, err := w.Fenced(ctx, zkapi.SetOp{Path: data, Data: []byte("stale"), Version: zkapi.AnyVersion}); !errors.Is(err, lock.ErrLost) {
+		t.Errorf("W: Fenced after the kill = %v, want lock.ErrLost", err)
+	}
+	if got := ensReadToken(t, ctx, admin, data); got != 0 {
+		t.Errorf("data node holds %d after the stale writer's attempt, want it untouched", got)
+	}
+	if err := w.Release(ctx); !errors.Is(err, lock.ErrLost) {
+		t.Errorf("W: Release after the kill = %v, want lock.ErrLost", err)
+	}
+	res.exit("R", false)
+	if err := lr.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if v := res.problems(); len(v) != 0 {
+		t.Errorf("violations:\n%s", strings.Join(v, "\n"))
+	}
+	ensNoChildren(t, ctx, admin, dir, "after both released")
+}
+
 func isNode(p string) func(string) bool { return func(s string) bool { return s == p } }
 
 func hasPrefix(prefix string) func(string) bool {
