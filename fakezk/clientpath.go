@@ -7,6 +7,28 @@ import (
 	"github.com/zksim/zksim/zkapi"
 )
 
+// CheckClientPath is the check a client makes before sending req (none for
+// multi): what go-zookeeper v1.0.4 checks, as clientCheckPath.
+func CheckClientPath(req Request) error {
+	switch r := req.(type) {
+	case Create:
+		return clientCheckPath(r.Path, r.Mode.IsSequential())
+	case Delete:
+		return clientCheckPath(r.Path, false)
+	case Exists:
+		return clientCheckPath(r.Path, false)
+	case GetData:
+		return clientCheckPath(r.Path, false)
+	case SetData:
+		return clientCheckPath(r.Path, false)
+	case GetChildren:
+		return clientCheckPath(r.Path, false)
+	case Sync:
+		return clientCheckPath(r.Path, false)
+	}
+	return nil
+}
+
 // clientCheckPath is the check go-zookeeper v1.0.4 makes before sending any
 // request but multi; zkapi's real adapter rejects the same paths, so the
 // in-process Conn does too. It is looser than the server's validatePath

@@ -183,6 +183,27 @@ func watchOrNil(w *watch) zkapi.Watch {
 // watchRule says which client table a reply's watch goes in, if any.
 type watchRule func(Reply) (WatchKind, bool)
 
+// ReplyWatch says, for a request sent with a watch and its reply, which
+// client watch table the new watch belongs in; false if the server left
+// no watch. Every client of a Machine uses it.
+func ReplyWatch(req Request, r Reply) (WatchKind, bool) {
+	switch q := req.(type) {
+	case Exists:
+		if q.Watch {
+			return existsWatch(r)
+		}
+	case GetData:
+		if q.Watch {
+			return dataWatch(r)
+		}
+	case GetChildren:
+		if q.Watch {
+			return childWatch(r)
+		}
+	}
+	return 0, false
+}
+
 // existsWatch: a data watch on an existing node, an exists watch on a
 // missing one, none on a bad request.
 func existsWatch(r Reply) (WatchKind, bool) {

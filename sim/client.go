@@ -1,0 +1,221 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+
+	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/zkapi"
+)
+
+// Program is what a simulated client runs. It may block only in calls on
+// c.Conn(), c.Sleep, and contexts from c.WithTimeout.
+type Program func(ctx context.Context, c *Client) error
+
+type clientState uint8
+
+const (
+	stRunning    clientState = iota
+	stCall                   // a request waits to be sent
+	stAwaitReply             // sent; the reply is in the inbox or lost
+	stWait                   // in Watch.Wait, WaitSession or Sleep
+	stReady                  // a result is ready; Wake resumes it
+	stDone
+	stCrashed
+)
+
+type callKind uint8
+
+const (
+	callRequest callKind = iota
+	callWatch
+	callSession
+	callSleep
+)
+
+// call is the operation a parked client waits in, and its result.
+type call struct {
+	kind  callKind
+	req   fakezk.Request
+	w     *watch
+	ctx   context.Context
+	seq   uint64
+	until int64
+
+	reply fakezk.Reply
+	err   error
+}
+
+type message struct {
+	note  *fakezk.Notification
+	reply *fakezk.Reply
+}
+
+// Client is one simulated ZooKeeper client. Its fields are touched only by
+// whichever goroutine runs, the scheduler or the client, never both.
+type Client struct {
+	sim    *Sim
+	idx    int
+	name   string
+	prog   Program
+	resume chan struct{}
+	exited chan struct{}
+	conn   *Conn
+
+	state     clientState
+	call      *call
+	session   int64
+	server    int
+	lastZxid  int64
+	connected bool
+	paused    bool
+	pauseEnd  int64
+	closed    bool
+	inbox     []message
+	watches   fakezk.WatchTable[*watch]
+	sess      zkapi.Session
+	err       error
+}
+
+// Name is the client's name in traces: c1, c2, ...
+func (c *Client) Name() string { return c.name }
+
+// Index is the client's index, from 0.
+func (c *Client) Index() int { return c.idx }
+
+// Conn is the client's zkapi.Conn.
+func (c *Client) Conn() zkapi.Conn { return c.conn }
+
+// Now is the virtual time in ticks.
+func (c *Client) Now() int64 { return c.sim.now }
+
+// Logf adds a line to the trace, attributed to the client.
+func (c *Client) Logf(format string, args ...any) {
+	c.sim.note(c.name + ": " + fmt.Sprintf(format, args...))
+}
+
+// Sleep blocks for the given number of ticks of virtual time, or until ctx
+// ends.
+func (c *Client) Sleep(ctx context.Context, ticks int) error {
+	cl := &call{kind: callSleep, ctx: ctx, until: c.sim.now + int64(ticks)}
+	c.park(cl, stWait)
+	return cl.err
+}
+
+// WithTimeout returns a context that ends after the given ticks of virtual
+// time.
+func (c *Client) WithTimeout(parent context.Context, ticks int) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(parent)
+	c.sim.timers = append(c.sim.timers, timer{at: c.sim.now + int64(ticks), cancel: cancel})
+	return ctx, cancel
+}
+
+// park hands control to the scheduler until an event resumes the client.
+func (c *Client) park(cl *call, st clientState) {
+	if c.sim.stopping {
+		runtime.Goexit()
+	}
+	c.call, c.state = cl, st
+	c.sim.yield <- struct{}{}
+	<-c.resume
+	if c.sim.stopping {
+		runtime.Goexit()
+	}
+	c.state = stRunning
+}
+
+func (c *Client) start(ctx context.Context) {
+	go func() {
+		defer close(c.exited)
+		defer func() {
+			if r := recover(); r != nil {
+				c.err = fmt.Errorf("%s panicked: %v", c.name, r)
+			}
+			c.state = stDone
+			if !c.sim.stopping {
+				c.sim.yield <- struct{}{}
+			}
+		}()
+		<-c.resume
+		if c.sim.stopping {
+			return
+		}
+		c.err = c.prog(ctx, c)
+	}()
+}
+
+// run resumes the client and waits until it parks or ends.
+func (c *Client) run() {
+	c.resume <- struct{}{}
+	<-c.sim.yield
+}
+
+// ready reports whether a parked client's wait can end now.
+func (c *Client) ready() bool {
+	cl := c.call
+	switch {
+	case c.state == stReady:
+		return true
+	case c.state != stWait:
+		return false
+	case cl.ctx != nil && cl.ctx.Err() != nil:
+		return true
+	}
+	switch cl.kind {
+	case callWatch:
+		return cl.w.fired
+	case callSession:
+		return c.sess.Seq > cl.seq
+	case callSleep:
+		return c.sim.now >= cl.until
+	}
+	return false
+}
+
+// finishWait fills the result of a wait that can end.
+func (c *Client) finishWait() {
+	cl := c.call
+	if c.state == stReady {
+		return
+	}
+	if cl.ctx != nil && cl.ctx.Err() != nil {
+		if !(cl.kind == callWatch && cl.w.fired) && !(cl.kind == callSession && c.sess.Seq > cl.seq) {
+			cl.err = cl.ctx.Err()
+		}
+	}
+}
+
+func (c *Client) setState(st zkapi.State) {
+	c.sess = zkapi.Session{ID: c.session, State: st, Seq: c.sess.Seq + 1}
+}
+
+// watch is a one-shot handle of a simulated client.
+type watch struct {
+	c     *Client
+	path  string
+	fired bool
+	ev    zkapi.Event
+}
+
+func (w *watch) fire(ev zkapi.Event) {
+	if !w.fired {
+		w.fired, w.ev = true, ev
+	}
+}
+
+// Wait implements zkapi.Watch: a scheduling point.
+func (w *watch) Wait(ctx context.Context) (zkapi.Event, error) {
+	if w.fired {
+		return w.ev, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return zkapi.Event{}, err
+	}
+	cl := &call{kind: callWatch, w: w, ctx: ctx}
+	w.c.park(cl, stWait)
+	if w.fired {
+		return w.ev, nil
+	}
+	return zkapi.Event{}, cl.err
+}

@@ -1,0 +1,23 @@
+// Package sim explores schedules of simulated ZooKeeper clients
+// deterministically.
+//
+// Each client runs an ordinary Go program against a sim-backed zkapi.Conn
+// in its own goroutine, but exactly one goroutine runs at a time: a client
+// runs until its next zkapi call (a request, Watch.Wait, WaitSession, or
+// Client.Sleep) and hands control back. The scheduler then picks the next
+// event among those enabled, through a Chooser (rapid draws in tests, a
+// seeded PRNG, or a recorded decision list when replaying):
+//
+//	send c      c's pending request reaches the server (fakezk.Machine)
+//	recv c      the next message for c arrives: a watch notification, or
+//	            the reply that resumes c
+//	wake c      c's Watch.Wait, WaitSession or Sleep can return
+//	tick        virtual time advances one tickTime
+//	faults      lose-request c, lose-reply c, disconnect c, reconnect c,
+//	            crash c, pause c, catchup f, reap
+//
+// Time is virtual (ticks); contexts made with Client.WithTimeout expire in
+// virtual time. The same seed gives the same trace, byte for byte, in any
+// binary. Nothing in a decision depends on the wall clock, on global
+// randomness or on map order.
+package sim

@@ -1,0 +1,480 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/zkapi"
+)
+
+// Faults bounds the faults a run may inject: how many of each kind at most,
+// and the percentage of steps that inject one when any is possible.
+type Faults struct {
+	Percent     int // 0..100: chance that a step injects an enabled fault
+	LoseRequest int
+	LoseReply   int
+	Disconnect  int
+	Crash       int
+	Pause       int
+	PauseTicks  int // how long a pause lasts; default 2x the session timeout
+	Reap        int
+	Reorder     int // illegal: a reply overtakes earlier notifications
+}
+
+// Config configures a run.
+type Config struct {
+	// Server configures the simulated ensemble (seed, followers, overflow).
+	Server fakezk.Config
+	// SessionTimeoutMs asked by every client; default 4 ticks.
+	SessionTimeoutMs int64
+	Faults           Faults
+	// TickPercent is the chance that a step advances time when other
+	// events are possible; default 5.
+	TickPercent int
+	// MaxSteps bounds the run; default 20000.
+	MaxSteps int
+	// DeadlockTicks: a run in which only time can advance for this many
+	// ticks while a client is unfinished has deadlocked; default 40.
+	DeadlockTicks int
+	// Setup runs on the Machine before the clients start.
+	Setup func(m *fakezk.Machine)
+	// Observe runs after every step (for checking an invariant).
+	Observe func(s *Sim, step int, ev Event) error
+}
+
+func (c Config) withDefaults() Config {
+	if c.Server.TickMillis == 0 {
+		c.Server.TickMillis = 1000
+	}
+	if c.SessionTimeoutMs == 0 {
+		c.SessionTimeoutMs = 4 * c.Server.TickMillis
+	}
+	if c.TickPercent == 0 {
+		c.TickPercent = 5
+	}
+	if c.MaxSteps == 0 {
+		c.MaxSteps = 20000
+	}
+	if c.DeadlockTicks == 0 {
+		c.DeadlockTicks = 40
+	}
+	if c.Faults.PauseTicks == 0 {
+		c.Faults.PauseTicks = int(2 * c.SessionTimeoutMs / c.Server.TickMillis)
+	}
+	return c
+}
+
+type timer struct {
+	at     int64
+	cancel context.CancelFunc
+}
+
+// Sim is one run: the ensemble, the clients, virtual time and the trace.
+type Sim struct {
+	cfg      Config
+	m        *fakezk.Machine
+	clients  []*Client
+	chooser  Chooser
+	yield    chan struct{}
+	stopping bool
+	now      int64
+	timers   []timer
+	used     map[Kind]int
+	trace    []string
+	step     int
+	quiet    int // consecutive ticks with nothing else enabled
+}
+
+// Result is the outcome of a run.
+type Result struct {
+	Trace    []string
+	Steps    int
+	Deadlock bool // only time could advance while a client was unfinished
+	Bounded  bool // MaxSteps reached
+	Errors   []error // per client: what its program returned
+	Faults   map[Kind]int
+	Err      error // Observe's verdict, if it stopped the run
+}
+
+// Machine exposes the simulated ensemble to Setup, Observe and checkers.
+func (s *Sim) Machine() *fakezk.Machine { return s.m }
+
+// Now is the virtual time in ticks.
+func (s *Sim) Now() int64 { return s.now }
+
+// Clients returns the clients.
+func (s *Sim) Clients() []*Client { return s.clients }
+
+// Run runs programs, one client each, choosing every step with ch.
+func Run(cfg Config, ch Chooser, programs ...Program) (*Result, error) {
+	cfg = cfg.withDefaults()
+	m, err := fakezk.NewMachine(cfg.Server)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Setup != nil {
+		cfg.Setup(m)
+	}
+	s := &Sim{cfg: cfg, m: m, chooser: ch, yield: make(chan struct{}), used: map[Kind]int{}}
+	ctx := context.Background()
+	for i, p := range programs {
+		c := &Client{sim: s, idx: i, name: fmt.Sprintf("c%d", i+1), prog: p,
+			resume: make(chan struct{}), exited: make(chan struct{})}
+		c.conn = &Conn{c: c}
+		s.clients = append(s.clients, c)
+		c.openSession(i % (cfg.Server.Followers + 1))
+		c.start(ctx)
+	}
+	defer s.stop()
+	res := &Result{Faults: s.used}
+	for _, c := range s.clients {
+		c.run()
+	}
+	for s.step = 1; ; s.step++ {
+		if s.allFinished() {
+			break
+		}
+		if s.step > cfg.MaxSteps {
+			res.Bounded = true
+			break
+		}
+		evs := s.enabled()
+		ev, ok := s.pick(evs)
+		if !ok {
+			res.Deadlock = true
+			break
+		}
+		s.apply(ev)
+		if cfg.Observe != nil {
+			if err := cfg.Observe(s, s.step, ev); err != nil {
+				res.Err = err
+				break
+			}
+		}
+		if s.quiet > cfg.DeadlockTicks {
+			res.Deadlock = true
+			break
+		}
+	}
+	res.Trace, res.Steps = s.trace, s.step
+	for _, c := range s.clients {
+		res.Errors = append(res.Errors, c.err)
+	}
+	return res, nil
+}
+
+func (s *Sim) allFinished() bool {
+	for _, c := range s.clients {
+		if c.state != stDone && c.state != stCrashed {
+			return false
+		}
+	}
+	return true
+}
+
+// stop ends every client goroutine still parked.
+func (s *Sim) stop() {
+	s.stopping = true
+	for _, t := range s.timers {
+		t.cancel()
+	}
+	for _, c := range s.clients {
+		if c.state != stDone { // parked: resume it into runtime.Goexit
+			c.resume <- struct{}{}
+		}
+		<-c.exited
+	}
+}
+
+func (s *Sim) note(line string) {
+	s.trace = append(s.trace, fmt.Sprintf("%5d t%-3d %s", s.step, s.now, line))
+}
+
+// enabled lists the possible events in a fixed order: client events by
+// client, then global ones.
+func (s *Sim) enabled() []Event {
+	var evs []Event
+	f := s.cfg.Faults
+	for i, c := range s.clients {
+		if c.state == stDone || c.state == stCrashed || c.paused {
+			continue
+		}
+		add := func(k Kind) { evs = append(evs, Event{Kind: k, Client: i}) }
+		switch c.state {
+		case stCall:
+			add(Send)
+			if c.connected && s.used[LoseRequest] < f.LoseRequest {
+				add(LoseRequest)
+			}
+			if c.connected && s.used[LoseReply] < f.LoseReply {
+				add(LoseReply)
+			}
+		}
+		if len(c.inbox) > 0 {
+			add(Recv)
+			if f.Reorder > s.used[Reorder] && len(c.inbox) > 1 && c.inbox[len(c.inbox)-1].reply != nil {
+				add(Reorder)
+			}
+		}
+		if c.ready() {
+			add(Wake)
+		}
+		if c.closed {
+			continue
+		}
+		if !c.connected {
+			add(Reconnect)
+		} else if s.used[Disconnect] < f.Disconnect {
+			add(Disconnect)
+		}
+		if s.used[Crash] < f.Crash {
+			add(Crash)
+		}
+		if s.used[Pause] < f.Pause && c.connected {
+			add(Pause)
+		}
+	}
+	for i := 1; i <= s.cfg.Server.Followers; i++ {
+		if s.m.ServerZxid(i) < s.m.Zxid() {
+			evs = append(evs, Event{Kind: CatchUp, Client: i})
+		}
+	}
+	if s.used[Reap] < f.Reap {
+		evs = append(evs, Event{Kind: Reap})
+	}
+	return append(evs, Event{Kind: Tick})
+}
+
+// pick chooses the next event: maybe a fault, maybe a tick, else one of
+// the other events. A choice of 0 is always the least eventful, so that
+// shrinking towards 0 removes faults and ticks.
+func (s *Sim) pick(evs []Event) (Event, bool) {
+	var normal, faults []Event
+	for _, e := range evs {
+		switch {
+		case e.Kind == Tick:
+		case e.Kind.IsFault():
+			faults = append(faults, e)
+		default:
+			normal = append(normal, e)
+		}
+	}
+	if len(faults) > 0 && s.cfg.Faults.Percent > 0 && s.chooser.Choose(100, "fault?") >= 100-s.cfg.Faults.Percent {
+		return faults[s.chooser.Choose(len(faults), "fault")], true
+	}
+	if len(normal) == 0 {
+		s.quiet++
+		return Event{Kind: Tick}, true
+	}
+	s.quiet = 0
+	if s.chooser.Choose(100, "tick?") >= 100-s.cfg.TickPercent {
+		return Event{Kind: Tick}, true
+	}
+	return normal[s.chooser.Choose(len(normal), "event")], true
+}
+
+// collect moves the server's queued notifications into client inboxes.
+func (s *Sim) collect() {
+	for _, c := range s.clients {
+		if !c.connected {
+			continue
+		}
+		for _, n := range s.m.TakeNotifications(c.session) {
+			n := n
+			c.inbox = append(c.inbox, message{note: &n})
+		}
+	}
+}
+
+func (s *Sim) apply(ev Event) {
+	if ev.Kind.IsFault() {
+		s.used[ev.Kind]++
+	}
+	var c *Client
+	if ev.Kind != Tick && ev.Kind != Reap && ev.Kind != CatchUp {
+		c = s.clients[ev.Client]
+	}
+	switch ev.Kind {
+	case Send:
+		s.send(c, false)
+	case LoseRequest:
+		s.note(fmt.Sprintf("%s %v", ev, c.call.req))
+		c.drop()
+		s.resumeWith(c, zkapi.ErrConnectionLoss)
+	case LoseReply:
+		s.send(c, true)
+	case Recv:
+		s.recv(c)
+	case Reorder:
+		last := c.inbox[len(c.inbox)-1]
+		c.inbox = append([]message{last}, c.inbox[:len(c.inbox)-1]...)
+		s.note(ev.String())
+	case Wake:
+		c.finishWait()
+		s.note(ev.String())
+		c.run()
+	case Disconnect:
+		s.note(ev.String())
+		c.drop()
+	case Reconnect:
+		c.reconnect()
+	case Crash:
+		s.note(ev.String())
+		if c.connected {
+			s.m.Detach(c.session)
+		}
+		c.connected = false
+		c.state = stCrashed
+	case Pause:
+		c.paused, c.pauseEnd = true, s.now+int64(s.cfg.Faults.PauseTicks)
+		s.m.Detach(c.session)
+		s.note(fmt.Sprintf("%s for %d ticks", ev, s.cfg.Faults.PauseTicks))
+	case Tick:
+		s.tick()
+	case CatchUp:
+		s.m.CatchUp(ev.Client, s.m.Zxid())
+		s.collect()
+		s.note(ev.String())
+	case Reap:
+		s.m.ReapContainers()
+		s.collect()
+		s.note(ev.String())
+	}
+}
+
+func (s *Sim) tick() {
+	s.now++
+	s.m.Tick()
+	s.collect()
+	kept := s.timers[:0]
+	for _, t := range s.timers {
+		if t.at <= s.now {
+			t.cancel()
+		} else {
+			kept = append(kept, t)
+		}
+	}
+	s.timers = kept
+	for _, c := range s.clients {
+		if c.paused && s.now >= c.pauseEnd {
+			// The client resumes after its pause to a dead connection.
+			c.paused, c.connected, c.inbox = false, false, nil
+			c.setState(zkapi.StateDisconnected)
+		}
+	}
+	s.note("tick")
+}
+
+// send applies c's pending request; with lose, the reply is then lost.
+func (s *Sim) send(c *Client, lose bool) {
+	cl := c.call
+	if !c.connected {
+		s.note(fmt.Sprintf("send %s %v -> not connected", c.name, cl.req))
+		s.resumeWith(c, zkapi.ErrConnectionLoss)
+		return
+	}
+	r := s.m.Do(c.session, cl.req)
+	s.collect()
+	label := "send"
+	if lose {
+		label = "lose-reply"
+	}
+	s.note(fmt.Sprintf("%s %s %v -> %v", label, c.name, cl.req, r))
+	switch {
+	case lose || errors.Is(r.Err, zkapi.ErrConnectionLoss):
+		c.drop()
+		s.resumeWith(c, zkapi.ErrConnectionLoss)
+	case errors.Is(r.Err, zkapi.ErrSessionExpired):
+		c.learnExpired()
+		s.resumeWith(c, zkapi.ErrSessionExpired)
+	default:
+		c.inbox = append(c.inbox, message{reply: &r})
+		c.state = stAwaitReply
+	}
+}
+
+func (s *Sim) recv(c *Client) {
+	msg := c.inbox[0]
+	c.inbox = c.inbox[1:]
+	if msg.note != nil {
+		s.note(fmt.Sprintf("recv %s %v", c.name, msg.note.Event))
+		for _, w := range c.watches.Take(msg.note.Event) {
+			w.fire(msg.note.Event)
+		}
+		return
+	}
+	s.note(fmt.Sprintf("recv %s reply", c.name))
+	c.lastZxid = max(c.lastZxid, msg.reply.Zxid)
+	c.call.reply = *msg.reply
+	c.run()
+}
+
+// resumeWith ends c's pending call with err and runs c.
+func (s *Sim) resumeWith(c *Client, err error) {
+	c.call.err = err
+	c.run()
+}
+
+// drop breaks c's connection: the server forgets its watches and queued
+// messages; a reply in flight is lost.
+func (c *Client) drop() {
+	if c.connected {
+		c.sim.m.Detach(c.session)
+	}
+	c.connected, c.inbox = false, nil
+	c.setState(zkapi.StateDisconnected)
+	if c.state == stAwaitReply {
+		c.call.err = zkapi.ErrConnectionLoss
+		c.state = stReady
+	}
+}
+
+func (c *Client) openSession(server int) {
+	info, err := c.sim.m.CreateSession(server, c.sim.cfg.SessionTimeoutMs)
+	if err != nil {
+		panic(fmt.Sprintf("sim: invariant: server %d exists: %v", server, err))
+	}
+	c.session, c.server, c.connected = info.ID, server, true
+	c.lastZxid = c.sim.m.ServerZxid(server)
+	c.setState(zkapi.StateConnected)
+}
+
+// reconnect resumes the session (re-registering watches) or learns that
+// it expired. A server behind the client is skipped for the leader.
+func (c *Client) reconnect() {
+	s := c.sim
+	err := s.m.Attach(c.session, c.server, c.lastZxid)
+	if errors.Is(err, zkapi.ErrConnectionLoss) {
+		c.server = 0
+		err = s.m.Attach(c.session, 0, c.lastZxid)
+	}
+	if err != nil {
+		s.note(fmt.Sprintf("reconnect %s -> session %#x expired", c.name, c.session))
+		c.learnExpired()
+		return
+	}
+	c.connected = true
+	c.setState(zkapi.StateConnected)
+	if c.watches.Len() > 0 {
+		s.m.Do(c.session, c.watches.SetWatches(c.lastZxid))
+		s.collect()
+	}
+	s.note(fmt.Sprintf("reconnect %s -> session %#x", c.name, c.session))
+}
+
+// learnExpired reports the old session expired, ends its watches, and
+// opens a new session as go-zookeeper does.
+func (c *Client) learnExpired() {
+	c.setState(zkapi.StateExpired)
+	for _, w := range c.watches.TakeAll() {
+		w.fire(zkapi.Event{Type: zkapi.EventNotWatching, Path: w.path, Err: zkapi.ErrSessionExpired})
+	}
+	c.inbox = nil
+	c.openSession(c.server)
+}
+
+// TraceString joins a trace into one text, one event per line.
+func TraceString(trace []string) string { return strings.Join(trace, "\n") + "\n" }
