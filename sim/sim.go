@@ -92,8 +92,8 @@ type Sim struct {
 type Result struct {
 	Trace    []string
 	Steps    int
-	Deadlock bool // only time could advance while a client was unfinished
-	Bounded  bool // MaxSteps reached
+	Deadlock bool    // only time could advance while a client was unfinished
+	Bounded  bool    // MaxSteps reached
 	Errors   []error // per client: what its program returned
 	Faults   map[Kind]int
 	Err      error // Observe's verdict, if it stopped the run
