@@ -10,4 +10,7 @@ require (
 	pgregory.net/rapid v1.3.0
 )
 
-require github.com/pmezard/go-difflib v1.0.0 // indirect
+require (
+	github.com/anishathalye/porcupine v1.3.1 // indirect
+	github.com/pmezard/go-difflib v1.0.0 // indirect
+)

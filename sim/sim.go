@@ -43,6 +43,8 @@ type Config struct {
 	Setup func(m *fakezk.Machine)
 	// Observe runs after every step (for checking an invariant).
 	Observe func(s *Sim, step int, ev Event) error
+
+	onStart func(s *Sim)
 }
 
 func (c Config) withDefaults() Config {
@@ -86,6 +88,14 @@ type Sim struct {
 	trace    []string
 	step     int
 	quiet    int // consecutive ticks with nothing else enabled
+	received []received
+}
+
+// received is a watch notification a client took from its inbox.
+type received struct {
+	client int
+	zxid   int64
+	path   string
 }
 
 // Result is the outcome of a run.
@@ -96,7 +106,8 @@ type Result struct {
 	Bounded  bool    // MaxSteps reached
 	Errors   []error // per client: what its program returned
 	Faults   map[Kind]int
-	Err      error // Observe's verdict, if it stopped the run
+	Err      error    // Observe's verdict, if it stopped the run
+	Waiting  []string // clients unfinished when the run ended
 }
 
 // Machine exposes the simulated ensemble to Setup, Observe and checkers.
@@ -119,6 +130,9 @@ func Run(cfg Config, ch Chooser, programs ...Program) (*Result, error) {
 		cfg.Setup(m)
 	}
 	s := &Sim{cfg: cfg, m: m, chooser: ch, yield: make(chan struct{}), used: map[Kind]int{}}
+	if cfg.onStart != nil {
+		cfg.onStart(s)
+	}
 	ctx := context.Background()
 	for i, p := range programs {
 		c := &Client{sim: s, idx: i, name: fmt.Sprintf("c%d", i+1), prog: p,
@@ -160,6 +174,11 @@ func Run(cfg Config, ch Chooser, programs ...Program) (*Result, error) {
 		}
 	}
 	res.Trace, res.Steps = s.trace, s.step
+	for _, c := range s.clients {
+		if c.state != stDone && c.state != stCrashed {
+			res.Waiting = append(res.Waiting, c.name)
+		}
+	}
 	for _, c := range s.clients {
 		res.Errors = append(res.Errors, c.err)
 	}
@@ -361,8 +380,8 @@ func (s *Sim) tick() {
 	for _, c := range s.clients {
 		if c.paused && s.now >= c.pauseEnd {
 			// The client resumes after its pause to a dead connection.
-			c.paused, c.connected, c.inbox = false, false, nil
-			c.setState(zkapi.StateDisconnected)
+			c.paused = false
+			c.drop()
 		}
 	}
 	s.note("tick")
@@ -401,6 +420,7 @@ func (s *Sim) recv(c *Client) {
 	c.inbox = c.inbox[1:]
 	if msg.note != nil {
 		s.note(fmt.Sprintf("recv %s %v", c.name, msg.note.Event))
+		s.received = append(s.received, received{c.idx, msg.note.Zxid, msg.note.Event.Path})
 		for _, w := range c.watches.Take(msg.note.Event) {
 			w.fire(msg.note.Event)
 		}

@@ -62,8 +62,14 @@ func (q Queue) Join(ctx context.Context, kind, guid string, data []byte) (string
 		sid := q.Conn.Session().ID
 		p, err := q.Conn.Create(ctx, base, data, zkapi.EphemeralSequential)
 		switch {
-		case err == nil:
+		case err == nil && q.Conn.Session().ID == sid:
 			return p, sid, nil
+		case err == nil:
+			// The session changed under the create (go-zookeeper sends a
+			// queued request on the session that replaced an expired one):
+			// the node tells whose it is.
+			owner, err := q.owner(ctx, p, sid)
+			return p, owner, err
 		case errors.Is(err, zkapi.ErrNoNode):
 			if err := q.ensureDir(ctx); err != nil {
 				return "", 0, err
@@ -81,6 +87,22 @@ func (q Queue) Join(ctx context.Context, kind, guid string, data []byte) (string
 		}
 		if err := ctx.Err(); err != nil {
 			return "", 0, err
+		}
+	}
+}
+
+// owner reads the ephemeralOwner of the node at p, retrying through
+// connection loss; a node already gone is reported as guess's.
+func (q Queue) owner(ctx context.Context, p string, guess int64) (int64, error) {
+	for {
+		st, ok, err := q.Conn.Exists(ctx, p)
+		switch {
+		case err == nil && ok:
+			return st.EphemeralOwner, nil
+		case err == nil:
+			return guess, nil
+		case !errors.Is(err, zkapi.ErrConnectionLoss):
+			return 0, err
 		}
 	}
 }

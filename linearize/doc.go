@@ -1,0 +1,38 @@
+// Package linearize checks histories of lock clients.
+//
+// The lock histories are critical sections (Hold): when a client asked for
+// a lock, when it got it, and when it stopped holding it, which is when it
+// began to release or, earlier, when its session lost the lock node. Mutual
+// exclusion and reader/writer exclusion are checked as linearizability
+// against porcupine models of a mutex and of a read/write lock, partitioned
+// by lock path; a failing check can be rendered as porcupine's HTML
+// timeline. Beside porcupine, checkers that are not about linearizability:
+// herd (how many clients one lock-node deletion woke), fencing (tokens
+// accepted by the protected resource strictly increase), cleanliness (no
+// lock node left behind) and liveness (decided by the simulator).
+//
+// Every checker reports Violations, each naming its class.
+package linearize
+
+import "fmt"
+
+// Violation classes.
+const (
+	MutualExclusion = "mutual-exclusion"
+	RWExclusion     = "reader-writer-exclusion"
+	Herd            = "herd"
+	Fencing         = "fencing"
+	Orphan          = "orphan"
+	Deadlock        = "deadlock"
+	NoProgress      = "no-progress"
+	ClientError     = "client-error"
+	Invariant       = "invariant"
+)
+
+// Violation is one finding of a checker.
+type Violation struct {
+	Class  string
+	Detail string
+}
+
+func (v Violation) String() string { return fmt.Sprintf("%s: %s", v.Class, v.Detail) }

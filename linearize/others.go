@@ -1,0 +1,69 @@
+package linearize
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Wakeup is a watch notification a client received about a lock node.
+type Wakeup struct {
+	Client int
+	Cause  int64 // zxid of the change that fired it
+	Path   string
+}
+
+// CheckHerd counts, per change (zxid), the distinct clients woken; more
+// than limit(cause) is a herd. For an exclusive lock the limit is 1.
+func CheckHerd(wakeups []Wakeup, limit func(cause int64) int) ([]Violation, map[int64]int) {
+	woken := map[int64]map[int]bool{}
+	for _, w := range wakeups {
+		if woken[w.Cause] == nil {
+			woken[w.Cause] = map[int]bool{}
+		}
+		woken[w.Cause][w.Client] = true
+	}
+	causes := make([]int64, 0, len(woken))
+	for c := range woken {
+		causes = append(causes, c)
+	}
+	sort.Slice(causes, func(i, j int) bool { return causes[i] < causes[j] })
+	counts := map[int64]int{}
+	var vs []Violation
+	for _, c := range causes {
+		counts[c] = len(woken[c])
+		if n, max := len(woken[c]), limit(c); n > max {
+			vs = append(vs, Violation{Class: Herd, Detail: fmt.Sprintf("one change (zxid %d) woke %d clients, at most %d could proceed", c, n, max)})
+		}
+	}
+	return vs, counts
+}
+
+// Accepted is a write the protected resource accepted, in acceptance order.
+type Accepted struct {
+	Client int
+	Token  int64
+	Step   int64
+}
+
+// CheckFencing requires the accepted tokens to increase strictly: a
+// smaller or equal token came from a holder that had lost the lock.
+func CheckFencing(writes []Accepted) []Violation {
+	var vs []Violation
+	for i := 1; i < len(writes); i++ {
+		if a, b := writes[i-1], writes[i]; b.Token <= a.Token {
+			vs = append(vs, Violation{Class: Fencing, Detail: fmt.Sprintf(
+				"split brain: c%d wrote with token %d at step %d after c%d wrote with token %d at step %d",
+				b.Client+1, b.Token, b.Step, a.Client+1, a.Token, a.Step)})
+		}
+	}
+	return vs
+}
+
+// CheckOrphans reports lock nodes still present when every client that
+// could own them has finished.
+func CheckOrphans(lock string, nodes []string) []Violation {
+	if len(nodes) == 0 {
+		return nil
+	}
+	return []Violation{{Class: Orphan, Detail: fmt.Sprintf("%s still has %v after all clients finished", lock, nodes)}}
+}

@@ -1,0 +1,298 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/linearize"
+	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/zkapi"
+)
+
+// Workload is the standard lock workload: clients repeatedly acquire a
+// lock, hold it, write to a protected resource with their fencing token,
+// and release it.
+type Workload struct {
+	Recipe       lock.Recipe
+	Dir          string // lock directory; default /locks/l
+	Clients      int    // default 5
+	Acquisitions int    // per client; default 3
+	HoldTicks    int    // virtual time inside the critical section; default 1
+	ReadPercent  int    // share of read acquisitions, for recipes with AcquireRead
+	TimeoutTicks int    // acquire deadline in virtual time; 0: none
+	Unfenced     bool   // write with a plain set even when the lease can fence
+}
+
+// Resource is the protected resource: a znode whose writes carry tokens.
+const Resource = "/resource"
+
+func (w Workload) withDefaults() Workload {
+	if w.Dir == "" {
+		w.Dir = "/locks/l"
+	}
+	if w.Clients == 0 {
+		w.Clients = 5
+	}
+	if w.Acquisitions == 0 {
+		w.Acquisitions = 3
+	}
+	if w.HoldTicks == 0 {
+		w.HoldTicks = 1
+	}
+	return w
+}
+
+// History is what a workload run observed.
+type History struct {
+	Holds    []linearize.Hold
+	Accepted []linearize.Accepted
+	Wakeups  []linearize.Wakeup
+	expired  map[int64]int64 // session -> step at which the server ended it
+	sessions []int64         // per hold: the session that held it
+	mzxid    []int64         // per accepted write
+}
+
+// Report is a checked run.
+type Report struct {
+	Result     *Result
+	History    *History
+	Violations []linearize.Violation
+	Herd       map[int64]int // clients woken per change
+	lockReport linearize.LockReport
+}
+
+// OK reports whether no checker found a violation.
+func (r *Report) OK() bool { return len(r.Violations) == 0 }
+
+// WriteHTML writes the porcupine timeline of the critical sections.
+func (r *Report) WriteHTML(path string) error { return r.lockReport.WriteHTML(path) }
+
+// Classes lists the violation classes found, sorted, without repeats.
+func (r *Report) Classes() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, v := range r.Violations {
+		if !seen[v.Class] {
+			seen[v.Class] = true
+			out = append(out, v.Class)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// RunWorkload runs the workload under cfg with choices from ch and checks
+// the run with every checker.
+func RunWorkload(cfg Config, ch Chooser, w Workload) (*Report, error) {
+	w = w.withDefaults()
+	h := &History{expired: map[int64]int64{}}
+	userSetup, userObserve := cfg.Setup, cfg.Observe
+	cfg.Setup = func(m *fakezk.Machine) {
+		info, _ := m.CreateSession(0, 10000)
+		m.Do(info.ID, fakezk.Create{Path: Resource, Data: []byte("0")})
+		m.CloseSession(info.ID)
+		if userSetup != nil {
+			userSetup(m)
+		}
+	}
+	seen := map[int64]bool{} // every session a client has had
+	cfg.Observe = func(s *Sim, step int, ev Event) error {
+		for _, c := range s.clients {
+			seen[c.session] = true
+		}
+		for id := range seen {
+			if !s.m.Alive(id) {
+				if _, ok := h.expired[id]; !ok {
+					h.expired[id] = int64(step)
+				}
+			}
+		}
+		if userObserve != nil {
+			return userObserve(s, step, ev)
+		}
+		return nil
+	}
+	programs := make([]Program, w.Clients)
+	for i := range programs {
+		programs[i] = w.program(h)
+	}
+	var sim *Sim
+	cfg.onStart = func(s *Sim) { sim = s }
+	res, err := Run(cfg, ch, programs...)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Result: res, History: h}
+	rep.check(sim, w)
+	return rep, nil
+}
+
+func (w Workload) program(h *History) Program {
+	return func(ctx context.Context, c *Client) error {
+		for i := range w.Acquisitions {
+			read := w.Recipe.AcquireRead != nil && c.sim.chooser.Choose(100, "read?") < w.ReadPercent
+			w.once(ctx, c, h, i, read)
+		}
+		return nil
+	}
+}
+
+// once is one acquire-hold-write-release cycle. Acquire errors are part
+// of life under faults; the checkers judge the outcome.
+func (w Workload) once(ctx context.Context, c *Client, h *History, i int, read bool) {
+	acquire, mode := w.Recipe.Acquire, linearize.Exclusive
+	if w.Recipe.AcquireRead != nil {
+		mode = linearize.Write
+		if read {
+			acquire, mode = w.Recipe.AcquireRead, linearize.Read
+		}
+	}
+	actx, cancel := ctx, context.CancelFunc(func() {})
+	if w.TimeoutTicks > 0 {
+		actx, cancel = c.WithTimeout(ctx, w.TimeoutTicks)
+	}
+	defer cancel()
+	call := int64(c.sim.step)
+	held, err := acquire(actx, c.Conn(), w.Dir, fmt.Sprintf("%s_%d", c.Name(), i))
+	if err != nil {
+		c.Logf("acquire %s failed: %v", mode, err)
+		return
+	}
+	hold := len(h.Holds)
+	h.Holds = append(h.Holds, linearize.Hold{Client: c.idx, Lock: w.Dir, Mode: mode, Call: call, Start: int64(c.sim.step), End: -1})
+	h.sessions = append(h.sessions, c.session)
+	c.Logf("holds %s (%s)", w.Dir, mode)
+	c.Sleep(ctx, w.HoldTicks)
+	if mode != linearize.Read {
+		w.write(ctx, c, h, held)
+	}
+	h.Holds[hold].End = int64(c.sim.step)
+	if err := held.Release(ctx); err != nil {
+		c.Logf("release: %v", err)
+	}
+}
+
+// write stores the holder's token in the resource, fenced when it can be.
+func (w Workload) write(ctx context.Context, c *Client, h *History, held lock.Held) {
+	tok, ok := held.(lock.Tokener)
+	if !ok {
+		return
+	}
+	token, err := tok.Token(ctx)
+	if err != nil {
+		c.Logf("token: %v", err)
+		return
+	}
+	data := []byte(fmt.Sprint(token))
+	var st zkapi.Stat
+	if f, ok := held.(lock.Fencer); ok && !w.Unfenced {
+		var res []zkapi.OpResult
+		res, err = f.Fenced(ctx, zkapi.SetOp{Path: Resource, Data: data, Version: -1})
+		if err == nil && len(res) > 0 {
+			st = res[0].Stat
+		}
+	} else {
+		st, err = c.Conn().Set(ctx, Resource, data, -1)
+	}
+	if err != nil {
+		c.Logf("write token %d refused: %v", token, err)
+		return
+	}
+	h.Accepted = append(h.Accepted, linearize.Accepted{Client: c.idx, Token: token, Step: int64(c.sim.step)})
+	h.mzxid = append(h.mzxid, st.Mzxid)
+}
+
+func (r *Report) check(s *Sim, w Workload) {
+	h, res := r.History, r.Result
+	// A hold ends when its session lost the lock, if that came first.
+	for i := range h.Holds {
+		if at, ok := h.expired[h.sessions[i]]; ok && (h.Holds[i].End < 0 || at < h.Holds[i].End) && at >= h.Holds[i].Start {
+			h.Holds[i].End = at
+		}
+	}
+	r.lockReport = linearize.CheckLocks(h.Holds)
+	r.Violations = append(r.Violations, r.lockReport.Violations...)
+
+	sort.SliceStable(h.Accepted, func(i, j int) bool { return h.mzxid[i] < h.mzxid[j] })
+	r.Violations = append(r.Violations, linearize.CheckFencing(acceptedByZxid(h))...)
+
+	h.Wakeups = s.wakeups(w.Dir)
+	herd, counts := linearize.CheckHerd(h.Wakeups, w.herdLimit(h))
+	r.Herd = counts
+	r.Violations = append(r.Violations, herd...)
+
+	if !res.Deadlock && !res.Bounded {
+		r.Violations = append(r.Violations, linearize.CheckOrphans(w.Dir, s.orphans(w.Dir))...)
+	}
+	if res.Deadlock {
+		r.Violations = append(r.Violations, linearize.Violation{Class: linearize.Deadlock,
+			Detail: fmt.Sprintf("only time could advance at step %d while %s waited", res.Steps, strings.Join(res.Waiting, ", "))})
+	}
+	if res.Bounded {
+		r.Violations = append(r.Violations, linearize.Violation{Class: linearize.NoProgress,
+			Detail: fmt.Sprintf("unfinished after %d steps: %s", res.Steps, strings.Join(res.Waiting, ", "))})
+	}
+	for i, err := range res.Errors {
+		if err != nil {
+			r.Violations = append(r.Violations, linearize.Violation{Class: linearize.ClientError, Detail: fmt.Sprintf("c%d: %v", i+1, err)})
+		}
+	}
+	if res.Err != nil {
+		r.Violations = append(r.Violations, linearize.Violation{Class: linearize.Invariant, Detail: res.Err.Error()})
+	}
+}
+
+func acceptedByZxid(h *History) []linearize.Accepted {
+	idx := make([]int, len(h.Accepted))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return h.mzxid[idx[a]] < h.mzxid[idx[b]] })
+	out := make([]linearize.Accepted, len(idx))
+	for i, j := range idx {
+		out[i] = h.Accepted[j]
+	}
+	return out
+}
+
+// herdLimit: an exclusive lock may wake one client per change; a
+// read/write lock may also wake every reader that then proceeds.
+func (w Workload) herdLimit(h *History) func(int64) int {
+	if w.Recipe.AcquireRead == nil {
+		return func(int64) int { return 1 }
+	}
+	return func(int64) int { return 1 + w.Clients }
+}
+
+// orphans lists lock nodes owned by live sessions of clients that have
+// finished: nobody will ever remove them while those sessions live.
+func (s *Sim) orphans(dir string) []string {
+	owners := map[int64]bool{}
+	for _, c := range s.clients {
+		if c.state == stDone {
+			owners[c.session] = true
+		}
+	}
+	var out []string
+	for _, k := range s.m.Children(dir) {
+		if _, st, ok := s.m.Node(dir + "/" + k); ok && owners[st.EphemeralOwner] {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// wakeups lists the watch notifications clients received about dir and
+// its children.
+func (s *Sim) wakeups(dir string) []linearize.Wakeup {
+	var out []linearize.Wakeup
+	for _, n := range s.received {
+		if n.path == dir || strings.HasPrefix(n.path, dir+"/") {
+			out = append(out, linearize.Wakeup{Client: n.client, Cause: n.zxid, Path: n.path})
+		}
+	}
+	return out
+}
