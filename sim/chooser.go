@@ -47,8 +47,10 @@ func (r *Recorder) Choose(n int, what string) int {
 	return i
 }
 
-// Decisions replays a decision list; past its end, or where a decision is
-// out of range, it chooses 0 (the shrinking convention: 0 is the simplest).
+// Decisions replays a decision list, each taken modulo the number of
+// choices; past its end it chooses 0. Under shrinking, a shorter list and
+// smaller numbers mean a simpler schedule: choice 0 is never a fault and
+// never a tick.
 type Decisions struct {
 	List []int
 	next int
@@ -61,10 +63,10 @@ func (d *Decisions) Choose(n int, _ string) int {
 		i = d.List[d.next]
 	}
 	d.next++
-	if i < 0 || i >= n {
-		return 0
+	if i < 0 {
+		i = -i
 	}
-	return i
+	return i % n
 }
 
 func (d *Decisions) String() string { return fmt.Sprint(d.List) }

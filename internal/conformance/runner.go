@@ -116,11 +116,28 @@ func (r *Runner) line(ctx context.Context, line string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if strings.HasPrefix(res, "err ConnectionLoss") {
+		// A real client reconnects in the background and fails requests
+		// made meanwhile; wait, so the next line's answer is the server's.
+		if err := waitConnected(ctx, c); err != nil {
+			return "", err
+		}
+	}
 	events, err := r.events(ctx)
 	if err != nil {
 		return "", err
 	}
 	return line + " -> " + res + "\n" + events, nil
+}
+
+func waitConnected(ctx context.Context, c zkapi.Conn) error {
+	for s := c.Session(); s.State != zkapi.StateConnected; {
+		var err error
+		if s, err = c.WaitSession(ctx, s.Seq); err != nil {
+			return fmt.Errorf("waiting to reconnect after connection loss: %w", err)
+		}
+	}
+	return nil
 }
 
 func (r *Runner) conn(ctx context.Context, label string) (zkapi.Conn, error) {

@@ -1,0 +1,218 @@
+package sim
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// TraceFile is a saved run: what to run, the decisions that chose every
+// step, and the trace it produced. Its text form is line-oriented:
+//
+//	zksim-trace v1
+//	recipe lock
+//	workload clients=5 acquisitions=3 hold=1 read=0 timeout=0 unfenced=false dir=/locks/l
+//	server seed=0 followers=0 overflow=pin
+//	faults percent=10 lose-request=2 lose-reply=2 disconnect=2 crash=1 pause=1 pause-ticks=8 reap=1 reorder=0
+//	run tick-ms=1000 session-ms=4000 tick-percent=5 max-steps=20000 deadlock-ticks=40
+//	decisions 0 17 3 ...
+//	trace
+//	    1 t0   send c1 create /locks/l/lock-c1_0.1- "" ephemeral-sequential -> ...
+//
+// Replaying it must reproduce the trace byte for byte.
+type TraceFile struct {
+	Recipe    string
+	Workload  Workload
+	Config    Config
+	Decisions []int
+	Trace     []string
+}
+
+// ErrTrace is wrapped by every error about a malformed trace file.
+var ErrTrace = errors.New("sim: bad trace file")
+
+func (f TraceFile) String() string {
+	var b strings.Builder
+	w, c, fl := f.Workload, f.Config, f.Config.Faults
+	fmt.Fprintf(&b, "zksim-trace v1\nrecipe %s\n", f.Recipe)
+	fmt.Fprintf(&b, "workload clients=%d acquisitions=%d hold=%d read=%d timeout=%d unfenced=%t dir=%s\n",
+		w.Clients, w.Acquisitions, w.HoldTicks, w.ReadPercent, w.TimeoutTicks, w.Unfenced, w.Dir)
+	fmt.Fprintf(&b, "server seed=%d followers=%d overflow=%s\n", c.Server.Seed, c.Server.Followers, c.Server.Overflow)
+	fmt.Fprintf(&b, "faults percent=%d lose-request=%d lose-reply=%d disconnect=%d crash=%d pause=%d pause-ticks=%d reap=%d reorder=%d\n",
+		fl.Percent, fl.LoseRequest, fl.LoseReply, fl.Disconnect, fl.Crash, fl.Pause, fl.PauseTicks, fl.Reap, fl.Reorder)
+	fmt.Fprintf(&b, "run tick-ms=%d session-ms=%d tick-percent=%d max-steps=%d deadlock-ticks=%d\n",
+		c.Server.TickMillis, c.SessionTimeoutMs, c.TickPercent, c.MaxSteps, c.DeadlockTicks)
+	b.WriteString("decisions")
+	for _, d := range f.Decisions {
+		fmt.Fprintf(&b, " %d", d)
+	}
+	b.WriteString("\ntrace\n")
+	for _, l := range f.Trace {
+		b.WriteString(l + "\n")
+	}
+	return b.String()
+}
+
+// ParseTraceFile reads the text form; errors name the line.
+func ParseTraceFile(text string) (TraceFile, error) {
+	var f TraceFile
+	sc := bufio.NewScanner(strings.NewReader(text))
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	line := 0
+	next := func(want string) ([]string, error) {
+		if !sc.Scan() {
+			return nil, fmt.Errorf("%w: line %d: missing %q line (file truncated?)", ErrTrace, line+1, want)
+		}
+		line++
+		fields := strings.Fields(sc.Text())
+		if len(fields) == 0 || fields[0] != want {
+			return nil, fmt.Errorf("%w: line %d: want a %q line, got %q", ErrTrace, line, want, sc.Text())
+		}
+		return fields[1:], nil
+	}
+	if h, err := next("zksim-trace"); err != nil || len(h) != 1 || h[0] != "v1" {
+		if err == nil {
+			err = fmt.Errorf("%w: line 1: unsupported version %v", ErrTrace, h)
+		}
+		return f, err
+	}
+	steps := []struct {
+		key   string
+		apply func([]string) error
+	}{
+		{"recipe", func(v []string) error {
+			if len(v) != 1 {
+				return errors.New("want one recipe name")
+			}
+			f.Recipe = v[0]
+			return nil
+		}},
+		{"workload", func(v []string) error { return f.parseWorkload(v) }},
+		{"server", func(v []string) error { return f.parseServer(v) }},
+		{"faults", func(v []string) error { return f.parseFaults(v) }},
+		{"run", func(v []string) error { return f.parseRun(v) }},
+		{"decisions", func(v []string) error {
+			for _, s := range v {
+				d, err := strconv.Atoi(s)
+				if err != nil || d < 0 {
+					return fmt.Errorf("bad decision %q", s)
+				}
+				f.Decisions = append(f.Decisions, d)
+			}
+			return nil
+		}},
+		{"trace", func([]string) error { return nil }},
+	}
+	for _, s := range steps {
+		v, err := next(s.key)
+		if err != nil {
+			return f, err
+		}
+		if err := s.apply(v); err != nil {
+			return f, fmt.Errorf("%w: line %d: %v", ErrTrace, line, err)
+		}
+	}
+	for sc.Scan() {
+		f.Trace = append(f.Trace, sc.Text())
+	}
+	return f, sc.Err()
+}
+
+// keyvals parses key=value fields into ints, bools and strings.
+func keyvals(fields []string, known map[string]any) error {
+	for _, fld := range fields {
+		k, v, ok := strings.Cut(fld, "=")
+		dst, found := known[k]
+		if !ok || !found {
+			return fmt.Errorf("unknown field %q", fld)
+		}
+		switch d := dst.(type) {
+		case *int:
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return fmt.Errorf("%s: not a count: %q", k, v)
+			}
+			*d = n
+		case *uint64:
+			n, err := strconv.ParseUint(v, 10, 64)
+			if err != nil {
+				return fmt.Errorf("%s: not a number: %q", k, v)
+			}
+			*d = n
+		case *bool:
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return fmt.Errorf("%s: not a bool: %q", k, v)
+			}
+			*d = b
+		case *string:
+			*d = v
+		}
+	}
+	return nil
+}
+
+func (f *TraceFile) parseWorkload(v []string) error {
+	w := &f.Workload
+	return keyvals(v, map[string]any{"clients": &w.Clients, "acquisitions": &w.Acquisitions,
+		"hold": &w.HoldTicks, "read": &w.ReadPercent, "timeout": &w.TimeoutTicks,
+		"unfenced": &w.Unfenced, "dir": &w.Dir})
+}
+
+func (f *TraceFile) parseServer(v []string) error {
+	var overflow string
+	s := &f.Config.Server
+	if err := keyvals(v, map[string]any{"seed": &s.Seed, "followers": &s.Followers, "overflow": &overflow}); err != nil {
+		return err
+	}
+	switch overflow {
+	case "pin", "":
+	case "wrap":
+		s.Overflow = 1
+	default:
+		return fmt.Errorf("overflow: want pin or wrap, got %q", overflow)
+	}
+	return nil
+}
+
+func (f *TraceFile) parseFaults(v []string) error {
+	fl := &f.Config.Faults
+	return keyvals(v, map[string]any{"percent": &fl.Percent, "lose-request": &fl.LoseRequest,
+		"lose-reply": &fl.LoseReply, "disconnect": &fl.Disconnect, "crash": &fl.Crash,
+		"pause": &fl.Pause, "pause-ticks": &fl.PauseTicks, "reap": &fl.Reap, "reorder": &fl.Reorder})
+}
+
+func (f *TraceFile) parseRun(v []string) error {
+	c := &f.Config
+	var tick, session int
+	if err := keyvals(v, map[string]any{"tick-ms": &tick, "session-ms": &session,
+		"tick-percent": &c.TickPercent, "max-steps": &c.MaxSteps, "deadlock-ticks": &c.DeadlockTicks}); err != nil {
+		return err
+	}
+	c.Server.TickMillis, c.SessionTimeoutMs = int64(tick), int64(session)
+	return nil
+}
+
+// Replay runs a trace file again with the given recipe (looked up by the
+// caller from f.Recipe) and returns the new report; the trace must match.
+func Replay(f TraceFile, w Workload) (*Report, error) {
+	rep, err := RunWorkload(f.Config, &Decisions{List: f.Decisions}, w)
+	if err != nil {
+		return nil, err
+	}
+	if got, want := TraceString(rep.Result.Trace), TraceString(f.Trace); got != want {
+		return rep, fmt.Errorf("sim: replay diverged from the saved trace at line %d", firstDiff(rep.Result.Trace, f.Trace)+1)
+	}
+	return rep, nil
+}
+
+func firstDiff(a, b []string) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
