@@ -1,0 +1,344 @@
+package zoo
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"sync/atomic"
+
+	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/zkapi"
+)
+
+// The helpers in this file are the correct parts the recipes share, so
+// that each recipe carries exactly its own defect: create with a lost-reply
+// lookup, delete through connection loss, the predecessor wait, and
+// sequence parsing. None of them is a defect of any exhibit.
+
+// seqWidth is the width of ZooKeeper's sequence suffix, %010d.
+const seqWidth = 10
+
+// checkArgs refuses lock paths and holder ids the recipes cannot use.
+func checkArgs(dir, id string) error {
+	if !strings.HasPrefix(dir, "/") || dir == "/" || strings.HasSuffix(dir, "/") || strings.Contains(dir, "//") {
+		return fmt.Errorf("%w: lock path %q must be an absolute node path other than /", lock.ErrConfig, dir)
+	}
+	if id == "" || strings.IndexFunc(id, badIDRune) >= 0 {
+		return fmt.Errorf("%w: holder id %q may hold only letters, digits, '.' and '_'", lock.ErrConfig, id)
+	}
+	return nil
+}
+
+func badIDRune(r rune) bool {
+	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_')
+}
+
+// seqOf returns the sequence number ZooKeeper appended to name: its last
+// ten characters, digits or a sign and nine digits (a wrapped counter).
+func seqOf(name string) (int64, bool) {
+	if len(name) < seqWidth {
+		return 0, false
+	}
+	s := name[len(name)-seqWidth:]
+	var n int64
+	for i, c := range s {
+		switch {
+		case c >= '0' && c <= '9':
+			n = n*10 + int64(c-'0')
+		case c != '-' || i != 0:
+			return 0, false
+		}
+	}
+	if s[0] == '-' {
+		n = -n
+	}
+	return n, true
+}
+
+// bySeq orders the children whose names start with one of prefixes and
+// end in a sequence number by that number, ignoring other names: the
+// ordering the ZooKeeper recipes page prescribes.
+func bySeq(prefixes ...string) func(kids []string) []string {
+	return func(kids []string) []string {
+		var ms []string
+		for _, k := range kids {
+			if _, ok := seqOf(k); ok && hasAnyPrefix(k, prefixes) {
+				ms = append(ms, k)
+			}
+		}
+		sort.Slice(ms, func(i, j int) bool {
+			si, _ := seqOf(ms[i])
+			sj, _ := seqOf(ms[j])
+			return si < sj || si == sj && ms[i] < ms[j]
+		})
+		return ms
+	}
+}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func isLoss(err error) bool { return errors.Is(err, zkapi.ErrConnectionLoss) }
+
+// awaitConnected returns at once if the session is connected (or gone for
+// good: the caller's next check sees that), and otherwise waits for its
+// next change, so that retries after a connection loss do not spin while
+// the client is cut off.
+func awaitConnected(ctx context.Context, conn zkapi.Conn) error {
+	s := conn.Session()
+	switch s.State {
+	case zkapi.StateConnected, zkapi.StateExpired, zkapi.StateClosed:
+		return nil
+	}
+	_, err := conn.WaitSession(ctx, s.Seq)
+	return err
+}
+
+// ensureDir creates dir and its ancestors as persistent nodes, as the
+// classic recipes did before container nodes existed.
+func ensureDir(ctx context.Context, conn zkapi.Conn, dir string) error {
+	for i := 1; i <= len(dir); i++ {
+		if i < len(dir) && dir[i] != '/' {
+			continue
+		}
+		_, err := conn.Create(ctx, dir[:i], nil, zkapi.Persistent)
+		if err != nil && !errors.Is(err, zkapi.ErrNodeExists) && !isLoss(err) {
+			return err
+		}
+	}
+	return nil
+}
+
+// node is a lock node the caller owns, and the lock.Held of the recipes
+// that release by deleting their own node.
+type node struct {
+	conn     zkapi.Conn
+	path     string
+	sid      int64 // the session that owns the node
+	released atomic.Bool
+}
+
+func (n *node) name() string { return n.path[strings.LastIndexByte(n.path, '/')+1:] }
+
+// live reports why waiting must stop: ctx ended or the session is gone.
+func (n *node) live(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if s := n.conn.Session(); s.Lost(n.sid) {
+		return fmt.Errorf("%w: session %#x of %s ended (%v)", lock.ErrLost, n.sid, n.path, s)
+	}
+	return nil
+}
+
+// index finds the node in an ordered listing and refuses a sequence
+// number past which ZooKeeper repeats or wraps numbers.
+func (n *node) index(ordered []string) (int, error) {
+	name := n.name()
+	if seq, _ := seqOf(name); seq >= math.MaxInt32 || seq < 0 {
+		return 0, fmt.Errorf("%w: %s", lock.ErrSequenceOverflow, n.path)
+	}
+	for i, m := range ordered {
+		if m == name {
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: %s vanished while waiting", lock.ErrLost, n.path)
+}
+
+// place returns the node's predecessor in an ordered listing, or first.
+func (n *node) place(ordered []string) (pred string, first bool, err error) {
+	i, err := n.index(ordered)
+	if err != nil || i == 0 {
+		return "", err == nil, err
+	}
+	return ordered[i-1], false, nil
+}
+
+// leave deletes the node, retrying through connection loss until it is
+// gone or its session has ended (taking the node along). It ignores ctx's
+// end: an abandoned node would block everyone queued behind it.
+func (n *node) leave(ctx context.Context) error {
+	ctx = context.WithoutCancel(ctx)
+	for {
+		if n.conn.Session().Lost(n.sid) {
+			return nil
+		}
+		err := n.conn.Delete(ctx, n.path, zkapi.AnyVersion)
+		switch {
+		case err == nil, errors.Is(err, zkapi.ErrNoNode), errors.Is(err, zkapi.ErrSessionExpired),
+			errors.Is(err, zkapi.ErrClosed):
+			return nil
+		case !isLoss(err):
+			return err
+		}
+		if err := awaitConnected(ctx, n.conn); err != nil {
+			return err
+		}
+	}
+}
+
+// Release deletes the node; it reports lock.ErrLost if the session ended
+// while the lock was held. A second Release does nothing.
+func (n *node) Release(ctx context.Context) error {
+	if n.released.Swap(true) {
+		return nil
+	}
+	lost := n.live(context.WithoutCancel(ctx))
+	if err := n.leave(ctx); err != nil {
+		return err
+	}
+	return lost
+}
+
+// join creates the caller's ephemeral sequential node dir/prefix<seq>
+// holding data. After a connection loss it looks for a node it made under
+// the current session before creating again, so a create whose reply was
+// lost leaves no orphan (ZOOKEEPER-1262, CURATOR-498).
+func join(ctx context.Context, conn zkapi.Conn, dir, prefix string, data []byte) (*node, error) {
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		sid := conn.Session().ID
+		p, err := conn.Create(ctx, dir+"/"+prefix, data, zkapi.EphemeralSequential)
+		switch {
+		case err == nil:
+			return &node{conn: conn, path: p, sid: sid}, nil
+		case errors.Is(err, zkapi.ErrNoNode):
+			err = ensureDir(ctx, conn, dir)
+		case isLoss(err):
+			var n *node
+			if n, err = findOwn(ctx, conn, dir, prefix, data); n != nil {
+				return n, nil
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// findOwn looks for a node named prefix<seq> holding data and owned by the
+// current session. It runs to the end even if ctx is done, and then
+// deletes what it found: the lost create must not leave an orphan.
+func findOwn(ctx context.Context, conn zkapi.Conn, dir, prefix string, data []byte) (*node, error) {
+	bg := context.WithoutCancel(ctx)
+	for {
+		n, err := lookOnce(bg, conn, dir, prefix, data)
+		if isLoss(err) {
+			if err := awaitConnected(bg, conn); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if n != nil && ctx.Err() != nil {
+			return nil, errors.Join(ctx.Err(), n.leave(bg))
+		}
+		return n, err
+	}
+}
+
+// lookOnce is one pass of findOwn. It syncs first: after a lost reply the
+// client may have reconnected to a server that has not applied the create.
+func lookOnce(ctx context.Context, conn zkapi.Conn, dir, prefix string, data []byte) (*node, error) {
+	sid := conn.Session().ID
+	if err := conn.Sync(ctx, dir); err != nil {
+		return nil, err
+	}
+	kids, _, err := conn.Children(ctx, dir)
+	if errors.Is(err, zkapi.ErrNoNode) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(kids)
+	for _, k := range kids {
+		if _, ok := seqOf(k); !ok || !strings.HasPrefix(k, prefix) || len(k) != len(prefix)+seqWidth {
+			continue
+		}
+		got, st, err := conn.Get(ctx, dir+"/"+k)
+		if errors.Is(err, zkapi.ErrNoNode) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if st.EphemeralOwner == sid && bytes.Equal(got, data) {
+			return &node{conn: conn, path: dir + "/" + k, sid: sid}, nil
+		}
+	}
+	return nil, nil
+}
+
+// waitFirst waits until n is first in the queue that order makes of the
+// directory's children, watching only its predecessor and listing again
+// after every wake-up: the recipes page's lock, done right.
+func waitFirst(ctx context.Context, n *node, dir string, order func([]string) []string) error {
+	for {
+		if err := n.live(ctx); err != nil {
+			return err
+		}
+		kids, _, err := n.conn.Children(ctx, dir)
+		if isLoss(err) {
+			if err := awaitConnected(ctx, n.conn); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		pred, first, err := n.place(order(kids))
+		if err != nil || first {
+			return err
+		}
+		if err := watchGone(ctx, n.conn, dir+"/"+pred); err != nil {
+			return err
+		}
+	}
+}
+
+// watchGone returns when the node at p changes, or at once if it is gone;
+// a data watch, so a node already gone leaves no watch behind.
+func watchGone(ctx context.Context, conn zkapi.Conn, p string) error {
+	_, _, w, err := conn.GetW(ctx, p)
+	switch {
+	case errors.Is(err, zkapi.ErrNoNode):
+		return nil
+	case isLoss(err):
+		return awaitConnected(ctx, conn)
+	case err != nil:
+		return err
+	}
+	_, err = w.Wait(ctx)
+	return err
+}
+
+// acquireWith is the end of the queue recipes: wait, and on any failure
+// leave the queue.
+func acquireWith(ctx context.Context, name, dir string, n *node, wait func(context.Context, *node) error) (lock.Held, error) {
+	if err := wait(ctx, n); err != nil {
+		return nil, wrap(name, dir, errors.Join(err, n.leave(ctx)))
+	}
+	return n, nil
+}
+
+// wrap names the recipe and the lock in an error.
+func wrap(name, dir string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s %s: %w", name, dir, err)
+}

@@ -1,0 +1,161 @@
+package zoo
+
+import "github.com/zksim/zksim/lock"
+
+// Violation is a class of failure a checker of zksim's harness reports.
+type Violation string
+
+// Violation classes.
+const (
+	// MutualExclusion: two holders held the lock at once.
+	MutualExclusion Violation = "mutual-exclusion"
+	// Herd: one lock node's deletion woke more waiters than could proceed.
+	Herd Violation = "herd"
+	// Deadlock: a liveness failure; someone waits and nothing will wake it.
+	Deadlock Violation = "deadlock"
+	// Orphan: a cleanliness failure; a lock node no live holder owns is
+	// left behind when all sessions end, or blocks the queue forever.
+	Orphan Violation = "orphan"
+)
+
+// Recipe names, the Name of each exhibit's lock.Recipe.
+const (
+	NameDirWatch         = "zoo/dirwatch"
+	NameSingleNode       = "zoo/singlenode"
+	NameHerdShared       = "zoo/herdshared"
+	NameNoGUIDRetry      = "zoo/noguidretry"
+	NameAssumeOnWake     = "zoo/assumeonwake"
+	NameExistsAbsence    = "zoo/existsabsence"
+	NameTimeoutLeak      = "zoo/timeoutleak"
+	NameDeleteFirstChild = "zoo/deletefirstchild"
+	NameSplitDash        = "zoo/splitdash"
+	NameGoZKLock         = "zoo/gozk"
+)
+
+// Exhibit is one broken recipe with what a harness should find in it.
+type Exhibit struct {
+	// Name is Recipe.Name.
+	Name   string
+	Recipe lock.Recipe
+	// Origin is where the design comes from.
+	Origin string
+	// Bug is the defect, in one paragraph; the constructor's doc comment
+	// says exactly when it bites.
+	Bug string
+	// Scenarios are the numbers of ZK-SEMANTICS.md's "Bug scenarios the
+	// harness must reproduce" that the defect maps to.
+	Scenarios []int
+	// Violation is the class a harness run must report.
+	Violation Violation
+	// Also are classes some schedules show as well.
+	Also []Violation
+
+	_ struct{}
+}
+
+// Exhibits returns every exhibit, in a fixed order.
+func Exhibits() []Exhibit {
+	return []Exhibit{
+		{
+			Name: NameDirWatch, Recipe: DirWatch(),
+			Origin: "the queue lock of blog posts and Chinese-language articles that " +
+				"watches the lock directory; the ZooKeeper recipes page warns against it",
+			Bug: "every waiter keeps a getChildren watch on the directory, so every " +
+				"release (and every newcomer) wakes all waiters",
+			Scenarios: []int{7}, Violation: Herd,
+		},
+		{
+			Name: NameSingleNode, Recipe: SingleNode(),
+			Origin: `the "/exclusive_lock/lock" exclusive lock of Chinese-language ` +
+				"ZooKeeper articles and books",
+			Bug: "all losers watch the directory's children and race on create after " +
+				"every release; no queue, no fairness",
+			Scenarios: []int{7}, Violation: Herd, Also: []Violation{MutualExclusion},
+		},
+		{
+			Name: NameHerdShared, Recipe: HerdShared(),
+			Origin: `the "/shared_lock/<host>-R|W-<seq>" shared lock of the same ` +
+				"articles, every contender watching the directory",
+			Bug: "a writer's release wakes every waiter, also writers and readers " +
+				"behind the next writer, who cannot proceed",
+			Scenarios: []int{7}, Violation: Herd,
+		},
+		{
+			Name: NameNoGUIDRetry, Recipe: NoGUIDRetry(),
+			Origin: "the recipes page's lock before ZOOKEEPER-1262 added the GUID; " +
+				"zk-ruby/zk#54; samuel/go-zookeeper#229",
+			Bug: "after a create whose reply was lost it creates again without " +
+				"looking, and waits forever on its own first node",
+			Scenarios: []int{1}, Violation: Deadlock, Also: []Violation{Orphan},
+		},
+		{
+			Name: NameAssumeOnWake, Recipe: AssumeOnWake(),
+			Origin: "the blog-post simplification: the predecessor's NodeDeleted " +
+				"means the lock is mine",
+			Bug: "woken by a predecessor that gave up while an earlier node still " +
+				"holds, it holds too, without listing again",
+			Scenarios: []int{5}, Violation: MutualExclusion,
+		},
+		{
+			Name: NameExistsAbsence, Recipe: ExistsAbsence(),
+			Origin: "the recipes page's step 5 misread: exists(predecessor) null " +
+				"taken as acquisition",
+			Bug: "a predecessor that gave up between getChildren and exists makes " +
+				"it hold while an earlier node still holds",
+			Scenarios: []int{4, 5}, Violation: MutualExclusion,
+		},
+		{
+			Name: NameTimeoutLeak, Recipe: TimeoutLeak(),
+			Origin: "CURATOR-202; micro-fan/aiozk#34 (dead lock on acquire timeout)",
+			Bug: "when ctx ends while waiting it returns without deleting its node, " +
+				"which blocks everyone behind it until its session ends",
+			Scenarios: []int{6}, Violation: Deadlock, Also: []Violation{Orphan},
+		},
+		{
+			Name: NameDeleteFirstChild, Recipe: DeleteFirstChild(),
+			Origin: "blog-post locks whose unlock deletes the first child of the " +
+				"sorted directory",
+			Bug: "a holder whose node is already gone (session expired, or a retried " +
+				"delete whose reply was lost) deletes the next holder's node",
+			Scenarios: []int{3, 6, 10}, Violation: MutualExclusion,
+			Also: []Violation{Deadlock, Orphan},
+		},
+		{
+			Name: NameSplitDash, Recipe: SplitDash(),
+			Origin: "Curator protected names (_c_<UUID>-lock-<seq>) read by code written " +
+				"for dash-free guids; ZOOKEEPER-2931",
+			Bug: "nodes are ordered by the tail of the holder's UUID, so a newcomer " +
+				"can sort before the holder and hold too",
+			Scenarios: []int{10}, Violation: MutualExclusion,
+		},
+		{
+			Name: NameGoZKLock, Recipe: GoZKLock(),
+			Origin: "go-zookeeper v1.0.4 zk.Lock and CreateProtectedEphemeralSequential; " +
+				"samuel/go-zookeeper#229",
+			Bug: "any error after the create returns without deleting the node, which " +
+				"blocks the queue; sequence numbers past 2^31-1 grant twice",
+			Scenarios: []int{1, 6, 8, 10}, Violation: Orphan,
+			Also: []Violation{Deadlock, MutualExclusion},
+		},
+	}
+}
+
+// All returns every exhibit's Recipe, in the order of Exhibits.
+func All() []lock.Recipe {
+	ex := Exhibits()
+	rs := make([]lock.Recipe, len(ex))
+	for i, e := range ex {
+		rs[i] = e.Recipe
+	}
+	return rs
+}
+
+// Lookup returns the exhibit with the given name.
+func Lookup(name string) (Exhibit, bool) {
+	for _, e := range Exhibits() {
+		if e.Name == name {
+			return e, true
+		}
+	}
+	return Exhibit{}, false
+}

@@ -1,0 +1,130 @@
+package zoo_test
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/lock/zoo"
+)
+
+var classes = []zoo.Violation{zoo.MutualExclusion, zoo.Herd, zoo.Deadlock, zoo.Orphan}
+
+func TestExhibits_Catalog(t *testing.T) {
+	exs, all := zoo.Exhibits(), zoo.All()
+	if len(exs) != 10 || len(all) != len(exs) {
+		t.Fatalf("%d exhibits, %d recipes; want 10 of each", len(exs), len(all))
+	}
+	seen := map[string]bool{}
+	for i, ex := range exs {
+		switch {
+		case seen[ex.Name]:
+			t.Errorf("%s listed twice", ex.Name)
+		case ex.Name != ex.Recipe.Name || all[i].Name != ex.Name:
+			t.Errorf("exhibit %d: names %q, %q, %q differ", i, ex.Name, ex.Recipe.Name, all[i].Name)
+		case ex.Origin == "" || ex.Bug == "" || len(ex.Scenarios) == 0:
+			t.Errorf("%s: origin, bug or scenarios missing", ex.Name)
+		case !slices.Contains(classes, ex.Violation) || slices.Contains(ex.Also, ex.Violation):
+			t.Errorf("%s: violation %q, also %v", ex.Name, ex.Violation, ex.Also)
+		case (ex.Recipe.AcquireRead != nil) != (ex.Name == zoo.NameHerdShared):
+			t.Errorf("%s: AcquireRead is for the shared lock only", ex.Name)
+		}
+		for _, n := range ex.Scenarios {
+			if n < 1 || n > 10 {
+				t.Errorf("%s: ZK-SEMANTICS has no bug scenario %d", ex.Name, n)
+			}
+		}
+		seen[ex.Name] = true
+		if got, ok := zoo.Lookup(ex.Name); !ok || got.Name != ex.Name {
+			t.Errorf("Lookup(%q) = %q, %v", ex.Name, got.Name, ok)
+		}
+	}
+	if _, ok := zoo.Lookup("lock"); ok {
+		t.Error("Lookup found the good lock in the zoo")
+	}
+}
+
+// Without faults and without contention, every exhibit is a lock: it
+// creates a missing directory, acquires, releases, and leaves no node.
+// Shared locks let two readers hold at once.
+func TestExhibits_PlainRun(t *testing.T) {
+	for _, r := range append(zoo.All(), lock.MutexRecipe()) {
+		t.Run(r.Name, func(t *testing.T) {
+			e := newEnv(t)
+			e.dir = "/fresh/dir"
+			for _, id := range []string{"a", "b", "a"} {
+				a := e.start(r.Acquire, id)
+				e.mustHold(a)
+				e.release(a)
+			}
+			if r.AcquireRead != nil {
+				r1, r2 := e.start(r.AcquireRead, "r1"), e.start(r.AcquireRead, "r2")
+				e.mustHold(r1)
+				e.mustHold(r2)
+				e.release(r1)
+				e.release(r2)
+			}
+			if kids := inspect(e, func(m *fakezk.Machine) []string { return m.Children(e.dir) }); len(kids) != 0 {
+				t.Fatalf("nodes left behind: %v", kids)
+			}
+		})
+	}
+}
+
+// Node names and data derive only from the holder id: two servers given
+// the same calls hold the same nodes.
+func TestExhibits_NamesDeterministic(t *testing.T) {
+	for _, r := range zoo.All() {
+		t.Run(r.Name, func(t *testing.T) {
+			var runs [2]string
+			for i := range runs {
+				e := newEnv(t)
+				e.mustHold(e.start(r.Acquire, "holder.7"))
+				runs[i] = inspect(e, func(m *fakezk.Machine) string {
+					kids := m.Children(e.dir)
+					data, _, _ := m.Node(e.dir + "/" + kids[0])
+					return fmt.Sprintf("%v %q", kids, data)
+				})
+			}
+			if runs[0] != runs[1] {
+				t.Fatalf("runs differ: %s, %s", runs[0], runs[1])
+			}
+		})
+	}
+}
+
+func TestExhibits_RefuseBadArguments(t *testing.T) {
+	e := newEnv(t)
+	c := e.connect()
+	for _, r := range zoo.All() {
+		for _, bad := range [][2]string{{"/zoo/lock", "has-dash"}, {"/", "ok"}, {"rel", "ok"}, {"/zoo/lock", ""}} {
+			if _, err := r.Acquire(e.ctx, c, bad[0], bad[1]); !errors.Is(err, lock.ErrConfig) {
+				t.Errorf("%s: Acquire(%q, %q) = %v, want ErrConfig", r.Name, bad[0], bad[1], err)
+			}
+		}
+	}
+	if kids, _, _ := c.Children(e.ctx, e.dir); len(kids) != 0 {
+		t.Fatalf("refused calls left %v", kids)
+	}
+}
+
+// The zoo and what a harness should find in each exhibit.
+func ExampleExhibits() {
+	for _, ex := range zoo.Exhibits() {
+		fmt.Printf("%-20s %-16s scenarios %v\n", ex.Name, ex.Violation, ex.Scenarios)
+	}
+	// Output:
+	// zoo/dirwatch         herd             scenarios [7]
+	// zoo/singlenode       herd             scenarios [7]
+	// zoo/herdshared       herd             scenarios [7]
+	// zoo/noguidretry      deadlock         scenarios [1]
+	// zoo/assumeonwake     mutual-exclusion scenarios [5]
+	// zoo/existsabsence    mutual-exclusion scenarios [4 5]
+	// zoo/timeoutleak      deadlock         scenarios [6]
+	// zoo/deletefirstchild mutual-exclusion scenarios [3 6 10]
+	// zoo/splitdash        mutual-exclusion scenarios [10]
+	// zoo/gozk             orphan           scenarios [1 6 8 10]
+}
