@@ -152,7 +152,8 @@ type Reply struct {
 }
 
 // Notification is a watch event queued for a session, tagged with the zxid
-// of the change that fired it.
+// of the change that fired it, or -1 when SetWatches fired it on reconnect
+// for changes the client missed.
 type Notification struct {
 	Zxid  int64
 	Event zkapi.Event

@@ -135,8 +135,10 @@ func (m *Machine) setWatches(s *session, r SetWatches) {
 	}
 }
 
+// queue adds a notification fired by SetWatches: it stands for changes
+// the client missed, not for one transaction, so it carries zxid -1.
 func (m *Machine) queue(s *session, typ zkapi.EventType, path string) {
-	s.outbox = append(s.outbox, Notification{Zxid: m.servers[s.server].zxid, Event: zkapi.Event{Type: typ, Path: path}})
+	s.outbox = append(s.outbox, Notification{Zxid: -1, Event: zkapi.Event{Type: typ, Path: path}})
 }
 
 // Watchers returns the sessions holding data (and exists) watches and child

@@ -14,9 +14,14 @@ type Wakeup struct {
 
 // CheckHerd counts, per change (zxid), the distinct clients woken; more
 // than limit(cause) is a herd. For an exclusive lock the limit is 1.
+// Wakeups with no single cause (Cause < 0: catching up after a reconnect)
+// are not counted.
 func CheckHerd(wakeups []Wakeup, limit func(cause int64) int) ([]Violation, map[int64]int) {
 	woken := map[int64]map[int]bool{}
 	for _, w := range wakeups {
+		if w.Cause < 0 {
+			continue
+		}
 		if woken[w.Cause] == nil {
 			woken[w.Cause] = map[int]bool{}
 		}

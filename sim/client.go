@@ -36,12 +36,13 @@ const (
 
 // call is the operation a parked client waits in, and its result.
 type call struct {
-	kind  callKind
-	req   fakezk.Request
-	w     *watch
-	ctx   context.Context
-	seq   uint64
-	until int64
+	kind    callKind
+	req     fakezk.Request
+	session int64 // the session when the call was made
+	w       *watch
+	ctx     context.Context
+	seq     uint64
+	until   int64
 
 	reply fakezk.Reply
 	err   error

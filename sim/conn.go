@@ -26,7 +26,7 @@ func (cn *Conn) do(ctx context.Context, op, path string, req fakezk.Request) (fa
 	if err := fakezk.CheckClientPath(req); err != nil {
 		return fakezk.Reply{}, nil, zkapi.Wrap(op, path, err)
 	}
-	cl := &call{kind: callRequest, req: req}
+	cl := &call{kind: callRequest, req: req, session: c.session}
 	c.park(cl, stCall)
 	if cl.err != nil {
 		return fakezk.Reply{}, nil, zkapi.Wrap(op, path, cl.err)

@@ -39,6 +39,14 @@ type Config struct {
 	// DeadlockTicks: a run in which only time can advance for this many
 	// ticks while a client is unfinished has deadlocked; default 40.
 	DeadlockTicks int
+	// PCT switches from a uniform random walk to PCT (probabilistic
+	// concurrency testing): clients get random priorities, the highest
+	// runs, and at PCTDepth-1 random steps within PCTHorizon the running
+	// client drops to the lowest priority. Finds bugs of depth d with
+	// probability at least 1/(n * k^(d-1)).
+	PCT        bool
+	PCTDepth   int // default 3
+	PCTHorizon int // default 400 steps
 	// Setup runs on the Machine before the clients start.
 	Setup func(m *fakezk.Machine)
 	// Observe runs after every step (for checking an invariant).
@@ -62,6 +70,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.DeadlockTicks == 0 {
 		c.DeadlockTicks = 40
+	}
+	if c.PCTDepth == 0 {
+		c.PCTDepth = 3
+	}
+	if c.PCTHorizon == 0 {
+		c.PCTHorizon = 400
 	}
 	if c.Faults.PauseTicks == 0 {
 		c.Faults.PauseTicks = int(2 * c.SessionTimeoutMs / c.Server.TickMillis)
@@ -89,6 +103,14 @@ type Sim struct {
 	step     int
 	quiet    int // consecutive ticks with nothing else enabled
 	received []received
+	stray    map[strayKey]bool // watches set by requests that crossed sessions
+	prio     []int             // PCT: client priorities, higher runs first
+	changes  map[int]bool
+}
+
+type strayKey struct {
+	session int64
+	path    string
 }
 
 // received is a watch notification a client took from its inbox.
@@ -129,7 +151,7 @@ func Run(cfg Config, ch Chooser, programs ...Program) (*Result, error) {
 	if cfg.Setup != nil {
 		cfg.Setup(m)
 	}
-	s := &Sim{cfg: cfg, m: m, chooser: ch, yield: make(chan struct{}), used: map[Kind]int{}}
+	s := &Sim{cfg: cfg, m: m, chooser: ch, yield: make(chan struct{}), used: map[Kind]int{}, stray: map[strayKey]bool{}}
 	if cfg.onStart != nil {
 		cfg.onStart(s)
 	}
@@ -143,6 +165,9 @@ func Run(cfg Config, ch Chooser, programs ...Program) (*Result, error) {
 		c.start(ctx)
 	}
 	defer s.stop()
+	if cfg.PCT {
+		s.initPCT()
+	}
 	res := &Result{Faults: s.used}
 	for _, c := range s.clients {
 		c.run()
@@ -292,7 +317,54 @@ func (s *Sim) pick(evs []Event) (Event, bool) {
 	if s.chooser.Choose(100, "tick?") >= 100-s.cfg.TickPercent {
 		return Event{Kind: Tick}, true
 	}
+	if s.prio != nil {
+		return s.pickPCT(normal), true
+	}
 	return normal[s.chooser.Choose(len(normal), "event")], true
+}
+
+func (s *Sim) initPCT() {
+	n := len(s.clients)
+	s.prio = make([]int, n)
+	for i := range s.prio { // a random permutation, as priorities d..d+n-1
+		j := s.chooser.Choose(i+1, "priority")
+		s.prio[i] = s.prio[j]
+		s.prio[j] = s.cfg.PCTDepth + i
+	}
+	s.changes = map[int]bool{}
+	for range s.cfg.PCTDepth - 1 {
+		s.changes[1+s.chooser.Choose(s.cfg.PCTHorizon, "change point")] = true
+	}
+}
+
+// pickPCT runs the highest-priority client with an enabled event; at a
+// change point that client first drops below everyone.
+func (s *Sim) pickPCT(normal []Event) Event {
+	top := func() int {
+		best := -1
+		for _, e := range normal {
+			if e.Kind != CatchUp && (best < 0 || s.prio[e.Client] > s.prio[best]) {
+				best = e.Client
+			}
+		}
+		return best
+	}
+	best := top()
+	if s.changes[s.step] && best >= 0 {
+		low := 0
+		for _, p := range s.prio {
+			low = min(low, p)
+		}
+		s.prio[best] = low - 1
+		best = top()
+	}
+	var mine []Event
+	for _, e := range normal {
+		if best < 0 || (e.Kind != CatchUp && e.Client == best) {
+			mine = append(mine, e)
+		}
+	}
+	return mine[s.chooser.Choose(len(mine), "event")]
 }
 
 // collect moves the server's queued notifications into client inboxes.
@@ -397,6 +469,12 @@ func (s *Sim) send(c *Client, lose bool) {
 	}
 	r := s.m.Do(c.session, cl.req)
 	s.collect()
+	if cl.session != c.session {
+		// Made on a session that has since been replaced (a request queued
+		// across an expiry, as go-zookeeper sends it): any watch it sets is
+		// not part of the program's current wait.
+		s.stray[strayKey{c.session, requestPath(cl.req)}] = true
+	}
 	label := "send"
 	if lose {
 		label = "lose-reply"
@@ -420,7 +498,12 @@ func (s *Sim) recv(c *Client) {
 	c.inbox = c.inbox[1:]
 	if msg.note != nil {
 		s.note(fmt.Sprintf("recv %s %v", c.name, msg.note.Event))
-		s.received = append(s.received, received{c.idx, msg.note.Zxid, msg.note.Event.Path})
+		key := strayKey{c.session, msg.note.Event.Path}
+		if s.stray[key] {
+			delete(s.stray, key)
+		} else {
+			s.received = append(s.received, received{c.idx, msg.note.Zxid, msg.note.Event.Path})
+		}
 		for _, w := range c.watches.Take(msg.note.Event) {
 			w.fire(msg.note.Event)
 		}
@@ -498,3 +581,15 @@ func (c *Client) learnExpired() {
 
 // TraceString joins a trace into one text, one event per line.
 func TraceString(trace []string) string { return strings.Join(trace, "\n") + "\n" }
+
+func requestPath(req fakezk.Request) string {
+	switch r := req.(type) {
+	case fakezk.Exists:
+		return r.Path
+	case fakezk.GetData:
+		return r.Path
+	case fakezk.GetChildren:
+		return r.Path
+	}
+	return ""
+}

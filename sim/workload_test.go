@@ -44,3 +44,16 @@ func TestWorkload_Regression_SessionReplacedUnderCreate(t *testing.T) {
 		t.Fatal("the schedule no longer pauses a client: the regression is not exercised")
 	}
 }
+
+func TestWorkload_GoodLockPCT(t *testing.T) {
+	for seed := range uint64(200) {
+		rep, err := sim.RunWorkload(sim.Config{PCT: true, Faults: allFaults}, sim.NewSeeded(seed),
+			sim.Workload{Recipe: rwlock.Recipe(), ReadPercent: 50})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rep.OK() {
+			t.Fatalf("seed %d: %v\n%s", seed, rep.Violations, sim.TraceString(rep.Result.Trace))
+		}
+	}
+}
