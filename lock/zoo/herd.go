@@ -161,7 +161,7 @@ func singleNodeLoop(ctx context.Context, conn zkapi.Conn, dir string, data []byt
 		_, err := conn.Create(ctx, p, data, zkapi.Ephemeral)
 		switch {
 		case err == nil:
-			return &node{conn: conn, path: p, sid: sid}, nil
+			return created(ctx, conn, p, sid), nil
 		case errors.Is(err, zkapi.ErrNoNode):
 			err = ensureDir(ctx, conn, dir)
 		case isLoss(err), errors.Is(err, zkapi.ErrNodeExists):
@@ -198,17 +198,17 @@ func waitSingle(ctx context.Context, conn zkapi.Conn, dir string, data []byte) (
 	return nil, err
 }
 
-// mine returns the node at p if the current session owns it with data.
+// mine returns the node at p if the session current after reading it owns
+// it with data.
 func mine(ctx context.Context, conn zkapi.Conn, p string, data []byte) (*node, error) {
-	sid := conn.Session().ID
 	got, st, err := conn.Get(ctx, p)
 	if errors.Is(err, zkapi.ErrNoNode) {
 		return nil, nil
 	}
-	if err != nil || st.EphemeralOwner != sid || string(got) != string(data) {
+	if err != nil || st.EphemeralOwner != conn.Session().ID || string(got) != string(data) {
 		return nil, err
 	}
-	return &node{conn: conn, path: p, sid: sid}, nil
+	return &node{conn: conn, path: p, sid: st.EphemeralOwner}, nil
 }
 
 // dropIfMine deletes the node at p if a create of this attempt made it,

@@ -53,7 +53,7 @@ func createBlindly(ctx context.Context, conn zkapi.Conn, dir, prefix string, dat
 		p, err := conn.Create(ctx, dir+"/"+prefix, data, zkapi.EphemeralSequential)
 		switch {
 		case err == nil:
-			return &node{conn: conn, path: p, sid: sid}, nil
+			return created(ctx, conn, p, sid), nil
 		case errors.Is(err, zkapi.ErrNoNode):
 			err = ensureDir(ctx, conn, dir)
 		case isLoss(err):

@@ -214,7 +214,7 @@ func join(ctx context.Context, conn zkapi.Conn, dir, prefix string, data []byte)
 		p, err := conn.Create(ctx, dir+"/"+prefix, data, zkapi.EphemeralSequential)
 		switch {
 		case err == nil:
-			return &node{conn: conn, path: p, sid: sid}, nil
+			return created(ctx, conn, p, sid), nil
 		case errors.Is(err, zkapi.ErrNoNode):
 			err = ensureDir(ctx, conn, dir)
 		case isLoss(err):
@@ -227,6 +227,29 @@ func join(ctx context.Context, conn zkapi.Conn, dir, prefix string, data []byte)
 			return nil, err
 		}
 	}
+}
+
+// created returns the node a successful create made at p. sid is the
+// session before the create; if the Conn has moved to a new session since
+// (a client that renews an expired session sends a request queued during
+// the outage under the new one), the node's ephemeralOwner decides whose
+// it is, read even if ctx has ended: a node attributed to a dead session
+// would never be removed. A node already gone belonged to the dead one.
+func created(ctx context.Context, conn zkapi.Conn, p string, sid int64) *node {
+	bg := context.WithoutCancel(ctx)
+	for conn.Session().ID != sid {
+		st, ok, err := conn.Exists(bg, p)
+		if isLoss(err) {
+			if awaitConnected(bg, conn) == nil {
+				continue
+			}
+		}
+		if err == nil && ok {
+			sid = st.EphemeralOwner
+		}
+		break
+	}
+	return &node{conn: conn, path: p, sid: sid}
 }
 
 // findOwn looks for a node named prefix<seq> holding data and owned by the
@@ -251,8 +274,9 @@ func findOwn(ctx context.Context, conn zkapi.Conn, dir, prefix string, data []by
 
 // lookOnce is one pass of findOwn. It syncs first: after a lost reply the
 // client may have reconnected to a server that has not applied the create.
+// A node is this client's if the session current after reading it owns it
+// (a node of an earlier, dying session is not: CURATOR-498).
 func lookOnce(ctx context.Context, conn zkapi.Conn, dir, prefix string, data []byte) (*node, error) {
-	sid := conn.Session().ID
 	if err := conn.Sync(ctx, dir); err != nil {
 		return nil, err
 	}
@@ -275,8 +299,8 @@ func lookOnce(ctx context.Context, conn zkapi.Conn, dir, prefix string, data []b
 		if err != nil {
 			return nil, err
 		}
-		if st.EphemeralOwner == sid && bytes.Equal(got, data) {
-			return &node{conn: conn, path: dir + "/" + k, sid: sid}, nil
+		if st.EphemeralOwner == conn.Session().ID && bytes.Equal(got, data) {
+			return &node{conn: conn, path: dir + "/" + k, sid: st.EphemeralOwner}, nil
 		}
 	}
 	return nil, nil

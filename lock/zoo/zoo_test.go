@@ -1,14 +1,17 @@
 package zoo_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/lock/zoo"
+	"github.com/zksim/zksim/zkapi"
 )
 
 var classes = []zoo.Violation{zoo.MutualExclusion, zoo.Herd, zoo.Deadlock, zoo.Orphan}
@@ -91,6 +94,49 @@ func TestExhibits_NamesDeterministic(t *testing.T) {
 			}
 			if runs[0] != runs[1] {
 				t.Fatalf("runs differ: %s, %s", runs[0], runs[1])
+			}
+		})
+	}
+}
+
+// renewingConn learns, just before its first create in dir, that its
+// session expired, and sends the create under the session that replaced
+// it, as go-zookeeper does with a request queued during an outage.
+type renewingConn struct {
+	*fakezk.Conn
+	srv     *fakezk.Server
+	dir     string
+	renewed bool
+}
+
+func (c *renewingConn) Create(ctx context.Context, path string, data []byte, mode zkapi.CreateMode) (string, error) {
+	if !c.renewed && strings.HasPrefix(path, c.dir+"/") {
+		c.renewed = true
+		if err := c.srv.Expire(c.Session().ID); err != nil {
+			return "", err
+		}
+	}
+	return c.Conn.Create(ctx, path, data, mode)
+}
+
+// A node created under a session that replaced the one the recipe saw
+// before the create is the recipe's: it holds, and its release leaves
+// nothing behind (a recipe that took the node for the dead session's
+// would give up and leave it, an orphan).
+func TestExhibits_CreateUnderRenewedSession(t *testing.T) {
+	for _, r := range append(zoo.All(), lock.MutexRecipe()) {
+		t.Run(r.Name, func(t *testing.T) {
+			e := newEnv(t)
+			c := &renewingConn{Conn: e.connect(), srv: e.srv, dir: e.dir}
+			h, err := r.Acquire(e.ctx, c, e.dir, "x")
+			if err != nil {
+				t.Fatalf("Acquire: %v", err)
+			}
+			if err := h.Release(e.ctx); err != nil {
+				t.Fatalf("Release: %v", err)
+			}
+			if kids := inspect(e, func(m *fakezk.Machine) []string { return m.Children(e.dir) }); len(kids) != 0 {
+				t.Fatalf("nodes left behind: %v", kids)
 			}
 		})
 	}
