@@ -12,7 +12,9 @@ import (
 type Recipe struct {
 	Name string
 	// Acquire takes the lock at dir, exclusively (or for writing), for the
-	// holder id, unique per holder: letters, digits, '.' and '_'.
+	// holder id: letters, digits, '.' and '_', unique per acquisition (the
+	// harness passes "c3_7": client 3, 7th acquisition), since a recipe
+	// may name its node after it and look for it after a lost reply.
 	Acquire AcquireFunc
 	// AcquireRead takes the lock at dir for reading; nil for exclusive
 	// locks.

@@ -6,6 +6,7 @@ import (
 	"runtime"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -77,6 +78,10 @@ type Client struct {
 	watches   fakezk.WatchTable[*watch]
 	sess      zkapi.Session
 	err       error
+	// set by the workload: what the client is acquiring, and whether it
+	// holds the lock
+	acquiring linearize.Mode
+	holding   bool
 }
 
 // Name is the client's name in traces: c1, c2, ...
@@ -197,26 +202,35 @@ type watch struct {
 	path  string
 	fired bool
 	ev    zkapi.Event
+	zxid  int64 // of the change that fired it; -1 if none
+	stray bool  // set by a request made on a session since replaced
+	woke  bool  // a Wait has returned its event
 }
 
-func (w *watch) fire(ev zkapi.Event) {
+func (w *watch) fire(ev zkapi.Event, zxid int64) {
 	if !w.fired {
-		w.fired, w.ev = true, ev
+		w.fired, w.ev, w.zxid = true, ev, zxid
 	}
 }
 
-// Wait implements zkapi.Watch: a scheduling point.
+// Wait implements zkapi.Watch: a scheduling point. A Wait that returns
+// because the watch fired is a wakeup, which the herd checker counts.
 func (w *watch) Wait(ctx context.Context) (zkapi.Event, error) {
-	if w.fired {
-		return w.ev, nil
+	if !w.fired {
+		if err := ctx.Err(); err != nil {
+			return zkapi.Event{}, err
+		}
+		cl := &call{kind: callWatch, w: w, ctx: ctx}
+		w.c.park(cl, stWait)
+		if !w.fired {
+			return zkapi.Event{}, cl.err
+		}
 	}
-	if err := ctx.Err(); err != nil {
-		return zkapi.Event{}, err
+	if !w.woke && !w.stray && w.zxid >= 0 && w.ev.Type != zkapi.EventNotWatching {
+		w.woke = true
+		c := w.c
+		c.sim.received = append(c.sim.received, received{client: c.idx, zxid: w.zxid, path: w.path,
+			step: c.sim.step, held: heldNone, reader: c.acquiring == linearize.Read})
 	}
-	cl := &call{kind: callWatch, w: w, ctx: ctx}
-	w.c.park(cl, stWait)
-	if w.fired {
-		return w.ev, nil
-	}
-	return zkapi.Event{}, cl.err
+	return w.ev, nil
 }

@@ -34,7 +34,7 @@ func (cn *Conn) do(ctx context.Context, op, path string, req fakezk.Request) (fa
 	r := cl.reply
 	var w *watch
 	if k, ok := fakezk.ReplyWatch(req, r); ok {
-		w = &watch{c: c, path: path}
+		w = &watch{c: c, path: path, stray: cl.session != c.session}
 		c.watches.Add(path, k, w)
 	}
 	var zw zkapi.Watch
@@ -163,13 +163,13 @@ func (cn *Conn) Close() error {
 	if c.connected {
 		for _, n := range c.sim.m.CloseSession(c.session) {
 			for _, w := range c.watches.Take(n.Event) {
-				w.fire(n.Event)
+				w.fire(n.Event, n.Zxid)
 			}
 		}
 		c.sim.collect()
 	}
 	for _, w := range c.watches.TakeAll() {
-		w.fire(zkapi.Event{Type: zkapi.EventNotWatching, Path: w.path, Err: zkapi.ErrClosed})
+		w.fire(zkapi.Event{Type: zkapi.EventNotWatching, Path: w.path, Err: zkapi.ErrClosed}, -1)
 	}
 	c.connected = false
 	c.setState(zkapi.StateClosed)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -103,22 +104,27 @@ type Sim struct {
 	step     int
 	quiet    int // consecutive ticks with nothing else enabled
 	received []received
-	stray    map[strayKey]bool // watches set by requests that crossed sessions
-	prio     []int             // PCT: client priorities, higher runs first
+	giveUps  map[int64]bool // zxids of deletes by clients not holding the lock
+	prio     []int          // PCT: client priorities, higher runs first
 	changes  map[int]bool
 }
 
-type strayKey struct {
-	session int64
-	path    string
-}
-
-// received is a watch notification a client took from its inbox.
+// received is a wakeup (a Watch.Wait that returned because its watch
+// fired, except watches set by a request that crossed a session expiry,
+// which go-zookeeper sends on the new session), or (held set) the moment a
+// workload client began to hold a lock: one timeline, in step order, for
+// the herd checker.
 type received struct {
 	client int
 	zxid   int64
 	path   string
+	step   int
+	held   linearize.Mode
+	reader bool // a notification to a client acquiring for reading
 }
+
+// heldNone marks a received entry that is a notification.
+const heldNone linearize.Mode = 255
 
 // Result is the outcome of a run.
 type Result struct {
@@ -151,7 +157,7 @@ func Run(cfg Config, ch Chooser, programs ...Program) (*Result, error) {
 	if cfg.Setup != nil {
 		cfg.Setup(m)
 	}
-	s := &Sim{cfg: cfg, m: m, chooser: ch, yield: make(chan struct{}), used: map[Kind]int{}, stray: map[strayKey]bool{}}
+	s := &Sim{cfg: cfg, m: m, chooser: ch, yield: make(chan struct{}), used: map[Kind]int{}, giveUps: map[int64]bool{}}
 	if cfg.onStart != nil {
 		cfg.onStart(s)
 	}
@@ -438,7 +444,9 @@ func (s *Sim) apply(ev Event) {
 
 func (s *Sim) tick() {
 	s.now++
+	before, z0 := s.m.SessionIDs(), s.m.Zxid()
 	s.m.Tick()
+	s.noteExpiries(before, z0)
 	s.collect()
 	kept := s.timers[:0]
 	for _, t := range s.timers {
@@ -459,6 +467,26 @@ func (s *Sim) tick() {
 	s.note("tick")
 }
 
+// noteExpiries records, for the herd checker, the closeSession zxids of
+// sessions that expired in a tick whose clients did not hold the lock:
+// Machine.Tick expires them in session order, one transaction each.
+func (s *Sim) noteExpiries(before []int64, z0 int64) {
+	holders := map[int64]bool{}
+	for _, c := range s.clients {
+		holders[c.session] = c.holding
+	}
+	z := z0
+	for _, id := range before {
+		if s.m.Alive(id) {
+			continue
+		}
+		z++
+		if !holders[id] {
+			s.giveUps[z] = true
+		}
+	}
+}
+
 // send applies c's pending request; with lose, the reply is then lost.
 func (s *Sim) send(c *Client, lose bool) {
 	cl := c.call
@@ -469,11 +497,8 @@ func (s *Sim) send(c *Client, lose bool) {
 	}
 	r := s.m.Do(c.session, cl.req)
 	s.collect()
-	if cl.session != c.session {
-		// Made on a session that has since been replaced (a request queued
-		// across an expiry, as go-zookeeper sends it): any watch it sets is
-		// not part of the program's current wait.
-		s.stray[strayKey{c.session, requestPath(cl.req)}] = true
+	if _, del := cl.req.(fakezk.Delete); del && r.Err == nil && !c.holding {
+		s.giveUps[r.Zxid] = true
 	}
 	label := "send"
 	if lose {
@@ -498,14 +523,8 @@ func (s *Sim) recv(c *Client) {
 	c.inbox = c.inbox[1:]
 	if msg.note != nil {
 		s.note(fmt.Sprintf("recv %s %v", c.name, msg.note.Event))
-		key := strayKey{c.session, msg.note.Event.Path}
-		if s.stray[key] {
-			delete(s.stray, key)
-		} else {
-			s.received = append(s.received, received{c.idx, msg.note.Zxid, msg.note.Event.Path})
-		}
 		for _, w := range c.watches.Take(msg.note.Event) {
-			w.fire(msg.note.Event)
+			w.fire(msg.note.Event, msg.note.Zxid)
 		}
 		return
 	}
@@ -573,7 +592,7 @@ func (c *Client) reconnect() {
 func (c *Client) learnExpired() {
 	c.setState(zkapi.StateExpired)
 	for _, w := range c.watches.TakeAll() {
-		w.fire(zkapi.Event{Type: zkapi.EventNotWatching, Path: w.path, Err: zkapi.ErrSessionExpired})
+		w.fire(zkapi.Event{Type: zkapi.EventNotWatching, Path: w.path, Err: zkapi.ErrSessionExpired}, -1)
 	}
 	c.inbox = nil
 	c.openSession(c.server)
@@ -581,15 +600,3 @@ func (c *Client) learnExpired() {
 
 // TraceString joins a trace into one text, one event per line.
 func TraceString(trace []string) string { return strings.Join(trace, "\n") + "\n" }
-
-func requestPath(req fakezk.Request) string {
-	switch r := req.(type) {
-	case fakezk.Exists:
-		return r.Path
-	case fakezk.GetData:
-		return r.Path
-	case fakezk.GetChildren:
-		return r.Path
-	}
-	return ""
-}

@@ -23,7 +23,11 @@ type Workload struct {
 	HoldTicks    int    // virtual time inside the critical section; default 1
 	ReadPercent  int    // share of read acquisitions, for recipes with AcquireRead
 	TimeoutTicks int    // acquire deadline in virtual time; 0: none
-	Unfenced     bool   // write with a plain set even when the lease can fence
+	// TimeoutPercent is the share of acquisitions that use TimeoutTicks;
+	// default 100. Clients that give up beside clients that wait forever
+	// expose leaks as deadlocks.
+	TimeoutPercent int
+	Unfenced       bool // write with a plain set even when the lease can fence
 }
 
 // Resource is the protected resource: a znode whose writes carry tokens.
@@ -41,6 +45,9 @@ func (w Workload) withDefaults() Workload {
 	}
 	if w.HoldTicks == 0 {
 		w.HoldTicks = 1
+	}
+	if w.TimeoutPercent == 0 {
+		w.TimeoutPercent = 100
 	}
 	return w
 }
@@ -151,18 +158,22 @@ func (w Workload) once(ctx context.Context, c *Client, h *History, i int, read b
 		}
 	}
 	actx, cancel := ctx, context.CancelFunc(func() {})
-	if w.TimeoutTicks > 0 {
+	if w.TimeoutTicks > 0 && (w.TimeoutPercent >= 100 || c.sim.chooser.Choose(100, "timeout?") < w.TimeoutPercent) {
 		actx, cancel = c.WithTimeout(ctx, w.TimeoutTicks)
 	}
 	defer cancel()
 	call := int64(c.sim.step)
+	c.acquiring = mode
 	held, err := acquire(actx, c.Conn(), w.Dir, fmt.Sprintf("%s_%d", c.Name(), i))
+	c.acquiring, c.holding = heldNone, err == nil
+	defer func() { c.holding = false }()
 	if err != nil {
 		c.Logf("acquire %s failed: %v", mode, err)
 		return
 	}
 	hold := len(h.Holds)
 	h.Holds = append(h.Holds, linearize.Hold{Client: c.idx, Lock: w.Dir, Mode: mode, Call: call, Start: int64(c.sim.step), End: -1})
+	c.sim.received = append(c.sim.received, received{client: c.idx, step: c.sim.step, held: mode})
 	h.sessions = append(h.sessions, c.session)
 	c.Logf("holds %s (%s)", w.Dir, mode)
 	c.Sleep(ctx, w.HoldTicks)
@@ -170,6 +181,7 @@ func (w Workload) once(ctx context.Context, c *Client, h *History, i int, read b
 		w.write(ctx, c, h, held)
 	}
 	h.Holds[hold].End = int64(c.sim.step)
+	c.holding = true // the release's delete is a holder's
 	if err := held.Release(ctx); err != nil {
 		c.Logf("release: %v", err)
 	}
@@ -220,7 +232,7 @@ func (r *Report) check(s *Sim, w Workload) {
 	r.Violations = append(r.Violations, linearize.CheckFencing(acceptedByZxid(h))...)
 
 	h.Wakeups = s.wakeups(w.Dir)
-	herd, counts := linearize.CheckHerd(h.Wakeups, w.herdLimit(h))
+	herd, counts := linearize.CheckHerd(h.Wakeups, w.herdLimit(s))
 	r.Herd = counts
 	r.Violations = append(r.Violations, herd...)
 
@@ -258,13 +270,40 @@ func acceptedByZxid(h *History) []linearize.Accepted {
 	return out
 }
 
-// herdLimit: an exclusive lock may wake one client per change; a
-// read/write lock may also wake every reader that then proceeds.
-func (w Workload) herdLimit(h *History) func(int64) int {
+// herdLimit: an exclusive lock may wake one client per change. A
+// read/write lock may wake at most one writer, plus, when a holder
+// released, the readers that then went straight on to hold (those it made
+// grantable), and when a waiter gave up, the readers that waited on it and
+// must now wait on the writer ahead of it.
+func (w Workload) herdLimit(s *Sim) func(int64) int {
 	if w.Recipe.AcquireRead == nil {
 		return func(int64) int { return 1 }
 	}
-	return func(int64) int { return 1 + w.Clients }
+	proceeded := map[int64]int{} // cause -> woken readers that then held
+	readers := map[int64]int{}   // cause -> woken readers
+	last := map[int]int64{}      // client -> cause of its latest wakeup
+	for _, r := range s.received {
+		if r.held == heldNone && r.reader && r.zxid >= 0 {
+			readers[r.zxid]++
+		}
+		switch {
+		case r.held == linearize.Read:
+			if cause, ok := last[r.client]; ok {
+				proceeded[cause]++
+			}
+			delete(last, r.client)
+		case r.held == heldNone && r.zxid >= 0:
+			last[r.client] = r.zxid
+		default:
+			delete(last, r.client)
+		}
+	}
+	return func(cause int64) int {
+		if s.giveUps[cause] {
+			return 1 + readers[cause]
+		}
+		return 1 + proceeded[cause]
+	}
 }
 
 // orphans lists lock nodes owned by live sessions of clients that have
@@ -290,7 +329,7 @@ func (s *Sim) orphans(dir string) []string {
 func (s *Sim) wakeups(dir string) []linearize.Wakeup {
 	var out []linearize.Wakeup
 	for _, n := range s.received {
-		if n.path == dir || strings.HasPrefix(n.path, dir+"/") {
+		if n.held == heldNone && (n.path == dir || strings.HasPrefix(n.path, dir+"/")) {
 			out = append(out, linearize.Wakeup{Client: n.client, Cause: n.zxid, Path: n.path})
 		}
 	}

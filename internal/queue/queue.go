@@ -67,15 +67,18 @@ func (q Queue) Join(ctx context.Context, kind, guid string, data []byte) (string
 		case err == nil:
 			// The session changed under the create (go-zookeeper sends a
 			// queued request on the session that replaced an expired one):
-			// the node tells whose it is.
-			owner, err := q.owner(ctx, p, sid)
+			// the node tells whose it is. The caller's ctx may end now
+			// without losing track of the node.
+			owner, err := q.owner(context.WithoutCancel(ctx), p, sid)
 			return p, owner, err
 		case errors.Is(err, zkapi.ErrNoNode):
 			if err := q.ensureDir(ctx); err != nil {
 				return "", 0, err
 			}
 		case errors.Is(err, zkapi.ErrConnectionLoss):
-			p, sid, err := q.findOwn(ctx, kind, guid)
+			// The create may have been applied: find it even if ctx has
+			// ended meanwhile, so that the caller can remove it.
+			p, sid, err := q.findOwn(context.WithoutCancel(ctx), kind, guid)
 			if err != nil {
 				return "", 0, err
 			}
@@ -104,19 +107,30 @@ func (q Queue) owner(ctx context.Context, p string, guess int64) (int64, error) 
 		case !errors.Is(err, zkapi.ErrConnectionLoss):
 			return 0, err
 		}
+		if err := AwaitLink(ctx, q.Conn); err != nil {
+			return 0, err
+		}
 	}
 }
 
-// findOwn looks for the node of guid owned by the current session. Reads
-// are retried through connection loss.
+// findOwn looks for the node of guid owned by the current session. It
+// syncs first, since after a reconnect the server may lag behind the one
+// that applied the create. Reads are retried through connection loss.
 func (q Queue) findOwn(ctx context.Context, kind, guid string) (string, int64, error) {
 	for {
 		if err := ctx.Err(); err != nil {
 			return "", 0, err
 		}
 		sid := q.Conn.Session().ID
-		kids, _, err := q.Conn.Children(ctx, q.Dir)
+		err := q.Conn.Sync(ctx, q.Dir)
+		var kids []string
+		if err == nil {
+			kids, _, err = q.Conn.Children(ctx, q.Dir)
+		}
 		if errors.Is(err, zkapi.ErrConnectionLoss) {
+			if err := AwaitLink(ctx, q.Conn); err != nil {
+				return "", 0, err
+			}
 			continue
 		}
 		if errors.Is(err, zkapi.ErrNoNode) {
@@ -143,6 +157,18 @@ func (q Queue) findOwn(ctx context.Context, kind, guid string) (string, int64, e
 		}
 		return "", 0, nil
 	}
+}
+
+// AwaitLink returns at once if c is connected, and otherwise when its
+// session state next changes: the pause before retrying a request that
+// failed with connection loss, so that retries do not spin.
+func AwaitLink(ctx context.Context, c zkapi.Conn) error {
+	s := c.Session()
+	if s.State == zkapi.StateConnected {
+		return nil
+	}
+	_, err := c.WaitSession(ctx, s.Seq)
+	return err
 }
 
 // ensureDir creates the directory as a container and its ancestors as
@@ -231,9 +257,7 @@ func (q Queue) Leave(ctx context.Context, p string, sid int64) error {
 		case !errors.Is(err, zkapi.ErrConnectionLoss):
 			return fmt.Errorf("queue: delete %s: %w", p, err)
 		}
-		if s.State != zkapi.StateConnected {
-			q.Conn.WaitSession(ctx, s.Seq)
-		}
+		AwaitLink(ctx, q.Conn)
 	}
 }
 

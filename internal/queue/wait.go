@@ -51,6 +51,9 @@ func waitTurn(ctx context.Context, h *Hold, kinds []string, rule Rule, wait bool
 		}
 		ms, err := q.List(ctx, kinds...)
 		if errors.Is(err, zkapi.ErrConnectionLoss) {
+			if err := AwaitLink(ctx, q.Conn); err != nil {
+				return err
+			}
 			continue
 		}
 		if err != nil {
