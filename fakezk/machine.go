@@ -343,9 +343,22 @@ func (m *Machine) Do(id int64, req Request) Reply {
 	s.deadline = m.now + s.timeout
 	r := m.apply(s, req)
 	m.dispatch()
-	m.CatchUp(s.server, m.zxid)
+	if isWrite(req) {
+		// A follower applies a write it forwarded before it replies; a read
+		// it answers first, so that a watch the read sets is known to the
+		// client before the change that fires it arrives.
+		m.CatchUp(s.server, m.zxid)
+	}
 	r.Zxid = m.servers[s.server].zxid
 	return r
+}
+
+func isWrite(req Request) bool {
+	switch req.(type) {
+	case Create, Delete, SetData, Multi:
+		return true
+	}
+	return false
 }
 
 func (m *Machine) apply(s *session, req Request) Reply {

@@ -176,9 +176,20 @@ func (w Workload) once(ctx context.Context, c *Client, h *History, i int, read b
 	c.sim.received = append(c.sim.received, received{client: c.idx, step: c.sim.step, held: mode})
 	h.sessions = append(h.sessions, c.session)
 	c.Logf("holds %s (%s)", w.Dir, mode)
+	// The token is taken at acquisition, as an application would, and used
+	// after the work: a holder paused in between writes with a stale one.
+	token, tokenErr := int64(0), error(nil)
+	tok, hasToken := held.(lock.Tokener)
+	if hasToken && mode != linearize.Read {
+		token, tokenErr = tok.Token(ctx)
+	}
 	c.Sleep(ctx, w.HoldTicks)
-	if mode != linearize.Read {
-		w.write(ctx, c, h, held)
+	if hasToken && mode != linearize.Read {
+		if tokenErr != nil {
+			c.Logf("token: %v", tokenErr)
+		} else {
+			w.write(ctx, c, h, held, token)
+		}
 	}
 	h.Holds[hold].End = int64(c.sim.step)
 	c.holding = true // the release's delete is a holder's
@@ -188,18 +199,12 @@ func (w Workload) once(ctx context.Context, c *Client, h *History, i int, read b
 }
 
 // write stores the holder's token in the resource, fenced when it can be.
-func (w Workload) write(ctx context.Context, c *Client, h *History, held lock.Held) {
-	tok, ok := held.(lock.Tokener)
-	if !ok {
-		return
-	}
-	token, err := tok.Token(ctx)
-	if err != nil {
-		c.Logf("token: %v", err)
-		return
-	}
+func (w Workload) write(ctx context.Context, c *Client, h *History, held lock.Held, token int64) {
 	data := []byte(fmt.Sprint(token))
-	var st zkapi.Stat
+	var (
+		st  zkapi.Stat
+		err error
+	)
 	if f, ok := held.(lock.Fencer); ok && !w.Unfenced {
 		var res []zkapi.OpResult
 		res, err = f.Fenced(ctx, zkapi.SetOp{Path: Resource, Data: data, Version: -1})
