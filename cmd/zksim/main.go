@@ -10,8 +10,12 @@
 // predecessor, a release that wakes exactly one waiter, a session expiry
 // that deletes a holder's node, and the sequence counter pinned at 2^31-1.
 //
-// Exit codes: 0 success, 1 the demo found ZooKeeper behaving unexpectedly,
-// 2 usage error.
+// run explores seeded schedules of the standard lock workload (5 clients x
+// 3 acquisitions, every fault) for a recipe: lock, rwlock or one of the
+// zoo's broken ones, and reports violations.
+//
+// Exit codes: 0 success, 1 a violation (run) or unexpected behaviour
+// (demo), 2 usage error.
 package main
 
 import (
@@ -25,11 +29,13 @@ import (
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 const usage = `usage: zksim [demo] [-clients N] [-seed S]
+       zksim run [-recipe NAME] [-seed S] [-schedules N] [-pct] [-no-faults] [-trace]
 
 Commands:
   demo   a deterministic tour of the in-memory ZooKeeper (default)
+  run    explore schedules of a lock recipe with every fault and check them
 
-Exit codes: 0 ok, 1 unexpected behaviour, 2 usage error.
+Exit codes: 0 ok, 1 violation or unexpected behaviour, 2 usage error.
 `
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -40,6 +46,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch cmd {
 	case "demo":
 		return runDemo(args, stdout, stderr)
+	case "run":
+		return runRun(args, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return 0
