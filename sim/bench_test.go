@@ -20,7 +20,7 @@ func BenchmarkStandardWorkload(b *testing.B) {
 			steps := 0
 			for b.Loop() {
 				seed++
-				rep, err := sim.RunWorkload(sim.Config{PCT: pct, Faults: allFaults}, sim.NewSeeded(seed),
+				rep, err := sim.RunWorkload(sim.Config{PCT: pct, Faults: allFaults, NoTrace: true}, sim.NewSeeded(seed),
 					sim.Workload{Recipe: lock.MutexRecipe()})
 				if err != nil || !rep.OK() {
 					b.Fatalf("seed %d: %v %v", seed, err, rep.Violations)

@@ -98,7 +98,9 @@ func (c *Client) Now() int64 { return c.sim.now }
 
 // Logf adds a line to the trace, attributed to the client.
 func (c *Client) Logf(format string, args ...any) {
-	c.sim.note(c.name + ": " + fmt.Sprintf(format, args...))
+	if !c.sim.cfg.NoTrace {
+		c.sim.note(c.name + ": " + fmt.Sprintf(format, args...))
+	}
 }
 
 // Sleep blocks for the given number of ticks of virtual time, or until ctx

@@ -20,6 +20,7 @@ const (
 	CatchUp                 // a follower applies the leader's log
 	Reap                    // the container reaper runs
 	Reorder                 // illegal fault: a reply overtakes notifications
+	numKinds
 )
 
 var kindNames = [...]string{"send", "recv", "wake", "tick", "lose-request", "lose-reply",

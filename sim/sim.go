@@ -48,6 +48,9 @@ type Config struct {
 	PCT        bool
 	PCTDepth   int // default 3
 	PCTHorizon int // default 400 steps
+	// NoTrace skips writing the trace, for fast exploration; a failing
+	// schedule can be run again with tracing, deterministically.
+	NoTrace bool
 	// Setup runs on the Machine before the clients start.
 	Setup func(m *fakezk.Machine)
 	// Observe runs after every step (for checking an invariant).
@@ -99,13 +102,17 @@ type Sim struct {
 	stopping bool
 	now      int64
 	timers   []timer
-	used     map[Kind]int
+	used     [numKinds]int
 	trace    []string
 	step     int
 	quiet    int // consecutive ticks with nothing else enabled
 	received []received
 	giveUps  map[int64]bool // zxids of deletes by clients not holding the lock
-	prio     []int          // PCT: client priorities, higher runs first
+	expired  map[int64]int  // session -> step at which it expired
+	evbuf    []Event        // reused by enabled
+	normal   []Event        // reused by pick
+	faulty   []Event
+	prio     []int // PCT: client priorities, higher runs first
 	changes  map[int]bool
 }
 
@@ -157,7 +164,7 @@ func Run(cfg Config, ch Chooser, programs ...Program) (*Result, error) {
 	if cfg.Setup != nil {
 		cfg.Setup(m)
 	}
-	s := &Sim{cfg: cfg, m: m, chooser: ch, yield: make(chan struct{}), used: map[Kind]int{}, giveUps: map[int64]bool{}}
+	s := &Sim{cfg: cfg, m: m, chooser: ch, yield: make(chan struct{}), giveUps: map[int64]bool{}, expired: map[int64]int{}}
 	if cfg.onStart != nil {
 		cfg.onStart(s)
 	}
@@ -174,7 +181,14 @@ func Run(cfg Config, ch Chooser, programs ...Program) (*Result, error) {
 	if cfg.PCT {
 		s.initPCT()
 	}
-	res := &Result{Faults: s.used}
+	res := &Result{Faults: map[Kind]int{}}
+	defer func() {
+		for k, n := range s.used {
+			if n > 0 {
+				res.Faults[Kind(k)] = n
+			}
+		}
+	}()
 	for _, c := range s.clients {
 		c.run()
 	}
@@ -240,13 +254,23 @@ func (s *Sim) stop() {
 }
 
 func (s *Sim) note(line string) {
-	s.trace = append(s.trace, fmt.Sprintf("%5d t%-3d %s", s.step, s.now, line))
+	if !s.cfg.NoTrace {
+		s.trace = append(s.trace, fmt.Sprintf("%5d t%-3d %s", s.step, s.now, line))
+	}
+}
+
+// notef formats a trace line only when the trace is kept.
+func (s *Sim) notef(format string, args ...any) {
+	if !s.cfg.NoTrace {
+		s.note(fmt.Sprintf(format, args...))
+	}
 }
 
 // enabled lists the possible events in a fixed order: client events by
 // client, then global ones.
 func (s *Sim) enabled() []Event {
-	var evs []Event
+	evs := s.evbuf[:0]
+	defer func() { s.evbuf = evs }()
 	f := s.cfg.Faults
 	for i, c := range s.clients {
 		if c.state == stDone || c.state == stCrashed || c.paused {
@@ -302,7 +326,8 @@ func (s *Sim) enabled() []Event {
 // the other events. A choice of 0 is always the least eventful, so that
 // shrinking towards 0 removes faults and ticks.
 func (s *Sim) pick(evs []Event) (Event, bool) {
-	var normal, faults []Event
+	normal, faults := s.normal[:0], s.faulty[:0]
+	defer func() { s.normal, s.faulty = normal, faults }()
 	for _, e := range evs {
 		switch {
 		case e.Kind == Tick:
@@ -398,7 +423,7 @@ func (s *Sim) apply(ev Event) {
 	case Send:
 		s.send(c, false)
 	case LoseRequest:
-		s.note(fmt.Sprintf("%s %v", ev, c.call.req))
+		s.notef("%s %v", ev, c.call.req)
 		c.drop()
 		s.resumeWith(c, zkapi.ErrConnectionLoss)
 	case LoseReply:
@@ -428,7 +453,7 @@ func (s *Sim) apply(ev Event) {
 	case Pause:
 		c.paused, c.pauseEnd = true, s.now+int64(s.cfg.Faults.PauseTicks)
 		s.m.Detach(c.session)
-		s.note(fmt.Sprintf("%s for %d ticks", ev, s.cfg.Faults.PauseTicks))
+		s.notef("%s for %d ticks", ev, s.cfg.Faults.PauseTicks)
 	case Tick:
 		s.tick()
 	case CatchUp:
@@ -481,6 +506,7 @@ func (s *Sim) noteExpiries(before []int64, z0 int64) {
 			continue
 		}
 		z++
+		s.expired[id] = s.step
 		if !holders[id] {
 			s.giveUps[z] = true
 		}
@@ -491,7 +517,7 @@ func (s *Sim) noteExpiries(before []int64, z0 int64) {
 func (s *Sim) send(c *Client, lose bool) {
 	cl := c.call
 	if !c.connected {
-		s.note(fmt.Sprintf("send %s %v -> not connected", c.name, cl.req))
+		s.notef("send %s %v -> not connected", c.name, cl.req)
 		s.resumeWith(c, zkapi.ErrConnectionLoss)
 		return
 	}
@@ -504,7 +530,7 @@ func (s *Sim) send(c *Client, lose bool) {
 	if lose {
 		label = "lose-reply"
 	}
-	s.note(fmt.Sprintf("%s %s %v -> %v", label, c.name, cl.req, r))
+	s.notef("%s %s %v -> %v", label, c.name, cl.req, r)
 	switch {
 	case lose || errors.Is(r.Err, zkapi.ErrConnectionLoss):
 		c.drop()
@@ -522,13 +548,13 @@ func (s *Sim) recv(c *Client) {
 	msg := c.inbox[0]
 	c.inbox = c.inbox[1:]
 	if msg.note != nil {
-		s.note(fmt.Sprintf("recv %s %v", c.name, msg.note.Event))
+		s.notef("recv %s %v", c.name, msg.note.Event)
 		for _, w := range c.watches.Take(msg.note.Event) {
 			w.fire(msg.note.Event, msg.note.Zxid)
 		}
 		return
 	}
-	s.note(fmt.Sprintf("recv %s reply", c.name))
+	s.notef("recv %s reply", c.name)
 	c.lastZxid = max(c.lastZxid, msg.reply.Zxid)
 	c.call.reply = *msg.reply
 	c.run()
@@ -574,7 +600,7 @@ func (c *Client) reconnect() {
 		err = s.m.Attach(c.session, 0, c.lastZxid)
 	}
 	if err != nil {
-		s.note(fmt.Sprintf("reconnect %s -> session %#x expired", c.name, c.session))
+		s.notef("reconnect %s -> session %#x expired", c.name, c.session)
 		c.learnExpired()
 		return
 	}
@@ -584,7 +610,7 @@ func (c *Client) reconnect() {
 		s.m.Do(c.session, c.watches.SetWatches(c.lastZxid))
 		s.collect()
 	}
-	s.note(fmt.Sprintf("reconnect %s -> session %#x", c.name, c.session))
+	s.notef("reconnect %s -> session %#x", c.name, c.session)
 }
 
 // learnExpired reports the old session expired, ends its watches, and

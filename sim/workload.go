@@ -105,23 +105,7 @@ func RunWorkload(cfg Config, ch Chooser, w Workload) (*Report, error) {
 			userSetup(m)
 		}
 	}
-	seen := map[int64]bool{} // every session a client has had
-	cfg.Observe = func(s *Sim, step int, ev Event) error {
-		for _, c := range s.clients {
-			seen[c.session] = true
-		}
-		for id := range seen {
-			if !s.m.Alive(id) {
-				if _, ok := h.expired[id]; !ok {
-					h.expired[id] = int64(step)
-				}
-			}
-		}
-		if userObserve != nil {
-			return userObserve(s, step, ev)
-		}
-		return nil
-	}
+	cfg.Observe = userObserve
 	programs := make([]Program, w.Clients)
 	for i := range programs {
 		programs[i] = w.program(h)
@@ -131,6 +115,9 @@ func RunWorkload(cfg Config, ch Chooser, w Workload) (*Report, error) {
 	res, err := Run(cfg, ch, programs...)
 	if err != nil {
 		return nil, err
+	}
+	for id, step := range sim.expired {
+		h.expired[id] = int64(step)
 	}
 	rep := &Report{Result: res, History: h}
 	rep.check(sim, w)
