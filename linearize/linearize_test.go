@@ -1,0 +1,80 @@
+package linearize_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/zksim/zksim/linearize"
+)
+
+func TestCheckLocks_Overlap(t *testing.T) {
+	ok := []linearize.Hold{
+		{Client: 0, Lock: "/l", Call: 0, Start: 1, End: 3},
+		{Client: 1, Lock: "/l", Call: 0, Start: 4, End: 6},
+		{Client: 2, Lock: "/other", Call: 0, Start: 2, End: 5},
+	}
+	if r := linearize.CheckLocks(ok); !r.OK() {
+		t.Fatalf("disjoint holds reported: %v", r.Violations)
+	}
+	bad := append(ok, linearize.Hold{Client: 3, Lock: "/l", Call: 0, Start: 2, End: 5})
+	r := linearize.CheckLocks(bad)
+	if r.OK() || r.Violations[0].Class != linearize.MutualExclusion || !strings.Contains(r.Violations[0].Detail, "c1") {
+		t.Fatalf("overlap not reported: %v", r.Violations)
+	}
+	path := filepath.Join(t.TempDir(), "timeline.html")
+	if err := r.WriteHTML(path); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); !strings.Contains(string(b), "<html") {
+		t.Fatal("no HTML written")
+	}
+}
+
+func TestCheckLocks_ReadersShare(t *testing.T) {
+	holds := []linearize.Hold{
+		{Client: 0, Lock: "/l", Mode: linearize.Read, Start: 1, End: 5},
+		{Client: 1, Lock: "/l", Mode: linearize.Read, Start: 2, End: 6},
+		{Client: 2, Lock: "/l", Mode: linearize.Write, Start: 7, End: 8},
+		{Client: 3, Lock: "/l", Mode: linearize.Write, Start: 9, End: -1},
+	}
+	if r := linearize.CheckLocks(holds); !r.OK() {
+		t.Fatalf("%v", r.Violations)
+	}
+	holds = append(holds, linearize.Hold{Client: 4, Lock: "/l", Mode: linearize.Read, Start: 7, End: 8})
+	if r := linearize.CheckLocks(holds); r.OK() || r.Violations[0].Class != linearize.RWExclusion {
+		t.Fatal("reader beside a writer not reported")
+	}
+}
+
+func TestCheckHerdFencingOrphans(t *testing.T) {
+	vs, counts := linearize.CheckHerd([]linearize.Wakeup{{Client: 0, Cause: 5}, {Client: 1, Cause: 5}, {Client: 2, Cause: 7}, {Client: 3, Cause: -1}},
+		func(int64) int { return 1 })
+	if len(vs) != 1 || counts[5] != 2 || counts[7] != 1 {
+		t.Fatalf("herd: %v %v", vs, counts)
+	}
+	if vs := linearize.CheckFencing([]linearize.Accepted{{Token: 3}, {Token: 5}, {Token: 4}}); len(vs) != 1 || vs[0].Class != linearize.Fencing {
+		t.Fatalf("fencing: %v", vs)
+	}
+	if vs := linearize.CheckOrphans("/l", []string{"lock-a-0000000001"}); len(vs) != 1 {
+		t.Fatal("orphan not reported")
+	}
+}
+
+func TestCheckRegister(t *testing.T) {
+	good := []linearize.RegisterOp{
+		{Client: 0, Value: "a", Expect: 0, Ok: true, Version: 1, Call: 0, Return: 2},
+		{Client: 1, Value: "b", Expect: 0, Ok: false, Call: 1, Return: 3},
+		{Client: 1, Read: true, Value: "a", Version: 1, Call: 4, Return: 5},
+		{Client: 2, Value: "c", Expect: -1, Unknown: true, Call: 6, Return: 7},
+		{Client: 0, Read: true, Value: "c", Version: 2, Call: 8, Return: 9},
+	}
+	if vs := linearize.CheckRegister(good); vs != nil {
+		t.Fatalf("%v", vs)
+	}
+	stale := append(good, linearize.RegisterOp{Client: 1, Read: true, Value: "a", Version: 1, Call: 10, Return: 11})
+	if vs := linearize.CheckRegister(stale); vs == nil {
+		t.Fatal("stale read after a newer one not reported")
+	}
+}
