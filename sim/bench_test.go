@@ -1,9 +1,14 @@
 package sim_test
 
 import (
+	"slices"
+	"sort"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -29,6 +34,43 @@ func BenchmarkStandardWorkload(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "schedules/s")
 			b.ReportMetric(float64(steps)/float64(b.N), "steps/schedule")
+		})
+	}
+}
+
+// BenchmarkZooFind: for each zoo bug, schedules and wall time until the
+// standard faulted workload shows its violation class, over 20 starting
+// seeds; reports the median and 95th percentile.
+func BenchmarkZooFind(b *testing.B) {
+	for _, ex := range zoo.Exhibits() {
+		b.Run(strings.TrimPrefix(ex.Name, "zoo/"), func(b *testing.B) {
+			var counts []int
+			var times []time.Duration
+			for b.Loop() {
+				counts, times = counts[:0], times[:0]
+				for start := range 20 {
+					begin := time.Now()
+					n := 0
+					for s := range 1000 {
+						n++
+						seed := uint64(start*1000 + s)
+						cfg := zooConfig(seed)
+						cfg.NoTrace = true
+						rep, _ := sim.RunWorkload(cfg, sim.NewSeeded(seed), zooWorkload(ex))
+						if slices.Contains(rep.Classes(), string(ex.Violation)) {
+							break
+						}
+					}
+					counts = append(counts, n)
+					times = append(times, time.Since(begin))
+				}
+			}
+			sort.Ints(counts)
+			sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+			b.ReportMetric(float64(counts[len(counts)/2]), "median-schedules")
+			b.ReportMetric(float64(counts[len(counts)*95/100]), "p95-schedules")
+			b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "median-ms")
+			b.ReportMetric(float64(times[len(times)*95/100].Microseconds())/1000, "p95-ms")
 		})
 	}
 }
