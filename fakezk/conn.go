@@ -12,6 +12,8 @@ import (
 // it opens a new session by itself after learning that its session
 // expired, reporting StateExpired for the old session id first.
 type Conn struct {
+	Calls // the request methods, over Do
+
 	srv       *Server
 	timeoutMs int64
 	server    int // the server it prefers; it moves on if that one is behind
@@ -119,15 +121,14 @@ func (c *Conn) notify(ev zkapi.Event) {
 	}
 }
 
-// do sends one request: the single path every call takes.
-func (c *Conn) do(ctx context.Context, op, path string, req Request, watchOn watchRule) (Reply, zkapi.Watch, error) {
+// Do sends one request (implementing Transport): the single path every
+// call takes.
+func (c *Conn) Do(ctx context.Context, op, path string, req Request) (Reply, zkapi.Watch, error) {
 	if err := ctx.Err(); err != nil {
 		return Reply{}, nil, zkapi.Wrap(op, path, err)
 	}
-	if _, isCreate := req.(Create); !isCreate && op != "multi" {
-		if err := clientCheckPath(path, false); err != nil {
-			return Reply{}, nil, zkapi.Wrap(op, path, err)
-		}
+	if err := CheckClientPath(req); err != nil {
+		return Reply{}, nil, zkapi.Wrap(op, path, err)
 	}
 	s := c.srv
 	s.mu.Lock()
@@ -160,17 +161,12 @@ func (c *Conn) do(ctx context.Context, op, path string, req Request, watchOn wat
 	}
 	c.lastZxid = max(c.lastZxid, r.Zxid)
 	var w *watch
-	if watchOn != nil {
-		if k, ok := watchOn(r); ok {
-			w = &watch{path: path, done: make(chan struct{})}
-			c.watches.Add(path, k, w)
-		}
+	if k, ok := ReplyWatch(req, r); ok {
+		w = &watch{path: path, done: make(chan struct{})}
+		c.watches.Add(path, k, w)
 	}
 	s.deliver()
-	if r.Err != nil {
-		return r, watchOrNil(w), zkapi.Wrap(op, path, r.Err)
-	}
-	return r, watchOrNil(w), nil
+	return r, watchOrNil(w), zkapi.Wrap(op, path, r.Err)
 }
 
 func watchOrNil(w *watch) zkapi.Watch {
@@ -179,9 +175,6 @@ func watchOrNil(w *watch) zkapi.Watch {
 	}
 	return w
 }
-
-// watchRule says which client table a reply's watch goes in, if any.
-type watchRule func(Reply) (WatchKind, bool)
 
 // ReplyWatch says, for a request sent with a watch and its reply, which
 // client watch table the new watch belongs in; false if the server left

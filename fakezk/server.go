@@ -83,6 +83,7 @@ func (s *Server) Connect(opts ConnOptions) (*Conn, error) {
 		return nil, fmt.Errorf("fakezk: no server %d (leader 0 and %d followers)", opts.Server, s.m.cfg.Followers)
 	}
 	c := &Conn{srv: s, timeoutMs: opts.SessionTimeoutMs, server: opts.Server, changed: make(chan struct{})}
+	c.Calls = Calls{T: c}
 	c.openSession()
 	s.deliver()
 	return c, nil

@@ -2,20 +2,23 @@ package sim
 
 import (
 	"context"
-	"errors"
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/zkapi"
 )
 
 // Conn is a simulated client's zkapi.Conn: every call is a scheduling
-// point.
-type Conn struct{ c *Client }
+// point. The request methods come from fakezk.Calls over Do.
+type Conn struct {
+	fakezk.Calls
+	c *Client
+}
 
 var _ zkapi.Conn = (*Conn)(nil)
 
-// do sends one request and waits for the scheduler to deliver its fate.
-func (cn *Conn) do(ctx context.Context, op, path string, req fakezk.Request) (fakezk.Reply, zkapi.Watch, error) {
+// Do sends one request and waits for the scheduler to deliver its fate
+// (implementing fakezk.Transport).
+func (cn *Conn) Do(ctx context.Context, op, path string, req fakezk.Request) (fakezk.Reply, zkapi.Watch, error) {
 	c := cn.c
 	if err := ctx.Err(); err != nil {
 		return fakezk.Reply{}, nil, zkapi.Wrap(op, path, err)
@@ -42,97 +45,6 @@ func (cn *Conn) do(ctx context.Context, op, path string, req fakezk.Request) (fa
 		zw = w
 	}
 	return r, zw, zkapi.Wrap(op, path, r.Err)
-}
-
-// Create implements zkapi.Conn.
-func (cn *Conn) Create(ctx context.Context, path string, data []byte, mode zkapi.CreateMode) (string, error) {
-	r, _, err := cn.do(ctx, "create", path, fakezk.Create{Path: path, Data: data, Mode: mode})
-	return r.Path, err
-}
-
-// Delete implements zkapi.Conn.
-func (cn *Conn) Delete(ctx context.Context, path string, version int32) error {
-	_, _, err := cn.do(ctx, "delete", path, fakezk.Delete{Path: path, Version: version})
-	return err
-}
-
-// Exists implements zkapi.Conn.
-func (cn *Conn) Exists(ctx context.Context, path string) (zkapi.Stat, bool, error) {
-	st, ok, _, err := cn.exists(ctx, path, false)
-	return st, ok, err
-}
-
-// ExistsW implements zkapi.Conn.
-func (cn *Conn) ExistsW(ctx context.Context, path string) (zkapi.Stat, bool, zkapi.Watch, error) {
-	return cn.exists(ctx, path, true)
-}
-
-func (cn *Conn) exists(ctx context.Context, path string, watch bool) (zkapi.Stat, bool, zkapi.Watch, error) {
-	r, w, err := cn.do(ctx, "exists", path, fakezk.Exists{Path: path, Watch: watch})
-	if errors.Is(err, zkapi.ErrNoNode) {
-		return zkapi.Stat{}, false, w, nil
-	}
-	return r.Stat, err == nil, w, err
-}
-
-// Get implements zkapi.Conn.
-func (cn *Conn) Get(ctx context.Context, path string) ([]byte, zkapi.Stat, error) {
-	r, _, err := cn.do(ctx, "get", path, fakezk.GetData{Path: path})
-	return r.Data, r.Stat, err
-}
-
-// GetW implements zkapi.Conn.
-func (cn *Conn) GetW(ctx context.Context, path string) ([]byte, zkapi.Stat, zkapi.Watch, error) {
-	r, w, err := cn.do(ctx, "get", path, fakezk.GetData{Path: path, Watch: true})
-	return r.Data, r.Stat, w, err
-}
-
-// Set implements zkapi.Conn.
-func (cn *Conn) Set(ctx context.Context, path string, data []byte, version int32) (zkapi.Stat, error) {
-	r, _, err := cn.do(ctx, "set", path, fakezk.SetData{Path: path, Data: data, Version: version})
-	return r.Stat, err
-}
-
-// Children implements zkapi.Conn.
-func (cn *Conn) Children(ctx context.Context, path string) ([]string, zkapi.Stat, error) {
-	r, _, err := cn.do(ctx, "children", path, fakezk.GetChildren{Path: path})
-	return r.Children, r.Stat, err
-}
-
-// ChildrenW implements zkapi.Conn.
-func (cn *Conn) ChildrenW(ctx context.Context, path string) ([]string, zkapi.Stat, zkapi.Watch, error) {
-	r, w, err := cn.do(ctx, "children", path, fakezk.GetChildren{Path: path, Watch: true})
-	return r.Children, r.Stat, w, err
-}
-
-// Multi implements zkapi.Conn.
-func (cn *Conn) Multi(ctx context.Context, ops ...zkapi.Op) ([]zkapi.OpResult, error) {
-	path := ""
-	if len(ops) > 0 {
-		path = opPath(ops[0])
-	}
-	r, _, err := cn.do(ctx, "multi", path, fakezk.Multi{Ops: ops})
-	return r.Results, err
-}
-
-func opPath(op zkapi.Op) string {
-	switch o := op.(type) {
-	case zkapi.CreateOp:
-		return o.Path
-	case zkapi.DeleteOp:
-		return o.Path
-	case zkapi.SetOp:
-		return o.Path
-	case zkapi.CheckOp:
-		return o.Path
-	}
-	return ""
-}
-
-// Sync implements zkapi.Conn.
-func (cn *Conn) Sync(ctx context.Context, path string) error {
-	_, _, err := cn.do(ctx, "sync", path, fakezk.Sync{Path: path})
-	return err
 }
 
 // Session implements zkapi.Conn.

@@ -173,6 +173,7 @@ func Run(cfg Config, ch Chooser, programs ...Program) (*Result, error) {
 		c := &Client{sim: s, idx: i, name: fmt.Sprintf("c%d", i+1), prog: p,
 			resume: make(chan struct{}), exited: make(chan struct{})}
 		c.conn = &Conn{c: c}
+		c.conn.Calls = fakezk.Calls{T: c.conn}
 		s.clients = append(s.clients, c)
 		c.openSession(i % (cfg.Server.Followers + 1))
 		c.start(ctx)

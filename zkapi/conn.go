@@ -93,3 +93,18 @@ type OpResult struct {
 	Stat Stat   // SetOp: the new Stat
 	Err  error  // nil when the op succeeded (or would have)
 }
+
+// OpPath returns the path an op acts on.
+func OpPath(op Op) string {
+	switch o := op.(type) {
+	case CreateOp:
+		return o.Path
+	case DeleteOp:
+		return o.Path
+	case SetOp:
+		return o.Path
+	case CheckOp:
+		return o.Path
+	}
+	return ""
+}

@@ -86,19 +86,8 @@ func derefOp(op zkapi.Op) zkapi.Op {
 	return nil
 }
 
-func opPath(op zkapi.Op) string {
-	switch o := derefOp(op).(type) {
-	case zkapi.CreateOp:
-		return o.Path
-	case zkapi.DeleteOp:
-		return o.Path
-	case zkapi.SetOp:
-		return o.Path
-	case zkapi.CheckOp:
-		return o.Path
-	}
-	return ""
-}
+// opPath names an op's path; ops may be given by pointer.
+func opPath(op zkapi.Op) string { return zkapi.OpPath(derefOp(op)) }
 
 // multiResults converts go-zookeeper's answer. An op error inside the
 // results is the Multi's error even if go-zookeeper returned none (v1.0.4
