@@ -89,27 +89,45 @@ func Check(t *testing.T, cfg Config, invariant func(s *Sim) error, programs ...P
 	})
 }
 
+// SaveFailure writes a failing run's trace file (which parses back and
+// replays) and its porcupine timeline into dir, named after name, and
+// returns their paths.
+func SaveFailure(dir, name string, rep *Report, w Workload, cfg Config, decisions []int) (tracePath, htmlPath string, err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", "", err
+	}
+	base := strings.NewReplacer("/", "_", " ", "_").Replace(name)
+	tracePath = filepath.Join(dir, base+".trace")
+	file := TraceFile{Recipe: w.Recipe.Name, Workload: w.withDefaults(), Config: cfg.withDefaults(), Decisions: decisions, Trace: rep.Result.Trace}
+	if err := os.WriteFile(tracePath, []byte(file.String()), 0o644); err != nil {
+		return "", "", err
+	}
+	htmlPath = filepath.Join(dir, base+".html")
+	if err := rep.WriteHTML(htmlPath); err != nil {
+		return tracePath, "", err
+	}
+	return tracePath, htmlPath, nil
+}
+
 // failure writes the artifacts of a failing run and describes it.
 func failure(dir, test, recipe string, rep *Report, w Workload, cfg Config, decisions []int) string {
 	if dir == "" {
 		dir = filepath.Join(os.TempDir(), "zksim")
 	}
-	base := strings.NewReplacer("/", "_", " ", "_").Replace(test + "-" + recipe)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d violation(s) in %d steps:\n", recipe, len(rep.Violations), rep.Result.Steps)
 	for _, v := range rep.Violations {
 		fmt.Fprintf(&b, "  %v\n", v)
 	}
-	if err := os.MkdirAll(dir, 0o755); err == nil {
-		tracePath := filepath.Join(dir, base+".trace")
-		file := TraceFile{Recipe: recipe, Workload: w.withDefaults(), Config: cfg.withDefaults(), Decisions: decisions, Trace: rep.Result.Trace}
-		if err := os.WriteFile(tracePath, []byte(file.String()), 0o644); err == nil {
-			fmt.Fprintf(&b, "trace: %s\nreplay: go run ./cmd/zksim replay %s\n", tracePath, tracePath)
-		}
-		htmlPath := filepath.Join(dir, base+".html")
-		if err := rep.WriteHTML(htmlPath); err == nil {
-			fmt.Fprintf(&b, "timeline: %s\n", htmlPath)
-		}
+	tracePath, htmlPath, err := SaveFailure(dir, test+"-"+recipe, rep, w, cfg, decisions)
+	if tracePath != "" {
+		fmt.Fprintf(&b, "trace: %s\nreplay: go run ./cmd/zksim replay %s\n", tracePath, tracePath)
+	}
+	if htmlPath != "" {
+		fmt.Fprintf(&b, "timeline: %s\n", htmlPath)
+	}
+	if err != nil {
+		fmt.Fprintf(&b, "saving artifacts: %v\n", err)
 	}
 	b.WriteString(TraceString(rep.Result.Trace))
 	return b.String()

@@ -13,7 +13,7 @@ import (
 //
 //	zksim-trace v1
 //	recipe lock
-//	workload clients=5 acquisitions=3 hold=1 read=0 timeout=0 unfenced=false dir=/locks/l
+//	workload clients=5 acquisitions=3 hold=1 read=0 timeout=0 timeout-percent=100 unfenced=false dir=/locks/l
 //	server seed=0 followers=0 overflow=pin
 //	faults percent=10 lose-request=2 lose-reply=2 disconnect=2 crash=1 pause=1 pause-ticks=8 reap=1 reorder=0
 //	run tick-ms=1000 session-ms=4000 tick-percent=5 max-steps=20000 deadlock-ticks=40
@@ -37,8 +37,8 @@ func (f TraceFile) String() string {
 	var b strings.Builder
 	w, c, fl := f.Workload, f.Config, f.Config.Faults
 	fmt.Fprintf(&b, "zksim-trace v1\nrecipe %s\n", f.Recipe)
-	fmt.Fprintf(&b, "workload clients=%d acquisitions=%d hold=%d read=%d timeout=%d unfenced=%t dir=%s\n",
-		w.Clients, w.Acquisitions, w.HoldTicks, w.ReadPercent, w.TimeoutTicks, w.Unfenced, w.Dir)
+	fmt.Fprintf(&b, "workload clients=%d acquisitions=%d hold=%d read=%d timeout=%d timeout-percent=%d unfenced=%t dir=%s\n",
+		w.Clients, w.Acquisitions, w.HoldTicks, w.ReadPercent, w.TimeoutTicks, w.TimeoutPercent, w.Unfenced, w.Dir)
 	fmt.Fprintf(&b, "server seed=%d followers=%d overflow=%s\n", c.Server.Seed, c.Server.Followers, c.Server.Overflow)
 	fmt.Fprintf(&b, "faults percent=%d lose-request=%d lose-reply=%d disconnect=%d crash=%d pause=%d pause-ticks=%d reap=%d reorder=%d\n",
 		fl.Percent, fl.LoseRequest, fl.LoseReply, fl.Disconnect, fl.Crash, fl.Pause, fl.PauseTicks, fl.Reap, fl.Reorder)
@@ -157,7 +157,7 @@ func keyvals(fields []string, known map[string]any) error {
 func (f *TraceFile) parseWorkload(v []string) error {
 	w := &f.Workload
 	return keyvals(v, map[string]any{"clients": &w.Clients, "acquisitions": &w.Acquisitions,
-		"hold": &w.HoldTicks, "read": &w.ReadPercent, "timeout": &w.TimeoutTicks,
+		"hold": &w.HoldTicks, "read": &w.ReadPercent, "timeout": &w.TimeoutTicks, "timeout-percent": &w.TimeoutPercent,
 		"unfenced": &w.Unfenced, "dir": &w.Dir})
 }
 

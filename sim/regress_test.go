@@ -1,0 +1,116 @@
+package sim_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/lock/zoo"
+	"github.com/zksim/zksim/rwlock"
+	"github.com/zksim/zksim/sim"
+)
+
+func recipeByName(name string) (lock.Recipe, bool) {
+	switch name {
+	case "lock":
+		return lock.MutexRecipe(), true
+	case "rwlock":
+		return rwlock.Recipe(), true
+	}
+	ex, ok := zoo.Lookup(name)
+	return ex.Recipe, ok
+}
+
+// Every saved trace under testdata/regress replays byte for byte, with the
+// verdict its name states: "ok-..." files must stay clean, "<class>-..."
+// files must show that class.
+func TestRegress_ReplaySavedTraces(t *testing.T) {
+	if *update {
+		writeRegressions(t)
+	}
+	files, _ := filepath.Glob("testdata/regress/*.trace")
+	if len(files) == 0 {
+		t.Fatal("no regression traces")
+	}
+	for _, path := range files {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			text, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := sim.ParseTraceFile(string(text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, ok := recipeByName(f.Recipe)
+			if !ok {
+				t.Fatalf("unknown recipe %q", f.Recipe)
+			}
+			f.Workload.Recipe = r
+			rep, err := sim.Replay(f, f.Workload)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _, _ := strings.Cut(filepath.Base(path), "-")
+			switch {
+			case want == "ok" && !rep.OK():
+				t.Fatalf("regressed: %v", rep.Violations)
+			case want != "ok" && !slices.Contains(rep.Classes(), want):
+				t.Fatalf("no longer shows %s: %v", want, rep.Violations)
+			}
+		})
+	}
+}
+
+// SaveFailure writes a trace file that replays and an HTML timeline, for a
+// zoo recipe's minimal counterexample.
+func TestSaveFailure_WritesReplayableArtifacts(t *testing.T) {
+	ex, _ := zoo.Lookup(zoo.NameSplitDash)
+	ce, ok := sim.Minimize(zooWorkload(ex), zooConfig, string(ex.Violation), 20)
+	if !ok {
+		t.Fatal("no counterexample")
+	}
+	dir := t.TempDir()
+	tracePath, htmlPath, err := sim.SaveFailure(dir, "splitdash", ce.Report, ce.Workload, ce.Config, ce.Decisions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(htmlPath); !strings.Contains(string(b), "<html") {
+		t.Fatal("no timeline")
+	}
+	text, _ := os.ReadFile(tracePath)
+	f, err := sim.ParseTraceFile(string(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Workload.Recipe = ex.Recipe
+	if _, err := sim.Replay(f, f.Workload); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeRegressions regenerates testdata/regress (go test -run Regress -update).
+func writeRegressions(t *testing.T) {
+	// The lock bug this harness found (seed 7, see
+	// TestWorkload_Regression_SessionReplacedUnderCreate), now fixed.
+	rec := &sim.Recorder{C: sim.NewSeeded(7)}
+	cfg := sim.Config{Faults: allFaults, Server: fakezkFollowers(7)}
+	w := sim.Workload{Recipe: lock.MutexRecipe(), ReadPercent: 50, TimeoutTicks: 30}
+	rep, _ := sim.RunWorkload(cfg, rec, w)
+	save(t, "ok-lock-session-replaced-under-create", rep, w, cfg, rec.Decisions)
+	for _, name := range []string{zoo.NameDirWatch, zoo.NameNoGUIDRetry, zoo.NameGoZKLock} {
+		ex, _ := zoo.Lookup(name)
+		ce, _ := sim.Minimize(zooWorkload(ex), zooConfig, string(ex.Violation), 60)
+		save(t, string(ex.Violation)+"-"+strings.TrimPrefix(name, "zoo/"), ce.Report, ce.Workload, ce.Config, ce.Decisions)
+	}
+}
+
+func save(t *testing.T, name string, rep *sim.Report, w sim.Workload, cfg sim.Config, d []int) {
+	if _, _, err := sim.SaveFailure("testdata/regress", name, rep, w, cfg, d); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join("testdata/regress", name+".html"))
+}
