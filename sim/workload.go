@@ -28,6 +28,10 @@ type Workload struct {
 	// expose leaks as deadlocks.
 	TimeoutPercent int
 	Unfenced       bool // write with a plain set even when the lease can fence
+	// SequenceStart, if not 0, creates Dir before the run with its
+	// sequence counter at this value: near 2^31-1 to meet the overflow
+	// (behaviour per Config.Server.Overflow).
+	SequenceStart int32
 }
 
 // Resource is the protected resource: a znode whose writes carry tokens.
@@ -100,6 +104,13 @@ func RunWorkload(cfg Config, ch Chooser, w Workload) (*Report, error) {
 	cfg.Setup = func(m *fakezk.Machine) {
 		info, _ := m.CreateSession(0, 10000)
 		m.Do(info.ID, fakezk.Create{Path: Resource, Data: []byte("0")})
+		if w.SequenceStart != 0 {
+			segs := strings.Split(strings.TrimPrefix(w.Dir, "/"), "/")
+			for i := range segs {
+				m.Do(info.ID, fakezk.Create{Path: "/" + strings.Join(segs[:i+1], "/")})
+			}
+			m.SetSequence(w.Dir, w.SequenceStart)
+		}
 		m.CloseSession(info.ID)
 		if userSetup != nil {
 			userSetup(m)

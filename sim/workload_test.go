@@ -1,11 +1,14 @@
 package sim_test
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/rwlock"
 	"github.com/zksim/zksim/sim"
 )
@@ -90,4 +93,53 @@ func TestWorkload_PausedHolderSplitBrain(t *testing.T) {
 		t.Fatal("no unfenced split brain in 300 paused schedules")
 	}
 	t.Logf("unfenced split brain in %d of 300 schedules; fenced writes refused in all", found)
+}
+
+// Bug scenario 8: the directory's sequence counter reaches 2^31-1 during
+// the run, under both overflow behaviours. The good lock refuses loudly and
+// never grants twice; go-zookeeper's Lock, which trusts the numbers, is
+// caught holding twice.
+func TestWorkload_SequenceOverflow(t *testing.T) {
+	for _, ov := range []fakezk.Overflow{fakezk.OverflowPin, fakezk.OverflowWrap} {
+		refused, broken := 0, 0
+		for seed := range uint64(100) {
+			cfg := sim.Config{Server: fakezk.Config{Seed: seed, Overflow: ov}}
+			w := sim.Workload{Recipe: lock.MutexRecipe(), SequenceStart: math.MaxInt32 - 4}
+			rep, _ := sim.RunWorkload(cfg, sim.NewSeeded(seed), w)
+			if !rep.OK() {
+				t.Fatalf("%v seed %d: %v", ov, seed, rep.Violations)
+			}
+			if strings.Contains(sim.TraceString(rep.Result.Trace), "sequence counter of the directory is at 2^31-1") {
+				refused++
+			}
+			gozk, _ := zoo.Lookup(zoo.NameGoZKLock)
+			w.Recipe = gozk.Recipe
+			rep, _ = sim.RunWorkload(cfg, sim.NewSeeded(seed), w)
+			if slices.Contains(rep.Classes(), "mutual-exclusion") {
+				broken++
+			}
+		}
+		if refused == 0 || broken == 0 {
+			t.Fatalf("%v: the lock refused in %d runs, go-zookeeper's Lock broke in %d", ov, refused, broken)
+		}
+		t.Logf("%v: lock refused at the limit in %d/100 runs; go-zookeeper's Lock held twice in %d/100", ov, refused, broken)
+	}
+}
+
+// The illegal mode breaks a client's own order: a reply overtakes the
+// notifications queued before it (here with the directory-watching lock,
+// whose clients have notifications queued often).
+func TestSim_ReorderIsInjected(t *testing.T) {
+	dirwatch, _ := zoo.Lookup(zoo.NameDirWatch)
+	for seed := range uint64(200) {
+		rep, _ := sim.RunWorkload(sim.Config{Faults: sim.Faults{Percent: 30, Reorder: 3}}, sim.NewSeeded(seed),
+			sim.Workload{Recipe: dirwatch.Recipe})
+		if rep.Result.Faults[sim.Reorder] > 0 {
+			if !strings.Contains(sim.TraceString(rep.Result.Trace), "reorder c") {
+				t.Fatal("reorder counted but not traced")
+			}
+			return
+		}
+	}
+	t.Fatal("no reorder injected in 200 schedules")
 }
