@@ -50,11 +50,8 @@ func clientCheckPath(path string, sequential bool) error {
 	case strings.Contains(path, "//"):
 		return bad("empty node name")
 	}
-	segs := strings.Split(path[1:], "/")
-	for _, seg := range segs {
-		if seg == "." || seg == ".." {
-			return bad("relative segment")
-		}
+	if strings.Contains(path+"/", "/./") || strings.Contains(path+"/", "/../") {
+		return bad("relative segment")
 	}
 	for _, r := range path {
 		if r == 0 || (r > 0 && r <= 0x1f) || (r >= 0x7f && r <= 0x9f) ||

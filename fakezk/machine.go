@@ -204,26 +204,32 @@ func (m *Machine) endSession(s *session) {
 	delete(m.sessions, s.id)
 }
 
-// Tick advances virtual time by one tickTime. Followers catch up with the
+// Tick advances virtual time by one tickTime and returns the sessions it
+// expired, in the order it expired them. Followers catch up with the
 // leader. Attached sessions are kept alive (their clients ping); detached
 // ones expire once their timeout has passed since they were last heard.
-func (m *Machine) Tick() {
+func (m *Machine) Tick() []int64 {
 	m.now += m.cfg.TickMillis
 	m.ticks++
 	for i := 1; i < len(m.servers); i++ {
 		m.CatchUp(i, m.zxid)
 	}
-	for _, id := range m.SessionIDs() {
-		s := m.sessions[id]
+	var expired []int64
+	for id, s := range m.sessions {
 		if s.attached {
 			s.deadline = m.now + s.timeout
 		} else if m.now >= s.deadline {
-			m.Expire(id)
+			expired = append(expired, id)
 		}
+	}
+	sort.Slice(expired, func(i, j int) bool { return expired[i] < expired[j] })
+	for _, id := range expired {
+		m.Expire(id)
 	}
 	if k := int64(m.cfg.ContainerCheckTicks); k > 0 && m.ticks%k == 0 {
 		m.ReapContainers()
 	}
+	return expired
 }
 
 // CatchUp makes follower i apply the log up to zxid, firing the watches of

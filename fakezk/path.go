@@ -2,6 +2,7 @@ package fakezk
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/zksim/zksim/zkapi"
@@ -66,4 +67,10 @@ func join(parent, name string) string {
 
 // sequenceSuffix formats a sequence number as ZooKeeper does, with Java's
 // %010d: zero-padded to ten characters after the sign ("-000000003").
-func sequenceSuffix(n int32) string { return fmt.Sprintf("%010d", n) }
+func sequenceSuffix(n int32) string {
+	if n >= 0 {
+		d := strconv.Itoa(int(n))
+		return strings.Repeat("0", max(0, 10-len(d))) + d
+	}
+	return fmt.Sprintf("%010d", n)
+}

@@ -424,7 +424,9 @@ func (s *Sim) apply(ev Event) {
 	case Send:
 		s.send(c, false)
 	case LoseRequest:
-		s.notef("%s %v", ev, c.call.req)
+		if !s.cfg.NoTrace {
+			s.notef("%s %v", ev, c.call.req)
+		}
 		c.drop()
 		s.resumeWith(c, zkapi.ErrConnectionLoss)
 	case LoseReply:
@@ -454,7 +456,9 @@ func (s *Sim) apply(ev Event) {
 	case Pause:
 		c.paused, c.pauseEnd = true, s.now+int64(s.cfg.Faults.PauseTicks)
 		s.m.Detach(c.session)
-		s.notef("%s for %d ticks", ev, s.cfg.Faults.PauseTicks)
+		if !s.cfg.NoTrace {
+			s.notef("%s for %d ticks", ev, s.cfg.Faults.PauseTicks)
+		}
 	case Tick:
 		s.tick()
 	case CatchUp:
@@ -470,9 +474,8 @@ func (s *Sim) apply(ev Event) {
 
 func (s *Sim) tick() {
 	s.now++
-	before, z0 := s.m.SessionIDs(), s.m.Zxid()
-	s.m.Tick()
-	s.noteExpiries(before, z0)
+	z0 := s.m.Zxid()
+	s.noteExpiries(s.m.Tick(), z0)
 	s.collect()
 	kept := s.timers[:0]
 	for _, t := range s.timers {
@@ -496,16 +499,16 @@ func (s *Sim) tick() {
 // noteExpiries records, for the herd checker, the closeSession zxids of
 // sessions that expired in a tick whose clients did not hold the lock:
 // Machine.Tick expires them in session order, one transaction each.
-func (s *Sim) noteExpiries(before []int64, z0 int64) {
+func (s *Sim) noteExpiries(expired []int64, z0 int64) {
+	if len(expired) == 0 {
+		return
+	}
 	holders := map[int64]bool{}
 	for _, c := range s.clients {
 		holders[c.session] = c.holding
 	}
 	z := z0
-	for _, id := range before {
-		if s.m.Alive(id) {
-			continue
-		}
+	for _, id := range expired {
 		z++
 		s.expired[id] = s.step
 		if !holders[id] {
@@ -518,7 +521,9 @@ func (s *Sim) noteExpiries(before []int64, z0 int64) {
 func (s *Sim) send(c *Client, lose bool) {
 	cl := c.call
 	if !c.connected {
-		s.notef("send %s %v -> not connected", c.name, cl.req)
+		if !s.cfg.NoTrace {
+			s.notef("send %s %v -> not connected", c.name, cl.req)
+		}
 		s.resumeWith(c, zkapi.ErrConnectionLoss)
 		return
 	}
@@ -531,7 +536,9 @@ func (s *Sim) send(c *Client, lose bool) {
 	if lose {
 		label = "lose-reply"
 	}
-	s.notef("%s %s %v -> %v", label, c.name, cl.req, r)
+	if !s.cfg.NoTrace {
+		s.notef("%s %s %v -> %v", label, c.name, cl.req, r)
+	}
 	switch {
 	case lose || errors.Is(r.Err, zkapi.ErrConnectionLoss):
 		c.drop()
@@ -549,13 +556,17 @@ func (s *Sim) recv(c *Client) {
 	msg := c.inbox[0]
 	c.inbox = c.inbox[1:]
 	if msg.note != nil {
-		s.notef("recv %s %v", c.name, msg.note.Event)
+		if !s.cfg.NoTrace {
+			s.notef("recv %s %v", c.name, msg.note.Event)
+		}
 		for _, w := range c.watches.Take(msg.note.Event) {
 			w.fire(msg.note.Event, msg.note.Zxid)
 		}
 		return
 	}
-	s.notef("recv %s reply", c.name)
+	if !s.cfg.NoTrace {
+		s.notef("recv %s reply", c.name)
+	}
 	c.lastZxid = max(c.lastZxid, msg.reply.Zxid)
 	c.call.reply = *msg.reply
 	c.run()
@@ -601,7 +612,9 @@ func (c *Client) reconnect() {
 		err = s.m.Attach(c.session, 0, c.lastZxid)
 	}
 	if err != nil {
-		s.notef("reconnect %s -> session %#x expired", c.name, c.session)
+		if !s.cfg.NoTrace {
+			s.notef("reconnect %s -> session %#x expired", c.name, c.session)
+		}
 		c.learnExpired()
 		return
 	}
@@ -611,7 +624,9 @@ func (c *Client) reconnect() {
 		s.m.Do(c.session, c.watches.SetWatches(c.lastZxid))
 		s.collect()
 	}
-	s.notef("reconnect %s -> session %#x", c.name, c.session)
+	if !s.cfg.NoTrace {
+		s.notef("reconnect %s -> session %#x", c.name, c.session)
+	}
 }
 
 // learnExpired reports the old session expired, ends its watches, and
