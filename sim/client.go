@@ -49,9 +49,12 @@ type call struct {
 	err   error
 }
 
+// message is what a client's connection delivers: a notification, or
+// (isReply) the reply to its pending request.
 type message struct {
-	note  *fakezk.Notification
-	reply *fakezk.Reply
+	isReply bool
+	note    fakezk.Notification
+	reply   fakezk.Reply
 }
 
 // Client is one simulated ZooKeeper client. Its fields are touched only by
@@ -67,6 +70,7 @@ type Client struct {
 
 	state     clientState
 	call      *call
+	slot      call // reused by each call: a client has one at a time
 	session   int64
 	server    int
 	lastZxid  int64
@@ -106,7 +110,7 @@ func (c *Client) Logf(format string, args ...any) {
 // Sleep blocks for the given number of ticks of virtual time, or until ctx
 // ends.
 func (c *Client) Sleep(ctx context.Context, ticks int) error {
-	cl := &call{kind: callSleep, ctx: ctx, until: c.sim.now + int64(ticks)}
+	cl := c.newCall(call{kind: callSleep, ctx: ctx, until: c.sim.now + int64(ticks)})
 	c.park(cl, stWait)
 	return cl.err
 }
@@ -117,6 +121,12 @@ func (c *Client) WithTimeout(parent context.Context, ticks int) (context.Context
 	ctx, cancel := context.WithCancel(parent)
 	c.sim.timers = append(c.sim.timers, timer{at: c.sim.now + int64(ticks), cancel: cancel})
 	return ctx, cancel
+}
+
+// newCall reuses the client's call slot.
+func (c *Client) newCall(v call) *call {
+	c.slot = v
+	return &c.slot
 }
 
 // park hands control to the scheduler until an event resumes the client.

@@ -29,7 +29,7 @@ func (cn *Conn) Do(ctx context.Context, op, path string, req fakezk.Request) (fa
 	if err := fakezk.CheckClientPath(req); err != nil {
 		return fakezk.Reply{}, nil, zkapi.Wrap(op, path, err)
 	}
-	cl := &call{kind: callRequest, req: req, session: c.session}
+	cl := c.newCall(call{kind: callRequest, req: req, session: c.session})
 	c.park(cl, stCall)
 	if cl.err != nil {
 		return fakezk.Reply{}, nil, zkapi.Wrap(op, path, cl.err)
@@ -59,7 +59,7 @@ func (cn *Conn) WaitSession(ctx context.Context, seq uint64) (zkapi.Session, err
 	if err := ctx.Err(); err != nil {
 		return c.sess, err
 	}
-	cl := &call{kind: callSession, ctx: ctx, seq: seq}
+	cl := c.newCall(call{kind: callSession, ctx: ctx, seq: seq})
 	c.park(cl, stWait)
 	return c.sess, cl.err
 }

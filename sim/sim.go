@@ -290,7 +290,7 @@ func (s *Sim) enabled() []Event {
 		}
 		if len(c.inbox) > 0 {
 			add(Recv)
-			if f.Reorder > s.used[Reorder] && len(c.inbox) > 1 && c.inbox[len(c.inbox)-1].reply != nil {
+			if f.Reorder > s.used[Reorder] && len(c.inbox) > 1 && c.inbox[len(c.inbox)-1].isReply {
 				add(Reorder)
 			}
 		}
@@ -406,8 +406,7 @@ func (s *Sim) collect() {
 			continue
 		}
 		for _, n := range s.m.TakeNotifications(c.session) {
-			n := n
-			c.inbox = append(c.inbox, message{note: &n})
+			c.inbox = append(c.inbox, message{note: n})
 		}
 	}
 }
@@ -547,7 +546,7 @@ func (s *Sim) send(c *Client, lose bool) {
 		c.learnExpired()
 		s.resumeWith(c, zkapi.ErrSessionExpired)
 	default:
-		c.inbox = append(c.inbox, message{reply: &r})
+		c.inbox = append(c.inbox, message{isReply: true, reply: r})
 		c.state = stAwaitReply
 	}
 }
@@ -555,7 +554,7 @@ func (s *Sim) send(c *Client, lose bool) {
 func (s *Sim) recv(c *Client) {
 	msg := c.inbox[0]
 	c.inbox = c.inbox[1:]
-	if msg.note != nil {
+	if !msg.isReply {
 		if !s.cfg.NoTrace {
 			s.notef("recv %s %v", c.name, msg.note.Event)
 		}
@@ -568,7 +567,7 @@ func (s *Sim) recv(c *Client) {
 		s.notef("recv %s reply", c.name)
 	}
 	c.lastZxid = max(c.lastZxid, msg.reply.Zxid)
-	c.call.reply = *msg.reply
+	c.call.reply = msg.reply
 	c.run()
 }
 
