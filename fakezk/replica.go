@@ -108,14 +108,16 @@ func (r *replica) apply(p prim, overflow Overflow) (undo func(), fired []trigger
 func (r *replica) add(p prim, parentPath, name string, overflow Overflow) func() {
 	parent := r.tree[parentPath]
 	r.tree[p.path] = &znode{
-		data:     append([]byte(nil), p.data...),
-		children: map[string]struct{}{},
+		data: append([]byte(nil), p.data...), // children: made at the first child
 		stat: zkapi.Stat{
 			Czxid: p.zxid, Mzxid: p.zxid, Pzxid: p.zxid,
 			Ctime: p.now, Mtime: p.now, EphemeralOwner: p.owner,
 		},
 	}
 	oldC, oldP := parent.cversion, parent.stat.Pzxid
+	if parent.children == nil {
+		parent.children = map[string]struct{}{}
+	}
 	parent.children[name] = struct{}{}
 	// ZOOKEEPER-3249 (3.6.0+): a wrapped counter is never stored.
 	if next := parent.cversion + 1; next > parent.cversion || overflow == OverflowWrap {
@@ -137,6 +139,9 @@ func (r *replica) remove(p prim, parentPath, name string) func() {
 	parent.stat.Pzxid = p.zxid
 	return func() {
 		r.tree[p.path] = n
+		if parent.children == nil {
+			parent.children = map[string]struct{}{}
+		}
 		parent.children[name] = struct{}{}
 		parent.stat.Pzxid = oldP
 	}

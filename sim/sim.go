@@ -434,7 +434,8 @@ func (s *Sim) apply(ev Event) {
 		s.recv(c)
 	case Reorder:
 		last := c.inbox[len(c.inbox)-1]
-		c.inbox = append([]message{last}, c.inbox[:len(c.inbox)-1]...)
+		copy(c.inbox[1:], c.inbox[:len(c.inbox)-1])
+		c.inbox[0] = last
 		s.note(ev.String())
 	case Wake:
 		c.finishWait()
@@ -553,7 +554,8 @@ func (s *Sim) send(c *Client, lose bool) {
 
 func (s *Sim) recv(c *Client) {
 	msg := c.inbox[0]
-	c.inbox = c.inbox[1:]
+	n := copy(c.inbox, c.inbox[1:]) // keep the array: inboxes are short
+	c.inbox = c.inbox[:n]
 	if !msg.isReply {
 		if !s.cfg.NoTrace {
 			s.notef("recv %s %v", c.name, msg.note.Event)
@@ -583,7 +585,7 @@ func (c *Client) drop() {
 	if c.connected {
 		c.sim.m.Detach(c.session)
 	}
-	c.connected, c.inbox = false, nil
+	c.connected, c.inbox = false, c.inbox[:0]
 	c.setState(zkapi.StateDisconnected)
 	if c.state == stAwaitReply {
 		c.call.err = zkapi.ErrConnectionLoss
@@ -635,7 +637,7 @@ func (c *Client) learnExpired() {
 	for _, w := range c.watches.TakeAll() {
 		w.fire(zkapi.Event{Type: zkapi.EventNotWatching, Path: w.path, Err: zkapi.ErrSessionExpired}, -1)
 	}
-	c.inbox = nil
+	c.inbox = c.inbox[:0]
 	c.openSession(c.server)
 }
 

@@ -173,7 +173,9 @@ func (w Workload) once(ctx context.Context, c *Client, h *History, i int, read b
 	h.Holds = append(h.Holds, linearize.Hold{Client: c.idx, Lock: w.Dir, Mode: mode, Call: call, Start: int64(c.sim.step), End: -1})
 	c.sim.received = append(c.sim.received, received{client: c.idx, step: c.sim.step, held: mode})
 	h.sessions = append(h.sessions, c.session)
-	c.Logf("holds %s (%s)", w.Dir, mode)
+	if !c.sim.cfg.NoTrace {
+		c.Logf("holds %s (%s)", w.Dir, mode)
+	}
 	// The token is taken at acquisition, as an application would, and used
 	// after the work: a holder paused in between writes with a stale one.
 	token, tokenErr := int64(0), error(nil)
