@@ -119,7 +119,18 @@ func (r *realTarget) Disconnect(ctx context.Context, c zkapi.Conn) error {
 
 func (r *realTarget) Reconnect(ctx context.Context, c zkapi.Conn) error {
 	r.proxy(c).Resume()
-	return waitSession(ctx, c, func(s zkapi.Session) bool { return s.State == zkapi.StateConnected })
+	if err := waitSession(ctx, c, func(s zkapi.Session) bool { return s.State == zkapi.StateConnected }); err != nil {
+		return err
+	}
+	// go-zookeeper re-sends the watches from a goroutine it starts just
+	// after reporting the session; a first round trip can overtake that
+	// setWatches, a second one, sent after the first reply, cannot.
+	for range 2 {
+		if _, _, err := c.Exists(ctx, "/"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func waitSession(ctx context.Context, c zkapi.Conn, ok func(zkapi.Session) bool) error {
