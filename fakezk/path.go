@@ -25,13 +25,18 @@ func validatePath(path string) error {
 	if strings.HasSuffix(path, "/") {
 		return fmt.Errorf("%w: path must not end with /: %q", zkapi.ErrBadArguments, path)
 	}
-	for i, seg := range strings.Split(path[1:], "/") {
+	for rest, i := path[1:], 1; ; i++ {
+		seg, tail, more := strings.Cut(rest, "/")
 		switch seg {
 		case "":
-			return fmt.Errorf("%w: empty node name in %q (segment %d)", zkapi.ErrBadArguments, path, i+1)
+			return fmt.Errorf("%w: empty node name in %q (segment %d)", zkapi.ErrBadArguments, path, i)
 		case ".", "..":
 			return fmt.Errorf("%w: relative segment %q in %q", zkapi.ErrBadArguments, seg, path)
 		}
+		if !more {
+			break
+		}
+		rest = tail
 	}
 	for _, r := range path {
 		if invalidRune(r) {

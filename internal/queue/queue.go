@@ -12,10 +12,12 @@
 package queue
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -203,11 +205,11 @@ func (q Queue) List(ctx context.Context, kinds ...string) ([]Member, error) {
 			ms = append(ms, m)
 		}
 	}
-	sort.Slice(ms, func(i, j int) bool {
-		if ms[i].Seq != ms[j].Seq {
-			return ms[i].Seq < ms[j].Seq
+	slices.SortFunc(ms, func(a, b Member) int {
+		if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
+			return c
 		}
-		return ms[i].Name < ms[j].Name
+		return strings.Compare(a.Name, b.Name)
 	})
 	for i := 1; i < len(ms); i++ {
 		if ms[i].Seq == ms[i-1].Seq {
