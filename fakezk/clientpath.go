@@ -2,7 +2,7 @@ package fakezk
 
 import (
 	"fmt"
-	"strings"
+	"unicode/utf8"
 
 	"github.com/zksim/zksim/zkapi"
 )
@@ -45,19 +45,33 @@ func clientCheckPath(path string, sequential bool) error {
 		return bad("no leading /")
 	case path == "/":
 		return nil
-	case !sequential && strings.HasSuffix(path, "/"):
+	case !sequential && path[len(path)-1] == '/':
 		return bad("trailing /")
-	case strings.Contains(path, "//"):
-		return bad("empty node name")
 	}
-	if strings.Contains(path+"/", "/./") || strings.Contains(path+"/", "/../") {
-		return bad("relative segment")
-	}
-	for _, r := range path {
-		if r == 0 || (r > 0 && r <= 0x1f) || (r >= 0x7f && r <= 0x9f) ||
-			(r >= 0xf000 && r <= 0xf8ff) || (r >= 0xfff0 && r <= 0xfffe) {
+	// One pass: segment boundaries and characters (ASCII fast, runes slow).
+	segStart := 1
+	for i := 1; i <= len(path); i++ {
+		if i == len(path) || path[i] == '/' {
+			switch seg := path[segStart:i]; {
+			case seg == "" && i < len(path):
+				return bad("empty node name")
+			case seg == "." || seg == "..":
+				return bad("relative segment")
+			}
+			segStart = i + 1
+			continue
+		}
+		if c := path[i]; c < 0x80 {
+			if c <= 0x1f || c == 0x7f {
+				return bad(fmt.Sprintf("character %U", rune(c)))
+			}
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(path[i:])
+		if (r >= 0x7f && r <= 0x9f) || (r >= 0xf000 && r <= 0xf8ff) || (r >= 0xfff0 && r <= 0xfffe) {
 			return bad(fmt.Sprintf("character %U", r))
 		}
+		i += size - 1
 	}
 	return nil
 }
