@@ -3,6 +3,7 @@ package lock
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"sync"
 
 	"github.com/zksim/zksim/internal/queue"
@@ -55,7 +56,7 @@ func (m *Mutex) acquire(ctx context.Context, wait bool) (*Lease, error) {
 		return l, nil
 	}
 	m.attempt++
-	guid := fmt.Sprintf("%s.%d", m.opts.ID, m.attempt)
+	guid := m.opts.ID + "." + strconv.Itoa(m.attempt)
 	m.mu.Unlock()
 
 	h, err := queue.Enqueue(ctx, m.q, []string{kind}, kind, guid, m.opts.Data, m.opts.LoseOnDisconnect,

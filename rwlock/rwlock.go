@@ -25,6 +25,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 
 	"github.com/zksim/zksim/internal/queue"
@@ -95,7 +96,7 @@ func (rw *RWMutex) acquire(ctx context.Context, kind string, rule queue.Rule, wa
 		return nil, fmt.Errorf("rwlock %s: %w", rw.q.Dir, ErrUpgrade)
 	}
 	rw.attempt++
-	guid := fmt.Sprintf("%s.%d", rw.opts.ID, rw.attempt)
+	guid := rw.opts.ID + "." + strconv.Itoa(rw.attempt)
 	rw.mu.Unlock()
 	h, err := queue.Enqueue(ctx, rw.q, []string{readKind, writeKind}, kind, guid, rw.opts.Data, rw.opts.LoseOnDisconnect, rule, wait)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/zksim/zksim/fakezk"
@@ -162,7 +163,7 @@ func (w Workload) once(ctx context.Context, c *Client, h *History, i int, read b
 	defer cancel()
 	call := int64(c.sim.step)
 	c.acquiring = mode
-	held, err := acquire(actx, c.Conn(), w.Dir, fmt.Sprintf("%s_%d", c.Name(), i))
+	held, err := acquire(actx, c.Conn(), w.Dir, c.Name()+"_"+strconv.Itoa(i))
 	c.acquiring, c.holding = heldNone, err == nil
 	defer func() { c.holding = false }()
 	if err != nil {
