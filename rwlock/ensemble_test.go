@@ -118,10 +118,13 @@ func TestRWMutex_EnsembleDowngradeWithWaitingWriter(t *testing.T) {
 	ensPending(t, w2, "W2 behind the readers")
 	ensPending(t, r3, "R3 behind W2")
 
+	// W1 writes no more once it asks to downgrade, and the readers may be
+	// granted as soon as the server applies the downgrade, before W1 has
+	// its reply: record it as a reader first.
+	res.downgrade("W1")
 	if err := w1.Downgrade(ctx); err != nil {
 		t.Fatalf("W1: Downgrade: %v", err)
 	}
-	res.downgrade("W1")
 	if _, err := clients["W1"].rw.Acquire(ctx); !errors.Is(err, rwlock.ErrUpgrade) {
 		t.Errorf("write Acquire on a handle holding a read lease = %v, want ErrUpgrade", err)
 	}
