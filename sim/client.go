@@ -169,26 +169,32 @@ func (c *Client) run() {
 	<-c.sim.yield
 }
 
-// ready reports whether a parked client's wait can end now.
+// ready reports whether a parked client's wait can end now: its condition
+// holds (checked first: it is cheap) or its context has ended.
 func (c *Client) ready() bool {
-	cl := c.call
-	switch {
-	case c.state == stReady:
+	switch c.state {
+	case stReady:
 		return true
-	case c.state != stWait:
+	case stWait:
+	default:
 		return false
-	case cl.ctx != nil && cl.ctx.Err() != nil:
-		return true
 	}
+	cl := c.call
 	switch cl.kind {
 	case callWatch:
-		return cl.w.fired
+		if cl.w.fired {
+			return true
+		}
 	case callSession:
-		return c.sess.Seq > cl.seq
+		if c.sess.Seq > cl.seq {
+			return true
+		}
 	case callSleep:
-		return c.sim.now >= cl.until
+		if c.sim.now >= cl.until {
+			return true
+		}
 	}
-	return false
+	return cl.ctx != nil && cl.ctx.Err() != nil
 }
 
 // finishWait fills the result of a wait that can end.

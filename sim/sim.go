@@ -109,7 +109,6 @@ type Sim struct {
 	received []received
 	giveUps  map[int64]bool // zxids of deletes by clients not holding the lock
 	expired  map[int64]int  // session -> step at which it expired
-	evbuf    []Event        // reused by enabled
 	normal   []Event        // reused by pick
 	faulty   []Event
 	prio     []int // PCT: client priorities, higher runs first
@@ -201,8 +200,7 @@ func Run(cfg Config, ch Chooser, programs ...Program) (*Result, error) {
 			res.Bounded = true
 			break
 		}
-		evs := s.enabled()
-		ev, ok := s.pick(evs)
+		ev, ok := s.pick()
 		if !ok {
 			res.Deadlock = true
 			break
@@ -267,77 +265,66 @@ func (s *Sim) notef(format string, args ...any) {
 	}
 }
 
-// enabled lists the possible events in a fixed order: client events by
-// client, then global ones.
-func (s *Sim) enabled() []Event {
-	evs := s.evbuf[:0]
-	defer func() { s.evbuf = evs }()
-	f := s.cfg.Faults
+// enabled lists the possible events in a fixed order (client events by
+// client, then global ones) into s.normal and s.faulty; a tick is always
+// possible besides.
+func (s *Sim) enabled() {
+	normal, faulty := s.normal[:0], s.faulty[:0]
+	f := &s.cfg.Faults
 	for i, c := range s.clients {
 		if c.state == stDone || c.state == stCrashed || c.paused {
 			continue
 		}
-		add := func(k Kind) { evs = append(evs, Event{Kind: k, Client: i}) }
-		switch c.state {
-		case stCall:
-			add(Send)
+		if c.state == stCall {
+			normal = append(normal, Event{Kind: Send, Client: i})
 			if c.connected && s.used[LoseRequest] < f.LoseRequest {
-				add(LoseRequest)
+				faulty = append(faulty, Event{Kind: LoseRequest, Client: i})
 			}
 			if c.connected && s.used[LoseReply] < f.LoseReply {
-				add(LoseReply)
+				faulty = append(faulty, Event{Kind: LoseReply, Client: i})
 			}
 		}
-		if len(c.inbox) > 0 {
-			add(Recv)
-			if f.Reorder > s.used[Reorder] && len(c.inbox) > 1 && c.inbox[len(c.inbox)-1].isReply {
-				add(Reorder)
+		if n := len(c.inbox); n > 0 {
+			normal = append(normal, Event{Kind: Recv, Client: i})
+			if f.Reorder > s.used[Reorder] && n > 1 && c.inbox[n-1].isReply {
+				faulty = append(faulty, Event{Kind: Reorder, Client: i})
 			}
 		}
 		if c.ready() {
-			add(Wake)
+			normal = append(normal, Event{Kind: Wake, Client: i})
 		}
 		if c.closed {
 			continue
 		}
 		if !c.connected {
-			add(Reconnect)
+			normal = append(normal, Event{Kind: Reconnect, Client: i})
 		} else if s.used[Disconnect] < f.Disconnect {
-			add(Disconnect)
+			faulty = append(faulty, Event{Kind: Disconnect, Client: i})
 		}
 		if s.used[Crash] < f.Crash {
-			add(Crash)
+			faulty = append(faulty, Event{Kind: Crash, Client: i})
 		}
 		if s.used[Pause] < f.Pause && c.connected {
-			add(Pause)
+			faulty = append(faulty, Event{Kind: Pause, Client: i})
 		}
 	}
 	for i := 1; i <= s.cfg.Server.Followers; i++ {
 		if s.m.ServerZxid(i) < s.m.Zxid() {
-			evs = append(evs, Event{Kind: CatchUp, Client: i})
+			normal = append(normal, Event{Kind: CatchUp, Client: i})
 		}
 	}
 	if s.used[Reap] < f.Reap {
-		evs = append(evs, Event{Kind: Reap})
+		faulty = append(faulty, Event{Kind: Reap})
 	}
-	return append(evs, Event{Kind: Tick})
+	s.normal, s.faulty = normal, faulty
 }
 
 // pick chooses the next event: maybe a fault, maybe a tick, else one of
 // the other events. A choice of 0 is always the least eventful, so that
 // shrinking towards 0 removes faults and ticks.
-func (s *Sim) pick(evs []Event) (Event, bool) {
-	normal, faults := s.normal[:0], s.faulty[:0]
-	defer func() { s.normal, s.faulty = normal, faults }()
-	for _, e := range evs {
-		switch {
-		case e.Kind == Tick:
-		case e.Kind.IsFault():
-			faults = append(faults, e)
-		default:
-			normal = append(normal, e)
-		}
-	}
+func (s *Sim) pick() (Event, bool) {
+	s.enabled()
+	normal, faults := s.normal, s.faulty
 	if len(faults) > 0 && s.cfg.Faults.Percent > 0 && s.chooser.Choose(100, "fault?") >= 100-s.cfg.Faults.Percent {
 		return faults[s.chooser.Choose(len(faults), "fault")], true
 	}
