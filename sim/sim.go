@@ -258,6 +258,13 @@ func (s *Sim) note(line string) {
 	}
 }
 
+// noteEvent traces a bare event.
+func (s *Sim) noteEvent(ev Event) {
+	if !s.cfg.NoTrace {
+		s.note(ev.String())
+	}
+}
+
 // notef formats a trace line only when the trace is kept.
 func (s *Sim) notef(format string, args ...any) {
 	if !s.cfg.NoTrace {
@@ -423,18 +430,18 @@ func (s *Sim) apply(ev Event) {
 		last := c.inbox[len(c.inbox)-1]
 		copy(c.inbox[1:], c.inbox[:len(c.inbox)-1])
 		c.inbox[0] = last
-		s.note(ev.String())
+		s.noteEvent(ev)
 	case Wake:
 		c.finishWait()
-		s.note(ev.String())
+		s.noteEvent(ev)
 		c.run()
 	case Disconnect:
-		s.note(ev.String())
+		s.noteEvent(ev)
 		c.drop()
 	case Reconnect:
 		c.reconnect()
 	case Crash:
-		s.note(ev.String())
+		s.noteEvent(ev)
 		if c.connected {
 			s.m.Detach(c.session)
 		}
@@ -451,11 +458,11 @@ func (s *Sim) apply(ev Event) {
 	case CatchUp:
 		s.m.CatchUp(ev.Client, s.m.Zxid())
 		s.collect()
-		s.note(ev.String())
+		s.noteEvent(ev)
 	case Reap:
 		s.m.ReapContainers()
 		s.collect()
-		s.note(ev.String())
+		s.noteEvent(ev)
 	}
 }
 

@@ -230,8 +230,12 @@ func CheckSeq(m Member, dir string) error {
 
 // Index returns the position of the member whose path is p, or -1.
 func Index(ms []Member, dir, p string) int {
+	if len(p) <= len(dir) || p[:len(dir)] != dir || p[len(dir)] != '/' {
+		return -1
+	}
+	name := p[len(dir)+1:]
 	for i, m := range ms {
-		if dir+"/"+m.Name == p {
+		if m.Name == name {
 			return i
 		}
 	}
