@@ -2,7 +2,7 @@ package fakezk
 
 import (
 	"math"
-	"sort"
+	"slices"
 
 	"github.com/zksim/zksim/zkapi"
 )
@@ -19,7 +19,20 @@ type znode struct {
 	data     []byte
 	stat     zkapi.Stat
 	cversion int32
-	children map[string]struct{}
+	children []string // names, sorted: listings need no sort
+}
+
+// addChild inserts name in sorted order.
+func (n *znode) addChild(name string) {
+	i, _ := slices.BinarySearch(n.children, name)
+	n.children = slices.Insert(n.children, i, name)
+}
+
+// removeChild deletes name if present.
+func (n *znode) removeChild(name string) {
+	if i, ok := slices.BinarySearch(n.children, name); ok {
+		n.children = slices.Delete(n.children, i, i+1)
+	}
 }
 
 func (n *znode) view() zkapi.Stat {
@@ -76,10 +89,10 @@ type replica struct {
 func newReplica() *replica {
 	t := map[string]*znode{}
 	for _, p := range []string{"/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config"} {
-		t[p] = &znode{children: map[string]struct{}{}}
+		t[p] = &znode{}
 		if p != "/" {
 			parent, name := parentOf(p)
-			t[parent].children[name] = struct{}{}
+			t[parent].addChild(name)
 		}
 	}
 	t["/zookeeper/config"].stat.Aversion = -1 // measured on 3.8.0
@@ -108,17 +121,14 @@ func (r *replica) apply(p prim, overflow Overflow) (undo func(), fired []trigger
 func (r *replica) add(p prim, parentPath, name string, overflow Overflow) func() {
 	parent := r.tree[parentPath]
 	r.tree[p.path] = &znode{
-		data: append([]byte(nil), p.data...), // children: made at the first child
+		data: append([]byte(nil), p.data...),
 		stat: zkapi.Stat{
 			Czxid: p.zxid, Mzxid: p.zxid, Pzxid: p.zxid,
 			Ctime: p.now, Mtime: p.now, EphemeralOwner: p.owner,
 		},
 	}
 	oldC, oldP := parent.cversion, parent.stat.Pzxid
-	if parent.children == nil {
-		parent.children = map[string]struct{}{}
-	}
-	parent.children[name] = struct{}{}
+	parent.addChild(name)
 	// ZOOKEEPER-3249 (3.6.0+): a wrapped counter is never stored.
 	if next := parent.cversion + 1; next > parent.cversion || overflow == OverflowWrap {
 		parent.cversion = next
@@ -126,7 +136,7 @@ func (r *replica) add(p prim, parentPath, name string, overflow Overflow) func()
 	parent.stat.Pzxid = p.zxid
 	return func() {
 		delete(r.tree, p.path)
-		delete(parent.children, name)
+		parent.removeChild(name)
 		parent.cversion, parent.stat.Pzxid = oldC, oldP
 	}
 }
@@ -135,14 +145,11 @@ func (r *replica) remove(p prim, parentPath, name string) func() {
 	parent, n := r.tree[parentPath], r.tree[p.path]
 	oldP := parent.stat.Pzxid
 	delete(r.tree, p.path)
-	delete(parent.children, name)
+	parent.removeChild(name)
 	parent.stat.Pzxid = p.zxid
 	return func() {
 		r.tree[p.path] = n
-		if parent.children == nil {
-			parent.children = map[string]struct{}{}
-		}
-		parent.children[name] = struct{}{}
+		parent.addChild(name)
 		parent.stat.Pzxid = oldP
 	}
 }
@@ -157,12 +164,6 @@ func (r *replica) set(p prim) func() {
 	return func() { n.data, n.stat = old, oldStat }
 }
 
-// childNames returns the children of n sorted, for the caller to shuffle.
-func childNames(n *znode) []string {
-	names := make([]string, 0, len(n.children))
-	for c := range n.children {
-		names = append(names, c)
-	}
-	sort.Strings(names)
-	return names
-}
+// childNames returns a copy of n's children, sorted, for the caller to
+// shuffle.
+func childNames(n *znode) []string { return slices.Clone(n.children) }
