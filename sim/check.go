@@ -43,12 +43,17 @@ func CheckRecipe(t *testing.T, recipe lock.Recipe, opts CheckOptions) {
 	w.Recipe = recipe
 	rapid.Check(t, func(rt *rapid.T) {
 		d := drawDecisions(rt)
-		rep, err := RunWorkload(opts.Config, d, w)
+		fast := opts.Config
+		fast.NoTrace = true
+		rep, err := RunWorkload(fast, d, w)
 		if err != nil {
 			rt.Fatal(err)
 		}
 		if !rep.OK() {
-			rt.Fatalf("%s", failure(opts.ArtifactDir, t.Name(), recipe.Name, rep, w, opts.Config, d.List[:min(d.next, len(d.List))]))
+			// Runs are deterministic: the same decisions again, traced.
+			used := d.List[:min(d.next, len(d.List))]
+			rep, _ = RunWorkload(opts.Config, &Decisions{List: used}, w)
+			rt.Fatalf("%s", failure(opts.ArtifactDir, t.Name(), recipe.Name, rep, w, opts.Config, used))
 		}
 	})
 }

@@ -70,7 +70,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	failed := 0
 	for i := range *schedules {
 		s := *seed + uint64(i)
-		cfg := sim.Config{PCT: *pct, Server: defaultServer(s)}
+		cfg := sim.Config{PCT: *pct, Server: defaultServer(s), NoTrace: !*printTrace}
 		if !*noFaults {
 			cfg.Faults = defaultFaults
 		}
