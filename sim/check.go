@@ -95,8 +95,8 @@ func Check(t *testing.T, cfg Config, invariant func(s *Sim) error, programs ...P
 }
 
 // SaveFailure writes a failing run's trace file (which parses back and
-// replays) and its porcupine timeline into dir, named after name, and
-// returns their paths.
+// replays) and, when the run broke exclusion, its porcupine timeline into
+// dir, named after name, and returns their paths (htmlPath "" if none).
 func SaveFailure(dir, name string, rep *Report, w Workload, cfg Config, decisions []int) (tracePath, htmlPath string, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", "", err
@@ -106,6 +106,9 @@ func SaveFailure(dir, name string, rep *Report, w Workload, cfg Config, decision
 	file := TraceFile{Recipe: w.Recipe.Name, Workload: w.withDefaults(), Config: cfg.withDefaults(), Decisions: decisions, Trace: rep.Result.Trace}
 	if err := os.WriteFile(tracePath, []byte(file.String()), 0o644); err != nil {
 		return "", "", err
+	}
+	if rep.lockReport.OK() {
+		return tracePath, "", nil
 	}
 	htmlPath = filepath.Join(dir, base+".html")
 	if err := rep.WriteHTML(htmlPath); err != nil {

@@ -38,6 +38,7 @@ func Minimize(w Workload, config func(seed uint64) Config, class string, perSize
 		ws.Clients, ws.Acquisitions = sz.clients, sz.acq
 		for seed := uint64(1); seed <= uint64(perSize); seed++ {
 			cfg := config(seed)
+			cfg.NoTrace = true // search fast; the result is run again, traced
 			rec := &Recorder{C: NewSeeded(seed)}
 			rep, err := RunWorkload(cfg, rec, ws)
 			runs++
@@ -48,6 +49,7 @@ func Minimize(w Workload, config func(seed uint64) Config, class string, perSize
 				rep, _ := RunWorkload(cfg, &Decisions{List: d}, ws)
 				return shows(rep)
 			}, 2000)
+			cfg.NoTrace = false
 			rep, _ = RunWorkload(cfg, &Decisions{List: d}, ws)
 			return Counterexample{Workload: ws, Config: cfg, Decisions: d, Report: rep, Schedules: runs}, true
 		}

@@ -39,7 +39,7 @@ Exit codes: 0 ok, 1 violation or unexpected behaviour, 2 usage error.
 `
 
 func run(args []string, stdout, stderr io.Writer) int {
-	cmd := "demo"
+	cmd := "run"
 	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
 	}
@@ -48,6 +48,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runDemo(args, stdout, stderr)
 	case "run":
 		return runRun(args, stdout, stderr)
+	case "replay":
+		return runReplay(args, stdout, stderr)
+	case "list":
+		return runList(args, stdout, stderr)
+	case "herd":
+		return runHerd(args, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return 0

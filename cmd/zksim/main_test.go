@@ -19,7 +19,7 @@ func TestRun_Demo(t *testing.T) {
 		golden string
 		args   []string
 	}{
-		{"testdata/demo.golden", nil},
+		{"testdata/demo.golden", []string{"demo"}},
 		{"testdata/demo-2.golden", []string{"demo", "-clients", "2", "-seed", "9"}},
 	} {
 		var out, errb bytes.Buffer
@@ -46,8 +46,8 @@ func TestRun_Usage(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"bogus"}, 2, `unknown command "bogus"`},
-		{[]string{"-clients", "1"}, 2, "-clients must be between 2 and 50"},
-		{[]string{"-clients", "x"}, 2, "invalid value"},
+		{[]string{"demo", "-clients", "1"}, 2, "-clients must be between 2 and 50"},
+		{[]string{"demo", "-clients", "x"}, 2, "invalid value"},
 		{[]string{"-nope"}, 2, "flag provided but not defined"},
 		{[]string{"demo", "extra"}, 2, `unexpected argument "extra"`},
 		{[]string{"help"}, 0, ""},
@@ -80,7 +80,9 @@ func TestRun_TraceSameInTestAndBinary(t *testing.T) {
 	if err != nil {
 		t.Fatalf("zksim binary: %v", err)
 	}
-	if !bytes.Equal(out, in.Bytes()) {
+	// The traces come before the summary, whose rate is wall-clock time.
+	trace := func(b []byte) []byte { return b[:bytes.Index(b, []byte("zksim run:"))] }
+	if !bytes.Equal(trace(out), trace(in.Bytes())) {
 		t.Fatalf("the binary's trace differs from the test's:\n%s\n---\n%s", out, in.String())
 	}
 	if !bytes.Contains(out, []byte("send c1")) {
@@ -93,15 +95,71 @@ func TestRun_RunCommand(t *testing.T) {
 		args []string
 		code int
 		out  string
+		err  string
 	}{
-		{[]string{"run", "-schedules", "20"}, 0, "lock: 20 schedules, 0 with violations"},
-		{[]string{"run", "-recipe", "zoo/dirwatch", "-schedules", "2"}, 1, "herd"},
-		{[]string{"run", "-recipe", "nope"}, 2, ""},
-		{[]string{"run", "-schedules", "0"}, 2, ""},
+		{[]string{"run", "-schedules", "20"}, 0, "violations             0 schedules", ""},
+		{[]string{"-schedules", "20"}, 0, "checked: mutual exclusion (porcupine), herd, fencing, orphans, deadlock, progress", ""},
+		{[]string{"run", "-recipe", "rwlock", "-schedules", "20", "-strategy", "pct"}, 0, "reader/writer exclusion", ""},
+		{[]string{"run", "-recipe", "nope"}, 2, "", `unknown recipe "nope"`},
+		{[]string{"run", "-schedules", "0"}, 2, "", "-schedules must be between"},
+		{[]string{"run", "-faults", "lose-reply=x"}, 2, "", `"x" is not a count`},
+		{[]string{"run", "-faults", "meteor=1"}, 2, "", `unknown fault "meteor"`},
+		{[]string{"run", "-time", "soon"}, 2, "", "invalid value"},
+		{[]string{"run", "-strategy", "dfs"}, 2, "", "-strategy must be random or pct"},
+		{[]string{"run", "-clients", "1"}, 2, "", "-clients must be between 2 and 64"},
+		{[]string{"list"}, 0, "zoo/noguidretry", ""},
+		{[]string{"herd", "-waiters", "10"}, 0, "10        1.00 (1)", ""},
+		{[]string{"herd", "-waiters", "1"}, 2, "", "not a number from 2 to 2000"},
+		{[]string{"replay"}, 2, "", "usage: zksim replay FILE"},
+		{[]string{"replay", "/nonexistent.trace"}, 2, "", "no such file"},
 	} {
-		var out bytes.Buffer
-		if code := run(tc.args, &out, io.Discard); code != tc.code || !strings.Contains(out.String(), tc.out) {
-			t.Errorf("%v: exit %d, output %q", tc.args, code, out.String())
+		var out, errb bytes.Buffer
+		code := run(tc.args, &out, &errb)
+		if code != tc.code || !strings.Contains(out.String(), tc.out) || !strings.Contains(errb.String(), tc.err) {
+			t.Errorf("%v: exit %d\nstdout %q\nstderr %q", tc.args, code, out.String(), errb.String())
+		}
+	}
+}
+
+// A failure found by run is saved; replay prints the same trace, byte for
+// byte, and the same verdict; damaged files are refused with the line.
+func TestRun_FailureSavedAndReplayed(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	code := run([]string{"run", "-recipe", "zoo/splitdash", "-schedules", "5", "-out", dir}, &out, io.Discard)
+	if code != 1 || !strings.Contains(out.String(), "first failure: seed") || !strings.Contains(out.String(), "mutual-exclusion") {
+		t.Fatalf("exit %d:\n%s", code, out.String())
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.trace"))
+	html, _ := filepath.Glob(filepath.Join(dir, "*.html"))
+	if len(files) != 1 || len(html) != 1 {
+		t.Fatalf("saved %v and %v", files, html)
+	}
+	if !strings.Contains(out.String(), "replay:   go run ./cmd/zksim replay "+files[0]) {
+		t.Fatalf("no replay command:\n%s", out.String())
+	}
+	var replayed bytes.Buffer
+	if code := run([]string{"replay", files[0]}, &replayed, io.Discard); code != 1 {
+		t.Fatalf("replay exit %d", code)
+	}
+	saved, _ := os.ReadFile(files[0])
+	_, savedTrace, _ := strings.Cut(string(saved), "\ntrace\n")
+	if !strings.HasPrefix(replayed.String(), savedTrace) || !strings.Contains(replayed.String(), "verdict:\n  mutual-exclusion") {
+		t.Fatalf("replay differs from the saved trace:\n%s", replayed.String())
+	}
+
+	lines := strings.Split(string(saved), "\n")
+	broken := filepath.Join(dir, "broken.trace")
+	for _, tc := range []struct{ text, want string }{
+		{strings.Join(lines[:3], "\n"), "line 4"},
+		{strings.Replace(string(saved), "clients=", "clients=-", 1), "line 3"},
+		{"garbage\n", "line 1"},
+		{strings.Replace(string(saved), "recipe zoo/splitdash", "recipe zoo/nothing", 1), `unknown recipe "zoo/nothing"`},
+	} {
+		os.WriteFile(broken, []byte(tc.text), 0o644)
+		var errb bytes.Buffer
+		if code := run([]string{"replay", broken}, io.Discard, &errb); code != 2 || !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("replay of a damaged file: exit %d, %q, want %q", code, errb.String(), tc.want)
 		}
 	}
 }

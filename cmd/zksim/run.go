@@ -5,8 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/lock"
@@ -15,7 +19,7 @@ import (
 	"github.com/zksim/zksim/sim"
 )
 
-// recipes are the recipes zksim can run, by name.
+// recipes are the recipes zksim can run, by name, with a line each.
 func recipes() map[string]lock.Recipe {
 	m := map[string]lock.Recipe{"lock": lock.MutexRecipe(), "rwlock": rwlock.Recipe()}
 	for _, r := range zoo.All() {
@@ -33,69 +37,267 @@ func recipeNames() []string {
 	return names
 }
 
-// runRun explores schedules of the standard workload with seeded choices.
-func runRun(args []string, stdout, stderr io.Writer) int {
+// runConfig is one exploration, as the flags describe it.
+type runConfig struct {
+	recipe    lock.Recipe
+	workload  sim.Workload
+	faults    string
+	pct       bool
+	seed      uint64
+	schedules int
+	budget    time.Duration
+	out       string
+	trace     bool
+}
+
+func parseRun(args []string, stderr io.Writer) (runConfig, int) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	recipe := fs.String("recipe", "lock", "recipe to check: "+strings.Join(recipeNames(), ", "))
-	seed := fs.Uint64("seed", 1, "first seed")
-	schedules := fs.Int("schedules", 200, "schedules to explore (1-1000000)")
-	clients := fs.Int("clients", 5, "clients (1-64)")
-	acq := fs.Int("acquisitions", 3, "acquisitions per client (1-1000)")
-	printTrace := fs.Bool("trace", false, "print the trace of every schedule")
-	pct := fs.Bool("pct", false, "use the PCT strategy instead of a random walk")
-	noFaults := fs.Bool("no-faults", false, "inject no faults")
+	clients := fs.Int("clients", 5, "simulated clients (2-64)")
+	acq := fs.Int("acquisitions", 3, "acquisitions per client (1-100)")
+	read := fs.Int("read", 50, "percent of read acquisitions, for read/write recipes (0-100)")
+	faults := fs.String("faults", "default", "fault mix: default, none, or kind=count,... and percent=P (see zksim list)")
+	strategy := fs.String("strategy", "random", "schedule strategy: random or pct")
+	seed := fs.Uint64("seed", 1, "first seed; schedule i uses seed+i")
+	schedules := fs.Int("schedules", 10000, "schedules to explore (1-100000000)")
+	budget := fs.Duration("time", 0, "stop after this long instead (e.g. 30s); 0: no time budget")
+	out := fs.String("out", "zksim-failures", "directory for a failure's trace and timeline")
+	trace := fs.Bool("trace", false, "print every schedule's trace (for small runs)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "usage: zksim run [flags]\n\nExplore schedules of a lock recipe under faults and check every one.\n\n")
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return 0
+			return runConfig{}, 0
 		}
-		return 2
+		return runConfig{}, 2
+	}
+	bad := func(format string, a ...any) (runConfig, int) {
+		fmt.Fprintf(stderr, "zksim run: "+format+"\n", a...)
+		return runConfig{}, 2
 	}
 	r, ok := recipes()[*recipe]
+	_, ferr := parseFaults(*faults)
 	switch {
-	case !ok:
-		fmt.Fprintf(stderr, "zksim run: unknown recipe %q (known: %s)\n", *recipe, strings.Join(recipeNames(), ", "))
-		return 2
-	case *schedules < 1 || *schedules > 1000000:
-		fmt.Fprintf(stderr, "zksim run: -schedules must be between 1 and 1000000, got %d\n", *schedules)
-		return 2
-	case *clients < 1 || *clients > 64 || *acq < 1 || *acq > 1000:
-		fmt.Fprintf(stderr, "zksim run: -clients must be 1-64 and -acquisitions 1-1000\n")
-		return 2
 	case fs.NArg() > 0:
-		fmt.Fprintf(stderr, "zksim run: unexpected argument %q\n", fs.Arg(0))
-		return 2
+		return bad("unexpected argument %q", fs.Arg(0))
+	case !ok:
+		return bad("unknown recipe %q (known: %s)", *recipe, strings.Join(recipeNames(), ", "))
+	case *clients < 2 || *clients > 64:
+		return bad("-clients must be between 2 and 64, got %d", *clients)
+	case *acq < 1 || *acq > 100:
+		return bad("-acquisitions must be between 1 and 100, got %d", *acq)
+	case *read < 0 || *read > 100:
+		return bad("-read must be between 0 and 100, got %d", *read)
+	case ferr != nil:
+		return bad("-faults: %v", ferr)
+	case *strategy != "random" && *strategy != "pct":
+		return bad("-strategy must be random or pct, got %q", *strategy)
+	case *schedules < 1 || *schedules > 100000000:
+		return bad("-schedules must be between 1 and 100000000, got %d", *schedules)
+	case *budget < 0:
+		return bad("-time must not be negative, got %v", *budget)
 	}
-	w := sim.Workload{Recipe: r, Clients: *clients, Acquisitions: *acq, ReadPercent: 50, TimeoutTicks: 12, TimeoutPercent: 50}
-	failed := 0
-	for i := range *schedules {
-		s := *seed + uint64(i)
-		cfg := sim.Config{PCT: *pct, Server: defaultServer(s), NoTrace: !*printTrace}
-		if !*noFaults {
-			cfg.Faults = defaultFaults
+	return runConfig{
+		recipe: r, faults: *faults, pct: *strategy == "pct", seed: *seed, schedules: *schedules,
+		budget: *budget, out: *out, trace: *trace,
+		workload: sim.Workload{Recipe: r, Clients: *clients, Acquisitions: *acq, ReadPercent: *read,
+			TimeoutTicks: 12, TimeoutPercent: 50},
+	}, -1
+}
+
+func (rc runConfig) config(seed uint64, traced bool) sim.Config {
+	f, _ := parseFaults(rc.faults)
+	return sim.Config{PCT: rc.pct, Faults: f, NoTrace: !traced,
+		Server: fakezk.Config{Seed: seed, Followers: int(seed % 2)}}
+}
+
+// tally is what a run saw.
+type tally struct {
+	schedules int
+	failing   int // schedules with at least one violation
+	byClass   map[string]int
+	wakeups   int
+	changes   int
+	maxWoken  int
+	first     *failed
+}
+
+type failed struct {
+	seed    uint64
+	classes []string
+}
+
+// runRun explores schedules, reports, and on a violation saves the
+// minimized counterexample.
+func runRun(args []string, stdout, stderr io.Writer) int {
+	rc, code := parseRun(args, stderr)
+	if code >= 0 {
+		return code
+	}
+	t := tally{byClass: map[string]int{}}
+	start := time.Now()
+	progress := newProgress(stderr)
+	for i := range rc.schedules {
+		if rc.budget > 0 && time.Since(start) > rc.budget {
+			break
 		}
-		rep, err := sim.RunWorkload(cfg, sim.NewSeeded(s), w)
+		seed := rc.seed + uint64(i)
+		rep, err := sim.RunWorkload(rc.config(seed, rc.trace), sim.NewSeeded(seed), rc.workload)
 		if err != nil {
 			fmt.Fprintf(stderr, "zksim run: %v\n", err)
 			return 1
 		}
-		if *printTrace {
+		if rc.trace {
 			fmt.Fprint(stdout, sim.TraceString(rep.Result.Trace))
 		}
-		if !rep.OK() {
-			failed++
-			fmt.Fprintf(stdout, "seed %d: %v\n", s, rep.Violations)
-		}
+		t.add(rep, seed)
+		progress.update(t, i+1, rc.schedules, rc.budget, start)
 	}
-	fmt.Fprintf(stdout, "%s: %d schedules, %d with violations\n", *recipe, *schedules, failed)
-	if failed > 0 {
-		return 1
+	progress.done()
+	elapsed := time.Since(start)
+	rc.summary(stdout, t, elapsed)
+	if t.first == nil {
+		return 0
 	}
-	return 0
+	rc.reportFailure(stdout, t.first)
+	return 1
 }
 
-var defaultFaults = sim.Faults{Percent: 10, LoseRequest: 2, LoseReply: 2, Disconnect: 2, Crash: 1, Pause: 1, Reap: 1}
+func (t *tally) add(rep *sim.Report, seed uint64) {
+	t.schedules++
+	classes := rep.Classes()
+	for _, c := range classes {
+		t.byClass[c]++
+	}
+	for _, n := range rep.Herd {
+		t.wakeups += n
+		t.changes++
+		t.maxWoken = max(t.maxWoken, n)
+	}
+	if len(classes) > 0 {
+		t.failing++
+		if t.first == nil {
+			sort.SliceStable(classes, func(i, j int) bool { return severity(classes[i]) < severity(classes[j]) })
+			t.first = &failed{seed: seed, classes: classes}
+		}
+	}
+}
 
-func defaultServer(seed uint64) fakezk.Config {
-	return fakezk.Config{Seed: seed, Followers: int(seed % 2)}
+func (rc runConfig) summary(w io.Writer, t tally, elapsed time.Duration) {
+	strategy := "random walk"
+	if rc.pct {
+		strategy = "PCT"
+	}
+	wl := rc.workload
+	fmt.Fprintf(w, "zksim run: %s, %d clients x %d acquisitions, faults %s, %s, seeds %d..%d\n",
+		rc.recipe.Name, wl.Clients, wl.Acquisitions, rc.faults, strategy, rc.seed, rc.seed+uint64(t.schedules)-1)
+	model := "mutual exclusion"
+	if rc.recipe.AcquireRead != nil {
+		model = "reader/writer exclusion"
+	}
+	fmt.Fprintf(w, "checked: %s (porcupine), herd, fencing, orphans, deadlock, progress\n\n", model)
+	rate := float64(t.schedules) / max(elapsed.Seconds(), 1e-9)
+	fmt.Fprintf(w, "  %-22s %d\n  %-22s %.0f/s (%v)\n", "schedules", t.schedules, "rate", rate, elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "  %-22s %d schedules\n", "violations", t.failing)
+	classes := make([]string, 0, len(t.byClass))
+	for c := range t.byClass {
+		classes = append(classes, c)
+	}
+	sort.Strings(classes)
+	for _, c := range classes {
+		fmt.Fprintf(w, "    %-20s %d\n", c, t.byClass[c])
+	}
+	herd := 0.0
+	if t.changes > 0 {
+		herd = float64(t.wakeups) / float64(t.changes)
+	}
+	fmt.Fprintf(w, "  %-22s %.2f clients woken per change (max %d)\n", "herd", herd, t.maxWoken)
+}
+
+// severity orders violation classes, worst first: the first failure is
+// reported by its worst class.
+func severity(class string) int {
+	order := []string{"mutual-exclusion", "reader-writer-exclusion", "fencing", "deadlock",
+		"no-progress", "orphan", "client-error", "invariant", "herd"}
+	if i := slices.Index(order, class); i >= 0 {
+		return i
+	}
+	return len(order)
+}
+
+// reportFailure finds the smallest workload and schedule that show the
+// first failure's class, saves it, and says how to replay it.
+func (rc runConfig) reportFailure(w io.Writer, f *failed) {
+	class := f.classes[0]
+	ce, ok := sim.Minimize(rc.workload, func(seed uint64) sim.Config { return rc.config(seed, true) }, class, 60)
+	if !ok { // no smaller run shows it: shrink the schedule that did
+		cfg := rc.config(f.seed, false)
+		rec := &sim.Recorder{C: sim.NewSeeded(f.seed)}
+		sim.RunWorkload(cfg, rec, rc.workload)
+		d := sim.Shrink(rec.Decisions, func(d []int) bool {
+			rep, _ := sim.RunWorkload(cfg, &sim.Decisions{List: d}, rc.workload)
+			return rep != nil && slices.Contains(rep.Classes(), class)
+		}, 2000)
+		cfg.NoTrace = false
+		rep, _ := sim.RunWorkload(cfg, &sim.Decisions{List: d}, rc.workload)
+		ce = sim.Counterexample{Workload: rc.workload, Config: cfg, Decisions: d, Report: rep}
+	}
+	rep := ce.Report
+	name := fmt.Sprintf("%s-%s", strings.ReplaceAll(rc.recipe.Name, "/", "_"), class)
+	tracePath, htmlPath, err := sim.SaveFailure(rc.out, name, rep, ce.Workload, ce.Config, ce.Decisions)
+	fmt.Fprintf(w, "\nfirst failure: seed %d, %s. Minimal counterexample: %d clients x %d acquisitions, %d trace lines:\n",
+		f.seed, strings.Join(f.classes, ", "), ce.Workload.Clients, ce.Workload.Acquisitions, len(rep.Result.Trace))
+	for _, v := range rep.Violations {
+		fmt.Fprintf(w, "  %v\n", v)
+	}
+	fmt.Fprintf(w, "\n%s\n", sim.TraceString(rep.Result.Trace))
+	if err != nil {
+		fmt.Fprintf(w, "could not save the failure: %v\n", err)
+		return
+	}
+	fmt.Fprintf(w, "trace:    %s\n", tracePath)
+	if htmlPath != "" {
+		fmt.Fprintf(w, "timeline: %s\n", htmlPath)
+	}
+	fmt.Fprintf(w, "replay:   go run ./cmd/zksim replay %s\n", filepath.ToSlash(tracePath))
+}
+
+// progress writes a status line to a terminal, and nothing otherwise.
+type progress struct {
+	w    io.Writer
+	on   bool
+	last time.Time
+}
+
+func newProgress(w io.Writer) *progress {
+	on := false
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			on = true
+		}
+	}
+	return &progress{w: w, on: on}
+}
+
+func (p *progress) update(t tally, done, total int, budget time.Duration, start time.Time) {
+	if !p.on || time.Since(p.last) < 200*time.Millisecond {
+		return
+	}
+	p.last = time.Now()
+	elapsed := time.Since(start)
+	rate := float64(done) / max(elapsed.Seconds(), 1e-9)
+	eta := time.Duration(float64(total-done)/rate) * time.Second
+	if budget > 0 {
+		eta = min(eta, budget-elapsed)
+	}
+	fmt.Fprintf(p.w, "\r  %d/%d schedules  %.0f/s  violations %d  ETA %v   ", done, total, rate, t.failing, eta.Round(time.Second))
+}
+
+func (p *progress) done() {
+	if p.on && !p.last.IsZero() {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
 }

@@ -1,0 +1,33 @@
+package sim_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/zksim/zksim/sim"
+)
+
+// FuzzParseTraceFile: any input is parsed or refused with ErrTrace, never
+// a panic; what parses prints back to text that parses to the same.
+func FuzzParseTraceFile(f *testing.F) {
+	files, _ := filepath.Glob("testdata/regress/*.trace")
+	for _, p := range files {
+		b, _ := os.ReadFile(p)
+		f.Add(string(b))
+	}
+	f.Add("zksim-trace v1\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		tf, err := sim.ParseTraceFile(text)
+		if err != nil {
+			return
+		}
+		again, err := sim.ParseTraceFile(tf.String())
+		if err != nil {
+			t.Fatalf("printed form does not parse: %v", err)
+		}
+		if again.String() != tf.String() {
+			t.Fatalf("round trip changed the file")
+		}
+	})
+}
