@@ -75,10 +75,23 @@ func (h *Hold) Token(ctx context.Context) (int64, error) {
 	if t != 0 {
 		return t, nil
 	}
-	if err := h.Check(); err != nil {
-		return 0, err
+	var (
+		st  zkapi.Stat
+		ok  bool
+		err error
+	)
+	for { // connection loss is transient; a lost session is not
+		if err := h.Check(); err != nil {
+			return 0, err
+		}
+		st, ok, err = h.Q.Conn.Exists(ctx, h.Path)
+		if !errors.Is(err, zkapi.ErrConnectionLoss) {
+			break
+		}
+		if err := AwaitLink(ctx, h.Q.Conn); err != nil {
+			return 0, err
+		}
 	}
-	st, ok, err := h.Q.Conn.Exists(ctx, h.Path)
 	if err != nil {
 		return 0, err
 	}
