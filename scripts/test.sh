@@ -3,7 +3,8 @@
 # included, on a fresh machine. It installs Debian's zookeeper package when
 # missing, starts a standalone server and a 3-node ensemble on free loopback
 # ports, runs gofmt, go vet and go test -race with the real-server tests
-# enabled, and stops the servers by PID whatever happens.
+# enabled, then the main job (go run ./cmd/zksim) and zksim herd, and stops
+# the servers by PID whatever happens.
 #
 # Usage: scripts/test.sh [go test flags...]   (e.g. -run Conformance -v)
 set -euo pipefail
@@ -50,3 +51,7 @@ if [ -n "$unformatted" ]; then
 fi
 go vet ./...
 go test -race -count=1 "$@" ./...
+
+log "the main job and the herd demonstration, as the README gives them"
+go run ./cmd/zksim >/dev/null
+go run ./cmd/zksim herd >/dev/null

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestReadme_Tour runs the README's two-minute tour as written (with the
+// output directory in a temporary place) and checks what the README says
+// the reader will see.
+func TestReadme_Tour(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	if code := run([]string{"run", "-recipe", "zoo/noguidretry", "-faults", "lose-reply=2", "-schedules", "200", "-out", dir}, &out, io.Discard); code != 1 {
+		t.Fatalf("run zoo/noguidretry: exit %d\n%s", code, out.String())
+	}
+	trace := filepath.Join(dir, "zoo_noguidretry-deadlock.trace")
+	for _, want := range []string{"deadlock", "2 clients x 1 acquisitions", "lose-reply c2 create /locks/l/lock-", "replay:   go run ./cmd/zksim replay " + trace} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("run output lacks %q:\n%s", want, out.String())
+		}
+	}
+	var replayed bytes.Buffer
+	if code := run([]string{"replay", trace}, &replayed, io.Discard); code != 1 || !strings.Contains(replayed.String(), "verdict:\n  deadlock") {
+		t.Errorf("replay: exit %d\n%s", code, replayed.String())
+	}
+	out.Reset()
+	if code := run([]string{"run", "-recipe", "zoo/assumeonwake", "-schedules", "200", "-out", dir}, &out, io.Discard); code != 1 {
+		t.Fatalf("run zoo/assumeonwake: exit %d", code)
+	}
+	html := filepath.Join(dir, "zoo_assumeonwake-mutual-exclusion.html")
+	if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), "<html") || !strings.Contains(out.String(), "timeline: "+html) {
+		t.Errorf("no timeline at %s (%v):\n%s", html, err, out.String())
+	}
+	for _, args := range [][]string{{"list"}, {"demo"}, {"herd", "-waiters", "10,100"}} {
+		if code := run(args, io.Discard, io.Discard); code != 0 {
+			t.Errorf("%v: exit %d", args, code)
+		}
+	}
+}
