@@ -29,3 +29,29 @@ func TestApart_AgreesWithPorcupine(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkPorcupine is the search alone (what CheckLocks runs when the
+// fast path cannot decide), on the same histories as BenchmarkCheckLocks.
+func BenchmarkPorcupine(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		var holds []Hold
+		end := map[string]int64{}
+		for i := range n / 2 {
+			lock := []string{"/a", "/b", "/c", "/d"}[i%4]
+			start := end[lock] + 1
+			holds = append(holds, Hold{Client: i % 5, Lock: lock, Call: start - 2, Start: start, End: start + 3})
+			end[lock] = start + 3
+		}
+		name := "1k"
+		if n == 10000 {
+			name = "10k"
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if !checkWithPorcupine(holds) {
+					b.Fatal("not linearizable")
+				}
+			}
+		})
+	}
+}

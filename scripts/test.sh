@@ -12,17 +12,7 @@ cd "$(dirname "$0")/.."
 
 log() { printf 'test.sh: %s\n' "$*" >&2; }
 
-as_root() {
-	if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
-		log "need root to run: $*"; return 1
-	fi
-}
-
-if [ ! -f /usr/share/java/zookeeper.jar ] || ! command -v java >/dev/null; then
-	log "installing Debian's zookeeper package"
-	as_root apt-get update -qq
-	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zookeeper >/dev/null
-fi
+scripts/install-zookeeper.sh
 command -v go >/dev/null || { log "go is not on PATH"; exit 1; }
 
 work=$(mktemp -d /tmp/zksim-test.XXXXXX)
@@ -52,6 +42,7 @@ fi
 go vet ./...
 go test -race -count=1 "$@" ./...
 
-log "the main job and the herd demonstration, as the README gives them"
+log "the main job, the herd demonstration and the benchmark report, as the README gives them"
 go run ./cmd/zksim >/dev/null
 go run ./cmd/zksim herd >/dev/null
+BENCH_QUICK=1 BENCH_OUT="$work/BENCHMARKS.md" scripts/bench.sh

@@ -1,0 +1,225 @@
+// Command zkbench turns one run of zksim's benchmarks into BENCHMARKS.md.
+//
+// scripts/bench.sh runs the benchmarks (with real servers) and pipes their
+// output here:
+//
+//	go test -run - -bench . ./... | zkbench -herd herd.txt -o BENCHMARKS.md
+//
+// It reads `go test -bench` lines, and writes tables with the ratios the
+// project tracks, stating the machine and that the figures come from one
+// run. Exit codes: 0 written, 1 a required benchmark is missing, 2 usage.
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// results maps a benchmark name (without the -N CPU suffix) to its
+// metrics by unit.
+type results map[string]map[string]float64
+
+func parse(r io.Reader) (results, error) {
+	res := results{}
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") {
+			continue
+		}
+		name := f[0]
+		if i := strings.LastIndexByte(name, '-'); i > 0 {
+			if _, err := strconv.Atoi(name[i+1:]); err == nil {
+				name = name[:i]
+			}
+		}
+		m := map[string]float64{}
+		for i := 2; i+1 < len(f); i += 2 {
+			v, err := strconv.ParseFloat(f[i], 64)
+			if err != nil {
+				break
+			}
+			m[f[i+1]] = v
+		}
+		res[name] = m
+	}
+	return res, sc.Err()
+}
+
+func (r results) get(name, unit string) (float64, bool) {
+	v, ok := r[name][unit]
+	return v, ok
+}
+
+func main() {
+	out := flag.String("o", "BENCHMARKS.md", "file to write")
+	herd := flag.String("herd", "", "output of `zksim herd` to include")
+	flag.Usage = func() {
+		fmt.Fprint(os.Stderr, "usage: go test -bench ... | zkbench [-herd FILE] [-o BENCHMARKS.md]\n")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() > 0 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	res, err := parse(os.Stdin)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "zkbench: %v\n", err)
+		os.Exit(1)
+	}
+	var herdText []byte
+	if *herd != "" {
+		if herdText, err = os.ReadFile(*herd); err != nil {
+			fmt.Fprintf(os.Stderr, "zkbench: %v\n", err)
+			os.Exit(2)
+		}
+	}
+	var b strings.Builder
+	if err := report(&b, res, string(herdText)); err != nil {
+		fmt.Fprintf(os.Stderr, "zkbench: %v\n", err)
+		os.Exit(1)
+	}
+	if err := os.WriteFile(*out, []byte(b.String()), 0o644); err != nil {
+		fmt.Fprintf(os.Stderr, "zkbench: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+var errMissing = errors.New("benchmark missing from the input")
+
+// report writes the Markdown; it fails if a benchmark every report needs
+// is missing.
+func report(w io.Writer, r results, herd string) error {
+	need := []string{"BenchmarkCreateDelete/fake", "BenchmarkStandardWorkload/random-walk", "BenchmarkCheckLocks/10k"}
+	for _, n := range need {
+		if _, ok := r[n]; !ok {
+			return fmt.Errorf("%w: %s", errMissing, n)
+		}
+	}
+	fmt.Fprintf(w, "# zksim benchmarks\n\nAll figures come from one run of `scripts/bench.sh` on %s, %s.\n", machine(), time.Now().UTC().Format("2006-01-02"))
+	fmt.Fprintf(w, "They are measurements, not guarantees; rerun the script to compare on your machine.\n\n")
+
+	fmt.Fprint(w, "## fakezk against a real ZooKeeper (same code, single goroutine)\n\n")
+	fmt.Fprint(w, "| operation | fakezk in-process | real standalone via go-zookeeper | real / fake |\n|---|---|---|---|\n")
+	for _, op := range []string{"CreateDelete", "Get", "Exists"} {
+		fake, okF := r.get("Benchmark"+op+"/fake", "ns/op")
+		real, okR := r.get("Benchmark"+op+"/real", "ns/op")
+		row := fmt.Sprintf("| %s | %s (%s) |", op, dur(fake), opsPerSec(fake))
+		if okF && okR {
+			row += fmt.Sprintf(" %s (%s) | %.0fx |", dur(real), opsPerSec(real), real/fake)
+		} else {
+			row += " not run (no server) | - |"
+		}
+		fmt.Fprintln(w, row)
+	}
+	if v, ok := r.get("BenchmarkMachine_CreateDelete", "ns/op"); ok {
+		g, _ := r.get("BenchmarkMachine_Get", "ns/op")
+		fmt.Fprintf(w, "\nThe state machine alone: create+delete %s, get %s.\n", dur(v), dur(g))
+	}
+
+	fmt.Fprint(w, "\n## Schedule exploration (standard workload: 5 clients x 3 acquisitions, every fault, one core)\n\n")
+	fmt.Fprint(w, "| strategy | schedules/s | steps/schedule |\n|---|---|---|\n")
+	for _, s := range []string{"random-walk", "pct"} {
+		if v, ok := r.get("BenchmarkStandardWorkload/"+s, "schedules/s"); ok {
+			st, _ := r.get("BenchmarkStandardWorkload/"+s, "steps/schedule")
+			fmt.Fprintf(w, "| %s | %.0f | %.0f |\n", s, v, st)
+		}
+	}
+
+	fmt.Fprint(w, "\n## Finding each zoo bug (over 20 seeds)\n\n")
+	fmt.Fprint(w, "| bug | median schedules | p95 schedules | median time | p95 time |\n|---|---|---|---|---|\n")
+	var zoo []string
+	for name := range r {
+		if strings.HasPrefix(name, "BenchmarkZooFind/") {
+			zoo = append(zoo, name)
+		}
+	}
+	sort.Strings(zoo)
+	for _, name := range zoo {
+		m := r[name]
+		fmt.Fprintf(w, "| zoo/%s | %.0f | %.0f | %.1f ms | %.1f ms |\n", strings.TrimPrefix(name, "BenchmarkZooFind/"),
+			m["median-schedules"], m["p95-schedules"], m["median-ms"], m["p95-ms"])
+	}
+
+	fmt.Fprint(w, "\n## Checking lock histories\n\n")
+	fmt.Fprint(w, "CheckLocks decides histories whose conflicting holds are apart without search, and gives the rest to porcupine.\n\n")
+	fmt.Fprint(w, "| lock history | CheckLocks | porcupine's search alone |\n|---|---|---|\n")
+	for _, n := range []string{"1k", "10k"} {
+		if v, ok := r.get("BenchmarkCheckLocks/"+n, "ns/op"); ok {
+			p, okP := r.get("BenchmarkPorcupine/"+n, "ns/op")
+			ps := "-"
+			if okP {
+				ps = dur(p)
+			}
+			fmt.Fprintf(w, "| %s operations | %s | %s |\n", n, dur(v), ps)
+		}
+	}
+
+	if herd != "" {
+		fmt.Fprintf(w, "\n## Herd effect (`zksim herd`)\n\n```\n%s```\n", herd)
+	}
+
+	fmt.Fprint(w, "\n## Lock handoff on a real ensemble (zksim's lock.Mutex against go-zookeeper's zk.Lock)\n\n")
+	fmt.Fprint(w, "| setup | lock | mean | p50 | p99 | requests per handoff |\n|---|---|---|---|---|---|\n")
+	any := false
+	for _, setup := range []string{"ensemble", "standalone"} {
+		for _, l := range []string{"zksim-Mutex", "gozk-Lock"} {
+			name := "BenchmarkHandoff/" + setup + "/" + l
+			if m, ok := r[name]; ok {
+				any = true
+				fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %.2f |\n", setup, l, dur(m["ns/op"]), dur(m["ns-p50"]), dur(m["ns-p99"]), m["req/handoff"])
+			}
+		}
+	}
+	if !any {
+		fmt.Fprint(w, "Not run: no real servers were configured.\n")
+	}
+	return nil
+}
+
+func dur(ns float64) string {
+	switch {
+	case ns >= 1e6:
+		return fmt.Sprintf("%.2f ms", ns/1e6)
+	case ns >= 1e3:
+		return fmt.Sprintf("%.2f µs", ns/1e3)
+	}
+	return fmt.Sprintf("%.0f ns", ns)
+}
+
+func opsPerSec(ns float64) string {
+	if ns <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f/s", 1e9/ns)
+}
+
+// machine describes the host from /proc where it can.
+func machine() string {
+	cpu := "unknown CPU"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				cpu = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	mem := ""
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		var kb int
+		fmt.Sscanf(strings.SplitN(string(b), "\n", 2)[0], "MemTotal: %d kB", &kb)
+		mem = fmt.Sprintf(", %.0f GiB", float64(kb)/(1<<20))
+	}
+	return fmt.Sprintf("%d CPUs (%s)%s, %s %s/%s", runtime.NumCPU(), cpu, mem, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+const sample = `goos: linux
+BenchmarkCreateDelete/fake-2         	  830766	      1303 ns/op	     744 B/op	      15 allocs/op
+BenchmarkCreateDelete/real-2         	    2388	    513039 ns/op	     976 B/op	      23 allocs/op
+BenchmarkGet/fake-2                  	 3606300	       331.0 ns/op
+BenchmarkStandardWorkload/random-walk 	   18261	    196960 ns/op	      5077 schedules/s	       271.3 steps/schedule
+BenchmarkZooFind/dirwatch-2         	       1	   9979733 ns/op	         0.4850 median-ms	         1.000 median-schedules	         0.7870 p95-ms	         1.000 p95-schedules
+BenchmarkCheckLocks/10k-2        	     100	  12699109 ns/op
+BenchmarkHandoff/ensemble/zksim-Mutex-2 	 100	 900000 ns/op	 850000 ns-p50	 2000000 ns-p99	 4.98 req/handoff
+`
+
+func TestReport_FromBenchOutput(t *testing.T) {
+	r, err := parse(strings.NewReader(sample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := report(&b, r, "waiters ...\n"); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| CreateDelete | 1.30 µs (767460/s) | 513.04 µs (1949/s) | 394x |",
+		"| Get | 331 ns (3021148/s) | not run (no server) | - |",
+		"| random-walk | 5077 | 271 |",
+		"| zoo/dirwatch | 1 | 1 | 0.5 ms | 0.8 ms |",
+		"| 10k operations | 12.70 ms | - |",
+		"| ensemble | zksim-Mutex | 900.00 µs | 850.00 µs | 2.00 ms | 4.98 |",
+		"one run of `scripts/bench.sh`",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+func TestReport_MissingBenchmark(t *testing.T) {
+	r, _ := parse(strings.NewReader("BenchmarkGet/fake-2 1 331 ns/op\n"))
+	if err := report(&strings.Builder{}, r, ""); !errors.Is(err, errMissing) {
+		t.Fatalf("got %v", err)
+	}
+}
