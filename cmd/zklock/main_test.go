@@ -42,6 +42,15 @@ func unique(name string) string {
 	return fmt.Sprintf("/zklock-test-%s-%d", name, time.Now().UnixNano())
 }
 
+// An unreachable ensemble is exit 5 with a message naming it.
+func TestZklock_Unreachable(t *testing.T) {
+	var errb bytes.Buffer
+	code := run([]string{"-servers", "127.0.0.1:1", "-session-timeout", "1s", "/x", "--", "true"}, nil, io.Discard, &errb, gozk.Config{})
+	if code != exitZK || !strings.Contains(errb.String(), "127.0.0.1:1") {
+		t.Fatalf("exit %d: %q", code, errb.String())
+	}
+}
+
 // The command runs under the lock with the token and node in its
 // environment, and zklock exits with the command's code.
 func TestZklock_RunsCommandWithToken(t *testing.T) {

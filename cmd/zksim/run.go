@@ -48,6 +48,7 @@ type runConfig struct {
 	budget    time.Duration
 	out       string
 	trace     bool
+	servers   []string // real servers: no simulation
 }
 
 func parseRun(args []string, stderr io.Writer) (runConfig, int) {
@@ -64,6 +65,7 @@ func parseRun(args []string, stderr io.Writer) (runConfig, int) {
 	budget := fs.Duration("time", 0, "stop after this long instead (e.g. 30s); 0: no time budget")
 	out := fs.String("out", "zksim-failures", "directory for a failure's trace and timeline")
 	trace := fs.Bool("trace", false, "print every schedule's trace (for small runs)")
+	servers := fs.String("servers", "", "run on real ZooKeeper servers host:port,... instead (faults: none or expire=N)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: zksim run [flags]\n\nExplore schedules of a lock recipe under faults and check every one.\n\n")
 		fs.PrintDefaults()
@@ -80,6 +82,9 @@ func parseRun(args []string, stderr io.Writer) (runConfig, int) {
 	}
 	r, ok := recipes()[*recipe]
 	_, ferr := parseFaults(*faults)
+	if *servers != "" {
+		_, ferr = parseRealFaults(*faults)
+	}
 	switch {
 	case fs.NArg() > 0:
 		return bad("unexpected argument %q", fs.Arg(0))
@@ -100,9 +105,13 @@ func parseRun(args []string, stderr io.Writer) (runConfig, int) {
 	case *budget < 0:
 		return bad("-time must not be negative, got %v", *budget)
 	}
+	var serverList []string
+	if *servers != "" {
+		serverList = strings.Split(*servers, ",")
+	}
 	return runConfig{
 		recipe: r, faults: *faults, pct: *strategy == "pct", seed: *seed, schedules: *schedules,
-		budget: *budget, out: *out, trace: *trace,
+		budget: *budget, out: *out, trace: *trace, servers: serverList,
 		workload: sim.Workload{Recipe: r, Clients: *clients, Acquisitions: *acq, ReadPercent: *read,
 			TimeoutTicks: 12, TimeoutPercent: 50},
 	}, -1
@@ -136,6 +145,10 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	rc, code := parseRun(args, stderr)
 	if code >= 0 {
 		return code
+	}
+	if rc.servers != nil {
+		expire, _ := parseRealFaults(rc.faults)
+		return (&realRun{rc: rc, servers: rc.servers, expire: expire}).run(stdout, stderr)
 	}
 	t := tally{byClass: map[string]int{}}
 	start := time.Now()
