@@ -108,6 +108,7 @@ type Sim struct {
 	quiet    int // consecutive ticks with nothing else enabled
 	received []received
 	giveUps  map[int64]bool // zxids of deletes by clients not holding the lock
+	deletes  []int64        // zxids of successful deletes, in order
 	expired  map[int64]int  // session -> step at which it expired
 	normal   []Event        // reused by pick
 	faulty   []Event
@@ -523,8 +524,11 @@ func (s *Sim) send(c *Client, lose bool) {
 	}
 	r := s.m.Do(c.session, cl.req)
 	s.collect()
-	if _, del := cl.req.(fakezk.Delete); del && r.Err == nil && !c.holding {
-		s.giveUps[r.Zxid] = true
+	if _, del := cl.req.(fakezk.Delete); del && r.Err == nil {
+		s.deletes = append(s.deletes, r.Zxid)
+		if !c.holding {
+			s.giveUps[r.Zxid] = true
+		}
 	}
 	label := "send"
 	if lose {

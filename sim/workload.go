@@ -73,6 +73,7 @@ type Report struct {
 	History    *History
 	Violations []linearize.Violation
 	Herd       map[int64]int // clients woken per change
+	Deletes    []int64       // zxids of the deletes clients made (releases, give-ups)
 	lockReport linearize.LockReport
 }
 
@@ -131,7 +132,7 @@ func RunWorkload(cfg Config, ch Chooser, w Workload) (*Report, error) {
 	for id, step := range sim.expired {
 		h.expired[id] = int64(step)
 	}
-	rep := &Report{Result: res, History: h}
+	rep := &Report{Result: res, History: h, Deletes: sim.deletes}
 	rep.check(sim, w)
 	return rep, nil
 }

@@ -108,7 +108,7 @@ func TestRun_RunCommand(t *testing.T) {
 		{[]string{"run", "-strategy", "dfs"}, 2, "", "-strategy must be random or pct"},
 		{[]string{"run", "-clients", "1"}, 2, "", "-clients must be between 2 and 64"},
 		{[]string{"list"}, 0, "zoo/noguidretry", ""},
-		{[]string{"herd", "-waiters", "10"}, 0, "10        1.00 (1)", ""},
+		{[]string{"herd", "-waiters", "10"}, 0, "10        0.90 (1)                4.50 (9)", ""},
 		{[]string{"herd", "-waiters", "1"}, 2, "", "not a number from 2 to 2000"},
 		{[]string{"replay"}, 2, "", "usage: zksim replay FILE"},
 		{[]string{"replay", "/nonexistent.trace"}, 2, "", "no such file"},
