@@ -47,6 +47,11 @@ type call struct {
 
 	reply fakezk.Reply
 	err   error
+
+	// ctx's state as of timer epoch epoch: a parked client's context can
+	// end only when the simulator fires a virtual timer.
+	epoch   int
+	ctxDone bool
 }
 
 // message is what a client's connection delivers: a notification, or
@@ -135,6 +140,9 @@ func (c *Client) park(cl *call, st clientState) {
 		runtime.Goexit()
 	}
 	c.call, c.state = cl, st
+	if cl.ctx != nil {
+		cl.epoch, cl.ctxDone = c.sim.epoch, cl.ctx.Err() != nil
+	}
 	c.sim.yield <- struct{}{}
 	<-c.resume
 	if c.sim.stopping {
@@ -194,7 +202,13 @@ func (c *Client) ready() bool {
 			return true
 		}
 	}
-	return cl.ctx != nil && cl.ctx.Err() != nil
+	if cl.ctx == nil {
+		return false
+	}
+	if cl.epoch != c.sim.epoch {
+		cl.epoch, cl.ctxDone = c.sim.epoch, cl.ctx.Err() != nil
+	}
+	return cl.ctxDone
 }
 
 // finishWait fills the result of a wait that can end.

@@ -102,6 +102,7 @@ type Sim struct {
 	stopping bool
 	now      int64
 	timers   []timer
+	epoch    int // incremented whenever a virtual timer fires
 	used     [numKinds]int
 	trace    []string
 	step     int
@@ -476,6 +477,7 @@ func (s *Sim) tick() {
 	for _, t := range s.timers {
 		if t.at <= s.now {
 			t.cancel()
+			s.epoch++
 		} else {
 			kept = append(kept, t)
 		}
