@@ -65,32 +65,34 @@ type message struct {
 // Client is one simulated ZooKeeper client. Its fields are touched only by
 // whichever goroutine runs, the scheduler or the client, never both.
 type Client struct {
-	sim    *Sim
-	idx    int
-	name   string
-	prog   Program
-	resume chan struct{}
-	exited chan struct{}
-	conn   *Conn
-
+	// read by the scheduler at every step: kept together
 	state     clientState
-	call      *call
-	slot      call // reused by each call: a client has one at a time
-	session   int64
-	server    int
-	lastZxid  int64
 	connected bool
 	paused    bool
-	pauseEnd  int64
 	closed    bool
+	call      *call
 	inbox     []message
-	watches   fakezk.WatchTable[*watch]
-	sess      zkapi.Session
-	err       error
+	sim       *Sim
+
+	idx      int
+	name     string
+	prog     Program
+	resume   chan struct{}
+	exited   chan struct{}
+	conn     *Conn
+	session  int64
+	server   int
+	lastZxid int64
+	pauseEnd int64
+	watches  fakezk.WatchTable[*watch]
+	sess     zkapi.Session
+	err      error
 	// set by the workload: what the client is acquiring, and whether it
 	// holds the lock
 	acquiring linearize.Mode
 	holding   bool
+
+	slot call // reused by each call: a client has one at a time
 }
 
 // Name is the client's name in traces: c1, c2, ...
