@@ -82,8 +82,8 @@ type replica struct {
 
 	// path -> watching sessions; exists watches on missing nodes live in
 	// dataW, as on the real server.
-	dataW  map[string]map[int64]struct{}
-	childW map[string]map[int64]struct{}
+	dataW  watchTable
+	childW watchTable
 }
 
 func newReplica() *replica {
@@ -98,7 +98,7 @@ func newReplica() *replica {
 	t["/zookeeper/config"].stat.Aversion = -1 // measured on 3.8.0
 	return &replica{
 		tree:  t,
-		dataW: map[string]map[int64]struct{}{}, childW: map[string]map[int64]struct{}{},
+		dataW: watchTable{}, childW: watchTable{},
 	}
 }
 

@@ -1,7 +1,7 @@
 package fakezk
 
 import (
-	"sort"
+	"slices"
 
 	"github.com/zksim/zksim/zkapi"
 )
@@ -23,7 +23,10 @@ type trigger struct {
 	typ  zkapi.EventType
 }
 
-func (r *replica) table(k watchKind) map[string]map[int64]struct{} {
+// watchTable maps a path to the sessions watching it (few: a slice).
+type watchTable map[string][]int64
+
+func (r *replica) table(k watchKind) watchTable {
 	if k == watchChild {
 		return r.childW
 	}
@@ -33,19 +36,20 @@ func (r *replica) table(k watchKind) map[string]map[int64]struct{} {
 // watch registers a watch on the session's server.
 func (m *Machine) watch(s *session, path string, k watchKind) {
 	t := m.servers[s.server].table(k)
-	if t[path] == nil {
-		t[path] = map[int64]struct{}{}
+	if !slices.Contains(t[path], s.id) {
+		t[path] = append(t[path], s.id)
 	}
-	t[path][s.id] = struct{}{}
 	s.watches[watchKey{path, k}] = struct{}{}
 }
 
 func (m *Machine) dropWatches(s *session) {
 	for k := range s.watches {
 		t := m.servers[s.server].table(k.kind)
-		delete(t[k.path], s.id)
-		if len(t[k.path]) == 0 {
+		ids := slices.DeleteFunc(t[k.path], func(id int64) bool { return id == s.id })
+		if len(ids) == 0 {
 			delete(t, k.path)
+		} else {
+			t[k.path] = ids
 		}
 	}
 	s.watches = map[watchKey]struct{}{}
@@ -84,20 +88,18 @@ func (m *Machine) notifyOn(i int, fired []trigger, zxid int64) {
 }
 
 func (m *Machine) takeWatchers(r *replica, path string, kinds []watchKind) []int64 {
-	seen := map[int64]struct{}{}
 	var ids []int64
 	for _, k := range kinds {
 		t := r.table(k)
-		for id := range t[path] {
+		for _, id := range t[path] {
 			delete(m.sessions[id].watches, watchKey{path, k})
-			if _, dup := seen[id]; !dup {
-				seen[id] = struct{}{}
+			if !slices.Contains(ids, id) { // one notification per session
 				ids = append(ids, id)
 			}
 		}
 		delete(t, path)
 	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	slices.Sort(ids)
 	return ids
 }
 
@@ -151,7 +153,7 @@ func (m *Machine) Watchers(i int, path string) (data, child []int64) {
 // WatchCount is the number of (session, path, kind) watches at server i.
 func (m *Machine) WatchCount(i int) int {
 	n := 0
-	for _, t := range []map[string]map[int64]struct{}{m.servers[i].dataW, m.servers[i].childW} {
+	for _, t := range []watchTable{m.servers[i].dataW, m.servers[i].childW} {
 		for _, ids := range t {
 			n += len(ids)
 		}
@@ -159,11 +161,8 @@ func (m *Machine) WatchCount(i int) int {
 	return n
 }
 
-func sortedIDs(set map[int64]struct{}) []int64 {
-	ids := make([]int64, 0, len(set))
-	for id := range set {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	return ids
+func sortedIDs(ids []int64) []int64 {
+	out := slices.Clone(ids)
+	slices.Sort(out)
+	return out
 }
