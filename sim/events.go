@@ -1,0 +1,245 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/zkapi"
+)
+
+// What each event does to the ensemble and the clients.
+
+func (s *Sim) apply(ev Event) {
+	if ev.Kind.IsFault() {
+		s.used[ev.Kind]++
+	}
+	var c *Client
+	if ev.Kind != Tick && ev.Kind != Reap && ev.Kind != CatchUp {
+		c = s.clients[ev.Client]
+	}
+	switch ev.Kind {
+	case Send:
+		s.send(c, false)
+	case LoseRequest:
+		if !s.cfg.NoTrace {
+			s.notef("%s %v", ev, c.call.req)
+		}
+		c.drop()
+		s.resumeWith(c, zkapi.ErrConnectionLoss)
+	case LoseReply:
+		s.send(c, true)
+	case Recv:
+		s.recv(c)
+	case Reorder:
+		last := c.inbox[len(c.inbox)-1]
+		copy(c.inbox[1:], c.inbox[:len(c.inbox)-1])
+		c.inbox[0] = last
+		s.noteEvent(ev)
+	case Wake:
+		c.finishWait()
+		s.noteEvent(ev)
+		c.run()
+	case Disconnect:
+		s.noteEvent(ev)
+		c.drop()
+	case Reconnect:
+		c.reconnect()
+	case Crash:
+		s.noteEvent(ev)
+		if c.connected {
+			s.m.Detach(c.session)
+		}
+		c.connected = false
+		c.state = stCrashed
+	case Pause:
+		c.paused, c.pauseEnd = true, s.now+int64(s.cfg.Faults.PauseTicks)
+		s.m.Detach(c.session)
+		if !s.cfg.NoTrace {
+			s.notef("%s for %d ticks", ev, s.cfg.Faults.PauseTicks)
+		}
+	case Tick:
+		s.tick()
+	case CatchUp:
+		s.m.CatchUp(ev.Client, s.m.Zxid())
+		s.collect()
+		s.noteEvent(ev)
+	case Reap:
+		s.m.ReapContainers()
+		s.collect()
+		s.noteEvent(ev)
+	}
+}
+
+func (s *Sim) tick() {
+	s.now++
+	z0 := s.m.Zxid()
+	s.noteExpiries(s.m.Tick(), z0)
+	s.collect()
+	kept := s.timers[:0]
+	for _, t := range s.timers {
+		if t.at <= s.now {
+			t.cancel()
+			s.epoch++
+		} else {
+			kept = append(kept, t)
+		}
+	}
+	s.timers = kept
+	for _, c := range s.clients {
+		if c.paused && s.now >= c.pauseEnd {
+			// The client resumes after its pause to a dead connection.
+			c.paused = false
+			c.drop()
+		}
+	}
+	s.note("tick")
+}
+
+// noteExpiries records, for the herd checker, the closeSession zxids of
+// sessions that expired in a tick whose clients did not hold the lock:
+// Machine.Tick expires them in session order, one transaction each.
+func (s *Sim) noteExpiries(expired []int64, z0 int64) {
+	if len(expired) == 0 {
+		return
+	}
+	holders := map[int64]bool{}
+	for _, c := range s.clients {
+		holders[c.session] = c.holding
+	}
+	z := z0
+	for _, id := range expired {
+		z++
+		s.expired[id] = s.step
+		if !holders[id] {
+			s.giveUps[z] = true
+		}
+	}
+}
+
+// send applies c's pending request; with lose, the reply is then lost.
+func (s *Sim) send(c *Client, lose bool) {
+	cl := c.call
+	if !c.connected {
+		if !s.cfg.NoTrace {
+			s.notef("send %s %v -> not connected", c.name, cl.req)
+		}
+		s.resumeWith(c, zkapi.ErrConnectionLoss)
+		return
+	}
+	r := s.m.Do(c.session, cl.req)
+	s.collect()
+	if _, del := cl.req.(fakezk.Delete); del && r.Err == nil {
+		s.deletes = append(s.deletes, r.Zxid)
+		if !c.holding {
+			s.giveUps[r.Zxid] = true
+		}
+	}
+	label := "send"
+	if lose {
+		label = "lose-reply"
+	}
+	if !s.cfg.NoTrace {
+		s.notef("%s %s %v -> %v", label, c.name, cl.req, r)
+	}
+	switch {
+	case lose || errors.Is(r.Err, zkapi.ErrConnectionLoss):
+		c.drop()
+		s.resumeWith(c, zkapi.ErrConnectionLoss)
+	case errors.Is(r.Err, zkapi.ErrSessionExpired):
+		c.learnExpired()
+		s.resumeWith(c, zkapi.ErrSessionExpired)
+	default:
+		c.inbox = append(c.inbox, message{isReply: true, reply: r})
+		c.state = stAwaitReply
+	}
+}
+
+func (s *Sim) recv(c *Client) {
+	msg := c.inbox[0]
+	n := copy(c.inbox, c.inbox[1:]) // keep the array: inboxes are short
+	c.inbox = c.inbox[:n]
+	if !msg.isReply {
+		if !s.cfg.NoTrace {
+			s.notef("recv %s %v", c.name, msg.note.Event)
+		}
+		for _, w := range c.watches.Take(msg.note.Event) {
+			w.fire(msg.note.Event, msg.note.Zxid)
+		}
+		return
+	}
+	if !s.cfg.NoTrace {
+		s.notef("recv %s reply", c.name)
+	}
+	c.lastZxid = max(c.lastZxid, msg.reply.Zxid)
+	c.call.reply = msg.reply
+	c.run()
+}
+
+// resumeWith ends c's pending call with err and runs c.
+func (s *Sim) resumeWith(c *Client, err error) {
+	c.call.err = err
+	c.run()
+}
+
+// drop breaks c's connection: the server forgets its watches and queued
+// messages; a reply in flight is lost.
+func (c *Client) drop() {
+	if c.connected {
+		c.sim.m.Detach(c.session)
+	}
+	c.connected, c.inbox = false, c.inbox[:0]
+	c.setState(zkapi.StateDisconnected)
+	if c.state == stAwaitReply {
+		c.call.err = zkapi.ErrConnectionLoss
+		c.state = stReady
+	}
+}
+
+func (c *Client) openSession(server int) {
+	info, err := c.sim.m.CreateSession(server, c.sim.cfg.SessionTimeoutMs)
+	if err != nil {
+		panic(fmt.Sprintf("sim: invariant: server %d exists: %v", server, err))
+	}
+	c.session, c.server, c.connected = info.ID, server, true
+	c.lastZxid = c.sim.m.ServerZxid(server)
+	c.setState(zkapi.StateConnected)
+}
+
+// reconnect resumes the session (re-registering watches) or learns that
+// it expired. A server behind the client is skipped for the leader.
+func (c *Client) reconnect() {
+	s := c.sim
+	err := s.m.Attach(c.session, c.server, c.lastZxid)
+	if errors.Is(err, zkapi.ErrConnectionLoss) {
+		c.server = 0
+		err = s.m.Attach(c.session, 0, c.lastZxid)
+	}
+	if err != nil {
+		if !s.cfg.NoTrace {
+			s.notef("reconnect %s -> session %#x expired", c.name, c.session)
+		}
+		c.learnExpired()
+		return
+	}
+	c.connected = true
+	c.setState(zkapi.StateConnected)
+	if c.watches.Len() > 0 {
+		s.m.Do(c.session, c.watches.SetWatches(c.lastZxid))
+		s.collect()
+	}
+	if !s.cfg.NoTrace {
+		s.notef("reconnect %s -> session %#x", c.name, c.session)
+	}
+}
+
+// learnExpired reports the old session expired, ends its watches, and
+// opens a new session as go-zookeeper does.
+func (c *Client) learnExpired() {
+	c.setState(zkapi.StateExpired)
+	for _, w := range c.watches.TakeAll() {
+		w.fire(zkapi.Event{Type: zkapi.EventNotWatching, Path: w.path, Err: zkapi.ErrSessionExpired}, -1)
+	}
+	c.inbox = c.inbox[:0]
+	c.openSession(c.server)
+}
