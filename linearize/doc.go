@@ -11,6 +11,10 @@
 // accepted by the protected resource strictly increase), cleanliness (no
 // lock node left behind) and liveness (decided by the simulator).
 //
+// A third porcupine model, of a znode as a versioned register (gets and
+// compare-and-set writes, with connection-loss outcomes unknown), checks
+// ZooKeeper itself: fakezk under the simulator and a real server.
+//
 // Every checker reports Violations, each naming its class.
 package linearize
 

@@ -20,4 +20,14 @@
 // virtual time. The same seed gives the same trace, byte for byte, in any
 // binary. Nothing in a decision depends on the wall clock, on global
 // randomness or on map order.
+//
+// # Using it
+//
+// Run runs client programs under a Config (faults, strategy, bounds) and a
+// Chooser. RunWorkload runs the standard lock workload for a lock.Recipe
+// and checks the history (package linearize); Report says what it found.
+// CheckRecipe and Check do the same under rapid, which shrinks failures;
+// Shrink and Minimize shrink a failing decision list without rapid. A run
+// saves to a TraceFile (SaveFailure) that ParseTraceFile reads back and
+// Replay reproduces byte for byte.
 package sim
