@@ -821,39 +821,11 @@ func ensRoot(t testing.TB, ctx context.Context, admin zkapi.Conn) string {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		if err := ensDeleteTree(ctx, admin, root); err != nil {
+		if err := zktest.DeleteTree(ctx, admin, root); err != nil {
 			t.Errorf("delete test root %s: %v", root, err)
 		}
 	})
 	return root
-}
-
-func ensDeleteTree(ctx context.Context, c zkapi.Conn, p string) error {
-	for {
-		err := ensDeleteTreeOnce(ctx, c, p)
-		if !errors.Is(err, zkapi.ErrConnectionLoss) || ctx.Err() != nil {
-			return err
-		}
-	}
-}
-
-func ensDeleteTreeOnce(ctx context.Context, c zkapi.Conn, p string) error {
-	kids, _, err := c.Children(ctx, p)
-	if errors.Is(err, zkapi.ErrNoNode) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	for _, k := range kids {
-		if err := ensDeleteTreeOnce(ctx, c, p+"/"+k); err != nil {
-			return err
-		}
-	}
-	if err := c.Delete(ctx, p, zkapi.AnyVersion); err != nil && !errors.Is(err, zkapi.ErrNoNode) {
-		return err
-	}
-	return nil
 }
 
 func ensCreate(t testing.TB, ctx context.Context, c zkapi.Conn, p string) {

@@ -78,7 +78,11 @@ func (r *realRun) run(stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
-	defer deleteTree(context.Background(), admin, root)
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		zktest.DeleteTree(cctx, admin, root)
+	}()
 
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -237,15 +241,4 @@ func (r *realRun) report(w io.Writer, elapsed time.Duration, expired int, left [
 	for _, v := range vs {
 		fmt.Fprintf(w, "    %v\n", v)
 	}
-}
-
-func deleteTree(ctx context.Context, c zkapi.Conn, p string) {
-	kids, _, err := c.Children(ctx, p)
-	if err != nil {
-		return
-	}
-	for _, k := range kids {
-		deleteTree(ctx, c, p+"/"+k)
-	}
-	c.Delete(ctx, p, -1)
 }

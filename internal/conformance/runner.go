@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zktest"
 )
 
 // Runner interprets scripts against one Target. Sessions and watches live
@@ -54,28 +54,9 @@ func (r *Runner) Close(ctx context.Context) error {
 	for _, l := range r.labels() {
 		r.sess[l].Close()
 	}
-	err := deleteTree(ctx, r.admin, r.root)
+	err := zktest.DeleteTree(ctx, r.admin, r.root)
 	r.admin.Close()
 	return err
-}
-
-func deleteTree(ctx context.Context, c zkapi.Conn, path string) error {
-	kids, _, err := c.Children(ctx, path)
-	if errors.Is(err, zkapi.ErrNoNode) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	for _, k := range kids {
-		if err := deleteTree(ctx, c, path+"/"+k); err != nil {
-			return err
-		}
-	}
-	if err := c.Delete(ctx, path, -1); err != nil && !errors.Is(err, zkapi.ErrNoNode) {
-		return err
-	}
-	return nil
 }
 
 // Run executes a script (one command per line) and returns its transcript

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net"
-	"path"
 	"sync"
 	"testing"
 	"time"
@@ -64,30 +63,13 @@ func newRoot(t testing.TB, servers []string) string {
 		t.Fatalf("create test root: %v", err)
 	}
 	t.Cleanup(func() {
-		if err := deleteTree(context.Background(), admin, root); err != nil {
+		cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := zktest.DeleteTree(cctx, admin, root); err != nil {
 			t.Errorf("delete test root: %v", err)
 		}
 	})
 	return root
-}
-
-func deleteTree(ctx context.Context, c zkapi.Conn, p string) error {
-	kids, _, err := c.Children(ctx, p)
-	if errors.Is(err, zkapi.ErrNoNode) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	for _, k := range kids {
-		if err := deleteTree(ctx, c, path.Join(p, k)); err != nil {
-			return err
-		}
-	}
-	if err := c.Delete(ctx, p, zkapi.AnyVersion); err != nil && !errors.Is(err, zkapi.ErrNoNode) {
-		return err
-	}
-	return nil
 }
 
 // cutDialer is a zk.Dialer that can partition the client from the server:
