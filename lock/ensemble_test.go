@@ -155,7 +155,7 @@ func testExpiredMidHold(t *testing.T, addrs []string) {
 // throughout, every acquisition must complete, and no lock node may be left
 // behind. The killed server is restarted afterwards.
 func TestMutex_EnsembleLeaderKill(t *testing.T) {
-	c := ensCluster(t)
+	c := ensClusterExclusive(t)
 	if len(c.Addrs) < 3 {
 		t.Skipf("%s has %d servers; a leader kill needs 3 or more", c.Dir, len(c.Addrs))
 	}
@@ -721,9 +721,19 @@ func (p *kazooProc) wait(t *testing.T) {
 
 // ensCluster returns the ensemble under test once it has a leader, or
 // skips when none is configured.
-func ensCluster(t testing.TB) *zktest.Cluster {
+func ensCluster(t testing.TB) *zktest.Cluster { return ensClusterFor(t, false) }
+
+// ensClusterExclusive is ensCluster for a test that kills servers.
+func ensClusterExclusive(t testing.TB) *zktest.Cluster { return ensClusterFor(t, true) }
+
+func ensClusterFor(t testing.TB, exclusive bool) *zktest.Cluster {
 	t.Helper()
-	c := zktest.Ensemble(t)
+	var c *zktest.Cluster
+	if exclusive {
+		c = zktest.EnsembleExclusive(t)
+	} else {
+		c = zktest.Ensemble(t)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if _, err := c.WaitLeader(ctx); err != nil {

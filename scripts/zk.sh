@@ -37,20 +37,36 @@ usage() {
 
 now_ms() { date +%s%3N; }
 
-# free_ports N prints N distinct TCP ports that nothing listens on now. The
-# kernel picks them (bind to port 0, all held open until every one is chosen);
-# without python3 it falls back to scanning /proc/net/tcp{,6}. Either way
-# another process may still take a port before java binds it: start detects
-# that through the bind error in the log and the listener check.
+# free_ports N prints N distinct TCP ports that nothing listens on now,
+# chosen below the kernel's ephemeral range: a port from that range, once
+# its server is killed, can be handed to any outgoing connection, and the
+# server could not bind it again on restart. Each is checked by binding it
+# (all held open until every one is chosen); without python3 it scans
+# /proc/net/tcp{,6}. Another process may still take a port before java
+# binds it: start detects that through the bind error in the log and the
+# listener check.
 free_ports() {
 	local n=$1
 	if command -v python3 >/dev/null 2>&1; then
 		python3 - "$n" <<'EOF'
-import socket, sys
+import random, socket, sys
+low = 32768
+try:
+    low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+except (OSError, ValueError, IndexError):
+    pass
+candidates = list(range(10000, low)) if low > 11000 else []
+random.shuffle(candidates)
 socks = []
-for _ in range(int(sys.argv[1])):
+for port in candidates + [0] * int(sys.argv[1]):
+    if len(socks) == int(sys.argv[1]):
+        break
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.bind(("127.0.0.1", 0))
+    try:
+        s.bind(("127.0.0.1", port))
+    except OSError:
+        s.close()
+        continue
     socks.append(s)
 print(" ".join(str(s.getsockname()[1]) for s in socks))
 for s in socks:
@@ -61,7 +77,7 @@ EOF
 	local used ports=() p
 	used=$(awk 'NR>1 {split($2, a, ":"); print strtonum("0x" a[2])}' /proc/net/tcp /proc/net/tcp6 2>/dev/null | sort -u)
 	while ((${#ports[@]} < n)); do
-		p=$((20000 + RANDOM % 12000))
+		p=$((10000 + RANDOM % 20000))
 		if ! grep -qx "$p" <<<"$used" && [[ " ${ports[*]-} " != *" $p "* ]]; then
 			ports+=("$p")
 		fi

@@ -31,7 +31,16 @@ func Standalone(t testing.TB) []string {
 
 // Ensemble returns the cluster whose state directory EnvEnsemble names, or
 // skips t when it is unset. A directory that is set but unreadable fails t.
-func Ensemble(t testing.TB) *Cluster {
+func Ensemble(t testing.TB) *Cluster { return ensemble(t, false) }
+
+// EnsembleExclusive is Ensemble for a test that disrupts the ensemble
+// (kills or restarts servers): it waits until no other test, in any test
+// process, uses the ensemble, and keeps them out until it ends. Ensemble
+// holds a shared lock on the same file for its test's duration. A test must
+// not call both.
+func EnsembleExclusive(t testing.TB) *Cluster { return ensemble(t, true) }
+
+func ensemble(t testing.TB, exclusive bool) *Cluster {
 	t.Helper()
 	dir := os.Getenv(EnvEnsemble)
 	if dir == "" {
@@ -41,6 +50,9 @@ func Ensemble(t testing.TB) *Cluster {
 	if err != nil {
 		t.Fatalf("%s=%s: %v", EnvEnsemble, dir, err)
 	}
+	// Test packages run in parallel processes; a killed leader must not
+	// surprise another package's test.
+	lockFile(t, filepath.Join(dir, "tests.lock"), exclusive)
 	return c
 }
 

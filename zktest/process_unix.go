@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+	"testing"
 )
 
 func kill(pid int) error { return syscall.Kill(pid, syscall.SIGKILL) }
@@ -46,4 +47,24 @@ func processAlive(pid int, cfg string) bool {
 func zombie(stat []byte) bool {
 	i := bytes.LastIndexByte(stat, ')')
 	return i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z'
+}
+
+// lockFile takes a shared or exclusive flock on path until t ends.
+func lockFile(t testing.TB, path string, exclusive bool) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatalf("zktest: %v", err)
+	}
+	how := syscall.LOCK_SH
+	if exclusive {
+		how = syscall.LOCK_EX
+	}
+	if err := syscall.Flock(int(f.Fd()), how); err != nil {
+		f.Close()
+		t.Fatalf("zktest: lock %s: %v", path, err)
+	}
+	t.Cleanup(func() {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	})
 }

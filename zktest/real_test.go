@@ -99,7 +99,7 @@ func TestSrvr_Standalone(t *testing.T) {
 // TestCluster_LeaderFailover: SIGKILL of the leader makes the remaining
 // majority elect another (ZooKeeper Internals, "Leader Activation").
 func TestCluster_LeaderFailover(t *testing.T) {
-	c := zktest.Ensemble(t)
+	c := zktest.EnsembleExclusive(t)
 	if len(c.Addrs) < 3 {
 		t.Skipf("%s has %d servers; failover needs 3 or more", c.Dir, len(c.Addrs))
 	}
