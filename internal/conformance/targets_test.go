@@ -45,6 +45,13 @@ func (f *fakeTarget) Reconnect(_ context.Context, c zkapi.Conn) error {
 
 func (f *fakeTarget) Settle(context.Context, []zkapi.Conn) error { return nil }
 
+// sessionTimeout is long: expiry here is always forced (KillSession), and a
+// short timeout lets a loaded machine drop connections spuriously.
+// go-zookeeper v1.0.4 races on lastZxid when it reconnects with watches set
+// (sendSetWatches against the new recvLoop), which -race reports; fewer
+// needless reconnects make that rarer.
+const sessionTimeout = 20 * time.Second
+
 // realTarget is a real ZooKeeper through go-zookeeper. Each session talks
 // through its own proxy (to cut its link) and its credentials are captured
 // (to expire it with a raw closeSession).
@@ -74,7 +81,7 @@ func (r *realTarget) Connect(ctx context.Context) (zkapi.Conn, error) {
 		return nil, err
 	}
 	c, err := gozk.DialContext(ctx, []string{p.Addr()}, gozk.Config{
-		SessionTimeout: 4 * time.Second, Dialer: r.capture.Dial,
+		SessionTimeout: sessionTimeout, Dialer: r.capture.Dial,
 	})
 	if err != nil {
 		p.Close()
