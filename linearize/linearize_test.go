@@ -57,6 +57,18 @@ func TestCheckHerdFencingOrphans(t *testing.T) {
 	if vs := linearize.CheckFencing([]linearize.Accepted{{Token: 3}, {Token: 5}, {Token: 4}}); len(vs) != 1 || vs[0].Class != linearize.Fencing {
 		t.Fatalf("fencing: %v", vs)
 	}
+	// The order that counts is the resource's (Zxid), not the order the
+	// writes were recorded in.
+	recorded := []linearize.Accepted{{Token: 5, Zxid: 20}, {Token: 3, Zxid: 10}, {Token: 7, Zxid: 30}}
+	if vs := linearize.CheckFencing(recorded); len(vs) != 0 {
+		t.Fatalf("fencing by zxid: %v", vs)
+	}
+	if recorded[0].Token != 5 {
+		t.Fatal("CheckFencing reordered its argument")
+	}
+	if vs := linearize.CheckFencing([]linearize.Accepted{{Token: 3, Zxid: 20}, {Token: 5, Zxid: 10}}); len(vs) != 1 {
+		t.Fatalf("stale token accepted later not reported: %v", vs)
+	}
 	if vs := linearize.CheckOrphans("/l", []string{"lock-a-0000000001"}); len(vs) != 1 {
 		t.Fatal("orphan not reported")
 	}

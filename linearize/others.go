@@ -1,7 +1,9 @@
 package linearize
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -43,16 +45,20 @@ func CheckHerd(wakeups []Wakeup, limit func(cause int64) int) ([]Violation, map[
 	return vs, counts
 }
 
-// Accepted is a write the protected resource accepted, in acceptance order.
+// Accepted is a write the protected resource accepted.
 type Accepted struct {
 	Client int
 	Token  int64
 	Step   int64
+	Zxid   int64 // the write's zxid: the resource's order of acceptance
 }
 
-// CheckFencing requires the accepted tokens to increase strictly: a
-// smaller or equal token came from a holder that had lost the lock.
-func CheckFencing(writes []Accepted) []Violation {
+// CheckFencing requires the accepted tokens to increase strictly in the
+// order the resource accepted them (by Zxid): a smaller or equal token came
+// from a holder that had lost the lock.
+func CheckFencing(accepted []Accepted) []Violation {
+	writes := slices.Clone(accepted)
+	slices.SortStableFunc(writes, func(a, b Accepted) int { return cmp.Compare(a.Zxid, b.Zxid) })
 	var vs []Violation
 	for i := 1; i < len(writes); i++ {
 		if a, b := writes[i-1], writes[i]; b.Token <= a.Token {

@@ -64,7 +64,6 @@ type History struct {
 	Wakeups  []linearize.Wakeup
 	expired  map[int64]int64 // session -> step at which the server ended it
 	sessions []int64         // per hold: the session that held it
-	mzxid    []int64         // per accepted write
 }
 
 // Report is a checked run.
@@ -220,8 +219,7 @@ func (w Workload) write(ctx context.Context, c *Client, h *History, held lock.He
 		c.Logf("write token %d refused: %v", token, err)
 		return
 	}
-	h.Accepted = append(h.Accepted, linearize.Accepted{Client: c.idx, Token: token, Step: int64(c.sim.step)})
-	h.mzxid = append(h.mzxid, st.Mzxid)
+	h.Accepted = append(h.Accepted, linearize.Accepted{Client: c.idx, Token: token, Step: int64(c.sim.step), Zxid: st.Mzxid})
 }
 
 func (r *Report) check(s *Sim, w Workload) {
@@ -235,8 +233,7 @@ func (r *Report) check(s *Sim, w Workload) {
 	r.lockReport = linearize.CheckLocks(h.Holds)
 	r.Violations = append(r.Violations, r.lockReport.Violations...)
 
-	sort.SliceStable(h.Accepted, func(i, j int) bool { return h.mzxid[i] < h.mzxid[j] })
-	r.Violations = append(r.Violations, linearize.CheckFencing(acceptedByZxid(h))...)
+	r.Violations = append(r.Violations, linearize.CheckFencing(h.Accepted)...)
 
 	h.Wakeups = s.wakeups(w.Dir)
 	herd, counts := linearize.CheckHerd(h.Wakeups, w.herdLimit(s))
@@ -262,19 +259,6 @@ func (r *Report) check(s *Sim, w Workload) {
 	if res.Err != nil {
 		r.Violations = append(r.Violations, linearize.Violation{Class: linearize.Invariant, Detail: res.Err.Error()})
 	}
-}
-
-func acceptedByZxid(h *History) []linearize.Accepted {
-	idx := make([]int, len(h.Accepted))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return h.mzxid[idx[a]] < h.mzxid[idx[b]] })
-	out := make([]linearize.Accepted, len(idx))
-	for i, j := range idx {
-		out[i] = h.Accepted[j]
-	}
-	return out
 }
 
 // herdLimit: an exclusive lock may wake one client per change. A

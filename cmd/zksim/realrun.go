@@ -34,7 +34,6 @@ type realRun struct {
 	mu       sync.Mutex
 	holds    []linearize.Hold
 	accepted []linearize.Accepted
-	mzxid    []int64
 	errs     map[string]int
 	holding  sync.Map // client index -> session id, while it holds
 }
@@ -172,8 +171,7 @@ func (r *realRun) write(ctx context.Context, i int, held lock.Held, resource str
 		return
 	}
 	r.mu.Lock()
-	r.accepted = append(r.accepted, linearize.Accepted{Client: i, Token: token, Step: r.clock.Load()})
-	r.mzxid = append(r.mzxid, res[0].Stat.Mzxid)
+	r.accepted = append(r.accepted, linearize.Accepted{Client: i, Token: token, Step: r.clock.Load(), Zxid: res[0].Stat.Mzxid})
 	r.mu.Unlock()
 }
 
@@ -208,16 +206,7 @@ func (r *realRun) count(what string) {
 
 func (r *realRun) violations(dir string, left []string) []linearize.Violation {
 	vs := linearize.CheckLocks(r.holds).Violations
-	idx := make([]int, len(r.accepted))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.Slice(idx, func(a, b int) bool { return r.mzxid[idx[a]] < r.mzxid[idx[b]] })
-	ordered := make([]linearize.Accepted, len(idx))
-	for i, j := range idx {
-		ordered[i] = r.accepted[j]
-	}
-	vs = append(vs, linearize.CheckFencing(ordered)...)
+	vs = append(vs, linearize.CheckFencing(r.accepted)...)
 	return append(vs, linearize.CheckOrphans(dir, left)...)
 }
 
