@@ -2,7 +2,6 @@ package sim_test
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	"github.com/zksim/zksim/lock"
@@ -44,9 +43,6 @@ func TestSim_LockSmoke(t *testing.T) {
 			if e != nil {
 				t.Fatalf("seed %d client %d: %v", seed, i, e)
 			}
-		}
-		if seed == 0 {
-			fmt.Println(len(res.Trace), res.Steps)
 		}
 	}
 	if maxHolders != 1 {

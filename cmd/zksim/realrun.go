@@ -26,9 +26,7 @@ import (
 // checkers are those of a simulated run, except herd, which needs the
 // simulator's view of which change woke whom.
 type realRun struct {
-	rc      runConfig
-	servers []string
-	expire  int
+	rc runConfig
 
 	clock    atomic.Int64
 	mu       sync.Mutex
@@ -61,11 +59,11 @@ func (r *realRun) run(stdout, stderr io.Writer) int {
 	defer cancel()
 	capture := &zktest.SessionCapture{}
 	dial := func() (zkapi.Conn, error) {
-		return gozk.DialContext(ctx, r.servers, gozk.Config{SessionTimeout: 4 * time.Second, ConnectTimeout: 3 * time.Second, Dialer: capture.Dial})
+		return gozk.DialContext(ctx, r.rc.servers, gozk.Config{SessionTimeout: 4 * time.Second, ConnectTimeout: 3 * time.Second, Dialer: capture.Dial})
 	}
 	admin, err := dial()
 	if err != nil {
-		fmt.Fprintf(stderr, "zksim run: cannot reach %s: %v\n", strings.Join(r.servers, ","), err)
+		fmt.Fprintf(stderr, "zksim run: cannot reach %s: %v\n", strings.Join(r.rc.servers, ","), err)
 		return 2
 	}
 	defer admin.Close()
@@ -175,14 +173,14 @@ func (r *realRun) write(ctx context.Context, i int, held lock.Held, resource str
 	r.mu.Unlock()
 }
 
-// expireHolders expires up to r.expire sessions of clients that hold the
+// expireHolders expires up to r.rc.expire sessions of clients that hold the
 // lock, while the clients run.
 func (r *realRun) expireHolders(ctx context.Context, capture *zktest.SessionCapture, clients *sync.WaitGroup) int {
 	done := make(chan struct{})
 	go func() { clients.Wait(); close(done) }()
 	rnd := rand.New(rand.NewPCG(r.rc.seed, 99))
 	n := 0
-	for n < r.expire {
+	for n < r.rc.expire {
 		select {
 		case <-done:
 			return n
@@ -213,7 +211,7 @@ func (r *realRun) violations(dir string, left []string) []linearize.Violation {
 func (r *realRun) report(w io.Writer, elapsed time.Duration, expired int, left []string) {
 	wl := r.rc.workload
 	fmt.Fprintf(w, "zksim run: %s on real servers %s, %d clients x %d acquisitions, %d sessions expired while holding\n",
-		wl.Recipe.Name, strings.Join(r.servers, ","), wl.Clients, wl.Acquisitions, expired)
+		wl.Recipe.Name, strings.Join(r.rc.servers, ","), wl.Clients, wl.Acquisitions, expired)
 	fmt.Fprint(w, "checked: exclusion (porcupine), fencing, orphans; no schedule control, no herd check on real servers\n\n")
 	fmt.Fprintf(w, "  %-22s %d in %v\n", "holds", len(r.holds), elapsed.Round(time.Millisecond))
 	fmt.Fprintf(w, "  %-22s %d\n", "fenced writes accepted", len(r.accepted))

@@ -41,7 +41,9 @@ func recipeNames() []string {
 type runConfig struct {
 	recipe    lock.Recipe
 	workload  sim.Workload
-	faults    string
+	faults    string     // as given, for the summary
+	simFaults sim.Faults // parsed once, for every schedule
+	expire    int        // with servers: sessions to expire
 	pct       bool
 	seed      uint64
 	schedules int
@@ -81,9 +83,15 @@ func parseRun(args []string, stderr io.Writer) (runConfig, int) {
 		return runConfig{}, 2
 	}
 	r, ok := recipes()[*recipe]
-	_, ferr := parseFaults(*faults)
+	var (
+		simFaults sim.Faults
+		expire    int
+		ferr      error
+	)
 	if *servers != "" {
-		_, ferr = parseRealFaults(*faults)
+		expire, ferr = parseRealFaults(*faults)
+	} else {
+		simFaults, ferr = parseFaults(*faults)
 	}
 	switch {
 	case fs.NArg() > 0:
@@ -110,7 +118,7 @@ func parseRun(args []string, stderr io.Writer) (runConfig, int) {
 		serverList = strings.Split(*servers, ",")
 	}
 	return runConfig{
-		recipe: r, faults: *faults, pct: *strategy == "pct", seed: *seed, schedules: *schedules,
+		recipe: r, faults: *faults, simFaults: simFaults, expire: expire, pct: *strategy == "pct", seed: *seed, schedules: *schedules,
 		budget: *budget, out: *out, trace: *trace, servers: serverList,
 		workload: sim.Workload{Recipe: r, Clients: *clients, Acquisitions: *acq, ReadPercent: *read,
 			TimeoutTicks: 12, TimeoutPercent: 50},
@@ -118,8 +126,7 @@ func parseRun(args []string, stderr io.Writer) (runConfig, int) {
 }
 
 func (rc runConfig) config(seed uint64, traced bool) sim.Config {
-	f, _ := parseFaults(rc.faults)
-	return sim.Config{PCT: rc.pct, Faults: f, NoTrace: !traced,
+	return sim.Config{PCT: rc.pct, Faults: rc.simFaults, NoTrace: !traced,
 		Server: fakezk.Config{Seed: seed, Followers: int(seed % 2)}}
 }
 
@@ -147,8 +154,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if rc.servers != nil {
-		expire, _ := parseRealFaults(rc.faults)
-		return (&realRun{rc: rc, servers: rc.servers, expire: expire}).run(stdout, stderr)
+		return (&realRun{rc: rc}).run(stdout, stderr)
 	}
 	t := tally{byClass: map[string]int{}}
 	start := time.Now()
