@@ -27,20 +27,9 @@ import (
 // them too. The holder also keeps the child watch of its last listing.
 // Violation: herd.
 func DirWatch() lock.Recipe {
-	return lock.Recipe{Name: NameDirWatch, Acquire: dirWatch}
-}
-
-func dirWatch(ctx context.Context, conn zkapi.Conn, dir, id string) (lock.Held, error) {
-	if err := checkArgs(dir, id); err != nil {
-		return nil, err
-	}
-	n, err := join(ctx, conn, dir, "lock-"+id+"-", []byte(id))
-	if err != nil {
-		return nil, wrap(NameDirWatch, dir, err)
-	}
-	return acquireWith(ctx, NameDirWatch, dir, n, func(ctx context.Context, n *node) error {
+	return lock.Recipe{Name: NameDirWatch, Acquire: queued(NameDirWatch, lockPrefix, func(ctx context.Context, n *node, dir string) error {
 		return watchDir(ctx, n, dir, bySeq("lock-"), writerGranted)
-	})
+	})}
 }
 
 // watchDir is the herd: list the directory with a child watch, and if
@@ -96,18 +85,9 @@ func herdShared(read bool) lock.AcquireFunc {
 	if read {
 		kind, granted = "read", readerGranted
 	}
-	return func(ctx context.Context, conn zkapi.Conn, dir, id string) (lock.Held, error) {
-		if err := checkArgs(dir, id); err != nil {
-			return nil, err
-		}
-		n, err := join(ctx, conn, dir, kind+"-"+id+"-", []byte(id))
-		if err != nil {
-			return nil, wrap(NameHerdShared, dir, err)
-		}
-		return acquireWith(ctx, NameHerdShared, dir, n, func(ctx context.Context, n *node) error {
-			return watchDir(ctx, n, dir, bySeq("read-", "write-"), granted)
-		})
-	}
+	return queued(NameHerdShared, func(id string) string { return kind + "-" + id + "-" }, func(ctx context.Context, n *node, dir string) error {
+		return watchDir(ctx, n, dir, bySeq("read-", "write-"), granted)
+	})
 }
 
 func writerGranted(_ []string, i int) bool { return i == 0 }

@@ -34,7 +34,7 @@ func noGUIDRetry(ctx context.Context, conn zkapi.Conn, dir, id string) (lock.Hel
 	if err := checkArgs(dir, id); err != nil {
 		return nil, err
 	}
-	n, err := createBlindly(ctx, conn, dir, "lock-"+id+"-", []byte(id))
+	n, err := createBlindly(ctx, conn, dir, lockPrefix(id), []byte(id))
 	if err != nil {
 		return nil, wrap(NameNoGUIDRetry, dir, err)
 	}
@@ -88,7 +88,7 @@ func timeoutLeak(ctx context.Context, conn zkapi.Conn, dir, id string) (lock.Hel
 	if err := checkArgs(dir, id); err != nil {
 		return nil, err
 	}
-	n, err := join(ctx, conn, dir, "lock-"+id+"-", []byte(id))
+	n, err := join(ctx, conn, dir, lockPrefix(id), []byte(id))
 	if err != nil {
 		return nil, wrap(NameTimeoutLeak, dir, err)
 	}

@@ -310,6 +310,17 @@ func lookOnce(ctx context.Context, conn zkapi.Conn, dir, prefix string, data []b
 // directory's children, watching only its predecessor and listing again
 // after every wake-up: the recipes page's lock, done right.
 func waitFirst(ctx context.Context, n *node, dir string, order func([]string) []string) error {
+	return waitPredecessor(ctx, n, dir, order, func(ctx context.Context, n *node, pred string) (bool, error) {
+		return false, watchGone(ctx, n.conn, pred)
+	})
+}
+
+// waitPredecessor lists the queue until n is first; otherwise it hands the
+// predecessor's path to watch, which says whether n now holds. The right
+// answer is never: only a fresh listing says so (waitFirst); the recipes
+// that answer otherwise carry their defect in watch.
+func waitPredecessor(ctx context.Context, n *node, dir string, order func([]string) []string,
+	watch func(ctx context.Context, n *node, pred string) (bool, error)) error {
 	for {
 		if err := n.live(ctx); err != nil {
 			return err
@@ -328,7 +339,7 @@ func waitFirst(ctx context.Context, n *node, dir string, order func([]string) []
 		if err != nil || first {
 			return err
 		}
-		if err := watchGone(ctx, n.conn, dir+"/"+pred); err != nil {
+		if held, err := watch(ctx, n, dir+"/"+pred); held || err != nil {
 			return err
 		}
 	}
@@ -350,6 +361,21 @@ func watchGone(ctx context.Context, conn zkapi.Conn, p string) error {
 	return err
 }
 
+// queued is the shape of the queue recipes: check the arguments, join the
+// queue as a node named prefix(id)+seq holding id, and wait in it.
+func queued(name string, prefix func(id string) string, wait func(ctx context.Context, n *node, dir string) error) lock.AcquireFunc {
+	return func(ctx context.Context, conn zkapi.Conn, dir, id string) (lock.Held, error) {
+		if err := checkArgs(dir, id); err != nil {
+			return nil, err
+		}
+		n, err := join(ctx, conn, dir, prefix(id), []byte(id))
+		if err != nil {
+			return nil, wrap(name, dir, err)
+		}
+		return acquireWith(ctx, name, dir, n, func(ctx context.Context, n *node) error { return wait(ctx, n, dir) })
+	}
+}
+
 // acquireWith is the end of the queue recipes: wait, and on any failure
 // leave the queue.
 func acquireWith(ctx context.Context, name, dir string, n *node, wait func(context.Context, *node) error) (lock.Held, error) {
@@ -366,3 +392,6 @@ func wrap(name, dir string, err error) error {
 	}
 	return fmt.Errorf("%s %s: %w", name, dir, err)
 }
+
+// lockPrefix names an exclusive contender's node: "lock-<id>-<seq>".
+func lockPrefix(id string) string { return "lock-" + id + "-" }

@@ -121,20 +121,10 @@ func (h *firstChild) deleteFirst(ctx context.Context) error {
 // is first at once and holds alongside the current holder. Violation:
 // mutual-exclusion.
 func SplitDash() lock.Recipe {
-	return lock.Recipe{Name: NameSplitDash, Acquire: splitDash}
-}
-
-func splitDash(ctx context.Context, conn zkapi.Conn, dir, id string) (lock.Held, error) {
-	if err := checkArgs(dir, id); err != nil {
-		return nil, err
-	}
-	n, err := join(ctx, conn, dir, "_c_"+dashedUUID(id)+"-lock-", []byte(id))
-	if err != nil {
-		return nil, wrap(NameSplitDash, dir, err)
-	}
-	return acquireWith(ctx, NameSplitDash, dir, n, func(ctx context.Context, n *node) error {
+	prefix := func(id string) string { return "_c_" + dashedUUID(id) + "-lock-" }
+	return lock.Recipe{Name: NameSplitDash, Acquire: queued(NameSplitDash, prefix, func(ctx context.Context, n *node, dir string) error {
 		return waitFirst(ctx, n, dir, afterFirstDash)
-	})
+	})}
 }
 
 // afterFirstDash carries SplitDash's defect: it orders protected lock

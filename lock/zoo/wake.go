@@ -26,48 +26,9 @@ import (
 // its session's end). Then the node before it may still be held, and this
 // waiter holds alongside that holder. Violation: mutual-exclusion.
 func AssumeOnWake() lock.Recipe {
-	return lock.Recipe{Name: NameAssumeOnWake, Acquire: assumeOnWake}
-}
-
-func assumeOnWake(ctx context.Context, conn zkapi.Conn, dir, id string) (lock.Held, error) {
-	if err := checkArgs(dir, id); err != nil {
-		return nil, err
-	}
-	n, err := join(ctx, conn, dir, "lock-"+id+"-", []byte(id))
-	if err != nil {
-		return nil, wrap(NameAssumeOnWake, dir, err)
-	}
-	return acquireWith(ctx, NameAssumeOnWake, dir, n, func(ctx context.Context, n *node) error {
-		return predecessorLoop(ctx, n, dir, wakeMeansGranted)
-	})
-}
-
-// predecessorLoop lists the queue until n is first; otherwise it hands the
-// predecessor to watch, which says whether n now holds.
-func predecessorLoop(ctx context.Context, n *node, dir string, watch func(context.Context, *node, string) (bool, error)) error {
-	order := bySeq("lock-")
-	for {
-		if err := n.live(ctx); err != nil {
-			return err
-		}
-		kids, _, err := n.conn.Children(ctx, dir)
-		if isLoss(err) {
-			if err := awaitConnected(ctx, n.conn); err != nil {
-				return err
-			}
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		pred, first, err := n.place(order(kids))
-		if err != nil || first {
-			return err
-		}
-		if held, err := watch(ctx, n, dir+"/"+pred); held || err != nil {
-			return err
-		}
-	}
+	return lock.Recipe{Name: NameAssumeOnWake, Acquire: queued(NameAssumeOnWake, lockPrefix, func(ctx context.Context, n *node, dir string) error {
+		return waitPredecessor(ctx, n, dir, bySeq("lock-"), wakeMeansGranted)
+	})}
 }
 
 // wakeMeansGranted carries AssumeOnWake's defect.
@@ -108,20 +69,9 @@ func wakeMeansGranted(ctx context.Context, n *node, pred string) (bool, error) {
 // missing node behind (a creation watch that never fires: sequential names
 // are not reused). Violation: mutual-exclusion.
 func ExistsAbsence() lock.Recipe {
-	return lock.Recipe{Name: NameExistsAbsence, Acquire: existsAbsence}
-}
-
-func existsAbsence(ctx context.Context, conn zkapi.Conn, dir, id string) (lock.Held, error) {
-	if err := checkArgs(dir, id); err != nil {
-		return nil, err
-	}
-	n, err := join(ctx, conn, dir, "lock-"+id+"-", []byte(id))
-	if err != nil {
-		return nil, wrap(NameExistsAbsence, dir, err)
-	}
-	return acquireWith(ctx, NameExistsAbsence, dir, n, func(ctx context.Context, n *node) error {
-		return predecessorLoop(ctx, n, dir, absenceMeansGranted)
-	})
+	return lock.Recipe{Name: NameExistsAbsence, Acquire: queued(NameExistsAbsence, lockPrefix, func(ctx context.Context, n *node, dir string) error {
+		return waitPredecessor(ctx, n, dir, bySeq("lock-"), absenceMeansGranted)
+	})}
 }
 
 // absenceMeansGranted carries ExistsAbsence's defect.
