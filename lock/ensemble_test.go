@@ -29,11 +29,6 @@ import (
 // environment variables; they skip without them). Each client has a
 // session of its own, as separate processes would.
 
-// ensSessionTimeout is short enough for quick expiry tests and long enough
-// (4 s against the scripts' 500 ms tick) that no session expires by itself
-// on a busy test machine.
-const ensSessionTimeout = 4 * time.Second
-
 // TestMutex_EnsembleContention: 8 sessions share 200 acquisitions of one
 // lock on a 3-node ensemble. Inside the critical section each holder checks
 // an in-process resource that counts holders (more than one is overlap)
@@ -43,9 +38,9 @@ const ensSessionTimeout = 4 * time.Second
 // sessions have released and closed, the lock directory is empty.
 func TestMutex_EnsembleContention(t *testing.T) {
 	c := ensCluster(t)
-	ctx := ensCtx(t, 3*time.Minute)
-	admin := ensDial(t, ctx, c.Addrs, gozk.Config{})
-	root := ensRoot(t, ctx, admin)
+	ctx := zktest.Context(t, 3*time.Minute)
+	admin := zktest.Dial(t, ctx, c.Addrs, gozk.Config{})
+	root := zktest.Root(t, ctx, admin, "/zksim-lock-test-")
 	conns := ensDialN(t, ctx, c.Addrs, 8, gozk.Config{})
 	run := newContention(t, ctx, admin, root, 200)
 	start := time.Now()
@@ -59,7 +54,7 @@ func TestMutex_EnsembleContention(t *testing.T) {
 		run.completed.Load(), len(conns), elapsed, elapsed/time.Duration(max(run.completed.Load(), 1)),
 		run.fenced.Load(), run.connLoss.Load())
 	ensCloseAll(t, conns)
-	ensNoChildren(t, ctx, admin, run.dir, "after every session closed")
+	zktest.NoChildren(t, ctx, admin, run.dir, "after every session closed")
 }
 
 // TestMutex_SessionExpiredMidHold is ZK-SEMANTICS.md bug scenario 3
@@ -75,16 +70,16 @@ func TestMutex_SessionExpiredMidHold(t *testing.T) {
 }
 
 func testExpiredMidHold(t *testing.T, addrs []string) {
-	ctx := ensCtx(t, time.Minute)
-	admin := ensDial(t, ctx, addrs, gozk.Config{})
-	root := ensRoot(t, ctx, admin)
+	ctx := zktest.Context(t, time.Minute)
+	admin := zktest.Dial(t, ctx, addrs, gozk.Config{})
+	root := zktest.Root(t, ctx, admin, "/zksim-lock-test-")
 	dir, data := root+"/lock", root+"/data"
-	ensCreate(t, ctx, admin, data)
+	zktest.Create(t, ctx, admin, data)
 	var capture zktest.SessionCapture
 	// The longest timeout the servers grant (20 ticks): only the kill can
 	// expire this session within the test.
-	connA := ensDial(t, ctx, addrs, gozk.Config{SessionTimeout: 10 * time.Second, Dialer: capture.Dial})
-	connB := ensDial(t, ctx, addrs, gozk.Config{})
+	connA := zktest.Dial(t, ctx, addrs, gozk.Config{SessionTimeout: 10 * time.Second, Dialer: capture.Dial})
+	connB := zktest.Dial(t, ctx, addrs, gozk.Config{})
 	stale := ensMutex(t, connA, dir, "stale")
 	next := ensMutex(t, connB, dir, "next")
 	res := &resource{}
@@ -134,7 +129,7 @@ func testExpiredMidHold(t *testing.T, addrs []string) {
 	if _, err := la.Fenced(ctx, zkapi.SetOp{Path: data, Data: []byte("stale"), Version: zkapi.AnyVersion}); !errors.Is(err, lock.ErrLost) {
 		t.Errorf("A: Fenced after the kill = %v, want ErrLost", err)
 	}
-	if got := ensReadToken(t, ctx, admin, data); got != tokB {
+	if got := zktest.ReadInt(t, ctx, admin, data); got != tokB {
 		t.Errorf("data node holds %d, want B's token %d", got, tokB)
 	}
 	if err := la.Release(ctx); !errors.Is(err, lock.ErrLost) {
@@ -143,7 +138,7 @@ func testExpiredMidHold(t *testing.T, addrs []string) {
 	if err := lb.Release(ctx); err != nil {
 		t.Errorf("B: Release: %v", err)
 	}
-	ensNoChildren(t, ctx, admin, dir, "after both released")
+	zktest.NoChildren(t, ctx, admin, dir, "after both released")
 	t.Logf("after the kill: stale holder told in %v, B granted in %v; tokens A=%#x B=%#x; resource refused %v",
 		told, granted, tokA, tokB, res.rejections())
 }
@@ -159,10 +154,10 @@ func TestMutex_EnsembleLeaderKill(t *testing.T) {
 	if len(c.Addrs) < 3 {
 		t.Skipf("%s has %d servers; a leader kill needs 3 or more", c.Dir, len(c.Addrs))
 	}
-	ctx := ensCtx(t, 4*time.Minute)
+	ctx := zktest.Context(t, 4*time.Minute)
 	ensAllUp(t, ctx, c)
-	admin := ensDial(t, ctx, c.Addrs, gozk.Config{SessionTimeout: 8 * time.Second})
-	root := ensRoot(t, ctx, admin)
+	admin := zktest.Dial(t, ctx, c.Addrs, gozk.Config{SessionTimeout: 8 * time.Second})
+	root := zktest.Root(t, ctx, admin, "/zksim-lock-test-")
 	// Sessions survive the election (about a second) with room to spare.
 	conns := ensDialN(t, ctx, c.Addrs, 8, gozk.Config{SessionTimeout: 8 * time.Second})
 	run := newContention(t, ctx, admin, root, 200)
@@ -209,7 +204,7 @@ func TestMutex_EnsembleLeaderKill(t *testing.T) {
 	t.Logf("killed leader %d after %d acquisitions; server %d leads %v later; %d acquisitions in %v, longest gap between two %v; %d connection losses retried",
 		old, killAt, leader, elected, run.completed.Load(), elapsed, run.longestGap(), run.connLoss.Load())
 	ensCloseAll(t, conns)
-	ensNoChildren(t, ctx, admin, run.dir, "after every session closed")
+	zktest.NoChildren(t, ctx, admin, run.dir, "after every session closed")
 	if err := c.Restart(old); err != nil {
 		t.Fatalf("Restart(%d): %v", old, err)
 	}
@@ -224,14 +219,14 @@ func TestMutex_EnsembleLeaderKill(t *testing.T) {
 // lists and deletes its node.
 func TestMutex_EnsembleRoundTrips(t *testing.T) {
 	c := ensCluster(t)
-	ctx := ensCtx(t, time.Minute)
-	admin := ensDial(t, ctx, c.Addrs, gozk.Config{})
-	root := ensRoot(t, ctx, admin)
+	ctx := zktest.Context(t, time.Minute)
+	admin := zktest.Dial(t, ctx, c.Addrs, gozk.Config{})
+	root := zktest.Root(t, ctx, admin, "/zksim-lock-test-")
 	dir := root + "/lock"
-	ensCreate(t, ctx, admin, dir)
-	cc := &countingConn{Conn: ensDial(t, ctx, c.Addrs, gozk.Config{})}
+	zktest.Create(t, ctx, admin, dir)
+	cc := &countingConn{Conn: zktest.Dial(t, ctx, c.Addrs, gozk.Config{})}
 	m := ensMutex(t, cc, dir, "counted")
-	other := ensMutex(t, ensDial(t, ctx, c.Addrs, gozk.Config{}), dir, "other")
+	other := ensMutex(t, zktest.Dial(t, ctx, c.Addrs, gozk.Config{}), dir, "other")
 
 	cc.reset()
 	l, err := m.Acquire(ctx)
@@ -289,7 +284,7 @@ type contention struct {
 
 func newContention(t *testing.T, ctx context.Context, admin zkapi.Conn, root string, total int64) *contention {
 	c := &contention{dir: root + "/lock", data: root + "/data", total: total, fencedEvery: 10, res: &resource{}}
-	ensCreate(t, ctx, admin, c.data)
+	zktest.Create(t, ctx, admin, c.data)
 	return c
 }
 
@@ -437,10 +432,10 @@ func (c *contention) check(t *testing.T, ctx context.Context, admin zkapi.Conn) 
 	if got := c.completed.Load(); got != c.total {
 		t.Errorf("%d acquisitions completed, want %d", got, c.total)
 	}
-	if got, want := ensReadToken(t, ctx, admin, c.data), c.maxFenced.Load(); got != want {
+	if got, want := zktest.ReadInt(t, ctx, admin, c.data), c.maxFenced.Load(); got != want {
 		t.Errorf("%s holds token %#x, want the last fenced one %#x", c.data, got, want)
 	}
-	ensNoChildren(t, ctx, admin, c.dir, "with every lease released")
+	zktest.NoChildren(t, ctx, admin, c.dir, "with every lease released")
 }
 
 func (c *contention) longestGap() time.Duration {
@@ -528,14 +523,14 @@ func TestMutex_KazooInterop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := ensCtx(t, 2*time.Minute)
-	admin := ensDial(t, ctx, c.Addrs, gozk.Config{})
-	root := ensRoot(t, ctx, admin)
+	ctx := zktest.Context(t, 2*time.Minute)
+	admin := zktest.Dial(t, ctx, c.Addrs, gozk.Config{})
+	root := zktest.Root(t, ctx, admin, "/zksim-lock-test-")
 	kz := &kazooRunner{py: py, script: script, hosts: strings.Join(c.Addrs, ",")}
 
 	t.Run("stock", func(t *testing.T) {
 		dir := root + "/stock"
-		m := ensMutex(t, ensDial(t, ctx, c.Addrs, gozk.Config{}), dir, "gozk")
+		m := ensMutex(t, zktest.Dial(t, ctx, c.Addrs, gozk.Config{}), dir, "gozk")
 		p := kz.start(t, ctx, dir)
 		node := p.expect(t, ctx, `^acquired [0-9a-f]{32}__lock__\d{10}$`)
 		l, err := m.TryAcquire(ctx)
@@ -558,12 +553,12 @@ func TestMutex_KazooInterop(t *testing.T) {
 		if err := l.Release(ctx); err != nil {
 			t.Fatal(err)
 		}
-		ensNoChildren(t, ctx, admin, dir, "after both released")
+		zktest.NoChildren(t, ctx, admin, dir, "after both released")
 	})
 
 	t.Run("zksim-names", func(t *testing.T) {
 		dir := root + "/compatible"
-		m := ensMutex(t, ensDial(t, ctx, c.Addrs, gozk.Config{}), dir, "gozk")
+		m := ensMutex(t, zktest.Dial(t, ctx, c.Addrs, gozk.Config{}), dir, "gozk")
 		const kazooNode = `^acquired lock-[0-9a-f]{32}-\d{10}$`
 		// kazoo first: lock.Mutex must wait, and gets the lock when kazoo
 		// releases.
@@ -594,7 +589,7 @@ func TestMutex_KazooInterop(t *testing.T) {
 			t.Fatalf("lock.Mutex TryAcquire after kazoo took over = %v, want ErrWouldBlock", err)
 		}
 		p.release(t, ctx)
-		ensNoChildren(t, ctx, admin, dir, "after both released")
+		zktest.NoChildren(t, ctx, admin, dir, "after both released")
 	})
 }
 
@@ -778,35 +773,11 @@ func ensRestartIfDown(t *testing.T, c *zktest.Cluster, i int) {
 	}
 }
 
-// ensCtx bounds a test, so that a lost wake-up fails it instead of hanging.
-func ensCtx(t testing.TB, d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), d)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-// ensDial opens a session on addrs, closed when the test ends.
-func ensDial(t testing.TB, ctx context.Context, addrs []string, cfg gozk.Config) *gozk.Conn {
-	t.Helper()
-	if cfg.SessionTimeout == 0 {
-		cfg.SessionTimeout = ensSessionTimeout
-	}
-	if cfg.ConnectTimeout == 0 {
-		cfg.ConnectTimeout = 20 * time.Second
-	}
-	conn, err := gozk.DialContext(ctx, addrs, cfg)
-	if err != nil {
-		t.Fatalf("DialContext(%v): %v", addrs, err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	return conn
-}
-
 func ensDialN(t testing.TB, ctx context.Context, addrs []string, n int, cfg gozk.Config) []zkapi.Conn {
 	t.Helper()
 	conns := make([]zkapi.Conn, n)
 	for i := range conns {
-		conns[i] = ensDial(t, ctx, addrs, cfg)
+		conns[i] = zktest.Dial(t, ctx, addrs, cfg)
 	}
 	return conns
 }
@@ -817,31 +788,6 @@ func ensCloseAll(t *testing.T, conns []zkapi.Conn) {
 		if err := c.Close(); err != nil {
 			t.Errorf("Close: %v", err)
 		}
-	}
-}
-
-// ensRoot creates a fresh node for one test, so that runs never meet each
-// other's nodes, and deletes its subtree when the test ends.
-func ensRoot(t testing.TB, ctx context.Context, admin zkapi.Conn) string {
-	t.Helper()
-	root, err := admin.Create(ctx, "/zksim-lock-test-", nil, zkapi.PersistentSequential)
-	if err != nil {
-		t.Fatalf("create test root: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := zktest.DeleteTree(ctx, admin, root); err != nil {
-			t.Errorf("delete test root %s: %v", root, err)
-		}
-	})
-	return root
-}
-
-func ensCreate(t testing.TB, ctx context.Context, c zkapi.Conn, p string) {
-	t.Helper()
-	if _, err := c.Create(ctx, p, nil, zkapi.Persistent); err != nil {
-		t.Fatalf("create %s: %v", p, err)
 	}
 }
 
@@ -863,66 +809,11 @@ func ensToken(t *testing.T, ctx context.Context, l *lock.Lease, who string) int6
 	return tok
 }
 
-// ensReadToken reads a data node after a sync, so that a lagging follower
-// cannot hide the last write.
-func ensReadToken(t testing.TB, ctx context.Context, c zkapi.Conn, p string) int64 {
-	t.Helper()
-	for {
-		err := c.Sync(ctx, p)
-		var b []byte
-		if err == nil {
-			b, _, err = c.Get(ctx, p)
-		}
-		if err == nil {
-			return parseToken(b)
-		}
-		if !errors.Is(err, zkapi.ErrConnectionLoss) || ctx.Err() != nil {
-			t.Fatalf("read %s: %v", p, err)
-		}
-	}
-}
-
-// ensChildren lists dir after a sync, retrying through connection loss; a
-// missing directory (a container the server reaped) has no children.
-func ensChildren(ctx context.Context, c zkapi.Conn, dir string) ([]string, zkapi.Watch, error) {
-	for {
-		err := c.Sync(ctx, dir)
-		var kids []string
-		var w zkapi.Watch
-		if err == nil {
-			kids, _, w, err = c.ChildrenW(ctx, dir)
-		}
-		switch {
-		case errors.Is(err, zkapi.ErrNoNode):
-			_, _, w, err = c.ExistsW(ctx, dir)
-			if err == nil {
-				return nil, w, nil
-			}
-		case err == nil:
-			return kids, w, nil
-		}
-		if !errors.Is(err, zkapi.ErrConnectionLoss) || ctx.Err() != nil {
-			return nil, nil, fmt.Errorf("list %s: %w", dir, err)
-		}
-	}
-}
-
-func ensNoChildren(t testing.TB, ctx context.Context, c zkapi.Conn, dir, when string) {
-	t.Helper()
-	kids, _, err := ensChildren(ctx, c, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(kids) != 0 {
-		t.Errorf("%s: %s has orphan nodes %v", when, dir, kids)
-	}
-}
-
 // ensWaitChildren waits, by watching dir, until it has at least n children.
 func ensWaitChildren(t testing.TB, ctx context.Context, c zkapi.Conn, dir string, n int) {
 	t.Helper()
 	for {
-		kids, w, err := ensChildren(ctx, c, dir)
+		kids, w, err := zktest.Children(ctx, c, dir)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -43,13 +43,13 @@ func BenchmarkHandoff(b *testing.B) {
 }
 
 func benchHandoff(b *testing.B, addrs []string) {
-	ctx := ensCtx(b, 30*time.Minute)
-	admin := ensDial(b, ctx, addrs, gozk.Config{})
-	root := ensRoot(b, ctx, admin)
+	ctx := zktest.Context(b, 30*time.Minute)
+	admin := zktest.Dial(b, ctx, addrs, gozk.Config{})
+	root := zktest.Root(b, ctx, admin, "/zksim-lock-test-")
 	var wire wireCounter
 	var conns [2]*gozk.Conn
 	for i := range conns {
-		conns[i] = ensDial(b, ctx, addrs, gozk.Config{Dialer: wire.Dial})
+		conns[i] = zktest.Dial(b, ctx, addrs, gozk.Config{Dialer: wire.Dial})
 	}
 	abort := func() {
 		for _, c := range conns {
@@ -271,7 +271,7 @@ func send(ctx context.Context, ch chan<- struct{}) error {
 
 func waitQueued(ctx context.Context, admin zkapi.Conn, dir string, n int) error {
 	for {
-		kids, w, err := ensChildren(ctx, admin, dir)
+		kids, w, err := zktest.Children(ctx, admin, dir)
 		if err != nil {
 			return err
 		}

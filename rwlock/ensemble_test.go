@@ -37,12 +37,12 @@ import (
 // lock directory is empty.
 func TestRWMutex_EnsembleContention(t *testing.T) {
 	c := ensCluster(t)
-	ctx := ensCtx(t, 3*time.Minute)
-	admin := ensDial(t, ctx, c.Addrs, gozk.Config{})
-	root := ensRoot(t, ctx, admin)
+	ctx := zktest.Context(t, 3*time.Minute)
+	admin := zktest.Dial(t, ctx, c.Addrs, gozk.Config{})
+	root := zktest.Root(t, ctx, admin, "/zksim-rwlock-test-")
 	conns := ensDialN(t, ctx, c.Addrs, 8)
 	run := &rwContention{dir: root + "/lock", data: root + "/data", total: 200, res: &rwResource{}}
-	ensCreate(t, ctx, admin, run.data)
+	zktest.Create(t, ctx, admin, run.data)
 	start := time.Now()
 	errs := run.run(ctx, conns)
 	elapsed := time.Since(start)
@@ -55,10 +55,10 @@ func TestRWMutex_EnsembleContention(t *testing.T) {
 	if got := run.completed.Load(); got != run.total {
 		t.Errorf("%d acquisitions completed, want %d", got, run.total)
 	}
-	if got, want := ensReadToken(t, ctx, admin, run.data), run.maxFenced.Load(); got != want {
+	if got, want := zktest.ReadInt(t, ctx, admin, run.data), run.maxFenced.Load(); got != want {
 		t.Errorf("%s holds token %#x, want the last fenced one %#x", run.data, got, want)
 	}
-	ensNoChildren(t, ctx, admin, run.dir, "with every lease released")
+	zktest.NoChildren(t, ctx, admin, run.dir, "with every lease released")
 	t.Logf("%d reads and %d writes by %d sessions in %v; up to %d readers at once; %d fenced writes; %d connection losses retried",
 		run.reads.Load(), run.writes.Load(), len(conns), elapsed, run.res.peakReaders(), run.fenced.Load(), run.connLoss.Load())
 	for _, c := range conns {
@@ -66,7 +66,7 @@ func TestRWMutex_EnsembleContention(t *testing.T) {
 			t.Errorf("Close: %v", err)
 		}
 	}
-	ensNoChildren(t, ctx, admin, run.dir, "after every session closed")
+	zktest.NoChildren(t, ctx, admin, run.dir, "after every session closed")
 }
 
 // TestRWMutex_EnsembleDowngradeWithWaitingWriter is CURATOR-621
@@ -80,11 +80,11 @@ func TestRWMutex_EnsembleContention(t *testing.T) {
 // the waiter has chosen whom to wait for.
 func TestRWMutex_EnsembleDowngradeWithWaitingWriter(t *testing.T) {
 	c := ensCluster(t)
-	ctx := ensCtx(t, 2*time.Minute)
-	admin := ensDial(t, ctx, c.Addrs, gozk.Config{})
-	root := ensRoot(t, ctx, admin)
+	ctx := zktest.Context(t, 2*time.Minute)
+	admin := zktest.Dial(t, ctx, c.Addrs, gozk.Config{})
+	root := zktest.Root(t, ctx, admin, "/zksim-rwlock-test-")
 	dir, data := root+"/lock", root+"/data"
-	ensCreate(t, ctx, admin, data)
+	zktest.Create(t, ctx, admin, data)
 	res := &rwResource{}
 	type client struct {
 		conn zkapi.Conn
@@ -92,7 +92,7 @@ func TestRWMutex_EnsembleDowngradeWithWaitingWriter(t *testing.T) {
 	}
 	clients := map[string]client{}
 	for _, who := range []string{"W1", "R1", "R2", "W2", "R3"} {
-		conn := ensDial(t, ctx, c.Addrs, gozk.Config{})
+		conn := zktest.Dial(t, ctx, c.Addrs, gozk.Config{})
 		clients[who] = client{conn, ensRW(t, conn, dir, who)}
 	}
 	watching := func(who string, match func(string) bool, what string) string {
@@ -171,7 +171,7 @@ func TestRWMutex_EnsembleDowngradeWithWaitingWriter(t *testing.T) {
 	if got != "W1 R1 R2 W2 R3" && got != "W1 R2 R1 W2 R3" {
 		t.Errorf("grant order %q, want W1, then R1 and R2, then W2, then R3", got)
 	}
-	ensNoChildren(t, ctx, admin, dir, "after all released")
+	zktest.NoChildren(t, ctx, admin, dir, "after all released")
 }
 
 // TestRWMutex_EnsembleWriterExpired is bug scenario 3 for the read/write
@@ -181,15 +181,15 @@ func TestRWMutex_EnsembleDowngradeWithWaitingWriter(t *testing.T) {
 // report lock.ErrLost.
 func TestRWMutex_EnsembleWriterExpired(t *testing.T) {
 	c := ensCluster(t)
-	ctx := ensCtx(t, time.Minute)
-	admin := ensDial(t, ctx, c.Addrs, gozk.Config{})
-	root := ensRoot(t, ctx, admin)
+	ctx := zktest.Context(t, time.Minute)
+	admin := zktest.Dial(t, ctx, c.Addrs, gozk.Config{})
+	root := zktest.Root(t, ctx, admin, "/zksim-rwlock-test-")
 	dir, data := root+"/lock", root+"/data"
-	ensCreate(t, ctx, admin, data)
+	zktest.Create(t, ctx, admin, data)
 	var capture zktest.SessionCapture
 	// The longest timeout the servers grant: only the kill expires it.
-	wconn := ensDial(t, ctx, c.Addrs, gozk.Config{SessionTimeout: 10 * time.Second, Dialer: capture.Dial})
-	rconn := ensDial(t, ctx, c.Addrs, gozk.Config{})
+	wconn := zktest.Dial(t, ctx, c.Addrs, gozk.Config{SessionTimeout: 10 * time.Second, Dialer: capture.Dial})
+	rconn := zktest.Dial(t, ctx, c.Addrs, gozk.Config{})
 	res := &rwResource{}
 	w, err := ensRW(t, wconn, dir, "W").Acquire(ctx)
 	if err != nil {
@@ -218,7 +218,7 @@ func TestRWMutex_EnsembleWriterExpired(t *testing.T) {
 	if _, err := w.Fenced(ctx, zkapi.SetOp{Path: data, Data: []byte("stale"), Version: zkapi.AnyVersion}); !errors.Is(err, lock.ErrLost) {
 		t.Errorf("W: Fenced after the kill = %v, want lock.ErrLost", err)
 	}
-	if got := ensReadToken(t, ctx, admin, data); got != 0 {
+	if got := zktest.ReadInt(t, ctx, admin, data); got != 0 {
 		t.Errorf("data node holds %d after the stale writer's attempt, want it untouched", got)
 	}
 	if err := w.Release(ctx); !errors.Is(err, lock.ErrLost) {
@@ -231,7 +231,7 @@ func TestRWMutex_EnsembleWriterExpired(t *testing.T) {
 	if v := res.problems(); len(v) != 0 {
 		t.Errorf("violations:\n%s", strings.Join(v, "\n"))
 	}
-	ensNoChildren(t, ctx, admin, dir, "after both released")
+	zktest.NoChildren(t, ctx, admin, dir, "after both released")
 }
 
 func isNode(p string) func(string) bool { return func(s string) bool { return s == p } }
@@ -612,61 +612,13 @@ func ensCluster(t testing.TB) *zktest.Cluster {
 	return c
 }
 
-func ensCtx(t testing.TB, d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), d)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-// ensDial opens a session on addrs (4 s timeout), closed when the test ends.
-func ensDial(t testing.TB, ctx context.Context, addrs []string, cfg gozk.Config) *gozk.Conn {
-	t.Helper()
-	if cfg.SessionTimeout == 0 {
-		cfg.SessionTimeout = 4 * time.Second
-	}
-	if cfg.ConnectTimeout == 0 {
-		cfg.ConnectTimeout = 20 * time.Second
-	}
-	conn, err := gozk.DialContext(ctx, addrs, cfg)
-	if err != nil {
-		t.Fatalf("DialContext(%v): %v", addrs, err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	return conn
-}
-
 func ensDialN(t testing.TB, ctx context.Context, addrs []string, n int) []zkapi.Conn {
 	t.Helper()
 	conns := make([]zkapi.Conn, n)
 	for i := range conns {
-		conns[i] = ensDial(t, ctx, addrs, gozk.Config{})
+		conns[i] = zktest.Dial(t, ctx, addrs, gozk.Config{})
 	}
 	return conns
-}
-
-// ensRoot creates a fresh node for one test and deletes its subtree when
-// the test ends.
-func ensRoot(t testing.TB, ctx context.Context, admin zkapi.Conn) string {
-	t.Helper()
-	root, err := admin.Create(ctx, "/zksim-rwlock-test-", nil, zkapi.PersistentSequential)
-	if err != nil {
-		t.Fatalf("create test root: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := zktest.DeleteTree(ctx, admin, root); err != nil {
-			t.Errorf("delete test root %s: %v", root, err)
-		}
-	})
-	return root
-}
-
-func ensCreate(t testing.TB, ctx context.Context, c zkapi.Conn, p string) {
-	t.Helper()
-	if _, err := c.Create(ctx, p, nil, zkapi.Persistent); err != nil {
-		t.Fatalf("create %s: %v", p, err)
-	}
 }
 
 func ensRW(t testing.TB, conn zkapi.Conn, dir, id string) *rwlock.RWMutex {
@@ -685,36 +637,6 @@ func ensToken(t *testing.T, ctx context.Context, l *rwlock.Lease, who string) in
 		t.Fatalf("%s: Token: %v", who, err)
 	}
 	return tok
-}
-
-// ensReadToken reads a data node after a sync, so that a lagging follower
-// cannot hide the last write.
-func ensReadToken(t testing.TB, ctx context.Context, c zkapi.Conn, p string) int64 {
-	t.Helper()
-	if err := c.Sync(ctx, p); err != nil {
-		t.Fatalf("sync %s: %v", p, err)
-	}
-	b, _, err := c.Get(ctx, p)
-	if err != nil {
-		t.Fatalf("read %s: %v", p, err)
-	}
-	return parseToken(b)
-}
-
-// ensNoChildren fails t if dir has children; a missing directory (a
-// container the server reaped) has none.
-func ensNoChildren(t testing.TB, ctx context.Context, c zkapi.Conn, dir, when string) {
-	t.Helper()
-	if err := c.Sync(ctx, dir); err != nil {
-		t.Fatalf("sync %s: %v", dir, err)
-	}
-	kids, _, err := c.Children(ctx, dir)
-	if err != nil && !errors.Is(err, zkapi.ErrNoNode) {
-		t.Fatalf("list %s: %v", dir, err)
-	}
-	if len(kids) != 0 {
-		t.Errorf("%s: %s has orphan nodes %v", when, dir, kids)
-	}
 }
 
 func tokenBytes(tok int64) []byte { return strconv.AppendInt(nil, tok, 10) }
