@@ -291,19 +291,7 @@ func newContention(t *testing.T, ctx context.Context, admin zkapi.Conn, root str
 // run starts a worker per Conn and returns their errors once all have
 // ended. The first error cancels the others.
 func (c *contention) run(ctx context.Context, conns []zkapi.Conn) []error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var wg sync.WaitGroup
-	errs := make([]error, len(conns))
-	for i, conn := range conns {
-		wg.Go(func() {
-			if errs[i] = c.worker(ctx, i, conn); errs[i] != nil {
-				cancel()
-			}
-		})
-	}
-	wg.Wait()
-	return slices.DeleteFunc(errs, func(err error) bool { return err == nil })
+	return zktest.RunAll(ctx, len(conns), func(ctx context.Context, i int) error { return c.worker(ctx, i, conns[i]) })
 }
 
 func (c *contention) worker(ctx context.Context, id int, conn zkapi.Conn) error {

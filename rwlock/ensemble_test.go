@@ -257,19 +257,7 @@ type rwContention struct {
 }
 
 func (c *rwContention) run(ctx context.Context, conns []zkapi.Conn) []error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var wg sync.WaitGroup
-	errs := make([]error, len(conns))
-	for i, conn := range conns {
-		wg.Go(func() {
-			if errs[i] = c.worker(ctx, i, conn); errs[i] != nil {
-				cancel()
-			}
-		})
-	}
-	wg.Wait()
-	return slices.DeleteFunc(errs, func(err error) bool { return err == nil })
+	return zktest.RunAll(ctx, len(conns), func(ctx context.Context, i int) error { return c.worker(ctx, i, conns[i]) })
 }
 
 func (c *rwContention) worker(ctx context.Context, id int, conn zkapi.Conn) error {

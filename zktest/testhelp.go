@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -134,4 +136,24 @@ func NoChildren(t testing.TB, ctx context.Context, c zkapi.Conn, dir, when strin
 	if len(kids) != 0 {
 		t.Errorf("%s: %s has orphan nodes %v", when, dir, kids)
 	}
+}
+
+// RunAll runs work(ctx, i) for each i below n, each on a goroutine of its
+// own (as clients in separate processes would run), and returns the
+// errors of those that failed once all have ended. The first failure
+// cancels the others' ctx.
+func RunAll(ctx context.Context, n int, work func(ctx context.Context, i int) error) []error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Go(func() {
+			if errs[i] = work(ctx, i); errs[i] != nil {
+				cancel()
+			}
+		})
+	}
+	wg.Wait()
+	return slices.DeleteFunc(errs, func(err error) bool { return err == nil })
 }
