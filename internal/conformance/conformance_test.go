@@ -25,6 +25,12 @@ func TestConformance_Real(t *testing.T) {
 	runScenarios(t, func(*testing.T) conformance.Target { return real })
 }
 
+// TestConformance_Serve runs them a third time on fakezk over TCP
+// (fakezk/server), through go-zookeeper, exactly as on the real server.
+func TestConformance_Serve(t *testing.T) {
+	runScenarios(t, func(t *testing.T) conformance.Target { return newServe(t, 1) })
+}
+
 func runScenarios(t *testing.T, target func(*testing.T) conformance.Target) {
 	datadriven.Walk(t, "testdata/scenarios", func(t *testing.T, path string) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

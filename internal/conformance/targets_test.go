@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/server"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
 	"github.com/zksim/zksim/zktest"
@@ -62,9 +63,26 @@ type realTarget struct {
 	proxies map[zkapi.Conn]*zktest.Proxy
 }
 
-func newReal(t testing.TB) *realTarget {
+func newReal(t testing.TB) *realTarget { return newWireTarget(t, zktest.Standalone(t)[0]) }
+
+// newServe is fakezk behind its TCP front (fakezk/server), driven exactly
+// as the real server is: through go-zookeeper, proxies and KillSession.
+func newServe(t testing.TB, seed uint64) *realTarget {
+	srv, err := server.New(server.Config{Machine: fakezk.Config{Seed: seed, TickMillis: 500}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, err := srv.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return newWireTarget(t, addr.String())
+}
+
+func newWireTarget(t testing.TB, addr string) *realTarget {
 	r := &realTarget{
-		addr: zktest.Standalone(t)[0], capture: &zktest.SessionCapture{},
+		addr: addr, capture: &zktest.SessionCapture{},
 		proxies: map[zkapi.Conn]*zktest.Proxy{},
 	}
 	t.Cleanup(func() {

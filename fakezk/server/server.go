@@ -1,0 +1,406 @@
+// Package server puts fakezk on the network: a TCP server speaking
+// ZooKeeper 3.8's client protocol (package wire) in front of one
+// fakezk.Machine, so that any unmodified client (go-zookeeper, kazoo, the
+// Java client behind zkCli.sh) can be tested against the fake, with faults
+// injected by method call: drop the reply to the next matching request
+// (the lost create), drop the request, expire a session, cut a client's
+// connection, delay its watch notifications.
+//
+// Time is real here: a ticker advances the Machine one tickTime every
+// Config.TickMillis milliseconds, and a client silent for its session
+// timeout (a paused process) has its session expired, as ZooKeeper's
+// session tracker does. Replies and notifications leave each connection in
+// the order the Machine produced them: a client sees a watch event before
+// the reply to any later request.
+//
+// Every listener serves one replica of the Machine: Serve for the leader,
+// ServeReplica for a follower (Config.Followers), whose sessions can read
+// stale data until the follower catches up on the next tick or sync.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/zkapi"
+)
+
+// Config configures a Server.
+type Config struct {
+	// Machine configures the fake ensemble. TickMillis is real time here:
+	// sessions negotiate timeouts of 2 to 20 ticks and expire on the tick
+	// after their client has been silent that long.
+	Machine fakezk.Config
+	// MaxClientCnxns limits concurrent connections from one IP address,
+	// as ZooKeeper's maxClientCnxns: a connection beyond it is closed at
+	// once. Default 60; negative means no limit.
+	MaxClientCnxns int
+	// Logf, if set, receives one line per connection event and fault.
+	Logf func(format string, args ...any)
+}
+
+// sessionlessTimeout is how long a connection may stay open without
+// completing its handshake (zookeeper.nio.sessionlessCnxnTimeout).
+const sessionlessTimeout = 10 * time.Second
+
+// Server is a fakezk.Machine served over TCP. Its methods are safe for
+// concurrent use.
+type Server struct {
+	cfg  Config
+	tick time.Duration
+
+	mu        sync.Mutex
+	m         *fakezk.Machine
+	conns     map[*conn]struct{}
+	bySession map[int64]*conn
+	timeouts  map[int64]time.Duration // negotiated, by session
+	perIP     map[string]int
+	rules     []rule
+	intercept fakezk.Interceptor
+	delays    map[int64]time.Duration // watch delivery delay by session, 0: all
+	listeners map[net.Listener]struct{}
+	changed   chan struct{}
+	closed    bool
+
+	done chan struct{}
+	wg   sync.WaitGroup
+}
+
+// ErrClosed is returned by Serve once the Server is closed.
+var ErrClosed = errors.New("server: closed")
+
+// New returns a Server over a fresh Machine and starts its clock.
+func New(cfg Config) (*Server, error) {
+	if cfg.MaxClientCnxns == 0 {
+		cfg.MaxClientCnxns = 60
+	}
+	m, err := fakezk.NewMachine(cfg.Machine)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		cfg: cfg, tick: time.Duration(m.Config().TickMillis) * time.Millisecond,
+		m: m, conns: map[*conn]struct{}{}, bySession: map[int64]*conn{},
+		timeouts: map[int64]time.Duration{}, perIP: map[string]int{},
+		delays: map[int64]time.Duration{}, listeners: map[net.Listener]struct{}{},
+		changed: make(chan struct{}), done: make(chan struct{}),
+	}
+	s.wg.Add(1)
+	go s.clock()
+	return s, nil
+}
+
+func (s *Server) logf(format string, args ...any) {
+	if s.cfg.Logf != nil {
+		s.cfg.Logf(format, args...)
+	}
+}
+
+// Listen binds addr (for example "127.0.0.1:0") and serves the leader on
+// it in the background; it returns the bound address.
+func (s *Server) Listen(addr string) (net.Addr, error) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.ServeReplica(l, 0)
+	}()
+	return l.Addr(), nil
+}
+
+// Serve accepts connections to the leader on l until Close.
+func (s *Server) Serve(l net.Listener) error { return s.ServeReplica(l, 0) }
+
+// ServeReplica accepts connections on l for replica i: 0 the leader,
+// 1..Followers a follower.
+func (s *Server) ServeReplica(l net.Listener, i int) error {
+	if i < 0 || i > s.m.Config().Followers {
+		l.Close()
+		return fmt.Errorf("server: no replica %d (leader 0 and %d followers)", i, s.m.Config().Followers)
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		l.Close()
+		return ErrClosed
+	}
+	s.listeners[l] = struct{}{}
+	s.mu.Unlock()
+	for {
+		nc, err := l.Accept()
+		if err != nil {
+			s.mu.Lock()
+			closed := s.closed
+			delete(s.listeners, l)
+			s.mu.Unlock()
+			if closed {
+				return ErrClosed
+			}
+			return err
+		}
+		s.accept(nc, i)
+	}
+}
+
+// accept admits a connection under the per-IP limit and starts its
+// goroutines.
+func (s *Server) accept(nc net.Conn, replica int) {
+	ip := remoteIP(nc)
+	s.mu.Lock()
+	if s.closed || (s.cfg.MaxClientCnxns > 0 && s.perIP[ip] >= s.cfg.MaxClientCnxns) {
+		s.mu.Unlock()
+		s.logf("too many connections from %s - max is %d", ip, s.cfg.MaxClientCnxns)
+		nc.Close()
+		return
+	}
+	c := newConn(s, nc, replica, ip)
+	s.conns[c] = struct{}{}
+	s.perIP[ip]++
+	s.mu.Unlock()
+	s.wg.Add(2)
+	go c.readLoop()
+	go c.writeLoop()
+}
+
+func remoteIP(nc net.Conn) string {
+	if a, ok := nc.RemoteAddr().(*net.TCPAddr); ok {
+		return a.IP.String()
+	}
+	return nc.RemoteAddr().String()
+}
+
+// Close stops the listeners, closes every connection and the clock, and
+// waits for every goroutine of the Server to end. Sessions die with it.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	close(s.done)
+	for l := range s.listeners {
+		l.Close()
+	}
+	for c := range s.conns {
+		c.nc.Close()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+	return nil
+}
+
+// clock ticks the Machine in real time and expires the sessions whose
+// clients have been silent for their whole timeout.
+func (s *Server) clock() {
+	defer s.wg.Done()
+	t := time.NewTicker(s.tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.done:
+			return
+		case now := <-t.C:
+			s.mu.Lock()
+			s.expireSilent(now)
+			s.m.Tick()
+			s.deliver()
+			s.mu.Unlock()
+		}
+	}
+}
+
+// expireSilent expires the sessions of connections that have sent nothing
+// for the session timeout: the client is paused or gone without a FIN.
+func (s *Server) expireSilent(now time.Time) {
+	for _, id := range sortedSessions(s.bySession) {
+		c := s.bySession[id]
+		if now.Sub(c.lastHeard) > s.timeouts[id] {
+			s.logf("session %#x expired: client silent for %v", id, now.Sub(c.lastHeard).Round(time.Millisecond))
+			s.expire(id)
+		}
+	}
+}
+
+// expire ends a live session and closes its connection, if any.
+func (s *Server) expire(id int64) {
+	if c := s.bySession[id]; c != nil {
+		s.unbind(c)
+		c.closeAfterFlush()
+	}
+	s.m.Expire(id)
+	delete(s.timeouts, id)
+}
+
+// deliver hands the Machine's queued notifications to their connections,
+// in session order, and wakes WaitUntil.
+func (s *Server) deliver() {
+	for _, id := range sortedSessions(s.bySession) {
+		c := s.bySession[id]
+		for _, n := range s.m.TakeNotifications(id) {
+			c.sendNotification(n, s.delayFor(id))
+		}
+	}
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+func (s *Server) delayFor(id int64) time.Duration {
+	if d, ok := s.delays[id]; ok {
+		return d
+	}
+	return s.delays[0]
+}
+
+func sortedSessions(m map[int64]*conn) []int64 {
+	ids := make([]int64, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids
+}
+
+// unbind detaches c from its session: the session lives on, unheard,
+// until a client resumes it or it times out.
+func (s *Server) unbind(c *conn) {
+	if c.session != 0 && s.bySession[c.session] == c {
+		delete(s.bySession, c.session)
+		s.m.Detach(c.session)
+	}
+	c.dead = true
+}
+
+// forget removes a finished connection.
+func (s *Server) forget(c *conn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.unbind(c)
+	c.closeAfterFlush()
+	if _, ok := s.conns[c]; ok {
+		delete(s.conns, c)
+		if s.perIP[c.ip]--; s.perIP[c.ip] == 0 {
+			delete(s.perIP, c.ip)
+		}
+	}
+	s.deliver()
+}
+
+// SessionInfo describes a live session.
+type SessionInfo struct {
+	ID        int64
+	TimeoutMs int64
+	// Remote is the client's address while it is connected, "" if not.
+	Remote string
+}
+
+// Sessions lists the live sessions in id order.
+func (s *Server) Sessions() []SessionInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []SessionInfo
+	for _, id := range s.m.SessionIDs() {
+		info := SessionInfo{ID: id, TimeoutMs: s.timeouts[id].Milliseconds()}
+		if c := s.bySession[id]; c != nil {
+			info.Remote = c.nc.RemoteAddr().String()
+		}
+		out = append(out, info)
+	}
+	return out
+}
+
+// Expire makes the server expire a session now, as its session tracker
+// does when the client has been silent for the timeout: the ephemerals go
+// in one transaction, the connection closes, and the client's reconnect is
+// refused.
+func (s *Server) Expire(id int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.m.Alive(id) {
+		return fmt.Errorf("server: expire %#x: %w", id, zkapi.ErrSessionExpired)
+	}
+	s.logf("session %#x expired by request", id)
+	s.expire(id)
+	s.deliver()
+	return nil
+}
+
+// Disconnect closes a session's connection: the client sees connection
+// loss and reconnects to the same session, which lives on meanwhile.
+func (s *Server) Disconnect(id int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.bySession[id]
+	if c == nil {
+		return fmt.Errorf("server: disconnect %#x: no connected client has that session", id)
+	}
+	s.logf("session %#x disconnected by request", id)
+	s.unbind(c)
+	c.closeAfterFlush()
+	s.deliver()
+	return nil
+}
+
+// DelayWatches holds each watch notification for session id (0: every
+// session without its own setting) for d before sending it. A connection
+// is a queue, so the replies queued behind a held notification wait too:
+// a client never sees a reply before an earlier event, but clients see
+// their events at different times. d = 0 removes the delay.
+func (s *Server) DelayWatches(id int64, d time.Duration) error {
+	if d < 0 {
+		return fmt.Errorf("server: negative watch delay %v", d)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d == 0 {
+		delete(s.delays, id)
+	} else {
+		s.delays[id] = d
+	}
+	return nil
+}
+
+// Intercept installs f (nil removes it) to decide the fate of each request,
+// after the rules DropReply and DropRequest added. It runs with the server
+// locked and must not call the Server.
+func (s *Server) Intercept(f fakezk.Interceptor) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.intercept = f
+}
+
+// Inspect runs f with the Machine locked; events f causes are delivered
+// after it.
+func (s *Server) Inspect(f func(m *fakezk.Machine)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f(s.m)
+	s.deliver()
+}
+
+// WaitUntil blocks until cond, run with the Machine locked after every
+// change, holds, or ctx ends.
+func (s *Server) WaitUntil(ctx context.Context, cond func(m *fakezk.Machine) bool) error {
+	for {
+		s.mu.Lock()
+		ok, ch := cond(s.m), s.changed
+		s.mu.Unlock()
+		if ok {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}

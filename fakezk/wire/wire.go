@@ -1,0 +1,147 @@
+// Package wire is ZooKeeper's client protocol as a 3.8 server speaks it:
+// frames of jute records, decoded into fakezk Requests and encoded from
+// fakezk Replies. It does no I/O beyond reading one frame from a reader,
+// so a fuzzer can drive every decoder directly.
+//
+// Every message on the wire is a frame: a big-endian int32 length, then
+// that many bytes. Jute ints and longs are big-endian; a boolean is one
+// byte; a buffer or string is an int32 length (-1 for null) then the bytes;
+// a vector is an int32 count (-1 for null) then its elements. The records
+// are those of zookeeper-jute/src/main/resources/zookeeper.jute.
+package wire
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Op is a request type (ZooDefs.OpCode).
+type Op int32
+
+// Request types. The server answers those in the closed set of fakezk
+// Requests, plus ping, closeSession, auth, setWatches(2) and getACL; every
+// other code, known or not, is answered with Unimplemented.
+const (
+	OpCreate               Op = 1
+	OpDelete               Op = 2
+	OpExists               Op = 3
+	OpGetData              Op = 4
+	OpSetData              Op = 5
+	OpGetACL               Op = 6
+	OpSetACL               Op = 7
+	OpGetChildren          Op = 8
+	OpSync                 Op = 9
+	OpPing                 Op = 11
+	OpGetChildren2         Op = 12
+	OpCheck                Op = 13
+	OpMulti                Op = 14
+	OpCreate2              Op = 15
+	OpReconfig             Op = 16
+	OpCheckWatches         Op = 17
+	OpRemoveWatches        Op = 18
+	OpCreateContainer      Op = 19
+	OpDeleteContainer      Op = 20
+	OpCreateTTL            Op = 21
+	OpMultiRead            Op = 22
+	OpAuth                 Op = 100
+	OpSetWatches           Op = 101
+	OpSASL                 Op = 102
+	OpGetEphemerals        Op = 103
+	OpGetAllChildrenNumber Op = 104
+	OpSetWatches2          Op = 105
+	OpAddWatch             Op = 106
+	OpWhoAmI               Op = 107
+	OpCloseSession         Op = -11
+	opError                Op = -1 // a failed op inside a multi reply
+)
+
+var opNames = map[Op]string{
+	OpCreate: "create", OpDelete: "delete", OpExists: "exists", OpGetData: "getData",
+	OpSetData: "setData", OpGetACL: "getACL", OpSetACL: "setACL", OpGetChildren: "getChildren",
+	OpSync: "sync", OpPing: "ping", OpGetChildren2: "getChildren2", OpCheck: "check",
+	OpMulti: "multi", OpCreate2: "create2", OpReconfig: "reconfig", OpCheckWatches: "checkWatches",
+	OpRemoveWatches: "removeWatches", OpCreateContainer: "createContainer",
+	OpDeleteContainer: "deleteContainer", OpCreateTTL: "createTTL", OpMultiRead: "multiRead",
+	OpAuth: "auth", OpSetWatches: "setWatches", OpSASL: "sasl", OpGetEphemerals: "getEphemerals",
+	OpGetAllChildrenNumber: "getAllChildrenNumber", OpSetWatches2: "setWatches2",
+	OpAddWatch: "addWatch", OpWhoAmI: "whoAmI", OpCloseSession: "closeSession", opError: "error",
+}
+
+func (o Op) String() string {
+	if n, ok := opNames[o]; ok {
+		return n
+	}
+	return fmt.Sprintf("op(%d)", int32(o))
+}
+
+// Reserved xids: the server answers a ping, an auth packet and a
+// setWatches with these, and tags every watch notification with XidWatch.
+const (
+	XidWatch      int32 = -1
+	XidPing       int32 = -2
+	XidAuth       int32 = -4
+	XidSetWatches int32 = -8
+)
+
+// Sizes on the wire.
+const (
+	// PasswdLen is the length of the session password the server issues.
+	PasswdLen = 16
+	// stateSyncConnected is KeeperState.SyncConnected, the state every
+	// notification on a live connection carries.
+	stateSyncConnected int32 = 3
+)
+
+// ErrMalformed is returned for a frame that is not a well-formed record:
+// the server closes such a connection, as ZooKeeper does on an IOException
+// while deserializing, and keeps the session.
+var ErrMalformed = errors.New("wire: malformed record")
+
+// ErrFrameSize is returned for a length prefix that is negative or larger
+// than the server's jute.maxbuffer: ZooKeeper closes the connection
+// ("Len error") without reading the body.
+var ErrFrameSize = errors.New("wire: frame length out of range")
+
+// ReadFrame reads one frame into buf (grown if too small) and returns its
+// body. A length outside [0, max] returns ErrFrameSize without reading on;
+// a stream that ends inside a frame returns io.ErrUnexpectedEOF.
+func ReadFrame(r io.Reader, buf []byte, max int) ([]byte, error) {
+	var prefix [4]byte
+	if _, err := io.ReadFull(r, prefix[:]); err != nil {
+		return nil, err
+	}
+	return ReadBody(r, prefix, buf, max)
+}
+
+// ReadBody reads the body of a frame whose length prefix has been read.
+func ReadBody(r io.Reader, prefix [4]byte, buf []byte, max int) ([]byte, error) {
+	size := int32(binary.BigEndian.Uint32(prefix[:]))
+	if size < 0 || int(size) > max {
+		return nil, fmt.Errorf("%w: %d (jute.maxbuffer %d)", ErrFrameSize, size, max)
+	}
+	if cap(buf) < int(size) {
+		buf = make([]byte, size)
+	}
+	buf = buf[:size]
+	if _, err := io.ReadFull(r, buf); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	return buf, nil
+}
+
+// FourLetterWord reports whether a frame's length prefix is one of the
+// admin commands ZooKeeper accepts on its client port in place of a
+// connect request ("ruok", "srvr", ...), and which.
+func FourLetterWord(prefix [4]byte) (string, bool) {
+	switch w := string(prefix[:]); w {
+	case "ruok", "srvr", "stat", "conf", "cons", "crst", "dump", "envi",
+		"gtmk", "isro", "mntr", "srst", "stmk", "wchc", "wchp", "wchs", "dirs":
+		return w, true
+	}
+	return "", false
+}
