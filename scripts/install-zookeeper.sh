@@ -1,8 +1,17 @@
 #!/usr/bin/env bash
-# Installs Debian's zookeeper package (and Java) when missing: as root, or
-# through sudo. Used by scripts/test.sh and scripts/bench.sh.
+# Installs what the real-server and interop tests need when missing:
+# Debian's zookeeper package (with Java, and zkCli.sh) and python3-kazoo
+# (the kazoo client, for Debian's /usr/bin/python3). As root, or through
+# sudo. Used by scripts/test.sh and scripts/bench.sh.
 set -euo pipefail
-if [ -f /usr/share/java/zookeeper.jar ] && command -v java >/dev/null; then
+need=()
+if ! [ -f /usr/share/java/zookeeper.jar ] || ! command -v java >/dev/null; then
+	need+=(zookeeper)
+fi
+if ! [ -x /usr/bin/python3 ] || ! /usr/bin/python3 -c 'import kazoo' 2>/dev/null; then
+	need+=(python3-kazoo)
+fi
+if [ ${#need[@]} -eq 0 ]; then
 	exit 0
 fi
 as_root() {
@@ -10,6 +19,6 @@ as_root() {
 		echo "install-zookeeper.sh: need root to run: $*" >&2; return 1
 	fi
 }
-echo "install-zookeeper.sh: installing Debian's zookeeper package" >&2
+echo "install-zookeeper.sh: installing Debian's ${need[*]}" >&2
 as_root apt-get update -qq
-as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zookeeper >/dev/null
+as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
