@@ -1,21 +1,24 @@
 // Command zksim explores ZooKeeper coordination code on zksim's in-memory,
-// deterministic ZooKeeper.
+// deterministic ZooKeeper, and serves that ZooKeeper to other clients.
 //
 // Usage:
 //
-//	zksim [demo] [-clients N] [-seed S]
+//	zksim [run] [-recipe NAME] [-seed S] [-schedules N] [-faults SPEC] ...
+//	zksim replay FILE
+//	zksim list | herd | demo
+//	zksim serve [-addr HOST:PORT] [-control HOST:PORT] [-faults SPEC] ...
 //
-// demo (the default) runs a short, deterministic tour of fakezk: a queue of
-// ephemeral sequential nodes where each client watches only its
-// predecessor, a release that wakes exactly one waiter, a session expiry
-// that deletes a holder's node, and the sequence counter pinned at 2^31-1.
+// run (the default) explores seeded schedules of the standard lock
+// workload (5 clients x 3 acquisitions, every fault) for a recipe: lock,
+// rwlock or one of the zoo's broken ones, and reports violations; replay
+// re-runs a saved trace byte for byte. demo is a short, deterministic tour
+// of fakezk; herd counts the notifications one release causes.
 //
-// run explores seeded schedules of the standard lock workload (5 clients x
-// 3 acquisitions, every fault) for a recipe: lock, rwlock or one of the
-// zoo's broken ones, and reports violations.
+// serve puts the in-memory ZooKeeper on a TCP port, speaking ZooKeeper's
+// client protocol, with a control interface for faults (see serve.go).
 //
-// Exit codes: 0 success, 1 a violation (run) or unexpected behaviour
-// (demo), 2 usage error.
+// Exit codes: 0 success, 1 a violation (run), unexpected behaviour (demo)
+// or a server that cannot listen (serve), 2 usage error.
 package main
 
 import (
@@ -28,14 +31,21 @@ import (
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
-const usage = `usage: zksim [demo] [-clients N] [-seed S]
-       zksim run [-recipe NAME] [-seed S] [-schedules N] [-pct] [-no-faults] [-trace]
+const usage = `usage: zksim [run] [-recipe NAME] [-seed S] [-schedules N] [-pct] [-faults SPEC] [-trace] [-out DIR]
+       zksim replay FILE
+       zksim list | herd | demo
+       zksim serve [-addr HOST:PORT] [-control HOST:PORT] [-faults SPEC] [-v]
 
 Commands:
-  demo   a deterministic tour of the in-memory ZooKeeper (default)
-  run    explore schedules of a lock recipe with every fault and check them
+  run     explore schedules of a lock recipe with every fault and check them (default)
+  replay  replay a saved trace byte for byte
+  list    name every recipe, fault and strategy
+  herd    count the notifications one release causes, per recipe
+  demo    a deterministic tour of the in-memory ZooKeeper
+  serve   serve the in-memory ZooKeeper over ZooKeeper's protocol, with faults
 
-Exit codes: 0 ok, 1 violation or unexpected behaviour, 2 usage error.
+'zksim COMMAND -h' shows a command's flags.
+Exit codes: 0 ok, 1 violation, unexpected behaviour or cannot serve, 2 usage error.
 `
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -54,6 +64,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runList(args, stdout, stderr)
 	case "herd":
 		return runHerd(args, stdout, stderr)
+	case "serve":
+		return runServe(args, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -361,12 +361,16 @@ func (s *Server) DelayWatches(id int64, d time.Duration) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.setDelay(id, d)
+	return nil
+}
+
+func (s *Server) setDelay(id int64, d time.Duration) {
 	if d == 0 {
 		delete(s.delays, id)
 	} else {
 		s.delays[id] = d
 	}
-	return nil
 }
 
 // Intercept installs f (nil removes it) to decide the fate of each request,

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/server"
+)
+
+const serveUsage = `usage: zksim serve [-addr HOST:PORT] [-control HOST:PORT] [-tick MS] [-seed S]
+                   [-followers N] [-max-conns N] [-max-frame BYTES] [-overflow pin|wrap]
+                   [-faults SPEC] [-v]
+
+Serves the in-memory ZooKeeper over ZooKeeper's client protocol, so that an
+unmodified client (go-zookeeper, kazoo, zkCli.sh, Curator) can run against
+it, with faults injected by -faults at start or through the control
+interface (HTTP) while it runs:
+
+  curl -d 'drop-reply:op=create,path=/locks/' http://CONTROL/faults
+  curl http://CONTROL/sessions
+  curl -d 'expire:session=0x100000000000000' http://CONTROL/faults
+
+It prints one line per address ("zksim serve: leader on 127.0.0.1:PORT",
+a follower line per -followers, "zksim serve: control on http://...") and
+runs until interrupted (SIGINT or SIGTERM).
+
+Exit codes: 0 stopped by a signal, 1 cannot listen or serve, 2 usage error.
+`
+
+func runServe(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return serve(ctx, args, stdout, stderr)
+}
+
+// serveConfig is zksim serve's flags, checked.
+type serveConfig struct {
+	addr, control, faults string
+	followers             int
+	verbose               bool
+	srv                   server.Config
+}
+
+func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
+	var c serveConfig
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, serveUsage, "\n", server.FaultSpecHelp, "\n\nFlags:\n"); fs.PrintDefaults() }
+	fs.StringVar(&c.addr, "addr", "127.0.0.1:0", "client address of the leader (port 0: a free port)")
+	fs.StringVar(&c.control, "control", "127.0.0.1:0", `control interface address ("off" for none)`)
+	tick := fs.Int64("tick", 2000, "tickTime in real milliseconds; session timeouts are 2-20 ticks")
+	seed := fs.Uint64("seed", 1, "seed of the server's free choices (child order, passwords)")
+	fs.IntVar(&c.followers, "followers", 0, "follower servers (each on its own port) whose sessions may read stale data")
+	maxConns := fs.Int("max-conns", 60, "connections per client IP (maxClientCnxns; 0 no limit)")
+	maxFrame := fs.Int("max-frame", fakezk.DefaultMaxFrame, "largest request frame in bytes (jute.maxbuffer)")
+	overflow := fs.String("overflow", "pin", "sequence counter past 2^31-1: pin (ZooKeeper 3.6+) or wrap")
+	fs.StringVar(&c.faults, "faults", "", "faults to arm at start (a fault spec, see below)")
+	fs.BoolVar(&c.verbose, "v", false, "log connections, sessions and faults to stderr")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return c, 0
+		}
+		return c, 2
+	}
+	bad := func(format string, a ...any) (serveConfig, int) {
+		fmt.Fprintf(stderr, "zksim serve: "+format+"\n", a...)
+		return c, 2
+	}
+	switch {
+	case fs.NArg() > 0:
+		return bad("unexpected argument %q", fs.Arg(0))
+	case *tick < 1 || *tick > 60000:
+		return bad("-tick must be 1-60000 ms, got %d", *tick)
+	case c.followers < 0 || c.followers > 10:
+		return bad("-followers must be 0-10, got %d", c.followers)
+	case *maxConns < 0:
+		return bad("-max-conns must be >= 0, got %d", *maxConns)
+	case *maxFrame < 1024:
+		return bad("-max-frame must be at least 1024 bytes, got %d", *maxFrame)
+	case *overflow != "pin" && *overflow != "wrap":
+		return bad("-overflow must be pin or wrap, got %q", *overflow)
+	}
+	for _, a := range []struct{ flag, val string }{{"-addr", c.addr}, {"-control", c.control}} {
+		if _, _, err := net.SplitHostPort(a.val); err != nil && !(a.flag == "-control" && a.val == "off") {
+			return bad("%s %q is not HOST:PORT", a.flag, a.val)
+		}
+	}
+	c.srv = server.Config{
+		Machine: fakezk.Config{
+			Seed: *seed, TickMillis: *tick, MaxFrame: *maxFrame, Followers: c.followers,
+			ContainerCheckTicks: 30,
+		},
+		MaxClientCnxns: *maxConns,
+	}
+	if *maxConns == 0 {
+		c.srv.MaxClientCnxns = -1
+	}
+	if *overflow == "wrap" {
+		c.srv.Machine.Overflow = fakezk.OverflowWrap
+	}
+	return c, -1
+}
+
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c, code := parseServe(args, stderr)
+	if code >= 0 {
+		return code
+	}
+	if c.verbose {
+		c.srv.Logf = func(format string, a ...any) {
+			fmt.Fprintf(stderr, "zksim serve: "+format+"\n", a...)
+		}
+	}
+	srv, err := server.New(c.srv)
+	if err != nil {
+		fmt.Fprintf(stderr, "zksim serve: %v\n", err)
+		return 2
+	}
+	defer srv.Close()
+	if c.faults != "" {
+		if err := srv.ApplyFaults(c.faults); err != nil {
+			fmt.Fprintf(stderr, "zksim serve: -faults: %v\n", err)
+			return 2
+		}
+	}
+	if err := listen(srv, c, stdout); err != nil {
+		fmt.Fprintf(stderr, "zksim serve: %v\n", err)
+		return 1
+	}
+	if c.control != "off" {
+		stopControl, err := startControl(srv, c.control, stdout)
+		if err != nil {
+			fmt.Fprintf(stderr, "zksim serve: control: %v\n", err)
+			return 1
+		}
+		defer stopControl()
+	}
+	<-ctx.Done()
+	return 0
+}
+
+// listen binds the leader's address, then one free port per follower on
+// the same host, and prints each.
+func listen(srv *server.Server, c serveConfig, stdout io.Writer) error {
+	host, _, _ := net.SplitHostPort(c.addr)
+	for i := 0; i <= c.followers; i++ {
+		addr := c.addr
+		if i > 0 {
+			addr = net.JoinHostPort(host, "0")
+		}
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			return fmt.Errorf("-addr: %w", err)
+		}
+		role := "leader"
+		if i > 0 {
+			role = fmt.Sprintf("follower %d", i)
+		}
+		fmt.Fprintf(stdout, "zksim serve: %s on %s\n", role, l.Addr())
+		go srv.ServeReplica(l, i)
+	}
+	return nil
+}
+
+func startControl(srv *server.Server, addr string, stdout io.Writer) (func(), error) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(stdout, "zksim serve: control on http://%s\n", l.Addr())
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go hs.Serve(l)
+	return func() { hs.Close() }, nil
+}

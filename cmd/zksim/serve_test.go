@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+func TestServe_Usage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-tick", "0"}, "-tick must be 1-60000 ms"},
+		{[]string{"-followers", "11"}, "-followers must be 0-10"},
+		{[]string{"-overflow", "up"}, `-overflow must be pin or wrap, got "up"`},
+		{[]string{"-max-frame", "10"}, "-max-frame must be at least 1024"},
+		{[]string{"extra"}, `unexpected argument "extra"`},
+		{[]string{"-nope"}, "flag provided but not defined: -nope"},
+		{[]string{"-faults", "drop-reply:op=crate"}, `unknown op "crate"`},
+		{[]string{"-faults", "expire"}, "missing session=ID"},
+		{[]string{"-faults", "delay-watches:d=soon"}, `d "soon" is not a duration`},
+		{[]string{"-faults", "explode"}, `unknown kind "explode"`},
+		{[]string{"-faults", "expire:session=0x1234"}, "no live session 0x1234"},
+		{[]string{"-addr", "nowhere"}, `-addr "nowhere" is not HOST:PORT`},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := serve(context.Background(), tc.args, &stdout, &stderr)
+		if code != 2 || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("serve %q = %d, stderr %q; want 2 and %q", tc.args, code, stderr.String(), tc.want)
+		}
+	}
+}
+
+func TestServe_AddressInUse(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var stdout, stderr bytes.Buffer
+	if code := serve(context.Background(), []string{"-addr", l.Addr().String()}, &stdout, &stderr); code != 1 ||
+		!strings.Contains(stderr.String(), "-addr: listen tcp") {
+		t.Errorf("serve on a taken port = %d, stderr %q; want 1 naming -addr", code, stderr.String())
+	}
+}
+
+// TestServe_ClientAndControl starts zksim serve, connects go-zookeeper to
+// the address it prints, arms a lost reply through the control interface
+// and sees the lost create: the client gets a closed connection, and the
+// node exists once it is back.
+func TestServe_ClientAndControl(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out, w := io.Pipe()
+	done := make(chan int)
+	go func() {
+		var stderr bytes.Buffer
+		done <- serve(ctx, []string{"-tick", "200", "-followers", "1"}, w, &stderr)
+		w.Close()
+	}()
+	addrs := map[string]string{}
+	sc := bufio.NewScanner(out)
+	for len(addrs) < 3 && sc.Scan() {
+		role, addr, ok := strings.Cut(strings.TrimPrefix(sc.Text(), "zksim serve: "), " on ")
+		if !ok {
+			t.Fatalf("unexpected line %q", sc.Text())
+		}
+		addrs[role] = addr
+	}
+	if addrs["leader"] == "" || addrs["follower 1"] == "" || !strings.HasPrefix(addrs["control"], "http://") {
+		t.Fatalf("printed addresses %v", addrs)
+	}
+	go io.Copy(io.Discard, out)
+
+	conn, _, err := zk.Connect([]string{addrs["leader"]}, 4*time.Second, zk.WithLogger(quiet{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	post(t, addrs["control"]+"/faults", "drop-reply:op=create,path=/lost")
+	if _, err := conn.Create("/lost", []byte("x"), 0, zk.WorldACL(zk.PermAll)); !errors.Is(err, zk.ErrConnectionClosed) {
+		t.Fatalf("create with its reply dropped: %v, want %v", err, zk.ErrConnectionClosed)
+	}
+	if ok, _, err := conn.Exists("/lost"); err != nil || !ok {
+		t.Fatalf("after the lost reply: exists = %v, %v; want the node applied", ok, err)
+	}
+	if got := get(t, addrs["control"]+"/sessions"); !strings.Contains(got, "client=127.0.0.1:") {
+		t.Errorf("/sessions = %q, want the connected client", got)
+	}
+	if got := get(t, addrs["control"]+"/tree"); !strings.Contains(got, "/lost dl=1 v=0 eph=-\n") {
+		t.Errorf("/tree = %q, want /lost", got)
+	}
+	resp, err := http.Post(addrs["control"]+"/faults", "text/plain", strings.NewReader("drop-reply:op=nope"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("bad spec: status %d, want 400", resp.StatusCode)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("serve exited %d after its context ended, want 0", code)
+	}
+}
+
+func post(t *testing.T, url, body string) {
+	t.Helper()
+	resp, err := http.Post(url, "text/plain", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("POST %s %q: %d %s", url, body, resp.StatusCode, b)
+	}
+}
+
+func get(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
+
+// quiet drops go-zookeeper's log lines (its reconnects are expected here).
+type quiet struct{}
+
+func (quiet) Printf(string, ...any) {}
