@@ -127,6 +127,8 @@ func report(w io.Writer, r results, herd string) error {
 		fmt.Fprintf(w, "\nThe state machine alone: create+delete %s, get %s.\n", dur(v), dur(g))
 	}
 
+	serveTable(w, r)
+
 	fmt.Fprint(w, "\n## Schedule exploration (standard workload: 5 clients x 3 acquisitions, every fault, one core)\n\n")
 	fmt.Fprint(w, "| strategy | schedules/s | steps/schedule |\n|---|---|---|\n")
 	for _, s := range []string{"random-walk", "pct"} {
@@ -185,6 +187,29 @@ func report(w io.Writer, r results, herd string) error {
 		fmt.Fprint(w, "Not run: no real servers were configured.\n")
 	}
 	return nil
+}
+
+// serveTable compares zksim serve with the real standalone server, each
+// in its own process, through go-zookeeper over loopback.
+func serveTable(w io.Writer, r results) {
+	fmt.Fprint(w, "\n## zksim serve against a real ZooKeeper (separate processes, go-zookeeper over loopback)\n\n")
+	fmt.Fprint(w, "| measure | zksim serve | real standalone | ratio |\n|---|---|---|---|\n")
+	fs, okF := r.get("BenchmarkServeStartup/zksim", "ns/op")
+	rs, okR := r.get("BenchmarkServeStartup/real", "ns/op")
+	switch {
+	case okF && okR:
+		fmt.Fprintf(w, "| process start to first session | %s | %s | %.0fx faster |\n", dur(fs), dur(rs), rs/fs)
+	case okF:
+		fmt.Fprintf(w, "| process start to first session | %s | not run | - |\n", dur(fs))
+	}
+	fc, okF := r.get("BenchmarkServeCreateDelete/zksim", "pairs/s")
+	rc, okR := r.get("BenchmarkServeCreateDelete/real", "pairs/s")
+	switch {
+	case okF && okR:
+		fmt.Fprintf(w, "| create+delete pairs per second | %.0f | %.0f | %.1fx |\n", fc, rc, fc/rc)
+	case okF:
+		fmt.Fprintf(w, "| create+delete pairs per second | %.0f | not run | - |\n", fc)
+	}
 }
 
 func dur(ns float64) string {
