@@ -1,0 +1,127 @@
+package interop_test
+
+import (
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/zksim/zksim/fakezk/server"
+)
+
+// TestKazooLock_LostCreateReply (scenario 1): the create of the lock node
+// is applied and its reply lost. kazoo's acquire retries _inner_acquire
+// through ConnectionLoss (KazooRetry), and since create_tried is set it
+// first looks for a child starting with its uuid prefix (_find_node,
+// recipe/lock.py): it adopts its node and acquires; no orphan.
+func TestKazooLock_LostCreateReply(t *testing.T) {
+	f := newFake(t)
+	ctx := ctxFor(t, 30*time.Second)
+	const dir = "/locks/lost-create"
+	f.mkdir(t, ctx, dir)
+	a := startKazoo(t, ctx, f, dir)
+	if err := f.srv.DropReply(server.Match{Op: "create", Path: dir + "/", Session: a.session}); err != nil {
+		t.Fatal(err)
+	}
+	node := a.acquired(t, ctx, "A after a lost create reply")
+	if p := f.srv.Pending(); len(p) != 0 {
+		t.Fatalf("the fault never fired: %v", p)
+	}
+	if ns := f.nodes(dir); len(ns) != 1 || ns[0].Name != node || ns[0].Owner != a.session {
+		t.Fatalf("A holds %s; lock directory = %+v, want that node only", node, ns)
+	}
+	a.send(t, "release")
+	a.expect(t, ctx, `^released True$`)
+	if ns := f.nodes(dir); len(ns) != 0 {
+		t.Fatalf("after A's release the directory holds %+v: an orphan", ns)
+	}
+	b := startKazoo(t, ctx, f, dir)
+	b.acquired(t, ctx, "B after A released")
+}
+
+// TestKazooLock_ConnLossListingChildren (scenario 2): the create is
+// applied and answered, then the connection drops on the getChildren that
+// follows. The ConnectionLoss reaches KazooRetry, which runs _inner_acquire
+// again: it finds its node by prefix and acquires; no orphan.
+func TestKazooLock_ConnLossListingChildren(t *testing.T) {
+	f := newFake(t)
+	ctx := ctxFor(t, 30*time.Second)
+	const dir = "/locks/children-loss"
+	f.mkdir(t, ctx, dir)
+	a := startKazoo(t, ctx, f, dir)
+	if err := f.srv.DropRequest(server.Match{Op: "children", Path: dir, Session: a.session}); err != nil {
+		t.Fatal(err)
+	}
+	node := a.acquired(t, ctx, "A after losing its getChildren")
+	if p := f.srv.Pending(); len(p) != 0 {
+		t.Fatalf("the fault never fired: %v", p)
+	}
+	if ns := f.nodes(dir); len(ns) != 1 || ns[0].Name != node {
+		t.Fatalf("A holds %s; lock directory = %+v, want that node only", node, ns)
+	}
+	a.send(t, "release")
+	a.expect(t, ctx, `^released True$`)
+	if ns := f.nodes(dir); len(ns) != 0 {
+		t.Fatalf("after A's release the directory holds %+v: an orphan", ns)
+	}
+	b := startKazoo(t, ctx, f, dir)
+	b.acquired(t, ctx, "B after A released")
+}
+
+// TestKazooLock_SessionExpiredWhileHolding (scenario 3): the server
+// expires the holder's session; B acquires. kazoo's client reports LOST to
+// its listeners and opens a new session, but the Lock is not told:
+// is_acquired stays True while B holds, and release() swallows the
+// NoNodeError (_inner_release) and returns True. Silent loss of the lock.
+func TestKazooLock_SessionExpiredWhileHolding(t *testing.T) {
+	f := newFake(t)
+	ctx := ctxFor(t, 30*time.Second)
+	const dir = "/locks/expired-holder"
+	f.mkdir(t, ctx, dir)
+	a, b := startKazoo(t, ctx, f, dir), startKazoo(t, ctx, f, dir)
+	node := a.acquired(t, ctx, "A")
+	b.send(t, "acquire")
+	f.waitParked(t, ctx, b.session, dir)
+
+	seen := a.mark()
+	if err := f.srv.Expire(a.session); err != nil {
+		t.Fatal(err)
+	}
+	b.expect(t, ctx, `^acquired `)
+	a.waitState(t, ctx, seen, "LOST")
+	a.waitState(t, ctx, seen, "CONNECTED")
+	a.send(t, "check")
+	line := a.expect(t, ctx, `^check `)
+	want := regexp.MustCompile(`^check is_acquired=True node=` + regexp.QuoteMeta(node) + ` session=0x[0-9a-f]+$`)
+	if !want.MatchString(line) {
+		t.Fatalf("A after its session expired, while B holds: %q; measured: %q", line, want)
+	}
+	a.send(t, "release")
+	a.expect(t, ctx, `^released True$`)
+	if ns := f.nodes(dir); len(ns) != 1 || ns[0].Owner != b.session {
+		t.Fatalf("directory = %+v, want B's node only", ns)
+	}
+}
+
+// TestKazooLock_PredecessorExpiresBeforeWatch (scenario 4): B lists the
+// directory and sees A's node; A's session expires just before B's getData
+// on it. kazoo catches NoNodeError from client.get ("predecessor has
+// already been deleted"), lists again and acquires.
+func TestKazooLock_PredecessorExpiresBeforeWatch(t *testing.T) {
+	f := newFake(t)
+	ctx := ctxFor(t, 30*time.Second)
+	const dir = "/locks/dying-predecessor"
+	f.mkdir(t, ctx, dir)
+	a, b := startKazoo(t, ctx, f, dir), startKazoo(t, ctx, f, dir)
+	a.acquired(t, ctx, "A")
+	fired := f.expireBeforeWatch(t, dir, a.session, b.session)
+	b.acquired(t, ctx, "B after its predecessor vanished")
+	if n := fired.Load(); n != 1 {
+		t.Fatalf("the staged expiry fired %d times, want 1", n)
+	}
+	if ns := f.nodes(dir); len(ns) != 1 || ns[0].Owner != b.session {
+		t.Fatalf("directory = %+v, want B's node only", ns)
+	}
+	if n := f.watchCount(); n != 0 {
+		t.Fatalf("%d watches left on the server, want none", n)
+	}
+}
