@@ -18,7 +18,17 @@ import (
 // identical transcripts. Every disagreement it ever found is kept as a
 // scenario file under testdata/scenarios/ named regress-*.txt.
 func TestDifferential_Real(t *testing.T) {
-	real := newReal(t)
+	differential(t, newReal(t), "the real server")
+}
+
+// TestDifferential_Serve compares the in-process fake with the same fake
+// behind its TCP front (fakezk/server) through go-zookeeper: the wire
+// codec must neither lose nor alter anything. It needs no real server.
+func TestDifferential_Serve(t *testing.T) {
+	differential(t, newServe(t, 7), "fakezk over TCP")
+}
+
+func differential(t *testing.T, other conformance.Target, name string) {
 	if f := flag.Lookup("rapid.checks"); f != nil && f.Value.String() == "100" {
 		f.Value.Set(strconv.Itoa(differentialChecks))
 	}
@@ -27,9 +37,9 @@ func TestDifferential_Real(t *testing.T) {
 		f := fakeServer(7)
 		defer f.srv.Close()
 		fake := runScript(rt, f, script)
-		got := runScript(rt, real, script)
+		got := runScript(rt, other, script)
 		if diff := cmp.Diff(got, fake); diff != "" {
-			rt.Fatalf("fakezk disagrees with the real server (-real +fake):\n%s\nscript:\n%s", diff, script)
+			rt.Fatalf("fakezk disagrees with %s (-%s +fake):\n%s\nscript:\n%s", name, name, diff, script)
 		}
 	})
 }
