@@ -3,6 +3,9 @@ package server_test
 import (
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/server"
@@ -57,3 +60,58 @@ func TestApplyFaults_Errors(t *testing.T) {
 		}
 	}
 }
+
+// TestServer_InterceptedExpiryClosesConnection: a session ended behind the
+// server's back (an interceptor calling m.Expire while serving another
+// session's request) loses its connection at once, as a session the real
+// server expires does, so its client learns on reconnecting.
+func TestServer_InterceptedExpiryClosesConnection(t *testing.T) {
+	srv := newServer(t)
+	addr, err := srv.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, aEvents := connect(t, addr.String())
+	b, _ := connect(t, addr.String())
+	aID := a.SessionID()
+	srv.Intercept(func(m *fakezk.Machine, session int64, _ fakezk.Request) fakezk.Fault {
+		if session == b.SessionID() && m.Alive(aID) {
+			m.Expire(aID)
+		}
+		return fakezk.Deliver
+	})
+	if _, _, err := b.Exists("/"); err != nil {
+		t.Fatal(err)
+	}
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case ev := <-aEvents:
+			if ev.State == zk.StateExpired {
+				return
+			}
+		case <-timeout:
+			t.Fatalf("A's client never learnt its session %#x expired", aID)
+		}
+	}
+}
+
+func connect(t *testing.T, addr string) (*zk.Conn, <-chan zk.Event) {
+	t.Helper()
+	conn, events, err := zk.Connect([]string{addr}, 2*time.Second, zk.WithLogger(quiet{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Close)
+	for ev := range events {
+		if ev.State == zk.StateHasSession {
+			return conn, events
+		}
+	}
+	t.Fatal("no session")
+	return nil, nil
+}
+
+type quiet struct{}
+
+func (quiet) Printf(string, ...any) {}

@@ -159,6 +159,10 @@ func (s *Server) accept(nc net.Conn, replica int) {
 	if s.closed || (s.cfg.MaxClientCnxns > 0 && s.perIP[ip] >= s.cfg.MaxClientCnxns) {
 		s.mu.Unlock()
 		s.logf("too many connections from %s - max is %d", ip, s.cfg.MaxClientCnxns)
+		// NIOServerCnxnFactory's fastCloseSock: no bytes, SO_LINGER 0.
+		if tc, ok := nc.(*net.TCPConn); ok {
+			tc.SetLinger(0)
+		}
 		nc.Close()
 		return
 	}
@@ -243,9 +247,20 @@ func (s *Server) expire(id int64) {
 
 // deliver hands the Machine's queued notifications to their connections,
 // in session order, and wakes WaitUntil.
+//
+// A session the Machine no longer has (ended by an interceptor or through
+// Inspect, behind the server's back) loses its connection here, as a
+// session the real server expires does.
 func (s *Server) deliver() {
 	for _, id := range sortedSessions(s.bySession) {
 		c := s.bySession[id]
+		if !s.m.Alive(id) {
+			s.logf("session %#x ended: closing its connection", id)
+			s.unbind(c)
+			c.closeAfterFlush()
+			delete(s.timeouts, id)
+			continue
+		}
 		for _, n := range s.m.TakeNotifications(id) {
 			c.sendNotification(n, s.delayFor(id))
 		}

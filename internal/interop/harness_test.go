@@ -143,16 +143,3 @@ func (f *fake) watchCount() int {
 	f.srv.Inspect(func(m *fakezk.Machine) { n = m.WatchCount(0) })
 	return n
 }
-
-// tellExpired makes the client of a session that an Interceptor expired
-// learn it. fakezk/server (at e98a46e) leaves such a client connected and
-// answers its pings, so it would learn only at its next request; cutting
-// the connection makes it reconnect and be refused, as a real server's
-// expiry does. Once the server closes the connection itself, Disconnect
-// finds no client and this does nothing.
-func (f *fake) tellExpired(t *testing.T, session int64) {
-	t.Helper()
-	if err := f.srv.Disconnect(session); err != nil {
-		t.Logf("tellExpired: %v", err)
-	}
-}

@@ -198,7 +198,6 @@ func TestZksimLock_PredecessorExpiresBeforeWatch(t *testing.T) {
 	if n := f.watchCount(); n != 0 {
 		t.Fatalf("%d watches left on the server, want none", n)
 	}
-	f.tellExpired(t, la.Session())
 	if err := la.Wait(ctx); !errors.Is(err, lock.ErrLost) {
 		t.Fatalf("A: Wait = %v, want lock.ErrLost", err)
 	}
