@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"slices"
 	"sync"
 	"time"
 
@@ -24,7 +25,11 @@ type conn struct {
 	// Under s.mu.
 	session   int64
 	lastHeard time.Time
-	dead      bool // no more requests are served
+	dead      bool     // no more requests are served
+	ids       []authID // identities added by auth packets
+	// watched holds every path a watch was asked for on this connection:
+	// the Machine says which of them still hold one (removeWatches).
+	watched map[string]struct{}
 
 	qmu   sync.Mutex
 	queue []outFrame
@@ -54,6 +59,34 @@ func (c *conn) push(f outFrame) {
 }
 
 func (c *conn) send(b []byte) { c.push(outFrame{b: b}) }
+
+// noteWatch records the paths on which req asks for watches.
+func (c *conn) noteWatch(req fakezk.Request) {
+	var paths []string
+	switch r := req.(type) {
+	case fakezk.Exists:
+		paths = watchPath(r.Path, r.Watch)
+	case fakezk.GetData:
+		paths = watchPath(r.Path, r.Watch)
+	case fakezk.GetChildren:
+		paths = watchPath(r.Path, r.Watch)
+	case fakezk.SetWatches:
+		paths = slices.Concat(r.Data, r.Exist, r.Child)
+	}
+	if len(paths) > 0 && c.watched == nil {
+		c.watched = map[string]struct{}{}
+	}
+	for _, p := range paths {
+		c.watched[p] = struct{}{}
+	}
+}
+
+func watchPath(path string, watch bool) []string {
+	if watch {
+		return []string{path}
+	}
+	return nil
+}
 
 func (c *conn) sendNotification(n fakezk.Notification, delay time.Duration) {
 	f := outFrame{b: wire.AppendNotification(nil, n)}
@@ -169,7 +202,7 @@ func (c *conn) handshake(r *bufio.Reader) bool {
 		return false
 	}
 	if word, ok := wire.FourLetterWord(prefix); ok {
-		c.nc.Write([]byte(c.s.fourLetter(word)))
+		c.nc.Write([]byte(c.s.fourLetter(word, r)))
 		return false
 	}
 	frame, err := wire.ReadBody(r, prefix, nil, c.s.m.Config().MaxFrame)

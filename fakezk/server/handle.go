@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/zksim/zksim/fakezk"
@@ -13,8 +14,8 @@ import (
 )
 
 // connect answers a ConnectRequest as ZooKeeperServer.processConnectRequest
-// does: a new session, a resumed one (closing the connection that held it
-// before), or a refusal. False ends the connection.
+// does: a new session, a resumed one, or a refusal. False ends the
+// connection.
 func (s *Server) connect(c *conn, req wire.ConnectRequest) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -44,7 +45,7 @@ func (s *Server) connect(c *conn, req wire.ConnectRequest) bool {
 		return false
 	} else {
 		resp.SessionID, resp.TimeoutMs = req.SessionID, int32(s.timeouts[req.SessionID].Milliseconds())
-		s.logf("%s: resumed session %#x", c.nc.RemoteAddr(), req.SessionID)
+		s.logf("%s: resumed session %#x, timeout %d ms", c.nc.RemoteAddr(), req.SessionID, resp.TimeoutMs)
 	}
 	resp.Passwd = s.passwd(resp.SessionID)
 	c.session, c.lastHeard = resp.SessionID, time.Now()
@@ -54,21 +55,33 @@ func (s *Server) connect(c *conn, req wire.ConnectRequest) bool {
 	return true
 }
 
-// resume re-attaches a live session whose password matches; the
-// connection that held it, if any, is closed.
+// resume re-attaches a live session whose password matches, with the
+// timeout negotiated anew. The connection that held the session is closed
+// first, whatever the password (ZooKeeper closes it before checking), and
+// the session lives on.
 func (s *Server) resume(c *conn, req wire.ConnectRequest) bool {
 	id := req.SessionID
-	if !s.m.Alive(id) || !bytes.Equal(req.Passwd, s.passwd(id)) {
-		return false
-	}
 	if old := s.bySession[id]; old != nil {
 		s.unbind(old)
 		old.closeAfterFlush()
 	}
+	if !s.m.Alive(id) || !bytes.Equal(req.Passwd, s.passwd(id)) {
+		return false
+	}
 	if err := s.m.Attach(id, c.replica, req.LastZxidSeen); err != nil {
 		return false
 	}
+	s.timeouts[id] = s.negotiate(req.TimeoutMs)
 	return true
+}
+
+// negotiate clamps a requested session timeout to [2, 20] ticks, as
+// ZooKeeper's default min and max session timeouts do. (The Machine keeps
+// the timeout the session was created with for expiring it while it has no
+// connection.)
+func (s *Server) negotiate(ms int32) time.Duration {
+	lo, hi := 2*s.tick, 20*s.tick
+	return max(lo, min(hi, time.Duration(ms)*time.Millisecond))
 }
 
 // passwd is the session's password: a function of the seed and the id, so
@@ -90,33 +103,63 @@ func (s *Server) handle(c *conn, req wire.Request) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c.dead {
+		// The session expired or moved: ZooKeeper drops the request.
 		return false
 	}
 	c.lastHeard = time.Now()
 	defer s.deliver()
-	id := c.session
 	switch {
 	case req.Op == wire.OpPing:
-		rep := s.m.Do(id, fakezk.Ping{})
-		c.send(wire.AppendHeader(nil, wire.XidPing, rep.Zxid, nil))
-	case req.Op == wire.OpAuth:
-		c.send(wire.AppendHeader(nil, wire.XidAuth, 0, nil))
+		// The ping's xid is always -2, whatever the client sent.
+		rep := s.m.Do(c.session, fakezk.Ping{})
+		c.send(wire.AppendHeader(nil, wire.XidPing, rep.Zxid, 0))
 	case req.Op == wire.OpCloseSession:
 		s.closeSession(c, req)
 		return false
-	case req.Refuse != nil:
-		c.send(wire.AppendHeader(nil, req.Xid, s.m.ServerZxid(c.replica), req.Refuse))
-	case req.Op == wire.OpGetACL:
-		rep := s.m.Do(id, fakezk.GetData{Path: req.Path})
-		return s.reply(c, req, rep)
+	case !req.Op.Known():
+		// UnimplementedRequestProcessor: the request never got a zxid (-1),
+		// and the connection closes after the reply. The session lives on.
+		c.send(wire.AppendHeader(nil, req.Xid, -1, wire.CodeUnimplemented))
+		s.drop(c)
+		return false
+	case req.Code != 0:
+		return s.refuse(c, req)
+	case req.Local != nil:
+		return s.local(c, req)
 	default:
 		return s.apply(c, req)
 	}
 	return true
 }
 
-// apply runs a request through the fault rules and the Machine.
+// refuse answers a request with req.Code without applying it; a refused
+// write (req.Txn) is an error transaction, and takes a zxid.
+func (s *Server) refuse(c *conn, req wire.Request) bool {
+	zxid := s.m.ServerZxid(c.replica)
+	if req.Txn {
+		rep := s.m.Do(c.session, fakezk.Multi{Ops: []zkapi.Op{}})
+		if lost(rep.Err) {
+			s.drop(c)
+			return false
+		}
+		zxid = rep.Zxid
+	}
+	c.send(wire.AppendRefusal(nil, req, zxid))
+	return true
+}
+
+// apply runs a request through the checks the Machine does not make, the
+// fault rules and the Machine.
 func (s *Server) apply(c *conn, req wire.Request) bool {
+	if req.ACL != nil && !c.validACL(req.ACL) {
+		return s.refuse(c, wire.Request{Xid: req.Xid, Op: req.Op, Code: wire.CodeInvalidACL, Txn: true})
+	}
+	if req.Op == wire.OpMulti {
+		if k, code := s.multiRefusal(c, req); code != 0 {
+			return s.failMulti(c, req, k, code)
+		}
+	}
+	c.noteWatch(req.Body)
 	fault := s.fate(c.session, req.Body)
 	if fault == fakezk.LoseRequest {
 		s.drop(c)
@@ -128,15 +171,79 @@ func (s *Server) apply(c *conn, req wire.Request) bool {
 		s.drop(c)
 		return false
 	}
+	if req.Op == wire.OpCheck && rep.Err == nil {
+		// ZooKeeper 3.8.0 answers a successful standalone check with a
+		// SetDataResponse whose Stat is null; serializing it throws
+		// ("Unexpected exception. Destruction averted.") and the reply
+		// is never sent. The connection stays open.
+		s.deliver()
+		return true
+	}
 	return s.reply(c, req, rep)
+}
+
+// multiRefusal finds the first op of a multi that ZooKeeper fails before
+// applying anything, for a reason the Machine does not check: a TTL node,
+// an unknown create mode, an invalid ACL.
+func (s *Server) multiRefusal(c *conn, req wire.Request) (int, int32) {
+	for k, op := range req.MultiOps {
+		switch {
+		case op.Code != 0:
+			return k, op.Code
+		case op.ACL != nil && !c.validACL(op.ACL):
+			return k, wire.CodeInvalidACL
+		}
+	}
+	return 0, 0
+}
+
+// failMulti answers a multi that fails at op k with code, as
+// PrepRequestProcessor does: the ops before k are checked in order and
+// the first of them that fails decides instead; nothing is applied and the
+// multi takes one zxid. The Machine runs the ops before k followed by a
+// check that always fails, so that it decides the first case.
+func (s *Server) failMulti(c *conn, req wire.Request, k int, code int32) bool {
+	m := req.Body.(fakezk.Multi)
+	ops := append(m.Ops[:k:k], zkapi.CheckOp{Path: "/", Version: -2})
+	rep := s.m.Do(c.session, fakezk.Multi{Ops: ops})
+	if lost(rep.Err) {
+		s.drop(c)
+		return false
+	}
+	results := rep.Results
+	if !slices.ContainsFunc(results[:k], func(r zkapi.OpResult) bool { return r.Err != nil }) {
+		results[k].Err = codeError(code)
+	}
+	for range m.Ops[k+1:] {
+		results = append(results, zkapi.OpResult{Err: zkapi.ErrRuntimeInconsistency})
+	}
+	rep.Results = results
+	return s.reply(c, req, rep)
+}
+
+// codeError is an error whose zkapi.Code is code.
+func codeError(code int32) error {
+	if err := zkapi.ErrorForCode(code); zkapi.Code(err) == code {
+		return err
+	}
+	return &rawCode{code}
+}
+
+type rawCode struct{ code int32 }
+
+func (e *rawCode) Error() string { return fmt.Sprintf("server: result code %d", e.code) }
+
+// lost reports whether the Machine has detached or ended the session (a
+// frame over jute.maxbuffer, an expiry racing the request): the server
+// hangs up without a reply.
+func lost(err error) bool {
+	return errors.Is(err, zkapi.ErrConnectionLoss) || errors.Is(err, zkapi.ErrSessionExpired)
 }
 
 // reply queues rep for c, after the notifications the request caused
 // (a client sees a watch event before the reply to any later request).
 func (s *Server) reply(c *conn, req wire.Request, rep fakezk.Reply) bool {
-	if errors.Is(rep.Err, zkapi.ErrConnectionLoss) || errors.Is(rep.Err, zkapi.ErrSessionExpired) {
-		// The Machine has detached or ended the session (a frame over
-		// jute.maxbuffer, an expiry racing the request): hang up.
+	if lost(rep.Err) {
 		s.drop(c)
 		return false
 	}
@@ -153,7 +260,8 @@ func (s *Server) drop(c *conn) {
 }
 
 // fillCreateStats adds the Stat of each created node to the replies of
-// create2 and createContainer, which carry one.
+// create2 and createContainer, and to a multi's container creates, which
+// carry one.
 func (s *Server) fillCreateStats(req wire.Request, rep *fakezk.Reply) {
 	stat := func(p string) zkapi.Stat {
 		_, st, _ := s.m.Node(p)
@@ -166,7 +274,7 @@ func (s *Server) fillCreateStats(req wire.Request, rep *fakezk.Reply) {
 		}
 	case wire.OpMulti:
 		for i := range rep.Results {
-			if t := req.MultiOps[i]; (t == wire.OpCreate2 || t == wire.OpCreateContainer) && rep.Results[i].Err == nil {
+			if req.MultiOps[i].Result == wire.OpCreate2 && rep.Results[i].Err == nil {
 				rep.Results[i].Stat = stat(rep.Results[i].Path)
 			}
 		}
@@ -183,23 +291,7 @@ func (s *Server) closeSession(c *conn, req wire.Request) {
 	delete(s.bySession, id)
 	delete(s.timeouts, id)
 	c.dead = true
-	c.send(wire.AppendHeader(nil, req.Xid, s.m.Zxid(), nil))
+	c.send(wire.AppendHeader(nil, req.Xid, s.m.Zxid(), 0))
 	c.closeAfterFlush()
 	s.logf("session %#x closed by its client", id)
-}
-
-// fourLetter answers an admin command on the client port.
-func (s *Server) fourLetter(word string) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	switch word {
-	case "ruok":
-		return "imok"
-	case "srvr":
-		return fmt.Sprintf("Zookeeper version: 3.8.0-zksim, built on fakezk\n"+
-			"Latency min/avg/max: 0/0.0/0\nReceived: 0\nSent: 0\nConnections: %d\n"+
-			"Outstanding: 0\nZxid: %#x\nMode: standalone\nNode count: 0\n",
-			len(s.conns), s.m.Zxid())
-	}
-	return word + " is not executed because it is not in the whitelist.\n"
 }

@@ -13,6 +13,15 @@
 // the order the Machine produced them: a client sees a watch event before
 // the reply to any later request.
 //
+// The server answers as ZooKeeper 3.8.0 does at the byte level, down to
+// its refusals and quirks (testdata/rawcases.golden records the real
+// server's answers to malformed and unusual input; TestRawDiff_RealVsFake
+// compares the two live). What the Machine does not model it answers
+// itself (auth, whoAmI, getACL, setACL without keeping ACLs, checkWatches,
+// removeWatches, getEphemerals, getAllChildrenNumber, multiRead) or
+// refuses as the real server would refuse it; addWatch (persistent
+// watches) is refused with Unimplemented.
+//
 // Every listener serves one replica of the Machine: Serve for the leader,
 // ServeReplica for a follower (Config.Followers), whose sessions can read
 // stale data until the follower catches up on the next tick or sync.

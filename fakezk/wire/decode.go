@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/binary"
 	"fmt"
+	"strings"
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/zkapi"
@@ -22,21 +23,57 @@ type ConnectRequest struct {
 	HasReadOnly bool
 }
 
-// Request is one decoded client request.
+// Request is one decoded client request. At most one of Body, Local and
+// Code is set; none for a ping or a closeSession.
 type Request struct {
 	Xid int32
 	Op  Op
-	// Body is the request for the Machine, or nil for ping, closeSession,
-	// auth, getACL and the requests answered with Refuse.
+	// Body is the request for the Machine.
 	Body fakezk.Request
-	// Refuse, when set, is the error the server answers with, without
-	// applying anything: ErrUnimplemented for requests the fake does not
-	// model, ErrBadArguments for an unknown create mode.
-	Refuse error
-	// MultiOps is each multi op's type, which shapes its result.
-	MultiOps []Op
-	// Path is getACL's path.
-	Path string
+	// Local is a request the server answers itself, from the connection's
+	// state and what the Machine shows.
+	Local Local
+	// Code, when not 0, is the result ZooKeeper answers the request with
+	// without applying it: a body it cannot read (CodeMarshalling), a TTL
+	// node (CodeUnimplemented), an unknown create mode (CodeBadArguments),
+	// reconfig (CodeReconfigDisabled). A type ZooKeeper does not know
+	// (Op.Known false) comes with CodeUnimplemented.
+	Code int32
+	// Txn: the refusal is an error transaction and takes a zxid.
+	Txn bool
+	// EmptyMulti: the refusal carries an empty MultiResponse, as
+	// ZooKeeper's does when it fails a multi or multiRead after starting
+	// its response (AppendRefusal writes it).
+	EmptyMulti bool
+	// NullPath: a sync's path was jute's null, which ZooKeeper echoes.
+	NullPath bool
+	// ACL is a create's ACL, which the server checks as ZooKeeper's
+	// fixupACL does, and does not keep: every node is world:anyone.
+	ACL []ACL
+	// MultiOps describes each op of a multi, in order.
+	MultiOps []MultiOp
+}
+
+// MultiOp is what the server needs to know of one op of a multi besides
+// the zkapi.Op the Machine applies.
+type MultiOp struct {
+	// Result is the type of the op's result in a multi that succeeds:
+	// create (the path), create2 (path and Stat: a container), delete,
+	// setData or check. ZooKeeper types a create's result by its mode,
+	// not by the request type (MultiOperationRecord rebuilds each op).
+	Result Op
+	// Code, when not 0, fails the multi at this op before anything is
+	// applied: a TTL node or an unknown create mode.
+	Code int32
+	// ACL is a create's ACL, for the server to check.
+	ACL []ACL
+}
+
+// ACL is one entry of an ACL (zookeeper.jute's ACL and Id).
+type ACL struct {
+	Perms  int32
+	Scheme string
+	ID     string
 }
 
 // reader decodes jute records from one frame. The first failure sticks:
@@ -45,6 +82,9 @@ type reader struct {
 	b   []byte
 	off int
 	err error
+	// null: a path was jute's null string, which ZooKeeper's handlers
+	// dereference (a NullPointerException, answered MarshallingError).
+	null bool
 }
 
 func (r *reader) fail(what string) {
@@ -80,6 +120,7 @@ func (r *reader) int64(what string) int64 {
 	return 0
 }
 
+// bool reads a jute boolean: any byte but 0 is true (DataInput.readBoolean).
 func (r *reader) bool(what string) bool {
 	if p := r.take(1, what); p != nil {
 		return p[0] != 0
@@ -100,6 +141,16 @@ func (r *reader) buffer(what string) []byte {
 }
 
 func (r *reader) string(what string) string { return string(r.buffer(what)) }
+
+// path reads a string that ZooKeeper's handler uses as a path.
+func (r *reader) path(what string) string {
+	start := r.off
+	s := r.buffer(what)
+	if r.err == nil && s == nil && r.off == start+4 {
+		r.null = true
+	}
+	return string(s)
+}
 
 // count reads a vector's length: -1 (null) is an empty vector, and a
 // count that cannot fit in the bytes left is malformed.
@@ -124,17 +175,17 @@ func (r *reader) strings(what string) []string {
 	return out
 }
 
-// acls skips an ACL vector: the fake grants everyone everything.
-func (r *reader) acls() {
+func (r *reader) acls() []ACL {
 	n := r.count("acl", 12)
+	out := make([]ACL, 0, n)
 	for range n {
-		r.int32("acl perms")
-		r.string("acl scheme")
-		r.string("acl id")
+		out = append(out, ACL{Perms: r.int32("acl perms"), Scheme: r.string("acl scheme"), ID: r.string("acl id")})
 	}
+	return out
 }
 
-// DecodeConnect decodes a ConnectRequest frame.
+// DecodeConnect decodes a ConnectRequest frame. Bytes after the readOnly
+// flag are ignored, as ZooKeeper ignores them.
 func DecodeConnect(frame []byte) (ConnectRequest, error) {
 	r := &reader{b: frame}
 	c := ConnectRequest{
@@ -151,9 +202,11 @@ func DecodeConnect(frame []byte) (ConnectRequest, error) {
 }
 
 // DecodeRequest decodes a request frame: a RequestHeader and the body its
-// type calls for. An error means the frame is malformed and the connection
-// must close; a well-formed request the fake does not serve comes back
-// with Refuse set.
+// type calls for. An error means ZooKeeper would close the connection
+// without a reply: a frame too short for the header, or an auth or sasl
+// packet it cannot read (both are read before any request processor).
+// Any other body it cannot read is answered with CodeMarshalling and the
+// connection stays open. Bytes after the body are ignored.
 func DecodeRequest(frame []byte) (Request, error) {
 	r := &reader{b: frame}
 	req := Request{Xid: r.int32("xid"), Op: Op(r.int32("type"))}
@@ -162,64 +215,183 @@ func DecodeRequest(frame []byte) (Request, error) {
 	}
 	switch req.Op {
 	case OpPing, OpCloseSession:
+		return req, nil
 	case OpAuth:
-		r.int32("auth type")
-		r.string("auth scheme")
-		r.buffer("auth data")
-	case OpGetACL:
-		req.Path = r.string("path")
+		req.Local = Auth{Type: r.int32("auth type"), Scheme: r.string("auth scheme"), Data: r.buffer("auth data")}
+		return req, r.err
+	case OpSASL:
+		req.Local = SASL{Token: r.buffer("sasl token")}
+		return req, r.err
+	}
+	if !req.Op.Known() {
+		req.Code = CodeUnimplemented
+		return req, nil
+	}
+	decodeBody(r, &req)
+	switch {
+	case r.err != nil:
+		// Reconfig is read before its error transaction starts.
+		req = Request{Xid: req.Xid, Op: req.Op, Code: CodeMarshalling, Txn: req.Op.Write() && req.Op != OpReconfig}
+	case r.null:
+		req = nullPath(req)
+	}
+	return req, nil
+}
+
+// nullPath answers a request with a null path as ZooKeeper's handlers do:
+// most dereference it (MarshallingError); PathUtils.validatePath refuses
+// it (BadArguments); sync echoes it; a multi dereferences it in
+// getPendingChanges, before its transaction starts and after its response
+// has.
+func nullPath(req Request) Request {
+	out := Request{Xid: req.Xid, Op: req.Op, Code: CodeMarshalling, Txn: req.Op.Write()}
+	switch req.Op {
+	case OpSync:
+		req.NullPath = true
+		return req
+	case OpSetData, OpCheck, OpSetACL:
+		out.Code = CodeBadArguments
+	case OpMulti:
+		out.Txn, out.EmptyMulti = false, true
+	}
+	return out
+}
+
+// decodeBody decodes the body of a request of a known type other than
+// ping, closeSession, auth and sasl.
+func decodeBody(r *reader, req *Request) {
+	switch req.Op {
+	case OpCreate, OpCreate2, OpCreateContainer, OpCreateTTL:
+		c, acl, code := decodeCreate(r, req.Op)
+		req.Body, req.ACL = c, acl
+		refuse(req, code)
+	case OpMulti:
+		req.Body, req.MultiOps = decodeMulti(r)
+		if req.MultiOps == nil && req.Body == nil {
+			refuse(req, CodeMarshalling)
+		}
 	case OpSetWatches, OpSetWatches2:
 		req.Body = decodeSetWatches(r, req.Op == OpSetWatches2)
-	case OpMulti:
-		req.Body, req.MultiOps, req.Refuse = decodeMulti(r)
+	case OpMultiRead:
+		m, writes := decodeMultiRead(r)
+		if writes {
+			// FinalRequestProcessor reads the ops, starts a MultiResponse
+			// and fails on the first: not a read.
+			req.Code, req.EmptyMulti = CodeMarshalling, true
+		} else {
+			req.Local = m
+		}
+	case OpDeleteContainer:
+		// PrepRequestProcessor takes the whole raw frame, header and all,
+		// for the path, which then has NUL bytes: BadArguments, always.
+		refuse(req, CodeBadArguments)
+	case OpReconfig:
+		r.string("joiningServers")
+		r.string("leavingServers")
+		r.string("newMembers")
+		r.int64("curConfigId")
+		refuse(req, CodeReconfigDisabled)
+	case OpCreateSession:
+		// Read after the handshake as a createSession request whose body
+		// starts with the timeout; without one the request fails.
+		if len(r.b)-r.off < 4 {
+			refuse(req, CodeMarshalling)
+		} else {
+			refuse(req, CodeUnimplemented)
+		}
 	default:
-		req.Body, req.Refuse = decodeOne(r, req.Op)
+		if body := decodeOne(r, req.Op); body != nil {
+			req.Body = body
+		} else {
+			req.Local = decodeLocal(r, req.Op)
+		}
+		if lookupNUL(req.Body) {
+			// getData and getChildren look the path up as it is: no node
+			// has a NUL in its path.
+			req.Body, req.Code = nil, int32(-101)
+		}
 	}
-	return req, r.err
 }
 
-// decodeOne decodes the body of a single (non-multi) request.
-func decodeOne(r *reader, op Op) (fakezk.Request, error) {
+func lookupNUL(body fakezk.Request) bool {
+	switch b := body.(type) {
+	case fakezk.GetData:
+		return strings.IndexByte(b.Path, 0) >= 0
+	case fakezk.GetChildren:
+		return strings.IndexByte(b.Path, 0) >= 0
+	}
+	return false
+}
+
+func refuse(req *Request, code int32) {
+	if code != 0 {
+		req.Body, req.ACL, req.MultiOps = nil, nil, nil
+		req.Code, req.Txn = code, req.Op.Write()
+	}
+}
+
+// decodeOne decodes the body of a request the Machine serves, or returns
+// nil for a type it does not serve.
+func decodeOne(r *reader, op Op) fakezk.Request {
 	switch op {
-	case OpCreate, OpCreate2, OpCreateContainer, OpCreateTTL:
-		return decodeCreate(r, op)
 	case OpDelete:
-		return fakezk.Delete{Path: r.string("path"), Version: r.int32("version")}, nil
+		return fakezk.Delete{Path: r.path("path"), Version: r.int32("version")}
 	case OpExists:
-		return fakezk.Exists{Path: r.string("path"), Watch: r.bool("watch")}, nil
+		return fakezk.Exists{Path: r.path("path"), Watch: r.bool("watch")}
 	case OpGetData:
-		return fakezk.GetData{Path: r.string("path"), Watch: r.bool("watch")}, nil
+		return fakezk.GetData{Path: r.path("path"), Watch: r.bool("watch")}
 	case OpSetData:
-		return fakezk.SetData{Path: r.string("path"), Data: r.buffer("data"), Version: r.int32("version")}, nil
+		return fakezk.SetData{Path: r.path("path"), Data: r.buffer("data"), Version: r.int32("version")}
 	case OpGetChildren, OpGetChildren2:
-		return fakezk.GetChildren{Path: r.string("path"), Watch: r.bool("watch")}, nil
+		return fakezk.GetChildren{Path: r.path("path"), Watch: r.bool("watch")}
 	case OpSync:
-		return fakezk.Sync{Path: r.string("path")}, nil
+		return fakezk.Sync{Path: r.path("path")}
 	case OpCheck:
-		return fakezk.Multi{Ops: []zkapi.Op{zkapi.CheckOp{Path: r.string("path"), Version: r.int32("version")}}}, nil
+		return fakezk.Multi{Ops: []zkapi.Op{zkapi.CheckOp{Path: r.path("path"), Version: r.int32("version")}}}
 	}
-	return nil, zkapi.ErrUnimplemented
+	return nil
 }
 
-// decodeCreate decodes CreateRequest (and CreateTTLRequest, whose ttl
-// follows the flags). TTL nodes need the server's extended types, off by
-// default, so they are refused as ZooKeeper refuses them.
-func decodeCreate(r *reader, op Op) (fakezk.Request, error) {
-	c := fakezk.Create{Path: r.string("path"), Data: r.buffer("data")}
-	r.acls()
+// decodeCreate decodes a CreateRequest, or a CreateTTLRequest (whose ttl
+// follows the flags), in PrepRequestProcessor's order of checks: the mode
+// (an unknown flag is BadArguments), TTL modes (Unimplemented: TTL nodes
+// need zookeeper.extendedTypesEnabled, off by default), a ttl with a mode
+// that takes none (BadArguments). A createContainer request makes a
+// container whatever its flags say.
+func decodeCreate(r *reader, op Op) (fakezk.Create, []ACL, int32) {
+	c := fakezk.Create{Path: r.path("path"), Data: r.buffer("data")}
+	acl := r.acls()
 	flags := r.int32("flags")
+	ttl := int64(-1)
 	if op == OpCreateTTL {
-		r.int64("ttl")
+		ttl = r.int64("ttl")
 	}
+	mode, code := createMode(flags, ttl)
+	if code != 0 {
+		return c, acl, code
+	}
+	c.Mode = mode
+	if op == OpCreateContainer {
+		c.Mode = zkapi.Container
+	}
+	return c, acl, 0
+}
+
+// createMode is CreateMode.fromFlag and validateCreateRequest's checks.
+func createMode(flags int32, ttl int64) (zkapi.CreateMode, int32) {
 	switch mode := zkapi.CreateMode(flags); {
-	case op == OpCreateTTL || flags == 5 || flags == 6:
-		return nil, zkapi.ErrUnimplemented
+	case flags == 5 || flags == 6:
+		return 0, CodeUnimplemented
 	case !mode.Valid():
-		return nil, zkapi.ErrBadArguments
+		return 0, CodeBadArguments
+	case ttl >= 0:
+		// The real 3.8.0 server crashes on a createTTL with a plain mode
+		// and a negative ttl; the fake answers it as it answers a
+		// non-negative one.
+		return 0, CodeBadArguments
 	default:
-		c.Mode = mode
+		return mode, 0
 	}
-	return c, nil
 }
 
 func decodeSetWatches(r *reader, v2 bool) fakezk.SetWatches {
@@ -239,46 +411,60 @@ func decodeSetWatches(r *reader, v2 bool) fakezk.SetWatches {
 }
 
 // decodeMulti decodes a MultiOperationRecord: (MultiHeader, op) pairs up
-// to a header with done set.
-func decodeMulti(r *reader) (fakezk.Request, []Op, error) {
-	var m fakezk.Multi
-	var types []Op
-	var refuse error
+// to a header with done set. A read op (multi takes only writes) or an
+// unknown type makes the whole request unreadable: nil, nil.
+func decodeMulti(r *reader) (fakezk.Request, []MultiOp) {
+	m := fakezk.Multi{Ops: []zkapi.Op{}}
+	ops := []MultiOp{}
 	for r.err == nil {
 		typ, done := Op(r.int32("multi type")), r.bool("multi done")
 		r.int32("multi err")
 		if done || r.err != nil {
 			break
 		}
-		op, err := decodeMultiOp(r, typ)
-		if err != nil && refuse == nil {
-			refuse = err
+		op, info, ok := decodeMultiOp(r, typ)
+		if !ok {
+			return nil, nil
 		}
 		m.Ops = append(m.Ops, op)
-		types = append(types, typ)
+		ops = append(ops, info)
 	}
-	return m, types, refuse
+	return m, ops
 }
 
-func decodeMultiOp(r *reader, typ Op) (zkapi.Op, error) {
+func decodeMultiOp(r *reader, typ Op) (zkapi.Op, MultiOp, bool) {
 	switch typ {
 	case OpCreate, OpCreate2, OpCreateContainer, OpCreateTTL:
-		req, err := decodeCreate(r, typ)
-		if err != nil {
-			return nil, err
-		}
-		c := req.(fakezk.Create)
-		return zkapi.CreateOp{Path: c.Path, Data: c.Data, Mode: c.Mode}, nil
+		return decodeMultiCreate(r, typ)
 	case OpDelete:
-		return zkapi.DeleteOp{Path: r.string("path"), Version: r.int32("version")}, nil
+		return zkapi.DeleteOp{Path: r.path("path"), Version: r.int32("version")}, MultiOp{Result: OpDelete}, true
 	case OpSetData:
-		return zkapi.SetOp{Path: r.string("path"), Data: r.buffer("data"), Version: r.int32("version")}, nil
+		return zkapi.SetOp{Path: r.path("path"), Data: r.buffer("data"), Version: r.int32("version")}, MultiOp{Result: OpSetData}, true
 	case OpCheck:
-		return zkapi.CheckOp{Path: r.string("path"), Version: r.int32("version")}, nil
-	case OpGetData, OpGetChildren:
-		r.string("path")
-		return nil, zkapi.ErrUnimplemented
+		return zkapi.CheckOp{Path: r.path("path"), Version: r.int32("version")}, MultiOp{Result: OpCheck}, true
 	}
-	r.fail(fmt.Sprintf("multi op type %d", int32(typ)))
-	return nil, nil
+	return nil, MultiOp{}, false
+}
+
+// decodeMultiCreate: inside a multi a create's type follows its flags
+// (Op.create): a container answers as create2, anything else as create,
+// and createTTL's ttl matters only for a TTL mode. A TTL mode under a
+// plain create header becomes a TTL op holding a CreateRequest, which
+// PrepRequestProcessor fails to cast: the whole multi is unreadable.
+func decodeMultiCreate(r *reader, typ Op) (zkapi.Op, MultiOp, bool) {
+	path, data := r.path("path"), r.buffer("data")
+	acl := r.acls()
+	flags := r.int32("flags")
+	if typ == OpCreateTTL {
+		r.int64("ttl")
+	} else if flags == 5 || flags == 6 {
+		return nil, MultiOp{}, false
+	}
+	info := MultiOp{Result: OpCreate, ACL: acl}
+	mode, code := createMode(flags, -1)
+	info.Code = code
+	if mode == zkapi.Container {
+		info.Result = OpCreate2
+	}
+	return zkapi.CreateOp{Path: path, Data: data, Mode: mode}, info, true
 }

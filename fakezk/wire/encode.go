@@ -92,16 +92,23 @@ func AppendConnectResponse(dst []byte, r ConnectResponse, withReadOnly bool) []b
 }
 
 // AppendHeader appends a reply that is a ReplyHeader alone.
-func AppendHeader(dst []byte, xid int32, zxid int64, err error) []byte {
-	w, start := frame(dst)
-	w.int32(xid)
-	w.int64(zxid)
-	w.int32(zkapi.Code(err))
-	return w.end(start)
+func AppendHeader(dst []byte, xid int32, zxid int64, code int32) []byte {
+	return AppendResponse(dst, xid, zxid, code, nil)
+}
+
+// AppendRefusal appends the reply to a request refused with req.Code:
+// the header, and an empty MultiResponse if req.EmptyMulti.
+func AppendRefusal(dst []byte, req Request, zxid int64) []byte {
+	var body Response
+	if req.EmptyMulti {
+		body = MultiReadResponse{}
+	}
+	return AppendResponse(dst, req.Xid, zxid, req.Code, body)
 }
 
 // AppendNotification appends a watch notification: a ReplyHeader with
-// XidWatch and zxid -1, as ZooKeeper 3.8 sends it, then a WatcherEvent.
+// XidWatch and zxid -1, as ZooKeeper 3.8 sends it (NIOServerCnxn.process
+// does not carry the event's zxid), then a WatcherEvent.
 func AppendNotification(dst []byte, n fakezk.Notification) []byte {
 	w, start := frame(dst)
 	w.int32(XidWatch)
@@ -116,7 +123,8 @@ func AppendNotification(dst []byte, n fakezk.Notification) []byte {
 // AppendReply appends the reply to req: a ReplyHeader carrying the reply's
 // zxid and error code, then, on success, the body req's type calls for. A
 // multi always carries its per-op results, with the header's code 0, as
-// ZooKeeper's MultiResponse does.
+// ZooKeeper's MultiResponse does (FinalRequestProcessor never sets the
+// code of a multi).
 func AppendReply(dst []byte, req Request, rep fakezk.Reply) []byte {
 	w, start := frame(dst)
 	w.int32(req.Xid)
@@ -128,16 +136,16 @@ func AppendReply(dst []byte, req Request, rep fakezk.Reply) []byte {
 	}
 	w.int32(zkapi.Code(rep.Err))
 	if rep.Err == nil {
-		w.body(req.Op, rep)
+		w.body(req.Op, rep, req.NullPath)
 	}
 	return w.end(start)
 }
 
-func (w *writer) body(op Op, rep fakezk.Reply) {
+func (w *writer) body(op Op, rep fakezk.Reply, null bool) {
 	switch op {
 	case OpCreate:
 		w.string(rep.Path)
-	case OpCreate2, OpCreateContainer:
+	case OpCreate2, OpCreateContainer, OpCreateTTL:
 		w.string(rep.Path)
 		w.stat(rep.Stat)
 	case OpExists, OpSetData:
@@ -151,54 +159,53 @@ func (w *writer) body(op Op, rep fakezk.Reply) {
 		w.strings(rep.Children)
 		w.stat(rep.Stat)
 	case OpSync:
-		w.string(rep.Path)
-	case OpGetACL:
-		w.openACL()
-		w.stat(rep.Stat)
+		if null {
+			w.int32(-1)
+		} else {
+			w.string(rep.Path)
+		}
 	}
 }
 
-// openACL is world:anyone with every permission (ZooDefs.Ids
-// OPEN_ACL_UNSAFE), the only ACL the fake knows.
-func (w *writer) openACL() {
-	w.int32(1)
-	w.int32(31)
-	w.string("world")
-	w.string("anyone")
+func (w *writer) multiHeader(typ Op, code int32) {
+	w.int32(int32(typ))
+	w.bool(false)
+	w.int32(code)
+}
+
+// multiEnd is the MultiHeader that ends a MultiResponse: {-1, true, -1}.
+func (w *writer) multiEnd() {
+	w.int32(-1)
+	w.bool(true)
+	w.int32(-1)
 }
 
 // multi writes a MultiResponse: a MultiHeader and result per op, then the
 // done header. After a failure every op reports as an error result, the
-// ones before the failure with code 0.
-func (w *writer) multi(types []Op, results []zkapi.OpResult) {
+// ones before the failure with code 0 (DataTree.processTxn rewrites them).
+func (w *writer) multi(ops []MultiOp, results []zkapi.OpResult) {
 	failed := false
 	for _, res := range results {
 		failed = failed || res.Err != nil
 	}
 	for i, res := range results {
-		typ := types[i]
 		if failed {
 			code := zkapi.Code(res.Err)
-			w.int32(int32(opError))
-			w.bool(false)
-			w.int32(code)
+			w.multiHeader(opError, code)
 			w.int32(code)
 			continue
 		}
-		w.int32(int32(typ))
-		w.bool(false)
-		w.int32(0)
+		typ := ops[i].Result
+		w.multiHeader(typ, 0)
 		switch typ {
 		case OpCreate:
 			w.string(res.Path)
-		case OpCreate2, OpCreateContainer:
+		case OpCreate2:
 			w.string(res.Path)
 			w.stat(res.Stat)
 		case OpSetData:
 			w.stat(res.Stat)
 		}
 	}
-	w.int32(-1)
-	w.bool(true)
-	w.int32(-1)
+	w.multiEnd()
 }

@@ -8,6 +8,16 @@
 // byte; a buffer or string is an int32 length (-1 for null) then the bytes;
 // a vector is an int32 count (-1 for null) then its elements. The records
 // are those of zookeeper-jute/src/main/resources/zookeeper.jute.
+//
+// DecodeRequest sorts each request the way ZooKeeper 3.8.0's server does:
+// a Body for the Machine (create, getData, multi...), a Local request the
+// server answers from its own state (auth, getACL, whoAmI, checkWatches,
+// multiRead...), or a refusal Code with no effect but, for a write, a
+// zxid (a body ZooKeeper cannot read, a TTL node, reconfig...). Only a
+// frame too short for its header, or an unreadable auth or sasl packet,
+// is an error: ZooKeeper closes such a connection without a reply. The
+// Append functions write the replies, byte for byte as ZooKeeper writes
+// them; AppendConnect and AppendRequest are the client side, for tests.
 package wire
 
 import (
@@ -20,9 +30,10 @@ import (
 // Op is a request type (ZooDefs.OpCode).
 type Op int32
 
-// Request types. The server answers those in the closed set of fakezk
-// Requests, plus ping, closeSession, auth, setWatches(2) and getACL; every
-// other code, known or not, is answered with Unimplemented.
+// Request types (ZooDefs.OpCode). The Machine serves the closed set of
+// fakezk Requests; the server answers the others itself (see Local) or
+// refuses them as ZooKeeper 3.8 does. A code ZooKeeper does not know is
+// answered with Unimplemented and the connection closes.
 const (
 	OpCreate               Op = 1
 	OpDelete               Op = 2
@@ -53,6 +64,7 @@ const (
 	OpSetWatches2          Op = 105
 	OpAddWatch             Op = 106
 	OpWhoAmI               Op = 107
+	OpCreateSession        Op = -10
 	OpCloseSession         Op = -11
 	opError                Op = -1 // a failed op inside a multi reply
 )
@@ -66,7 +78,8 @@ var opNames = map[Op]string{
 	OpDeleteContainer: "deleteContainer", OpCreateTTL: "createTTL", OpMultiRead: "multiRead",
 	OpAuth: "auth", OpSetWatches: "setWatches", OpSASL: "sasl", OpGetEphemerals: "getEphemerals",
 	OpGetAllChildrenNumber: "getAllChildrenNumber", OpSetWatches2: "setWatches2",
-	OpAddWatch: "addWatch", OpWhoAmI: "whoAmI", OpCloseSession: "closeSession", opError: "error",
+	OpAddWatch: "addWatch", OpWhoAmI: "whoAmI", OpCreateSession: "createSession",
+	OpCloseSession: "closeSession", opError: "error",
 }
 
 func (o Op) String() string {
@@ -75,6 +88,39 @@ func (o Op) String() string {
 	}
 	return fmt.Sprintf("op(%d)", int32(o))
 }
+
+// Known reports whether ZooKeeper 3.8 knows the request type
+// (Request.isValid, plus auth and sasl, which it handles before that
+// check). Any other type is answered with Unimplemented, zxid -1, and the
+// connection closes (UnimplementedRequestProcessor).
+func (o Op) Known() bool {
+	_, ok := opNames[o]
+	return ok && o != opError
+}
+
+// Write reports whether ZooKeeper logs a transaction for the request type
+// (PrepRequestProcessor.pRequest2Txn): such a request takes a zxid even
+// when it fails, its failure being an error transaction.
+func (o Op) Write() bool {
+	switch o {
+	case OpCreate, OpCreate2, OpCreateContainer, OpCreateTTL, OpDelete, OpDeleteContainer,
+		OpSetData, OpSetACL, OpCheck, OpMulti, OpReconfig, OpCreateSession, OpCloseSession:
+		return true
+	}
+	return false
+}
+
+// Result codes (KeeperException.Code) the server answers with that are
+// not outcomes of the Machine.
+const (
+	CodeMarshalling      int32 = -5
+	CodeUnimplemented    int32 = -6
+	CodeBadArguments     int32 = -8
+	CodeInvalidACL       int32 = -114
+	CodeAuthFailed       int32 = -115
+	CodeNoWatcher        int32 = -121
+	CodeReconfigDisabled int32 = -123
+)
 
 // Reserved xids: the server answers a ping, an auth packet and a
 // setWatches with these, and tags every watch notification with XidWatch.
@@ -136,11 +182,13 @@ func ReadBody(r io.Reader, prefix [4]byte, buf []byte, max int) ([]byte, error) 
 
 // FourLetterWord reports whether a frame's length prefix is one of the
 // admin commands ZooKeeper accepts on its client port in place of a
-// connect request ("ruok", "srvr", ...), and which.
+// connect request ("ruok", "srvr", ...), and which
+// (FourLetterCommands.cmd2String; telnet's close sequence, also listed
+// there, is a negative length and closes the connection either way).
 func FourLetterWord(prefix [4]byte) (string, bool) {
 	switch w := string(prefix[:]); w {
-	case "ruok", "srvr", "stat", "conf", "cons", "crst", "dump", "envi",
-		"gtmk", "isro", "mntr", "srst", "stmk", "wchc", "wchp", "wchs", "dirs":
+	case "ruok", "srvr", "stat", "conf", "cons", "crst", "dump", "envi", "gtmk",
+		"hash", "isro", "mntr", "srst", "stmk", "wchc", "wchp", "wchs", "dirs":
 		return w, true
 	}
 	return "", false
