@@ -196,7 +196,7 @@ func (c *conn) readFailed(err error) {
 // handshake reads the ConnectRequest (or a four-letter word) within the
 // sessionless timeout and answers it; false ends the connection.
 func (c *conn) handshake(r *bufio.Reader) bool {
-	c.nc.SetReadDeadline(time.Now().Add(sessionlessTimeout))
+	c.nc.SetReadDeadline(time.Now().Add(c.s.sessionless))
 	var prefix [4]byte
 	if _, err := io.ReadFull(r, prefix[:]); err != nil {
 		return false

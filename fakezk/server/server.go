@@ -55,7 +55,8 @@ type Config struct {
 }
 
 // sessionlessTimeout is how long a connection may stay open without
-// completing its handshake (zookeeper.nio.sessionlessCnxnTimeout).
+// completing its handshake (zookeeper.nio.sessionlessCnxnTimeout); the
+// real server's expiry buckets stretch it to 10-20 s.
 const sessionlessTimeout = 10 * time.Second
 
 // Server is a fakezk.Machine served over TCP. Its methods are safe for
@@ -63,6 +64,8 @@ const sessionlessTimeout = 10 * time.Second
 type Server struct {
 	cfg  Config
 	tick time.Duration
+	// sessionless is sessionlessTimeout, shortened by tests.
+	sessionless time.Duration
 
 	mu        sync.Mutex
 	m         *fakezk.Machine
@@ -94,7 +97,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		cfg: cfg, tick: time.Duration(m.Config().TickMillis) * time.Millisecond,
+		cfg: cfg, tick: time.Duration(m.Config().TickMillis) * time.Millisecond, sessionless: sessionlessTimeout,
 		m: m, conns: map[*conn]struct{}{}, bySession: map[int64]*conn{},
 		timeouts: map[int64]time.Duration{}, perIP: map[string]int{},
 		delays: map[int64]time.Duration{}, listeners: map[net.Listener]struct{}{},
