@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -115,3 +116,46 @@ func connect(t *testing.T, addr string) (*zk.Conn, <-chan zk.Event) {
 type quiet struct{}
 
 func (quiet) Printf(string, ...any) {}
+
+// TestServer_DelayWatchesKeepsOrder: a delayed notification holds back
+// the replies queued behind it, so the client still sees the event before
+// the reply to its later request (ZooKeeper's ordering guarantee), only
+// later. The lower bound on the wait is the delay's own timer.
+func TestServer_DelayWatchesKeepsOrder(t *testing.T) {
+	srv := newServer(t)
+	addr, err := srv.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := connect(t, addr.String())
+	b, _ := connect(t, addr.String())
+	if _, err := b.Create("/x", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	_, _, watch, err := a.GetW("/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const delay = 300 * time.Millisecond
+	if err := srv.ApplyFaults("delay-watches:d=300ms,session=" + fmt.Sprint(a.SessionID())); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now() // before the notification is queued, so before its hold starts
+	if _, err := b.Set("/x", []byte("1"), -1); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := a.Exists("/"); err != nil {
+		t.Fatal(err)
+	}
+	if waited := time.Since(start); waited < delay {
+		t.Errorf("A's reply came after %v, before the %v its notification was held", waited, delay)
+	}
+	select {
+	case ev := <-watch:
+		if ev.Type != zk.EventNodeDataChanged || ev.Path != "/x" {
+			t.Errorf("A's event = %+v, want NodeDataChanged /x", ev)
+		}
+	default:
+		t.Error("A's reply overtook its held notification")
+	}
+}
