@@ -362,11 +362,10 @@ func decodeCreate(r *reader, op Op) (fakezk.Create, []ACL, int32) {
 	c := fakezk.Create{Path: r.path("path"), Data: r.buffer("data")}
 	acl := r.acls()
 	flags := r.int32("flags")
-	ttl := int64(-1)
 	if op == OpCreateTTL {
-		ttl = r.int64("ttl")
+		r.int64("ttl")
 	}
-	mode, code := createMode(flags, ttl)
+	mode, code := createMode(flags, op == OpCreateTTL)
 	if code != 0 {
 		return c, acl, code
 	}
@@ -377,17 +376,19 @@ func decodeCreate(r *reader, op Op) (fakezk.Create, []ACL, int32) {
 	return c, acl, 0
 }
 
-// createMode is CreateMode.fromFlag and validateCreateRequest's checks.
-func createMode(flags int32, ttl int64) (zkapi.CreateMode, int32) {
+// createMode is CreateMode.fromFlag and validateCreateRequest's checks;
+// ttlOp: the request is a createTTL, whose mode must be a TTL mode.
+func createMode(flags int32, ttlOp bool) (zkapi.CreateMode, int32) {
 	switch mode := zkapi.CreateMode(flags); {
 	case flags == 5 || flags == 6:
 		return 0, CodeUnimplemented
 	case !mode.Valid():
 		return 0, CodeBadArguments
-	case ttl >= 0:
-		// The real 3.8.0 server crashes on a createTTL with a plain mode
-		// and a negative ttl; the fake answers it as it answers a
-		// non-negative one.
+	case ttlOp:
+		// EphemeralType.validateTTL refuses a ttl >= 0 with a plain mode.
+		// With a negative ttl the real 3.8.0 server logs a createTTL
+		// transaction that kills it when applied ("ttl must be
+		// positive"); the fake refuses that one the same way.
 		return 0, CodeBadArguments
 	default:
 		return mode, 0
@@ -461,7 +462,7 @@ func decodeMultiCreate(r *reader, typ Op) (zkapi.Op, MultiOp, bool) {
 		return nil, MultiOp{}, false
 	}
 	info := MultiOp{Result: OpCreate, ACL: acl}
-	mode, code := createMode(flags, -1)
+	mode, code := createMode(flags, false)
 	info.Code = code
 	if mode == zkapi.Container {
 		info.Result = OpCreate2
