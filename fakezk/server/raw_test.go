@@ -422,7 +422,7 @@ func newFake(t testing.TB, cfg server.Config) (*server.Server, string) {
 // checkLeaks fails t if goroutines started during it outlive it: the
 // check runs after every cleanup registered later (the server's Close),
 // and goleak retries until a deadline before it fails.
-func checkLeaks(t *testing.T) {
+func checkLeaks(t testing.TB) {
 	t.Helper()
 	ignore := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, ignore) })

@@ -1,0 +1,99 @@
+package wire_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/wire"
+	"github.com/zksim/zksim/zkapi"
+	"pgregory.net/rapid"
+)
+
+// TestAppendRequest_RoundTrip: every request a client can send for the
+// Machine decodes back to itself (encode, then decode).
+func TestAppendRequest_RoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		xid := rapid.Int32().Draw(t, "xid")
+		op, body := genRequest(t)
+		req, err := wire.DecodeRequest(wire.AppendRequest(nil, xid, op, body)[4:])
+		if err != nil {
+			t.Fatalf("%s %v: %v", op, body, err)
+		}
+		if req.Xid != xid || req.Op != op || req.Code != 0 {
+			t.Fatalf("%s %v decoded as xid %d op %s code %d", op, body, req.Xid, req.Op, req.Code)
+		}
+		if diff := cmp.Diff(body, req.Body); diff != "" {
+			t.Fatalf("%s (-sent +decoded):\n%s", op, diff)
+		}
+	})
+}
+
+func genPath(t *rapid.T, label string) string {
+	return rapid.SampledFrom([]string{"/", "/a", "/a/b", "/zookeeper", "/x-0000000001", "/ü"}).Draw(t, label)
+}
+
+func genData(t *rapid.T, label string) []byte {
+	switch rapid.IntRange(0, 2).Draw(t, label+" kind") {
+	case 0:
+		return nil
+	case 1:
+		return []byte{}
+	}
+	return rapid.SliceOfN(rapid.Byte(), 1, 40).Draw(t, label)
+}
+
+func genOp(t *rapid.T) zkapi.Op {
+	path, version := genPath(t, "path"), rapid.Int32Range(-1, 3).Draw(t, "version")
+	switch rapid.IntRange(0, 3).Draw(t, "op") {
+	case 0:
+		return zkapi.CreateOp{Path: path, Data: genData(t, "data"), Mode: zkapi.CreateMode(rapid.IntRange(0, 4).Draw(t, "mode"))}
+	case 1:
+		return zkapi.DeleteOp{Path: path, Version: version}
+	case 2:
+		return zkapi.SetOp{Path: path, Data: genData(t, "data"), Version: version}
+	}
+	return zkapi.CheckOp{Path: path, Version: version}
+}
+
+func genRequest(t *rapid.T) (wire.Op, fakezk.Request) {
+	path, watch := genPath(t, "path"), rapid.Bool().Draw(t, "watch")
+	paths := func(label string) []string {
+		if rapid.Bool().Draw(t, label+" empty") {
+			return nil
+		}
+		return rapid.SliceOfN(rapid.Custom(func(t *rapid.T) string { return genPath(t, label) }), 1, 3).Draw(t, label)
+	}
+	switch rapid.IntRange(0, 9).Draw(t, "kind") {
+	case 0:
+		mode := zkapi.CreateMode(rapid.IntRange(0, 4).Draw(t, "mode"))
+		op := rapid.SampledFrom([]wire.Op{wire.OpCreate, wire.OpCreate2}).Draw(t, "create op")
+		if mode == zkapi.Container && rapid.Bool().Draw(t, "createContainer") {
+			op = wire.OpCreateContainer
+		}
+		return op, fakezk.Create{Path: path, Data: genData(t, "data"), Mode: mode}
+	case 1:
+		return wire.OpDelete, fakezk.Delete{Path: path, Version: rapid.Int32().Draw(t, "version")}
+	case 2:
+		return wire.OpExists, fakezk.Exists{Path: path, Watch: watch}
+	case 3:
+		return wire.OpGetData, fakezk.GetData{Path: path, Watch: watch}
+	case 4:
+		return wire.OpSetData, fakezk.SetData{Path: path, Data: genData(t, "data"), Version: rapid.Int32().Draw(t, "version")}
+	case 5:
+		op := rapid.SampledFrom([]wire.Op{wire.OpGetChildren, wire.OpGetChildren2}).Draw(t, "children op")
+		return op, fakezk.GetChildren{Path: path, Watch: watch}
+	case 6:
+		return wire.OpSync, fakezk.Sync{Path: path}
+	case 7:
+		return wire.OpCheck, fakezk.Multi{Ops: []zkapi.Op{zkapi.CheckOp{Path: path, Version: rapid.Int32().Draw(t, "version")}}}
+	case 8:
+		op := rapid.SampledFrom([]wire.Op{wire.OpSetWatches, wire.OpSetWatches2}).Draw(t, "setWatches op")
+		return op, fakezk.SetWatches{RelativeZxid: rapid.Int64().Draw(t, "zxid"), Data: paths("data"), Exist: paths("exist"), Child: paths("child")}
+	}
+	ops := rapid.SliceOfN(rapid.Custom(genOp), 0, 5).Draw(t, "ops")
+	if ops == nil {
+		ops = []zkapi.Op{}
+	}
+	return wire.OpMulti, fakezk.Multi{Ops: ops}
+}
