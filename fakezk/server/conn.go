@@ -27,6 +27,9 @@ type conn struct {
 	lastHeard time.Time
 	dead      bool     // no more requests are served
 	ids       []authID // identities added by auth packets
+	// readOnlyFlag: the client's ConnectRequest had the readOnly flag, so
+	// ConnectResponses to it carry one.
+	readOnlyFlag bool
 	// watched holds every path a watch was asked for on this connection:
 	// the Machine says which of them still hold one (removeWatches).
 	watched map[string]struct{}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/zksim/zksim/fakezk"
@@ -48,7 +49,7 @@ func (s *Server) connect(c *conn, req wire.ConnectRequest) bool {
 		s.logf("%s: resumed session %#x, timeout %d ms", c.nc.RemoteAddr(), req.SessionID, resp.TimeoutMs)
 	}
 	resp.Passwd = s.passwd(resp.SessionID)
-	c.session, c.lastHeard = resp.SessionID, time.Now()
+	c.session, c.lastHeard, c.readOnlyFlag = resp.SessionID, time.Now(), req.HasReadOnly
 	s.bySession[c.session] = c
 	c.send(wire.AppendConnectResponse(nil, resp, req.HasReadOnly))
 	s.deliver()
@@ -151,7 +152,7 @@ func (s *Server) refuse(c *conn, req wire.Request) bool {
 // apply runs a request through the checks the Machine does not make, the
 // fault rules and the Machine.
 func (s *Server) apply(c *conn, req wire.Request) bool {
-	if req.ACL != nil && !c.validACL(req.ACL) {
+	if cr, ok := req.Body.(fakezk.Create); ok && !c.validACL(req.ACL) && createPathOK(cr.Path) {
 		return s.refuse(c, wire.Request{Xid: req.Xid, Op: req.Op, Code: wire.CodeInvalidACL, Txn: true})
 	}
 	if req.Op == wire.OpMulti {
@@ -186,15 +187,25 @@ func (s *Server) apply(c *conn, req wire.Request) bool {
 // applying anything, for a reason the Machine does not check: a TTL node,
 // an unknown create mode, an invalid ACL.
 func (s *Server) multiRefusal(c *conn, req wire.Request) (int, int32) {
+	ops := req.Body.(fakezk.Multi).Ops
 	for k, op := range req.MultiOps {
 		switch {
 		case op.Code != 0:
 			return k, op.Code
-		case op.ACL != nil && !c.validACL(op.ACL):
-			return k, wire.CodeInvalidACL
+		case op.Result == wire.OpCreate || op.Result == wire.OpCreate2:
+			if !c.validACL(op.ACL) && createPathOK(ops[k].(zkapi.CreateOp).Path) {
+				return k, wire.CodeInvalidACL
+			}
 		}
 	}
 	return 0, 0
+}
+
+// createPathOK is the check PrepRequestProcessor makes of a create's path
+// before its ACL (validatePathForCreate): a slash and no NUL. A path that
+// fails it is left to the Machine, which refuses it.
+func createPathOK(path string) bool {
+	return strings.Contains(path, "/") && !strings.Contains(path, "\x00")
 }
 
 // failMulti answers a multi that fails at op k with code, as

@@ -36,6 +36,8 @@ func (s *Server) local(c *conn, req wire.Request) bool {
 		// is caught, and the reply is an empty token with zxid 0.
 		c.send(wire.AppendResponse(nil, req.Xid, 0, 0, wire.SASLResponse{}))
 		return true
+	case wire.CreateSession:
+		return s.createSession(c)
 	case wire.SetACL:
 		return s.setACL(c, req.Xid, l)
 	case wire.RemoveWatches:
@@ -80,6 +82,24 @@ func (s *Server) auth(c *conn, xid int32, a wire.Auth) bool {
 		return false
 	}
 	c.send(wire.AppendHeader(nil, xid, 0, 0))
+	return true
+}
+
+// createSession answers a createSession request on an established
+// connection as ZooKeeper does: a createSession transaction for the
+// connection's own session (a zxid), then finishSessionInit's
+// ConnectResponse again, with the timeout negotiated at the handshake.
+// (ZooKeeper's session tracker also takes the request's timeout, unchecked,
+// as the session's; the fake keeps the negotiated one.)
+func (s *Server) createSession(c *conn) bool {
+	if rep := s.m.Do(c.session, fakezk.Multi{Ops: []zkapi.Op{}}); lost(rep.Err) {
+		s.drop(c)
+		return false
+	}
+	resp := wire.ConnectResponse{
+		TimeoutMs: int32(s.timeouts[c.session].Milliseconds()), SessionID: c.session, Passwd: s.passwd(c.session),
+	}
+	c.send(wire.AppendConnectResponse(nil, resp, c.readOnlyFlag))
 	return true
 }
 

@@ -204,7 +204,8 @@ func DecodeConnect(frame []byte) (ConnectRequest, error) {
 // DecodeRequest decodes a request frame: a RequestHeader and the body its
 // type calls for. An error means ZooKeeper would close the connection
 // without a reply: a frame too short for the header, or an auth or sasl
-// packet it cannot read (both are read before any request processor).
+// packet it cannot read or use (both are handled before any request
+// processor).
 // Any other body it cannot read is answered with CodeMarshalling and the
 // connection stays open. Bytes after the body are ignored.
 func DecodeRequest(frame []byte) (Request, error) {
@@ -221,6 +222,11 @@ func DecodeRequest(frame []byte) (Request, error) {
 		return req, r.err
 	case OpSASL:
 		req.Local = SASL{Token: r.buffer("sasl token")}
+		if r.err == nil && req.Local.(SASL).Token == nil {
+			// processSasl reads the null token's length: a
+			// NullPointerException, and the connection closes.
+			r.fail("null sasl token")
+		}
 		return req, r.err
 	}
 	if !req.Op.Known() {
@@ -292,12 +298,12 @@ func decodeBody(r *reader, req *Request) {
 		r.int64("curConfigId")
 		refuse(req, CodeReconfigDisabled)
 	case OpCreateSession:
-		// Read after the handshake as a createSession request whose body
-		// starts with the timeout; without one the request fails.
+		// PrepRequestProcessor reads a timeout from the body; without one
+		// the request fails.
 		if len(r.b)-r.off < 4 {
 			refuse(req, CodeMarshalling)
 		} else {
-			refuse(req, CodeUnimplemented)
+			req.Local = CreateSession{TimeoutMs: r.int32("timeOut")}
 		}
 	default:
 		if body := decodeOne(r, req.Op); body != nil {

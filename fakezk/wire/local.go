@@ -3,8 +3,9 @@ package wire
 import "github.com/zksim/zksim/zkapi"
 
 // Local is a request the server answers itself rather than through the
-// Machine: Auth, SASL, GetACL, SetACL, CheckWatches, RemoveWatches,
-// GetEphemerals, GetAllChildrenNumber, AddWatch, WhoAmI or MultiRead.
+// Machine: Auth, SASL, CreateSession, GetACL, SetACL, CheckWatches,
+// RemoveWatches, GetEphemerals, GetAllChildrenNumber, AddWatch, WhoAmI or
+// MultiRead.
 type Local interface{ local() }
 
 // Auth is an AuthPacket (opcode 100), answered before any request
@@ -18,6 +19,11 @@ type Auth struct {
 // SASL is a GetSASLRequest (opcode 102). A server without SASL answers an
 // empty (null) token.
 type SASL struct{ Token []byte }
+
+// CreateSession is a createSession request (opcode -10) sent after the
+// handshake: ZooKeeper logs a createSession transaction for the
+// connection's own session and answers with a second ConnectResponse.
+type CreateSession struct{ TimeoutMs int32 }
 
 // GetACL is getACL (6).
 type GetACL struct{ Path string }
@@ -81,6 +87,7 @@ type ReadOp struct {
 }
 
 func (Auth) local()                 {}
+func (CreateSession) local()        {}
 func (SASL) local()                 {}
 func (GetACL) local()               {}
 func (SetACL) local()               {}
