@@ -180,6 +180,9 @@ func (n *norm) reply(b []byte, op wire.Op) string {
 	if r.err != nil {
 		return fmt.Sprintf("short frame %x", b)
 	}
+	if op == 0 && xid == 0 && (len(b) == 36 || len(b) == 37) {
+		return connectResp(b, n.sid)
+	}
 	head := fmt.Sprintf("xid=%d zxid=%s err=%d", xid, n.zxid(zxid), code)
 	if xid == wire.XidWatch {
 		typ, state := r.i32(), r.i32()
