@@ -2,6 +2,7 @@ package fakezk
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/zksim/zksim/zkapi"
@@ -494,5 +495,5 @@ func (m *Machine) Node(path string) ([]byte, zkapi.Stat, bool) {
 	if n == nil {
 		return nil, zkapi.Stat{}, false
 	}
-	return append([]byte(nil), n.data...), n.view(), true
+	return slices.Clone(n.data), n.view(), true
 }

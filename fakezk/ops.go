@@ -2,6 +2,7 @@ package fakezk
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/zksim/zksim/zkapi"
@@ -174,7 +175,7 @@ func (m *Machine) getData(s *session, r GetData) Reply {
 	if r.Watch {
 		m.watch(s, r.Path, watchData)
 	}
-	return Reply{Data: append([]byte(nil), n.data...), Stat: n.view()}
+	return Reply{Data: slices.Clone(n.data), Stat: n.view()}
 }
 
 func (m *Machine) getChildren(s *session, r GetChildren) Reply {

@@ -89,13 +89,16 @@ type replica struct {
 func newReplica() *replica {
 	t := map[string]*znode{}
 	for _, p := range []string{"/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config"} {
-		t[p] = &znode{}
+		// Empty data, not null, as DataTree makes them; only the config
+		// node holds null (measured on 3.8.0).
+		t[p] = &znode{data: []byte{}}
 		if p != "/" {
 			parent, name := parentOf(p)
 			t[parent].addChild(name)
 		}
 	}
 	t["/zookeeper/config"].stat.Aversion = -1 // measured on 3.8.0
+	t["/zookeeper/config"].data = nil
 	return &replica{
 		tree:  t,
 		dataW: watchTable{}, childW: watchTable{},
@@ -121,7 +124,7 @@ func (r *replica) apply(p prim, overflow Overflow) (undo func(), fired []trigger
 func (r *replica) add(p prim, parentPath, name string, overflow Overflow) func() {
 	parent := r.tree[parentPath]
 	r.tree[p.path] = &znode{
-		data: append([]byte(nil), p.data...),
+		data: slices.Clone(p.data),
 		stat: zkapi.Stat{
 			Czxid: p.zxid, Mzxid: p.zxid, Pzxid: p.zxid,
 			Ctime: p.now, Mtime: p.now, EphemeralOwner: p.owner,
@@ -157,7 +160,7 @@ func (r *replica) remove(p prim, parentPath, name string) func() {
 func (r *replica) set(p prim) func() {
 	n := r.tree[p.path]
 	old, oldStat := n.data, n.stat
-	n.data = append([]byte(nil), p.data...)
+	n.data = slices.Clone(p.data)
 	n.stat.Version++
 	n.stat.Mzxid = p.zxid
 	n.stat.Mtime = p.now

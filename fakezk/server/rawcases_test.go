@@ -15,10 +15,6 @@ import (
 //   - Persistent watches are not modelled: addWatch is answered
 //     Unimplemented, setWatches2's persistent lists are ignored. [gap
 //     cases "addWatch ..."]
-//   - The Machine returns no data as null: a node created with empty data,
-//     and /, /zookeeper and /zookeeper/quota, read as a null buffer where
-//     ZooKeeper sends an empty one. The fix belongs to fakezk (getData and
-//     Node copy with append; the initial nodes hold nil). [gap case]
 //   - A check (opcode 13) outside a multi that succeeds gets no reply on
 //     either server, but is not compared live: on the real one its
 //     transaction makes the next restart fail. [robust_test.go]
@@ -271,7 +267,7 @@ func opcodes() []rawCase {
 		{name: "check with a null path", send: func(env) []byte { return req(1, wire.OpCheck, jb{}.null().i32(0)) }},
 		{name: "getData of a node created with empty data", send: sends(func(r string) []byte {
 			return cat(create(1, r+"/e", "", 0), getData(2, r+"/e", false))
-		}), gap: "the Machine keeps no difference between empty and null data (fakezk getData copies with append)"},
+		})},
 		{name: "check that fails", send: sends(func(r string) []byte {
 			return cat(req(1, wire.OpCheck, jb{}.str(r).i32(7)), req(2, wire.OpCheck, jb{}.str(r+"/none").i32(0)))
 		})},
