@@ -7,6 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/server"
 )
 
 // TestReadme_Tour runs the README's two-minute tour as written (with the
@@ -39,6 +45,50 @@ func TestReadme_Tour(t *testing.T) {
 	for _, args := range [][]string{{"list"}, {"demo"}, {"herd", "-waiters", "10,100"}} {
 		if code := run(args, io.Discard, io.Discard); code != 0 {
 			t.Errorf("%v: exit %d", args, code)
+		}
+	}
+}
+
+// TestReadme_ServeFaults applies every fault spec the README's serve
+// section posts to the control interface, in order, to a server whose
+// first session is the one the README names: each must be accepted.
+func TestReadme_ServeFaults(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var specs []string
+	for _, line := range strings.Split(string(readme), "\n") {
+		if rest, ok := strings.CutPrefix(line, "curl -d '"); ok {
+			spec, _, _ := strings.Cut(rest, "'")
+			specs = append(specs, spec)
+		}
+	}
+	if len(specs) < 5 {
+		t.Fatalf("found %d fault specs in the README, want the serve section's", len(specs))
+	}
+	srv, err := server.New(server.Config{Machine: fakezk.Config{TickMillis: 500}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	addr, err := srv.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, events, err := zk.Connect([]string{addr.String()}, 4*time.Second, zk.WithLogger(quiet{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for ev := range events {
+		if ev.State == zk.StateHasSession {
+			break
+		}
+	}
+	for _, spec := range specs {
+		if err := srv.ApplyFaults(spec); err != nil {
+			t.Errorf("README spec %q: %v", spec, err)
 		}
 	}
 }
