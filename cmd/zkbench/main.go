@@ -214,6 +214,8 @@ func serveTable(w io.Writer, r results) {
 
 func dur(ns float64) string {
 	switch {
+	case ns >= 1e9:
+		return fmt.Sprintf("%.2f s", ns/1e9)
 	case ns >= 1e6:
 		return fmt.Sprintf("%.2f ms", ns/1e6)
 	case ns >= 1e3:
