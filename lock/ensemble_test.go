@@ -1,16 +1,11 @@
 package lock_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os/exec"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -506,7 +501,7 @@ func parseToken(b []byte) int64 {
 // directions. docs/interop-kazoo.md explains.
 func TestMutex_KazooInterop(t *testing.T) {
 	c := ensCluster(t)
-	py := kazooPython(t)
+	py := zktest.KazooPython(t)
 	script, err := filepath.Abs(filepath.Join("..", "scripts", "kazoo-lock.py"))
 	if err != nil {
 		t.Fatal(err)
@@ -520,7 +515,7 @@ func TestMutex_KazooInterop(t *testing.T) {
 		dir := root + "/stock"
 		m := ensMutex(t, zktest.Dial(t, ctx, c.Addrs, gozk.Config{}), dir, "gozk")
 		p := kz.start(t, ctx, dir)
-		node := p.expect(t, ctx, `^acquired [0-9a-f]{32}__lock__\d{10}$`)
+		node := p.Expect(t, ctx, `^acquired [0-9a-f]{32}__lock__\d{10}$`)
 		l, err := m.TryAcquire(ctx)
 		if err != nil {
 			t.Fatalf("lock.Mutex TryAcquire while kazoo holds %s = %v; stock kazoo nodes were expected to be invisible to it", node, err)
@@ -536,7 +531,7 @@ func TestMutex_KazooInterop(t *testing.T) {
 			t.Fatal(err)
 		}
 		p = kz.start(t, ctx, dir, "--try")
-		p.expect(t, ctx, `^acquired [0-9a-f]{32}__lock__\d{10}$`) // not "busy"
+		p.Expect(t, ctx, `^acquired [0-9a-f]{32}__lock__\d{10}$`) // not "busy"
 		p.release(t, ctx)
 		if err := l.Release(ctx); err != nil {
 			t.Fatal(err)
@@ -551,7 +546,7 @@ func TestMutex_KazooInterop(t *testing.T) {
 		// kazoo first: lock.Mutex must wait, and gets the lock when kazoo
 		// releases.
 		p := kz.start(t, ctx, dir, "--zksim-names")
-		p.expect(t, ctx, kazooNode)
+		p.Expect(t, ctx, kazooNode)
 		if _, err := m.TryAcquire(ctx); !errors.Is(err, lock.ErrWouldBlock) {
 			t.Fatalf("lock.Mutex TryAcquire while kazoo holds = %v, want ErrWouldBlock", err)
 		}
@@ -564,15 +559,15 @@ func TestMutex_KazooInterop(t *testing.T) {
 		// lock.Mutex first: kazoo must wait, and gets the lock when it
 		// releases.
 		p = kz.start(t, ctx, dir, "--zksim-names", "--try")
-		p.expect(t, ctx, `^busy$`)
-		p.wait(t)
+		p.Expect(t, ctx, `^busy$`)
+		p.Wait(t)
 		p = kz.start(t, ctx, dir, "--zksim-names")
 		ensWaitChildren(t, ctx, admin, dir, 2)
-		p.pending(t, "kazoo behind lock.Mutex")
+		p.Pending(t, "kazoo behind lock.Mutex")
 		if err := l.Release(ctx); err != nil {
 			t.Fatal(err)
 		}
-		p.expect(t, ctx, kazooNode)
+		p.Expect(t, ctx, kazooNode)
 		if _, err := m.TryAcquire(ctx); !errors.Is(err, lock.ErrWouldBlock) {
 			t.Fatalf("lock.Mutex TryAcquire after kazoo took over = %v, want ErrWouldBlock", err)
 		}
@@ -581,125 +576,27 @@ func TestMutex_KazooInterop(t *testing.T) {
 	})
 }
 
-// kazooPython returns an interpreter that can import kazoo, or skips t.
-// Debian's python3-kazoo lives in /usr/bin/python3's dist-packages, which
-// another python3 first on PATH (pyenv) does not see.
-func kazooPython(t *testing.T) string {
-	t.Helper()
-	for _, py := range []string{"python3", "/usr/bin/python3"} {
-		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-		err := exec.CommandContext(ctx, py, "-c", "import kazoo").Run()
-		cancel()
-		if err == nil {
-			return py
-		}
-	}
-	t.Skip("python3-kazoo not installed: no python3 on PATH or at /usr/bin/python3 imports kazoo")
-	return ""
-}
-
 type kazooRunner struct {
 	py, script, hosts string
 }
 
-// kazooProc is one run of scripts/kazoo-lock.py. Its lines arrive on
-// lines; a deadline kills it by its PID (exec.CommandContext), and the
-// test's cleanup closes its stdin and waits for it.
-type kazooProc struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	lines  chan string
-	stderr bytes.Buffer
-	done   chan struct{} // closed when stdout is drained and the process reaped
-	err    error
-}
+// kazooProc is one run of scripts/kazoo-lock.py.
+type kazooProc struct{ *zktest.Script }
 
-func (k *kazooRunner) start(t *testing.T, ctx context.Context, dir string, args ...string) *kazooProc {
+func (k *kazooRunner) start(t *testing.T, ctx context.Context, dir string, args ...string) kazooProc {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	args = append([]string{k.script, "--hosts", k.hosts, "--path", dir, "--timeout", "40"}, args...)
-	p := &kazooProc{cmd: exec.CommandContext(ctx, k.py, args...), lines: make(chan string, 16), done: make(chan struct{})}
-	p.cmd.WaitDelay = 5 * time.Second
-	p.cmd.Stderr = &p.stderr
-	stdin, err := p.cmd.StdinPipe()
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	stdout, err := p.cmd.StdoutPipe()
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	if err := p.cmd.Start(); err != nil {
-		cancel()
-		t.Fatalf("start %s: %v", k.script, err)
-	}
-	p.stdin = stdin
-	go func() {
-		defer close(p.done)
-		defer cancel()
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			p.lines <- sc.Text()
-		}
-		close(p.lines)
-		p.err = p.cmd.Wait()
-	}()
-	t.Cleanup(func() {
-		p.stdin.Close()
-		<-p.done
-	})
-	p.expect(t, ctx, `^session 0x[0-9a-f]+$`)
+	p := kazooProc{zktest.StartScript(t, ctx, "", k.py, args...)}
+	p.Expect(t, ctx, `^session 0x[0-9a-f]+$`)
 	return p
 }
 
-// expect returns the script's next line, which must match re.
-func (p *kazooProc) expect(t *testing.T, ctx context.Context, re string) string {
-	t.Helper()
-	select {
-	case line, ok := <-p.lines:
-		if !ok {
-			<-p.done
-			t.Fatalf("kazoo-lock.py ended (%v) while %q was expected; stderr:\n%s", p.err, re, p.stderr.String())
-		}
-		if !regexp.MustCompile(re).MatchString(line) {
-			t.Fatalf("kazoo-lock.py said %q, want %q", line, re)
-		}
-		return line
-	case <-ctx.Done():
-		t.Fatalf("no line from kazoo-lock.py matching %q: %v", re, ctx.Err())
-		return ""
-	}
-}
-
-// pending fails if the script has said anything since its last expected line.
-func (p *kazooProc) pending(t *testing.T, what string) {
-	t.Helper()
-	select {
-	case line := <-p.lines:
-		t.Fatalf("%s: kazoo-lock.py said %q, want it still waiting", what, line)
-	default:
-	}
-}
-
 // release tells a holding script to release and waits for it to end.
-func (p *kazooProc) release(t *testing.T, ctx context.Context) {
+func (p kazooProc) release(t *testing.T, ctx context.Context) {
 	t.Helper()
-	if _, err := io.WriteString(p.stdin, "release\n"); err != nil {
-		t.Fatalf("write to kazoo-lock.py: %v", err)
-	}
-	p.expect(t, ctx, `^released$`)
-	p.wait(t)
-}
-
-func (p *kazooProc) wait(t *testing.T) {
-	t.Helper()
-	p.stdin.Close()
-	<-p.done
-	if p.err != nil {
-		t.Fatalf("kazoo-lock.py: %v; stderr:\n%s", p.err, p.stderr.String())
-	}
+	p.Send(t, "release")
+	p.Expect(t, ctx, `^released$`)
+	p.Wait(t)
 }
 
 // ensCluster returns the ensemble under test once it has a leader, or

@@ -29,8 +29,8 @@ func TestKazooLock_LostCreateReply(t *testing.T) {
 	if ns := f.nodes(dir); len(ns) != 1 || ns[0].Name != node || ns[0].Owner != a.session {
 		t.Fatalf("A holds %s; lock directory = %+v, want that node only", node, ns)
 	}
-	a.send(t, "release")
-	a.expect(t, ctx, `^released True$`)
+	a.Send(t, "release")
+	a.Expect(t, ctx, `^released True$`)
 	if ns := f.nodes(dir); len(ns) != 0 {
 		t.Fatalf("after A's release the directory holds %+v: an orphan", ns)
 	}
@@ -58,8 +58,8 @@ func TestKazooLock_ConnLossListingChildren(t *testing.T) {
 	if ns := f.nodes(dir); len(ns) != 1 || ns[0].Name != node {
 		t.Fatalf("A holds %s; lock directory = %+v, want that node only", node, ns)
 	}
-	a.send(t, "release")
-	a.expect(t, ctx, `^released True$`)
+	a.Send(t, "release")
+	a.Expect(t, ctx, `^released True$`)
 	if ns := f.nodes(dir); len(ns) != 0 {
 		t.Fatalf("after A's release the directory holds %+v: an orphan", ns)
 	}
@@ -79,24 +79,24 @@ func TestKazooLock_SessionExpiredWhileHolding(t *testing.T) {
 	f.mkdir(t, ctx, dir)
 	a, b := startKazoo(t, ctx, f, dir), startKazoo(t, ctx, f, dir)
 	node := a.acquired(t, ctx, "A")
-	b.send(t, "acquire")
+	b.Send(t, "acquire")
 	f.waitParked(t, ctx, b.session, dir)
 
-	seen := a.mark()
+	seen := a.Sides()
 	if err := f.srv.Expire(a.session); err != nil {
 		t.Fatal(err)
 	}
-	b.expect(t, ctx, `^acquired `)
-	a.waitState(t, ctx, seen, "LOST")
-	a.waitState(t, ctx, seen, "CONNECTED")
-	a.send(t, "check")
-	line := a.expect(t, ctx, `^check `)
+	b.Expect(t, ctx, `^acquired `)
+	a.WaitSide(t, ctx, seen, "LOST")
+	a.WaitSide(t, ctx, seen, "CONNECTED")
+	a.Send(t, "check")
+	line := a.Expect(t, ctx, `^check `)
 	want := regexp.MustCompile(`^check is_acquired=True node=` + regexp.QuoteMeta(node) + ` session=0x[0-9a-f]+$`)
 	if !want.MatchString(line) {
 		t.Fatalf("A after its session expired, while B holds: %q; measured: %q", line, want)
 	}
-	a.send(t, "release")
-	a.expect(t, ctx, `^released True$`)
+	a.Send(t, "release")
+	a.Expect(t, ctx, `^released True$`)
 	if ns := f.nodes(dir); len(ns) != 1 || ns[0].Owner != b.session {
 		t.Fatalf("directory = %+v, want B's node only", ns)
 	}
