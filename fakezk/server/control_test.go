@@ -12,7 +12,7 @@ import (
 	"github.com/zksim/zksim/fakezk/server"
 )
 
-func newServer(t *testing.T) *server.Server {
+func newServer(t testing.TB) *server.Server {
 	t.Helper()
 	srv, err := server.New(server.Config{Machine: fakezk.Config{TickMillis: 100}})
 	if err != nil {
@@ -97,7 +97,7 @@ func TestServer_InterceptedExpiryClosesConnection(t *testing.T) {
 	}
 }
 
-func connect(t *testing.T, addr string) (*zk.Conn, <-chan zk.Event) {
+func connect(t testing.TB, addr string) (*zk.Conn, <-chan zk.Event) {
 	t.Helper()
 	conn, events, err := zk.Connect([]string{addr}, 2*time.Second, zk.WithLogger(quiet{}))
 	if err != nil {
