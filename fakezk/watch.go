@@ -161,6 +161,15 @@ func (m *Machine) WatchCount(i int) int {
 	return n
 }
 
+// SessionWatchCount is the number of watches session id holds at its
+// server: set and not yet fired, nor dropped by a disconnect.
+func (m *Machine) SessionWatchCount(id int64) int {
+	if s := m.sessions[id]; s != nil {
+		return len(s.watches)
+	}
+	return 0
+}
+
 func sortedIDs(ids []int64) []int64 {
 	out := slices.Clone(ids)
 	slices.Sort(out)

@@ -129,11 +129,13 @@ func TestZklock_SessionLostSignalsCommand(t *testing.T) {
 	path := unique("lost")
 	done := make(chan int, 1)
 	var errb bytes.Buffer
+	held := &firstWrite{ch: make(chan struct{})}
 	go func() {
-		done <- run([]string{"-servers", strings.Join(addrs, ","), "-session-timeout", "4s", path, "--", "sleep", "30"},
-			nil, io.Discard, &errb, gozk.Config{Dialer: capture.Dial})
+		done <- run([]string{"-servers", strings.Join(addrs, ","), "-session-timeout", "4s", path, "--",
+			"sh", "-c", "echo held; exec sleep 30"}, nil, held, &errb, gozk.Config{Dialer: capture.Dial})
 	}()
-	// Wait for the lock node, then expire its owner's session.
+	// Wait for the lock node, then for the command to run (the lock is
+	// held, not being acquired), then expire the node owner's session.
 	obs, err := gozk.DialContext(ctx, addrs, gozk.Config{SessionTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -163,6 +165,13 @@ func TestZklock_SessionLostSignalsCommand(t *testing.T) {
 			t.Fatalf("waiting for the lock node: %v", err)
 		}
 	}
+	select {
+	case <-held.ch:
+	case code := <-done:
+		t.Fatalf("zklock exited %d before running the command: %q", code, errb.String())
+	case <-ctx.Done():
+		t.Fatal("the command never ran")
+	}
 	if err := capture.Kill(ctx, owner); err != nil {
 		t.Fatal(err)
 	}
@@ -174,4 +183,15 @@ func TestZklock_SessionLostSignalsCommand(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("zklock did not notice the lost session")
 	}
+}
+
+// firstWrite closes ch at the first write: the command has started.
+type firstWrite struct {
+	once sync.Once
+	ch   chan struct{}
+}
+
+func (w *firstWrite) Write(p []byte) (int, error) {
+	w.once.Do(func() { close(w.ch) })
+	return len(p), nil
 }

@@ -65,9 +65,23 @@ type realTarget struct {
 
 func newReal(t testing.TB) *realTarget { return newWireTarget(t, zktest.Standalone(t)[0]) }
 
-// newServe is fakezk behind its TCP front (fakezk/server), driven exactly
-// as the real server is: through go-zookeeper, proxies and KillSession.
-func newServe(t testing.TB, seed uint64) *realTarget {
+// serveTarget is fakezk behind its TCP front (fakezk/server), driven
+// exactly as the real server is: through go-zookeeper, proxies and
+// KillSession. Its Reconnect also waits for the client's setWatches to
+// reach the server when the session had watches: go-zookeeper v1.0.4
+// reads lastZxid for that request while its receive loop may write it for
+// a reply (a data race -race reports), and this fast server's replies
+// make that window easy to hit.
+type serveTarget struct {
+	*realTarget
+	srv *server.Server
+
+	mu      sync.Mutex
+	resends map[int64]int  // setWatches requests seen, by session
+	pending map[int64]bool // had watches when its link was cut
+}
+
+func newServe(t testing.TB, seed uint64) *serveTarget {
 	srv, err := server.New(server.Config{Machine: fakezk.Config{Seed: seed, TickMillis: 500}})
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +91,50 @@ func newServe(t testing.TB, seed uint64) *realTarget {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	return newWireTarget(t, addr.String())
+	s := &serveTarget{realTarget: newWireTarget(t, addr.String()), srv: srv,
+		resends: map[int64]int{}, pending: map[int64]bool{}}
+	srv.Intercept(func(_ *fakezk.Machine, session int64, req fakezk.Request) fakezk.Fault {
+		if _, ok := req.(fakezk.SetWatches); ok {
+			s.mu.Lock()
+			s.resends[session]++
+			s.mu.Unlock()
+		}
+		return fakezk.Deliver
+	})
+	return s
+}
+
+func (s *serveTarget) Disconnect(ctx context.Context, c zkapi.Conn) error {
+	id := c.Session().ID
+	var watches int
+	s.srv.Inspect(func(m *fakezk.Machine) { watches = m.SessionWatchCount(id) })
+	s.mu.Lock()
+	s.pending[id] = watches > 0
+	s.mu.Unlock()
+	return s.realTarget.Disconnect(ctx, c)
+}
+
+func (s *serveTarget) Reconnect(ctx context.Context, c zkapi.Conn) error {
+	id := c.Session().ID
+	s.mu.Lock()
+	had, before := s.pending[id], s.resends[id]
+	delete(s.pending, id)
+	s.mu.Unlock()
+	s.proxy(c).Resume()
+	if err := waitSession(ctx, c, func(s zkapi.Session) bool { return s.State == zkapi.StateConnected }); err != nil {
+		return err
+	}
+	if had && c.Session().ID == id {
+		err := s.srv.WaitUntil(ctx, func(*fakezk.Machine) bool {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			return s.resends[id] > before
+		})
+		if err != nil {
+			return fmt.Errorf("waiting for session %#x's setWatches: %w", id, err)
+		}
+	}
+	return s.realTarget.settleReconnect(ctx, c)
 }
 
 func newWireTarget(t testing.TB, addr string) *realTarget {
@@ -147,9 +204,13 @@ func (r *realTarget) Reconnect(ctx context.Context, c zkapi.Conn) error {
 	if err := waitSession(ctx, c, func(s zkapi.Session) bool { return s.State == zkapi.StateConnected }); err != nil {
 		return err
 	}
-	// go-zookeeper re-sends the watches from a goroutine it starts just
-	// after reporting the session; a first round trip can overtake that
-	// setWatches, a second one, sent after the first reply, cannot.
+	return r.settleReconnect(ctx, c)
+}
+
+// settleReconnect: go-zookeeper re-sends the watches from a goroutine it
+// starts just after reporting the session; a first round trip can overtake
+// that setWatches, a second one, sent after the first reply, cannot.
+func (r *realTarget) settleReconnect(ctx context.Context, c zkapi.Conn) error {
 	for range 2 {
 		if _, _, err := c.Exists(ctx, "/"); err != nil {
 			return err
