@@ -21,13 +21,6 @@ func TestDifferential_Real(t *testing.T) {
 	differential(t, newReal(t), "the real server")
 }
 
-// TestDifferential_Serve compares the in-process fake with the same fake
-// behind its TCP front (fakezk/server) through go-zookeeper: the wire
-// codec must neither lose nor alter anything. It needs no real server.
-func TestDifferential_Serve(t *testing.T) {
-	differential(t, newServe(t, 7), "fakezk over TCP")
-}
-
 func differential(t *testing.T, other conformance.Target, name string) {
 	if f := flag.Lookup("rapid.checks"); f != nil && f.Value.String() == "100" {
 		f.Value.Set(strconv.Itoa(differentialChecks))
