@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The README's test command: runs the whole test suite, real-server tests
-# included, on a fresh machine. It installs Debian's zookeeper package when
-# missing, starts a standalone server and a 3-node ensemble on free loopback
-# ports, runs gofmt, go vet and go test -race with the real-server tests
-# enabled, then the main job (go run ./cmd/zksim) and zksim herd, and stops
-# the servers by PID whatever happens.
+# included, on a fresh machine. It installs Debian's zookeeper and
+# python3-kazoo packages when missing, starts a standalone server and a
+# 3-node ensemble on free loopback ports, runs gofmt, go vet and go test -race
+# with the real-server tests enabled (then, without -race, the one test left
+# out of race builds), the main job (go run ./cmd/zksim), zksim herd and a
+# quick benchmark report, and stops the servers by PID whatever happens.
 #
 # Usage: scripts/test.sh [go test flags...]   (e.g. -run Conformance -v)
 set -euo pipefail
