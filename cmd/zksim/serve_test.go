@@ -54,10 +54,11 @@ func TestServe_AddressInUse(t *testing.T) {
 	}
 }
 
-// TestServe_ClientAndControl starts zksim serve, connects go-zookeeper to
-// the address it prints, arms a lost reply through the control interface
-// and sees the lost create: the client gets a closed connection, and the
-// node exists once it is back.
+// TestServe_ClientAndControl starts zksim serve with a lost delete armed
+// by -faults, connects go-zookeeper to the address it prints, arms a lost
+// reply through the control interface and sees the lost create (the
+// client gets a closed connection, and the node exists once it is back),
+// then the lost delete (the node is still there).
 func TestServe_ClientAndControl(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -65,7 +66,7 @@ func TestServe_ClientAndControl(t *testing.T) {
 	done := make(chan int)
 	go func() {
 		var stderr bytes.Buffer
-		done <- serve(ctx, []string{"-tick", "200", "-followers", "1"}, w, &stderr)
+		done <- serve(ctx, []string{"-tick", "200", "-followers", "1", "-faults", "drop-request:op=delete,path=/lost"}, w, &stderr)
 		w.Close()
 	}()
 	addrs := map[string]string{}
@@ -93,6 +94,13 @@ func TestServe_ClientAndControl(t *testing.T) {
 	}
 	if ok, _, err := conn.Exists("/lost"); err != nil || !ok {
 		t.Fatalf("after the lost reply: exists = %v, %v; want the node applied", ok, err)
+	}
+	// The -faults rule armed at start: the delete is lost before it is applied.
+	if err := conn.Delete("/lost", -1); !errors.Is(err, zk.ErrConnectionClosed) {
+		t.Fatalf("delete with its request dropped: %v, want %v", err, zk.ErrConnectionClosed)
+	}
+	if ok, _, err := conn.Exists("/lost"); err != nil || !ok {
+		t.Fatalf("after the lost delete: exists = %v, %v; want the node kept", ok, err)
 	}
 	if got := get(t, addrs["control"]+"/sessions"); !strings.Contains(got, "client=127.0.0.1:") {
 		t.Errorf("/sessions = %q, want the connected client", got)

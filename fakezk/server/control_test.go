@@ -159,3 +159,40 @@ func TestServer_DelayWatchesKeepsOrder(t *testing.T) {
 		t.Error("A's reply overtook its held notification")
 	}
 }
+
+// TestServer_DisconnectKeepsSession: Disconnect closes the connection
+// only; the client reconnects to the same session, its ephemeral intact.
+func TestServer_DisconnectKeepsSession(t *testing.T) {
+	srv := newServer(t)
+	addr, err := srv.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, events := connect(t, addr.String())
+	id := c.SessionID()
+	if _, err := c.Create("/e", nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Disconnect(id); err != nil {
+		t.Fatal(err)
+	}
+	sawDisconnect := false
+	timeout := time.After(10 * time.Second)
+	for !sawDisconnect || c.State() != zk.StateHasSession {
+		select {
+		case ev := <-events:
+			sawDisconnect = sawDisconnect || ev.State == zk.StateDisconnected
+		case <-timeout:
+			t.Fatalf("no disconnect and reconnect (saw disconnect: %v, state %v)", sawDisconnect, c.State())
+		}
+	}
+	if c.SessionID() != id {
+		t.Fatalf("session %#x after the reconnect, want %#x kept", c.SessionID(), id)
+	}
+	if ok, st, err := c.Exists("/e"); err != nil || !ok || st.EphemeralOwner != id {
+		t.Fatalf("ephemeral after the reconnect: %v %+v %v", ok, st, err)
+	}
+	if err := srv.Disconnect(0x999); err == nil {
+		t.Error("Disconnect of an unknown session succeeded")
+	}
+}
