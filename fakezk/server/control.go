@@ -219,27 +219,12 @@ func sessionAction(a action, kind string, args specArgs) (action, error) {
 		return a, err
 	}
 	if kind == "expire" {
-		a.check = func(s *Server) error {
-			if !s.m.Alive(id) {
-				return fmt.Errorf("no live session %#x", id)
-			}
-			return nil
-		}
-		a.apply = func(s *Server) { s.logf("session %#x expired by request", id); s.expire(id) }
+		a.check = func(s *Server) error { return s.checkLive(id) }
+		a.apply = func(s *Server) { s.expireByRequest(id) }
 		return a, nil
 	}
-	a.check = func(s *Server) error {
-		if s.bySession[id] == nil {
-			return fmt.Errorf("no connected client has session %#x", id)
-		}
-		return nil
-	}
-	a.apply = func(s *Server) {
-		s.logf("session %#x disconnected by request", id)
-		c := s.bySession[id]
-		s.unbind(c)
-		c.closeAfterFlush()
-	}
+	a.check = func(s *Server) error { return s.checkConnected(id) }
+	a.apply = func(s *Server) { s.disconnect(id) }
 	return a, nil
 }
 

@@ -352,11 +352,10 @@ func (s *Server) Sessions() []SessionInfo {
 func (s *Server) Expire(id int64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.m.Alive(id) {
-		return fmt.Errorf("server: expire %#x: %w", id, zkapi.ErrSessionExpired)
+	if err := s.checkLive(id); err != nil {
+		return fmt.Errorf("server: expire: %w", err)
 	}
-	s.logf("session %#x expired by request", id)
-	s.expire(id)
+	s.expireByRequest(id)
 	s.deliver()
 	return nil
 }
@@ -366,15 +365,41 @@ func (s *Server) Expire(id int64) error {
 func (s *Server) Disconnect(id int64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := s.bySession[id]
-	if c == nil {
-		return fmt.Errorf("server: disconnect %#x: no connected client has that session", id)
+	if err := s.checkConnected(id); err != nil {
+		return fmt.Errorf("server: disconnect: %w", err)
 	}
-	s.logf("session %#x disconnected by request", id)
-	s.unbind(c)
-	c.closeAfterFlush()
+	s.disconnect(id)
 	s.deliver()
 	return nil
+}
+
+// The session faults, with s.mu held, shared by the methods above and the
+// fault spec's expire and disconnect items.
+
+func (s *Server) checkLive(id int64) error {
+	if !s.m.Alive(id) {
+		return fmt.Errorf("no live session %#x: %w", id, zkapi.ErrSessionExpired)
+	}
+	return nil
+}
+
+func (s *Server) checkConnected(id int64) error {
+	if s.bySession[id] == nil {
+		return fmt.Errorf("no connected client has session %#x", id)
+	}
+	return nil
+}
+
+func (s *Server) expireByRequest(id int64) {
+	s.logf("session %#x expired by request", id)
+	s.expire(id)
+}
+
+func (s *Server) disconnect(id int64) {
+	s.logf("session %#x disconnected by request", id)
+	c := s.bySession[id]
+	s.unbind(c)
+	c.closeAfterFlush()
 }
 
 // DelayWatches holds each watch notification for session id (0: every
