@@ -35,13 +35,17 @@ var (
 var codes = []struct {
 	code int32
 	err  error
+	name string
 }{
-	{-2, ErrRuntimeInconsistency}, {-4, ErrConnectionLoss}, {-5, ErrMarshalling},
-	{-6, ErrUnimplemented}, {-7, ErrOperationTimeout}, {-8, ErrBadArguments},
-	{-100, ErrAPIError}, {-101, ErrNoNode}, {-102, ErrNoAuth}, {-103, ErrBadVersion},
-	{-108, ErrNoChildrenForEphemerals}, {-110, ErrNodeExists}, {-111, ErrNotEmpty},
-	{-112, ErrSessionExpired}, {-114, ErrInvalidACL}, {-115, ErrAuthFailed},
-	{-118, ErrSessionMoved}, {-121, ErrNoWatcher},
+	{-2, ErrRuntimeInconsistency, "RuntimeInconsistency"}, {-4, ErrConnectionLoss, "ConnectionLoss"},
+	{-5, ErrMarshalling, "MarshallingError"}, {-6, ErrUnimplemented, "Unimplemented"},
+	{-7, ErrOperationTimeout, "OperationTimeout"}, {-8, ErrBadArguments, "BadArguments"},
+	{-100, ErrAPIError, "APIError"}, {-101, ErrNoNode, "NoNode"}, {-102, ErrNoAuth, "NoAuth"},
+	{-103, ErrBadVersion, "BadVersion"}, {-108, ErrNoChildrenForEphemerals, "NoChildrenForEphemerals"},
+	{-110, ErrNodeExists, "NodeExists"}, {-111, ErrNotEmpty, "NotEmpty"},
+	{-112, ErrSessionExpired, "SessionExpired"}, {-114, ErrInvalidACL, "InvalidACL"},
+	{-115, ErrAuthFailed, "AuthFailed"}, {-118, ErrSessionMoved, "SessionMoved"},
+	{-121, ErrNoWatcher, "NoWatcher"},
 }
 
 // Code returns ZooKeeper's numeric result code for err: 0 for nil, the code
@@ -119,17 +123,10 @@ func Name(err error) string {
 	if errors.Is(err, ErrClosed) {
 		return "Closed"
 	}
-	if n, ok := codeNames[Code(err)]; ok {
-		return n
+	for _, c := range codes {
+		if errors.Is(err, c.err) {
+			return c.name
+		}
 	}
 	return "SystemError"
-}
-
-var codeNames = map[int32]string{
-	-2: "RuntimeInconsistency", -4: "ConnectionLoss", -5: "MarshallingError",
-	-6: "Unimplemented", -7: "OperationTimeout", -8: "BadArguments",
-	-100: "APIError", -101: "NoNode", -102: "NoAuth", -103: "BadVersion",
-	-108: "NoChildrenForEphemerals", -110: "NodeExists", -111: "NotEmpty",
-	-112: "SessionExpired", -114: "InvalidACL", -115: "AuthFailed",
-	-118: "SessionMoved", -121: "NoWatcher",
 }

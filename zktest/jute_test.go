@@ -88,7 +88,7 @@ func TestKillSession_Gone(t *testing.T) {
 }
 
 func TestKillSession_ServerError(t *testing.T) {
-	addr, _ := fakeServer(t, func(c net.Conn) error {
+	addr, wait := fakeServer(t, func(c net.Conn) error {
 		if err := expect(c, wantConnectRequest); err != nil {
 			return err
 		}
@@ -104,6 +104,9 @@ func TestKillSession_ServerError(t *testing.T) {
 	err := zktest.KillSession(context.Background(), addr, testCred(addr))
 	if !errors.Is(err, zktest.ErrServerError) {
 		t.Fatalf("KillSession = %v, want ErrServerError", err)
+	}
+	if err := wait(); err != nil {
+		t.Fatal(err)
 	}
 }
 
