@@ -39,24 +39,36 @@ func diffLine(a, b string) string {
 
 // A recorded run saves to text, parses back and replays byte for byte.
 func TestTraceFile_RoundTripAndReplay(t *testing.T) {
-	cfg := sim.Config{Faults: allFaults}
-	w := sim.Workload{Recipe: lock.MutexRecipe(), TimeoutTicks: 20}
-	rec := &sim.Recorder{C: sim.NewSeeded(5)}
-	rep, err := sim.RunWorkload(cfg, rec, w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := sim.TraceFile{Recipe: "lock", Workload: w, Config: cfg, Decisions: rec.Decisions, Trace: rep.Result.Trace}
-	parsed, err := sim.ParseTraceFile(f.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if parsed.String() != f.String() {
-		t.Fatalf("text form does not round-trip:\n%s\nvs\n%s", parsed.String(), f.String())
-	}
-	parsed.Workload.Recipe = lock.MutexRecipe()
-	if _, err := sim.Replay(parsed, parsed.Workload); err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct {
+		name string
+		cfg  sim.Config
+		w    sim.Workload
+	}{
+		{"random-walk", sim.Config{Faults: allFaults}, sim.Workload{Recipe: lock.MutexRecipe(), TimeoutTicks: 20}},
+		// Every setting that shapes a run is in the file: PCT's, and a
+		// sequence counter started near the limit.
+		{"pct", sim.Config{Faults: allFaults, PCT: true, PCTDepth: 4, PCTHorizon: 300},
+			sim.Workload{Recipe: lock.MutexRecipe(), SequenceStart: 2147483640}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := &sim.Recorder{C: sim.NewSeeded(5)}
+			rep, err := sim.RunWorkload(tc.cfg, rec, tc.w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := sim.TraceFile{Recipe: "lock", Workload: tc.w, Config: tc.cfg, Decisions: rec.Decisions, Trace: rep.Result.Trace}
+			parsed, err := sim.ParseTraceFile(f.String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if parsed.String() != f.String() {
+				t.Fatalf("text form does not round-trip:\n%s\nvs\n%s", parsed.String(), f.String())
+			}
+			parsed.Workload.Recipe = lock.MutexRecipe()
+			if _, err := sim.Replay(parsed, parsed.Workload); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }
 

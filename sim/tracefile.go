@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/zksim/zksim/fakezk"
 )
 
 // TraceFile is a saved run: what to run, the decisions that chose every
@@ -37,13 +39,13 @@ func (f TraceFile) String() string {
 	var b strings.Builder
 	w, c, fl := f.Workload, f.Config, f.Config.Faults
 	fmt.Fprintf(&b, "zksim-trace v1\nrecipe %s\n", f.Recipe)
-	fmt.Fprintf(&b, "workload clients=%d acquisitions=%d hold=%d read=%d timeout=%d timeout-percent=%d unfenced=%t dir=%s\n",
-		w.Clients, w.Acquisitions, w.HoldTicks, w.ReadPercent, w.TimeoutTicks, w.TimeoutPercent, w.Unfenced, w.Dir)
+	fmt.Fprintf(&b, "workload clients=%d acquisitions=%d hold=%d read=%d timeout=%d timeout-percent=%d unfenced=%t dir=%s sequence-start=%d\n",
+		w.Clients, w.Acquisitions, w.HoldTicks, w.ReadPercent, w.TimeoutTicks, w.TimeoutPercent, w.Unfenced, w.Dir, w.SequenceStart)
 	fmt.Fprintf(&b, "server seed=%d followers=%d overflow=%s\n", c.Server.Seed, c.Server.Followers, c.Server.Overflow)
 	fmt.Fprintf(&b, "faults percent=%d lose-request=%d lose-reply=%d disconnect=%d crash=%d pause=%d pause-ticks=%d reap=%d reorder=%d\n",
 		fl.Percent, fl.LoseRequest, fl.LoseReply, fl.Disconnect, fl.Crash, fl.Pause, fl.PauseTicks, fl.Reap, fl.Reorder)
-	fmt.Fprintf(&b, "run tick-ms=%d session-ms=%d tick-percent=%d max-steps=%d deadlock-ticks=%d\n",
-		c.Server.TickMillis, c.SessionTimeoutMs, c.TickPercent, c.MaxSteps, c.DeadlockTicks)
+	fmt.Fprintf(&b, "run tick-ms=%d session-ms=%d tick-percent=%d max-steps=%d deadlock-ticks=%d pct=%t pct-depth=%d pct-horizon=%d\n",
+		c.Server.TickMillis, c.SessionTimeoutMs, c.TickPercent, c.MaxSteps, c.DeadlockTicks, c.PCT, c.PCTDepth, c.PCTHorizon)
 	b.WriteString("decisions")
 	for _, d := range f.Decisions {
 		fmt.Fprintf(&b, " %d", d)
@@ -135,6 +137,12 @@ func keyvals(fields []string, known map[string]any) error {
 				return fmt.Errorf("%s: not a count: %q", k, v)
 			}
 			*d = n
+		case *int32:
+			n, err := strconv.ParseInt(v, 10, 32)
+			if err != nil {
+				return fmt.Errorf("%s: not a 32-bit number: %q", k, v)
+			}
+			*d = int32(n)
 		case *uint64:
 			n, err := strconv.ParseUint(v, 10, 64)
 			if err != nil {
@@ -158,7 +166,7 @@ func (f *TraceFile) parseWorkload(v []string) error {
 	w := &f.Workload
 	return keyvals(v, map[string]any{"clients": &w.Clients, "acquisitions": &w.Acquisitions,
 		"hold": &w.HoldTicks, "read": &w.ReadPercent, "timeout": &w.TimeoutTicks, "timeout-percent": &w.TimeoutPercent,
-		"unfenced": &w.Unfenced, "dir": &w.Dir})
+		"unfenced": &w.Unfenced, "dir": &w.Dir, "sequence-start": &w.SequenceStart})
 }
 
 func (f *TraceFile) parseServer(v []string) error {
@@ -170,7 +178,7 @@ func (f *TraceFile) parseServer(v []string) error {
 	switch overflow {
 	case "pin", "":
 	case "wrap":
-		s.Overflow = 1
+		s.Overflow = fakezk.OverflowWrap
 	default:
 		return fmt.Errorf("overflow: want pin or wrap, got %q", overflow)
 	}
@@ -188,7 +196,8 @@ func (f *TraceFile) parseRun(v []string) error {
 	c := &f.Config
 	var tick, session int
 	if err := keyvals(v, map[string]any{"tick-ms": &tick, "session-ms": &session,
-		"tick-percent": &c.TickPercent, "max-steps": &c.MaxSteps, "deadlock-ticks": &c.DeadlockTicks}); err != nil {
+		"tick-percent": &c.TickPercent, "max-steps": &c.MaxSteps, "deadlock-ticks": &c.DeadlockTicks,
+		"pct": &c.PCT, "pct-depth": &c.PCTDepth, "pct-horizon": &c.PCTHorizon}); err != nil {
 		return err
 	}
 	c.Server.TickMillis, c.SessionTimeoutMs = int64(tick), int64(session)
