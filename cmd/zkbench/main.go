@@ -114,6 +114,9 @@ func report(w io.Writer, r results, herd string) error {
 	for _, op := range []string{"CreateDelete", "Get", "Exists"} {
 		fake, okF := r.get("Benchmark"+op+"/fake", "ns/op")
 		real, okR := r.get("Benchmark"+op+"/real", "ns/op")
+		if !okF {
+			continue // not in this run: no row rather than a made-up 0
+		}
 		row := fmt.Sprintf("| %s | %s (%s) |", op, dur(fake), opsPerSec(fake))
 		if okF && okR {
 			row += fmt.Sprintf(" %s (%s) | %.0fx |", dur(real), opsPerSec(real), real/fake)
@@ -173,17 +176,17 @@ func report(w io.Writer, r results, herd string) error {
 
 	fmt.Fprint(w, "\n## Lock handoff on a real ensemble (zksim's lock.Mutex against go-zookeeper's zk.Lock)\n\n")
 	fmt.Fprint(w, "| setup | lock | mean | p50 | p99 | requests per handoff |\n|---|---|---|---|---|---|\n")
-	any := false
+	ran := false
 	for _, setup := range []string{"ensemble", "standalone"} {
 		for _, l := range []string{"zksim-Mutex", "gozk-Lock"} {
 			name := "BenchmarkHandoff/" + setup + "/" + l
 			if m, ok := r[name]; ok {
-				any = true
+				ran = true
 				fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %.2f |\n", setup, l, dur(m["ns/op"]), dur(m["ns-p50"]), dur(m["ns-p99"]), m["req/handoff"])
 			}
 		}
 	}
-	if !any {
+	if !ran {
 		fmt.Fprint(w, "Not run: no real servers were configured.\n")
 	}
 	return nil

@@ -31,7 +31,7 @@ import (
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
-const usage = `usage: zksim [run] [-recipe NAME] [-seed S] [-schedules N] [-pct] [-faults SPEC] [-trace] [-out DIR]
+const usage = `usage: zksim [run] [-recipe NAME] [-seed S] [-schedules N] [-strategy random|pct] [-faults SPEC] [-trace] [-out DIR]
        zksim replay FILE
        zksim list | herd | demo
        zksim serve [-addr HOST:PORT] [-control HOST:PORT] [-faults SPEC] [-v]

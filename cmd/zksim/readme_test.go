@@ -7,9 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/server"
@@ -76,16 +73,8 @@ func TestReadme_ServeFaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn, events, err := zk.Connect([]string{addr.String()}, 4*time.Second, zk.WithLogger(quiet{}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := dial(t, addr.String())
 	defer conn.Close()
-	for ev := range events {
-		if ev.State == zk.StateHasSession {
-			break
-		}
-	}
 	for _, spec := range specs {
 		if err := srv.ApplyFaults(spec); err != nil {
 			t.Errorf("README spec %q: %v", spec, err)

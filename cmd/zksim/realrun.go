@@ -99,8 +99,9 @@ func (r *realRun) run(stdout, stderr io.Writer) int {
 	expired := r.expireHolders(ctx, capture, &wg)
 	wg.Wait()
 	left, _, _ := admin.Children(ctx, dir)
-	r.report(stdout, time.Since(start), expired, left)
-	if len(r.violations(dir, left)) > 0 {
+	vs := r.violations(dir, left)
+	r.report(stdout, time.Since(start), expired, vs)
+	if len(vs) > 0 {
 		return 1
 	}
 	return 0
@@ -208,7 +209,7 @@ func (r *realRun) violations(dir string, left []string) []linearize.Violation {
 	return append(vs, linearize.CheckOrphans(dir, left)...)
 }
 
-func (r *realRun) report(w io.Writer, elapsed time.Duration, expired int, left []string) {
+func (r *realRun) report(w io.Writer, elapsed time.Duration, expired int, vs []linearize.Violation) {
 	wl := r.rc.workload
 	fmt.Fprintf(w, "zksim run: %s on real servers %s, %d clients x %d acquisitions, %d sessions expired while holding\n",
 		wl.Recipe.Name, strings.Join(r.rc.servers, ","), wl.Clients, wl.Acquisitions, expired)
@@ -223,7 +224,6 @@ func (r *realRun) report(w io.Writer, elapsed time.Duration, expired int, left [
 	for _, k := range keys {
 		fmt.Fprintf(w, "  %-22s %d\n", k, r.errs[k])
 	}
-	vs := r.violations("", left)
 	fmt.Fprintf(w, "  %-22s %d\n", "violations", len(vs))
 	for _, v := range vs {
 		fmt.Fprintf(w, "    %v\n", v)

@@ -227,7 +227,7 @@ func trySession(addr string) bool {
 }
 
 // dial connects go-zookeeper to a server known to be serving.
-func dial(b *testing.B, addr string) *zk.Conn {
+func dial(b testing.TB, addr string) *zk.Conn {
 	conn, events, err := zk.Connect([]string{addr}, 10*time.Second, zk.WithLogger(quiet{}))
 	if err != nil {
 		b.Fatal(err)
