@@ -60,7 +60,7 @@ func (m *Mutex) acquire(ctx context.Context, wait bool) (*Lease, error) {
 	m.mu.Unlock()
 
 	h, err := queue.Enqueue(ctx, m.q, []string{kind}, kind, guid, m.opts.Data, m.opts.LoseOnDisconnect,
-		predecessor, wait)
+		queue.Predecessor, wait)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", m.q.Dir, err)
 	}
@@ -71,15 +71,6 @@ func (m *Mutex) acquire(ctx context.Context, wait bool) (*Lease, error) {
 		m.mu.Unlock()
 	}
 	return l, nil
-}
-
-// predecessor grants the first member and makes the others wait for the
-// member just before them: one waiter per node, so no herd.
-func predecessor(ms []queue.Member, i int, _ map[string]bool) (string, bool) {
-	if i == 0 {
-		return "", true
-	}
-	return ms[i-1].Name, false
 }
 
 // Lease is a held lock.

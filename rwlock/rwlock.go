@@ -69,13 +69,13 @@ func New(conn zkapi.Conn, dir string, opts lock.Options) (*RWMutex, error) {
 
 // Acquire takes the write lock, waiting until ctx ends.
 func (rw *RWMutex) Acquire(ctx context.Context) (*Lease, error) {
-	return rw.acquire(ctx, writeKind, writerRule, true)
+	return rw.acquire(ctx, writeKind, queue.Predecessor, true)
 }
 
 // TryAcquire takes the write lock if it is free, or fails with
 // lock.ErrWouldBlock.
 func (rw *RWMutex) TryAcquire(ctx context.Context) (*Lease, error) {
-	return rw.acquire(ctx, writeKind, writerRule, false)
+	return rw.acquire(ctx, writeKind, queue.Predecessor, false)
 }
 
 // AcquireRead takes the lock for reading, waiting until ctx ends.
@@ -111,14 +111,6 @@ func (rw *RWMutex) acquire(ctx context.Context, kind string, rule queue.Rule, wa
 	return l, nil
 }
 
-// writerRule: first in the queue, else wait for the immediate predecessor.
-func writerRule(ms []queue.Member, i int, _ map[string]bool) (string, bool) {
-	if i == 0 {
-		return "", true
-	}
-	return ms[i-1].Name, false
-}
-
 // readerRule: no write node ahead, except write nodes marked as downgraded;
 // else wait for the nearest write node ahead.
 func readerRule(ms []queue.Member, i int, marked map[string]bool) (string, bool) {
@@ -135,8 +127,9 @@ type Lease struct {
 	h  *queue.Hold
 	rw *RWMutex
 
-	mu    sync.Mutex
-	write bool
+	mu       sync.Mutex
+	write    bool
+	released bool // Release has run: a read lease leaves the count once
 }
 
 // Write reports whether the lease is the write lock.
@@ -198,9 +191,9 @@ func (l *Lease) Downgrade(ctx context.Context) error {
 // loss; idempotent; ErrLost if the session ended while holding.
 func (l *Lease) Release(ctx context.Context) error {
 	l.mu.Lock()
-	wasRead := !l.write
+	wasRead, first := !l.write, !l.released
+	l.released = true
 	l.mu.Unlock()
-	first := !errors.Is(l.h.Check(), lock.ErrReleased)
 	err := l.h.Release(ctx)
 	if wasRead && first {
 		l.rw.mu.Lock()

@@ -119,6 +119,7 @@ func (q Queue) owner(ctx context.Context, p string, guess int64) (int64, error) 
 // syncs first, since after a reconnect the server may lag behind the one
 // that applied the create. Reads are retried through connection loss.
 func (q Queue) findOwn(ctx context.Context, kind, guid string) (string, int64, error) {
+list:
 	for {
 		if err := ctx.Err(); err != nil {
 			return "", 0, err
@@ -148,7 +149,10 @@ func (q Queue) findOwn(ctx context.Context, kind, guid string) (string, int64, e
 			}
 			st, ok, err := q.Conn.Exists(ctx, q.Path(k))
 			if errors.Is(err, zkapi.ErrConnectionLoss) {
-				return q.findOwn(ctx, kind, guid)
+				if err := AwaitLink(ctx, q.Conn); err != nil {
+					return "", 0, err
+				}
+				continue list
 			}
 			if err != nil {
 				return "", 0, err
@@ -192,7 +196,7 @@ func (q Queue) ensureDir(ctx context.Context) error {
 }
 
 // List returns the members of the given kinds (all kinds if none given) in
-// queue order, and the directory's Stat. Other names are ignored.
+// queue order. Other names are ignored.
 func (q Queue) List(ctx context.Context, kinds ...string) ([]Member, error) {
 	kids, _, err := q.Conn.Children(ctx, q.Dir)
 	if err != nil {
@@ -201,7 +205,7 @@ func (q Queue) List(ctx context.Context, kinds ...string) ([]Member, error) {
 	ms := make([]Member, 0, len(kids))
 	for _, k := range kids {
 		m, ok := parse(k)
-		if ok && (len(kinds) == 0 || contains(kinds, m.Kind)) {
+		if ok && (len(kinds) == 0 || slices.Contains(kinds, m.Kind)) {
 			ms = append(ms, m)
 		}
 	}
@@ -296,15 +300,6 @@ func validSeq(s string) bool {
 		}
 	}
 	return true
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // ValidGUIDPart reports whether s may appear in a guid: letters, digits,

@@ -17,6 +17,15 @@ var ErrWouldBlock = errors.New("lock: held by another holder")
 // their data except to mark a downgrade (rwlock).
 type Rule func(ms []Member, i int, marked map[string]bool) (waitOn string, granted bool)
 
+// Predecessor is the exclusive rule: the first member holds, every other
+// one waits for the member just before it (one waiter per node, no herd).
+func Predecessor(ms []Member, i int, _ map[string]bool) (string, bool) {
+	if i == 0 {
+		return "", true
+	}
+	return ms[i-1].Name, false
+}
+
 // Enqueue joins the queue as kind/guid and waits until rule grants; without
 // wait it fails with ErrWouldBlock at once. The queue is the members of the
 // given kinds; other names in the directory are foreign and ignored. On any
