@@ -108,7 +108,8 @@ func (s *Server) handle(c *conn, req wire.Request) bool {
 		return false
 	}
 	c.lastHeard = time.Now()
-	defer s.deliver()
+	// Every path below delivers the notifications the request caused once,
+	// before its reply where it has one (reply, drop), or after.
 	switch {
 	case req.Op == wire.OpPing:
 		// The ping's xid is always -2, whatever the client sent.
@@ -116,6 +117,7 @@ func (s *Server) handle(c *conn, req wire.Request) bool {
 		c.send(wire.AppendHeader(nil, wire.XidPing, rep.Zxid, 0))
 	case req.Op == wire.OpCloseSession:
 		s.closeSession(c, req)
+		s.deliver()
 		return false
 	case !req.Op.Known():
 		// UnimplementedRequestProcessor: the request never got a zxid (-1),
@@ -145,6 +147,7 @@ func (s *Server) refuse(c *conn, req wire.Request) bool {
 		}
 		zxid = rep.Zxid
 	}
+	s.deliver()
 	c.send(wire.AppendRefusal(nil, req, zxid))
 	return true
 }

@@ -26,6 +26,7 @@ type authID struct{ scheme, id string }
 
 // local answers a Local request; false ends the connection.
 func (s *Server) local(c *conn, req wire.Request) bool {
+	defer s.deliver()
 	var code int32
 	var body wire.Response
 	switch l := req.Local.(type) {

@@ -242,19 +242,9 @@ func (s *Server) expireSilent(now time.Time) {
 		c := s.bySession[id]
 		if now.Sub(c.lastHeard) > s.timeouts[id] {
 			s.logf("session %#x expired: client silent for %v", id, now.Sub(c.lastHeard).Round(time.Millisecond))
-			s.expire(id)
+			s.m.Expire(id) // deliver, after the tick, closes the connection
 		}
 	}
-}
-
-// expire ends a live session and closes its connection, if any.
-func (s *Server) expire(id int64) {
-	if c := s.bySession[id]; c != nil {
-		s.unbind(c)
-		c.closeAfterFlush()
-	}
-	s.m.Expire(id)
-	delete(s.timeouts, id)
 }
 
 // deliver hands the Machine's queued notifications to their connections,
@@ -392,7 +382,7 @@ func (s *Server) checkConnected(id int64) error {
 
 func (s *Server) expireByRequest(id int64) {
 	s.logf("session %#x expired by request", id)
-	s.expire(id)
+	s.m.Expire(id) // the deliver that follows closes the connection
 }
 
 func (s *Server) disconnect(id int64) {

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/zkapi"
@@ -184,10 +185,7 @@ func (w *writer) multiEnd() {
 // done header. After a failure every op reports as an error result, the
 // ones before the failure with code 0 (DataTree.processTxn rewrites them).
 func (w *writer) multi(ops []MultiOp, results []zkapi.OpResult) {
-	failed := false
-	for _, res := range results {
-		failed = failed || res.Err != nil
-	}
+	failed := slices.ContainsFunc(results, func(r zkapi.OpResult) bool { return r.Err != nil })
 	for i, res := range results {
 		if failed {
 			code := zkapi.Code(res.Err)
@@ -195,17 +193,8 @@ func (w *writer) multi(ops []MultiOp, results []zkapi.OpResult) {
 			w.int32(code)
 			continue
 		}
-		typ := ops[i].Result
-		w.multiHeader(typ, 0)
-		switch typ {
-		case OpCreate:
-			w.string(res.Path)
-		case OpCreate2:
-			w.string(res.Path)
-			w.stat(res.Stat)
-		case OpSetData:
-			w.stat(res.Stat)
-		}
+		w.multiHeader(ops[i].Result, 0)
+		w.body(ops[i].Result, fakezk.Reply{Path: res.Path, Stat: res.Stat}, false)
 	}
 	w.multiEnd()
 }
