@@ -170,12 +170,17 @@ func node(w *world, p string) (data []byte, st zkapi.Stat, ok bool) {
 func TestMutex_ExpiryWhileHolding(t *testing.T) {
 	w := newWorld(t, fakezk.Config{TickMillis: 1000})
 	a, b := w.conn(), w.conn()
-	a.Create(ctx, "/resource", nil, zkapi.Persistent)
+	if _, err := a.Create(ctx, "/resource", nil, zkapi.Persistent); err != nil {
+		t.Fatal(err)
+	}
 	la, err := w.mutex(a, "a").Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tokA, _ := la.Token(ctx)
+	tokA, err := la.Token(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	pb := acquireAsync(ctx, w.mutex(b, "b"))
 	w.waitWatched(la.Node())
 
@@ -188,7 +193,10 @@ func TestMutex_ExpiryWhileHolding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tokB, _ := lb.Token(ctx)
+	tokB, err := lb.Token(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if tokB <= tokA {
 		t.Fatalf("token of the new holder %d not above the old %d", tokB, tokA)
 	}

@@ -74,8 +74,20 @@ func TestRegister_FakezkLinearizable(t *testing.T) {
 				Faults: sim.Faults{Percent: 5, LoseRequest: 2, LoseReply: 2, Disconnect: 2},
 			}
 			p := registerClient(&ops, followers > 0)
-			if _, err := sim.Run(cfg, sim.NewSeeded(seed), p, p, p); err != nil {
+			res, err := sim.Run(cfg, sim.NewSeeded(seed), p, p, p)
+			if err != nil {
 				t.Fatal(err)
+			}
+			// A run that stalls records fewer operations and would pass
+			// the check vacuously.
+			if res.Deadlock || res.Bounded || len(res.Waiting) > 0 || len(ops) == 0 {
+				t.Fatalf("followers=%d seed %d: run did not finish (deadlock %v, bounded %v, waiting %v, %d ops)",
+					followers, seed, res.Deadlock, res.Bounded, res.Waiting, len(ops))
+			}
+			for i, err := range res.Errors {
+				if err != nil {
+					t.Fatalf("followers=%d seed %d: client %d: %v", followers, seed, i, err)
+				}
 			}
 			if vs := linearize.CheckRegister(ops); vs != nil {
 				t.Fatalf("followers=%d seed %d: %v\n%+v", followers, seed, vs, ops)
