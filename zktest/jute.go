@@ -2,9 +2,12 @@ package zktest
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/zksim/zksim/fakezk/wire"
 )
 
 // Wire layouts, from ZooKeeper's zookeeper-jute/src/main/resources/
@@ -22,8 +25,7 @@ import (
 // The trailing readOnly is optional on the wire: the server reads it if the
 // request carries it and then answers with one (go-zookeeper sends none).
 const (
-	opCloseSession int32 = -11
-	closeXid       int32 = 1
+	closeXid int32 = 1
 	// maxFrame bounds the frames this package reads: a ConnectResponse is
 	// 37 bytes with a 16-byte password; anything near this is not one.
 	maxFrame = 1 << 16
@@ -33,37 +35,23 @@ const (
 // presented session (expired, closed or unknown) answers with a zero
 // timeout, a zero session id and a zeroed password.
 type connectResponse struct {
-	protocolVersion int32
-	timeout         time.Duration
-	sessionID       int64
-	passwd          []byte
+	timeout   time.Duration
+	sessionID int64
+	passwd    []byte
 }
 
-func appendConnectRequest(dst []byte, cred Credentials) []byte {
-	body := appendInt32(nil, 0) // protocolVersion
-	body = appendInt64(body, 0) // lastZxidSeen: 0 is never ahead of the server
-	body = appendInt32(body, int32(cred.Timeout/time.Millisecond))
-	body = appendInt64(body, cred.SessionID)
-	body = appendInt32(body, int32(len(cred.Passwd)))
-	body = append(body, cred.Passwd...)
-	body = append(body, 0) // readOnly = false
-	return appendFrame(dst, body)
+// connectRequest is the ConnectRequest that resumes cred's session:
+// lastZxidSeen 0 is never ahead of the server; the readOnly flag is sent.
+func connectRequest(cred Credentials) []byte {
+	return wire.AppendConnect(nil, wire.ConnectRequest{
+		TimeoutMs: int32(cred.Timeout / time.Millisecond), SessionID: cred.SessionID,
+		Passwd: append([]byte{}, cred.Passwd...), HasReadOnly: true,
+	})
 }
 
-func appendCloseSession(dst []byte) []byte {
-	body := appendInt32(nil, closeXid)
-	body = appendInt32(body, opCloseSession)
-	return appendFrame(dst, body)
+func closeSessionRequest() []byte {
+	return wire.AppendRequest(nil, closeXid, wire.OpCloseSession, nil)
 }
-
-func appendFrame(dst, body []byte) []byte {
-	dst = appendInt32(dst, int32(len(body)))
-	return append(dst, body...)
-}
-
-func appendInt32(b []byte, v int32) []byte { return binary.BigEndian.AppendUint32(b, uint32(v)) }
-
-func appendInt64(b []byte, v int64) []byte { return binary.BigEndian.AppendUint64(b, uint64(v)) }
 
 // frameLen returns the length announced by the 4-byte header at b's start.
 func frameLen(b []byte) (int, error) {
@@ -76,19 +64,11 @@ func frameLen(b []byte) (int, error) {
 
 // readFrame reads one frame and returns its body.
 func readFrame(r io.Reader) ([]byte, error) {
-	var hdr [4]byte
-	if _, err := io.ReadFull(r, hdr[:]); err != nil {
-		return nil, err
+	body, err := wire.ReadFrame(r, nil, maxFrame)
+	if errors.Is(err, wire.ErrFrameSize) {
+		err = fmt.Errorf("%w: %w", ErrBadFrame, err)
 	}
-	n, err := frameLen(hdr[:])
-	if err != nil {
-		return nil, err
-	}
-	body := make([]byte, n)
-	if _, err := io.ReadFull(r, body); err != nil {
-		return nil, err
-	}
-	return body, nil
+	return body, err
 }
 
 func parseConnectResponse(body []byte) (connectResponse, error) {
@@ -97,9 +77,8 @@ func parseConnectResponse(body []byte) (connectResponse, error) {
 		return connectResponse{}, fmt.Errorf("%w: ConnectResponse of %d bytes", ErrBadFrame, len(body))
 	}
 	r := connectResponse{
-		protocolVersion: int32(binary.BigEndian.Uint32(body[0:])),
-		timeout:         time.Duration(int32(binary.BigEndian.Uint32(body[4:]))) * time.Millisecond,
-		sessionID:       int64(binary.BigEndian.Uint64(body[8:])),
+		timeout:   time.Duration(int32(binary.BigEndian.Uint32(body[4:]))) * time.Millisecond,
+		sessionID: int64(binary.BigEndian.Uint64(body[8:])),
 	}
 	n := int32(binary.BigEndian.Uint32(body[16:]))
 	rest := body[fixed:]

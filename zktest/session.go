@@ -138,7 +138,7 @@ func KillSession(ctx context.Context, addr string, cred Credentials) error {
 }
 
 func killOn(conn net.Conn, cred Credentials) error {
-	if _, err := conn.Write(appendConnectRequest(nil, cred)); err != nil {
+	if _, err := conn.Write(connectRequest(cred)); err != nil {
 		return err
 	}
 	body, err := readFrame(conn)
@@ -152,7 +152,7 @@ func killOn(conn net.Conn, cred Credentials) error {
 	if resp.sessionID == 0 || resp.timeout == 0 {
 		return ErrSessionGone
 	}
-	if _, err := conn.Write(appendCloseSession(nil)); err != nil {
+	if _, err := conn.Write(closeSessionRequest()); err != nil {
 		return err
 	}
 	if body, err = readFrame(conn); err != nil {
