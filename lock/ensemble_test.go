@@ -449,10 +449,9 @@ type resource struct {
 	holders  atomic.Int32
 	overlaps atomic.Int32
 
-	mu       sync.Mutex
-	last     int64
-	accepted int
-	refused  []string
+	mu      sync.Mutex
+	last    int64
+	refused []string
 }
 
 func (r *resource) enter() {
@@ -472,7 +471,6 @@ func (r *resource) write(who string, token int64) error {
 		return err
 	}
 	r.last = token
-	r.accepted++
 	return nil
 }
 

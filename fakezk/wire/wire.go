@@ -122,13 +122,13 @@ const (
 	CodeReconfigDisabled int32 = -123
 )
 
-// Reserved xids: the server answers a ping, an auth packet and a
-// setWatches with these, and tags every watch notification with XidWatch.
+// Reserved xids: the server tags every watch notification with XidWatch
+// and answers every ping with XidPing, whatever xid the client sent. (Auth
+// packets, -4 by convention, and setWatches, -8, are answered with the
+// client's own xid.)
 const (
-	XidWatch      int32 = -1
-	XidPing       int32 = -2
-	XidAuth       int32 = -4
-	XidSetWatches int32 = -8
+	XidWatch int32 = -1
+	XidPing  int32 = -2
 )
 
 // Sizes on the wire.
