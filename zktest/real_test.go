@@ -168,6 +168,12 @@ func testKillSession(t *testing.T, addrs []string) {
 	if _, err := owner.Create(path, nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
 		t.Fatal(err)
 	}
+	// The observer may be on a follower that has not applied the create
+	// yet: sync first, as any cross-session read on an ensemble must
+	// (Programmer's Guide, "Consistency Guarantees").
+	if _, err := observer.Sync(path); err != nil {
+		t.Fatal(err)
+	}
 	ok, _, watch, err := observer.ExistsW(path)
 	if err != nil || !ok {
 		t.Fatalf("ExistsW(%s) = %v, %v", path, ok, err)
