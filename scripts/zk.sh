@@ -177,6 +177,20 @@ launch() {
 		-Dzookeeper.jmx.log4j.disable=true \
 		"$MAIN" "$sdir/zoo.cfg" </dev/null >>"$sdir/log" 2>&1 &
 	echo $! >"$sdir/pid"
+	await_exec "$1" $!
+}
+
+# await_exec I PID waits until the child PID has become server I's JVM:
+# between fork and exec its cmdline is still this script's, and pid_of
+# would take it for a server that has exited (seen under load in CI). It
+# returns early if the child dies; wait_ready then reports that.
+await_exec() {
+	local i=$1 pid=$2 t
+	for ((t = 0; t < 500; t++)); do
+		[[ -z $(pid_of "$i") ]] || return 0
+		[[ -d /proc/$pid && $(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) != Z ]] || return 0
+		sleep 0.01
+	done
 }
 
 log_tail() {
