@@ -32,11 +32,11 @@ import (
 // it first reads, which must hold an earlier holder's token. Once all
 // sessions have released and closed, the lock directory is empty.
 func TestMutex_EnsembleContention(t *testing.T) {
-	c := ensCluster(t)
+	c := zktest.Serving(t, zktest.Ensemble(t))
 	ctx := zktest.Context(t, 3*time.Minute)
 	admin := zktest.Dial(t, ctx, c.Addrs, gozk.Config{})
 	root := zktest.Root(t, ctx, admin, "/zksim-lock-test-")
-	conns := ensDialN(t, ctx, c.Addrs, 8, gozk.Config{})
+	conns := zktest.DialN(t, ctx, c.Addrs, 8, gozk.Config{})
 	run := newContention(t, ctx, admin, root, 200)
 	start := time.Now()
 	errs := run.run(ctx, conns)
@@ -48,7 +48,7 @@ func TestMutex_EnsembleContention(t *testing.T) {
 	t.Logf("%d acquisitions by %d sessions in %v (%v each); %d fenced writes; %d connection losses retried",
 		run.completed.Load(), len(conns), elapsed, elapsed/time.Duration(max(run.completed.Load(), 1)),
 		run.fenced.Load(), run.connLoss.Load())
-	ensCloseAll(t, conns)
+	zktest.CloseAll(t, conns)
 	zktest.NoChildren(t, ctx, admin, run.dir, "after every session closed")
 }
 
@@ -60,7 +60,7 @@ func TestMutex_EnsembleContention(t *testing.T) {
 // refused by the fencing resource, its Fenced write is refused with
 // ErrLost, and its Release reports ErrLost.
 func TestMutex_SessionExpiredMidHold(t *testing.T) {
-	t.Run("ensemble", func(t *testing.T) { testExpiredMidHold(t, ensCluster(t).Addrs) })
+	t.Run("ensemble", func(t *testing.T) { testExpiredMidHold(t, zktest.Serving(t, zktest.Ensemble(t)).Addrs) })
 	t.Run("standalone", func(t *testing.T) { testExpiredMidHold(t, zktest.Standalone(t)) })
 }
 
@@ -83,15 +83,17 @@ func testExpiredMidHold(t *testing.T, addrs []string) {
 	if err != nil {
 		t.Fatalf("A: Acquire: %v", err)
 	}
-	tokA := ensToken(t, ctx, la, "A")
+	tokA := zktest.Token(t, ctx, la, "A")
 	if err := res.write("A", tokA); err != nil {
 		t.Fatalf("A's first write: %v", err)
 	}
-	if _, err := la.Fenced(ctx, zkapi.SetOp{Path: data, Data: tokenBytes(tokA), Version: zkapi.AnyVersion}); err != nil {
+	if _, err := la.Fenced(ctx, zkapi.SetOp{Path: data, Data: zktest.FormatInt(tokA), Version: zkapi.AnyVersion}); err != nil {
 		t.Fatalf("A: Fenced while holding: %v", err)
 	}
-	waiting := ensAcquireAsync(t, ctx, next)
-	ensWaitChildren(t, ctx, admin, dir, 2)
+	waiting := zktest.Go(t, ctx, next.Acquire)
+	if err := zktest.WaitChildren(ctx, admin, dir, 2); err != nil {
+		t.Fatal(err)
+	}
 
 	killed := time.Now()
 	if err := capture.Kill(ctx, la.Session()); err != nil {
@@ -104,16 +106,16 @@ func testExpiredMidHold(t *testing.T, addrs []string) {
 	if err := la.Check(); !errors.Is(err, lock.ErrLost) {
 		t.Errorf("A: Check after the kill = %v, want ErrLost", err)
 	}
-	lb := ensReceive(t, ctx, waiting, "B")
+	lb := waiting.Receive(t, ctx, "B: Acquire")
 	granted := time.Since(killed)
-	tokB := ensToken(t, ctx, lb, "B")
+	tokB := zktest.Token(t, ctx, lb, "B")
 	if tokB <= tokA {
 		t.Errorf("B's token %d is not above the stale holder's %d", tokB, tokA)
 	}
 	if err := res.write("B", tokB); err != nil {
 		t.Errorf("B's write refused: %v", err)
 	}
-	if _, err := lb.Fenced(ctx, zkapi.SetOp{Path: data, Data: tokenBytes(tokB), Version: zkapi.AnyVersion}); err != nil {
+	if _, err := lb.Fenced(ctx, zkapi.SetOp{Path: data, Data: zktest.FormatInt(tokB), Version: zkapi.AnyVersion}); err != nil {
 		t.Errorf("B: Fenced: %v", err)
 	}
 
@@ -145,7 +147,7 @@ func testExpiredMidHold(t *testing.T, addrs []string) {
 // throughout, every acquisition must complete, and no lock node may be left
 // behind. The killed server is restarted afterwards.
 func TestMutex_EnsembleLeaderKill(t *testing.T) {
-	c := ensClusterExclusive(t)
+	c := zktest.Serving(t, zktest.EnsembleExclusive(t))
 	if len(c.Addrs) < 3 {
 		t.Skipf("%s has %d servers; a leader kill needs 3 or more", c.Dir, len(c.Addrs))
 	}
@@ -154,7 +156,7 @@ func TestMutex_EnsembleLeaderKill(t *testing.T) {
 	admin := zktest.Dial(t, ctx, c.Addrs, gozk.Config{SessionTimeout: 8 * time.Second})
 	root := zktest.Root(t, ctx, admin, "/zksim-lock-test-")
 	// Sessions survive the election (about a second) with room to spare.
-	conns := ensDialN(t, ctx, c.Addrs, 8, gozk.Config{SessionTimeout: 8 * time.Second})
+	conns := zktest.DialN(t, ctx, c.Addrs, 8, gozk.Config{SessionTimeout: 8 * time.Second})
 	run := newContention(t, ctx, admin, root, 200)
 	const killAt = 60
 	mid := make(chan struct{})
@@ -180,7 +182,7 @@ func TestMutex_EnsembleLeaderKill(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Leader: %v", err)
 	}
-	t.Cleanup(func() { ensRestartIfDown(t, c, old) })
+	t.Cleanup(func() { zktest.RestartIfDown(t, c, old) })
 	killed := time.Now()
 	if err := c.Kill(old); err != nil {
 		t.Fatalf("Kill(%d): %v", old, err)
@@ -198,7 +200,7 @@ func TestMutex_EnsembleLeaderKill(t *testing.T) {
 	run.check(t, ctx, admin)
 	t.Logf("killed leader %d after %d acquisitions; server %d leads %v later; %d acquisitions in %v, longest gap between two %v; %d connection losses retried",
 		old, killAt, leader, elected, run.completed.Load(), elapsed, run.longestGap(), run.connLoss.Load())
-	ensCloseAll(t, conns)
+	zktest.CloseAll(t, conns)
 	zktest.NoChildren(t, ctx, admin, run.dir, "after every session closed")
 	if err := c.Restart(old); err != nil {
 		t.Fatalf("Restart(%d): %v", old, err)
@@ -213,7 +215,7 @@ func TestMutex_EnsembleLeaderKill(t *testing.T) {
 // first Token an exists, and a TryAcquire that finds the lock held creates,
 // lists and deletes its node.
 func TestMutex_EnsembleRoundTrips(t *testing.T) {
-	c := ensCluster(t)
+	c := zktest.Serving(t, zktest.Ensemble(t))
 	ctx := zktest.Context(t, time.Minute)
 	admin := zktest.Dial(t, ctx, c.Addrs, gozk.Config{})
 	root := zktest.Root(t, ctx, admin, "/zksim-lock-test-")
@@ -303,9 +305,9 @@ func (c *contention) worker(ctx context.Context, id int, conn zkapi.Conn) error 
 }
 
 func (c *contention) turn(ctx context.Context, m *lock.Mutex, conn zkapi.Conn, n int64) error {
-	lease, err := c.acquire(ctx, m)
+	lease, err := zktest.RetryLoss(ctx, &c.connLoss, m.Acquire)
 	if err != nil {
-		return err
+		return fmt.Errorf("acquire: %w", err)
 	}
 	c.res.enter()
 	err = c.critical(ctx, lease, conn, n)
@@ -325,27 +327,13 @@ func (c *contention) turn(ctx context.Context, m *lock.Mutex, conn zkapi.Conn, n
 	return nil
 }
 
-// acquire retries through connection loss; the context bounds it.
-func (c *contention) acquire(ctx context.Context, m *lock.Mutex) (*lock.Lease, error) {
-	for {
-		lease, err := m.Acquire(ctx)
-		if err == nil {
-			return lease, nil
-		}
-		if !errors.Is(err, zkapi.ErrConnectionLoss) || ctx.Err() != nil {
-			return nil, fmt.Errorf("acquire: %w", err)
-		}
-		c.connLoss.Add(1)
-	}
-}
-
 func (c *contention) critical(ctx context.Context, lease *lock.Lease, conn zkapi.Conn, n int64) error {
 	if err := lease.Check(); err != nil {
 		return fmt.Errorf("Check inside the critical section: %w", err)
 	}
-	tok, err := c.token(ctx, lease)
+	tok, err := zktest.RetryLoss(ctx, &c.connLoss, lease.Token)
 	if err != nil {
-		return err
+		return fmt.Errorf("Token: %w", err)
 	}
 	_ = c.res.write(lease.Node(), tok) // the resource keeps its refusals
 	if n%c.fencedEvery == 0 {
@@ -354,51 +342,15 @@ func (c *contention) critical(ctx context.Context, lease *lock.Lease, conn zkapi
 	return nil
 }
 
-func (c *contention) token(ctx context.Context, lease *lock.Lease) (int64, error) {
-	for {
-		tok, err := lease.Token(ctx)
-		if err == nil {
-			return tok, nil
-		}
-		if !errors.Is(err, zkapi.ErrConnectionLoss) || ctx.Err() != nil {
-			return 0, fmt.Errorf("Token: %w", err)
-		}
-		c.connLoss.Add(1)
-	}
-}
-
-// fencedWrite reads the data node, which must hold an earlier holder's
-// token (or ours, if a write of ours met connection loss but was applied),
-// and replaces it with ours through Lease.Fenced, at the version it read.
+// fencedWrite writes tok to the data node (zktest.FencedSet) and records
+// it as the last token fenced so far.
 func (c *contention) fencedWrite(ctx context.Context, lease *lock.Lease, conn zkapi.Conn, tok int64) error {
-	for ctx.Err() == nil {
-		b, st, err := conn.Get(ctx, c.data)
-		if errors.Is(err, zkapi.ErrConnectionLoss) {
-			c.connLoss.Add(1)
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("get %s: %w", c.data, err)
-		}
-		prev := parseToken(b)
-		if prev > tok {
-			return fmt.Errorf("%s holds token %#x, above the holder's %#x", c.data, prev, tok)
-		}
-		if prev < tok {
-			_, err = lease.Fenced(ctx, zkapi.SetOp{Path: c.data, Data: tokenBytes(tok), Version: st.Version})
-		}
-		switch {
-		case err == nil:
-			c.fenced.Add(1)
-			storeMax(&c.maxFenced, tok)
-			return nil
-		case errors.Is(err, zkapi.ErrConnectionLoss):
-			c.connLoss.Add(1) // applied or not: the next read tells
-		default:
-			return fmt.Errorf("Fenced set of %s at version %d: %w", c.data, st.Version, err)
-		}
+	if err := zktest.FencedSet(ctx, conn, lease.Fenced, c.data, tok, &c.connLoss); err != nil {
+		return err
 	}
-	return ctx.Err()
+	c.fenced.Add(1)
+	zktest.StoreMax(&c.maxFenced, tok)
+	return nil
 }
 
 // check reports overlap, fencing refusals, a wrong count, a data node that
@@ -429,15 +381,6 @@ func (c *contention) longestGap() time.Duration {
 		gap = max(gap, c.done[i].Sub(c.done[i-1]))
 	}
 	return gap
-}
-
-func storeMax(v *atomic.Int64, x int64) {
-	for {
-		old := v.Load()
-		if x <= old || v.CompareAndSwap(old, x) {
-			return
-		}
-	}
 }
 
 var errStaleToken = errors.New("resource: fencing token not above the last accepted one")
@@ -480,14 +423,6 @@ func (r *resource) rejections() []string {
 	return slices.Clone(r.refused)
 }
 
-func tokenBytes(tok int64) []byte { return strconv.AppendInt(nil, tok, 10) }
-
-// parseToken reads a data node written with tokenBytes; empty is 0.
-func parseToken(b []byte) int64 {
-	n, _ := strconv.ParseInt(string(b), 10, 64)
-	return n
-}
-
 // TestMutex_KazooInterop runs scripts/kazoo-lock.py, a Python client using
 // kazoo's Lock (python3-kazoo 2.8), against lock.Mutex on the same path.
 // Stock kazoo names its nodes "<uuid>__lock__<seq>", which lock.Mutex does
@@ -498,7 +433,7 @@ func parseToken(b []byte) int64 {
 // child) they exclude each other and hand the lock over in both
 // directions. docs/interop-kazoo.md explains.
 func TestMutex_KazooInterop(t *testing.T) {
-	c := ensCluster(t)
+	c := zktest.Serving(t, zktest.Ensemble(t))
 	py := zktest.KazooPython(t)
 	script, err := filepath.Abs(filepath.Join("..", "scripts", "kazoo-lock.py"))
 	if err != nil {
@@ -548,11 +483,13 @@ func TestMutex_KazooInterop(t *testing.T) {
 		if _, err := m.TryAcquire(ctx); !errors.Is(err, lock.ErrWouldBlock) {
 			t.Fatalf("lock.Mutex TryAcquire while kazoo holds = %v, want ErrWouldBlock", err)
 		}
-		waiting := ensAcquireAsync(t, ctx, m)
-		ensWaitChildren(t, ctx, admin, dir, 2)
-		ensPending(t, waiting, "lock.Mutex behind kazoo")
+		waiting := zktest.Go(t, ctx, m.Acquire)
+		if err := zktest.WaitChildren(ctx, admin, dir, 2); err != nil {
+			t.Fatal(err)
+		}
+		waiting.Pending(t, "lock.Mutex: Acquire behind kazoo")
 		p.release(t, ctx)
-		l := ensReceive(t, ctx, waiting, "lock.Mutex after kazoo released")
+		l := waiting.Receive(t, ctx, "lock.Mutex: Acquire after kazoo released")
 
 		// lock.Mutex first: kazoo must wait, and gets the lock when it
 		// releases.
@@ -560,7 +497,9 @@ func TestMutex_KazooInterop(t *testing.T) {
 		p.Expect(t, ctx, `^busy$`)
 		p.Wait(t)
 		p = kz.start(t, ctx, dir, "--zksim-names")
-		ensWaitChildren(t, ctx, admin, dir, 2)
+		if err := zktest.WaitChildren(ctx, admin, dir, 2); err != nil {
+			t.Fatal(err)
+		}
 		p.Pending(t, "kazoo behind lock.Mutex")
 		if err := l.Release(ctx); err != nil {
 			t.Fatal(err)
@@ -597,29 +536,6 @@ func (p kazooProc) release(t *testing.T, ctx context.Context) {
 	p.Wait(t)
 }
 
-// ensCluster returns the ensemble under test once it has a leader, or
-// skips when none is configured.
-func ensCluster(t testing.TB) *zktest.Cluster { return ensClusterFor(t, false) }
-
-// ensClusterExclusive is ensCluster for a test that kills servers.
-func ensClusterExclusive(t testing.TB) *zktest.Cluster { return ensClusterFor(t, true) }
-
-func ensClusterFor(t testing.TB, exclusive bool) *zktest.Cluster {
-	t.Helper()
-	var c *zktest.Cluster
-	if exclusive {
-		c = zktest.EnsembleExclusive(t)
-	} else {
-		c = zktest.Ensemble(t)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if _, err := c.WaitLeader(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 // ensAllUp waits until every server of c runs and a leader serves: another
 // test may have killed one, and killing the leader of a degraded ensemble
 // would leave it without quorum.
@@ -648,32 +564,6 @@ func ensAllUp(t *testing.T, ctx context.Context, c *zktest.Cluster) {
 	}
 }
 
-func ensRestartIfDown(t *testing.T, c *zktest.Cluster, i int) {
-	if _, err := c.PID(i); errors.Is(err, zktest.ErrNotRunning) {
-		if err := c.Restart(i); err != nil {
-			t.Errorf("restoring server %d: %v", i, err)
-		}
-	}
-}
-
-func ensDialN(t testing.TB, ctx context.Context, addrs []string, n int, cfg gozk.Config) []zkapi.Conn {
-	t.Helper()
-	conns := make([]zkapi.Conn, n)
-	for i := range conns {
-		conns[i] = zktest.Dial(t, ctx, addrs, cfg)
-	}
-	return conns
-}
-
-func ensCloseAll(t *testing.T, conns []zkapi.Conn) {
-	t.Helper()
-	for _, c := range conns {
-		if err := c.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	}
-}
-
 func ensMutex(t testing.TB, conn zkapi.Conn, dir, id string) *lock.Mutex {
 	t.Helper()
 	m, err := lock.New(conn, dir, lock.Options{ID: id})
@@ -681,72 +571,4 @@ func ensMutex(t testing.TB, conn zkapi.Conn, dir, id string) *lock.Mutex {
 		t.Fatal(err)
 	}
 	return m
-}
-
-func ensToken(t *testing.T, ctx context.Context, l *lock.Lease, who string) int64 {
-	t.Helper()
-	tok, err := l.Token(ctx)
-	if err != nil {
-		t.Fatalf("%s: Token: %v", who, err)
-	}
-	return tok
-}
-
-// ensWaitChildren waits, by watching dir, until it has at least n children.
-func ensWaitChildren(t testing.TB, ctx context.Context, c zkapi.Conn, dir string, n int) {
-	t.Helper()
-	for {
-		kids, w, err := zktest.Children(ctx, c, dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(kids) >= n {
-			return
-		}
-		if _, err := w.Wait(ctx); err != nil {
-			t.Fatalf("waiting for %d children of %s (have %v): %v", n, dir, kids, err)
-		}
-	}
-}
-
-type acquired struct {
-	lease *lock.Lease
-	err   error
-}
-
-// ensAcquireAsync runs m.Acquire on a goroutine that the test's cleanup
-// waits for (ctx ends with the test at the latest).
-func ensAcquireAsync(t *testing.T, ctx context.Context, m *lock.Mutex) <-chan acquired {
-	ch := make(chan acquired, 1)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		l, err := m.Acquire(ctx)
-		ch <- acquired{l, err}
-	}()
-	t.Cleanup(func() { <-done })
-	return ch
-}
-
-func ensReceive(t *testing.T, ctx context.Context, ch <-chan acquired, who string) *lock.Lease {
-	t.Helper()
-	select {
-	case r := <-ch:
-		if r.err != nil {
-			t.Fatalf("%s: Acquire: %v", who, r.err)
-		}
-		return r.lease
-	case <-ctx.Done():
-		t.Fatalf("%s: not granted: %v", who, ctx.Err())
-		return nil
-	}
-}
-
-func ensPending(t *testing.T, ch <-chan acquired, who string) {
-	t.Helper()
-	select {
-	case r := <-ch:
-		t.Fatalf("%s: Acquire returned (%v) while it should still wait", who, r.err)
-	default:
-	}
 }

@@ -38,7 +38,7 @@ import (
 //
 //	ZKSIM_ZK_STANDALONE=... ZKSIM_ZK_ENSEMBLE=... go test -run - -bench Handoff ./lock
 func BenchmarkHandoff(b *testing.B) {
-	b.Run("ensemble", func(b *testing.B) { benchHandoff(b, ensCluster(b).Addrs) })
+	b.Run("ensemble", func(b *testing.B) { benchHandoff(b, zktest.Serving(b, zktest.Ensemble(b)).Addrs) })
 	b.Run("standalone", func(b *testing.B) { benchHandoff(b, zktest.Standalone(b)) })
 }
 
@@ -205,7 +205,7 @@ func (h *handoffs) play(ctx context.Context, admin zkapi.Conn, dir string, seats
 		if err := send(ctx, seats[w].acquire); err != nil {
 			return err
 		}
-		if err := waitQueued(ctx, admin, dir, 2); err != nil {
+		if err := zktest.WaitChildren(ctx, admin, dir, 2); err != nil {
 			return err
 		}
 		t0 := time.Now()
@@ -266,21 +266,6 @@ func send(ctx context.Context, ch chan<- struct{}) error {
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
-	}
-}
-
-func waitQueued(ctx context.Context, admin zkapi.Conn, dir string, n int) error {
-	for {
-		kids, w, err := zktest.Children(ctx, admin, dir)
-		if err != nil {
-			return err
-		}
-		if len(kids) >= n {
-			return nil
-		}
-		if _, err := w.Wait(ctx); err != nil {
-			return fmt.Errorf("waiting for %d nodes in %s: %w", n, dir, err)
-		}
 	}
 }
 

@@ -36,11 +36,11 @@ import (
 // Once all have released, and again once all sessions have closed, the
 // lock directory is empty.
 func TestRWMutex_EnsembleContention(t *testing.T) {
-	c := ensCluster(t)
+	c := zktest.Serving(t, zktest.Ensemble(t))
 	ctx := zktest.Context(t, 3*time.Minute)
 	admin := zktest.Dial(t, ctx, c.Addrs, gozk.Config{})
 	root := zktest.Root(t, ctx, admin, "/zksim-rwlock-test-")
-	conns := ensDialN(t, ctx, c.Addrs, 8)
+	conns := zktest.DialN(t, ctx, c.Addrs, 8, gozk.Config{})
 	run := &rwContention{dir: root + "/lock", data: root + "/data", total: 200, res: &rwResource{}}
 	zktest.Create(t, ctx, admin, run.data)
 	start := time.Now()
@@ -61,11 +61,7 @@ func TestRWMutex_EnsembleContention(t *testing.T) {
 	zktest.NoChildren(t, ctx, admin, run.dir, "with every lease released")
 	t.Logf("%d reads and %d writes by %d sessions in %v; up to %d readers at once; %d fenced writes; %d connection losses retried",
 		run.reads.Load(), run.writes.Load(), len(conns), elapsed, run.res.peakReaders(), run.fenced.Load(), run.connLoss.Load())
-	for _, c := range conns {
-		if err := c.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	}
+	zktest.CloseAll(t, conns)
 	zktest.NoChildren(t, ctx, admin, run.dir, "after every session closed")
 }
 
@@ -79,7 +75,7 @@ func TestRWMutex_EnsembleContention(t *testing.T) {
 // four-letter command), so every "still waiting" is checked at the moment
 // the waiter has chosen whom to wait for.
 func TestRWMutex_EnsembleDowngradeWithWaitingWriter(t *testing.T) {
-	c := ensCluster(t)
+	c := zktest.Serving(t, zktest.Ensemble(t))
 	ctx := zktest.Context(t, 2*time.Minute)
 	admin := zktest.Dial(t, ctx, c.Addrs, gozk.Config{})
 	root := zktest.Root(t, ctx, admin, "/zksim-rwlock-test-")
@@ -104,7 +100,7 @@ func TestRWMutex_EnsembleDowngradeWithWaitingWriter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res.enter("W1", true, ensToken(t, ctx, w1, "W1"))
+	res.enter("W1", true, zktest.Token(t, ctx, w1, "W1"))
 	r1 := ensAcquireAsync(t, ctx, res, "R1", false, clients["R1"].rw.AcquireRead)
 	watching("R1", isNode(w1.Node()), "W1")
 	r2 := ensAcquireAsync(t, ctx, res, "R2", false, clients["R2"].rw.AcquireRead)
@@ -113,10 +109,10 @@ func TestRWMutex_EnsembleDowngradeWithWaitingWriter(t *testing.T) {
 	watching("W2", hasPrefix(dir+"/read-"), "a reader")
 	r3 := ensAcquireAsync(t, ctx, res, "R3", false, clients["R3"].rw.AcquireRead)
 	watching("R3", func(p string) bool { return strings.HasPrefix(p, dir+"/write-") && p != w1.Node() }, "W2")
-	ensPending(t, r1, "R1 behind W1")
-	ensPending(t, r2, "R2 behind W1")
-	ensPending(t, w2, "W2 behind the readers")
-	ensPending(t, r3, "R3 behind W2")
+	r1.Pending(t, "R1 behind W1")
+	r2.Pending(t, "R2 behind W1")
+	w2.Pending(t, "W2 behind the readers")
+	r3.Pending(t, "R3 behind W2")
 
 	// W1 writes no more once it asks to downgrade, and the readers may be
 	// granted as soon as the server applies the downgrade, before W1 has
@@ -128,12 +124,12 @@ func TestRWMutex_EnsembleDowngradeWithWaitingWriter(t *testing.T) {
 	if _, err := clients["W1"].rw.Acquire(ctx); !errors.Is(err, rwlock.ErrUpgrade) {
 		t.Errorf("write Acquire on a handle holding a read lease = %v, want ErrUpgrade", err)
 	}
-	lr1 := ensReceive(t, ctx, r1, "R1 after the downgrade")
-	lr2 := ensReceive(t, ctx, r2, "R2 after the downgrade")
+	lr1 := r1.Receive(t, ctx, "R1 after the downgrade")
+	lr2 := r2.Receive(t, ctx, "R2 after the downgrade")
 	if n := res.peakReaders(); n != 3 {
 		t.Errorf("%d readers inside at once after the downgrade, want 3 (W1, R1, R2)", n)
 	}
-	ensPending(t, w2, "W2 behind the downgraded W1 and the readers")
+	w2.Pending(t, "W2 behind the downgraded W1 and the readers")
 	for who, l := range map[string]*rwlock.Lease{"R1": lr1, "R2": lr2} {
 		res.exit(who, false)
 		if err := l.Release(ctx); err != nil {
@@ -141,24 +137,24 @@ func TestRWMutex_EnsembleDowngradeWithWaitingWriter(t *testing.T) {
 		}
 	}
 	watching("W2", isNode(w1.Node()), "the downgraded W1")
-	ensPending(t, w2, "W2 behind the downgraded W1")
-	ensPending(t, r3, "R3 behind W2")
+	w2.Pending(t, "W2 behind the downgraded W1")
+	r3.Pending(t, "R3 behind W2")
 
 	res.exit("W1", false)
 	if err := w1.Release(ctx); err != nil {
 		t.Fatalf("W1: Release: %v", err)
 	}
-	lw2 := ensReceive(t, ctx, w2, "W2 after W1 released")
-	tok := ensToken(t, ctx, lw2, "W2")
-	if _, err := lw2.Fenced(ctx, zkapi.SetOp{Path: data, Data: tokenBytes(tok), Version: zkapi.AnyVersion}); err != nil {
+	lw2 := w2.Receive(t, ctx, "W2 after W1 released")
+	tok := zktest.Token(t, ctx, lw2, "W2")
+	if _, err := lw2.Fenced(ctx, zkapi.SetOp{Path: data, Data: zktest.FormatInt(tok), Version: zkapi.AnyVersion}); err != nil {
 		t.Errorf("W2: Fenced: %v", err)
 	}
-	ensPending(t, r3, "R3 behind W2")
+	r3.Pending(t, "R3 behind W2")
 	res.exit("W2", true)
 	if err := lw2.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	lr3 := ensReceive(t, ctx, r3, "R3 after W2 released")
+	lr3 := r3.Receive(t, ctx, "R3 after W2 released")
 	res.exit("R3", false)
 	if err := lr3.Release(ctx); err != nil {
 		t.Fatal(err)
@@ -180,7 +176,7 @@ func TestRWMutex_EnsembleDowngradeWithWaitingWriter(t *testing.T) {
 // with a larger token, and the stale writer's fenced write and Release
 // report lock.ErrLost.
 func TestRWMutex_EnsembleWriterExpired(t *testing.T) {
-	c := ensCluster(t)
+	c := zktest.Serving(t, zktest.Ensemble(t))
 	ctx := zktest.Context(t, time.Minute)
 	admin := zktest.Dial(t, ctx, c.Addrs, gozk.Config{})
 	root := zktest.Root(t, ctx, admin, "/zksim-rwlock-test-")
@@ -198,7 +194,7 @@ func TestRWMutex_EnsembleWriterExpired(t *testing.T) {
 	// W is not entered in res: once its session is gone, the reader may
 	// get in before W's client hears of it; that overlap is what fencing
 	// is for, and the tokens are compared directly below.
-	tokW := ensToken(t, ctx, w, "W")
+	tokW := zktest.Token(t, ctx, w, "W")
 	r := ensAcquireAsync(t, ctx, res, "R", false, ensRW(t, rconn, dir, "R").AcquireRead)
 	ensWaitWatching(t, ctx, c.Addrs, rconn.Session().ID, dir, isNode(w.Node()), "R watching W")
 
@@ -211,8 +207,8 @@ func TestRWMutex_EnsembleWriterExpired(t *testing.T) {
 	if err := w.Check(); !errors.Is(err, lock.ErrLost) {
 		t.Errorf("W: Check after the kill = %v, want lock.ErrLost", err)
 	}
-	lr := ensReceive(t, ctx, r, "R after W's session expired")
-	if tokR := ensToken(t, ctx, lr, "R"); tokR <= tokW {
+	lr := r.Receive(t, ctx, "R after W's session expired")
+	if tokR := zktest.Token(t, ctx, lr, "R"); tokR <= tokW {
 		t.Errorf("R's token %#x is not above the expired writer's %#x", tokR, tokW)
 	}
 	if _, err := w.Fenced(ctx, zkapi.SetOp{Path: data, Data: []byte("stale"), Version: zkapi.AnyVersion}); !errors.Is(err, lock.ErrLost) {
@@ -275,9 +271,13 @@ func (c *rwContention) worker(ctx context.Context, id int, conn zkapi.Conn) erro
 
 func (c *rwContention) turn(ctx context.Context, rw *rwlock.RWMutex, conn zkapi.Conn, n int64) error {
 	write := n%3 == 0
-	lease, err := c.acquire(ctx, rw, write)
+	acquire := rw.AcquireRead
+	if write {
+		acquire = rw.Acquire
+	}
+	lease, err := zktest.RetryLoss(ctx, &c.connLoss, acquire)
 	if err != nil {
-		return err
+		return fmt.Errorf("acquire (write %v): %w", write, err)
 	}
 	err = c.critical(ctx, lease, conn, n, write)
 	if rerr := lease.Release(ctx); rerr != nil {
@@ -295,37 +295,10 @@ func (c *rwContention) turn(ctx context.Context, rw *rwlock.RWMutex, conn zkapi.
 	return nil
 }
 
-func (c *rwContention) acquire(ctx context.Context, rw *rwlock.RWMutex, write bool) (*rwlock.Lease, error) {
-	for {
-		var l *rwlock.Lease
-		var err error
-		if write {
-			l, err = rw.Acquire(ctx)
-		} else {
-			l, err = rw.AcquireRead(ctx)
-		}
-		if err == nil {
-			return l, nil
-		}
-		if !errors.Is(err, zkapi.ErrConnectionLoss) || ctx.Err() != nil {
-			return nil, fmt.Errorf("acquire (write %v): %w", write, err)
-		}
-		c.connLoss.Add(1)
-	}
-}
-
 func (c *rwContention) critical(ctx context.Context, lease *rwlock.Lease, conn zkapi.Conn, n int64, write bool) error {
-	var tok int64
-	for {
-		var err error
-		tok, err = lease.Token(ctx)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, zkapi.ErrConnectionLoss) || ctx.Err() != nil {
-			return fmt.Errorf("Token: %w", err)
-		}
-		c.connLoss.Add(1)
+	tok, err := zktest.RetryLoss(ctx, &c.connLoss, lease.Token)
+	if err != nil {
+		return fmt.Errorf("Token: %w", err)
 	}
 	who := path.Base(lease.Node())
 	c.res.enter(who, write, tok)
@@ -336,51 +309,26 @@ func (c *rwContention) critical(ctx context.Context, lease *rwlock.Lease, conn z
 	return c.useData(ctx, lease, conn, tok, write && n%9 == 0)
 }
 
-// useData reads the data node, which must hold an earlier writer's token
-// (or ours, after a fenced write that met connection loss but was applied),
-// and if asked replaces it with ours through Lease.Fenced at the version it
-// read.
+// useData reads the data node, which must hold an earlier writer's token,
+// or if asked writes tok there (zktest.FencedSet) and records it as the
+// last token fenced so far.
 func (c *rwContention) useData(ctx context.Context, lease *rwlock.Lease, conn zkapi.Conn, tok int64, fence bool) error {
-	for ctx.Err() == nil {
-		b, st, err := conn.Get(ctx, c.data)
-		if errors.Is(err, zkapi.ErrConnectionLoss) {
-			c.connLoss.Add(1)
-			continue
+	if fence {
+		if err := zktest.FencedSet(ctx, conn, lease.Fenced, c.data, tok, &c.connLoss); err != nil {
+			return err
 		}
-		if err != nil {
-			return fmt.Errorf("get %s: %w", c.data, err)
-		}
-		prev := parseToken(b)
-		if prev > tok || prev == tok && !fence {
-			return fmt.Errorf("%s holds token %#x, not below the holder's %#x", c.data, prev, tok)
-		}
-		if !fence {
-			return nil
-		}
-		if prev < tok {
-			_, err = lease.Fenced(ctx, zkapi.SetOp{Path: c.data, Data: tokenBytes(tok), Version: st.Version})
-		}
-		switch {
-		case err == nil:
-			c.fenced.Add(1)
-			storeMax(&c.maxFenced, tok)
-			return nil
-		case errors.Is(err, zkapi.ErrConnectionLoss):
-			c.connLoss.Add(1)
-		default:
-			return fmt.Errorf("Fenced set of %s at version %d: %w", c.data, st.Version, err)
-		}
+		c.fenced.Add(1)
+		zktest.StoreMax(&c.maxFenced, tok)
+		return nil
 	}
-	return ctx.Err()
-}
-
-func storeMax(v *atomic.Int64, x int64) {
-	for {
-		old := v.Load()
-		if x <= old || v.CompareAndSwap(old, x) {
-			return
-		}
+	prev, _, err := zktest.GetInt(ctx, conn, c.data, &c.connLoss)
+	if err != nil {
+		return err
 	}
+	if prev >= tok {
+		return fmt.Errorf("%s holds token %#x, not below the holder's %#x", c.data, prev, tok)
+	}
+	return nil
 }
 
 // rwResource stands for what a read/write lock protects. It records every
@@ -461,53 +409,22 @@ func (r *rwResource) peakReaders() int {
 	return r.maxReaders
 }
 
-type granted struct {
-	lease *rwlock.Lease
-	err   error
-}
-
-// ensAcquireAsync acquires on a goroutine, enters res as who once granted,
-// and sends the outcome. The test's cleanup waits for the goroutine (ctx
-// ends with the test at the latest).
-func ensAcquireAsync(t *testing.T, ctx context.Context, res *rwResource, who string, write bool, acquire func(context.Context) (*rwlock.Lease, error)) <-chan granted {
-	ch := make(chan granted, 1)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
+// ensAcquireAsync acquires on a goroutine (zktest.Go) and enters res as
+// who once granted, so that res checks the entry at the moment of the
+// grant, not when the test gets round to receiving it.
+func ensAcquireAsync(t *testing.T, ctx context.Context, res *rwResource, who string, write bool, acquire func(context.Context) (*rwlock.Lease, error)) *zktest.Async[*rwlock.Lease] {
+	return zktest.Go(t, ctx, func(ctx context.Context) (*rwlock.Lease, error) {
 		l, err := acquire(ctx)
-		if err == nil {
-			var tok int64
-			if tok, err = l.Token(ctx); err == nil {
-				res.enter(who, write, tok)
-			}
+		if err != nil {
+			return nil, err
 		}
-		ch <- granted{l, err}
-	}()
-	t.Cleanup(func() { <-done })
-	return ch
-}
-
-func ensReceive(t *testing.T, ctx context.Context, ch <-chan granted, what string) *rwlock.Lease {
-	t.Helper()
-	select {
-	case g := <-ch:
-		if g.err != nil {
-			t.Fatalf("%s: %v", what, g.err)
+		tok, err := l.Token(ctx)
+		if err != nil {
+			return l, err
 		}
-		return g.lease
-	case <-ctx.Done():
-		t.Fatalf("%s: not granted: %v", what, ctx.Err())
-		return nil
-	}
-}
-
-func ensPending(t *testing.T, ch <-chan granted, what string) {
-	t.Helper()
-	select {
-	case g := <-ch:
-		t.Fatalf("%s: granted (err %v) while it should still wait", what, g.err)
-	default:
-	}
+		res.enter(who, write, tok)
+		return l, nil
+	})
 }
 
 // ensWaitWatching polls the servers' watch lists until session sid
@@ -587,28 +504,6 @@ func fourLetter(addr, cmd string) (string, error) {
 	return string(b), nil
 }
 
-// ensCluster returns the ensemble under test once it has a leader, or
-// skips when none is configured.
-func ensCluster(t testing.TB) *zktest.Cluster {
-	t.Helper()
-	c := zktest.Ensemble(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if _, err := c.WaitLeader(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-func ensDialN(t testing.TB, ctx context.Context, addrs []string, n int) []zkapi.Conn {
-	t.Helper()
-	conns := make([]zkapi.Conn, n)
-	for i := range conns {
-		conns[i] = zktest.Dial(t, ctx, addrs, gozk.Config{})
-	}
-	return conns
-}
-
 func ensRW(t testing.TB, conn zkapi.Conn, dir, id string) *rwlock.RWMutex {
 	t.Helper()
 	rw, err := rwlock.New(conn, dir, lock.Options{ID: id})
@@ -616,20 +511,4 @@ func ensRW(t testing.TB, conn zkapi.Conn, dir, id string) *rwlock.RWMutex {
 		t.Fatal(err)
 	}
 	return rw
-}
-
-func ensToken(t *testing.T, ctx context.Context, l *rwlock.Lease, who string) int64 {
-	t.Helper()
-	tok, err := l.Token(ctx)
-	if err != nil {
-		t.Fatalf("%s: Token: %v", who, err)
-	}
-	return tok
-}
-
-func tokenBytes(tok int64) []byte { return strconv.AppendInt(nil, tok, 10) }
-
-func parseToken(b []byte) int64 {
-	n, _ := strconv.ParseInt(string(b), 10, 64)
-	return n
 }

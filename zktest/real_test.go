@@ -113,7 +113,7 @@ func TestCluster_LeaderFailover(t *testing.T) {
 	if err := c.Kill(old); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { restartIfDown(t, c, old) })
+	t.Cleanup(func() { zktest.RestartIfDown(t, c, old) })
 	if _, err := c.PID(old); !errors.Is(err, zktest.ErrNotRunning) {
 		t.Fatalf("PID(%d) after Kill = %v, want ErrNotRunning", old, err)
 	}
@@ -130,14 +130,6 @@ func TestCluster_LeaderFailover(t *testing.T) {
 	}
 	if mode, err := c.Mode(old); err != nil || mode != "follower" {
 		t.Fatalf("restarted server %d: Mode = %q, %v; want follower", old, mode, err)
-	}
-}
-
-func restartIfDown(t *testing.T, c *zktest.Cluster, i int) {
-	if _, err := c.PID(i); errors.Is(err, zktest.ErrNotRunning) {
-		if err := c.Restart(i); err != nil {
-			t.Errorf("restoring server %d: %v", i, err)
-		}
 	}
 }
 

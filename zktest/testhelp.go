@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -84,10 +85,7 @@ func ReadInt(t testing.TB, ctx context.Context, c zkapi.Conn, p string) int64 {
 			b, _, err = c.Get(ctx, p)
 		}
 		if err == nil {
-			if len(b) == 0 {
-				return 0
-			}
-			n, err := strconv.ParseInt(string(b), 10, 64)
+			n, err := ParseInt(b)
 			if err != nil {
 				t.Fatalf("read %s: %v", p, err)
 			}
@@ -97,6 +95,19 @@ func ReadInt(t testing.TB, ctx context.Context, c zkapi.Conn, p string) int64 {
 			t.Fatalf("read %s: %v", p, err)
 		}
 	}
+}
+
+// FormatInt is the data of a node holding n in decimal, as ReadInt and
+// ParseInt read it: the fencing tests store tokens so, readable in zkCli.
+func FormatInt(n int64) []byte { return strconv.AppendInt(nil, n, 10) }
+
+// ParseInt reads data written by FormatInt. Empty data is 0, as in a node
+// created before anyone wrote to it.
+func ParseInt(b []byte) (int64, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	return strconv.ParseInt(string(b), 10, 64)
 }
 
 // Children lists dir after a sync, retrying through connection loss, with
@@ -156,4 +167,154 @@ func RunAll(ctx context.Context, n int, work func(ctx context.Context, i int) er
 	}
 	wg.Wait()
 	return slices.DeleteFunc(errs, func(err error) bool { return err == nil })
+}
+
+// WaitChildren waits, by watching dir, until it has at least n children:
+// a contender's node is queued once it is listed, which no client-side
+// call tells. It returns an error rather than failing a test, so that a
+// benchmark can free its stuck players before it fails.
+func WaitChildren(ctx context.Context, c zkapi.Conn, dir string, n int) error {
+	for {
+		kids, w, err := Children(ctx, c, dir)
+		if err != nil {
+			return err
+		}
+		if len(kids) >= n {
+			return nil
+		}
+		if _, err := w.Wait(ctx); err != nil {
+			return fmt.Errorf("waiting for %d children of %s (have %v): %w", n, dir, kids, err)
+		}
+	}
+}
+
+// DialN opens n sessions on addrs with cfg, as Dial does: one per
+// contender, as separate processes would have.
+func DialN(t testing.TB, ctx context.Context, addrs []string, n int, cfg gozk.Config) []zkapi.Conn {
+	t.Helper()
+	conns := make([]zkapi.Conn, n)
+	for i := range conns {
+		conns[i] = Dial(t, ctx, addrs, cfg)
+	}
+	return conns
+}
+
+// CloseAll closes conns now, before the test's cleanup would, so that the
+// test can check that their ephemeral nodes went with them.
+func CloseAll(t testing.TB, conns []zkapi.Conn) {
+	t.Helper()
+	for _, c := range conns {
+		if err := c.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	}
+}
+
+// StoreMax raises v to x unless it already holds more: concurrent holders
+// record the greatest fencing token written, whatever order they finish in.
+func StoreMax(v *atomic.Int64, x int64) {
+	for {
+		old := v.Load()
+		if x <= old || v.CompareAndSwap(old, x) {
+			return
+		}
+	}
+}
+
+// Token reads a lease's fencing token (lock.Lease and rwlock.Lease have
+// the method; zktest does not import them) or fails t, naming who.
+func Token(t testing.TB, ctx context.Context, l interface {
+	Token(context.Context) (int64, error)
+}, who string) int64 {
+	t.Helper()
+	tok, err := l.Token(ctx)
+	if err != nil {
+		t.Fatalf("%s: Token: %v", who, err)
+	}
+	return tok
+}
+
+// Serving returns c once it has a leader, waiting up to a minute: an
+// earlier test may have killed the leader, and a request sent before the
+// election ends fails with connection loss.
+func Serving(t testing.TB, c *Cluster) *Cluster {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	if _, err := c.WaitLeader(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// RestartIfDown restarts server i of c if it is not running, for the
+// cleanup of a test that kills it: a test that fails between the kill and
+// its own restart must not leave the next test a server short.
+func RestartIfDown(t testing.TB, c *Cluster, i int) {
+	if _, err := c.PID(i); errors.Is(err, ErrNotRunning) {
+		if err := c.Restart(i); err != nil {
+			t.Errorf("restoring server %d: %v", i, err)
+		}
+	}
+}
+
+// RetryLoss calls fn until it ends in anything but connection loss, or ctx
+// ends, counting each loss in lost: a client under contention carries on
+// through a leader's election, and the test reports how often it had to.
+func RetryLoss[T any](ctx context.Context, lost *atomic.Int64, fn func(context.Context) (T, error)) (T, error) {
+	for {
+		v, err := fn(ctx)
+		if !errors.Is(err, zkapi.ErrConnectionLoss) || ctx.Err() != nil {
+			return v, err
+		}
+		lost.Add(1)
+	}
+}
+
+// GetInt reads the number FormatInt wrote to the node at p, and the
+// node's version, retrying through connection loss (counted in lost).
+func GetInt(ctx context.Context, c zkapi.Conn, p string, lost *atomic.Int64) (int64, int32, error) {
+	var st zkapi.Stat
+	b, err := RetryLoss(ctx, lost, func(ctx context.Context) (b []byte, err error) {
+		b, st, err = c.Get(ctx, p)
+		return b, err
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("get %s: %w", p, err)
+	}
+	n, err := ParseInt(b)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%s: %w", p, err)
+	}
+	return n, st.Version, nil
+}
+
+// FencedSet writes tok to the node at p through fenced (a lease's Fenced,
+// which refuses once the lease is lost) at the version it read there, so
+// that no other write comes between. The node must hold an earlier
+// holder's token: a greater one means holders overlapped, and tok itself
+// that a write of ours met connection loss but was applied. Connection
+// losses are retried and counted in lost.
+func FencedSet(ctx context.Context, c zkapi.Conn, fenced func(context.Context, ...zkapi.Op) ([]zkapi.OpResult, error), p string, tok int64, lost *atomic.Int64) error {
+	for ctx.Err() == nil {
+		prev, version, err := GetInt(ctx, c, p, lost)
+		switch {
+		case err != nil:
+			return err
+		case prev > tok:
+			return fmt.Errorf("%s holds token %#x, above the holder's %#x", p, prev, tok)
+		case prev == tok:
+			return nil
+		}
+		_, err = fenced(ctx, zkapi.SetOp{Path: p, Data: FormatInt(tok), Version: version})
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, zkapi.ErrConnectionLoss):
+			lost.Add(1) // applied or not: the next read tells
+		default:
+			return fmt.Errorf("Fenced set of %s at version %d: %w", p, version, err)
+		}
+	}
+	return ctx.Err()
 }

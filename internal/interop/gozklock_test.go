@@ -9,7 +9,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/zksim/zksim/fakezk/server"
+	"github.com/zksim/zksim/zktest"
 )
 
 // zkClient is an unmodified go-zookeeper connection with a record of its
@@ -98,22 +98,13 @@ func newZKLock(c *zkClient, dir string) zkLock {
 func (l zkLock) Lock() error   { return l.l.Lock() }
 func (l zkLock) Unlock() error { return l.l.Unlock() }
 
-// lockAsync runs l.Lock in a goroutine; the result arrives on the channel.
-// zk.Lock takes no context: only closing its connection ends a wait, which
-// the test's cleanup does before waiting for the goroutine.
-func lockAsync(t *testing.T, l zkLock) <-chan error {
-	done := make(chan error, 1)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		done <- l.Lock()
-	}()
-	t.Cleanup(func() {
-		l.c.Close()
-		wg.Wait()
-	})
-	return done
+// lockAsync runs l.Lock on a goroutine (zktest.Go). zk.Lock takes no
+// context: only closing its connection ends a wait, which a cleanup
+// registered after Go's, and so run before it, does.
+func lockAsync(t *testing.T, ctx context.Context, l zkLock) *zktest.Async[struct{}] {
+	a := zktest.Go(t, ctx, func(context.Context) (struct{}, error) { return struct{}{}, l.Lock() })
+	t.Cleanup(func() { l.c.Close() })
+	return a
 }
 
 // TestGoZKLock_LostCreateReply (scenario 1): the create of the lock node is
@@ -122,55 +113,32 @@ func lockAsync(t *testing.T, l zkLock) <-chan error {
 // ErrConnectionClosed and finds its node by the guid in its name: the lock
 // is acquired, no orphan is left, and the next contender is not blocked.
 func TestGoZKLock_LostCreateReply(t *testing.T) {
-	f := newFake(t)
-	ctx := ctxFor(t, 30*time.Second)
 	const dir = "/locks/lost-create"
-	f.mkdir(t, ctx, dir)
+	f, ctx := scenario(t, dir)
 	a := dialZK(t, ctx, f)
-	if err := f.srv.DropReply(server.Match{Op: "create", Path: dir + "/", Session: a.SessionID()}); err != nil {
-		t.Fatal(err)
-	}
+	f.loseCreateReply(t, dir, a.SessionID())
 	la := newZKLock(a, dir)
 	if err := la.Lock(); err != nil {
 		t.Fatalf("A: Lock after a lost create reply = %v; measured: acquired", err)
 	}
-	if p := f.srv.Pending(); len(p) != 0 {
-		t.Fatalf("the fault never fired: %v", p)
-	}
-	ns := f.nodes(dir)
-	if len(ns) != 1 || ns[0].Owner != a.SessionID() {
-		t.Fatalf("A holds; lock directory = %+v, want A's one node", ns)
-	}
+	f.faultFired(t)
+	f.only(t, dir, "A's node", ownedBy(a.SessionID()))
 	if err := la.Unlock(); err != nil {
 		t.Fatalf("A: Unlock: %v", err)
 	}
-	if ns := f.nodes(dir); len(ns) != 0 {
-		t.Fatalf("after A's Unlock the directory holds %+v: an orphan", ns)
-	}
+	f.noOrphan(t, dir, "A's Unlock")
 	b := dialZK(t, ctx, f)
-	assertAcquires(t, ctx, "B after A released", lockAsync(t, newZKLock(b, dir)))
-}
-
-// assertAcquires waits (bounded by ctx) for a Lock result and wants nil.
-func assertAcquires(t *testing.T, ctx context.Context, who string, done <-chan error) {
-	t.Helper()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("%s: Lock = %v, want acquired", who, err)
-		}
-	case <-ctx.Done():
-		t.Fatalf("%s: not acquired: %v", who, ctx.Err())
-	}
+	lockAsync(t, ctx, newZKLock(b, dir)).Receive(t, ctx, "B after A released: Lock")
 }
 
 // assertHangs confirms a Lock blocked: no result within hangWindow.
-func assertHangs(t *testing.T, ctx context.Context, who string, done <-chan error) {
+func assertHangs(t *testing.T, ctx context.Context, who string, a *zktest.Async[struct{}]) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, hangWindow)
 	defer cancel()
 	select {
-	case err := <-done:
+	case <-a.Done():
+		_, err := a.Result()
 		t.Fatalf("%s: Lock returned %v; measured: it hangs", who, err)
 	case <-ctx.Done():
 	}
@@ -184,24 +152,17 @@ func assertHangs(t *testing.T, ctx context.Context, who string, done <-chan erro
 // queue: a retry by the same client waits on its own orphan, and so does
 // every later contender, until A's session ends.
 func TestGoZKLock_ConnLossListingChildren(t *testing.T) {
-	f := newFake(t)
-	ctx := ctxFor(t, 30*time.Second)
 	const dir = "/locks/children-loss"
-	f.mkdir(t, ctx, dir)
+	f, ctx := scenario(t, dir)
 	a := dialZK(t, ctx, f)
-	if err := f.srv.DropRequest(server.Match{Op: "children", Path: dir, Session: a.SessionID()}); err != nil {
-		t.Fatal(err)
-	}
+	f.loseChildren(t, dir, a.SessionID())
 	la := newZKLock(a, dir)
 	seen := a.mark()
 	if err := la.Lock(); !errors.Is(err, zk.ErrConnectionClosed) {
 		t.Fatalf("A: Lock = %v; measured: zk.ErrConnectionClosed", err)
 	}
-	ns := f.nodes(dir)
-	if len(ns) != 1 || ns[0].Owner != a.SessionID() || !ns[0].Alive {
-		t.Fatalf("after A's failed Lock the directory holds %+v; measured: one orphan of A's live session", ns)
-	}
-	orphan := dir + "/" + ns[0].Name
+	live := func(n node) bool { return n.Owner == a.SessionID() && n.Alive }
+	orphan := dir + "/" + f.only(t, dir, "an orphan of A's live session (measured)", live).Name
 
 	// A retries, as a caller would, once reconnected (a request queued
 	// while go-zookeeper reconnects to its only server may fail with
@@ -209,21 +170,21 @@ func TestGoZKLock_ConnLossListingChildren(t *testing.T) {
 	if err := a.waitState(ctx, seen, zk.StateHasSession); err != nil {
 		t.Fatalf("A never reconnected: %v", err)
 	}
-	retry := lockAsync(t, la)
+	retry := lockAsync(t, ctx, la)
 	if on := f.waitParked(t, ctx, a.SessionID(), dir); on != orphan {
 		t.Fatalf("A's retry waits on %s, want its orphan %s", on, orphan)
 	}
 	assertHangs(t, ctx, "A's retry behind its own orphan", retry)
 
 	b := dialZK(t, ctx, f)
-	waiting := lockAsync(t, newZKLock(b, dir))
+	waiting := lockAsync(t, ctx, newZKLock(b, dir))
 	f.waitParked(t, ctx, b.SessionID(), dir)
 	assertHangs(t, ctx, "B behind A's orphan", waiting)
 
 	// Only the end of A's session frees the queue.
 	a.Close()
-	assertAcquires(t, ctx, "B once A's session closed", waiting)
-	if err := <-retry; err == nil {
+	waiting.Receive(t, ctx, "B once A's session closed: Lock")
+	if _, err := retry.Result(); err == nil {
 		t.Fatal("A's retry acquired after its Conn was closed")
 	}
 }
@@ -236,23 +197,21 @@ func TestGoZKLock_ConnLossListingChildren(t *testing.T) {
 // ("trying to acquire a lock twice") while B holds, and Unlock fails with
 // ErrNoNode without forgetting the path, so the handle stays wedged.
 func TestGoZKLock_SessionExpiredWhileHolding(t *testing.T) {
-	f := newFake(t)
-	ctx := ctxFor(t, 30*time.Second)
 	const dir = "/locks/expired-holder"
-	f.mkdir(t, ctx, dir)
+	f, ctx := scenario(t, dir)
 	a, b := dialZK(t, ctx, f), dialZK(t, ctx, f)
 	la := newZKLock(a, dir)
 	if err := la.Lock(); err != nil {
 		t.Fatalf("A: Lock: %v", err)
 	}
-	waiting := lockAsync(t, newZKLock(b, dir))
+	waiting := lockAsync(t, ctx, newZKLock(b, dir))
 	f.waitParked(t, ctx, b.SessionID(), dir)
 
 	old, seen := a.SessionID(), a.mark()
 	if err := f.srv.Expire(old); err != nil {
 		t.Fatal(err)
 	}
-	assertAcquires(t, ctx, "B after A's session expired", waiting)
+	waiting.Receive(t, ctx, "B after A's session expired: Lock")
 	if err := a.waitState(ctx, seen, zk.StateExpired); err != nil {
 		t.Fatalf("A's Conn never reported StateExpired: %v", err)
 	}
@@ -272,9 +231,7 @@ func TestGoZKLock_SessionExpiredWhileHolding(t *testing.T) {
 	if err := la.Lock(); !errors.Is(err, zk.ErrDeadlock) {
 		t.Fatalf("A: Lock after the failed Unlock = %v; measured: zk.ErrDeadlock (wedged)", err)
 	}
-	if ns := f.nodes(dir); len(ns) != 1 || ns[0].Owner != b.SessionID() {
-		t.Fatalf("directory = %+v, want B's node only", ns)
-	}
+	f.only(t, dir, "B's node", ownedBy(b.SessionID()))
 }
 
 // TestGoZKLock_PredecessorExpiresBeforeWatch (scenario 4): B lists the
@@ -283,23 +240,13 @@ func TestGoZKLock_SessionExpiredWhileHolding(t *testing.T) {
 // "else if err != nil && err == ErrNoNode { continue }"), lists again and
 // acquires.
 func TestGoZKLock_PredecessorExpiresBeforeWatch(t *testing.T) {
-	f := newFake(t)
-	ctx := ctxFor(t, 30*time.Second)
 	const dir = "/locks/dying-predecessor"
-	f.mkdir(t, ctx, dir)
+	f, ctx := scenario(t, dir)
 	a, b := dialZK(t, ctx, f), dialZK(t, ctx, f)
 	if err := newZKLock(a, dir).Lock(); err != nil {
 		t.Fatalf("A: Lock: %v", err)
 	}
 	fired := f.expireBeforeWatch(t, dir, a.SessionID(), b.SessionID())
-	assertAcquires(t, ctx, "B after its predecessor vanished", lockAsync(t, newZKLock(b, dir)))
-	if n := fired.Load(); n != 1 {
-		t.Fatalf("the staged expiry fired %d times, want 1", n)
-	}
-	if ns := f.nodes(dir); len(ns) != 1 || ns[0].Owner != b.SessionID() {
-		t.Fatalf("directory = %+v, want B's node only", ns)
-	}
-	if n := f.watchCount(); n != 0 {
-		t.Fatalf("%d watches left on the server, want none", n)
-	}
+	lockAsync(t, ctx, newZKLock(b, dir)).Receive(t, ctx, "B after its predecessor vanished: Lock")
+	f.predecessorGone(t, dir, fired, "B's node", ownedBy(b.SessionID()))
 }

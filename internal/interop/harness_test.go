@@ -80,8 +80,67 @@ func (f *fake) nodes(dir string) []node {
 	return out
 }
 
-// ctxFor bounds a test, so that a lost wake-up fails it instead of hanging it.
-func ctxFor(t *testing.T, d time.Duration) context.Context { return zktest.Context(t, d) }
+// scenario starts a fake for one test with the lock directory dir made,
+// and returns a context bounding the test, so that a lost wake-up fails it
+// instead of hanging it.
+func scenario(t *testing.T, dir string) (*fake, context.Context) {
+	t.Helper()
+	f := newFake(t)
+	ctx := zktest.Context(t, 30*time.Second)
+	f.mkdir(t, ctx, dir)
+	return f, ctx
+}
+
+// loseCreateReply stages scenario 1: the server applies session's next
+// create in dir and drops its reply.
+func (f *fake) loseCreateReply(t *testing.T, dir string, session int64) {
+	t.Helper()
+	if err := f.srv.DropReply(server.Match{Op: "create", Path: dir + "/", Session: session}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// loseChildren stages scenario 2: the connection drops on session's next
+// getChildren of dir, before the server sees it.
+func (f *fake) loseChildren(t *testing.T, dir string, session int64) {
+	t.Helper()
+	if err := f.srv.DropRequest(server.Match{Op: "children", Path: dir, Session: session}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// faultFired fails t unless every staged fault has fired: otherwise the
+// test measured the recipe without its fault.
+func (f *fake) faultFired(t *testing.T) {
+	t.Helper()
+	if p := f.srv.Pending(); len(p) != 0 {
+		t.Fatalf("the fault never fired: %v", p)
+	}
+}
+
+// only fails t unless dir holds exactly one node and match accepts it
+// (want says whose it should be), and returns that node.
+func (f *fake) only(t *testing.T, dir, want string, match func(node) bool) node {
+	t.Helper()
+	ns := f.nodes(dir)
+	if len(ns) != 1 || !match(ns[0]) {
+		t.Fatalf("lock directory = %+v, want only %s", ns, want)
+	}
+	return ns[0]
+}
+
+// ownedBy matches the nodes of session.
+func ownedBy(session int64) func(node) bool {
+	return func(n node) bool { return n.Owner == session }
+}
+
+// noOrphan fails t if dir holds any node after a release; after names it.
+func (f *fake) noOrphan(t *testing.T, dir, after string) {
+	t.Helper()
+	if ns := f.nodes(dir); len(ns) != 0 {
+		t.Fatalf("after %s the directory holds %+v: an orphan", after, ns)
+	}
+}
 
 // hangWindow is how long a contender parked on a node that will not go is
 // watched to confirm it does not acquire: the verdict "hang".
@@ -114,11 +173,7 @@ func (f *fake) waitParked(t *testing.T, ctx context.Context, session int64, dir 
 // expiry fired.
 func (f *fake) expireBeforeWatch(t *testing.T, dir string, holder, watcher int64) *atomic.Int32 {
 	t.Helper()
-	ns := f.nodes(dir)
-	if len(ns) != 1 || ns[0].Owner != holder {
-		t.Fatalf("directory = %+v, want the holder's node only", ns)
-	}
-	target := dir + "/" + ns[0].Name
+	target := dir + "/" + f.only(t, dir, "the holder's node", ownedBy(holder)).Name
 	fired := new(atomic.Int32)
 	f.srv.Intercept(func(m *fakezk.Machine, session int64, req fakezk.Request) fakezk.Fault {
 		var p string
@@ -135,6 +190,20 @@ func (f *fake) expireBeforeWatch(t *testing.T, dir string, holder, watcher int64
 		return fakezk.Deliver
 	})
 	return fired
+}
+
+// predecessorGone checks the end of scenario 4, once B holds: the staged
+// expiry fired once, dir holds B's node only (want, match) and no watch is
+// left on the server, not even on the vanished node.
+func (f *fake) predecessorGone(t *testing.T, dir string, fired *atomic.Int32, want string, match func(node) bool) {
+	t.Helper()
+	if n := fired.Load(); n != 1 {
+		t.Fatalf("the staged expiry fired %d times, want 1", n)
+	}
+	f.only(t, dir, want, match)
+	if n := f.watchCount(); n != 0 {
+		t.Fatalf("%d watches left on the server, want none", n)
+	}
 }
 
 // watchCount is the number of watches the server holds.

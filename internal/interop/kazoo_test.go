@@ -61,3 +61,14 @@ func (p *kazooProc) acquired(t *testing.T, ctx context.Context, who string) stri
 	}
 	return node
 }
+
+// releaseAndHandOver has the holder release, checks the directory is left
+// empty, and has a fresh contender take the lock at once.
+func (p *kazooProc) releaseAndHandOver(t *testing.T, ctx context.Context, f *fake, dir string) {
+	t.Helper()
+	p.Send(t, "release")
+	p.Expect(t, ctx, `^released True$`)
+	f.noOrphan(t, dir, "A's release")
+	b := startKazoo(t, ctx, f, dir)
+	b.acquired(t, ctx, "B after A released")
+}

@@ -3,9 +3,6 @@ package interop_test
 import (
 	"regexp"
 	"testing"
-	"time"
-
-	"github.com/zksim/zksim/fakezk/server"
 )
 
 // TestKazooLock_LostCreateReply (scenario 1): the create of the lock node
@@ -14,28 +11,14 @@ import (
 // first looks for a child starting with its uuid prefix (_find_node,
 // recipe/lock.py): it adopts its node and acquires; no orphan.
 func TestKazooLock_LostCreateReply(t *testing.T) {
-	f := newFake(t)
-	ctx := ctxFor(t, 30*time.Second)
 	const dir = "/locks/lost-create"
-	f.mkdir(t, ctx, dir)
+	f, ctx := scenario(t, dir)
 	a := startKazoo(t, ctx, f, dir)
-	if err := f.srv.DropReply(server.Match{Op: "create", Path: dir + "/", Session: a.session}); err != nil {
-		t.Fatal(err)
-	}
-	node := a.acquired(t, ctx, "A after a lost create reply")
-	if p := f.srv.Pending(); len(p) != 0 {
-		t.Fatalf("the fault never fired: %v", p)
-	}
-	if ns := f.nodes(dir); len(ns) != 1 || ns[0].Name != node || ns[0].Owner != a.session {
-		t.Fatalf("A holds %s; lock directory = %+v, want that node only", node, ns)
-	}
-	a.Send(t, "release")
-	a.Expect(t, ctx, `^released True$`)
-	if ns := f.nodes(dir); len(ns) != 0 {
-		t.Fatalf("after A's release the directory holds %+v: an orphan", ns)
-	}
-	b := startKazoo(t, ctx, f, dir)
-	b.acquired(t, ctx, "B after A released")
+	f.loseCreateReply(t, dir, a.session)
+	name := a.acquired(t, ctx, "A after a lost create reply")
+	f.faultFired(t)
+	f.only(t, dir, "A's node "+name, func(n node) bool { return n.Name == name && n.Owner == a.session })
+	a.releaseAndHandOver(t, ctx, f, dir)
 }
 
 // TestKazooLock_ConnLossListingChildren (scenario 2): the create is
@@ -43,28 +26,14 @@ func TestKazooLock_LostCreateReply(t *testing.T) {
 // follows. The ConnectionLoss reaches KazooRetry, which runs _inner_acquire
 // again: it finds its node by prefix and acquires; no orphan.
 func TestKazooLock_ConnLossListingChildren(t *testing.T) {
-	f := newFake(t)
-	ctx := ctxFor(t, 30*time.Second)
 	const dir = "/locks/children-loss"
-	f.mkdir(t, ctx, dir)
+	f, ctx := scenario(t, dir)
 	a := startKazoo(t, ctx, f, dir)
-	if err := f.srv.DropRequest(server.Match{Op: "children", Path: dir, Session: a.session}); err != nil {
-		t.Fatal(err)
-	}
-	node := a.acquired(t, ctx, "A after losing its getChildren")
-	if p := f.srv.Pending(); len(p) != 0 {
-		t.Fatalf("the fault never fired: %v", p)
-	}
-	if ns := f.nodes(dir); len(ns) != 1 || ns[0].Name != node {
-		t.Fatalf("A holds %s; lock directory = %+v, want that node only", node, ns)
-	}
-	a.Send(t, "release")
-	a.Expect(t, ctx, `^released True$`)
-	if ns := f.nodes(dir); len(ns) != 0 {
-		t.Fatalf("after A's release the directory holds %+v: an orphan", ns)
-	}
-	b := startKazoo(t, ctx, f, dir)
-	b.acquired(t, ctx, "B after A released")
+	f.loseChildren(t, dir, a.session)
+	name := a.acquired(t, ctx, "A after losing its getChildren")
+	f.faultFired(t)
+	f.only(t, dir, "A's node "+name, func(n node) bool { return n.Name == name })
+	a.releaseAndHandOver(t, ctx, f, dir)
 }
 
 // TestKazooLock_SessionExpiredWhileHolding (scenario 3): the server
@@ -73,10 +42,8 @@ func TestKazooLock_ConnLossListingChildren(t *testing.T) {
 // is_acquired stays True while B holds, and release() swallows the
 // NoNodeError (_inner_release) and returns True. Silent loss of the lock.
 func TestKazooLock_SessionExpiredWhileHolding(t *testing.T) {
-	f := newFake(t)
-	ctx := ctxFor(t, 30*time.Second)
 	const dir = "/locks/expired-holder"
-	f.mkdir(t, ctx, dir)
+	f, ctx := scenario(t, dir)
 	a, b := startKazoo(t, ctx, f, dir), startKazoo(t, ctx, f, dir)
 	node := a.acquired(t, ctx, "A")
 	b.Send(t, "acquire")
@@ -97,9 +64,7 @@ func TestKazooLock_SessionExpiredWhileHolding(t *testing.T) {
 	}
 	a.Send(t, "release")
 	a.Expect(t, ctx, `^released True$`)
-	if ns := f.nodes(dir); len(ns) != 1 || ns[0].Owner != b.session {
-		t.Fatalf("directory = %+v, want B's node only", ns)
-	}
+	f.only(t, dir, "B's node", ownedBy(b.session))
 }
 
 // TestKazooLock_PredecessorExpiresBeforeWatch (scenario 4): B lists the
@@ -107,21 +72,11 @@ func TestKazooLock_SessionExpiredWhileHolding(t *testing.T) {
 // on it. kazoo catches NoNodeError from client.get ("predecessor has
 // already been deleted"), lists again and acquires.
 func TestKazooLock_PredecessorExpiresBeforeWatch(t *testing.T) {
-	f := newFake(t)
-	ctx := ctxFor(t, 30*time.Second)
 	const dir = "/locks/dying-predecessor"
-	f.mkdir(t, ctx, dir)
+	f, ctx := scenario(t, dir)
 	a, b := startKazoo(t, ctx, f, dir), startKazoo(t, ctx, f, dir)
 	a.acquired(t, ctx, "A")
 	fired := f.expireBeforeWatch(t, dir, a.session, b.session)
 	b.acquired(t, ctx, "B after its predecessor vanished")
-	if n := fired.Load(); n != 1 {
-		t.Fatalf("the staged expiry fired %d times, want 1", n)
-	}
-	if ns := f.nodes(dir); len(ns) != 1 || ns[0].Owner != b.session {
-		t.Fatalf("directory = %+v, want B's node only", ns)
-	}
-	if n := f.watchCount(); n != 0 {
-		t.Fatalf("%d watches left on the server, want none", n)
-	}
+	f.predecessorGone(t, dir, fired, "B's node", ownedBy(b.session))
 }

@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"path"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/zksim/zksim/fakezk/server"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
@@ -20,30 +18,6 @@ import (
 func dialZksim(t *testing.T, ctx context.Context, f *fake) *gozk.Conn {
 	t.Helper()
 	return zktest.Dial(t, ctx, []string{f.addr}, gozk.Config{SessionTimeout: 4 * time.Second})
-}
-
-type acquireResult struct {
-	lease *lock.Lease
-	err   error
-}
-
-// acquireAsync runs m.Acquire(ctx) in a goroutine; the test's cleanup
-// cancels it and waits for it.
-func acquireAsync(t *testing.T, ctx context.Context, m *lock.Mutex) <-chan acquireResult {
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan acquireResult, 1)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		l, err := m.Acquire(ctx)
-		done <- acquireResult{l, err}
-	}()
-	t.Cleanup(func() {
-		cancel()
-		wg.Wait()
-	})
-	return done
 }
 
 func newMutex(t *testing.T, c zkapi.Conn, dir, id string) *lock.Mutex {
@@ -73,13 +47,42 @@ func releaseAndHandOver(t *testing.T, ctx context.Context, f *fake, l *lock.Leas
 		t.Fatalf("A: Release: %v", err)
 	}
 	dir := path.Dir(l.Node())
-	if ns := f.nodes(dir); len(ns) != 0 {
-		t.Fatalf("after A's Release the directory holds %+v: an orphan", ns)
-	}
+	f.noOrphan(t, dir, "A's Release")
 	b := dialZksim(t, ctx, f)
 	lb := acquire(t, ctx, "B after A released", newMutex(t, b, dir, "b"))
 	if err := lb.Release(ctx); err != nil {
 		t.Fatalf("B: Release: %v", err)
+	}
+}
+
+// isLeaseNode matches l's node in dir.
+func isLeaseNode(dir string, l *lock.Lease) func(node) bool {
+	return func(n node) bool { return dir+"/"+n.Name == l.Node() }
+}
+
+// expireWhileBWaits is scenario 3 up to B's grant: with A holding la, a
+// contender on b queues and parks on A's node; then (after cut, if any,
+// has cut A off) A's session is expired, and B must acquire.
+func expireWhileBWaits(t *testing.T, ctx context.Context, f *fake, dir string, la *lock.Lease, b zkapi.Conn, cut func()) *lock.Lease {
+	t.Helper()
+	waiting := zktest.Go(t, ctx, newMutex(t, b, dir, "b").Acquire)
+	f.waitParked(t, ctx, b.Session().ID, dir)
+	if cut != nil {
+		cut()
+	}
+	if err := f.srv.Expire(la.Session()); err != nil {
+		t.Fatal(err)
+	}
+	return waiting.Receive(t, ctx, "B after A's session expired: Acquire")
+}
+
+// wantFencedLost fails t unless a fenced write through la, a lease whose
+// session has expired, is refused with lock.ErrLost.
+func wantFencedLost(t *testing.T, ctx context.Context, la *lock.Lease, p string) {
+	t.Helper()
+	_, err := la.Fenced(ctx, zkapi.SetOp{Path: p, Data: []byte("stale"), Version: zkapi.AnyVersion})
+	if !errors.Is(err, lock.ErrLost) {
+		t.Fatalf("A: Fenced write = %v, want it refused with lock.ErrLost", err)
 	}
 }
 
@@ -88,21 +91,13 @@ func releaseAndHandOver(t *testing.T, ctx context.Context, f *fake, l *lock.Leas
 // its current session, after the connection loss (findOwn): it adopts the
 // node and acquires; no orphan.
 func TestZksimLock_LostCreateReply(t *testing.T) {
-	f := newFake(t)
-	ctx := ctxFor(t, 30*time.Second)
 	const dir = "/locks/lost-create"
-	f.mkdir(t, ctx, dir)
+	f, ctx := scenario(t, dir)
 	a := dialZksim(t, ctx, f)
-	if err := f.srv.DropReply(server.Match{Op: "create", Path: dir + "/", Session: a.Session().ID}); err != nil {
-		t.Fatal(err)
-	}
+	f.loseCreateReply(t, dir, a.Session().ID)
 	l := acquire(t, ctx, "A after a lost create reply", newMutex(t, a, dir, "a"))
-	if p := f.srv.Pending(); len(p) != 0 {
-		t.Fatalf("the fault never fired: %v", p)
-	}
-	if ns := f.nodes(dir); len(ns) != 1 || dir+"/"+ns[0].Name != l.Node() || ns[0].Owner != l.Session() {
-		t.Fatalf("A holds %s; lock directory = %+v, want that node only", l.Node(), ns)
-	}
+	f.faultFired(t)
+	f.only(t, dir, "A's node "+l.Node(), func(n node) bool { return dir+"/"+n.Name == l.Node() && n.Owner == l.Session() })
 	releaseAndHandOver(t, ctx, f, l)
 }
 
@@ -111,21 +106,13 @@ func TestZksimLock_LostCreateReply(t *testing.T) {
 // follows. waitTurn retries the listing through connection loss
 // (AwaitLink): A acquires; no orphan.
 func TestZksimLock_ConnLossListingChildren(t *testing.T) {
-	f := newFake(t)
-	ctx := ctxFor(t, 30*time.Second)
 	const dir = "/locks/children-loss"
-	f.mkdir(t, ctx, dir)
+	f, ctx := scenario(t, dir)
 	a := dialZksim(t, ctx, f)
-	if err := f.srv.DropRequest(server.Match{Op: "children", Path: dir, Session: a.Session().ID}); err != nil {
-		t.Fatal(err)
-	}
+	f.loseChildren(t, dir, a.Session().ID)
 	l := acquire(t, ctx, "A after losing its getChildren", newMutex(t, a, dir, "a"))
-	if p := f.srv.Pending(); len(p) != 0 {
-		t.Fatalf("the fault never fired: %v", p)
-	}
-	if ns := f.nodes(dir); len(ns) != 1 || dir+"/"+ns[0].Name != l.Node() {
-		t.Fatalf("A holds %s; lock directory = %+v, want that node only", l.Node(), ns)
-	}
+	f.faultFired(t)
+	f.only(t, dir, "A's node "+l.Node(), isLeaseNode(dir, l))
 	releaseAndHandOver(t, ctx, f, l)
 }
 
@@ -135,45 +122,26 @@ func TestZksimLock_ConnLossListingChildren(t *testing.T) {
 // write is refused, Release reports ErrLost, and B's fencing token is
 // above A's.
 func TestZksimLock_SessionExpiredWhileHolding(t *testing.T) {
-	f := newFake(t)
-	ctx := ctxFor(t, 30*time.Second)
 	const dir = "/locks/expired-holder"
-	f.mkdir(t, ctx, dir)
+	f, ctx := scenario(t, dir)
 	a, b := dialZksim(t, ctx, f), dialZksim(t, ctx, f)
 	la := acquire(t, ctx, "A", newMutex(t, a, dir, "a"))
-	tokA, err := la.Token(ctx)
-	if err != nil {
-		t.Fatalf("A: Token: %v", err)
-	}
-	waiting := acquireAsync(t, ctx, newMutex(t, b, dir, "b"))
-	f.waitParked(t, ctx, b.Session().ID, dir)
-
-	if err := f.srv.Expire(la.Session()); err != nil {
-		t.Fatal(err)
-	}
-	r := <-waiting
-	if r.err != nil {
-		t.Fatalf("B after A's session expired: Acquire: %v", r.err)
-	}
+	tokA := zktest.Token(t, ctx, la, "A")
+	lb := expireWhileBWaits(t, ctx, f, dir, la, b, nil)
 	if err := la.Wait(ctx); !errors.Is(err, lock.ErrLost) {
 		t.Fatalf("A: Wait = %v, want lock.ErrLost", err)
 	}
 	if err := la.Check(); !errors.Is(err, lock.ErrLost) {
 		t.Fatalf("A: Check = %v, want lock.ErrLost", err)
 	}
-	_, err = la.Fenced(ctx, zkapi.SetOp{Path: dir, Data: []byte("stale"), Version: zkapi.AnyVersion})
-	if !errors.Is(err, lock.ErrLost) {
-		t.Fatalf("A: Fenced write = %v, want it refused with lock.ErrLost", err)
-	}
-	if tokB, err := r.lease.Token(ctx); err != nil || tokB <= tokA {
+	wantFencedLost(t, ctx, la, dir)
+	if tokB, err := lb.Token(ctx); err != nil || tokB <= tokA {
 		t.Fatalf("B: Token = %d, %v; want above A's %d", tokB, err, tokA)
 	}
 	if err := la.Release(ctx); !errors.Is(err, lock.ErrLost) {
 		t.Fatalf("A: Release = %v, want lock.ErrLost", err)
 	}
-	if ns := f.nodes(dir); len(ns) != 1 || dir+"/"+ns[0].Name != r.lease.Node() {
-		t.Fatalf("directory = %+v, want B's node %s only", ns, r.lease.Node())
-	}
+	f.only(t, dir, "B's node "+lb.Node(), isLeaseNode(dir, lb))
 }
 
 // TestZksimLock_PredecessorExpiresBeforeWatch (scenario 4): B lists the
@@ -181,23 +149,13 @@ func TestZksimLock_SessionExpiredWhileHolding(t *testing.T) {
 // on it. watchGone takes NoNode as "gone" and waitTurn lists again: B
 // acquires, with no watch left behind on the vanished node.
 func TestZksimLock_PredecessorExpiresBeforeWatch(t *testing.T) {
-	f := newFake(t)
-	ctx := ctxFor(t, 30*time.Second)
 	const dir = "/locks/dying-predecessor"
-	f.mkdir(t, ctx, dir)
+	f, ctx := scenario(t, dir)
 	a, b := dialZksim(t, ctx, f), dialZksim(t, ctx, f)
 	la := acquire(t, ctx, "A", newMutex(t, a, dir, "a"))
 	fired := f.expireBeforeWatch(t, dir, la.Session(), b.Session().ID)
 	lb := acquire(t, ctx, "B after its predecessor vanished", newMutex(t, b, dir, "b"))
-	if n := fired.Load(); n != 1 {
-		t.Fatalf("the staged expiry fired %d times, want 1", n)
-	}
-	if ns := f.nodes(dir); len(ns) != 1 || dir+"/"+ns[0].Name != lb.Node() {
-		t.Fatalf("directory = %+v, want B's node %s only", ns, lb.Node())
-	}
-	if n := f.watchCount(); n != 0 {
-		t.Fatalf("%d watches left on the server, want none", n)
-	}
+	f.predecessorGone(t, dir, fired, "B's node "+lb.Node(), isLeaseNode(dir, lb))
 	if err := la.Wait(ctx); !errors.Is(err, lock.ErrLost) {
 		t.Fatalf("A: Wait = %v, want lock.ErrLost", err)
 	}
@@ -210,10 +168,8 @@ func TestZksimLock_PredecessorExpiresBeforeWatch(t *testing.T) {
 // that fencing closes). Once A's Conn reaches the server again it learns
 // of the expiry: Wait returns lock.ErrLost and a fenced write is refused.
 func TestZksimLock_SessionExpiredWhilePartitioned(t *testing.T) {
-	f := newFake(t)
-	ctx := ctxFor(t, 30*time.Second)
 	const dir = "/locks/partitioned-holder"
-	f.mkdir(t, ctx, dir)
+	f, ctx := scenario(t, dir)
 	proxy, err := zktest.NewProxy(f.addr)
 	if err != nil {
 		t.Fatal(err)
@@ -222,17 +178,7 @@ func TestZksimLock_SessionExpiredWhilePartitioned(t *testing.T) {
 	a := zktest.Dial(t, ctx, []string{proxy.Addr()}, gozk.Config{SessionTimeout: 4 * time.Second})
 	b := dialZksim(t, ctx, f)
 	la := acquire(t, ctx, "A", newMutex(t, a, dir, "a"))
-	waiting := acquireAsync(t, ctx, newMutex(t, b, dir, "b"))
-	f.waitParked(t, ctx, b.Session().ID, dir)
-
-	proxy.Pause()
-	if err := f.srv.Expire(la.Session()); err != nil {
-		t.Fatal(err)
-	}
-	r := <-waiting
-	if r.err != nil {
-		t.Fatalf("B after A's session expired: Acquire: %v", r.err)
-	}
+	lb := expireWhileBWaits(t, ctx, f, dir, la, b, proxy.Pause)
 	if err := la.Check(); err != nil {
 		t.Fatalf("A: Check while partitioned = %v; measured: nil (A cannot know yet)", err)
 	}
@@ -240,11 +186,8 @@ func TestZksimLock_SessionExpiredWhilePartitioned(t *testing.T) {
 	if err := la.Wait(ctx); !errors.Is(err, lock.ErrLost) {
 		t.Fatalf("A: Wait after the partition healed = %v, want lock.ErrLost", err)
 	}
-	_, err = la.Fenced(ctx, zkapi.SetOp{Path: dir, Data: []byte("stale"), Version: zkapi.AnyVersion})
-	if !errors.Is(err, lock.ErrLost) {
-		t.Fatalf("A: Fenced write = %v, want it refused with lock.ErrLost", err)
-	}
-	if err := r.lease.Release(ctx); err != nil {
+	wantFencedLost(t, ctx, la, dir)
+	if err := lb.Release(ctx); err != nil {
 		t.Fatalf("B: Release: %v", err)
 	}
 }
