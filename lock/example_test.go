@@ -2,6 +2,7 @@ package lock_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -36,10 +37,18 @@ func guarded(ctx context.Context, conn zkapi.Conn, dir string) error {
 
 // The lock on the in-memory ZooKeeper.
 func ExampleMutex() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
 	srv := fakezk.MustServer(fakezk.Config{})
 	defer srv.Close()
-	conn, _ := srv.Connect(fakezk.ConnOptions{})
-	guarded(context.Background(), conn, "/locks/orders")
+	conn, err := srv.Connect(fakezk.ConnOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := guarded(ctx, conn, "/locks/orders"); err != nil {
+		fmt.Println(err)
+	}
 	// Output: held the lock, fenced write: OK
 }
 
@@ -48,7 +57,8 @@ func ExampleMutex() {
 // without it the example falls back to the fake so that `go test ./...`
 // passes anywhere.
 func ExampleMutex_realServer() {
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
 	var conn zkapi.Conn
 	if addrs := os.Getenv("ZKSIM_ZK_STANDALONE"); addrs != "" {
 		c, err := gozk.DialContext(ctx, strings.Split(addrs, ","), gozk.Config{SessionTimeout: 10 * time.Second})
@@ -58,12 +68,24 @@ func ExampleMutex_realServer() {
 		}
 		conn = c
 	} else {
-		conn, _ = fakezk.MustServer(fakezk.Config{}).Connect(fakezk.ConnOptions{})
+		srv := fakezk.MustServer(fakezk.Config{})
+		defer srv.Close()
+		c, err := srv.Connect(fakezk.ConnOptions{})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		conn = c
 	}
 	defer conn.Close()
 	dir := fmt.Sprintf("/zksim-example-%d", time.Now().UnixNano())
-	guarded(ctx, conn, dir)
-	conn.Delete(ctx, dir+"-last", -1)
-	conn.Delete(ctx, dir, -1)
+	if err := guarded(ctx, conn, dir); err != nil {
+		fmt.Println(err)
+	}
+	for _, p := range []string{dir + "-last", dir} { // the lock directory is a container: it may be gone
+		if err := conn.Delete(ctx, p, -1); err != nil && !errors.Is(err, zkapi.ErrNoNode) {
+			fmt.Println(err)
+		}
+	}
 	// Output: held the lock, fenced write: OK
 }

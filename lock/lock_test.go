@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/zksim/zksim/fakezk"
@@ -20,21 +21,12 @@ func TestMutex_RoundTrips(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
 	c := w.conn()
 	m := w.mutex(c, "a")
-	l, err := m.Acquire(ctx) // creates the directory on first use
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.Release(ctx)
+	w.release(w.acquire(m)) // creates the directory on first use
 	sid := c.Session().ID
 	before := len(w.sent(sid))
-	l, err = m.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := w.acquire(m)
 	acquired := len(w.sent(sid))
-	if err := l.Release(ctx); err != nil {
-		t.Fatal(err)
-	}
+	w.release(l)
 	reqs := w.sent(sid)
 	if got := acquired - before; got != 2 {
 		t.Errorf("uncontended acquire sent %d requests, want 2: %v", got, reqs[before:acquired])
@@ -51,16 +43,12 @@ func TestMutex_RoundTrips(t *testing.T) {
 // predecessor and none on the directory (no herd); a release wakes one.
 func TestMutex_FIFOWithoutHerd(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
-	holder := w.mutex(w.conn(), "h")
-	first, err := holder.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	first := w.acquire(w.mutex(w.conn(), "h"))
 	const n = 5
-	waiters := make([]*pending, n)
+	waiters := make([]*pending[*lock.Lease], n)
 	prev := first.Node()
 	for i := range waiters {
-		waiters[i] = acquireAsync(ctx, w.mutex(w.conn(), "w"+string(rune('a'+i))))
+		waiters[i] = w.acquireAsync(w.ctx, w.mutex(w.conn(), "w"+string(rune('a'+i))))
 		w.waitWatched(prev)
 		kids := w.children(dir)
 		prev = dir + "/" + kids[len(kids)-1]
@@ -77,9 +65,7 @@ func TestMutex_FIFOWithoutHerd(t *testing.T) {
 	})
 	release := first
 	for i, p := range waiters {
-		if err := release.Release(ctx); err != nil {
-			t.Fatal(err)
-		}
+		w.release(release)
 		l, err := p.wait()
 		if err != nil {
 			t.Fatalf("waiter %d: %v", i, err)
@@ -91,7 +77,7 @@ func TestMutex_FIFOWithoutHerd(t *testing.T) {
 		}
 		release = l
 	}
-	release.Release(ctx)
+	w.release(release)
 }
 
 // Bug scenario 1 (ZOOKEEPER-1262): the create is applied but its reply is
@@ -99,22 +85,17 @@ func TestMutex_FIFOWithoutHerd(t *testing.T) {
 // is acquired.
 func TestMutex_LostCreateReply(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
-	c := w.conn()
-	m := w.mutex(c, "a")
-	l, _ := m.Acquire(ctx) // directory exists from here
-	l.Release(ctx)
+	m := w.mutex(w.conn(), "a")
+	w.release(w.acquire(m)) // directory exists from here
 	w.once(func(_ *fakezk.Machine, _ int64, req fakezk.Request) (fakezk.Fault, bool) {
 		cr, ok := req.(fakezk.Create)
 		return fakezk.LoseReply, ok && strings.HasPrefix(cr.Path, dir+"/lock-")
 	})
-	l, err := m.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := w.acquire(m)
 	if kids := w.children(dir); len(kids) != 1 || dir+"/"+kids[0] != l.Node() {
 		t.Fatalf("after a lost create reply: children %v, lease %s", kids, l.Node())
 	}
-	l.Release(ctx)
+	w.release(l)
 	if kids := w.children(dir); len(kids) != 0 {
 		t.Fatalf("orphan left: %v", kids)
 	}
@@ -131,8 +112,7 @@ func TestMutex_LostCreateOfDyingSessionNotAdopted(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := w.mutex(c, "a")
-	l, _ := m.Acquire(ctx)
-	l.Release(ctx)
+	w.release(w.acquire(m))
 	w.srv.Tick(1) // follower caught up
 	old := c.Session().ID
 	w.once(func(m *fakezk.Machine, sid int64, req fakezk.Request) (fakezk.Fault, bool) {
@@ -145,11 +125,7 @@ func TestMutex_LostCreateOfDyingSessionNotAdopted(t *testing.T) {
 		m.Expire(sid)
 		return fakezk.LoseRequest, true
 	})
-	l, err = m.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Release(ctx)
+	l := w.acquire(m)
 	if l.Session() == old {
 		t.Fatalf("lease belongs to the expired session %#x", old)
 	}
@@ -157,6 +133,7 @@ func TestMutex_LostCreateOfDyingSessionNotAdopted(t *testing.T) {
 	if !ok || st.EphemeralOwner != c.Session().ID {
 		t.Fatalf("lease node %s owner %#x, want current session %#x", l.Node(), st.EphemeralOwner, c.Session().ID)
 	}
+	w.release(l)
 }
 
 func node(w *world, p string) (data []byte, st zkapi.Stat, ok bool) {
@@ -169,30 +146,25 @@ func node(w *world, p string) (data []byte, st zkapi.Stat, ok bool) {
 // acquires, the stale holder's fenced write is rejected, and tokens grow.
 func TestMutex_ExpiryWhileHolding(t *testing.T) {
 	w := newWorld(t, fakezk.Config{TickMillis: 1000})
+	ctx := w.ctx
 	a, b := w.conn(), w.conn()
 	if _, err := a.Create(ctx, "/resource", nil, zkapi.Persistent); err != nil {
 		t.Fatal(err)
 	}
-	la, err := w.mutex(a, "a").Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	la := w.acquire(w.mutex(a, "a"))
 	tokA, err := la.Token(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pb := acquireAsync(ctx, w.mutex(b, "b"))
+	pb := w.acquireAsync(ctx, w.mutex(b, "b"))
 	w.waitWatched(la.Node())
 
 	w.srv.Partition(la.Session()) // the holder pauses
 	if err := la.Check(); err != nil {
 		t.Fatalf("disconnected holder without LoseOnDisconnect: %v", err)
 	}
-	w.srv.Tick(4)        // past the session timeout
-	lb, err := pb.wait() // b gets the lock
-	if err != nil {
-		t.Fatal(err)
-	}
+	w.srv.Tick(4)   // past the session timeout
+	lb := pb.held() // b gets the lock
 	tokB, err := lb.Token(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -220,7 +192,7 @@ func TestMutex_ExpiryWhileHolding(t *testing.T) {
 	if err := la.Release(ctx); !errors.Is(err, lock.ErrLost) {
 		t.Fatalf("stale Release: %v, want ErrLost", err)
 	}
-	lb.Release(ctx)
+	w.release(lb)
 }
 
 // With LoseOnDisconnect a holder learns at the disconnect, before the
@@ -228,14 +200,10 @@ func TestMutex_ExpiryWhileHolding(t *testing.T) {
 func TestLease_LoseOnDisconnect(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
 	c := w.conn()
-	l, err := w.mutex(c, "a", func(o *lock.Options) { o.LoseOnDisconnect = true }).Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error)
-	go func() { done <- l.Wait(ctx) }()
+	l := w.acquire(w.mutex(c, "a", func(o *lock.Options) { o.LoseOnDisconnect = true }))
+	waiting := async(w, func() (struct{}, error) { return struct{}{}, l.Wait(w.ctx) })
 	w.srv.Partition(c.Session().ID)
-	if err := <-done; !errors.Is(err, lock.ErrSuspended) {
+	if _, err := waiting.wait(); !errors.Is(err, lock.ErrSuspended) {
 		t.Fatalf("Wait on disconnect: %v, want ErrSuspended", err)
 	}
 }
@@ -245,10 +213,7 @@ func TestLease_LoseOnDisconnect(t *testing.T) {
 // on the vanished node.
 func TestMutex_PredecessorGoneBeforeWatch(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
-	la, err := w.mutex(w.conn(), "a").Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	la := w.acquire(w.mutex(w.conn(), "a"))
 	holder := la.Session()
 	w.once(func(m *fakezk.Machine, _ int64, req fakezk.Request) (fakezk.Fault, bool) {
 		g, ok := req.(fakezk.GetData)
@@ -258,28 +223,26 @@ func TestMutex_PredecessorGoneBeforeWatch(t *testing.T) {
 		m.Do(holder, fakezk.Delete{Path: la.Node(), Version: -1}) // released just now
 		return fakezk.Deliver, true
 	})
-	lb, err := w.mutex(w.conn(), "b").Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lb := w.acquire(w.mutex(w.conn(), "b"))
 	w.srv.Inspect(func(m *fakezk.Machine) {
 		if data, _ := m.Watchers(0, la.Node()); len(data) != 0 {
 			t.Errorf("dangling watch on the vanished predecessor: %x", data)
 		}
 	})
-	lb.Release(ctx)
+	w.release(lb)
 }
 
 // Bug scenario 5: a waiter woken because its predecessor gave up (not
 // because the holder released) re-checks and keeps waiting.
 func TestMutex_PredecessorGaveUp(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
-	la, _ := w.mutex(w.conn(), "a").Acquire(ctx)
-	bctx, cancelB := context.WithCancel(ctx)
-	pb := acquireAsync(bctx, w.mutex(w.conn(), "b"))
+	la := w.acquire(w.mutex(w.conn(), "a"))
+	bctx, cancelB := context.WithCancel(w.ctx)
+	defer cancelB()
+	pb := w.acquireAsync(bctx, w.mutex(w.conn(), "b"))
 	w.waitWatched(la.Node())
 	kids := w.children(dir)
-	pc := acquireAsync(ctx, w.mutex(w.conn(), "c"))
+	pc := w.acquireAsync(w.ctx, w.mutex(w.conn(), "c"))
 	w.waitWatched(dir + "/" + kids[1])
 
 	cancelB()
@@ -293,12 +256,8 @@ func TestMutex_PredecessorGaveUp(t *testing.T) {
 	if kids := w.children(dir); len(kids) != 2 {
 		t.Fatalf("cancelled waiter left its node: %v", kids)
 	}
-	la.Release(ctx)
-	lc, err := pc.wait()
-	if err != nil {
-		t.Fatal(err)
-	}
-	lc.Release(ctx)
+	w.release(la)
+	w.release(pc.held())
 }
 
 // Bug scenario 6 (CURATOR-202/678, kazoo #732): cleanup on cancel hits
@@ -307,9 +266,9 @@ func TestMutex_PredecessorGaveUp(t *testing.T) {
 func TestMutex_CleanupThroughConnectionLoss(t *testing.T) {
 	for _, fault := range []fakezk.Fault{fakezk.LoseRequest, fakezk.LoseReply} {
 		w := newWorld(t, fakezk.Config{})
-		la, _ := w.mutex(w.conn(), "a").Acquire(ctx)
-		bctx, cancelB := context.WithCancel(ctx)
-		pb := acquireAsync(bctx, w.mutex(w.conn(), "b"))
+		la := w.acquire(w.mutex(w.conn(), "a"))
+		bctx, cancelB := context.WithCancel(w.ctx)
+		pb := w.acquireAsync(bctx, w.mutex(w.conn(), "b"))
 		w.waitWatched(la.Node())
 		for range 2 { // two failures in a row
 			w.once(func(_ *fakezk.Machine, _ int64, req fakezk.Request) (fakezk.Fault, bool) {
@@ -318,7 +277,9 @@ func TestMutex_CleanupThroughConnectionLoss(t *testing.T) {
 			})
 		}
 		cancelB()
-		pb.wait()
+		if _, err := pb.wait(); !errors.Is(err, context.Canceled) {
+			t.Fatalf("%v: cancelled waiter: %v", fault, err)
+		}
 		if kids := w.children(dir); len(kids) != 1 {
 			t.Fatalf("%v: cancelled waiter's node survived cleanup: %v", fault, kids)
 		}
@@ -327,9 +288,7 @@ func TestMutex_CleanupThroughConnectionLoss(t *testing.T) {
 			_, ok := req.(fakezk.Delete)
 			return fault, ok
 		})
-		if err := la.Release(ctx); err != nil {
-			t.Fatal(err)
-		}
+		w.release(la)
 		if kids := w.children(dir); len(kids) != 0 {
 			t.Fatalf("%v: release left %v", fault, kids)
 		}
@@ -339,9 +298,8 @@ func TestMutex_CleanupThroughConnectionLoss(t *testing.T) {
 // A deadline ends the wait and removes the node.
 func TestMutex_Timeout(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
-	la, _ := w.mutex(w.conn(), "a").Acquire(ctx)
-	defer la.Release(ctx)
-	tctx, cancel := context.WithCancel(ctx)
+	la := w.acquire(w.mutex(w.conn(), "a"))
+	tctx, cancel := context.WithCancel(w.ctx)
 	cancel()
 	if _, err := w.mutex(w.conn(), "b").Acquire(tctx); !errors.Is(err, context.Canceled) {
 		t.Fatalf("acquire with a done ctx: %v", err)
@@ -349,6 +307,7 @@ func TestMutex_Timeout(t *testing.T) {
 	if kids := w.children(dir); len(kids) != 1 {
 		t.Fatalf("nodes: %v", kids)
 	}
+	w.release(la)
 }
 
 // Bug scenario 8: the directory's sequence counter at 2^31-1, under both
@@ -356,12 +315,14 @@ func TestMutex_Timeout(t *testing.T) {
 func TestMutex_SequenceOverflow(t *testing.T) {
 	for _, ov := range []fakezk.Overflow{fakezk.OverflowPin, fakezk.OverflowWrap} {
 		w := newWorld(t, fakezk.Config{Overflow: ov})
-		c := w.conn()
-		l, _ := w.mutex(c, "a").Acquire(ctx)
-		l.Release(ctx)
-		w.srv.Inspect(func(m *fakezk.Machine) { m.SetSequence(dir, math.MaxInt32) })
+		w.release(w.acquire(w.mutex(w.conn(), "a")))
+		w.srv.Inspect(func(m *fakezk.Machine) {
+			if err := m.SetSequence(dir, math.MaxInt32); err != nil {
+				t.Error(err)
+			}
+		})
 		for _, id := range []string{"b", "c"} {
-			if _, err := w.mutex(w.conn(), id).Acquire(ctx); !errors.Is(err, lock.ErrSequenceOverflow) {
+			if _, err := w.mutex(w.conn(), id).Acquire(w.ctx); !errors.Is(err, lock.ErrSequenceOverflow) {
 				t.Fatalf("%v: acquire at 2^31-1: %v, want ErrSequenceOverflow", ov, err)
 			}
 		}
@@ -376,44 +337,36 @@ func TestMutex_SequenceOverflow(t *testing.T) {
 // removed before the create is recreated.
 func TestMutex_MessyDirectory(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
+	ctx := w.ctx
 	c := w.conn()
-	l, _ := w.mutex(c, "zzz").Acquire(ctx)
-	l.Release(ctx)
-	for _, name := range []string{"readme", "lock-", "lock-x-12", "other-a-0000000000", "lock-x-abcdefghij"} {
+	w.release(w.acquire(w.mutex(c, "zzz")))
+	foreign := []string{"readme", "lock-", "lock-x-12", "other-a-0000000000", "lock-x-abcdefghij"}
+	for _, name := range foreign {
 		if _, err := c.Create(ctx, dir+"/"+name, nil, zkapi.Persistent); err != nil {
 			t.Fatal(err)
 		}
 	}
-	lz, err := w.mutex(c, "zzz").Acquire(ctx) // sorts after "aaa" by name
-	if err != nil {
-		t.Fatal(err)
-	}
-	pa := acquireAsync(ctx, w.mutex(w.conn(), "aaa"))
+	lz := w.acquire(w.mutex(c, "zzz")) // sorts after "aaa" by name
+	pa := w.acquireAsync(ctx, w.mutex(w.conn(), "aaa"))
 	w.waitWatched(lz.Node())
 	if pa.finished() {
 		t.Fatal("a later node with a smaller name took the lock")
 	}
-	lz.Release(ctx)
-	la, err := pa.wait()
-	if err != nil {
-		t.Fatal(err)
-	}
-	la.Release(ctx)
+	w.release(lz)
+	w.release(pa.held())
 
 	// The directory is a container; once empty of lock nodes and removed,
 	// the next Acquire recreates it.
-	for _, name := range []string{"readme", "lock-", "lock-x-12", "other-a-0000000000", "lock-x-abcdefghij"} {
-		c.Delete(ctx, dir+"/"+name, -1)
+	for _, name := range foreign {
+		if err := c.Delete(ctx, dir+"/"+name, -1); err != nil {
+			t.Fatal(err)
+		}
 	}
 	w.srv.Inspect(func(m *fakezk.Machine) { m.ReapContainers() })
-	if _, ok, _ := c.Exists(ctx, dir); ok {
-		t.Fatal("container directory not reaped")
+	if _, ok, err := c.Exists(ctx, dir); err != nil || ok {
+		t.Fatalf("container directory not reaped: exists %v, %v", ok, err)
 	}
-	l, err = w.mutex(c, "a").Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.Release(ctx)
+	w.release(w.acquire(w.mutex(c, "a")))
 }
 
 // The container parent is deleted between the failed create and the
@@ -434,70 +387,96 @@ func TestMutex_ContainerReapedDuringCreate(t *testing.T) {
 		m.ReapContainers()
 		return fakezk.LoseReply, true
 	})
-	l, err := w.mutex(c, "a").Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.Release(ctx)
+	w.release(w.acquire(w.mutex(c, "a")))
 }
 
 func TestMutex_TryAcquire(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
-	la, err := w.mutex(w.conn(), "a").TryAcquire(ctx)
+	la, err := w.mutex(w.conn(), "a").TryAcquire(w.ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.mutex(w.conn(), "b").TryAcquire(ctx); !errors.Is(err, lock.ErrWouldBlock) {
+	if _, err := w.mutex(w.conn(), "b").TryAcquire(w.ctx); !errors.Is(err, lock.ErrWouldBlock) {
 		t.Fatalf("TryAcquire of a held lock: %v", err)
 	}
 	if kids := w.children(dir); len(kids) != 1 {
 		t.Fatalf("failed TryAcquire left a node: %v", kids)
 	}
-	la.Release(ctx)
+	w.release(la)
 }
 
 // Re-entrant: the same handle acquires again at once and must release as
 // often; non-re-entrant: a second Acquire on the handle queues.
 func TestMutex_Reentrancy(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
+	ctx := w.ctx
 	m := w.mutex(w.conn(), "a", func(o *lock.Options) { o.Reentrant = true })
-	l1, _ := m.Acquire(ctx)
+	l1 := w.acquire(m)
 	l2, err := m.Acquire(ctx)
 	if err != nil || l1 != l2 {
 		t.Fatalf("re-entrant acquire: %v, same lease %v", err, l1 == l2)
 	}
 	other := w.mutex(w.conn(), "b")
-	l1.Release(ctx)
+	w.release(l1)
 	if _, err := other.TryAcquire(ctx); !errors.Is(err, lock.ErrWouldBlock) {
 		t.Fatalf("lock free after one of two releases: %v", err)
 	}
-	l2.Release(ctx)
+	w.release(l2)
 	lo, err := other.TryAcquire(ctx)
 	if err != nil {
 		t.Fatalf("lock not free after both releases: %v", err)
 	}
-	lo.Release(ctx)
+	w.release(lo)
 
 	semaphore := w.mutex(w.conn(), "s")
-	ls, _ := semaphore.Acquire(ctx)
+	ls := w.acquire(semaphore)
 	if _, err := semaphore.TryAcquire(ctx); !errors.Is(err, lock.ErrWouldBlock) {
 		t.Fatalf("non-re-entrant second acquire: %v", err)
 	}
-	ls.Release(ctx)
+	w.release(ls)
 }
 
 // Release is idempotent.
 func TestLease_ReleaseTwice(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
-	l, _ := w.mutex(w.conn(), "a").Acquire(ctx)
-	if err := l.Release(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := l.Release(ctx); err != nil {
+	l := w.acquire(w.mutex(w.conn(), "a"))
+	w.release(l)
+	if err := l.Release(w.ctx); err != nil {
 		t.Fatalf("second release: %v", err)
 	}
 	if err := l.Check(); !errors.Is(err, lock.ErrReleased) {
 		t.Fatalf("Check after release: %v", err)
+	}
+}
+
+// waitSignal is a Conn that says when a caller has entered WaitSession.
+type waitSignal struct {
+	*fakezk.Conn
+	entered chan struct{}
+	once    sync.Once
+}
+
+func (c *waitSignal) WaitSession(ctx context.Context, seq uint64) (zkapi.Session, error) {
+	c.once.Do(func() { close(c.entered) })
+	return c.Conn.WaitSession(ctx, seq)
+}
+
+// A Release from another goroutine ends a Wait already blocked on the
+// session, as Wait's doc promises ("lost (or released)"), instead of
+// leaving the holder's watchdog waiting for a change that never comes.
+func TestLease_WaitEndsOnRelease(t *testing.T) {
+	w := newWorld(t, fakezk.Config{})
+	c := &waitSignal{Conn: w.conn(), entered: make(chan struct{})}
+	l := w.acquire(w.mutex(c, "a"))
+	waiting := async(w, func() (struct{}, error) { return struct{}{}, l.Wait(w.ctx) })
+	select {
+	case <-c.entered:
+	case <-w.ctx.Done():
+		t.Fatal("Wait never waited on the session")
+	}
+	w.release(l)
+	if _, err := waiting.wait(); !errors.Is(err, lock.ErrReleased) {
+		t.Fatalf("Wait after a concurrent Release: %v, want ErrReleased", err)
 	}
 }
 

@@ -9,66 +9,68 @@ import (
 	"github.com/zksim/zksim/lock"
 )
 
+func (w *world) multi(dirs []string, id string) *lock.MultiMutex {
+	w.t.Helper()
+	mm, err := lock.NewMulti(w.conn(), dirs, lock.Options{ID: id})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return mm
+}
+
 // Two MultiMutexes over the same locks given in opposite orders cannot
 // deadlock: both acquire in path order.
 func TestMultiMutex_CanonicalOrder(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
-	a, err := lock.NewMulti(w.conn(), []string{"/m/x", "/m/y"}, lock.Options{ID: "a"})
+	a := w.multi([]string{"/m/x", "/m/y"}, "a")
+	b := w.multi([]string{"/m/y", "/m/x"}, "b")
+	la, err := a.Acquire(w.ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := lock.NewMulti(w.conn(), []string{"/m/y", "/m/x"}, lock.Options{ID: "b"})
-	la, err := a.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error)
-	var lb *lock.MultiLease
-	go func() {
-		var err error
-		lb, err = b.Acquire(ctx)
-		done <- err
-	}()
+	pb := async(w, func() (*lock.MultiLease, error) { return b.Acquire(w.ctx) })
 	// b queues on /m/x first, never holding /m/y while waiting.
-	w.srv.WaitUntil(ctx, func(m *fakezk.Machine) bool { return len(m.Children("/m/x")) == 2 })
+	err = w.srv.WaitUntil(w.ctx, func(m *fakezk.Machine) bool { return len(m.Children("/m/x")) == 2 })
+	if err != nil {
+		t.Fatalf("b never queued on /m/x: %v (/m/y: %v)", err, w.children("/m/y"))
+	}
 	if kids := w.children("/m/y"); len(kids) != 1 {
 		t.Fatalf("b took /m/y out of order: %v", kids)
 	}
 	if err := la.Check(); err != nil {
 		t.Fatal(err)
 	}
-	if err := la.Release(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	w.release(la)
+	lb := pb.held()
 	if got := len(lb.Leases()); got != 2 {
 		t.Fatalf("b holds %d locks", got)
 	}
-	lb.Release(ctx)
+	w.release(lb)
 }
 
 // One deadline for the whole set; on failure the locks already taken are
 // released.
 func TestMultiMutex_AllOrNothing(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
-	blocker, _ := lock.New(w.conn(), "/m/y", lock.Options{ID: "z"})
-	lz, _ := blocker.Acquire(ctx)
-	mm, _ := lock.NewMulti(w.conn(), []string{"/m/x", "/m/y"}, lock.Options{ID: "a"})
-	cctx, cancel := context.WithCancel(ctx)
-	done := make(chan error)
-	go func() {
-		_, err := mm.Acquire(cctx)
-		done <- err
-	}()
+	blocker, err := lock.New(w.conn(), "/m/y", lock.Options{ID: "z"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lz := w.acquire(blocker)
+	mm := w.multi([]string{"/m/x", "/m/y"}, "a")
+	cctx, cancel := context.WithCancel(w.ctx)
+	defer cancel()
+	pm := async(w, func() (*lock.MultiLease, error) { return mm.Acquire(cctx) })
 	w.waitWatched(lz.Node())
+	if kids := w.children("/m/x"); len(kids) != 1 {
+		t.Fatalf("/m/x not held while the set waits for /m/y: %v", kids)
+	}
 	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) {
+	if _, err := pm.wait(); !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v", err)
 	}
 	if kids := w.children("/m/x"); len(kids) != 0 {
 		t.Fatalf("/m/x still held after the set failed: %v", kids)
 	}
-	lz.Release(ctx)
+	w.release(lz)
 }

@@ -4,29 +4,39 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/rwlock"
 	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zktest"
 )
-
-var ctx = context.Background()
 
 const dir = "/rw"
 
+// testTimeout bounds every test on the fake, so that a lost wake-up fails
+// it instead of hanging it; the tests take milliseconds.
+const testTimeout = 30 * time.Second
+
+// settleTimeout bounds how long a goroutine a test started may take to end
+// once the test's context is cancelled. Nothing waits for it to pass.
+const settleTimeout = 10 * time.Second
+
 type world struct {
 	t   *testing.T
+	ctx context.Context // ends at the test's deadline
 	srv *fakezk.Server
 }
 
 func newWorld(t *testing.T) *world {
-	w := &world{t: t, srv: fakezk.MustServer(fakezk.Config{})}
+	w := &world{t: t, ctx: zktest.Context(t, testTimeout), srv: fakezk.MustServer(fakezk.Config{})}
 	t.Cleanup(func() { w.srv.Close() })
 	return w
 }
 
 func (w *world) rw(id string) *rwlock.RWMutex {
+	w.t.Helper()
 	c, err := w.srv.Connect(fakezk.ConnOptions{})
 	if err != nil {
 		w.t.Fatal(err)
@@ -38,15 +48,53 @@ func (w *world) rw(id string) *rwlock.RWMutex {
 	return m
 }
 
+// acquire calls an Acquire method and fails the test if it fails.
+func (w *world) acquire(f func(context.Context) (*rwlock.Lease, error)) *rwlock.Lease {
+	w.t.Helper()
+	l, err := f(w.ctx)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return l
+}
+
+// release releases a lease or fails the test.
+func (w *world) release(l *rwlock.Lease) {
+	w.t.Helper()
+	if err := l.Release(w.ctx); err != nil {
+		w.t.Fatalf("Release %s: %v", l.Node(), err)
+	}
+}
+
+// token reads a lease's fencing token or fails the test.
+func (w *world) token(l *rwlock.Lease) int64 {
+	w.t.Helper()
+	tok, err := l.Token(w.ctx)
+	if err != nil {
+		w.t.Fatalf("Token %s: %v", l.Node(), err)
+	}
+	return tok
+}
+
+// pending is an Acquire running in its own goroutine. The test's cleanup
+// checks that the goroutine ended.
 type pending struct {
+	w     *world
 	done  chan struct{}
-	lease *rwlock.Lease
+	lease *rwlock.Lease // written before done is closed
 	err   error
 }
 
-func async(f func(context.Context) (*rwlock.Lease, error)) *pending {
-	p := &pending{done: make(chan struct{})}
-	go func() { defer close(p.done); p.lease, p.err = f(ctx) }()
+func (w *world) async(f func(context.Context) (*rwlock.Lease, error)) *pending {
+	p := &pending{w: w, done: make(chan struct{})}
+	go func() { defer close(p.done); p.lease, p.err = f(w.ctx) }()
+	w.t.Cleanup(func() { // the test's context is already cancelled here
+		select {
+		case <-p.done:
+		case <-time.After(settleTimeout):
+			w.t.Error("an Acquire of the test did not return once its context was cancelled")
+		}
+	})
 	return p
 }
 
@@ -59,11 +107,17 @@ func (p *pending) finished() bool {
 	}
 }
 
-func (p *pending) wait(t *testing.T) *rwlock.Lease {
-	t.Helper()
-	<-p.done
+// held waits for the Acquire and fails the test if it failed or had not
+// returned by the test's deadline.
+func (p *pending) held() *rwlock.Lease {
+	p.w.t.Helper()
+	select {
+	case <-p.done:
+	case <-p.w.ctx.Done():
+		p.w.t.Fatalf("Acquire had not returned by the test's deadline: %v", p.w.ctx.Err())
+	}
 	if p.err != nil {
-		t.Fatal(p.err)
+		p.w.t.Fatal(p.err)
 	}
 	return p.lease
 }
@@ -71,7 +125,7 @@ func (p *pending) wait(t *testing.T) *rwlock.Lease {
 // waiters blocks until n data watches are set in the directory.
 func (w *world) waiters(n int) {
 	w.t.Helper()
-	err := w.srv.WaitUntil(ctx, func(m *fakezk.Machine) bool {
+	err := w.srv.WaitUntil(w.ctx, func(m *fakezk.Machine) bool {
 		total := 0
 		for _, k := range m.Children(dir) {
 			d, _ := m.Watchers(0, dir+"/"+k)
@@ -95,34 +149,28 @@ func (w *world) watchersOf(l *rwlock.Lease) int {
 // writer only, and a writer waits for its immediate predecessor only.
 func TestRWMutex_ReadersShareWritersExclude(t *testing.T) {
 	w := newWorld(t)
-	r1, err := w.rw("r1").AcquireRead(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r2, err := w.rw("r2").AcquireRead(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pw := async(w.rw("w").Acquire)
+	r1 := w.acquire(w.rw("r1").AcquireRead)
+	r2 := w.acquire(w.rw("r2").AcquireRead)
+	pw := w.async(w.rw("w").Acquire)
 	w.waiters(1)
 	if w.watchersOf(r2) != 1 || w.watchersOf(r1) != 0 {
 		t.Fatal("writer does not watch only its immediate predecessor")
 	}
-	pr3 := async(w.rw("r3").AcquireRead)
-	pr4 := async(w.rw("r4").AcquireRead)
+	pr3 := w.async(w.rw("r3").AcquireRead)
+	pr4 := w.async(w.rw("r4").AcquireRead)
 	w.waiters(3)
-	r1.Release(ctx)
-	r2.Release(ctx)
-	wl := pw.wait(t)
+	w.release(r1)
+	w.release(r2)
+	wl := pw.held()
 	if pr3.finished() || pr4.finished() {
 		t.Fatal("reader got in with a writer holding")
 	}
-	if _, err := w.rw("x").TryAcquireRead(ctx); !errors.Is(err, lock.ErrWouldBlock) {
+	if _, err := w.rw("x").TryAcquireRead(w.ctx); !errors.Is(err, lock.ErrWouldBlock) {
 		t.Fatalf("TryAcquireRead under a writer: %v", err)
 	}
-	wl.Release(ctx)
-	pr3.wait(t).Release(ctx)
-	pr4.wait(t).Release(ctx)
+	w.release(wl)
+	w.release(pr3.held())
+	w.release(pr4.held())
 }
 
 // Bug scenario 9 (kazoo #649): writer held, reader waits, second writer
@@ -130,21 +178,21 @@ func TestRWMutex_ReadersShareWritersExclude(t *testing.T) {
 // lock; no deadlock. A writer's release wakes only grantable readers.
 func TestRWMutex_WriterReaderWriter(t *testing.T) {
 	w := newWorld(t)
-	w1, _ := w.rw("w1").Acquire(ctx)
-	pr := async(w.rw("r").AcquireRead)
+	w1 := w.acquire(w.rw("w1").Acquire)
+	pr := w.async(w.rw("r").AcquireRead)
 	w.waiters(1)
-	pw2 := async(w.rw("w2").Acquire)
+	pw2 := w.async(w.rw("w2").Acquire)
 	w.waiters(2)
 	if w.watchersOf(w1) != 1 {
 		t.Fatalf("w1 has %d watchers, want the reader only", w.watchersOf(w1))
 	}
-	w1.Release(ctx)
-	r := pr.wait(t)
+	w.release(w1)
+	r := pr.held()
 	if pw2.finished() {
 		t.Fatal("second writer got in with a reader holding")
 	}
-	r.Release(ctx)
-	pw2.wait(t).Release(ctx)
+	w.release(r)
+	w.release(pw2.held())
 }
 
 // Bug scenario 9 (CURATOR-621): downgrade while a writer waits. The
@@ -152,35 +200,35 @@ func TestRWMutex_WriterReaderWriter(t *testing.T) {
 // get in, readers queued before that writer do.
 func TestRWMutex_DowngradeWithWriterWaiting(t *testing.T) {
 	w := newWorld(t)
-	w1, _ := w.rw("w1").Acquire(ctx)
-	tok1, _ := w1.Token(ctx)
-	pr := async(w.rw("r").AcquireRead) // queued before the writer
+	w1 := w.acquire(w.rw("w1").Acquire)
+	tok1 := w.token(w1)
+	pr := w.async(w.rw("r").AcquireRead) // queued before the writer
 	w.waiters(1)
-	pw2 := async(w.rw("w2").Acquire)
+	pw2 := w.async(w.rw("w2").Acquire)
 	w.waiters(2)
-	if err := w1.Downgrade(ctx); err != nil {
+	if err := w1.Downgrade(w.ctx); err != nil {
 		t.Fatal(err)
 	}
 	if w1.Write() {
 		t.Fatal("still a write lease after downgrade")
 	}
-	r := pr.wait(t) // shares with the downgraded holder
+	r := pr.held() // shares with the downgraded holder
 	if pw2.finished() {
 		t.Fatal("waiting writer got in during the downgrade")
 	}
-	if tok, _ := w1.Token(ctx); tok != tok1 {
+	if tok := w.token(w1); tok != tok1 {
 		t.Fatalf("downgrade changed the token %d -> %d", tok1, tok)
 	}
-	if _, err := w.rw("late").TryAcquireRead(ctx); !errors.Is(err, lock.ErrWouldBlock) {
+	if _, err := w.rw("late").TryAcquireRead(w.ctx); !errors.Is(err, lock.ErrWouldBlock) {
 		t.Fatalf("a reader behind the waiting writer got in: %v", err)
 	}
-	w1.Release(ctx)
+	w.release(w1)
 	if pw2.finished() {
 		t.Fatal("writer got in with a reader still holding")
 	}
-	r.Release(ctx)
-	pw2.wait(t).Release(ctx)
-	if err := w1.Downgrade(ctx); err == nil {
+	w.release(r)
+	w.release(pw2.held())
+	if err := w1.Downgrade(w.ctx); err == nil {
 		t.Fatal("downgrade of a read lease accepted")
 	}
 }
@@ -189,44 +237,48 @@ func TestRWMutex_DowngradeWithWriterWaiting(t *testing.T) {
 func TestRWMutex_UpgradeRefused(t *testing.T) {
 	w := newWorld(t)
 	m := w.rw("a")
-	r, _ := m.AcquireRead(ctx)
-	if _, err := m.Acquire(ctx); !errors.Is(err, rwlock.ErrUpgrade) {
+	r := w.acquire(m.AcquireRead)
+	if _, err := m.Acquire(w.ctx); !errors.Is(err, rwlock.ErrUpgrade) {
 		t.Fatalf("upgrade: %v, want ErrUpgrade", err)
 	}
-	r.Release(ctx)
-	wl, err := m.Acquire(ctx)
+	w.release(r)
+	wl, err := m.Acquire(w.ctx)
 	if err != nil {
 		t.Fatalf("write after releasing the read lease: %v", err)
 	}
-	wl.Release(ctx)
+	w.release(wl)
 }
 
 // Session loss and fencing work as for lock: an expired writer is told and
 // its fenced write refused.
 func TestRWMutex_ExpiredWriterFenced(t *testing.T) {
 	w := newWorld(t)
-	m := w.rw("a")
-	wl, _ := m.Acquire(ctx)
+	wl := w.acquire(w.rw("a").Acquire)
 	var sid int64
 	w.srv.Inspect(func(mc *fakezk.Machine) {
 		_, st, _ := mc.Node(wl.Node())
 		sid = st.EphemeralOwner
 	})
-	w.srv.Expire(sid)
+	if err := w.srv.Expire(sid); err != nil {
+		t.Fatal(err)
+	}
 	if err := wl.Check(); !errors.Is(err, lock.ErrLost) {
 		t.Fatalf("Check: %v", err)
 	}
-	if _, err := wl.Fenced(ctx, zkapi.CreateOp{Path: "/x"}); !errors.Is(err, lock.ErrLost) {
+	if _, err := wl.Fenced(w.ctx, zkapi.CreateOp{Path: "/x"}); !errors.Is(err, lock.ErrLost) {
 		t.Fatalf("Fenced: %v", err)
 	}
-	if err := wl.Downgrade(ctx); !errors.Is(err, lock.ErrLost) {
+	if err := wl.Downgrade(w.ctx); !errors.Is(err, lock.ErrLost) {
 		t.Fatalf("Downgrade: %v", err)
 	}
 }
 
 func TestNew_RejectsReentrant(t *testing.T) {
 	w := newWorld(t)
-	c, _ := w.srv.Connect(fakezk.ConnOptions{})
+	c, err := w.srv.Connect(fakezk.ConnOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := rwlock.New(c, dir, lock.Options{Reentrant: true}); !errors.Is(err, lock.ErrConfig) {
 		t.Fatalf("got %v", err)
 	}

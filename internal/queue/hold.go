@@ -26,19 +26,21 @@ type Hold struct {
 	mu       sync.Mutex
 	token    int64
 	released bool
+	done     context.Context // see releasedCtx
+	markDone context.CancelFunc
 }
 
 // Check reports, without blocking, whether the node is still held: nil,
 // ErrReleased, ErrSessionLost, or ErrSuspended (disconnected, with
 // LoseOnDisconnect).
-func (h *Hold) Check() error {
-	h.mu.Lock()
-	released := h.released
-	h.mu.Unlock()
-	if released {
+func (h *Hold) Check() error { return h.check(h.Q.Conn.Session()) }
+
+// check is Check as of the session snapshot s.
+func (h *Hold) check(s zkapi.Session) error {
+	if h.isReleased() {
 		return ErrReleased
 	}
-	return h.checkSession(h.Q.Conn.Session())
+	return h.checkSession(s)
 }
 
 func (h *Hold) checkSession(s zkapi.Session) error {
@@ -52,19 +54,49 @@ func (h *Hold) checkSession(s zkapi.Session) error {
 }
 
 // Wait blocks until the hold ends and says why (as Check), or ctx ends.
+// It steps through the session's snapshots one by one, as WaitSession
+// hands them over, so a disconnection the client has already recovered
+// from still ends the hold under LoseOnDisconnect; and a Release from
+// another goroutine wakes it with ErrReleased.
 func (h *Hold) Wait(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(h.releasedCtx(), cancel)()
+	s := h.Q.Conn.Session()
 	for {
-		if err := h.Check(); err != nil {
+		if err := h.check(s); err != nil {
 			return err
 		}
-		s := h.Q.Conn.Session()
-		if err := h.checkSession(s); err != nil {
+		next, err := h.Q.Conn.WaitSession(ctx, s.Seq)
+		if err != nil {
+			if h.isReleased() {
+				return ErrReleased
+			}
 			return err
 		}
-		if _, err := h.Q.Conn.WaitSession(ctx, s.Seq); err != nil {
-			return err
+		s = next
+	}
+}
+
+// releasedCtx is done once the hold is released: Release's broadcast to
+// every Wait, with no channel of the recipe's own for a scheduler to miss
+// (Wait blocks only in WaitSession, which ends with its ctx).
+func (h *Hold) releasedCtx() context.Context {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.done == nil {
+		h.done, h.markDone = context.WithCancel(context.Background())
+		if h.released {
+			h.markDone()
 		}
 	}
+	return h.done
+}
+
+func (h *Hold) isReleased() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.released
 }
 
 // Token returns the node's czxid, the fencing token, reading it once.
@@ -132,6 +164,9 @@ func (h *Hold) Release(ctx context.Context) error {
 		return nil
 	}
 	h.released = true
+	if h.markDone != nil {
+		h.markDone()
+	}
 	h.mu.Unlock()
 	lost := h.checkSession(h.Q.Conn.Session())
 	if err := h.Q.Leave(ctx, h.Path, h.SID); err != nil {

@@ -288,6 +288,31 @@ func (e *env) mustWait(a *attempt) {
 	}
 }
 
+// holder starts an attempt that must get the lock.
+func (e *env) holder(acquire lock.AcquireFunc, id string) *attempt {
+	e.t.Helper()
+	a := e.start(acquire, id)
+	e.mustHold(a)
+	return a
+}
+
+// waiter starts an attempt that must wait for the lock.
+func (e *env) waiter(acquire lock.AcquireFunc, id string) *attempt {
+	e.t.Helper()
+	a := e.start(acquire, id)
+	e.mustWait(a)
+	return a
+}
+
+// queueOfThree: a holder holds, then b and, after it, c wait.
+func (e *env) queueOfThree(r lock.Recipe) (holder, b, c *attempt) {
+	e.t.Helper()
+	holder = e.holder(r.Acquire, "holder")
+	b = e.waiter(r.Acquire, "b")
+	c = e.waiter(r.Acquire, "c")
+	return holder, b, c
+}
+
 // allWaiting: every attempt's session waits for the lock at once.
 func (e *env) allWaiting(as []*attempt) {
 	e.t.Helper()

@@ -27,9 +27,9 @@ import (
 // them too. The holder also keeps the child watch of its last listing.
 // Violation: herd.
 func DirWatch() lock.Recipe {
-	return lock.Recipe{Name: NameDirWatch, Acquire: queued(NameDirWatch, lockPrefix, func(ctx context.Context, n *node, dir string) error {
+	return exclusive(NameDirWatch, func(ctx context.Context, n *node, dir string) error {
 		return watchDir(ctx, n, dir, bySeq("lock-"), writerGranted)
-	})}
+	})
 }
 
 // watchDir is the herd: list the directory with a child watch, and if
@@ -37,16 +37,7 @@ func DirWatch() lock.Recipe {
 func watchDir(ctx context.Context, n *node, dir string, order func([]string) []string,
 	granted func(ordered []string, i int) bool) error {
 	for {
-		if err := n.live(ctx); err != nil {
-			return err
-		}
-		kids, _, w, err := n.conn.ChildrenW(ctx, dir)
-		if isLoss(err) {
-			if err := awaitConnected(ctx, n.conn); err != nil {
-				return err
-			}
-			continue
-		}
+		kids, w, err := n.list(ctx, dir, true)
 		if err != nil {
 			return err
 		}

@@ -27,44 +27,17 @@ import (
 // ends; giving up removes only the second node. Violation: deadlock (and
 // orphan).
 func NoGUIDRetry() lock.Recipe {
-	return lock.Recipe{Name: NameNoGUIDRetry, Acquire: noGUIDRetry}
-}
-
-func noGUIDRetry(ctx context.Context, conn zkapi.Conn, dir, id string) (lock.Held, error) {
-	if err := checkArgs(dir, id); err != nil {
-		return nil, err
-	}
-	n, err := createBlindly(ctx, conn, dir, lockPrefix(id), []byte(id))
-	if err != nil {
-		return nil, wrap(NameNoGUIDRetry, dir, err)
-	}
-	return acquireWith(ctx, NameNoGUIDRetry, dir, n, func(ctx context.Context, n *node) error {
-		return waitFirst(ctx, n, dir, bySeq("lock-"))
-	})
+	return lock.Recipe{Name: NameNoGUIDRetry,
+		Acquire: queueRecipe(NameNoGUIDRetry, lockPrefix, createBlindly, leaveOnFailure(NameNoGUIDRetry, waitLockFirst))}
 }
 
 // createBlindly carries NoGUIDRetry's defect.
 func createBlindly(ctx context.Context, conn zkapi.Conn, dir, prefix string, data []byte) (*node, error) {
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		sid := conn.Session().ID
-		p, err := conn.Create(ctx, dir+"/"+prefix, data, zkapi.EphemeralSequential)
-		switch {
-		case err == nil:
-			return created(ctx, conn, p, sid), nil
-		case errors.Is(err, zkapi.ErrNoNode):
-			err = ensureDir(ctx, conn, dir)
-		case isLoss(err):
-			// The defect: the create may have been applied; create again
-			// without looking for the node it made.
-			err = awaitConnected(ctx, conn)
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
+	return createLoop(ctx, conn, dir, prefix, data, func(ctx context.Context) (*node, error) {
+		// The defect: the create may have been applied; create again
+		// without looking for the node it made.
+		return nil, awaitConnected(ctx, conn)
+	})
 }
 
 // TimeoutLeak is a correct queue lock (lost-create lookup, numeric order,
@@ -81,18 +54,12 @@ func createBlindly(ctx context.Context, conn zkapi.Conn, dir, prefix string, dat
 // that made it ends (for a long-lived client process, forever). Violation:
 // deadlock while the session lives, an orphan node in any case.
 func TimeoutLeak() lock.Recipe {
-	return lock.Recipe{Name: NameTimeoutLeak, Acquire: timeoutLeak}
+	return lock.Recipe{Name: NameTimeoutLeak, Acquire: queueRecipe(NameTimeoutLeak, lockPrefix, join, leaveUnlessTimedOut)}
 }
 
-func timeoutLeak(ctx context.Context, conn zkapi.Conn, dir, id string) (lock.Held, error) {
-	if err := checkArgs(dir, id); err != nil {
-		return nil, err
-	}
-	n, err := join(ctx, conn, dir, lockPrefix(id), []byte(id))
-	if err != nil {
-		return nil, wrap(NameTimeoutLeak, dir, err)
-	}
-	if err := waitFirst(ctx, n, dir, bySeq("lock-")); err != nil {
+// leaveUnlessTimedOut carries TimeoutLeak's defect.
+func leaveUnlessTimedOut(ctx context.Context, n *node, dir string) (lock.Held, error) {
+	if err := waitLockFirst(ctx, n, dir); err != nil {
 		if ctx.Err() != nil {
 			return nil, wrap(NameTimeoutLeak, dir, err) // the defect: the node stays
 		}

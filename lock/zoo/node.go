@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/zksim/zksim/internal/queue"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -22,19 +23,15 @@ import (
 // seqWidth is the width of ZooKeeper's sequence suffix, %010d.
 const seqWidth = 10
 
-// checkArgs refuses lock paths and holder ids the recipes cannot use.
+// checkArgs refuses lock paths and holder ids the recipes cannot use, by
+// the good lock's rules: an id is a guid part of its queue, and lock.New
+// (which does not touch the Conn) judges the path.
 func checkArgs(dir, id string) error {
-	if !strings.HasPrefix(dir, "/") || dir == "/" || strings.HasSuffix(dir, "/") || strings.Contains(dir, "//") {
-		return fmt.Errorf("%w: lock path %q must be an absolute node path other than /", lock.ErrConfig, dir)
-	}
-	if id == "" || strings.IndexFunc(id, badIDRune) >= 0 {
+	if !queue.ValidGUIDPart(id) {
 		return fmt.Errorf("%w: holder id %q may hold only letters, digits, '.' and '_'", lock.ErrConfig, id)
 	}
-	return nil
-}
-
-func badIDRune(r rune) bool {
-	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_')
+	_, err := lock.New(nil, dir, lock.Options{ID: id})
+	return err
 }
 
 // seqOf returns the sequence number ZooKeeper appended to name: its last
@@ -201,11 +198,26 @@ func (n *node) Release(ctx context.Context) error {
 	return lost
 }
 
-// join creates the caller's ephemeral sequential node dir/prefix<seq>
-// holding data. After a connection loss it looks for a node it made under
-// the current session before creating again, so a create whose reply was
-// lost leaves no orphan (ZOOKEEPER-1262, CURATOR-498).
+// createFunc makes the caller's ephemeral sequential node dir/prefix<seq>
+// holding data.
+type createFunc func(ctx context.Context, conn zkapi.Conn, dir, prefix string, data []byte) (*node, error)
+
+// join is the correct createFunc. After a connection loss it looks for a
+// node it made under the current session before creating again, so a
+// create whose reply was lost leaves no orphan (ZOOKEEPER-1262,
+// CURATOR-498).
 func join(ctx context.Context, conn zkapi.Conn, dir, prefix string, data []byte) (*node, error) {
+	return createLoop(ctx, conn, dir, prefix, data, func(ctx context.Context) (*node, error) {
+		return findOwn(ctx, conn, dir, prefix, data)
+	})
+}
+
+// createLoop creates dir/prefix<seq> until a create succeeds, creating a
+// missing directory. After a connection loss, afterLoss either finds the
+// node the lost create made or, returning neither node nor error, has the
+// loop create again.
+func createLoop(ctx context.Context, conn zkapi.Conn, dir, prefix string, data []byte,
+	afterLoss func(ctx context.Context) (*node, error)) (*node, error) {
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -219,7 +231,7 @@ func join(ctx context.Context, conn zkapi.Conn, dir, prefix string, data []byte)
 			err = ensureDir(ctx, conn, dir)
 		case isLoss(err):
 			var n *node
-			if n, err = findOwn(ctx, conn, dir, prefix, data); n != nil {
+			if n, err = afterLoss(ctx); n != nil {
 				return n, nil
 			}
 		}
@@ -315,23 +327,17 @@ func waitFirst(ctx context.Context, n *node, dir string, order func([]string) []
 	})
 }
 
+// predecessorWatch waits on the predecessor at pred and says whether n
+// now holds.
+type predecessorWatch func(ctx context.Context, n *node, pred string) (held bool, err error)
+
 // waitPredecessor lists the queue until n is first; otherwise it hands the
 // predecessor's path to watch, which says whether n now holds. The right
 // answer is never: only a fresh listing says so (waitFirst); the recipes
 // that answer otherwise carry their defect in watch.
-func waitPredecessor(ctx context.Context, n *node, dir string, order func([]string) []string,
-	watch func(ctx context.Context, n *node, pred string) (bool, error)) error {
+func waitPredecessor(ctx context.Context, n *node, dir string, order func([]string) []string, watch predecessorWatch) error {
 	for {
-		if err := n.live(ctx); err != nil {
-			return err
-		}
-		kids, _, err := n.conn.Children(ctx, dir)
-		if isLoss(err) {
-			if err := awaitConnected(ctx, n.conn); err != nil {
-				return err
-			}
-			continue
-		}
+		kids, _, err := n.list(ctx, dir, false)
 		if err != nil {
 			return err
 		}
@@ -341,6 +347,27 @@ func waitPredecessor(ctx context.Context, n *node, dir string, order func([]stri
 		}
 		if held, err := watch(ctx, n, dir+"/"+pred); held || err != nil {
 			return err
+		}
+	}
+}
+
+// list lists dir, with a child watch if watch is set, while n is live,
+// retrying through connection loss.
+func (n *node) list(ctx context.Context, dir string, watch bool) (kids []string, w zkapi.Watch, err error) {
+	for {
+		if err := n.live(ctx); err != nil {
+			return nil, nil, err
+		}
+		if watch {
+			kids, _, w, err = n.conn.ChildrenW(ctx, dir)
+		} else {
+			kids, _, err = n.conn.Children(ctx, dir)
+		}
+		if !isLoss(err) {
+			return kids, w, err
+		}
+		if err := awaitConnected(ctx, n.conn); err != nil {
+			return nil, nil, err
 		}
 	}
 }
@@ -361,28 +388,53 @@ func watchGone(ctx context.Context, conn zkapi.Conn, p string) error {
 	return err
 }
 
-// queued is the shape of the queue recipes: check the arguments, join the
-// queue as a node named prefix(id)+seq holding id, and wait in it.
-func queued(name string, prefix func(id string) string, wait func(ctx context.Context, n *node, dir string) error) lock.AcquireFunc {
+// waitFunc waits in the queue until n holds the lock.
+type waitFunc func(ctx context.Context, n *node, dir string) error
+
+// holdFunc waits in the queue and returns what n's holder releases.
+type holdFunc func(ctx context.Context, n *node, dir string) (lock.Held, error)
+
+// queueRecipe is the shape of the queue recipes: check the arguments,
+// make a node named prefix(id)+seq holding id with create, and hold.
+func queueRecipe(name string, prefix func(id string) string, create createFunc, hold holdFunc) lock.AcquireFunc {
 	return func(ctx context.Context, conn zkapi.Conn, dir, id string) (lock.Held, error) {
 		if err := checkArgs(dir, id); err != nil {
 			return nil, err
 		}
-		n, err := join(ctx, conn, dir, prefix(id), []byte(id))
+		n, err := create(ctx, conn, dir, prefix(id), []byte(id))
 		if err != nil {
 			return nil, wrap(name, dir, err)
 		}
-		return acquireWith(ctx, name, dir, n, func(ctx context.Context, n *node) error { return wait(ctx, n, dir) })
+		return hold(ctx, n, dir)
 	}
 }
 
-// acquireWith is the end of the queue recipes: wait, and on any failure
-// leave the queue.
-func acquireWith(ctx context.Context, name, dir string, n *node, wait func(context.Context, *node) error) (lock.Held, error) {
-	if err := wait(ctx, n); err != nil {
-		return nil, wrap(name, dir, errors.Join(err, n.leave(ctx)))
+// exclusive is the queue lock whose nodes are "lock-<id>-<seq>", joined
+// correctly, that waits in the queue with wait.
+func exclusive(name string, wait waitFunc) lock.Recipe {
+	return lock.Recipe{Name: name, Acquire: queued(name, lockPrefix, wait)}
+}
+
+// queued is the queue lock that joins correctly and waits with wait.
+func queued(name string, prefix func(id string) string, wait waitFunc) lock.AcquireFunc {
+	return queueRecipe(name, prefix, join, leaveOnFailure(name, wait))
+}
+
+// leaveOnFailure is the correct end of the queue recipes: wait, and on
+// any failure leave the queue.
+func leaveOnFailure(name string, wait waitFunc) holdFunc {
+	return func(ctx context.Context, n *node, dir string) (lock.Held, error) {
+		if err := wait(ctx, n, dir); err != nil {
+			return nil, wrap(name, dir, errors.Join(err, n.leave(ctx)))
+		}
+		return n, nil
 	}
-	return n, nil
+}
+
+// waitLockFirst waits, correctly, until n is the first "lock-" node by
+// sequence number.
+func waitLockFirst(ctx context.Context, n *node, dir string) error {
+	return waitFirst(ctx, n, dir, bySeq("lock-"))
 }
 
 // wrap names the recipe and the lock in an error.

@@ -43,23 +43,16 @@ import (
 // Violation: mutual-exclusion (also deadlock and orphan in a messy
 // directory).
 func DeleteFirstChild() lock.Recipe {
-	return lock.Recipe{Name: NameDeleteFirstChild, Acquire: deleteFirstChild}
+	prefix := func(string) string { return "lock-" }
+	return lock.Recipe{Name: NameDeleteFirstChild, Acquire: queueRecipe(NameDeleteFirstChild, prefix, join, holdFirstChild)}
 }
 
-func deleteFirstChild(ctx context.Context, conn zkapi.Conn, dir, id string) (lock.Held, error) {
-	if err := checkArgs(dir, id); err != nil {
+// holdFirstChild waits correctly, and then forgets its node.
+func holdFirstChild(ctx context.Context, n *node, dir string) (lock.Held, error) {
+	if _, err := leaveOnFailure(NameDeleteFirstChild, waitLockFirst)(ctx, n, dir); err != nil {
 		return nil, err
 	}
-	n, err := join(ctx, conn, dir, "lock-", []byte(id))
-	if err != nil {
-		return nil, wrap(NameDeleteFirstChild, dir, err)
-	}
-	if _, err := acquireWith(ctx, NameDeleteFirstChild, dir, n, func(ctx context.Context, n *node) error {
-		return waitFirst(ctx, n, dir, bySeq("lock-"))
-	}); err != nil {
-		return nil, err
-	}
-	return &firstChild{conn: conn, dir: dir}, nil
+	return &firstChild{conn: n.conn, dir: dir}, nil
 }
 
 // firstChild is DeleteFirstChild's Held: it remembers only the directory.

@@ -143,12 +143,10 @@ func acquireFor(r lock.Recipe, kind rune) lock.AcquireFunc {
 func herdOnRelease(kinds string) scenario {
 	return scenario{name: "herd-on-release-" + kinds, class: zoo.Herd, good: []lock.Recipe{rwlock.Recipe()},
 		run: func(t *testing.T, e *env, r lock.Recipe) (bool, string) {
-			holder := e.start(r.Acquire, "holder")
-			e.mustHold(holder)
+			holder := e.holder(r.Acquire, "holder")
 			ws := make([]*attempt, len(kinds))
 			for i, k := range kinds {
-				ws[i] = e.start(acquireFor(r, k), fmt.Sprintf("%c%d", k, i))
-				e.mustWait(ws[i])
+				ws[i] = e.waiter(acquireFor(r, k), fmt.Sprintf("%c%d", k, i))
 			}
 			e.allWaiting(ws)
 			watched := e.firedBy(e.nodeOf(holder.sid), ws)
@@ -218,8 +216,7 @@ func loseChildren(_ *env, a *attempt) rule {
 // session keeps it: a deadlock).
 func orphanBlocks(class zoo.Violation, name string, faults ...faultFor) scenario {
 	return scenario{name: name, class: class, run: func(t *testing.T, e *env, r lock.Recipe) (bool, string) {
-		holder := e.start(r.Acquire, "holder")
-		e.mustHold(holder)
+		holder := e.holder(r.Acquire, "holder")
 		b := e.prepare("b")
 		for _, f := range faults {
 			e.once(f(e, b))
@@ -260,12 +257,7 @@ func orphanBlocks(class zoo.Violation, name string, faults ...faultFor) scenario
 func gaveUpWhileWatched() scenario {
 	return scenario{name: "predecessor-gives-up", class: zoo.MutualExclusion,
 		run: func(t *testing.T, e *env, r lock.Recipe) (bool, string) {
-			holder := e.start(r.Acquire, "holder")
-			e.mustHold(holder)
-			b := e.start(r.Acquire, "b")
-			e.mustWait(b)
-			c := e.start(r.Acquire, "c")
-			e.mustWait(c)
+			holder, b, c := e.queueOfThree(r)
 			b.cancel()
 			if _, err := e.join(b); err == nil {
 				t.Fatal("b acquired after giving up")
@@ -282,10 +274,8 @@ func gaveUpWhileWatched() scenario {
 func gaveUpBeforeWatch() scenario {
 	return scenario{name: "predecessor-gives-up-before-watch", class: zoo.MutualExclusion,
 		run: func(t *testing.T, e *env, r lock.Recipe) (bool, string) {
-			holder := e.start(r.Acquire, "holder")
-			e.mustHold(holder)
-			b := e.start(r.Acquire, "b")
-			e.mustWait(b)
+			holder := e.holder(r.Acquire, "holder")
+			b := e.waiter(r.Acquire, "b")
 			bNode := e.nodeOf(b.sid)
 			if bNode == "" {
 				t.Fatal("b waits without a node of its own")
@@ -349,12 +339,7 @@ func (e *env) settle(holder, c *attempt, cWaits bool) (bool, string) {
 func expiredHolderReleases() scenario {
 	return scenario{name: "expired-holder-releases", class: zoo.MutualExclusion,
 		run: func(t *testing.T, e *env, r lock.Recipe) (bool, string) {
-			holder := e.start(r.Acquire, "holder")
-			e.mustHold(holder)
-			b := e.start(r.Acquire, "b")
-			e.mustWait(b)
-			c := e.start(r.Acquire, "c")
-			e.mustWait(c)
+			holder, b, c := e.queueOfThree(r)
 			if err := e.srv.Expire(holder.sid); err != nil {
 				t.Fatal(err)
 			}
@@ -372,12 +357,7 @@ func expiredHolderReleases() scenario {
 func lostDeleteReply() scenario {
 	return scenario{name: "lost-delete-reply", class: zoo.MutualExclusion,
 		run: func(t *testing.T, e *env, r lock.Recipe) (bool, string) {
-			holder := e.start(r.Acquire, "holder")
-			e.mustHold(holder)
-			b := e.start(r.Acquire, "b")
-			e.mustWait(b)
-			c := e.start(r.Acquire, "c")
-			e.mustWait(c)
+			holder, b, c := e.queueOfThree(r)
 			holderNode := e.nodeOf(holder.sid)
 			e.once(func(_ *fakezk.Machine, sid int64, req fakezk.Request) (fakezk.Fault, bool) {
 				d, ok := req.(fakezk.Delete)
@@ -403,8 +383,7 @@ func newcomerSortsFirst() scenario {
 			var both []string
 			for i, ids := range [][2]string{{"h0", "h1"}, {"h1", "h0"}} {
 				e.dir = fmt.Sprintf("/zoo/order-%d", i)
-				first := e.start(r.Acquire, ids[0])
-				e.mustHold(first)
+				first := e.holder(r.Acquire, ids[0])
 				if broke, detail := e.holdsBoth(first, e.start(r.Acquire, ids[1])); broke {
 					both = append(both, detail)
 				}

@@ -26,9 +26,15 @@ import (
 // its session's end). Then the node before it may still be held, and this
 // waiter holds alongside that holder. Violation: mutual-exclusion.
 func AssumeOnWake() lock.Recipe {
-	return lock.Recipe{Name: NameAssumeOnWake, Acquire: queued(NameAssumeOnWake, lockPrefix, func(ctx context.Context, n *node, dir string) error {
-		return waitPredecessor(ctx, n, dir, bySeq("lock-"), wakeMeansGranted)
-	})}
+	return watchingPredecessor(NameAssumeOnWake, wakeMeansGranted)
+}
+
+// watchingPredecessor is the exclusive queue lock that waits in
+// waitPredecessor with watch, where the two exhibits here put their defect.
+func watchingPredecessor(name string, watch predecessorWatch) lock.Recipe {
+	return exclusive(name, func(ctx context.Context, n *node, dir string) error {
+		return waitPredecessor(ctx, n, dir, bySeq("lock-"), watch)
+	})
 }
 
 // wakeMeansGranted carries AssumeOnWake's defect.
@@ -69,9 +75,7 @@ func wakeMeansGranted(ctx context.Context, n *node, pred string) (bool, error) {
 // missing node behind (a creation watch that never fires: sequential names
 // are not reused). Violation: mutual-exclusion.
 func ExistsAbsence() lock.Recipe {
-	return lock.Recipe{Name: NameExistsAbsence, Acquire: queued(NameExistsAbsence, lockPrefix, func(ctx context.Context, n *node, dir string) error {
-		return waitPredecessor(ctx, n, dir, bySeq("lock-"), absenceMeansGranted)
-	})}
+	return watchingPredecessor(NameExistsAbsence, absenceMeansGranted)
 }
 
 // absenceMeansGranted carries ExistsAbsence's defect.

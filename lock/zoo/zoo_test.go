@@ -59,9 +59,7 @@ func TestExhibits_PlainRun(t *testing.T) {
 			e := newEnv(t)
 			e.dir = "/fresh/dir"
 			for _, id := range []string{"a", "b", "a"} {
-				a := e.start(r.Acquire, id)
-				e.mustHold(a)
-				e.release(a)
+				e.release(e.holder(r.Acquire, id))
 			}
 			if r.AcquireRead != nil {
 				r1, r2 := e.start(r.AcquireRead, "r1"), e.start(r.AcquireRead, "r2")
@@ -85,7 +83,7 @@ func TestExhibits_NamesDeterministic(t *testing.T) {
 			var runs [2]string
 			for i := range runs {
 				e := newEnv(t)
-				e.mustHold(e.start(r.Acquire, "holder.7"))
+				e.holder(r.Acquire, "holder.7")
 				runs[i] = inspect(e, func(m *fakezk.Machine) string {
 					kids := m.Children(e.dir)
 					data, _, _ := m.Node(e.dir + "/" + kids[0])
@@ -146,14 +144,17 @@ func TestExhibits_RefuseBadArguments(t *testing.T) {
 	e := newEnv(t)
 	c := e.connect()
 	for _, r := range zoo.All() {
-		for _, bad := range [][2]string{{"/zoo/lock", "has-dash"}, {"/", "ok"}, {"rel", "ok"}, {"/zoo/lock", ""}} {
+		for _, bad := range [][2]string{
+			{"/zoo/lock", "has-dash"}, {"/zoo/lock", "sp ace"}, {"/zoo/lock", ""},
+			{"/", "ok"}, {"rel", "ok"}, {"", "ok"}, {"/zoo/lock/", "ok"}, {"/zoo//lock", "ok"},
+		} {
 			if _, err := r.Acquire(e.ctx, c, bad[0], bad[1]); !errors.Is(err, lock.ErrConfig) {
 				t.Errorf("%s: Acquire(%q, %q) = %v, want ErrConfig", r.Name, bad[0], bad[1], err)
 			}
 		}
 	}
-	if kids, _, _ := c.Children(e.ctx, e.dir); len(kids) != 0 {
-		t.Fatalf("refused calls left %v", kids)
+	if kids, _, err := c.Children(e.ctx, e.dir); err != nil || len(kids) != 0 {
+		t.Fatalf("refused calls left %v (%v)", kids, err)
 	}
 }
 

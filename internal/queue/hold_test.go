@@ -1,0 +1,79 @@
+package queue_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/zksim/zksim/internal/queue"
+	"github.com/zksim/zksim/zkapi"
+)
+
+// history is a Conn whose session has already gone through snaps, as
+// go-zookeeper's adapter remembers them: Session gives the latest,
+// WaitSession the first after seq. Nothing else is called.
+type history struct {
+	zkapi.Conn
+	snaps []zkapi.Session // Seq i+1 at index i
+}
+
+func (h *history) Session() zkapi.Session { return h.snaps[len(h.snaps)-1] }
+
+func (h *history) WaitSession(ctx context.Context, seq uint64) (zkapi.Session, error) {
+	if int(seq) < len(h.snaps) {
+		return h.snaps[seq], nil
+	}
+	<-ctx.Done()
+	return h.Session(), ctx.Err()
+}
+
+// A disconnection the client recovered from between Wait's first look and
+// its first WaitSession is still a suspension under LoseOnDisconnect: Wait
+// steps through the snapshots after the one it started from instead of
+// jumping to the latest.
+func TestHold_WaitSeesARecoveredDisconnect(t *testing.T) {
+	conn := &firstLook{history: &history{snaps: []zkapi.Session{
+		{ID: 7, State: zkapi.StateConnected, Seq: 1},
+		{ID: 7, State: zkapi.StateDisconnected, Seq: 2},
+		{ID: 7, State: zkapi.StateConnected, Seq: 3},
+	}}}
+	h := &queue.Hold{Q: queue.Queue{Conn: conn, Dir: "/l"}, Path: "/l/n-0000000000", SID: 7, LoseOnDisconnect: true}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := h.Wait(ctx); !errors.Is(err, queue.ErrSuspended) {
+		t.Fatalf("Wait = %v, want ErrSuspended", err)
+	}
+}
+
+// firstLook answers the first Session call with the oldest snapshot: the
+// state when Wait began, before the blip it must not miss.
+type firstLook struct {
+	*history
+	looked bool
+}
+
+func (f *firstLook) Session() zkapi.Session {
+	if !f.looked {
+		f.looked = true
+		return f.snaps[0]
+	}
+	return f.history.Session()
+}
+
+// Without LoseOnDisconnect the same blip does not end the hold: only a
+// lost session or a release does.
+func TestHold_WaitOutlastsABlipWithoutLoseOnDisconnect(t *testing.T) {
+	conn := &firstLook{history: &history{snaps: []zkapi.Session{
+		{ID: 7, State: zkapi.StateConnected, Seq: 1},
+		{ID: 7, State: zkapi.StateDisconnected, Seq: 2},
+		{ID: 7, State: zkapi.StateConnected, Seq: 3},
+		{ID: 7, State: zkapi.StateExpired, Seq: 4},
+	}}}
+	h := &queue.Hold{Q: queue.Queue{Conn: conn, Dir: "/l"}, Path: "/l/n-0000000000", SID: 7}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := h.Wait(ctx); !errors.Is(err, queue.ErrSessionLost) {
+		t.Fatalf("Wait = %v, want ErrSessionLost", err)
+	}
+}
