@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/lock"
 )
 
@@ -53,7 +55,7 @@ func CheckRecipe(t *testing.T, recipe lock.Recipe, opts CheckOptions) {
 			// Runs are deterministic: the same decisions again, traced.
 			used := d.List[:min(d.next, len(d.List))]
 			rep, _ = RunWorkload(opts.Config, &Decisions{List: used}, w)
-			rt.Fatalf("%s", failure(opts.ArtifactDir, t.Name(), recipe.Name, rep, w, opts.Config, used))
+			rt.Fatalf("%s", failure(opts.ArtifactDir, t.Name(), Counterexample{Workload: w, Config: opts.Config, Decisions: used, Report: rep}))
 		}
 	})
 }
@@ -73,25 +75,36 @@ func Check(t *testing.T, cfg Config, invariant func(s *Sim) error, programs ...P
 		if err != nil {
 			rt.Fatal(err)
 		}
-		var problems []string
-		if res.Err != nil {
-			problems = append(problems, "invariant: "+res.Err.Error())
-		}
-		if res.Deadlock {
-			problems = append(problems, "deadlock: "+strings.Join(res.Waiting, ", ")+" waiting")
-		}
-		if res.Bounded {
-			problems = append(problems, "no progress within the step bound: "+strings.Join(res.Waiting, ", "))
-		}
-		for i, e := range res.Errors {
-			if e != nil {
-				problems = append(problems, fmt.Sprintf("c%d: %v", i+1, e))
-			}
-		}
-		if len(problems) > 0 {
-			rt.Fatalf("%s\n%s", strings.Join(problems, "\n"), TraceString(res.Trace))
+		if vs := res.verdicts(); len(vs) > 0 {
+			var b strings.Builder
+			writeRun(&b, vs, res.Trace)
+			rt.Fatalf("%s", b.String())
 		}
 	})
+}
+
+// verdicts words what a run itself shows, whatever it ran: a deadlock, no
+// progress within the step bound, the programs' errors and Observe's
+// verdict. Check fails on them; Report.check adds them to the checkers'.
+func (res *Result) verdicts() []linearize.Violation {
+	var vs []linearize.Violation
+	if res.Deadlock {
+		vs = append(vs, linearize.Violation{Class: linearize.Deadlock,
+			Detail: fmt.Sprintf("only time could advance at step %d while %s waited", res.Steps, strings.Join(res.Waiting, ", "))})
+	}
+	if res.Bounded {
+		vs = append(vs, linearize.Violation{Class: linearize.NoProgress,
+			Detail: fmt.Sprintf("unfinished after %d steps: %s", res.Steps, strings.Join(res.Waiting, ", "))})
+	}
+	for i, err := range res.Errors {
+		if err != nil {
+			vs = append(vs, linearize.Violation{Class: linearize.ClientError, Detail: fmt.Sprintf("c%d: %v", i+1, err)})
+		}
+	}
+	if res.Err != nil {
+		vs = append(vs, linearize.Violation{Class: linearize.Invariant, Detail: res.Err.Error()})
+	}
+	return vs
 }
 
 // SaveFailure writes a failing run's trace file (which parses back and
@@ -117,26 +130,41 @@ func SaveFailure(dir, name string, rep *Report, w Workload, cfg Config, decision
 	return tracePath, htmlPath, nil
 }
 
-// failure writes the artifacts of a failing run and describes it.
-func failure(dir, test, recipe string, rep *Report, w Workload, cfg Config, decisions []int) string {
+// failure describes a failing run of a test and saves its artifacts.
+func failure(dir, test string, ce Counterexample) string {
 	if dir == "" {
 		dir = filepath.Join(os.TempDir(), "zksim")
 	}
+	rep := ce.Report
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d violation(s) in %d steps:\n", recipe, len(rep.Violations), rep.Result.Steps)
-	for _, v := range rep.Violations {
-		fmt.Fprintf(&b, "  %v\n", v)
-	}
-	tracePath, htmlPath, err := SaveFailure(dir, test+"-"+recipe, rep, w, cfg, decisions)
-	if tracePath != "" {
-		fmt.Fprintf(&b, "trace: %s\nreplay: go run ./cmd/zksim replay %s\n", tracePath, tracePath)
-	}
-	if htmlPath != "" {
-		fmt.Fprintf(&b, "timeline: %s\n", htmlPath)
-	}
-	if err != nil {
-		fmt.Fprintf(&b, "saving artifacts: %v\n", err)
-	}
-	b.WriteString(TraceString(rep.Result.Trace))
+	fmt.Fprintf(&b, "%s: %d violation(s) in %d steps:\n", ce.Workload.Recipe.Name, len(rep.Violations), rep.Result.Steps)
+	WriteFailure(&b, dir, test+"-"+ce.Workload.Recipe.Name, ce)
 	return b.String()
+}
+
+// WriteFailure saves a counterexample's artifacts into dir (SaveFailure,
+// with name) and writes to w its violations, its trace, then the files it
+// saved and the command that replays the trace, or why it could not save
+// them.
+func WriteFailure(w io.Writer, dir, name string, ce Counterexample) {
+	rep := ce.Report
+	tracePath, htmlPath, err := SaveFailure(dir, name, rep, ce.Workload, ce.Config, ce.Decisions)
+	writeRun(w, rep.Violations, rep.Result.Trace)
+	if err != nil {
+		fmt.Fprintf(w, "could not save the failure: %v\n", err)
+		return
+	}
+	fmt.Fprintf(w, "trace:    %s\n", tracePath)
+	if htmlPath != "" {
+		fmt.Fprintf(w, "timeline: %s\n", htmlPath)
+	}
+	fmt.Fprintf(w, "replay:   go run ./cmd/zksim replay %s\n", filepath.ToSlash(tracePath))
+}
+
+// writeRun writes a failing run's violations, one a line, and its trace.
+func writeRun(w io.Writer, vs []linearize.Violation, trace []string) {
+	for _, v := range vs {
+		fmt.Fprintf(w, "  %v\n", v)
+	}
+	fmt.Fprintf(w, "\n%s\n", TraceString(trace))
 }

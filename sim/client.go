@@ -264,7 +264,7 @@ func (w *watch) Wait(ctx context.Context) (zkapi.Event, error) {
 		w.woke = true
 		c := w.c
 		c.sim.received = append(c.sim.received, received{client: c.idx, zxid: w.zxid, path: w.path,
-			step: c.sim.step, held: heldNone, reader: c.acquiring == linearize.Read})
+			held: heldNone, reader: c.acquiring == linearize.Read})
 	}
 	return w.ev, nil
 }

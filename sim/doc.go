@@ -27,7 +27,8 @@
 // Chooser. RunWorkload runs the standard lock workload for a lock.Recipe
 // and checks the history (package linearize); Report says what it found.
 // CheckRecipe and Check do the same under rapid, which shrinks failures;
-// Shrink and Minimize shrink a failing decision list without rapid. A run
-// saves to a TraceFile (SaveFailure) that ParseTraceFile reads back and
-// Replay reproduces byte for byte.
+// Shrink, ShrinkSeed and Minimize shrink a failing decision list without
+// rapid. A run saves to a TraceFile (SaveFailure; WriteFailure also
+// describes it) that ParseTraceFile reads back and Replay reproduces byte
+// for byte.
 package sim

@@ -110,7 +110,7 @@ func (s *Sim) noteExpiries(expired []int64, z0 int64) {
 	z := z0
 	for _, id := range expired {
 		z++
-		s.expired[id] = s.step
+		s.expired[id] = int64(s.step)
 		if !holders[id] {
 			s.giveUps[z] = true
 		}

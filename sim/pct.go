@@ -1,5 +1,7 @@
 package sim
 
+import "slices"
+
 func (s *Sim) initPCT() {
 	n := len(s.clients)
 	s.prio = make([]int, n)
@@ -15,31 +17,47 @@ func (s *Sim) initPCT() {
 }
 
 // pickPCT runs the highest-priority client with an enabled event; at a
-// change point that client first drops below everyone.
+// change point that client first drops below everyone. It runs at every
+// step, so it allocates nothing: it counts the chosen client's events and
+// walks to the chosen one instead of collecting them.
 func (s *Sim) pickPCT(normal []Event) Event {
-	top := func() int {
-		best := -1
-		for _, e := range normal {
-			if e.Kind != CatchUp && (best < 0 || s.prio[e.Client] > s.prio[best]) {
-				best = e.Client
-			}
-		}
-		return best
-	}
-	best := top()
+	best := s.topClient(normal)
 	if s.changes[s.step] && best >= 0 {
-		low := 0
-		for _, p := range s.prio {
-			low = min(low, p)
-		}
-		s.prio[best] = low - 1
-		best = top()
+		s.prio[best] = min(0, slices.Min(s.prio)) - 1
+		best = s.topClient(normal)
 	}
-	var mine []Event
+	n := 0
 	for _, e := range normal {
-		if best < 0 || (e.Kind != CatchUp && e.Client == best) {
-			mine = append(mine, e)
+		if runs(e, best) {
+			n++
 		}
 	}
-	return mine[s.chooser.Choose(len(mine), "event")]
+	k := s.chooser.Choose(n, "event")
+	for _, e := range normal {
+		if runs(e, best) {
+			if k == 0 {
+				return e
+			}
+			k--
+		}
+	}
+	panic("sim: invariant: a chooser returned an index outside [0, n)")
+}
+
+// topClient is the highest-priority client with an enabled event, or -1
+// when only followers have one.
+func (s *Sim) topClient(normal []Event) int {
+	best := -1
+	for _, e := range normal {
+		if e.Kind != CatchUp && (best < 0 || s.prio[e.Client] > s.prio[best]) {
+			best = e.Client
+		}
+	}
+	return best
+}
+
+// runs reports whether e may run when best is the top client: its events
+// only, or every event when no client has one.
+func runs(e Event, best int) bool {
+	return best < 0 || (e.Kind != CatchUp && e.Client == best)
 }

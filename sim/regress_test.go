@@ -65,14 +65,21 @@ func TestRegress_ReplaySavedTraces(t *testing.T) {
 	}
 }
 
-// SaveFailure writes a trace file that replays and an HTML timeline, for a
-// zoo recipe's minimal counterexample.
-func TestSaveFailure_WritesReplayableArtifacts(t *testing.T) {
+// splitDash is the minimal counterexample of a zoo recipe that breaks
+// mutual exclusion, so that its failure has a timeline too.
+func splitDash(t *testing.T) (zoo.Exhibit, sim.Counterexample) {
 	ex, _ := zoo.Lookup(zoo.NameSplitDash)
 	ce, ok := sim.Minimize(zooWorkload(ex), zooConfig, string(ex.Violation), 20)
 	if !ok {
 		t.Fatal("no counterexample")
 	}
+	return ex, ce
+}
+
+// SaveFailure writes a trace file that replays and an HTML timeline, for a
+// zoo recipe's minimal counterexample.
+func TestSaveFailure_WritesReplayableArtifacts(t *testing.T) {
+	ex, ce := splitDash(t)
 	dir := t.TempDir()
 	tracePath, htmlPath, err := sim.SaveFailure(dir, "splitdash", ce.Report, ce.Workload, ce.Config, ce.Decisions)
 	if err != nil {
@@ -89,6 +96,49 @@ func TestSaveFailure_WritesReplayableArtifacts(t *testing.T) {
 	f.Workload.Recipe = ex.Recipe
 	if _, err := sim.Replay(f, f.Workload); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// WriteFailure lists the violations and the trace, then the files it
+// saved and the command that replays the trace; when it cannot save, it
+// says why instead.
+func TestWriteFailure_SaysWhereAndHowToReplay(t *testing.T) {
+	_, ce := splitDash(t)
+	dir := t.TempDir()
+	var b strings.Builder
+	sim.WriteFailure(&b, dir, "splitdash", ce)
+	tracePath := filepath.Join(dir, "splitdash.trace")
+	for _, want := range []string{"  " + ce.Report.Violations[0].String() + "\n", ce.Report.Result.Trace[0],
+		"trace:    " + tracePath, "timeline: " + filepath.Join(dir, "splitdash.html"), "replay:   go run ./cmd/zksim replay " + tracePath} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no %q in:\n%s", want, b.String())
+		}
+	}
+	b.Reset()
+	sim.WriteFailure(&b, tracePath, "again", ce) // a file where the directory should be
+	if !strings.Contains(b.String(), "could not save the failure") || strings.Contains(b.String(), "replay:") {
+		t.Errorf("an unsaved failure:\n%s", b.String())
+	}
+}
+
+// ShrinkSeed shrinks one failing seed's schedule and keeps its violation
+// class; a run that does not show the class gives no counterexample.
+func TestShrinkSeed_KeepsTheClass(t *testing.T) {
+	ex, _ := zoo.Lookup(zoo.NameNoGUIDRetry)
+	n, cfg, decisions := hunt(t, ex, 1, 200)
+	if decisions == nil {
+		t.Fatalf("no %s in 200 schedules", ex.Violation)
+	}
+	seed := uint64(n) // hunt started at seed 1
+	ce, ok := sim.ShrinkSeed(zooWorkload(ex), cfg, seed, string(ex.Violation))
+	if !ok || !slices.Contains(ce.Report.Classes(), string(ex.Violation)) || len(ce.Report.Result.Trace) == 0 {
+		t.Fatalf("seed %d: ok=%v, %v", seed, ok, ce.Report)
+	}
+	if len(ce.Decisions) > len(decisions) {
+		t.Errorf("shrunk to %d decisions from %d", len(ce.Decisions), len(decisions))
+	}
+	if _, ok := sim.ShrinkSeed(zooWorkload(ex), cfg, seed, "no-such-class"); ok {
+		t.Error("a class the run does not show gave a counterexample")
 	}
 }
 

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -53,35 +54,17 @@ type Config struct {
 	Setup func(m *fakezk.Machine)
 	// Observe runs after every step (for checking an invariant).
 	Observe func(s *Sim, step int, ev Event) error
-
-	onStart func(s *Sim)
 }
 
 func (c Config) withDefaults() Config {
-	if c.Server.TickMillis == 0 {
-		c.Server.TickMillis = 1000
-	}
-	if c.SessionTimeoutMs == 0 {
-		c.SessionTimeoutMs = 4 * c.Server.TickMillis
-	}
-	if c.TickPercent == 0 {
-		c.TickPercent = 5
-	}
-	if c.MaxSteps == 0 {
-		c.MaxSteps = 20000
-	}
-	if c.DeadlockTicks == 0 {
-		c.DeadlockTicks = 40
-	}
-	if c.PCTDepth == 0 {
-		c.PCTDepth = 3
-	}
-	if c.PCTHorizon == 0 {
-		c.PCTHorizon = 400
-	}
-	if c.Faults.PauseTicks == 0 {
-		c.Faults.PauseTicks = int(2 * c.SessionTimeoutMs / c.Server.TickMillis)
-	}
+	c.Server.TickMillis = cmp.Or(c.Server.TickMillis, 1000)
+	c.SessionTimeoutMs = cmp.Or(c.SessionTimeoutMs, 4*c.Server.TickMillis)
+	c.TickPercent = cmp.Or(c.TickPercent, 5)
+	c.MaxSteps = cmp.Or(c.MaxSteps, 20000)
+	c.DeadlockTicks = cmp.Or(c.DeadlockTicks, 40)
+	c.PCTDepth = cmp.Or(c.PCTDepth, 3)
+	c.PCTHorizon = cmp.Or(c.PCTHorizon, 400)
+	c.Faults.PauseTicks = cmp.Or(c.Faults.PauseTicks, int(2*c.SessionTimeoutMs/c.Server.TickMillis))
 	return c
 }
 
@@ -106,10 +89,10 @@ type Sim struct {
 	step     int
 	quiet    int // consecutive ticks with nothing else enabled
 	received []received
-	giveUps  map[int64]bool // zxids of deletes by clients not holding the lock
-	deletes  []int64        // zxids of successful deletes, in order
-	expired  map[int64]int  // session -> step at which it expired
-	normal   []Event        // reused by pick
+	giveUps  map[int64]bool  // zxids of deletes by clients not holding the lock
+	deletes  []int64         // zxids of successful deletes, in order
+	expired  map[int64]int64 // session -> step at which it expired
+	normal   []Event         // reused by pick
 	faulty   []Event
 	prio     []int // PCT: client priorities, higher runs first
 	changes  map[int]bool
@@ -124,7 +107,6 @@ type received struct {
 	client int
 	zxid   int64
 	path   string
-	step   int
 	held   linearize.Mode
 	reader bool // a notification to a client acquiring for reading
 }
@@ -155,6 +137,15 @@ func (s *Sim) Clients() []*Client { return s.clients }
 
 // Run runs programs, one client each, choosing every step with ch.
 func Run(cfg Config, ch Chooser, programs ...Program) (*Result, error) {
+	s, err := newSim(cfg, ch)
+	if err != nil {
+		return nil, err
+	}
+	return s.run(programs), nil
+}
+
+// newSim makes the ensemble, set up, and a run with no clients yet.
+func newSim(cfg Config, ch Chooser) (*Sim, error) {
 	cfg = cfg.withDefaults()
 	m, err := fakezk.NewMachine(cfg.Server)
 	if err != nil {
@@ -163,60 +154,22 @@ func Run(cfg Config, ch Chooser, programs ...Program) (*Result, error) {
 	if cfg.Setup != nil {
 		cfg.Setup(m)
 	}
-	s := &Sim{cfg: cfg, m: m, chooser: ch, yield: make(chan struct{}), giveUps: map[int64]bool{}, expired: map[int64]int{}}
-	if cfg.onStart != nil {
-		cfg.onStart(s)
-	}
-	ctx := context.Background()
-	for i, p := range programs {
-		c := &Client{sim: s, idx: i, name: fmt.Sprintf("c%d", i+1), prog: p,
-			resume: make(chan struct{}), exited: make(chan struct{})}
-		c.conn = &Conn{c: c}
-		c.conn.Calls = fakezk.Calls{T: c.conn}
-		s.clients = append(s.clients, c)
-		c.openSession(i % (cfg.Server.Followers + 1))
-		c.start(ctx)
-	}
+	return &Sim{cfg: cfg, m: m, chooser: ch, yield: make(chan struct{}), giveUps: map[int64]bool{}, expired: map[int64]int64{}}, nil
+}
+
+// run starts one client per program and steps until they all finish or
+// the run ends otherwise.
+func (s *Sim) run(programs []Program) *Result {
+	s.startClients(programs)
 	defer s.stop()
-	if cfg.PCT {
+	if s.cfg.PCT {
 		s.initPCT()
 	}
-	res := &Result{Faults: map[Kind]int{}}
-	defer func() {
-		for k, n := range s.used {
-			if n > 0 {
-				res.Faults[Kind(k)] = n
-			}
-		}
-	}()
 	for _, c := range s.clients {
 		c.run()
 	}
-	for s.step = 1; ; s.step++ {
-		if s.allFinished() {
-			break
-		}
-		if s.step > cfg.MaxSteps {
-			res.Bounded = true
-			break
-		}
-		ev, ok := s.pick()
-		if !ok {
-			res.Deadlock = true
-			break
-		}
-		s.apply(ev)
-		if cfg.Observe != nil {
-			if err := cfg.Observe(s, s.step, ev); err != nil {
-				res.Err = err
-				break
-			}
-		}
-		if s.quiet > cfg.DeadlockTicks {
-			res.Deadlock = true
-			break
-		}
-	}
+	res := &Result{Faults: map[Kind]int{}}
+	s.loop(res)
 	res.Trace, res.Steps = s.trace, s.step
 	for _, c := range s.clients {
 		if c.state != stDone && c.state != stCrashed {
@@ -226,7 +179,56 @@ func Run(cfg Config, ch Chooser, programs ...Program) (*Result, error) {
 	for _, c := range s.clients {
 		res.Errors = append(res.Errors, c.err)
 	}
-	return res, nil
+	for k, n := range s.used {
+		if n > 0 {
+			res.Faults[Kind(k)] = n
+		}
+	}
+	return res
+}
+
+func (s *Sim) startClients(programs []Program) {
+	ctx := context.Background()
+	for i, p := range programs {
+		c := &Client{sim: s, idx: i, name: fmt.Sprintf("c%d", i+1), prog: p,
+			resume: make(chan struct{}), exited: make(chan struct{})}
+		c.conn = &Conn{c: c}
+		c.conn.Calls = fakezk.Calls{T: c.conn}
+		s.clients = append(s.clients, c)
+		c.openSession(i % (s.cfg.Server.Followers + 1))
+		c.start(ctx)
+	}
+}
+
+// loop picks and applies events until the clients finish, the step bound
+// or a deadlock is reached, or Observe objects.
+func (s *Sim) loop(res *Result) {
+	cfg := &s.cfg
+	for s.step = 1; ; s.step++ {
+		if s.allFinished() {
+			return
+		}
+		if s.step > cfg.MaxSteps {
+			res.Bounded = true
+			return
+		}
+		ev, ok := s.pick()
+		if !ok {
+			res.Deadlock = true
+			return
+		}
+		s.apply(ev)
+		if cfg.Observe != nil {
+			if err := cfg.Observe(s, s.step, ev); err != nil {
+				res.Err = err
+				return
+			}
+		}
+		if s.quiet > cfg.DeadlockTicks {
+			res.Deadlock = true
+			return
+		}
+	}
 }
 
 func (s *Sim) allFinished() bool {

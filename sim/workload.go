@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sort"
@@ -39,21 +40,11 @@ type Workload struct {
 const Resource = "/resource"
 
 func (w Workload) withDefaults() Workload {
-	if w.Dir == "" {
-		w.Dir = "/locks/l"
-	}
-	if w.Clients == 0 {
-		w.Clients = 5
-	}
-	if w.Acquisitions == 0 {
-		w.Acquisitions = 3
-	}
-	if w.HoldTicks == 0 {
-		w.HoldTicks = 1
-	}
-	if w.TimeoutPercent == 0 {
-		w.TimeoutPercent = 100
-	}
+	w.Dir = cmp.Or(w.Dir, "/locks/l")
+	w.Clients = cmp.Or(w.Clients, 5)
+	w.Acquisitions = cmp.Or(w.Acquisitions, 3)
+	w.HoldTicks = cmp.Or(w.HoldTicks, 1)
+	w.TimeoutPercent = cmp.Or(w.TimeoutPercent, 100)
 	return w
 }
 
@@ -62,8 +53,7 @@ type History struct {
 	Holds    []linearize.Hold
 	Accepted []linearize.Accepted
 	Wakeups  []linearize.Wakeup
-	expired  map[int64]int64 // session -> step at which the server ended it
-	sessions []int64         // per hold: the session that held it
+	sessions []int64 // per hold: the session that held it
 }
 
 // Report is a checked run.
@@ -100,8 +90,8 @@ func (r *Report) Classes() []string {
 // the run with every checker.
 func RunWorkload(cfg Config, ch Chooser, w Workload) (*Report, error) {
 	w = w.withDefaults()
-	h := &History{expired: map[int64]int64{}}
-	userSetup, userObserve := cfg.Setup, cfg.Observe
+	h := &History{}
+	userSetup := cfg.Setup
 	cfg.Setup = func(m *fakezk.Machine) {
 		info, _ := m.CreateSession(0, 10000)
 		m.Do(info.ID, fakezk.Create{Path: Resource, Data: []byte("0")})
@@ -117,22 +107,17 @@ func RunWorkload(cfg Config, ch Chooser, w Workload) (*Report, error) {
 			userSetup(m)
 		}
 	}
-	cfg.Observe = userObserve
 	programs := make([]Program, w.Clients)
 	for i := range programs {
 		programs[i] = w.program(h)
 	}
-	var sim *Sim
-	cfg.onStart = func(s *Sim) { sim = s }
-	res, err := Run(cfg, ch, programs...)
+	s, err := newSim(cfg, ch)
 	if err != nil {
 		return nil, err
 	}
-	for id, step := range sim.expired {
-		h.expired[id] = int64(step)
-	}
-	rep := &Report{Result: res, History: h, Deletes: sim.deletes}
-	rep.check(sim, w)
+	res := s.run(programs)
+	rep := &Report{Result: res, History: h, Deletes: s.deletes}
+	rep.check(s, w)
 	return rep, nil
 }
 
@@ -172,7 +157,7 @@ func (w Workload) once(ctx context.Context, c *Client, h *History, i int, read b
 	}
 	hold := len(h.Holds)
 	h.Holds = append(h.Holds, linearize.Hold{Client: c.idx, Lock: w.Dir, Mode: mode, Call: call, Start: int64(c.sim.step), End: -1})
-	c.sim.received = append(c.sim.received, received{client: c.idx, step: c.sim.step, held: mode})
+	c.sim.received = append(c.sim.received, received{client: c.idx, held: mode})
 	h.sessions = append(h.sessions, c.session)
 	if !c.sim.cfg.NoTrace {
 		c.Logf("holds %s (%s)", w.Dir, mode)
@@ -226,7 +211,7 @@ func (r *Report) check(s *Sim, w Workload) {
 	h, res := r.History, r.Result
 	// A hold ends when its session lost the lock, if that came first.
 	for i := range h.Holds {
-		if at, ok := h.expired[h.sessions[i]]; ok && (h.Holds[i].End < 0 || at < h.Holds[i].End) && at >= h.Holds[i].Start {
+		if at, ok := s.expired[h.sessions[i]]; ok && (h.Holds[i].End < 0 || at < h.Holds[i].End) && at >= h.Holds[i].Start {
 			h.Holds[i].End = at
 		}
 	}
@@ -243,22 +228,7 @@ func (r *Report) check(s *Sim, w Workload) {
 	if !res.Deadlock && !res.Bounded {
 		r.Violations = append(r.Violations, linearize.CheckOrphans(w.Dir, s.orphans(w.Dir))...)
 	}
-	if res.Deadlock {
-		r.Violations = append(r.Violations, linearize.Violation{Class: linearize.Deadlock,
-			Detail: fmt.Sprintf("only time could advance at step %d while %s waited", res.Steps, strings.Join(res.Waiting, ", "))})
-	}
-	if res.Bounded {
-		r.Violations = append(r.Violations, linearize.Violation{Class: linearize.NoProgress,
-			Detail: fmt.Sprintf("unfinished after %d steps: %s", res.Steps, strings.Join(res.Waiting, ", "))})
-	}
-	for i, err := range res.Errors {
-		if err != nil {
-			r.Violations = append(r.Violations, linearize.Violation{Class: linearize.ClientError, Detail: fmt.Sprintf("c%d: %v", i+1, err)})
-		}
-	}
-	if res.Err != nil {
-		r.Violations = append(r.Violations, linearize.Violation{Class: linearize.Invariant, Detail: res.Err.Error()})
-	}
+	r.Violations = append(r.Violations, res.verdicts()...)
 }
 
 // herdLimit: an exclusive lock may wake one client per change. A

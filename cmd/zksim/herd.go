@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -16,25 +14,16 @@ import (
 // runHerd shows the herd effect: for N waiters, how many clients each
 // release wakes, for the herd-free lock and the directory-watching one.
 func runHerd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("herd", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("herd", "usage: zksim herd [-waiters 10,100,1000]\n\nClients woken per release: herd-free lock vs directory watch.\n\n", stderr)
 	waiters := fs.String("waiters", "10,100,1000", "comma-separated numbers of waiting clients (2-2000)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: zksim herd [-waiters 10,100,1000]\n\nClients woken per release: herd-free lock vs directory watch.\n\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code := parseFlags(fs, args); code >= 0 {
+		return code
 	}
 	var ns []int
 	for _, s := range strings.Split(*waiters, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < 2 || n > 2000 {
-			fmt.Fprintf(stderr, "zksim herd: -waiters: %q is not a number from 2 to 2000\n", s)
-			return 2
+			return usageError(fs, "-waiters: %q is not a number from 2 to 2000", s)
 		}
 		ns = append(ns, n)
 	}

@@ -22,8 +22,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -48,25 +46,20 @@ Commands:
 Exit codes: 0 ok, 1 violation, unexpected behaviour or cannot serve, 2 usage error.
 `
 
+// commands are the subcommands, by name.
+var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
+	"demo": runDemo, "run": runRun, "replay": runReplay, "list": runList, "herd": runHerd, "serve": runServe,
+}
+
 func run(args []string, stdout, stderr io.Writer) int {
 	cmd := "run"
 	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
 	}
-	switch cmd {
-	case "demo":
-		return runDemo(args, stdout, stderr)
-	case "run":
-		return runRun(args, stdout, stderr)
-	case "replay":
-		return runReplay(args, stdout, stderr)
-	case "list":
-		return runList(args, stdout, stderr)
-	case "herd":
-		return runHerd(args, stdout, stderr)
-	case "serve":
-		return runServe(args, stdout, stderr)
-	case "help":
+	if c, ok := commands[cmd]; ok {
+		return c(args, stdout, stderr)
+	}
+	if cmd == "help" {
 		fmt.Fprint(stdout, usage)
 		return 0
 	}
@@ -75,24 +68,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 func runDemo(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	fs := newFlags("demo", usage, stderr)
 	clients := fs.Int("clients", 4, "number of clients in the queue (2-50)")
 	seed := fs.Uint64("seed", 1, "seed of the server's free choices (child order)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code := parseFlags(fs, args); code >= 0 {
+		return code
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "zksim demo: unexpected argument %q\n", fs.Arg(0))
-		return 2
+		return usageError(fs, "unexpected argument %q", fs.Arg(0))
 	}
 	if *clients < 2 || *clients > 50 {
-		fmt.Fprintf(stderr, "zksim demo: -clients must be between 2 and 50, got %d\n", *clients)
-		return 2
+		return usageError(fs, "-clients must be between 2 and 50, got %d", *clients)
 	}
 	if err := demo(stdout, *clients, *seed); err != nil {
 		fmt.Fprintf(stderr, "zksim demo: %v\n", err)

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -14,14 +12,9 @@ import (
 // runReplay re-runs a saved trace file, prints its trace (byte for byte the
 // saved one) and the checkers' verdicts.
 func runReplay(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, "usage: zksim replay FILE\n\nRe-run a saved trace and check it again.\n") }
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	fs := newFlags("replay", "usage: zksim replay FILE\n\nRe-run a saved trace and check it again.\n", stderr)
+	if code := parseFlags(fs, args); code >= 0 {
+		return code
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
@@ -30,18 +23,15 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	path := fs.Arg(0)
 	text, err := os.ReadFile(path)
 	if err != nil {
-		fmt.Fprintf(stderr, "zksim replay: %v\n", err)
-		return 2
+		return usageError(fs, "%v", err)
 	}
 	f, err := sim.ParseTraceFile(string(text))
 	if err != nil {
-		fmt.Fprintf(stderr, "zksim replay: %s: %v\n", path, err)
-		return 2
+		return usageError(fs, "%s: %v", path, err)
 	}
 	r, ok := recipes()[f.Recipe]
 	if !ok {
-		fmt.Fprintf(stderr, "zksim replay: %s: unknown recipe %q (known: %s)\n", path, f.Recipe, strings.Join(recipeNames(), ", "))
-		return 2
+		return usageError(fs, "%s: unknown recipe %q (known: %s)", path, f.Recipe, strings.Join(recipeNames(), ", "))
 	}
 	f.Workload.Recipe = r
 	rep, err := sim.Replay(f, f.Workload)

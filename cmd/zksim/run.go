@@ -1,12 +1,9 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -54,8 +51,7 @@ type runConfig struct {
 }
 
 func parseRun(args []string, stderr io.Writer) (runConfig, int) {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("run", "usage: zksim run [flags]\n\nExplore schedules of a lock recipe under faults and check every one.\n\n", stderr)
 	recipe := fs.String("recipe", "lock", "recipe to check: "+strings.Join(recipeNames(), ", "))
 	clients := fs.Int("clients", 5, "simulated clients (2-64)")
 	acq := fs.Int("acquisitions", 3, "acquisitions per client (1-100)")
@@ -68,20 +64,10 @@ func parseRun(args []string, stderr io.Writer) (runConfig, int) {
 	out := fs.String("out", "zksim-failures", "directory for a failure's trace and timeline")
 	trace := fs.Bool("trace", false, "print every schedule's trace (for small runs)")
 	servers := fs.String("servers", "", "run on real ZooKeeper servers host:port,... instead (faults: none or expire=N)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: zksim run [flags]\n\nExplore schedules of a lock recipe under faults and check every one.\n\n")
-		fs.PrintDefaults()
+	if code := parseFlags(fs, args); code >= 0 {
+		return runConfig{}, code
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return runConfig{}, 0
-		}
-		return runConfig{}, 2
-	}
-	bad := func(format string, a ...any) (runConfig, int) {
-		fmt.Fprintf(stderr, "zksim run: "+format+"\n", a...)
-		return runConfig{}, 2
-	}
+	bad := func(format string, a ...any) (runConfig, int) { return runConfig{}, usageError(fs, format, a...) }
 	r, ok := recipes()[*recipe]
 	var (
 		simFaults sim.Faults
@@ -253,35 +239,17 @@ func (rc runConfig) reportFailure(w io.Writer, f *failed) {
 	class := f.classes[0]
 	ce, ok := sim.Minimize(rc.workload, func(seed uint64) sim.Config { return rc.config(seed, true) }, class, 60)
 	if !ok { // no smaller run shows it: shrink the schedule that did
-		cfg := rc.config(f.seed, false)
-		rec := &sim.Recorder{C: sim.NewSeeded(f.seed)}
-		sim.RunWorkload(cfg, rec, rc.workload)
-		d := sim.Shrink(rec.Decisions, func(d []int) bool {
-			rep, _ := sim.RunWorkload(cfg, &sim.Decisions{List: d}, rc.workload)
-			return rep != nil && slices.Contains(rep.Classes(), class)
-		}, 2000)
-		cfg.NoTrace = false
-		rep, _ := sim.RunWorkload(cfg, &sim.Decisions{List: d}, rc.workload)
-		ce = sim.Counterexample{Workload: rc.workload, Config: cfg, Decisions: d, Report: rep}
+		ce, ok = sim.ShrinkSeed(rc.workload, rc.config(f.seed, true), f.seed, class)
 	}
-	rep := ce.Report
-	name := fmt.Sprintf("%s-%s", strings.ReplaceAll(rc.recipe.Name, "/", "_"), class)
-	tracePath, htmlPath, err := sim.SaveFailure(rc.out, name, rep, ce.Workload, ce.Config, ce.Decisions)
-	fmt.Fprintf(w, "\nfirst failure: seed %d, %s. Minimal counterexample: %d clients x %d acquisitions, %d trace lines:\n",
-		f.seed, strings.Join(f.classes, ", "), ce.Workload.Clients, ce.Workload.Acquisitions, len(rep.Result.Trace))
-	for _, v := range rep.Violations {
-		fmt.Fprintf(w, "  %v\n", v)
-	}
-	fmt.Fprintf(w, "\n%s\n", sim.TraceString(rep.Result.Trace))
-	if err != nil {
-		fmt.Fprintf(w, "could not save the failure: %v\n", err)
+	if !ok {
+		// Runs are deterministic: this is a bug in the simulator.
+		fmt.Fprintf(w, "\nfirst failure: seed %d, %s; run again, it showed no %s: a nondeterministic run, please report it\n",
+			f.seed, strings.Join(f.classes, ", "), class)
 		return
 	}
-	fmt.Fprintf(w, "trace:    %s\n", tracePath)
-	if htmlPath != "" {
-		fmt.Fprintf(w, "timeline: %s\n", htmlPath)
-	}
-	fmt.Fprintf(w, "replay:   go run ./cmd/zksim replay %s\n", filepath.ToSlash(tracePath))
+	fmt.Fprintf(w, "\nfirst failure: seed %d, %s. Minimal counterexample: %d clients x %d acquisitions, %d trace lines:\n",
+		f.seed, strings.Join(f.classes, ", "), ce.Workload.Clients, ce.Workload.Acquisitions, len(ce.Report.Result.Trace))
+	sim.WriteFailure(w, rc.out, rc.recipe.Name+"-"+class, ce)
 }
 
 // progress writes a status line to a terminal, and nothing otherwise.

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -53,9 +51,7 @@ type serveConfig struct {
 
 func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 	var c serveConfig
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, serveUsage, "\n", server.FaultSpecHelp, "\n\nFlags:\n"); fs.PrintDefaults() }
+	fs := newFlags("serve", serveUsage+"\n"+server.FaultSpecHelp+"\n\nFlags:\n", stderr)
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:0", "client address of the leader (port 0: a free port)")
 	fs.StringVar(&c.control, "control", "127.0.0.1:0", `control interface address ("off" for none)`)
 	tick := fs.Int64("tick", 2000, "tickTime in real milliseconds; session timeouts are 2-20 ticks")
@@ -66,16 +62,10 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 	overflow := fs.String("overflow", "pin", "sequence counter past 2^31-1: pin (ZooKeeper 3.6+) or wrap")
 	fs.StringVar(&c.faults, "faults", "", "faults to arm at start (a fault spec, see below)")
 	fs.BoolVar(&c.verbose, "v", false, "log connections, sessions and faults to stderr")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return c, 0
-		}
-		return c, 2
+	if code := parseFlags(fs, args); code >= 0 {
+		return c, code
 	}
-	bad := func(format string, a ...any) (serveConfig, int) {
-		fmt.Fprintf(stderr, "zksim serve: "+format+"\n", a...)
-		return c, 2
-	}
+	bad := func(format string, a ...any) (serveConfig, int) { return c, usageError(fs, format, a...) }
 	switch {
 	case fs.NArg() > 0:
 		return bad("unexpected argument %q", fs.Arg(0))
