@@ -11,21 +11,14 @@ import (
 // CheckClientPath is the check a client makes before sending req (none for
 // multi): what go-zookeeper v1.0.4 checks, as clientCheckPath.
 func CheckClientPath(req Request) error {
-	switch r := req.(type) {
-	case Create:
-		return clientCheckPath(r.Path, r.Mode.IsSequential())
-	case Delete:
-		return clientCheckPath(r.Path, false)
-	case Exists:
-		return clientCheckPath(r.Path, false)
-	case GetData:
-		return clientCheckPath(r.Path, false)
-	case SetData:
-		return clientCheckPath(r.Path, false)
-	case GetChildren:
-		return clientCheckPath(r.Path, false)
-	case Sync:
-		return clientCheckPath(r.Path, false)
+	if _, ok := req.(Multi); ok {
+		return nil
+	}
+	c, _ := req.(Create) // only a create can be sequential
+	for _, p := range Paths(req) {
+		if err := clientCheckPath(p, c.Mode.IsSequential()); err != nil {
+			return err
+		}
 	}
 	return nil
 }

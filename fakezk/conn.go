@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/zksim/zksim/fakezk/internal/ctxcond"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -25,7 +26,7 @@ type Conn struct {
 	closed      bool
 	watches     WatchTable[*watch]
 	sess        zkapi.Session
-	changed     chan struct{} // closed and replaced at every session change
+	changed     ctxcond.Var // broadcast at every session change
 }
 
 var _ zkapi.Conn = (*Conn)(nil)
@@ -68,8 +69,7 @@ func (c *Conn) openSession() {
 
 func (c *Conn) setState(st zkapi.State) {
 	c.sess = zkapi.Session{ID: c.id, State: st, Seq: c.sess.Seq + 1}
-	close(c.changed)
-	c.changed = make(chan struct{})
+	c.changed.Broadcast()
 }
 
 // learnExpired: the old session is reported expired, its watches end, and

@@ -15,19 +15,12 @@ func (c *Conn) Session() zkapi.Session {
 
 // WaitSession implements zkapi.Conn.
 func (c *Conn) WaitSession(ctx context.Context, seq uint64) (zkapi.Session, error) {
-	for {
-		c.srv.mu.Lock()
-		sess, ch := c.sess, c.changed
-		c.srv.mu.Unlock()
-		if sess.Seq > seq {
-			return sess, nil
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return sess, ctx.Err()
-		}
-	}
+	var sess zkapi.Session
+	err := c.changed.Wait(ctx, &c.srv.mu, func() bool {
+		sess = c.sess
+		return sess.Seq > seq
+	})
+	return sess, err
 }
 
 // Close implements zkapi.Conn: the session is closed on the server (unless

@@ -112,12 +112,6 @@ func (m *Machine) CreateSession(server int, timeoutMs int64) (SessionInfo, error
 // Alive reports whether the session exists (neither closed nor expired).
 func (m *Machine) Alive(id int64) bool { return m.sessions[id] != nil }
 
-// Attached reports whether the server has a live connection for the session.
-func (m *Machine) Attached(id int64) bool {
-	s := m.sessions[id]
-	return s != nil && s.attached
-}
-
 // SessionIDs lists the live sessions in increasing order.
 func (m *Machine) SessionIDs() []int64 {
 	ids := make([]int64, 0, len(m.sessions))
@@ -300,15 +294,6 @@ func (m *Machine) SetSequence(path string, n int32) error {
 	return nil
 }
 
-// Sequence returns a node's sequence counter (the stored cversion).
-func (m *Machine) Sequence(path string) (int32, bool) {
-	node := m.leader().tree[path]
-	if node == nil {
-		return 0, false
-	}
-	return node.cversion, true
-}
-
 // TakeNotifications removes and returns the notifications queued for a
 // session, oldest first.
 func (m *Machine) TakeNotifications(id int64) []Notification {
@@ -319,14 +304,6 @@ func (m *Machine) TakeNotifications(id int64) []Notification {
 	out := s.outbox
 	s.outbox = nil
 	return out
-}
-
-// PendingNotifications reports how many notifications wait for a session.
-func (m *Machine) PendingNotifications(id int64) int {
-	if s := m.sessions[id]; s != nil {
-		return len(s.outbox)
-	}
-	return 0
 }
 
 // Do applies one request from a session and returns the reply. Watch

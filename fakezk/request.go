@@ -110,6 +110,37 @@ func (r SetWatches) String() string {
 		r.RelativeZxid, r.Data, r.Exist, r.Child)
 }
 
+// Paths lists the nodes a request names: its path, or each op's path for
+// a Multi, in order. SetWatches and Ping name none: SetWatches carries
+// watches to re-register, not nodes to act on.
+func Paths(req Request) []string {
+	switch r := req.(type) {
+	case Create:
+		return []string{r.Path}
+	case Delete:
+		return []string{r.Path}
+	case Exists:
+		return []string{r.Path}
+	case GetData:
+		return []string{r.Path}
+	case SetData:
+		return []string{r.Path}
+	case GetChildren:
+		return []string{r.Path}
+	case Sync:
+		return []string{r.Path}
+	case Multi:
+		var ps []string
+		for _, op := range r.Ops {
+			if op != nil {
+				ps = append(ps, zkapi.OpPath(op))
+			}
+		}
+		return ps
+	}
+	return nil
+}
+
 // OpString renders one Multi op the way the requests render.
 func OpString(op zkapi.Op) string {
 	switch o := op.(type) {

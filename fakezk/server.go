@@ -6,6 +6,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/zksim/zksim/fakezk/internal/ctxcond"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -38,7 +39,7 @@ type Server struct {
 	m         *Machine
 	conns     map[int64]*Conn // by current session id
 	intercept Interceptor
-	changed   chan struct{} // closed and replaced after every change
+	changed   ctxcond.Var // broadcast after every change
 }
 
 // NewServer returns a fresh in-memory server.
@@ -47,7 +48,7 @@ func NewServer(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{m: m, conns: map[int64]*Conn{}, changed: make(chan struct{})}, nil
+	return &Server{m: m, conns: map[int64]*Conn{}}, nil
 }
 
 // MustServer is NewServer for tests with a literal config; it panics on a
@@ -82,7 +83,7 @@ func (s *Server) Connect(opts ConnOptions) (*Conn, error) {
 	if opts.Server < 0 || opts.Server > s.m.cfg.Followers {
 		return nil, fmt.Errorf("fakezk: no server %d (leader 0 and %d followers)", opts.Server, s.m.cfg.Followers)
 	}
-	c := &Conn{srv: s, timeoutMs: opts.SessionTimeoutMs, server: opts.Server, changed: make(chan struct{})}
+	c := &Conn{srv: s, timeoutMs: opts.SessionTimeoutMs, server: opts.Server}
 	c.Calls = Calls{T: c}
 	c.openSession()
 	s.deliver()
@@ -184,28 +185,13 @@ func (s *Server) Close() error {
 // change, holds, or ctx ends. Tests use it instead of sleeping: "until the
 // waiter has set its watch".
 func (s *Server) WaitUntil(ctx context.Context, cond func(m *Machine) bool) error {
-	for {
-		s.mu.Lock()
-		ok, ch := cond(s.m), s.changed
-		s.mu.Unlock()
-		if ok {
-			return nil
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
+	return s.changed.Wait(ctx, &s.mu, func() bool { return cond(s.m) })
 }
 
 // deliver hands queued notifications to their Conns, in session order, and
 // wakes WaitUntil. Every change of the server ends with it.
 func (s *Server) deliver() {
-	defer func() {
-		close(s.changed)
-		s.changed = make(chan struct{})
-	}()
+	defer s.changed.Broadcast()
 	ids := make([]int64, 0, len(s.conns))
 	for id := range s.conns {
 		ids = append(ids, id)

@@ -107,17 +107,8 @@ func (m *Machine) takeWatchers(r *replica, path string, kinds []watchKind) []int
 // those whose node changed after the client's last zxid
 // (DataTree.setWatches).
 func (m *Machine) setWatches(s *session, r SetWatches) {
+	m.rewatch(s, r.Data, watchData, r.RelativeZxid)
 	tree := m.servers[s.server].tree
-	for _, p := range r.Data {
-		switch n := tree[p]; {
-		case n == nil:
-			m.queue(s, zkapi.EventNodeDeleted, p)
-		case n.stat.Mzxid > r.RelativeZxid:
-			m.queue(s, zkapi.EventNodeDataChanged, p)
-		default:
-			m.watch(s, p, watchData)
-		}
-	}
 	for _, p := range r.Exist {
 		if tree[p] != nil {
 			m.queue(s, zkapi.EventNodeCreated, p)
@@ -125,14 +116,28 @@ func (m *Machine) setWatches(s *session, r SetWatches) {
 			m.watch(s, p, watchData)
 		}
 	}
-	for _, p := range r.Child {
-		switch n := tree[p]; {
-		case n == nil:
+	m.rewatch(s, r.Child, watchChild, r.RelativeZxid)
+}
+
+// rewatch re-registers data or child watches on existing nodes: a node
+// gone fires NodeDeleted, a node whose data (Mzxid) or children (Pzxid)
+// changed after zxid fires the event the client missed.
+func (m *Machine) rewatch(s *session, paths []string, k watchKind, zxid int64) {
+	tree := m.servers[s.server].tree
+	for _, p := range paths {
+		n := tree[p]
+		if n == nil {
 			m.queue(s, zkapi.EventNodeDeleted, p)
-		case n.stat.Pzxid > r.RelativeZxid:
-			m.queue(s, zkapi.EventNodeChildrenChanged, p)
-		default:
-			m.watch(s, p, watchChild)
+			continue
+		}
+		changed, typ := n.stat.Mzxid, zkapi.EventNodeDataChanged
+		if k == watchChild {
+			changed, typ = n.stat.Pzxid, zkapi.EventNodeChildrenChanged
+		}
+		if changed > zxid {
+			m.queue(s, typ, p)
+		} else {
+			m.watch(s, p, k)
 		}
 	}
 }

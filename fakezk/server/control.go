@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/zkapi"
 )
 
 // A fault spec is the text form of the fault methods, shared by the
@@ -265,28 +266,21 @@ func (s *Server) Handler() http.Handler {
 		}
 	})
 	mux.HandleFunc("GET /tree", func(w http.ResponseWriter, r *http.Request) {
-		s.Inspect(func(m *fakezk.Machine) { writeTree(w, m, "/") })
+		s.Inspect(func(m *fakezk.Machine) { writeTree(w, m) })
 	})
 	return mux
 }
 
-func writeTree(w io.Writer, m *fakezk.Machine, path string) {
-	_, st, ok := m.Node(path)
-	if !ok {
-		return
-	}
-	owner := "-"
-	if st.EphemeralOwner != 0 {
-		owner = fmt.Sprintf("%#x", st.EphemeralOwner)
-	}
-	fmt.Fprintf(w, "%s dl=%d v=%d eph=%s\n", path, st.DataLength, st.Version, owner)
-	kids := m.Children(path)
-	sort.Strings(kids)
-	for _, k := range kids {
-		child := path + "/" + k
-		if path == "/" {
-			child = "/" + k
+// writeTree writes one line per znode, / first, then depth first.
+func writeTree(w io.Writer, m *fakezk.Machine) {
+	line := func(p string, st zkapi.Stat) {
+		owner := "-"
+		if st.EphemeralOwner != 0 {
+			owner = fmt.Sprintf("%#x", st.EphemeralOwner)
 		}
-		writeTree(w, m, child)
+		fmt.Fprintf(w, "%s dl=%d v=%d eph=%s\n", p, st.DataLength, st.Version, owner)
 	}
+	_, root, _ := m.Node("/")
+	line("/", root)
+	walk(m, "/", line)
 }

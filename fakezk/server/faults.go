@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/zkapi"
 )
 
 // Match selects requests for a fault rule; every field set must match.
@@ -63,7 +62,7 @@ func (m Match) matches(session int64, req fakezk.Request) bool {
 	if m.Path == "" {
 		return true
 	}
-	for _, p := range paths(req) {
+	for _, p := range fakezk.Paths(req) {
 		if strings.HasPrefix(p, m.Path) {
 			return true
 		}
@@ -74,34 +73,6 @@ func (m Match) matches(session int64, req fakezk.Request) bool {
 func opName(req fakezk.Request) string {
 	name, _, _ := strings.Cut(req.String(), " ")
 	return name
-}
-
-func paths(req fakezk.Request) []string {
-	switch r := req.(type) {
-	case fakezk.Create:
-		return []string{r.Path}
-	case fakezk.Delete:
-		return []string{r.Path}
-	case fakezk.Exists:
-		return []string{r.Path}
-	case fakezk.GetData:
-		return []string{r.Path}
-	case fakezk.SetData:
-		return []string{r.Path}
-	case fakezk.GetChildren:
-		return []string{r.Path}
-	case fakezk.Sync:
-		return []string{r.Path}
-	case fakezk.Multi:
-		var ps []string
-		for _, op := range r.Ops {
-			if op != nil {
-				ps = append(ps, zkapi.OpPath(op))
-			}
-		}
-		return ps
-	}
-	return nil
 }
 
 // rule is a one-shot fault waiting for its request.

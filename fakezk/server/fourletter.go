@@ -72,7 +72,7 @@ func (s *Server) srvr(clients string) string {
 		mode = "leader"
 	}
 	nodes := 1
-	s.walk("/", func(string, zkapi.Stat) { nodes++ })
+	walk(s.m, "/", func(string, zkapi.Stat) { nodes++ })
 	return fmt.Sprintf("Zookeeper version: %s\n%sLatency min/avg/max: 0/0.0/0\nReceived: 0\nSent: 0\n"+
 		"Connections: %d\nOutstanding: 0\nZxid: %#x\nMode: %s\nNode count: %d\n",
 		version, clients, len(s.conns), s.m.Zxid(), mode, nodes)
@@ -99,7 +99,7 @@ func (s *Server) conf() string {
 func (s *Server) mntr() string {
 	ephemerals := 0
 	nodes := 1
-	s.walk("/", func(_ string, st zkapi.Stat) {
+	walk(s.m, "/", func(_ string, st zkapi.Stat) {
 		nodes++
 		if st.EphemeralOwner != 0 {
 			ephemerals++
@@ -174,7 +174,7 @@ func (s *Server) dump() string {
 	ids := s.m.SessionIDs()
 	fmt.Fprintf(&b, "SessionTracker dump:\nSession Sets (%d)/(%d):\nephemeral nodes dump:\n", len(ids), len(ids))
 	owners := map[int64][]string{}
-	s.walk("/", func(p string, st zkapi.Stat) {
+	walk(s.m, "/", func(p string, st zkapi.Stat) {
 		if st.EphemeralOwner != 0 {
 			owners[st.EphemeralOwner] = append(owners[st.EphemeralOwner], p)
 		}

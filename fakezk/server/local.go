@@ -329,7 +329,7 @@ func sortedKeys(m map[string]struct{}) []string {
 func (s *Server) ephemerals(id int64, prefix string) []string {
 	all := strings.TrimFunc(prefix, func(r rune) bool { return r <= ' ' })
 	out := []string{}
-	s.walk("/", func(p string, st zkapi.Stat) {
+	walk(s.m, "/", func(p string, st zkapi.Stat) {
 		if st.EphemeralOwner == id && (all == "" || all == "/" || strings.HasPrefix(p, prefix)) {
 			out = append(out, p)
 		}
@@ -338,16 +338,17 @@ func (s *Server) ephemerals(id int64, prefix string) []string {
 	return out
 }
 
-// walk calls f for every node below path (not path itself) on the leader.
-func (s *Server) walk(path string, f func(p string, st zkapi.Stat)) {
-	for _, name := range s.m.Children(path) {
+// walk calls f for every node below path (not path itself) on the leader,
+// depth first, children in name order.
+func walk(m *fakezk.Machine, path string, f func(p string, st zkapi.Stat)) {
+	for _, name := range m.Children(path) {
 		p := path + "/" + name
 		if path == "/" {
 			p = "/" + name
 		}
-		_, st, _ := s.m.Node(p)
+		_, st, _ := m.Node(p)
 		f(p, st)
-		s.walk(p, f)
+		walk(m, p, f)
 	}
 }
 
@@ -357,7 +358,7 @@ func (s *Server) allChildrenNumber(c *conn, path string) (int32, wire.Response) 
 		return zkapi.Code(zkapi.ErrNoNode), nil
 	}
 	n := int32(0)
-	s.walk(path, func(string, zkapi.Stat) { n++ })
+	walk(s.m, path, func(string, zkapi.Stat) { n++ })
 	return 0, wire.IntResponse{N: n}
 }
 

@@ -37,6 +37,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/internal/ctxcond"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -77,7 +78,7 @@ type Server struct {
 	intercept fakezk.Interceptor
 	delays    map[int64]time.Duration // watch delivery delay by session, 0: all
 	listeners map[net.Listener]struct{}
-	changed   chan struct{}
+	changed   ctxcond.Var // broadcast by deliver
 	closed    bool
 
 	done chan struct{}
@@ -101,7 +102,7 @@ func New(cfg Config) (*Server, error) {
 		m: m, conns: map[*conn]struct{}{}, bySession: map[int64]*conn{},
 		timeouts: map[int64]time.Duration{}, perIP: map[string]int{},
 		delays: map[int64]time.Duration{}, listeners: map[net.Listener]struct{}{},
-		changed: make(chan struct{}), done: make(chan struct{}),
+		done: make(chan struct{}),
 	}
 	s.wg.Add(1)
 	go s.clock()
@@ -267,8 +268,7 @@ func (s *Server) deliver() {
 			c.sendNotification(n, s.delayFor(id))
 		}
 	}
-	close(s.changed)
-	s.changed = make(chan struct{})
+	s.changed.Broadcast()
 }
 
 func (s *Server) delayFor(id int64) time.Duration {
@@ -436,17 +436,5 @@ func (s *Server) Inspect(f func(m *fakezk.Machine)) {
 // WaitUntil blocks until cond, run with the Machine locked after every
 // change, holds, or ctx ends.
 func (s *Server) WaitUntil(ctx context.Context, cond func(m *fakezk.Machine) bool) error {
-	for {
-		s.mu.Lock()
-		ok, ch := cond(s.m), s.changed
-		s.mu.Unlock()
-		if ok {
-			return nil
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
+	return s.changed.Wait(ctx, &s.mu, func() bool { return cond(s.m) })
 }

@@ -30,7 +30,11 @@ func TestZkCli_CreateLsGetDelete(t *testing.T) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, zkCli, append([]string{"-server", addr}, args...)...)
+		// -waitforconnection: the client prints the connection event
+		// before it counts the connection latch down, so the event is in
+		// the output before the command runs. Without it the JVM can exit
+		// after the command and before the event thread prints.
+		cmd := exec.CommandContext(ctx, zkCli, append([]string{"-server", addr, "-waitforconnection"}, args...)...)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Run(); err != nil {

@@ -120,31 +120,33 @@ func (w *writer) setWatches(sw fakezk.SetWatches, v2 bool) {
 	}
 }
 
-// multiRequest writes a MultiOperationRecord; false for an op a multi
-// cannot carry.
+// multiRequest writes a MultiOperationRecord, each op as the single
+// request it stands for; false for an op a multi cannot carry.
 func (w *writer) multiRequest(ops []zkapi.Op) bool {
 	for _, op := range ops {
-		switch o := op.(type) {
-		case zkapi.CreateOp:
-			w.multiHeader(OpCreate, -1)
-			w.create(o.Path, o.Data, int32(o.Mode))
-		case zkapi.DeleteOp:
-			w.multiHeader(OpDelete, -1)
-			w.string(o.Path)
-			w.int32(o.Version)
-		case zkapi.SetOp:
-			w.multiHeader(OpSetData, -1)
-			w.string(o.Path)
-			w.buffer(o.Data)
-			w.int32(o.Version)
-		case zkapi.CheckOp:
-			w.multiHeader(OpCheck, -1)
-			w.string(o.Path)
-			w.int32(o.Version)
-		default:
+		code, body, ok := opRequest(op)
+		if !ok {
 			return false
 		}
+		w.multiHeader(code, -1)
+		w.request(code, body)
 	}
 	w.multiEnd()
 	return true
+}
+
+// opRequest is the type and body a multi op is written with: a check is
+// written as the one-op multi that the single check request carries.
+func opRequest(op zkapi.Op) (Op, fakezk.Request, bool) {
+	switch o := op.(type) {
+	case zkapi.CreateOp:
+		return OpCreate, fakezk.Create{Path: o.Path, Data: o.Data, Mode: o.Mode}, true
+	case zkapi.DeleteOp:
+		return OpDelete, fakezk.Delete{Path: o.Path, Version: o.Version}, true
+	case zkapi.SetOp:
+		return OpSetData, fakezk.SetData{Path: o.Path, Data: o.Data, Version: o.Version}, true
+	case zkapi.CheckOp:
+		return OpCheck, fakezk.Multi{Ops: []zkapi.Op{o}}, true
+	}
+	return 0, nil, false
 }
