@@ -11,7 +11,9 @@
 #   zk.sh status DIR      print "index pid addr mode" for each server
 #
 # State layout: DIR/addrs (host:port,...), DIR/script (this script's path),
-# DIR/serverI/{zoo.cfg,log4j.properties,data/,log,logstart,pid,addr}.
+# DIR/serverI/{zoo.cfg,log4j.properties,data/,log,logstart,pid,addr}. A log
+# rolls over at 64 MB into log.1, so a server that logs without end (as
+# 3.8.0 can, after a bad request) cannot fill the disk.
 #
 # Processes are only ever found through DIR/serverI/pid, and a PID is trusted
 # only while /proc/PID/cmdline still names DIR/serverI/zoo.cfg, so a recycled
@@ -154,9 +156,11 @@ write_config() {
 	((n < 2)) || echo "$i" >"$sdir/data/myid"
 	cat >"$sdir/log4j.properties" <<EOF
 log4j.rootLogger=INFO, FILE
-log4j.appender.FILE=org.apache.log4j.FileAppender
+log4j.appender.FILE=org.apache.log4j.RollingFileAppender
 log4j.appender.FILE.File=$sdir/log
 log4j.appender.FILE.Append=true
+log4j.appender.FILE.MaxFileSize=64MB
+log4j.appender.FILE.MaxBackupIndex=1
 log4j.appender.FILE.layout=org.apache.log4j.PatternLayout
 log4j.appender.FILE.layout.ConversionPattern=%d{ISO8601} %-5p [%t:%C{1}@%L] - %m%n
 EOF

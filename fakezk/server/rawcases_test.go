@@ -39,6 +39,9 @@ import (
 //     compared).
 //   - A connection without a handshake is closed after 10 s; ZooKeeper's
 //     expiry buckets make it 10 to 20 s.
+//   - addWatch with a null path is compared with its recorded answer
+//     only: sent live, it leaves the real server unable to close later
+//     connections, logging without end.
 //   - On a fake with followers, getEphemerals, getAllChildrenNumber and
 //     the four-letter words read the leader's tree, not the session's
 //     server's.
@@ -350,7 +353,13 @@ func localOps() []rawCase {
 		{name: "checkWatches with a null path", send: func(env) []byte { return req(3, wire.OpCheckWatches, jb{}.null().i32(3)) }},
 		{name: "removeWatches with a null path", send: func(env) []byte { return req(3, wire.OpRemoveWatches, jb{}.null().i32(3)) }},
 		{name: "addWatch with a null path", send: func(env) []byte { return req(3, wire.OpAddWatch, jb{}.null().i32(0)) },
-			gap: "persistent watches are not modelled: the fake answers Unimplemented"},
+			gap: "persistent watches are not modelled: the fake answers Unimplemented",
+			// Measured on 3.8.0: the null-path key it leaves in
+			// WatcherModeManager makes later closes throw
+			// NullPointerException (WatcherModeManager$Key.equals), so
+			// those connections are never closed and the selector logs
+			// EndOfStreamException for them without end, about 25 MB/s.
+			notLive: "it leaves the real server logging without end, which filled a disk"},
 		{name: "getEphemerals with a null prefix", send: sends(func(r string) []byte {
 			return cat(create(1, r+"/e", "", 1), req(2, wire.OpGetEphemerals, jb{}.null()), req(3, wire.OpGetEphemerals, jb{}.str(" / ")))
 		})},
