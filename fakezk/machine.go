@@ -96,8 +96,7 @@ func (m *Machine) CreateSession(server int, timeoutMs int64) (SessionInfo, error
 	if server < 0 || server >= len(m.servers) {
 		return SessionInfo{}, fmt.Errorf("fakezk: no server %d (ensemble of %d)", server, len(m.servers))
 	}
-	lo, hi := 2*m.cfg.TickMillis, 20*m.cfg.TickMillis
-	timeoutMs = max(lo, min(hi, timeoutMs))
+	timeoutMs = m.clampTimeout(timeoutMs)
 	m.newTxn()
 	s := &session{
 		id: m.nextID, server: server, timeout: timeoutMs, deadline: m.now + timeoutMs,
@@ -107,6 +106,36 @@ func (m *Machine) CreateSession(server int, timeoutMs int64) (SessionInfo, error
 	m.sessions[s.id] = s
 	m.CatchUp(server, m.zxid)
 	return SessionInfo{ID: s.id, TimeoutMs: timeoutMs}, nil
+}
+
+// clampTimeout bounds a requested session timeout to [2, 20] ticks, as
+// ZooKeeper's default min and max session timeouts do.
+func (m *Machine) clampTimeout(ms int64) int64 {
+	return max(2*m.cfg.TickMillis, min(20*m.cfg.TickMillis, ms))
+}
+
+// SessionTimeout returns the session's negotiated timeout in ms, or 0 if
+// the session is gone.
+func (m *Machine) SessionTimeout(id int64) int64 {
+	if s := m.sessions[id]; s != nil {
+		return s.timeout
+	}
+	return 0
+}
+
+// Renegotiate takes the timeout a client asked for when it reconnected
+// to its session, clamped as CreateSession clamps it, and returns it. From
+// then on the session expires by it: ZooKeeper's revalidateSession, and
+// every touch after, hand the session tracker the connection's timeout.
+// It does nothing to a session that is gone (and returns 0).
+func (m *Machine) Renegotiate(id, timeoutMs int64) int64 {
+	s := m.sessions[id]
+	if s == nil {
+		return 0
+	}
+	s.timeout = m.clampTimeout(timeoutMs)
+	s.deadline = m.now + s.timeout
+	return s.timeout
 }
 
 // Alive reports whether the session exists (neither closed nor expired).

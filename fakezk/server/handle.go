@@ -36,7 +36,6 @@ func (s *Server) connect(c *conn, req wire.ConnectRequest) bool {
 		if err != nil {
 			panic(fmt.Sprintf("server: replica %d checked at accept: %v", c.replica, err))
 		}
-		s.timeouts[info.ID] = time.Duration(info.TimeoutMs) * time.Millisecond
 		resp.SessionID, resp.TimeoutMs = info.ID, int32(info.TimeoutMs)
 		s.logf("%s: new session %#x, timeout %d ms", c.nc.RemoteAddr(), info.ID, info.TimeoutMs)
 	} else if !s.resume(c, req) {
@@ -45,7 +44,7 @@ func (s *Server) connect(c *conn, req wire.ConnectRequest) bool {
 		c.closeAfterFlush()
 		return false
 	} else {
-		resp.SessionID, resp.TimeoutMs = req.SessionID, int32(s.timeouts[req.SessionID].Milliseconds())
+		resp.SessionID, resp.TimeoutMs = req.SessionID, int32(s.m.SessionTimeout(req.SessionID))
 		s.logf("%s: resumed session %#x, timeout %d ms", c.nc.RemoteAddr(), req.SessionID, resp.TimeoutMs)
 	}
 	resp.Passwd = s.passwd(resp.SessionID)
@@ -72,17 +71,8 @@ func (s *Server) resume(c *conn, req wire.ConnectRequest) bool {
 	if err := s.m.Attach(id, c.replica, req.LastZxidSeen); err != nil {
 		return false
 	}
-	s.timeouts[id] = s.negotiate(req.TimeoutMs)
+	s.m.Renegotiate(id, int64(req.TimeoutMs))
 	return true
-}
-
-// negotiate clamps a requested session timeout to [2, 20] ticks, as
-// ZooKeeper's default min and max session timeouts do. (The Machine keeps
-// the timeout the session was created with for expiring it while it has no
-// connection.)
-func (s *Server) negotiate(ms int32) time.Duration {
-	lo, hi := 2*s.tick, 20*s.tick
-	return max(lo, min(hi, time.Duration(ms)*time.Millisecond))
 }
 
 // passwd is the session's password: a function of the seed and the id, so
@@ -303,7 +293,6 @@ func (s *Server) closeSession(c *conn, req wire.Request) {
 		c.sendNotification(n, 0)
 	}
 	delete(s.bySession, id)
-	delete(s.timeouts, id)
 	c.dead = true
 	c.send(wire.AppendHeader(nil, req.Xid, s.m.Zxid(), 0))
 	c.closeAfterFlush()

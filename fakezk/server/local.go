@@ -98,7 +98,7 @@ func (s *Server) createSession(c *conn) bool {
 		return false
 	}
 	resp := wire.ConnectResponse{
-		TimeoutMs: int32(s.timeouts[c.session].Milliseconds()), SessionID: c.session, Passwd: s.passwd(c.session),
+		TimeoutMs: int32(s.m.SessionTimeout(c.session)), SessionID: c.session, Passwd: s.passwd(c.session),
 	}
 	c.send(wire.AppendConnectResponse(nil, resp, c.readOnlyFlag))
 	return true

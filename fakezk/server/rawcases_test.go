@@ -23,10 +23,10 @@ import (
 //     cases sort both.
 //   - Session ids and passwords follow the fake's own rules (ZooKeeper:
 //     time-based ids, java.util.Random passwords); the cases normalise them.
-//   - A resumed session gets the timeout negotiated anew, which the fake
-//     uses to expire a silent client, but the Machine keeps the first one
-//     for expiring the session while it has no connection; a createSession
-//     request after the handshake does not change it either.
+//   - A createSession request after the handshake leaves the session's
+//     timeout as negotiated; ZooKeeper's session tracker takes the
+//     request's, unchecked. (A resumed session's new timeout is kept, as
+//     ZooKeeper keeps it: resume_test.go.)
 //   - Four-letter words: the same words, layout and close, the fake's
 //     numbers ("hash" answers nothing: no digests). Compared as "text".
 //   - A TTL mode under a plain create header in a multi: ZooKeeper fails

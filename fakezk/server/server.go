@@ -72,7 +72,6 @@ type Server struct {
 	m         *fakezk.Machine
 	conns     map[*conn]struct{}
 	bySession map[int64]*conn
-	timeouts  map[int64]time.Duration // negotiated, by session
 	perIP     map[string]int
 	rules     []rule
 	intercept fakezk.Interceptor
@@ -100,7 +99,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		cfg: cfg, tick: time.Duration(m.Config().TickMillis) * time.Millisecond, sessionless: sessionlessTimeout,
 		m: m, conns: map[*conn]struct{}{}, bySession: map[int64]*conn{},
-		timeouts: map[int64]time.Duration{}, perIP: map[string]int{},
+		perIP:  map[string]int{},
 		delays: map[int64]time.Duration{}, listeners: map[net.Listener]struct{}{},
 		done: make(chan struct{}),
 	}
@@ -241,7 +240,7 @@ func (s *Server) clock() {
 func (s *Server) expireSilent(now time.Time) {
 	for _, id := range sortedSessions(s.bySession) {
 		c := s.bySession[id]
-		if now.Sub(c.lastHeard) > s.timeouts[id] {
+		if now.Sub(c.lastHeard) > time.Duration(s.m.SessionTimeout(id))*time.Millisecond {
 			s.logf("session %#x expired: client silent for %v", id, now.Sub(c.lastHeard).Round(time.Millisecond))
 			s.m.Expire(id) // deliver, after the tick, closes the connection
 		}
@@ -261,7 +260,6 @@ func (s *Server) deliver() {
 			s.logf("session %#x ended: closing its connection", id)
 			s.unbind(c)
 			c.closeAfterFlush()
-			delete(s.timeouts, id)
 			continue
 		}
 		for _, n := range s.m.TakeNotifications(id) {
@@ -326,7 +324,7 @@ func (s *Server) Sessions() []SessionInfo {
 	defer s.mu.Unlock()
 	var out []SessionInfo
 	for _, id := range s.m.SessionIDs() {
-		info := SessionInfo{ID: id, TimeoutMs: s.timeouts[id].Milliseconds()}
+		info := SessionInfo{ID: id, TimeoutMs: s.m.SessionTimeout(id)}
 		if c := s.bySession[id]; c != nil {
 			info.Remote = c.nc.RemoteAddr().String()
 		}
