@@ -10,6 +10,7 @@ import (
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/server"
+	"github.com/zksim/zksim/zktest"
 )
 
 // TestReadme_Tour runs the README's two-minute tour as written (with the
@@ -64,16 +65,8 @@ func TestReadme_ServeFaults(t *testing.T) {
 	if len(specs) < 5 {
 		t.Fatalf("found %d fault specs in the README, want the serve section's", len(specs))
 	}
-	srv, err := server.New(server.Config{Machine: fakezk.Config{TickMillis: 500}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	addr, err := srv.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn := dial(t, addr.String())
+	srv, addr := zktest.ServeFake(t, server.Config{Machine: fakezk.Config{TickMillis: 500}})
+	conn := dial(t, addr)
 	defer conn.Close()
 	for _, spec := range specs {
 		if err := srv.ApplyFaults(spec); err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/server"
 	"github.com/zksim/zksim/fakezk/wire"
+	"github.com/zksim/zksim/zktest"
 	"go.uber.org/goleak"
 )
 
@@ -410,16 +411,7 @@ func newFake(t testing.TB, cfg server.Config) (*server.Server, string) {
 	if cfg.Machine.TickMillis == 0 {
 		cfg.Machine = fakezk.Config{TickMillis: 500}
 	}
-	srv, err := server.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr, err := srv.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	return srv, addr.String()
+	return zktest.ServeFake(t, cfg)
 }
 
 // checkLeaks fails t if goroutines started during it outlive it: the

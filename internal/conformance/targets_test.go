@@ -85,16 +85,8 @@ type serveTarget struct {
 }
 
 func newServe(t testing.TB, seed uint64) *serveTarget {
-	srv, err := server.New(server.Config{Machine: fakezk.Config{Seed: seed, TickMillis: 500}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr, err := srv.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	s := &serveTarget{realTarget: newWireTarget(t, addr.String()), srv: srv,
+	srv, addr := zktest.ServeFake(t, server.Config{Machine: fakezk.Config{Seed: seed, TickMillis: 500}})
+	s := &serveTarget{realTarget: newWireTarget(t, addr), srv: srv,
 		resends: map[int64]int{}, pending: map[int64]bool{}}
 	srv.Intercept(func(_ *fakezk.Machine, session int64, req fakezk.Request) fakezk.Fault {
 		if _, ok := req.(fakezk.SetWatches); ok {

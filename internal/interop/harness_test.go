@@ -29,16 +29,8 @@ type fake struct {
 
 func newFake(t *testing.T) *fake {
 	t.Helper()
-	srv, err := server.New(server.Config{Machine: fakezk.Config{Seed: 1, TickMillis: 500}, Logf: t.Logf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr, err := srv.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	return &fake{srv: srv, addr: addr.String()}
+	srv, addr := zktest.ServeFake(t, server.Config{Machine: fakezk.Config{Seed: 1, TickMillis: 500}, Logf: t.Logf})
+	return &fake{srv: srv, addr: addr}
 }
 
 // mkdir creates the persistent node p (and its parents) through a
