@@ -16,10 +16,6 @@ import (
 // it instead of hanging it; the tests take milliseconds.
 const testTimeout = 30 * time.Second
 
-// settleTimeout bounds how long a goroutine a test started may take to end
-// once the test's context is cancelled. Nothing waits for it to pass.
-const settleTimeout = 10 * time.Second
-
 // world is a fake ZooKeeper with helpers for scripted lock scenarios.
 type world struct {
 	t   *testing.T
@@ -123,65 +119,8 @@ func (w *world) waitWatched(path string) {
 	}
 }
 
-// pending is a call (an Acquire, a Wait) running in its own goroutine
-// while the test steers the server. The test's cleanup checks that the
-// goroutine ended.
-type pending[T any] struct {
-	w    *world
-	done chan struct{}
-	val  T // written before done is closed
-	err  error
-}
-
-// async runs f in a goroutine of its own; f must return once the test's
-// context ends.
-func async[T any](w *world, f func() (T, error)) *pending[T] {
-	p := &pending[T]{w: w, done: make(chan struct{})}
-	go func() {
-		defer close(p.done)
-		p.val, p.err = f()
-	}()
-	w.t.Cleanup(func() { // the test's context is already cancelled here
-		select {
-		case <-p.done:
-		case <-time.After(settleTimeout):
-			w.t.Error("a goroutine of the test did not end once its context was cancelled")
-		}
-	})
-	return p
-}
-
-func (w *world) acquireAsync(ctx context.Context, m *lock.Mutex) *pending[*lock.Lease] {
-	return async(w, func() (*lock.Lease, error) { return m.Acquire(ctx) })
-}
-
-func (p *pending[T]) finished() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
-}
-
-// wait returns the call's results; a call still running at the test's
-// deadline fails the test.
-func (p *pending[T]) wait() (T, error) {
-	p.w.t.Helper()
-	select {
-	case <-p.done:
-	case <-p.w.ctx.Done():
-		p.w.t.Fatalf("call had not returned by the test's deadline: %v", p.w.ctx.Err())
-	}
-	return p.val, p.err
-}
-
-// held waits for the call and fails the test if it failed.
-func (p *pending[T]) held() T {
-	p.w.t.Helper()
-	v, err := p.wait()
-	if err != nil {
-		p.w.t.Fatal(err)
-	}
-	return v
+// acquireAsync runs m.Acquire under ctx on a goroutine of its own, which
+// the test's cleanup checks has ended.
+func (w *world) acquireAsync(ctx context.Context, m *lock.Mutex) *zktest.Async[*lock.Lease] {
+	return zktest.Go(w.t, ctx, m.Acquire)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zktest"
 )
 
 const dir = "/locks/l"
@@ -45,7 +46,7 @@ func TestMutex_FIFOWithoutHerd(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
 	first := w.acquire(w.mutex(w.conn(), "h"))
 	const n = 5
-	waiters := make([]*pending[*lock.Lease], n)
+	waiters := make([]*zktest.Async[*lock.Lease], n)
 	prev := first.Node()
 	for i := range waiters {
 		waiters[i] = w.acquireAsync(w.ctx, w.mutex(w.conn(), "w"+string(rune('a'+i))))
@@ -66,12 +67,12 @@ func TestMutex_FIFOWithoutHerd(t *testing.T) {
 	release := first
 	for i, p := range waiters {
 		w.release(release)
-		l, err := p.wait()
+		l, err := p.Wait(t, w.ctx)
 		if err != nil {
 			t.Fatalf("waiter %d: %v", i, err)
 		}
 		for _, q := range waiters[i+1:] {
-			if q.finished() {
+			if q.Returned() {
 				t.Fatalf("release woke a waiter out of turn")
 			}
 		}
@@ -163,8 +164,8 @@ func TestMutex_ExpiryWhileHolding(t *testing.T) {
 	if err := la.Check(); err != nil {
 		t.Fatalf("disconnected holder without LoseOnDisconnect: %v", err)
 	}
-	w.srv.Tick(4)   // past the session timeout
-	lb := pb.held() // b gets the lock
+	w.srv.Tick(4)                         // past the session timeout
+	lb := pb.Receive(t, w.ctx, "Acquire") // b gets the lock
 	tokB, err := lb.Token(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -201,9 +202,9 @@ func TestLease_LoseOnDisconnect(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
 	c := w.conn()
 	l := w.acquire(w.mutex(c, "a", func(o *lock.Options) { o.LoseOnDisconnect = true }))
-	waiting := async(w, func() (struct{}, error) { return struct{}{}, l.Wait(w.ctx) })
+	waiting := zktest.Go(t, w.ctx, func(ctx context.Context) (struct{}, error) { return struct{}{}, l.Wait(ctx) })
 	w.srv.Partition(c.Session().ID)
-	if _, err := waiting.wait(); !errors.Is(err, lock.ErrSuspended) {
+	if _, err := waiting.Wait(t, w.ctx); !errors.Is(err, lock.ErrSuspended) {
 		t.Fatalf("Wait on disconnect: %v, want ErrSuspended", err)
 	}
 }
@@ -246,18 +247,18 @@ func TestMutex_PredecessorGaveUp(t *testing.T) {
 	w.waitWatched(dir + "/" + kids[1])
 
 	cancelB()
-	if _, err := pb.wait(); !errors.Is(err, context.Canceled) {
+	if _, err := pb.Wait(t, w.ctx); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled waiter: %v", err)
 	}
 	w.waitWatched(la.Node()) // c now waits for a
-	if pc.finished() {
+	if pc.Returned() {
 		t.Fatal("c took the lock while a holds it")
 	}
 	if kids := w.children(dir); len(kids) != 2 {
 		t.Fatalf("cancelled waiter left its node: %v", kids)
 	}
 	w.release(la)
-	w.release(pc.held())
+	w.release(pc.Receive(t, w.ctx, "Acquire"))
 }
 
 // Bug scenario 6 (CURATOR-202/678, kazoo #732): cleanup on cancel hits
@@ -277,7 +278,7 @@ func TestMutex_CleanupThroughConnectionLoss(t *testing.T) {
 			})
 		}
 		cancelB()
-		if _, err := pb.wait(); !errors.Is(err, context.Canceled) {
+		if _, err := pb.Wait(t, w.ctx); !errors.Is(err, context.Canceled) {
 			t.Fatalf("%v: cancelled waiter: %v", fault, err)
 		}
 		if kids := w.children(dir); len(kids) != 1 {
@@ -349,11 +350,11 @@ func TestMutex_MessyDirectory(t *testing.T) {
 	lz := w.acquire(w.mutex(c, "zzz")) // sorts after "aaa" by name
 	pa := w.acquireAsync(ctx, w.mutex(w.conn(), "aaa"))
 	w.waitWatched(lz.Node())
-	if pa.finished() {
+	if pa.Returned() {
 		t.Fatal("a later node with a smaller name took the lock")
 	}
 	w.release(lz)
-	w.release(pa.held())
+	w.release(pa.Receive(t, w.ctx, "Acquire"))
 
 	// The directory is a container; once empty of lock nodes and removed,
 	// the next Acquire recreates it.
@@ -468,14 +469,14 @@ func TestLease_WaitEndsOnRelease(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
 	c := &waitSignal{Conn: w.conn(), entered: make(chan struct{})}
 	l := w.acquire(w.mutex(c, "a"))
-	waiting := async(w, func() (struct{}, error) { return struct{}{}, l.Wait(w.ctx) })
+	waiting := zktest.Go(t, w.ctx, func(ctx context.Context) (struct{}, error) { return struct{}{}, l.Wait(ctx) })
 	select {
 	case <-c.entered:
 	case <-w.ctx.Done():
 		t.Fatal("Wait never waited on the session")
 	}
 	w.release(l)
-	if _, err := waiting.wait(); !errors.Is(err, lock.ErrReleased) {
+	if _, err := waiting.Wait(t, w.ctx); !errors.Is(err, lock.ErrReleased) {
 		t.Fatalf("Wait after a concurrent Release: %v, want ErrReleased", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/zktest"
 )
 
 func (w *world) multi(dirs []string, id string) *lock.MultiMutex {
@@ -28,7 +29,7 @@ func TestMultiMutex_CanonicalOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pb := async(w, func() (*lock.MultiLease, error) { return b.Acquire(w.ctx) })
+	pb := zktest.Go(t, w.ctx, b.Acquire)
 	// b queues on /m/x first, never holding /m/y while waiting.
 	err = w.srv.WaitUntil(w.ctx, func(m *fakezk.Machine) bool { return len(m.Children("/m/x")) == 2 })
 	if err != nil {
@@ -41,7 +42,7 @@ func TestMultiMutex_CanonicalOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.release(la)
-	lb := pb.held()
+	lb := pb.Receive(t, w.ctx, "Acquire")
 	if got := len(lb.Leases()); got != 2 {
 		t.Fatalf("b holds %d locks", got)
 	}
@@ -60,13 +61,13 @@ func TestMultiMutex_AllOrNothing(t *testing.T) {
 	mm := w.multi([]string{"/m/x", "/m/y"}, "a")
 	cctx, cancel := context.WithCancel(w.ctx)
 	defer cancel()
-	pm := async(w, func() (*lock.MultiLease, error) { return mm.Acquire(cctx) })
+	pm := zktest.Go(t, cctx, mm.Acquire)
 	w.waitWatched(lz.Node())
 	if kids := w.children("/m/x"); len(kids) != 1 {
 		t.Fatalf("/m/x not held while the set waits for /m/y: %v", kids)
 	}
 	cancel()
-	if _, err := pm.wait(); !errors.Is(err, context.Canceled) {
+	if _, err := pm.Wait(t, w.ctx); !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v", err)
 	}
 	if kids := w.children("/m/x"); len(kids) != 0 {

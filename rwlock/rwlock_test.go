@@ -19,10 +19,6 @@ const dir = "/rw"
 // it instead of hanging it; the tests take milliseconds.
 const testTimeout = 30 * time.Second
 
-// settleTimeout bounds how long a goroutine a test started may take to end
-// once the test's context is cancelled. Nothing waits for it to pass.
-const settleTimeout = 10 * time.Second
-
 type world struct {
 	t   *testing.T
 	ctx context.Context // ends at the test's deadline
@@ -76,50 +72,10 @@ func (w *world) token(l *rwlock.Lease) int64 {
 	return tok
 }
 
-// pending is an Acquire running in its own goroutine. The test's cleanup
-// checks that the goroutine ended.
-type pending struct {
-	w     *world
-	done  chan struct{}
-	lease *rwlock.Lease // written before done is closed
-	err   error
-}
-
-func (w *world) async(f func(context.Context) (*rwlock.Lease, error)) *pending {
-	p := &pending{w: w, done: make(chan struct{})}
-	go func() { defer close(p.done); p.lease, p.err = f(w.ctx) }()
-	w.t.Cleanup(func() { // the test's context is already cancelled here
-		select {
-		case <-p.done:
-		case <-time.After(settleTimeout):
-			w.t.Error("an Acquire of the test did not return once its context was cancelled")
-		}
-	})
-	return p
-}
-
-func (p *pending) finished() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
-}
-
-// held waits for the Acquire and fails the test if it failed or had not
-// returned by the test's deadline.
-func (p *pending) held() *rwlock.Lease {
-	p.w.t.Helper()
-	select {
-	case <-p.done:
-	case <-p.w.ctx.Done():
-		p.w.t.Fatalf("Acquire had not returned by the test's deadline: %v", p.w.ctx.Err())
-	}
-	if p.err != nil {
-		p.w.t.Fatal(p.err)
-	}
-	return p.lease
+// async runs acquire under the test's context on a goroutine of its own,
+// which the test's cleanup checks has ended.
+func (w *world) async(acquire func(context.Context) (*rwlock.Lease, error)) *zktest.Async[*rwlock.Lease] {
+	return zktest.Go(w.t, w.ctx, acquire)
 }
 
 // waiters blocks until n data watches are set in the directory.
@@ -161,16 +117,16 @@ func TestRWMutex_ReadersShareWritersExclude(t *testing.T) {
 	w.waiters(3)
 	w.release(r1)
 	w.release(r2)
-	wl := pw.held()
-	if pr3.finished() || pr4.finished() {
+	wl := pw.Receive(t, w.ctx, "Acquire")
+	if pr3.Returned() || pr4.Returned() {
 		t.Fatal("reader got in with a writer holding")
 	}
 	if _, err := w.rw("x").TryAcquireRead(w.ctx); !errors.Is(err, lock.ErrWouldBlock) {
 		t.Fatalf("TryAcquireRead under a writer: %v", err)
 	}
 	w.release(wl)
-	w.release(pr3.held())
-	w.release(pr4.held())
+	w.release(pr3.Receive(t, w.ctx, "Acquire"))
+	w.release(pr4.Receive(t, w.ctx, "Acquire"))
 }
 
 // Bug scenario 9 (kazoo #649): writer held, reader waits, second writer
@@ -187,12 +143,12 @@ func TestRWMutex_WriterReaderWriter(t *testing.T) {
 		t.Fatalf("w1 has %d watchers, want the reader only", w.watchersOf(w1))
 	}
 	w.release(w1)
-	r := pr.held()
-	if pw2.finished() {
+	r := pr.Receive(t, w.ctx, "Acquire")
+	if pw2.Returned() {
 		t.Fatal("second writer got in with a reader holding")
 	}
 	w.release(r)
-	w.release(pw2.held())
+	w.release(pw2.Receive(t, w.ctx, "Acquire"))
 }
 
 // Bug scenario 9 (CURATOR-621): downgrade while a writer waits. The
@@ -212,8 +168,8 @@ func TestRWMutex_DowngradeWithWriterWaiting(t *testing.T) {
 	if w1.Write() {
 		t.Fatal("still a write lease after downgrade")
 	}
-	r := pr.held() // shares with the downgraded holder
-	if pw2.finished() {
+	r := pr.Receive(t, w.ctx, "Acquire") // shares with the downgraded holder
+	if pw2.Returned() {
 		t.Fatal("waiting writer got in during the downgrade")
 	}
 	if tok := w.token(w1); tok != tok1 {
@@ -223,11 +179,11 @@ func TestRWMutex_DowngradeWithWriterWaiting(t *testing.T) {
 		t.Fatalf("a reader behind the waiting writer got in: %v", err)
 	}
 	w.release(w1)
-	if pw2.finished() {
+	if pw2.Returned() {
 		t.Fatal("writer got in with a reader still holding")
 	}
 	w.release(r)
-	w.release(pw2.held())
+	w.release(pw2.Receive(t, w.ctx, "Acquire"))
 	if err := w1.Downgrade(w.ctx); err == nil {
 		t.Fatal("downgrade of a read lease accepted")
 	}

@@ -2,8 +2,8 @@ package zktest
 
 import (
 	"context"
-	"sync"
 	"testing"
+	"time"
 )
 
 // Async is a blocking call (an Acquire queued behind a holder) running on
@@ -15,21 +15,27 @@ type Async[T any] struct {
 	err  error
 }
 
+// settleTimeout bounds how long Go's cleanup waits for a cancelled call.
+const settleTimeout = 10 * time.Second
+
 // Go runs fn on a goroutine that the test's cleanup cancels (through the
-// ctx fn gets) and waits for, so that no call outlives its test. A call
-// that ignores ctx must be ended otherwise, by a cleanup registered after
-// Go (cleanups run last-registered first).
+// ctx fn gets) and then waits for, failing t if the call has not returned
+// within settleTimeout: no call may outlive its test, and one that ignores
+// its ctx is a bug the test reports rather than a hang.
 func Go[T any](t testing.TB, ctx context.Context, fn func(context.Context) (T, error)) *Async[T] {
 	ctx, cancel := context.WithCancel(ctx)
 	a := &Async[T]{done: make(chan struct{})}
-	var wg sync.WaitGroup
-	wg.Go(func() {
+	go func() {
 		defer close(a.done)
 		a.val, a.err = fn(ctx)
-	})
+	}()
 	t.Cleanup(func() {
 		cancel()
-		wg.Wait()
+		select {
+		case <-a.done:
+		case <-time.After(settleTimeout):
+			t.Error("a call the test started did not return once its context was cancelled")
+		}
 	})
 	return a
 }
@@ -37,14 +43,38 @@ func Go[T any](t testing.TB, ctx context.Context, fn func(context.Context) (T, e
 // Done is closed once the call has returned.
 func (a *Async[T]) Done() <-chan struct{} { return a.done }
 
+// Returned reports, without blocking, whether the call has returned.
+func (a *Async[T]) Returned() bool {
+	select {
+	case <-a.done:
+		return true
+	default:
+		return false
+	}
+}
+
 // Result waits for the call to return and gives its outcome.
 func (a *Async[T]) Result() (T, error) {
 	<-a.done
 	return a.val, a.err
 }
 
+// Wait gives the call's outcome, failing t if ctx ends first (a lost
+// wake-up).
+func (a *Async[T]) Wait(t testing.TB, ctx context.Context) (T, error) {
+	t.Helper()
+	select {
+	case <-a.done:
+		return a.val, a.err
+	case <-ctx.Done():
+		t.Fatalf("call had not returned: %v", ctx.Err())
+		var zero T
+		return zero, ctx.Err()
+	}
+}
+
 // Receive waits for the call's value, failing t if it failed or if ctx
-// ends first (a lost wake-up); what names the call in the failure.
+// ends first; what names the call in the failure.
 func (a *Async[T]) Receive(t testing.TB, ctx context.Context, what string) T {
 	t.Helper()
 	select {
@@ -63,9 +93,7 @@ func (a *Async[T]) Receive(t testing.TB, ctx context.Context, what string) T {
 // Pending fails t if the call has returned: what should still wait.
 func (a *Async[T]) Pending(t testing.TB, what string) {
 	t.Helper()
-	select {
-	case <-a.done:
+	if a.Returned() {
 		t.Fatalf("%s: returned (err %v) while it should still wait", what, a.err)
-	default:
 	}
 }
