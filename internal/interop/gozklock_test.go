@@ -30,7 +30,13 @@ func (quietLogger) Printf(string, ...any) {}
 func dialZK(t *testing.T, ctx context.Context, f *fake) *zkClient {
 	t.Helper()
 	c := &zkClient{changed: make(chan struct{})}
-	conn, events, err := zk.Connect([]string{f.addr}, 4*time.Second,
+	// The address twice, as an ensemble gives several: with one address,
+	// go-zookeeper's host list wraps around at once on a reconnect
+	// (conn.go connect: hostProvider.Next reports retryStart), which fails
+	// every request queued meanwhile with ErrNoServer, so its protected
+	// create's retry after a lost reply failed at random in CI; with two
+	// it reconnects first, as with a real ensemble's several addresses.
+	conn, events, err := zk.Connect([]string{f.addr, f.addr}, 4*time.Second,
 		zk.WithLogger(quietLogger{}), zk.WithEventCallback(c.observe))
 	if err != nil {
 		t.Fatal(err)
