@@ -20,11 +20,12 @@ const (
 	CatchUp                 // a follower applies the leader's log
 	Reap                    // the container reaper runs
 	Reorder                 // illegal fault: a reply overtakes notifications
+	Abandon                 // fault: the client gives up its session for a new one
 	numKinds
 )
 
 var kindNames = [...]string{"send", "recv", "wake", "tick", "lose-request", "lose-reply",
-	"disconnect", "reconnect", "crash", "pause", "catchup", "reap", "reorder"}
+	"disconnect", "reconnect", "crash", "pause", "catchup", "reap", "reorder", "abandon"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -36,7 +37,7 @@ func (k Kind) String() string {
 // IsFault reports whether the event kind is a fault.
 func (k Kind) IsFault() bool {
 	switch k {
-	case LoseRequest, LoseReply, Disconnect, Crash, Pause, Reap, Reorder:
+	case LoseRequest, LoseReply, Disconnect, Crash, Pause, Reap, Reorder, Abandon:
 		return true
 	}
 	return false

@@ -58,6 +58,8 @@ func (s *Sim) apply(ev Event) {
 		if !s.cfg.NoTrace {
 			s.notef("%s for %d ticks", ev, s.cfg.Faults.PauseTicks)
 		}
+	case Abandon:
+		s.abandon(c)
 	case Tick:
 		s.tick()
 	case CatchUp:
@@ -230,6 +232,21 @@ func (c *Client) reconnect() {
 	}
 	if !s.cfg.NoTrace {
 		s.notef("reconnect %s -> session %#x", c.name, c.session)
+	}
+}
+
+// abandon: c gives up its session on its own, as a client-side session
+// timeout does (Curator's injected expiry replaces the handle): the
+// connection drops, the program sees its session expire and its watches
+// end, and it goes on under a new session. The server was told nothing:
+// the old session is only detached, and it and its ephemerals live on
+// until it expires in virtual time.
+func (s *Sim) abandon(c *Client) {
+	old := c.session
+	c.drop()
+	c.learnExpired()
+	if !s.cfg.NoTrace {
+		s.notef("abandon %s -> session %#x left to expire, new session %#x", c.name, old, c.session)
 	}
 }
 

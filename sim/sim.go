@@ -22,6 +22,11 @@ type Faults struct {
 	PauseTicks  int // how long a pause lasts; default 2x the session timeout
 	Reap        int
 	Reorder     int // illegal: a reply overtakes earlier notifications
+	// Abandon: a client gives up its session on its own (a client-side
+	// session timeout, or a handle closed without closeSession and
+	// reopened) and continues on a new one, while the server keeps the
+	// old session and its ephemerals until it expires (CURATOR-498).
+	Abandon int
 }
 
 // Config configures a run.
@@ -315,6 +320,9 @@ func (s *Sim) enabled() {
 		}
 		if s.used[Pause] < f.Pause && c.connected {
 			faulty = append(faulty, Event{Kind: Pause, Client: i})
+		}
+		if s.used[Abandon] < f.Abandon {
+			faulty = append(faulty, Event{Kind: Abandon, Client: i})
 		}
 	}
 	for i := 1; i <= s.cfg.Server.Followers; i++ {

@@ -17,7 +17,7 @@ import (
 //	recipe lock
 //	workload clients=5 acquisitions=3 hold=1 read=0 timeout=0 timeout-percent=100 unfenced=false dir=/locks/l
 //	server seed=0 followers=0 overflow=pin
-//	faults percent=10 lose-request=2 lose-reply=2 disconnect=2 crash=1 pause=1 pause-ticks=8 reap=1 reorder=0
+//	faults percent=10 lose-request=2 lose-reply=2 disconnect=2 crash=1 pause=1 pause-ticks=8 reap=1 reorder=0 abandon=0
 //	run tick-ms=1000 session-ms=4000 tick-percent=5 max-steps=20000 deadlock-ticks=40
 //	decisions 0 17 3 ...
 //	trace
@@ -42,8 +42,8 @@ func (f TraceFile) String() string {
 	fmt.Fprintf(&b, "workload clients=%d acquisitions=%d hold=%d read=%d timeout=%d timeout-percent=%d unfenced=%t dir=%s sequence-start=%d\n",
 		w.Clients, w.Acquisitions, w.HoldTicks, w.ReadPercent, w.TimeoutTicks, w.TimeoutPercent, w.Unfenced, w.Dir, w.SequenceStart)
 	fmt.Fprintf(&b, "server seed=%d followers=%d overflow=%s\n", c.Server.Seed, c.Server.Followers, c.Server.Overflow)
-	fmt.Fprintf(&b, "faults percent=%d lose-request=%d lose-reply=%d disconnect=%d crash=%d pause=%d pause-ticks=%d reap=%d reorder=%d\n",
-		fl.Percent, fl.LoseRequest, fl.LoseReply, fl.Disconnect, fl.Crash, fl.Pause, fl.PauseTicks, fl.Reap, fl.Reorder)
+	fmt.Fprintf(&b, "faults percent=%d lose-request=%d lose-reply=%d disconnect=%d crash=%d pause=%d pause-ticks=%d reap=%d reorder=%d abandon=%d\n",
+		fl.Percent, fl.LoseRequest, fl.LoseReply, fl.Disconnect, fl.Crash, fl.Pause, fl.PauseTicks, fl.Reap, fl.Reorder, fl.Abandon)
 	fmt.Fprintf(&b, "run tick-ms=%d session-ms=%d tick-percent=%d max-steps=%d deadlock-ticks=%d pct=%t pct-depth=%d pct-horizon=%d\n",
 		c.Server.TickMillis, c.SessionTimeoutMs, c.TickPercent, c.MaxSteps, c.DeadlockTicks, c.PCT, c.PCTDepth, c.PCTHorizon)
 	b.WriteString("decisions")
@@ -185,11 +185,14 @@ func (f *TraceFile) parseServer(v []string) error {
 	return nil
 }
 
+// parseFaults reads the faults line. A key missing is 0: files written
+// before a fault kind existed (abandon) replay as they were recorded.
 func (f *TraceFile) parseFaults(v []string) error {
 	fl := &f.Config.Faults
 	return keyvals(v, map[string]any{"percent": &fl.Percent, "lose-request": &fl.LoseRequest,
 		"lose-reply": &fl.LoseReply, "disconnect": &fl.Disconnect, "crash": &fl.Crash,
-		"pause": &fl.Pause, "pause-ticks": &fl.PauseTicks, "reap": &fl.Reap, "reorder": &fl.Reorder})
+		"pause": &fl.Pause, "pause-ticks": &fl.PauseTicks, "reap": &fl.Reap, "reorder": &fl.Reorder,
+		"abandon": &fl.Abandon})
 }
 
 func (f *TraceFile) parseRun(v []string) error {
