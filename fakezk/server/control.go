@@ -23,6 +23,7 @@ import (
 //	delay-watches:d=DURATION[,session=ID]                DelayWatches
 //	expire:session=ID                                    Expire
 //	disconnect:session=ID                                Disconnect
+//	abandon:session=ID                                   Abandon
 //
 // IDs are decimal or 0x-prefixed hex; durations are Go's (250ms, 2s).
 const FaultSpecHelp = `fault spec: items separated by ';', each KIND[:key=value,...]
@@ -31,6 +32,7 @@ const FaultSpecHelp = `fault spec: items separated by ';', each KIND[:key=value,
   delay-watches:d=DURATION[,session=ID]                hold watch notifications (and what follows them) for DURATION
   expire:session=ID                                    expire a session now
   disconnect:session=ID                                close a session's connection (the session lives on)
+  abandon:session=ID                                   make the client give its session up for a new one (the old one lives until it times out)
 OP is one of create, delete, exists, get, set, children, multi, sync; PATH a path prefix.`
 
 // action is one parsed item of a fault spec, applied with s.mu held.
@@ -94,10 +96,10 @@ func parseItem(item string) (action, error) {
 		return ruleAction(a, kind, args)
 	case "delay-watches":
 		return delayAction(a, args)
-	case "expire", "disconnect":
+	case "expire", "disconnect", "abandon":
 		return sessionAction(a, kind, args)
 	}
-	return a, fmt.Errorf("unknown kind %q (known: drop-reply, drop-request, delay-watches, expire, disconnect)", kind)
+	return a, fmt.Errorf("unknown kind %q (known: drop-reply, drop-request, delay-watches, expire, disconnect, abandon)", kind)
 }
 
 type specArgs map[string]string
@@ -219,13 +221,17 @@ func sessionAction(a action, kind string, args specArgs) (action, error) {
 	if err := args.rest(); err != nil {
 		return a, err
 	}
-	if kind == "expire" {
+	switch kind {
+	case "expire":
 		a.check = func(s *Server) error { return s.checkLive(id) }
 		a.apply = func(s *Server) { s.expireByRequest(id) }
-		return a, nil
+	case "abandon":
+		a.check = func(s *Server) error { return s.checkLive(id) }
+		a.apply = func(s *Server) { s.abandon(id) }
+	default:
+		a.check = func(s *Server) error { return s.checkConnected(id) }
+		a.apply = func(s *Server) { s.disconnect(id) }
 	}
-	a.check = func(s *Server) error { return s.checkConnected(id) }
-	a.apply = func(s *Server) { s.disconnect(id) }
 	return a, nil
 }
 

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -52,6 +53,8 @@ func TestApplyFaults_Errors(t *testing.T) {
 		"delay-watches":                "missing d=DURATION",
 		"delay-watches:d=-1s":          `d "-1s" is not a duration`,
 		"disconnect:session=0x100":     "no connected client has session 0x100",
+		"abandon":                      "missing session=ID",
+		"abandon:session=0x100":        "no live session 0x100",
 		"expire:session=1,session=2":   `argument "session" given twice`,
 		"drop-reply; frobnicate:x=1":   `unknown kind "frobnicate"`,
 		"delay-watches:d=1s,session=0": `session "0" is not a session id`,
@@ -194,5 +197,75 @@ func TestServer_DisconnectKeepsSession(t *testing.T) {
 	}
 	if err := srv.Disconnect(0x999); err == nil {
 		t.Error("Disconnect of an unknown session succeeded")
+	}
+}
+
+// TestServer_AbandonKeepsOldSession: abandon closes the client's
+// connection and refuses its session's resumption, so the client reports
+// its session expired and starts a new one; the server keeps the old
+// session, with its ephemeral node, until it times out unheard.
+func TestServer_AbandonKeepsOldSession(t *testing.T) {
+	srv, err := server.New(server.Config{Machine: fakezk.Config{TickMillis: 200}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	addr, err := srv.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The address twice, as an ensemble gives several: go-zookeeper waits
+	// a second each time it wraps round its list. A 4 s timeout (20 ticks)
+	// outlasts the client's move to a new session.
+	c, events, err := zk.Connect([]string{addr.String(), addr.String()}, 4*time.Second, zk.WithLogger(quiet{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	for ev := range events {
+		if ev.State == zk.StateHasSession {
+			break
+		}
+	}
+	old := c.SessionID()
+	if _, err := c.Create("/e", nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.ApplyFaults(fmt.Sprintf("abandon:session=%#x", old)); err != nil {
+		t.Fatal(err)
+	}
+	sawExpired := false
+	timeout := time.After(10 * time.Second)
+	for !sawExpired || c.State() != zk.StateHasSession {
+		select {
+		case ev := <-events:
+			sawExpired = sawExpired || ev.State == zk.StateExpired
+		case <-timeout:
+			t.Fatalf("the client did not give its session up for a new one (saw expired: %v, state %v)", sawExpired, c.State())
+		}
+	}
+	if c.SessionID() == old {
+		t.Fatalf("the client resumed its abandoned session %#x", old)
+	}
+	var alive, owned bool
+	srv.Inspect(func(m *fakezk.Machine) {
+		_, st, ok := m.Node("/e")
+		alive, owned = m.Alive(old), ok && st.EphemeralOwner == old
+	})
+	if !alive || !owned {
+		t.Fatalf("after the client left it: old session alive %v, /e still its own %v", alive, owned)
+	}
+	left := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.WaitUntil(ctx, func(m *fakezk.Machine) bool { return !m.Alive(old) }); err != nil {
+		t.Fatalf("the abandoned session %#x never expired", old)
+	}
+	t.Logf("old session expired %v after the client had a new one", time.Since(left).Round(10*time.Millisecond))
+	if ok, _, err := c.Exists("/e"); err != nil || ok {
+		t.Fatalf("/e after the old session expired: exists %v, %v", ok, err)
+	}
+	if err := srv.Abandon(old); err == nil {
+		t.Error("Abandon of an expired session succeeded")
 	}
 }

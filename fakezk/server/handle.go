@@ -58,14 +58,15 @@ func (s *Server) connect(c *conn, req wire.ConnectRequest) bool {
 // resume re-attaches a live session whose password matches, with the
 // timeout negotiated anew. The connection that held the session is closed
 // first, whatever the password (ZooKeeper closes it before checking), and
-// the session lives on.
+// the session lives on. An abandoned session (Abandon) is refused as if it
+// had expired, and lives on too.
 func (s *Server) resume(c *conn, req wire.ConnectRequest) bool {
 	id := req.SessionID
 	if old := s.bySession[id]; old != nil {
 		s.unbind(old)
 		old.closeAfterFlush()
 	}
-	if !s.m.Alive(id) || !bytes.Equal(req.Passwd, s.passwd(id)) {
+	if !s.m.Alive(id) || !bytes.Equal(req.Passwd, s.passwd(id)) || s.abandoned[id] {
 		return false
 	}
 	if err := s.m.Attach(id, c.replica, req.LastZxidSeen); err != nil {

@@ -4,7 +4,8 @@
 // Java client behind zkCli.sh) can be tested against the fake, with faults
 // injected by method call: drop the reply to the next matching request
 // (the lost create), drop the request, expire a session, cut a client's
-// connection, delay its watch notifications.
+// connection, make a client abandon its session while the server keeps
+// it, delay its watch notifications.
 //
 // Time is real here: a ticker advances the Machine one tickTime every
 // Config.TickMillis milliseconds, and a client silent for its session
@@ -76,6 +77,7 @@ type Server struct {
 	rules     []rule
 	intercept fakezk.Interceptor
 	delays    map[int64]time.Duration // watch delivery delay by session, 0: all
+	abandoned map[int64]bool          // live sessions whose resumption is refused
 	listeners map[net.Listener]struct{}
 	changed   ctxcond.Var // broadcast by deliver
 	closed    bool
@@ -100,7 +102,7 @@ func New(cfg Config) (*Server, error) {
 		cfg: cfg, tick: time.Duration(m.Config().TickMillis) * time.Millisecond, sessionless: sessionlessTimeout,
 		m: m, conns: map[*conn]struct{}{}, bySession: map[int64]*conn{},
 		perIP:  map[string]int{},
-		delays: map[int64]time.Duration{}, listeners: map[net.Listener]struct{}{},
+		delays: map[int64]time.Duration{}, abandoned: map[int64]bool{}, listeners: map[net.Listener]struct{}{},
 		done: make(chan struct{}),
 	}
 	s.wg.Add(1)
@@ -229,6 +231,7 @@ func (s *Server) clock() {
 			s.mu.Lock()
 			s.expireSilent(now)
 			s.m.Tick()
+			s.forgetAbandoned()
 			s.deliver()
 			s.mu.Unlock()
 		}
@@ -361,8 +364,28 @@ func (s *Server) Disconnect(id int64) error {
 	return nil
 }
 
+// Abandon makes a session's client give it up, as a client does whose own
+// session timeout ran out during a disconnection (Curator's injected
+// expiry), or an application that closed its handle without the
+// closeSession reaching the server and opened a new one: the connection
+// closes, and the client's attempt to resume the session is answered as
+// if it had expired, so that it opens a new one. The server itself keeps
+// the old session, and its ephemeral nodes, until the session expires by
+// its timeout, unheard. A client that looks for a node its lost create
+// made may find the old session's (CURATOR-498).
+func (s *Server) Abandon(id int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.checkLive(id); err != nil {
+		return fmt.Errorf("server: abandon: %w", err)
+	}
+	s.abandon(id)
+	s.deliver()
+	return nil
+}
+
 // The session faults, with s.mu held, shared by the methods above and the
-// fault spec's expire and disconnect items.
+// fault spec's expire, disconnect and abandon items.
 
 func (s *Server) checkLive(id int64) error {
 	if !s.m.Alive(id) {
@@ -388,6 +411,24 @@ func (s *Server) disconnect(id int64) {
 	c := s.bySession[id]
 	s.unbind(c)
 	c.closeAfterFlush()
+}
+
+func (s *Server) abandon(id int64) {
+	s.logf("session %#x abandoned by request: it lives until it times out; its client must start a new one", id)
+	s.abandoned[id] = true
+	if c := s.bySession[id]; c != nil {
+		s.unbind(c)
+		c.closeAfterFlush()
+	}
+}
+
+// forgetAbandoned drops the marks of abandoned sessions that have ended.
+func (s *Server) forgetAbandoned() {
+	for id := range s.abandoned {
+		if !s.m.Alive(id) {
+			delete(s.abandoned, id)
+		}
+	}
 }
 
 // DelayWatches holds each watch notification for session id (0: every
