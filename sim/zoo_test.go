@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/zksim/zksim/lock/zoo"
@@ -12,29 +13,63 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata golden traces")
 
-// zooWorkload is the workload the zoo is hunted with: faults of every
-// kind, and half the acquisitions giving up after a deadline, so that
-// both give-up bugs and the leaks they cause show.
+// zooWorkload is the workload the zoo is hunted with: half the
+// acquisitions giving up after a deadline, so that both give-up bugs and
+// the leaks they cause show. A lost create adopted from a dying session
+// (bug scenario 2) harms only a hold that outlasts that session, which
+// expires at most 4 ticks after the client gave it up: those exhibits'
+// holders hold for 5 ticks.
 func zooWorkload(ex zoo.Exhibit) sim.Workload {
-	return sim.Workload{Recipe: ex.Recipe, ReadPercent: 50, TimeoutTicks: 12, TimeoutPercent: 50}
+	w := sim.Workload{Recipe: ex.Recipe, ReadPercent: 50, TimeoutTicks: 12, TimeoutPercent: 50}
+	if adoptsAcrossSessions(ex) {
+		w.HoldTicks = 5
+	}
+	return w
 }
 
+// adoptsAcrossSessions: ex maps to bug scenario 2, a lost create adopted
+// from the client's earlier, dying session, which only a client that
+// gives up its session on its own (the abandon fault) leaves behind.
+func adoptsAcrossSessions(ex zoo.Exhibit) bool { return slices.Contains(ex.Scenarios, 2) }
+
+// zooConfig is the configuration the zoo is hunted with: faults of every
+// kind but abandon.
 func zooConfig(seed uint64) sim.Config {
 	return sim.Config{Faults: allFaults, Server: fakezkFollowers(seed)}
+}
+
+// zooConfigFor is zooConfig with one abandoned session more for the
+// exhibits that need one. The others keep zooConfig, with which the
+// golden and regression traces were recorded and their counterexamples'
+// lengths measured.
+func zooConfigFor(ex zoo.Exhibit) func(seed uint64) sim.Config {
+	if !adoptsAcrossSessions(ex) {
+		return zooConfig
+	}
+	return func(seed uint64) sim.Config {
+		cfg := zooConfig(seed)
+		cfg.Faults.Abandon = 1
+		return cfg
+	}
 }
 
 // hunt runs seeds from start until a run shows ex's violation class and
 // returns the number of schedules it took and the decisions of that run.
 func hunt(t *testing.T, ex zoo.Exhibit, start uint64, limit int) (int, sim.Config, []int) {
+	return huntWith(t, ex, zooConfigFor(ex), start, limit)
+}
+
+// huntWith is hunt under the configurations cfg gives each seed.
+func huntWith(t *testing.T, ex zoo.Exhibit, cfg func(seed uint64) sim.Config, start uint64, limit int) (int, sim.Config, []int) {
 	for i := range limit {
 		seed := start + uint64(i)
 		rec := &sim.Recorder{C: sim.NewSeeded(seed)}
-		rep, err := sim.RunWorkload(zooConfig(seed), rec, zooWorkload(ex))
+		rep, err := sim.RunWorkload(cfg(seed), rec, zooWorkload(ex))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if slices.Contains(rep.Classes(), string(ex.Violation)) {
-			return i + 1, zooConfig(seed), rec.Decisions
+			return i + 1, cfg(seed), rec.Decisions
 		}
 	}
 	return limit, sim.Config{}, nil
@@ -50,7 +85,7 @@ func TestZoo_FoundAndShrunk(t *testing.T) {
 			if decisions == nil {
 				t.Fatalf("%s: no %s in 200 schedules", ex.Name, ex.Violation)
 			}
-			ce, ok := sim.Minimize(zooWorkload(ex), zooConfig, string(ex.Violation), 60)
+			ce, ok := sim.Minimize(zooWorkload(ex), zooConfigFor(ex), string(ex.Violation), 60)
 			if !ok {
 				t.Fatalf("no minimal counterexample for %s", ex.Name)
 			}
@@ -101,5 +136,70 @@ func TestZoo_DirWatchMinimalTrace(t *testing.T) {
 	}
 	if got != string(want) {
 		t.Fatalf("minimal trace changed:\n%s", got)
+	}
+}
+
+// A lost create adopted from a dying session needs a client that gives
+// its session up while the server keeps it: AdoptDying is found with the
+// abandon fault (TestZoo_FoundAndShrunk) and never without it, since a
+// session the server has expired leaves no node to adopt.
+func TestZoo_AdoptDyingNeedsAbandon(t *testing.T) {
+	ex, _ := zoo.Lookup(zoo.NameAdoptDying)
+	if n, _, decisions := huntWith(t, ex, zooConfig, 1, 200); decisions != nil {
+		t.Fatalf("%s shown after %d schedules without an abandoned session", ex.Violation, n)
+	}
+}
+
+// A counterexample with an abandoned session saves and replays: the trace
+// file's faults line carries abandon=N, and the replay matches byte for
+// byte.
+func TestZoo_AbandonTraceReplays(t *testing.T) {
+	ex, _ := zoo.Lookup(zoo.NameAdoptDying)
+	ce, ok := sim.Minimize(zooWorkload(ex), zooConfigFor(ex), string(ex.Violation), 60)
+	if !ok {
+		t.Fatal("no counterexample")
+	}
+	path, _, err := sim.SaveFailure(t.TempDir(), "adoptdying", ce.Report, ce.Workload, ce.Config, ce.Decisions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := os.ReadFile(path)
+	if !strings.Contains(string(text), " abandon=1\n") || !strings.Contains(string(text), "left to expire, new session") {
+		t.Fatalf("no abandoned session in the saved file:\n%s", text)
+	}
+	f, err := sim.ParseTraceFile(string(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Workload.Recipe = ex.Recipe
+	rep, err := sim.Replay(f, f.Workload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(rep.Classes(), string(ex.Violation)) {
+		t.Fatalf("the replay shows %v", rep.Violations)
+	}
+}
+
+// The zoo's correct parts hold under abandoned sessions: TimeoutLeak
+// without deadlines is a correct queue lock, and shows no violation of
+// exclusion under the AdoptDying hunt. (A listing sent before the client
+// gave its session up and answered after must not grant the lock to the
+// new session: the node is the old one's.)
+func TestZoo_CorrectQueueUnderAbandon(t *testing.T) {
+	adopt, _ := zoo.Lookup(zoo.NameAdoptDying)
+	leak, _ := zoo.Lookup(zoo.NameTimeoutLeak)
+	w := zooWorkload(adopt)
+	w.Recipe, w.TimeoutTicks = leak.Recipe, 0
+	for seed := uint64(1); seed <= 600; seed++ {
+		cfg := zooConfigFor(adopt)(seed)
+		cfg.NoTrace = true
+		rep, err := sim.RunWorkload(cfg, sim.NewSeeded(seed), w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.Contains(rep.Classes(), string(zoo.MutualExclusion)) {
+			t.Fatalf("seed %d: %v", seed, rep.Violations)
+		}
 	}
 }

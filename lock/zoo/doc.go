@@ -17,6 +17,7 @@
 //	zoo/deletefirstchild   release deletes the first child           mutual-exclusion
 //	zoo/splitdash          orders by the wrong '-' field of names    mutual-exclusion
 //	zoo/gozk               go-zookeeper v1.0.4's zk.Lock             orphan
+//	zoo/adoptdying         lost create found by name, any owner      mutual-exclusion
 //
 // Exhibits lists them with their origin, defect, the ZK-SEMANTICS.md bug
 // scenarios they map to and the violation class a harness must report;
@@ -32,10 +33,11 @@
 // describes): a lost create is looked up by name, data and
 // ephemeralOwner, after a sync; children are ordered by sequence number
 // (where the original design did so), foreign names are ignored, and a
-// sequence number at 2^31-1 is refused; requests are retried through
-// connection loss, after waiting for the link to come back; an Acquire
-// that fails or whose ctx ends removes its node, and Release deletes the
-// holder's own node. Like lock.Mutex's cleanup, that removal and the
+// sequence number at 2^31-1 is refused; a listing that puts the node
+// first grants only while the node's session is still the client's (the
+// queue recipes); requests are retried through connection loss, after
+// waiting for the link to come back; an Acquire that fails or whose ctx
+// ends removes its node, and Release deletes the holder's own node. Like lock.Mutex's cleanup, that removal and the
 // lookup of a lost create outlive ctx: they end when the node is gone or
 // its session is.
 //

@@ -44,8 +44,8 @@ type rule func(m *fakezk.Machine, sid int64, req fakezk.Request) (f fakezk.Fault
 // attempt is one Acquire call running in its own goroutine.
 type attempt struct {
 	id     string
-	conn   *fakezk.Conn
-	sid    int64 // the session it started with
+	conn   zkapi.Conn // a *fakezk.Conn, or a wrapper set before run
+	sid    int64      // the session it started with
 	ctx    context.Context
 	cancel context.CancelFunc
 	done   chan struct{} // closed when Acquire has returned

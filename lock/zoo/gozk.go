@@ -46,12 +46,15 @@ import (
 // Curator's semaphore): connection loss on getChildren or getData (bug
 // scenario 6), a foreign child whose name does not parse (scenario 10),
 // the end of ctx. A create whose reply is lost is looked up once, and if
-// that listing fails too, the applied node is orphaned (scenario 1).
-// Sequence numbers are compared as plain integers, so past 2^31-1 several
-// holders see themselves lowest (ZK-SEMANTICS 7 and scenario 8). The
-// holder is never told that its session ended. Violation: orphan (a node
-// no holder owns blocks the queue; deadlock while its session lives), and
-// mutual-exclusion at the sequence limit.
+// that listing fails too, the applied node is orphaned (scenario 1). The
+// lookup adopts the guid's node whoever owns it: after a client gave up
+// its session, it is the old session's, which goes when that session
+// expires while the new one holds (scenario 2, CURATOR-498). Sequence
+// numbers are compared as plain integers, so past 2^31-1 several holders
+// see themselves lowest (ZK-SEMANTICS 7 and scenario 8). The holder is
+// never told that its session ended. Violation: orphan (a node no holder
+// owns blocks the queue; deadlock while its session lives), and
+// mutual-exclusion at the sequence limit and after an adopted node goes.
 func GoZKLock() lock.Recipe {
 	return lock.Recipe{Name: NameGoZKLock, Acquire: goZKAcquire}
 }

@@ -132,10 +132,7 @@ func (n *node) live(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if s := n.conn.Session(); s.Lost(n.sid) {
-		return fmt.Errorf("%w: session %#x of %s ended (%v)", lock.ErrLost, n.sid, n.path, s)
-	}
-	return nil
+	return n.stillOwned()
 }
 
 // index finds the node in an ordered listing and refuses a sequence
@@ -268,9 +265,26 @@ func created(ctx context.Context, conn zkapi.Conn, p string, sid int64) *node {
 // current session. It runs to the end even if ctx is done, and then
 // deletes what it found: the lost create must not leave an orphan.
 func findOwn(ctx context.Context, conn zkapi.Conn, dir, prefix string, data []byte) (*node, error) {
+	return findNode(ctx, conn, dir, prefix, data, ownedNow)
+}
+
+// ownerCheck says whether a node whose Stat is st, found by findNode, is
+// the caller's, and which session owns it as far as the caller knows.
+type ownerCheck func(conn zkapi.Conn, st zkapi.Stat) (sid int64, mine bool)
+
+// ownedNow is the correct ownerCheck: a node is this client's if the
+// session current after reading it owns it (a node of an earlier, dying
+// session is not: CURATOR-498).
+func ownedNow(conn zkapi.Conn, st zkapi.Stat) (int64, bool) {
+	sid := conn.Session().ID
+	return sid, st.EphemeralOwner == sid
+}
+
+// findNode is findOwn with the ownership test mine.
+func findNode(ctx context.Context, conn zkapi.Conn, dir, prefix string, data []byte, mine ownerCheck) (*node, error) {
 	bg := context.WithoutCancel(ctx)
 	for {
-		n, err := lookOnce(bg, conn, dir, prefix, data)
+		n, err := lookOnce(bg, conn, dir, prefix, data, mine)
 		if isLoss(err) {
 			if err := awaitConnected(bg, conn); err != nil {
 				return nil, err
@@ -284,11 +298,9 @@ func findOwn(ctx context.Context, conn zkapi.Conn, dir, prefix string, data []by
 	}
 }
 
-// lookOnce is one pass of findOwn. It syncs first: after a lost reply the
+// lookOnce is one pass of findNode. It syncs first: after a lost reply the
 // client may have reconnected to a server that has not applied the create.
-// A node is this client's if the session current after reading it owns it
-// (a node of an earlier, dying session is not: CURATOR-498).
-func lookOnce(ctx context.Context, conn zkapi.Conn, dir, prefix string, data []byte) (*node, error) {
+func lookOnce(ctx context.Context, conn zkapi.Conn, dir, prefix string, data []byte, mine ownerCheck) (*node, error) {
 	if err := conn.Sync(ctx, dir); err != nil {
 		return nil, err
 	}
@@ -311,8 +323,11 @@ func lookOnce(ctx context.Context, conn zkapi.Conn, dir, prefix string, data []b
 		if err != nil {
 			return nil, err
 		}
-		if st.EphemeralOwner == conn.Session().ID && bytes.Equal(got, data) {
-			return &node{conn: conn, path: dir + "/" + k, sid: st.EphemeralOwner}, nil
+		if !bytes.Equal(got, data) {
+			continue
+		}
+		if sid, ok := mine(conn, st); ok {
+			return &node{conn: conn, path: dir + "/" + k, sid: sid}, nil
 		}
 	}
 	return nil, nil
@@ -342,13 +357,28 @@ func waitPredecessor(ctx context.Context, n *node, dir string, order func([]stri
 			return err
 		}
 		pred, first, err := n.place(order(kids))
-		if err != nil || first {
+		if err != nil {
 			return err
+		}
+		if first {
+			return n.stillOwned()
 		}
 		if held, err := watch(ctx, n, dir+"/"+pred); held || err != nil {
 			return err
 		}
 	}
+}
+
+// stillOwned reports lock.ErrLost if n's session is gone by now. A listing
+// that shows n first may have been sent under a session that replaced n's
+// while it was on its way (the client gave its session up, or learnt it
+// had expired, and a follower still lists the node): n is then held by a
+// session the client no longer has, and will go when that session ends.
+func (n *node) stillOwned() error {
+	if s := n.conn.Session(); s.Lost(n.sid) {
+		return fmt.Errorf("%w: session %#x of %s ended (%v)", lock.ErrLost, n.sid, n.path, s)
+	}
+	return nil
 }
 
 // list lists dir, with a child watch if watch is set, while n is live,

@@ -46,7 +46,9 @@ var scenarios = map[string][]scenario{
 		orphanBlocks(zoo.Orphan, "lost-create-reply-and-lookup", loseCreateReply, loseChildren),
 		orphanBlocks(zoo.Orphan, "waiter-gives-up"),
 		overflowGrantsTwice(),
+		abandonedSessionNodeAdopted(),
 	},
+	zoo.NameAdoptDying: {abandonedSessionNodeAdopted()},
 }
 
 // Every exhibit is broken by its scenarios, and the good recipes run the
@@ -109,6 +111,7 @@ func TestExhibits_OtherwiseCorrect(t *testing.T) {
 		{gaveUpBeforeWatch(), givingUp},
 		{expiredHolderReleases(), fifo},
 		{lostDeleteReply(), fifo},
+		{abandonedSessionNodeAdopted(), fifo},
 	}
 	for _, ex := range zoo.Exhibits() {
 		for _, c := range checks {

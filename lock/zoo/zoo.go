@@ -30,6 +30,7 @@ const (
 	NameDeleteFirstChild = "zoo/deletefirstchild"
 	NameSplitDash        = "zoo/splitdash"
 	NameGoZKLock         = "zoo/gozk"
+	NameAdoptDying       = "zoo/adoptdying"
 )
 
 // Exhibit is one broken recipe with what a harness should find in it.
@@ -133,9 +134,19 @@ func Exhibits() []Exhibit {
 			Origin: "go-zookeeper v1.0.4 zk.Lock and CreateProtectedEphemeralSequential; " +
 				"samuel/go-zookeeper#229",
 			Bug: "any error after the create returns without deleting the node, which " +
-				"blocks the queue; sequence numbers past 2^31-1 grant twice",
-			Scenarios: []int{1, 6, 8, 10}, Violation: Orphan,
+				"blocks the queue; sequence numbers past 2^31-1 grant twice; a lost create " +
+				"adopts a dying session's node",
+			Scenarios: []int{1, 2, 6, 8, 10}, Violation: Orphan,
 			Also: []Violation{Deadlock, MutualExclusion},
+		},
+		{
+			Name: NameAdoptDying, Recipe: AdoptDying(),
+			Origin: "Curator's protected mode until the CURATOR-498 fix (2019): the " +
+				"lost create is found by the GUID in its name alone",
+			Bug: "after a lost create on a session the client has since given up, " +
+				"it adopts the old session's node, which goes when that session expires " +
+				"while the adopter goes on holding",
+			Scenarios: []int{2}, Violation: MutualExclusion,
 		},
 	}
 }

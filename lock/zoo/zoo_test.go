@@ -18,8 +18,8 @@ var classes = []zoo.Violation{zoo.MutualExclusion, zoo.Herd, zoo.Deadlock, zoo.O
 
 func TestExhibits_Catalog(t *testing.T) {
 	exs, all := zoo.Exhibits(), zoo.All()
-	if len(exs) != 10 || len(all) != len(exs) {
-		t.Fatalf("%d exhibits, %d recipes; want 10 of each", len(exs), len(all))
+	if len(exs) != 11 || len(all) != len(exs) {
+		t.Fatalf("%d exhibits, %d recipes; want 11 of each", len(exs), len(all))
 	}
 	seen := map[string]bool{}
 	for i, ex := range exs {
@@ -173,5 +173,6 @@ func ExampleExhibits() {
 	// zoo/timeoutleak      deadlock         scenarios [6]
 	// zoo/deletefirstchild mutual-exclusion scenarios [3 6 10]
 	// zoo/splitdash        mutual-exclusion scenarios [10]
-	// zoo/gozk             orphan           scenarios [1 6 8 10]
+	// zoo/gozk             orphan           scenarios [1 2 6 8 10]
+	// zoo/adoptdying       mutual-exclusion scenarios [2]
 }
