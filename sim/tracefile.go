@@ -25,7 +25,8 @@ import (
 //
 // A run of client programs (sim.Check) has the recipe line "recipe
 // programs" and a workload line with only the number of programs,
-// "workload clients=3"; everything else is the same.
+// "workload clients=3"; everything else is the same. (So a recipe named
+// "programs" cannot be saved.)
 //
 // Replaying it must reproduce the trace byte for byte.
 type TraceFile struct {
