@@ -14,73 +14,90 @@ import (
 	"github.com/zksim/zksim/lock"
 )
 
-// maxDecisions bounds a drawn schedule; past it every choice is 0.
-const maxDecisions = 6000
-
-// drawDecisions draws a whole schedule as one value, which rapid shrinks
-// by deleting decisions and making them smaller.
-func drawDecisions(t *rapid.T) *Decisions {
-	list := rapid.SliceOfN(rapid.IntRange(0, 1<<20), 0, maxDecisions).Draw(t, "decisions")
-	return &Decisions{List: list}
-}
-
 // CheckOptions configures CheckRecipe.
 type CheckOptions struct {
-	Config   Config
-	Workload Workload // Recipe is set by CheckRecipe
+	// Config bounds the runs: the faults of each kind at most (each check
+	// keeps some kinds and leaves the others out), and the rest as given,
+	// except that Server.Followers 0 is drawn as 0 or 1 and Server.Seed 0
+	// as the check's seed.
+	Config Config
+	// Workload bounds the workload (Recipe is set by CheckRecipe): each
+	// check runs up to Clients (default 5) clients of up to Acquisitions
+	// (default 3) acquisitions each; ReadPercent (for read/write recipes)
+	// and TimeoutTicks, left at 0, are drawn; the other fields are used as
+	// given.
+	Workload Workload
 	// ArtifactDir receives the trace and HTML timeline of a failure;
 	// default: a zksim directory under os.TempDir(), which outlives the
 	// test.
 	ArtifactDir string
 }
 
-// CheckRecipe checks a lock recipe with the standard workload under faulted
-// schedules drawn by rapid: mutual (or reader/writer) exclusion, herd,
-// fencing, orphans and liveness. A failure is shrunk to a minimal schedule;
-// its trace and porcupine timeline are written to files named in the
-// failure message, with the command that replays it.
+// CheckRecipe checks a lock recipe with the standard workload under
+// faulted schedules: mutual (or reader/writer) exclusion, herd, fencing,
+// orphans and liveness. rapid draws each check's workload shape, fault
+// kinds and seed within opts' bounds (-rapid.checks checks, default 100),
+// and each check runs 10 schedules from consecutive seeds. Every violation
+// class found is shrunk to a minimal counterexample (smallest workload,
+// then fewest decisions), saved as a trace file and a porcupine timeline,
+// and reported once with the violations, the end of the trace, and the
+// ReplayFile call that reproduces it.
 func CheckRecipe(t *testing.T, recipe lock.Recipe, opts CheckOptions) {
 	t.Helper()
-	w := opts.Workload
-	w.Recipe = recipe
-	rapid.Check(t, func(rt *rapid.T) {
-		d := drawDecisions(rt)
-		fast := opts.Config
-		fast.NoTrace = true
-		rep, err := RunWorkload(fast, d, w)
-		if err != nil {
-			rt.Fatal(err)
-		}
-		if !rep.OK() {
-			// Runs are deterministic: the same decisions again, traced.
-			used := d.List[:min(d.next, len(d.List))]
-			rep, _ = RunWorkload(opts.Config, &Decisions{List: used}, w)
-			rt.Fatalf("%s", failure(opts.ArtifactDir, t.Name(), Counterexample{Workload: w, Config: opts.Config, Decisions: used, Report: rep}))
-		}
-	})
+	found, schedules, err := explore(t, recipeDraw(recipe, opts), RunWorkload, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) > 0 {
+		subject := failureSubject{what: recipe.Name, name: t.Name() + "-" + recipe.Name, dir: opts.ArtifactDir,
+			replay: "sim.ReplayFile(t, %q, recipe)"}
+		t.Fatal(subject.report(found, schedules, RunWorkload))
+	}
 }
 
-// Check runs client programs under schedules drawn by rapid, with
-// invariant checked after every step (nil: none), and fails on an invariant
-// violation, a deadlock, a step bound or a program error. Programs must
-// not keep state across runs: rapid runs them many times.
+// Check runs client programs under faulted schedules, with invariant
+// checked after every step (nil: none), and fails on an invariant
+// violation, a deadlock, a step bound or a program error. rapid draws
+// each check's fault kinds and seed within cfg's bounds, as CheckRecipe
+// does; failures are shrunk, saved as trace files and reported with the
+// ReplayCheck call that reproduces them. Programs must not keep state
+// across runs (reset it in cfg.Setup): they run many times.
 func Check(t *testing.T, cfg Config, invariant func(s *Sim) error, programs ...Program) {
 	t.Helper()
-	rapid.Check(t, func(rt *rapid.T) {
-		c := cfg
+	run := programsRunner(invariant, programs)
+	found, schedules, err := explore(t, programsDraw(cfg, len(programs)), run, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) > 0 {
+		subject := failureSubject{what: "programs", name: t.Name(), programs: true,
+			replay: "sim.ReplayCheck(t, %q, cfg, invariant, programs...)"}
+		t.Fatal(subject.report(found, schedules, run))
+	}
+}
+
+func recipeDraw(recipe lock.Recipe, opts CheckOptions) func(*rapid.T) check {
+	w := opts.Workload
+	w.Recipe = recipe
+	return func(rt *rapid.T) check { return drawRecipeCheck(rt, w, opts.Config) }
+}
+
+func programsDraw(cfg Config, programs int) func(*rapid.T) check {
+	return func(rt *rapid.T) check { return drawConfig(rt, Workload{Clients: programs}, cfg) }
+}
+
+// programsRunner runs programs as a runner, judged by their verdicts.
+func programsRunner(invariant func(*Sim) error, programs []Program) runner {
+	return func(cfg Config, ch Chooser, _ Workload) (*Report, error) {
 		if invariant != nil {
-			c.Observe = func(s *Sim, _ int, _ Event) error { return invariant(s) }
+			cfg.Observe = func(s *Sim, _ int, _ Event) error { return invariant(s) }
 		}
-		res, err := Run(c, drawDecisions(rt), programs...)
+		res, err := Run(cfg, ch, programs...)
 		if err != nil {
-			rt.Fatal(err)
+			return nil, err
 		}
-		if vs := res.verdicts(); len(vs) > 0 {
-			var b strings.Builder
-			writeRun(&b, vs, res.Trace)
-			rt.Fatalf("%s", b.String())
-		}
-	})
+		return &Report{Result: res, Violations: res.verdicts()}, nil
+	}
 }
 
 // verdicts words what a run itself shows, whatever it ran: a deadlock, no
@@ -111,16 +128,20 @@ func (res *Result) verdicts() []linearize.Violation {
 // replays) and, when the run broke exclusion, its porcupine timeline into
 // dir, named after name, and returns their paths (htmlPath "" if none).
 func SaveFailure(dir, name string, rep *Report, w Workload, cfg Config, decisions []int) (tracePath, htmlPath string, err error) {
+	ce := Counterexample{Workload: w, Config: cfg, Decisions: decisions, Report: rep}
+	return saveFailure(dir, name, ce.traceFile(false), rep)
+}
+
+func saveFailure(dir, name string, file TraceFile, rep *Report) (tracePath, htmlPath string, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", "", err
 	}
 	base := strings.NewReplacer("/", "_", " ", "_").Replace(name)
 	tracePath = filepath.Join(dir, base+".trace")
-	file := TraceFile{Recipe: w.Recipe.Name, Workload: w.withDefaults(), Config: cfg.withDefaults(), Decisions: decisions, Trace: rep.Result.Trace}
 	if err := os.WriteFile(tracePath, []byte(file.String()), 0o644); err != nil {
 		return "", "", err
 	}
-	if rep.lockReport.OK() {
+	if file.Programs || rep.lockReport.OK() {
 		return tracePath, "", nil
 	}
 	htmlPath = filepath.Join(dir, base+".html")
@@ -128,18 +149,6 @@ func SaveFailure(dir, name string, rep *Report, w Workload, cfg Config, decision
 		return tracePath, "", err
 	}
 	return tracePath, htmlPath, nil
-}
-
-// failure describes a failing run of a test and saves its artifacts.
-func failure(dir, test string, ce Counterexample) string {
-	if dir == "" {
-		dir = filepath.Join(os.TempDir(), "zksim")
-	}
-	rep := ce.Report
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d violation(s) in %d steps:\n", ce.Workload.Recipe.Name, len(rep.Violations), rep.Result.Steps)
-	WriteFailure(&b, dir, test+"-"+ce.Workload.Recipe.Name, ce)
-	return b.String()
 }
 
 // WriteFailure saves a counterexample's artifacts into dir (SaveFailure,

@@ -26,9 +26,16 @@
 // Run runs client programs under a Config (faults, strategy, bounds) and a
 // Chooser. RunWorkload runs the standard lock workload for a lock.Recipe
 // and checks the history (package linearize); Report says what it found.
-// CheckRecipe and Check do the same under rapid, which shrinks failures;
+//
+// In tests, CheckRecipe and Check explore with rapid: each rapid check
+// draws a workload shape, the fault kinds it keeps of those allowed, and a
+// seed, and runs a few schedules from consecutive seeds with a seeded
+// chooser, so that faults and ticks are as likely at every step as in
+// `zksim run`. Every violation class found is shrunk (smallest workload
+// first, then Shrink on the recorded decisions), saved as a trace file and
+// reported once, with the ReplayFile or ReplayCheck call that replays it.
 // Shrink, ShrinkSeed and Minimize shrink a failing decision list without
 // rapid. A run saves to a TraceFile (SaveFailure; WriteFailure also
 // describes it) that ParseTraceFile reads back and Replay reproduces byte
-// for byte.
+// for byte; a run of programs saves with the recipe line "programs".
 package sim

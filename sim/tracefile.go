@@ -23,14 +23,25 @@ import (
 //	trace
 //	    1 t0   send c1 create /locks/l/lock-c1_0.1- "" ephemeral-sequential -> ...
 //
+// A run of client programs (sim.Check) has the recipe line "recipe
+// programs" and a workload line with only the number of programs,
+// "workload clients=3"; everything else is the same. (So a recipe named
+// "programs" cannot be saved.)
+//
 // Replaying it must reproduce the trace byte for byte.
 type TraceFile struct {
-	Recipe    string
+	Recipe string
+	// Programs marks a run of client programs rather than of a recipe's
+	// lock workload: Workload.Clients is their number, Recipe is empty.
+	Programs  bool
 	Workload  Workload
 	Config    Config
 	Decisions []int
 	Trace     []string
 }
+
+// programsRecipe is the recipe line's value for a run of programs.
+const programsRecipe = "programs"
 
 // ErrTrace is wrapped by every error about a malformed trace file.
 var ErrTrace = errors.New("sim: bad trace file")
@@ -38,9 +49,13 @@ var ErrTrace = errors.New("sim: bad trace file")
 func (f TraceFile) String() string {
 	var b strings.Builder
 	w, c, fl := f.Workload, f.Config, f.Config.Faults
-	fmt.Fprintf(&b, "zksim-trace v1\nrecipe %s\n", f.Recipe)
-	fmt.Fprintf(&b, "workload clients=%d acquisitions=%d hold=%d read=%d timeout=%d timeout-percent=%d unfenced=%t dir=%s sequence-start=%d\n",
-		w.Clients, w.Acquisitions, w.HoldTicks, w.ReadPercent, w.TimeoutTicks, w.TimeoutPercent, w.Unfenced, w.Dir, w.SequenceStart)
+	if f.Programs {
+		fmt.Fprintf(&b, "zksim-trace v1\nrecipe %s\nworkload clients=%d\n", programsRecipe, w.Clients)
+	} else {
+		fmt.Fprintf(&b, "zksim-trace v1\nrecipe %s\n", f.Recipe)
+		fmt.Fprintf(&b, "workload clients=%d acquisitions=%d hold=%d read=%d timeout=%d timeout-percent=%d unfenced=%t dir=%s sequence-start=%d\n",
+			w.Clients, w.Acquisitions, w.HoldTicks, w.ReadPercent, w.TimeoutTicks, w.TimeoutPercent, w.Unfenced, w.Dir, w.SequenceStart)
+	}
 	fmt.Fprintf(&b, "server seed=%d followers=%d overflow=%s\n", c.Server.Seed, c.Server.Followers, c.Server.Overflow)
 	fmt.Fprintf(&b, "faults percent=%d lose-request=%d lose-reply=%d disconnect=%d crash=%d pause=%d pause-ticks=%d reap=%d reorder=%d abandon=%d\n",
 		fl.Percent, fl.LoseRequest, fl.LoseReply, fl.Disconnect, fl.Crash, fl.Pause, fl.PauseTicks, fl.Reap, fl.Reorder, fl.Abandon)
@@ -88,7 +103,11 @@ func ParseTraceFile(text string) (TraceFile, error) {
 			if len(v) != 1 {
 				return errors.New("want one recipe name")
 			}
-			f.Recipe = v[0]
+			if v[0] == programsRecipe {
+				f.Programs = true
+			} else {
+				f.Recipe = v[0]
+			}
 			return nil
 		}},
 		{"workload", func(v []string) error { return f.parseWorkload(v) }},
@@ -164,6 +183,9 @@ func keyvals(fields []string, known map[string]any) error {
 
 func (f *TraceFile) parseWorkload(v []string) error {
 	w := &f.Workload
+	if f.Programs {
+		return keyvals(v, map[string]any{"clients": &w.Clients})
+	}
 	return keyvals(v, map[string]any{"clients": &w.Clients, "acquisitions": &w.Acquisitions,
 		"hold": &w.HoldTicks, "read": &w.ReadPercent, "timeout": &w.TimeoutTicks, "timeout-percent": &w.TimeoutPercent,
 		"unfenced": &w.Unfenced, "dir": &w.Dir, "sequence-start": &w.SequenceStart})

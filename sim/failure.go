@@ -1,0 +1,104 @@
+package sim
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// excerptLines bounds the trace a test log shows of a counterexample; the
+// trace file has all of it.
+const excerptLines = 40
+
+// failureSubject is what CheckRecipe or Check checked, for its failure
+// report.
+type failureSubject struct {
+	what     string // the recipe's name, or "programs"
+	name     string // artifact file names start with it
+	dir      string // where they go; "" for os.TempDir()/zksim
+	programs bool
+	replay   string // Go code that replays a trace file, %q for its path
+}
+
+// report shrinks every finding to a minimal counterexample, saves each
+// as a trace file (and timeline), and words the failure: one line per
+// violation class found, then each counterexample once.
+func (s failureSubject) report(found []finding, schedules int, run runner) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s in %s (%s of %d):\n", s.what, plural(len(found), "violation class"),
+		plural(schedules, "schedule"), plural((schedules+schedulesPerCheck-1)/schedulesPerCheck, "check"), schedulesPerCheck)
+	for _, f := range found {
+		fmt.Fprintf(&b, "  %-24s in %d, first in schedule %d: %s\n", f.class, f.schedules, f.index, f.first.describe(s.programs))
+	}
+	for _, f := range found {
+		b.WriteString("\n")
+		ce, ok := shrinkFinding(f, run, s.programs)
+		if !ok {
+			what := "recipe " + s.what + " does"
+			if s.programs {
+				what = "programs do"
+			}
+			fmt.Fprintf(&b, "%s: schedule %d does not show it when run again: the %s not run deterministically "+
+				"(map iteration order, the wall clock, global randomness, state kept across runs?)\n", f.class, f.index, what)
+			continue
+		}
+		s.writeCounterexample(&b, f.class, ce)
+	}
+	return b.String()
+}
+
+// writeCounterexample saves a counterexample and writes what it shows:
+// its size, its violations, the end of its trace, the files and the
+// replay call.
+func (s failureSubject) writeCounterexample(w io.Writer, class string, ce Counterexample) {
+	rep := ce.Report
+	if s.programs {
+		fmt.Fprintf(w, "%s, shrunk to %s:\n", class, plural(len(ce.Decisions), "decision"))
+	} else {
+		fmt.Fprintf(w, "%s, shrunk to %s x %s, %s:\n",
+			class, plural(ce.Workload.Clients, "client"), plural(ce.Workload.Acquisitions, "acquisition"), plural(len(ce.Decisions), "decision"))
+	}
+	for _, v := range rep.Violations {
+		fmt.Fprintf(w, "  %v\n", v)
+	}
+	writeExcerpt(w, rep.Result.Trace)
+	dir := s.dir
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "zksim")
+	}
+	tracePath, htmlPath, err := saveFailure(dir, s.name+"-"+class, ce.traceFile(s.programs), rep)
+	if err != nil {
+		fmt.Fprintf(w, "could not save the failure: %v\n", err)
+		return
+	}
+	fmt.Fprintf(w, "trace:    %s\n", tracePath)
+	if htmlPath != "" {
+		fmt.Fprintf(w, "timeline: %s\n", htmlPath)
+	}
+	fmt.Fprintf(w, "replay:   "+s.replay+"\n", tracePath)
+}
+
+// writeExcerpt writes the last excerptLines lines of a trace, saying how
+// many came before.
+func writeExcerpt(w io.Writer, trace []string) {
+	if n := len(trace) - excerptLines; n > 0 {
+		fmt.Fprintf(w, "  ... %d earlier trace lines in the trace file\n", n)
+		trace = trace[n:]
+	}
+	for _, l := range trace {
+		fmt.Fprintf(w, "%s\n", l)
+	}
+}
+
+// traceFile is the saved form of a counterexample.
+func (ce Counterexample) traceFile(programs bool) TraceFile {
+	f := TraceFile{Config: ce.Config.withDefaults(), Decisions: ce.Decisions, Trace: ce.Report.Result.Trace}
+	if programs {
+		f.Programs, f.Workload = true, Workload{Clients: ce.Workload.Clients}
+	} else {
+		f.Recipe, f.Workload = ce.Workload.Recipe.Name, ce.Workload.withDefaults()
+	}
+	return f
+}

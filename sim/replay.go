@@ -1,0 +1,99 @@
+package sim
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/zksim/zksim/lock"
+)
+
+// ReplayFile replays a trace file that CheckRecipe (or zksim run) saved,
+// with recipe, the lock.Recipe it was saved for, and returns the report.
+// It fails t if the file cannot be read, names another recipe, or replays
+// to another trace (the recipe changed since, or does not run
+// deterministically), and it fails t with the violations the replay shows:
+// a replayed failure fails the test again, ready for a debugger or more
+// logging.
+func ReplayFile(t testing.TB, path string, recipe lock.Recipe) *Report {
+	t.Helper()
+	f := readTraceFile(t, path)
+	if f.Programs || f.Recipe != recipe.Name {
+		t.Fatalf("%s: a trace of %s, not of recipe %q", path, f.subject(), recipe.Name)
+	}
+	w := f.Workload
+	w.Recipe = recipe
+	rep, err := RunWorkload(f.Config, &Decisions{List: f.Decisions}, w)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	judgeReplay(t, path, f, rep)
+	return rep
+}
+
+// ReplayCheck replays a trace file that Check saved, with the same
+// programs, invariant and cfg (whose Setup and Observe the file cannot
+// hold; its faults and bounds come from the file), and returns the report
+// of the run. It fails t as ReplayFile does.
+func ReplayCheck(t testing.TB, path string, cfg Config, invariant func(s *Sim) error, programs ...Program) *Report {
+	t.Helper()
+	f := readTraceFile(t, path)
+	if !f.Programs || f.Workload.Clients != len(programs) {
+		t.Fatalf("%s: a trace of %s, not of %d programs", path, f.subject(), len(programs))
+	}
+	run := f.Config
+	run.Setup, run.Observe = cfg.Setup, cfg.Observe
+	rep, err := programsRunner(invariant, programs)(run, &Decisions{List: f.Decisions}, Workload{})
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	judgeReplay(t, path, f, rep)
+	return rep
+}
+
+func readTraceFile(t testing.TB, path string) TraceFile {
+	t.Helper()
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := ParseTraceFile(string(text))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return f
+}
+
+// judgeReplay fails t if a replay diverged from the saved trace, or
+// showed violations.
+func judgeReplay(t testing.TB, path string, f TraceFile, rep *Report) {
+	t.Helper()
+	got := rep.Result.Trace
+	if i := firstDiff(got, f.Trace); i < len(got) || i < len(f.Trace) {
+		t.Fatalf("%s: the replay diverged from the saved trace at line %d:\n  saved:  %s\n  replay: %s\n"+
+			"(the code under test changed since the trace was saved, or does not run deterministically)",
+			path, i+1, lineOr(f.Trace, i), lineOr(got, i))
+	}
+	if len(rep.Violations) > 0 {
+		var b []byte
+		for _, v := range rep.Violations {
+			b = fmt.Appendf(b, "\n  %v", v)
+		}
+		t.Errorf("%s: replayed %d steps, %d violation(s):%s", path, rep.Result.Steps, len(rep.Violations), b)
+	}
+}
+
+func lineOr(trace []string, i int) string {
+	if i < len(trace) {
+		return trace[i]
+	}
+	return "(end of trace)"
+}
+
+// subject words what a trace file ran.
+func (f TraceFile) subject() string {
+	if f.Programs {
+		return fmt.Sprintf("%d programs", f.Workload.Clients)
+	}
+	return fmt.Sprintf("recipe %q", f.Recipe)
+}
