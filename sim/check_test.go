@@ -23,7 +23,7 @@ import (
 var rapidSeeds = []uint64{1, 0x5eed, 20251, 7340033, 1 << 40, 0x9e3779b97f4a7c15, 424242424242, 31337}
 
 // readmeFaults are the faults of the README's "Checking your own recipe".
-var readmeFaults = sim.Faults{Percent: 10, LoseRequest: 2, LoseReply: 2, Disconnect: 2, Crash: 1, Pause: 1, Reap: 1}
+var readmeFaults = sim.Faults{Percent: 10, LoseRequest: 2, LoseReply: 2, Disconnect: 2, Crash: 1, Pause: 1, Reap: 1, Abandon: 1}
 
 // CheckRecipe, with the README's options and rapid's default 100 checks,
 // finds every zoo bug with its class from every rapid seed tried. (Before

@@ -77,6 +77,12 @@ func waitTurn(ctx context.Context, h *Hold, kinds []string, rule Rule, wait bool
 		}
 		waitOn, granted := rule(ms, i, marked)
 		if granted {
+			// The listing may have been answered after the client gave
+			// its session up (a client-side timeout, an abandoned
+			// handle): never hand out a lease on a session already lost.
+			if s := q.Conn.Session(); s.Lost(h.SID) {
+				return fmt.Errorf("%w while waiting (%v)", ErrSessionLost, s)
+			}
 			return nil
 		}
 		if !wait {

@@ -54,6 +54,11 @@ func drawRecipeCheck(rt *rapid.T, w Workload, cfg Config) check {
 		w.Clients = rapid.IntRange(min(2, w.Clients), w.Clients).Draw(rt, "clients")
 		w.Acquisitions = rapid.IntRange(1, w.Acquisitions).Draw(rt, "acquisitions")
 	}
+	if w.HoldTicks == 0 {
+		// Holds longer than a session timeout meet the bugs of a session
+		// that dies (expiry, a client giving its session up) under a holder.
+		w.HoldTicks = rapid.SampledFrom([]int{1, 6}).Draw(rt, "hold ticks")
+	}
 	if w.Recipe.AcquireRead != nil && w.ReadPercent == 0 {
 		w.ReadPercent = rapid.SampledFrom([]int{0, 50, 100}).Draw(rt, "read percent")
 	}
@@ -184,6 +189,7 @@ func faultKinds(f *Faults) []faultKind {
 	return []faultKind{
 		{"lose-request", &f.LoseRequest}, {"lose-reply", &f.LoseReply}, {"disconnect", &f.Disconnect},
 		{"crash", &f.Crash}, {"pause", &f.Pause}, {"reap", &f.Reap}, {"reorder", &f.Reorder},
+		{"abandon", &f.Abandon},
 	}
 }
 
