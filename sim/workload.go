@@ -54,6 +54,7 @@ type History struct {
 	Accepted []linearize.Accepted
 	Wakeups  []linearize.Wakeup
 	sessions []int64 // per hold: the session that held it
+	finished []bool  // per client: its program returned (it did not crash)
 }
 
 // Report is a checked run.
@@ -90,7 +91,7 @@ func (r *Report) Classes() []string {
 // the run with every checker.
 func RunWorkload(cfg Config, ch Chooser, w Workload) (*Report, error) {
 	w = w.withDefaults()
-	h := &History{}
+	h := &History{finished: make([]bool, w.Clients)}
 	userSetup := cfg.Setup
 	cfg.Setup = func(m *fakezk.Machine) {
 		info, _ := m.CreateSession(0, 10000)
@@ -127,6 +128,7 @@ func (w Workload) program(h *History) Program {
 			read := w.Recipe.AcquireRead != nil && c.sim.chooser.Choose(100, "read?") < w.ReadPercent
 			w.once(ctx, c, h, i, read)
 		}
+		h.finished[c.idx] = true
 		return nil
 	}
 }
@@ -226,7 +228,7 @@ func (r *Report) check(s *Sim, w Workload) {
 	r.Violations = append(r.Violations, herd...)
 
 	if !res.Deadlock && !res.Bounded {
-		r.Violations = append(r.Violations, linearize.CheckOrphans(w.Dir, s.orphans(w.Dir))...)
+		r.Violations = append(r.Violations, linearize.CheckOrphans(w.Dir, s.orphans(w.Dir, h.finished))...)
 	}
 	r.Violations = append(r.Violations, res.verdicts()...)
 }
@@ -267,12 +269,15 @@ func (w Workload) herdLimit(s *Sim) func(int64) int {
 	}
 }
 
-// orphans lists lock nodes owned by live sessions of clients that have
-// finished: nobody will ever remove them while those sessions live.
-func (s *Sim) orphans(dir string) []string {
+// orphans lists lock nodes owned by the live sessions of clients whose
+// programs returned: nobody will ever remove them. A node of a session
+// that a client crashed out of, or replaced after losing touch with it, is
+// not one: the server removes it when that session expires, which may be
+// after the run ends.
+func (s *Sim) orphans(dir string, finished []bool) []string {
 	owners := map[int64]bool{}
 	for _, c := range s.clients {
-		if c.state == stDone {
+		if finished[c.idx] {
 			owners[c.session] = true
 		}
 	}
