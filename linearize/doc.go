@@ -3,17 +3,21 @@
 // The lock histories are critical sections (Hold): when a client asked for
 // a lock, when it got it, and when it stopped holding it, which is when it
 // began to release or, earlier, when its session lost the lock node. Mutual
-// exclusion and reader/writer exclusion are checked as linearizability
-// against porcupine models of a mutex and of a read/write lock, partitioned
-// by lock path; a failing check can be rendered as porcupine's HTML
-// timeline. Beside porcupine, checkers that are not about linearizability:
+// exclusion and reader/writer exclusion are linearizability against
+// porcupine models of a mutex and of a read/write lock, partitioned by lock
+// path; CheckLocks decides it exactly by an interval check (no search, no
+// budget), and a failing check can be rendered as porcupine's HTML
+// timeline. Beside these, checkers that are not about linearizability:
 // herd (how many clients one lock-node deletion woke), fencing (tokens
 // accepted by the protected resource strictly increase), cleanliness (no
 // lock node left behind) and liveness (decided by the simulator).
 //
 // A third porcupine model, of a znode as a versioned register (gets and
 // compare-and-set writes, with connection-loss outcomes unknown), checks
-// ZooKeeper itself: fakezk under the simulator and a real server.
+// ZooKeeper itself: fakezk under the simulator and a real server. Its
+// search is bounded by a number of steps, never by time: no verdict here
+// depends on the machine or its load. A register history the bound cannot
+// decide is reported with the class Undecided, which is not a violation.
 //
 // Every checker reports Violations, each naming its class.
 package linearize
@@ -23,6 +27,7 @@ import "fmt"
 // Violation classes.
 const (
 	MutualExclusion = "mutual-exclusion"
+	Linearizability = "linearizability" // of a register history
 	RWExclusion     = "reader-writer-exclusion"
 	Herd            = "herd"
 	Fencing         = "fencing"
@@ -31,6 +36,9 @@ const (
 	NoProgress      = "no-progress"
 	ClientError     = "client-error"
 	Invariant       = "invariant"
+	// Undecided is not a violation: the check met its bound before it
+	// could tell (CheckRegister), and says so rather than guess.
+	Undecided = "undecided"
 )
 
 // Violation is one finding of a checker.

@@ -1,9 +1,11 @@
 package linearize
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
-	"time"
+	"strings"
 
 	"github.com/anishathalye/porcupine"
 )
@@ -39,6 +41,118 @@ type Hold struct {
 	End    int64 // release called, or the session lost the lock
 }
 
+// LockReport is the outcome of CheckLocks.
+type LockReport struct {
+	Violations []Violation
+	failed     []Hold // the holds on the lock that failed, for the timeline
+	ok         bool
+}
+
+// OK reports whether the history was linearizable.
+func (r LockReport) OK() bool { return r.ok }
+
+// WriteHTML writes porcupine's timeline of the failed lock's history to
+// path (only a failed check has one). Porcupine's search behind it is
+// bounded by a number of steps, not by time, so the file is the same on
+// every machine; it illustrates the verdict and does not decide it.
+func (r LockReport) WriteHTML(path string) error {
+	if r.ok {
+		return fmt.Errorf("linearize: no timeline: the history was linearizable")
+	}
+	_, info, _ := porcupineLocks(r.failed, timelineSteps)
+	return porcupine.VisualizePath(lockModel, info, path)
+}
+
+// CheckLocks checks mutual and reader/writer exclusion: whether the holds
+// can be ordered so that no two overlap unless both are reads. It decides
+// exactly, without search: the history is linearizable (against the
+// porcupine model of a mutex or read/write lock per path, an acquire
+// taking effect between its call and its return, a release at its call)
+// if and only if no two holds on one lock that are not both reads overlap,
+// each taken from its Start to its End. The proof: taking every acquire
+// at its return and every release at its call gives each hold its
+// shortest possible span, so any linearization can only widen the spans
+// conflicting holds must keep apart; and holds that merely touch (one's
+// End is the other's Start) can be ordered release first. A property test
+// checks this against porcupine.
+func CheckLocks(holds []Hold) LockReport {
+	a, b, found := conflict(holds)
+	if !found {
+		return LockReport{ok: true}
+	}
+	class := MutualExclusion
+	if slices.ContainsFunc(holds, func(h Hold) bool { return h.Mode != Exclusive }) {
+		class = RWExclusion
+	}
+	detail := fmt.Sprintf("c%d (%s, %d-%s) and c%d (%s, %d-%s) both held %s",
+		a.Client+1, a.Mode, a.Start, endString(a), b.Client+1, b.Mode, b.Start, endString(b), a.Lock)
+	failed := slices.DeleteFunc(slices.Clone(holds), func(h Hold) bool { return h.Lock != a.Lock })
+	return LockReport{Violations: []Violation{{Class: class, Detail: detail}}, failed: failed}
+}
+
+// conflict finds two holds on one lock, not both reads, that overlap: each
+// starts before the other ends. Locks are taken in path order and holds by
+// Start, so the pair reported is the same for the same history.
+//
+// Sorted by (Start, End), a hold b overlaps an earlier hold a exactly when
+// b starts before a ends; so one pass that remembers the latest-ending
+// write and read so far finds a conflict if there is one.
+func conflict(holds []Hold) (a, b Hold, found bool) {
+	byLock := map[string][]Hold{}
+	for _, h := range holds {
+		byLock[h.Lock] = append(byLock[h.Lock], h)
+	}
+	locks := make([]string, 0, len(byLock))
+	for l := range byLock {
+		locks = append(locks, l)
+	}
+	sort.Strings(locks)
+	for _, l := range locks {
+		if a, b, found := conflictOn(byLock[l]); found {
+			return a, b, true
+		}
+	}
+	return Hold{}, Hold{}, false
+}
+
+func conflictOn(hs []Hold) (a, b Hold, found bool) {
+	slices.SortStableFunc(hs, func(x, y Hold) int {
+		return cmp.Or(cmp.Compare(x.Start, y.Start), cmp.Compare(end(x), end(y)))
+	})
+	var write, read Hold // the latest-ending write and read so far
+	hasWrite, hasRead := false, false
+	for _, h := range hs {
+		switch {
+		case hasWrite && h.Start < end(write):
+			return write, h, true
+		case h.Mode != Read && hasRead && h.Start < end(read):
+			return read, h, true
+		}
+		if h.Mode == Read {
+			if !hasRead || end(h) > end(read) {
+				read, hasRead = h, true
+			}
+		} else if !hasWrite || end(h) > end(write) {
+			write, hasWrite = h, true
+		}
+	}
+	return Hold{}, Hold{}, false
+}
+
+func end(h Hold) int64 {
+	if h.End < 0 {
+		return 1 << 62
+	}
+	return h.End
+}
+
+func endString(h Hold) string {
+	if h.End < 0 {
+		return "end"
+	}
+	return fmt.Sprint(h.End)
+}
+
 type lockInput struct {
 	acquire bool
 	mode    Mode
@@ -47,13 +161,13 @@ type lockInput struct {
 }
 
 type lockState struct {
-	writer  int // -1: none
-	readers string
+	writer  int    // -1: none
+	readers string // the reading clients, sorted, a client once per read it holds
 }
 
 // lockModel is a mutex (Exclusive) or read/write lock (Read, Write) per
-// lock path; a Read or Write hold excludes an Exclusive one on the same
-// path, which cannot happen in well-formed histories anyway.
+// lock path; an Exclusive hold is a write. Read holds are counted per
+// client, so one client may hold two reads at once, as readers may.
 var lockModel = porcupine.Model{
 	Partition: func(h []porcupine.Operation) [][]porcupine.Operation {
 		byLock := map[string][]porcupine.Operation{}
@@ -72,35 +186,8 @@ var lockModel = porcupine.Model{
 		}
 		return out
 	},
-	Init: func() interface{} { return lockState{writer: -1} },
-	Step: func(state, input, _ interface{}) (bool, interface{}) {
-		s, in := state.(lockState), input.(lockInput)
-		readers := decodeSet(s.readers)
-		switch {
-		case in.acquire && in.mode == Read:
-			if s.writer >= 0 {
-				return false, s
-			}
-			readers[in.client] = true
-			return true, lockState{writer: -1, readers: encodeSet(readers)}
-		case in.acquire:
-			if s.writer >= 0 || len(readers) > 0 {
-				return false, s
-			}
-			return true, lockState{writer: in.client, readers: s.readers}
-		case in.mode == Read:
-			if !readers[in.client] {
-				return false, s
-			}
-			delete(readers, in.client)
-			return true, lockState{writer: s.writer, readers: encodeSet(readers)}
-		default:
-			if s.writer != in.client {
-				return false, s
-			}
-			return true, lockState{writer: -1, readers: s.readers}
-		}
-	},
+	Init:  func() interface{} { return lockState{writer: -1} },
+	Step:  stepLock,
 	Equal: func(a, b interface{}) bool { return a.(lockState) == b.(lockState) },
 	DescribeOperation: func(input, _ interface{}) string {
 		in := input.(lockInput)
@@ -122,73 +209,63 @@ var lockModel = porcupine.Model{
 	},
 }
 
-func encodeSet(set map[int]bool) string {
-	ids := make([]int, 0, len(set))
-	for id := range set {
-		ids = append(ids, id)
-	}
-	sort.Ints(ids)
-	s := ""
-	for _, id := range ids {
-		s += fmt.Sprintf("c%d ", id+1)
-	}
-	return s
-}
-
-func decodeSet(s string) map[int]bool {
-	set := map[int]bool{}
-	var id int
-	for len(s) > 0 {
-		n, _ := fmt.Sscanf(s, "c%d ", &id)
-		if n != 1 {
-			break
+func stepLock(state, input, _ interface{}) (bool, interface{}) {
+	s, in := state.(lockState), input.(lockInput)
+	readers := decodeReaders(s.readers)
+	switch {
+	case in.acquire && in.mode == Read:
+		if s.writer >= 0 {
+			return false, s
 		}
-		set[id-1] = true
-		s = s[len(fmt.Sprintf("c%d ", id)):]
+		readers = append(readers, in.client)
+		return true, lockState{writer: -1, readers: encodeReaders(readers)}
+	case in.acquire:
+		if s.writer >= 0 || len(readers) > 0 {
+			return false, s
+		}
+		return true, lockState{writer: in.client, readers: s.readers}
+	case in.mode == Read:
+		i := slices.Index(readers, in.client)
+		if i < 0 {
+			return false, s
+		}
+		readers = slices.Delete(readers, i, i+1)
+		return true, lockState{writer: s.writer, readers: encodeReaders(readers)}
+	default:
+		if s.writer != in.client {
+			return false, s
+		}
+		return true, lockState{writer: -1, readers: s.readers}
 	}
-	return set
 }
 
-// LockReport is the outcome of CheckLocks.
-type LockReport struct {
-	Violations []Violation
-	info       porcupine.LinearizationInfo
-	ok         bool
-}
-
-// OK reports whether the history was linearizable.
-func (r LockReport) OK() bool { return r.ok }
-
-// WriteHTML writes porcupine's timeline of the history to path (only a
-// failed check has one).
-func (r LockReport) WriteHTML(path string) error {
-	if r.ok {
-		return fmt.Errorf("linearize: no timeline: the history was linearizable")
+func encodeReaders(ids []int) string {
+	slices.Sort(ids)
+	var b strings.Builder
+	for _, id := range ids {
+		fmt.Fprintf(&b, "c%d ", id+1)
 	}
-	return porcupine.VisualizePath(lockModel, r.info, path)
+	return b.String()
 }
 
-// CheckLocks checks mutual and reader/writer exclusion: whether the holds
-// can be ordered so that no two overlap unless both are reads. Histories
-// whose conflicting holds are strictly apart are linearizable as they
-// stand (each acquire at its return, each release at its call) and are
-// passed without search; any other goes to porcupine, which decides it and
-// records what WriteHTML renders.
-func CheckLocks(holds []Hold) LockReport {
-	if apart(holds) {
-		return LockReport{ok: true}
+func decodeReaders(s string) []int {
+	var ids []int
+	for _, f := range strings.Fields(s) {
+		var id int
+		if _, err := fmt.Sscanf(f, "c%d", &id); err == nil {
+			ids = append(ids, id-1)
+		}
 	}
-	return porcupineCheck(holds)
+	return ids
 }
 
-// checkWithPorcupine is the slow path alone, for tests of the fast one.
-func checkWithPorcupine(holds []Hold) bool { return porcupineCheck(holds).ok }
-
-func porcupineCheck(holds []Hold) LockReport {
+// lockOps is the history of holds as porcupine operations: an acquire
+// from its call to its return, a release at its call. Times are doubled so
+// that a release (2End to 2End+1) ends before an acquire called at the
+// next instant starts.
+func lockOps(holds []Hold) []porcupine.Operation {
 	var ops []porcupine.Operation
-	rw := false
 	for _, h := range holds {
-		rw = rw || h.Mode != Exclusive
 		ops = append(ops, porcupine.Operation{
 			ClientId: h.Client, Input: lockInput{true, h.Mode, h.Client, h.Lock},
 			Call: 2 * h.Call, Return: 2 * h.Start,
@@ -200,68 +277,13 @@ func porcupineCheck(holds []Hold) LockReport {
 			})
 		}
 	}
-	res, info := porcupine.CheckOperationsVerbose(lockModel, ops, time.Minute)
-	r := LockReport{info: info, ok: res == porcupine.Ok}
-	if !r.ok {
-		class := MutualExclusion
-		if rw {
-			class = RWExclusion
-		}
-		r.Violations = append(r.Violations, Violation{Class: class, Detail: overlaps(holds)})
-	}
-	return r
+	return ops
 }
 
-// apart reports whether, per lock, no two holds that conflict (not both
-// reads) touch or overlap in time.
-func apart(holds []Hold) bool {
-	byLock := map[string][]Hold{}
-	for _, h := range holds {
-		byLock[h.Lock] = append(byLock[h.Lock], h)
-	}
-	for _, hs := range byLock {
-		sort.Slice(hs, func(i, j int) bool { return hs[i].Start < hs[j].Start })
-		var lastWriteEnd, readEnd int64 = -1, -1 // latest ends so far
-		for _, h := range hs {
-			if h.Start <= lastWriteEnd || (h.Mode != Read && h.Start <= readEnd) {
-				return false
-			}
-			if h.Mode == Read {
-				readEnd = max(readEnd, end(h))
-			} else {
-				lastWriteEnd = max(lastWriteEnd, end(h))
-			}
-		}
-	}
-	return true
-}
-
-// overlaps names the first two conflicting holds, for the report.
-func overlaps(holds []Hold) string {
-	for i, a := range holds {
-		for _, b := range holds[i+1:] {
-			if a.Lock != b.Lock || a.Client == b.Client || (a.Mode == Read && b.Mode == Read) {
-				continue
-			}
-			if a.Start < end(b) && b.Start < end(a) {
-				return fmt.Sprintf("c%d (%s, %d-%s) and c%d (%s, %d-%s) both held %s",
-					a.Client+1, a.Mode, a.Start, endString(a), b.Client+1, b.Mode, b.Start, endString(b), a.Lock)
-			}
-		}
-	}
-	return "no linearization of the critical sections exists"
-}
-
-func end(h Hold) int64 {
-	if h.End < 0 {
-		return 1 << 62
-	}
-	return h.End
-}
-
-func endString(h Hold) string {
-	if h.End < 0 {
-		return "end"
-	}
-	return fmt.Sprint(h.End)
+// porcupineLocks runs porcupine's search on the holds, bounded by steps
+// model steps; undecided reports that the bound was reached.
+func porcupineLocks(holds []Hold, steps int64) (res porcupine.CheckResult, info porcupine.LinearizationInfo, undecided bool) {
+	m, b := bounded(lockModel, steps)
+	res, info = porcupine.CheckOperationsVerbose(m, lockOps(holds), 0)
+	return res, info, b.reached()
 }

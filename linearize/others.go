@@ -70,8 +70,10 @@ func CheckFencing(accepted []Accepted) []Violation {
 	return vs
 }
 
-// CheckOrphans reports lock nodes still present when every client that
-// could own them has finished.
+// CheckOrphans reports lock nodes that nobody will remove: the caller
+// passes those still present at the end, owned by live sessions of clients
+// that have finished. A node of a session that will expire (its client
+// crashed, or moved to a new session) is not one.
 func CheckOrphans(lock string, nodes []string) []Violation {
 	if len(nodes) == 0 {
 		return nil

@@ -54,6 +54,7 @@ type History struct {
 	Accepted []linearize.Accepted
 	Wakeups  []linearize.Wakeup
 	sessions []int64 // per hold: the session that held it
+	finished []bool  // per client: its program returned (it did not crash)
 }
 
 // Report is a checked run.
@@ -90,7 +91,7 @@ func (r *Report) Classes() []string {
 // the run with every checker.
 func RunWorkload(cfg Config, ch Chooser, w Workload) (*Report, error) {
 	w = w.withDefaults()
-	h := &History{}
+	h := &History{finished: make([]bool, w.Clients)}
 	userSetup := cfg.Setup
 	cfg.Setup = func(m *fakezk.Machine) {
 		info, _ := m.CreateSession(0, 10000)
@@ -123,17 +124,19 @@ func RunWorkload(cfg Config, ch Chooser, w Workload) (*Report, error) {
 
 func (w Workload) program(h *History) Program {
 	return func(ctx context.Context, c *Client) error {
+		conn := &waitNoting{Conn: c.Conn(), c: c}
 		for i := range w.Acquisitions {
 			read := w.Recipe.AcquireRead != nil && c.sim.chooser.Choose(100, "read?") < w.ReadPercent
-			w.once(ctx, c, h, i, read)
+			w.once(ctx, c, conn, h, i, read)
 		}
+		h.finished[c.idx] = true
 		return nil
 	}
 }
 
 // once is one acquire-hold-write-release cycle. Acquire errors are part
 // of life under faults; the checkers judge the outcome.
-func (w Workload) once(ctx context.Context, c *Client, h *History, i int, read bool) {
+func (w Workload) once(ctx context.Context, c *Client, conn zkapi.Conn, h *History, i int, read bool) {
 	acquire, mode := w.Recipe.Acquire, linearize.Exclusive
 	if w.Recipe.AcquireRead != nil {
 		mode = linearize.Write
@@ -148,10 +151,11 @@ func (w Workload) once(ctx context.Context, c *Client, h *History, i int, read b
 	defer cancel()
 	call := int64(c.sim.step)
 	c.acquiring = mode
-	held, err := acquire(actx, c.Conn(), w.Dir, c.Name()+"_"+strconv.Itoa(i))
+	held, err := acquire(actx, conn, w.Dir, c.Name()+"_"+strconv.Itoa(i))
 	c.acquiring, c.holding = heldNone, err == nil
 	defer func() { c.holding = false }()
 	if err != nil {
+		c.sim.received = append(c.sim.received, received{client: c.idx, held: gaveUp})
 		c.Logf("acquire %s failed: %v", mode, err)
 		return
 	}
@@ -226,38 +230,56 @@ func (r *Report) check(s *Sim, w Workload) {
 	r.Violations = append(r.Violations, herd...)
 
 	if !res.Deadlock && !res.Bounded {
-		r.Violations = append(r.Violations, linearize.CheckOrphans(w.Dir, s.orphans(w.Dir))...)
+		r.Violations = append(r.Violations, linearize.CheckOrphans(w.Dir, s.orphans(w.Dir, h.finished))...)
 	}
 	r.Violations = append(r.Violations, res.verdicts()...)
 }
 
+// Marks the workload adds to the herd checker's timeline (Sim.received)
+// beside wakeups (heldNone) and holds (a Mode).
+const (
+	// waitsAgain: a client called Wait on a watch that had not fired: it
+	// went back to waiting, so a wakeup it had since its last wait did not
+	// let it proceed.
+	waitsAgain linearize.Mode = 254 - iota
+	// gaveUp: a client's acquisition ended without the lock.
+	gaveUp
+)
+
 // herdLimit: an exclusive lock may wake one client per change. A
 // read/write lock may wake at most one writer, plus, when a holder
-// released, the readers that then went straight on to hold (those it made
-// grantable), and when a waiter gave up, the readers that waited on it and
-// must now wait on the writer ahead of it.
+// released, the readers it woke that did not have to wait again: those
+// that went on to hold, and those that gave up (deadline, session lost) or
+// stopped (crash) before waiting again, as a reader woken when it could
+// proceed may; and when a waiter gave up, the readers that waited on it
+// and must now wait on the writer ahead of it.
 func (w Workload) herdLimit(s *Sim) func(int64) int {
 	if w.Recipe.AcquireRead == nil {
 		return func(int64) int { return 1 }
 	}
-	proceeded := map[int64]int{} // cause -> woken readers that then held
+	proceeded := map[int64]int{} // cause -> woken readers that did not wait again
 	readers := map[int64]int{}   // cause -> woken readers
-	last := map[int]int64{}      // client -> cause of its latest wakeup
+	last := map[int]int64{}      // client -> cause of its wakeup as a reader since it last waited
 	for _, r := range s.received {
-		if r.held == heldNone && r.reader && r.zxid >= 0 {
-			readers[r.zxid]++
-		}
-		switch {
-		case r.held == linearize.Read:
+		switch r.held {
+		case heldNone:
+			if r.reader {
+				readers[r.zxid]++
+				last[r.client] = r.zxid
+			} else {
+				delete(last, r.client)
+			}
+		case linearize.Read, gaveUp:
 			if cause, ok := last[r.client]; ok {
 				proceeded[cause]++
 			}
 			delete(last, r.client)
-		case r.held == heldNone && r.zxid >= 0:
-			last[r.client] = r.zxid
-		default:
+		default: // waits again, or holds to write
 			delete(last, r.client)
 		}
+	}
+	for _, cause := range last { // woken, then never went on: crashed
+		proceeded[cause]++
 	}
 	return func(cause int64) int {
 		if s.giveUps[cause] {
@@ -267,12 +289,57 @@ func (w Workload) herdLimit(s *Sim) func(int64) int {
 	}
 }
 
-// orphans lists lock nodes owned by live sessions of clients that have
-// finished: nobody will ever remove them while those sessions live.
-func (s *Sim) orphans(dir string) []string {
+// waitNoting is the Conn the workload gives a recipe: the watches it
+// returns mark, in the herd checker's timeline, each Wait that will block.
+type waitNoting struct {
+	zkapi.Conn
+	c *Client
+}
+
+// ExistsW implements zkapi.Conn.
+func (n *waitNoting) ExistsW(ctx context.Context, path string) (zkapi.Stat, bool, zkapi.Watch, error) {
+	st, ok, w, err := n.Conn.ExistsW(ctx, path)
+	return st, ok, n.watch(w), err
+}
+
+// GetW implements zkapi.Conn.
+func (n *waitNoting) GetW(ctx context.Context, path string) ([]byte, zkapi.Stat, zkapi.Watch, error) {
+	data, st, w, err := n.Conn.GetW(ctx, path)
+	return data, st, n.watch(w), err
+}
+
+// ChildrenW implements zkapi.Conn.
+func (n *waitNoting) ChildrenW(ctx context.Context, path string) ([]string, zkapi.Stat, zkapi.Watch, error) {
+	kids, st, w, err := n.Conn.ChildrenW(ctx, path)
+	return kids, st, n.watch(w), err
+}
+
+func (n *waitNoting) watch(w zkapi.Watch) zkapi.Watch {
+	if sw, ok := w.(*watch); ok {
+		return notingWatch{sw}
+	}
+	return w
+}
+
+type notingWatch struct{ w *watch }
+
+// Wait implements zkapi.Watch.
+func (nw notingWatch) Wait(ctx context.Context) (zkapi.Event, error) {
+	if c := nw.w.c; !nw.w.fired && ctx.Err() == nil {
+		c.sim.received = append(c.sim.received, received{client: c.idx, held: waitsAgain})
+	}
+	return nw.w.Wait(ctx)
+}
+
+// orphans lists lock nodes owned by the live sessions of clients whose
+// programs returned: nobody will ever remove them. A node of a session
+// that a client crashed out of, or replaced after losing touch with it, is
+// not one: the server removes it when that session expires, which may be
+// after the run ends.
+func (s *Sim) orphans(dir string, finished []bool) []string {
 	owners := map[int64]bool{}
 	for _, c := range s.clients {
-		if c.state == stDone {
+		if finished[c.idx] {
 			owners[c.session] = true
 		}
 	}
