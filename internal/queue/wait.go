@@ -90,7 +90,7 @@ func waitTurn(ctx context.Context, h *Hold, kinds []string, rule Rule, wait bool
 		}
 		// A rule that still waits on a node it knows is marked waits for
 		// real; otherwise a marked node is first reported to the rule.
-		mark, err := watchGone(ctx, q, q.Path(waitOn), marked[waitOn])
+		mark, err := watchGone(ctx, q, h.SID, q.Path(waitOn), marked[waitOn])
 		if err != nil {
 			return err
 		}
@@ -102,8 +102,11 @@ func waitTurn(ctx context.Context, h *Hold, kinds []string, rule Rule, wait bool
 
 // watchGone returns when the node at p changes or is found gone; a data
 // watch, so a node already gone leaves no watch behind. A node found marked
-// (data version above 0) is reported at once, without waiting.
-func watchGone(ctx context.Context, q Queue, p string, waitIfMarked bool) (marked bool, err error) {
+// (data version above 0) is reported at once, without waiting. It does not
+// wait if session sid, whose node waits, was lost meanwhile: the watch is
+// then a new session's, which nothing would end, and whoever released
+// would wake a waiter that can only give up.
+func watchGone(ctx context.Context, q Queue, sid int64, p string, waitIfMarked bool) (marked bool, err error) {
 	_, st, w, err := q.Conn.GetW(ctx, p)
 	switch {
 	case errors.Is(err, zkapi.ErrNoNode), errors.Is(err, zkapi.ErrConnectionLoss):
@@ -112,6 +115,8 @@ func watchGone(ctx context.Context, q Queue, p string, waitIfMarked bool) (marke
 		return false, err
 	case st.Version > 0 && !waitIfMarked:
 		return true, nil
+	case q.Conn.Session().Lost(sid):
+		return false, nil // the caller's next round reports it
 	}
 	_, err = w.Wait(ctx)
 	return false, err
