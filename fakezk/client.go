@@ -69,6 +69,18 @@ func (t *WatchTable[W]) TakeAll() []W {
 	return out
 }
 
+// Each calls f for every outstanding handle, in no defined order: a
+// caller that hashes them must treat them as a set.
+func (t *WatchTable[W]) Each(f func(path string, k WatchKind, w W)) {
+	for k, byPath := range t.m {
+		for p, ws := range byPath {
+			for _, w := range ws {
+				f(p, k, w)
+			}
+		}
+	}
+}
+
 // Len is the number of outstanding handles.
 func (t *WatchTable[W]) Len() int {
 	n := 0

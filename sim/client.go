@@ -6,6 +6,7 @@ import (
 	"runtime"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/fphash"
 	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -93,6 +94,13 @@ type Client struct {
 	holding   bool
 
 	slot call // reused by each call: a client has one at a time
+
+	// hist hashes everything the program has been told (replies, events,
+	// session snapshots, ends of waits, the workload's choices) when the
+	// run is explored: a deterministic program's state is a function of
+	// it, so it stands for the program in a state's fingerprint.
+	hist fphash.Hash
+	made []*watch // when exploring: every watch handle given out, in order
 }
 
 // Name is the client's name in traces: c1, c2, ...
@@ -119,14 +127,41 @@ func (c *Client) Logf(format string, args ...any) {
 func (c *Client) Sleep(ctx context.Context, ticks int) error {
 	cl := c.newCall(call{kind: callSleep, ctx: ctx, until: c.sim.now + int64(ticks)})
 	c.park(cl, stWait)
+	if c.sim.hashing {
+		c.hist.Uint(2)
+		fakezk.HashErr(&c.hist, cl.err)
+	}
 	return cl.err
+}
+
+// foldSession adds a session snapshot the program is given, and err, to
+// its history when the run is explored.
+func (c *Client) foldSession(err error) {
+	if c.sim.hashing {
+		c.hist.Uint(3)
+		c.hist.Int(c.sess.ID)
+		c.hist.Int(int64(c.sess.State))
+		c.hist.Uint(c.sess.Seq)
+		fakezk.HashErr(&c.hist, err)
+	}
+}
+
+// chance answers one of the workload's yes/no questions (see Sim.chance)
+// and adds the answer to the client's history.
+func (c *Client) chance(percent int, what string) bool {
+	yes := c.sim.chance(percent, what)
+	if c.sim.hashing {
+		c.hist.Uint(4)
+		c.hist.Bool(yes)
+	}
+	return yes
 }
 
 // WithTimeout returns a context that ends after the given ticks of virtual
 // time.
 func (c *Client) WithTimeout(parent context.Context, ticks int) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(parent)
-	c.sim.timers = append(c.sim.timers, timer{at: c.sim.now + int64(ticks), cancel: cancel})
+	c.sim.timers = append(c.sim.timers, timer{at: c.sim.now + int64(ticks), client: c.idx, ctx: ctx, cancel: cancel})
 	return ctx, cancel
 }
 
@@ -233,6 +268,7 @@ func (c *Client) setState(st zkapi.State) {
 // watch is a one-shot handle of a simulated client.
 type watch struct {
 	c     *Client
+	id    int // when exploring: its index in c.made
 	path  string
 	fired bool
 	ev    zkapi.Event
@@ -250,6 +286,17 @@ func (w *watch) fire(ev zkapi.Event, zxid int64) {
 // Wait implements zkapi.Watch: a scheduling point. A Wait that returns
 // because the watch fired is a wakeup, which the herd checker counts.
 func (w *watch) Wait(ctx context.Context) (zkapi.Event, error) {
+	ev, err := w.wait(ctx)
+	if c := w.c; c.sim.hashing {
+		c.hist.Uint(5)
+		fakezk.HashEvent(&c.hist, ev)
+		c.hist.Int(w.zxid)
+		fakezk.HashErr(&c.hist, err)
+	}
+	return ev, err
+}
+
+func (w *watch) wait(ctx context.Context) (zkapi.Event, error) {
 	if !w.fired {
 		if err := ctx.Err(); err != nil {
 			return zkapi.Event{}, err

@@ -19,48 +19,69 @@ var _ zkapi.Conn = (*Conn)(nil)
 // Do sends one request and waits for the scheduler to deliver its fate
 // (implementing fakezk.Transport).
 func (cn *Conn) Do(ctx context.Context, op, path string, req fakezk.Request) (fakezk.Reply, zkapi.Watch, error) {
+	r, w, err := cn.do(ctx, path, req)
+	if cn.c.sim.hashing {
+		cn.c.hist.Uint(1)
+		fakezk.HashReply(&cn.c.hist, r)
+		fakezk.HashErr(&cn.c.hist, err)
+	}
+	if w == nil { // not a typed nil in the interface
+		return r, nil, zkapi.Wrap(op, path, err)
+	}
+	return r, w, zkapi.Wrap(op, path, err)
+}
+
+// do is Do before its result is wrapped and, when exploring, folded into
+// the client's history.
+func (cn *Conn) do(ctx context.Context, path string, req fakezk.Request) (fakezk.Reply, *watch, error) {
 	c := cn.c
 	if err := ctx.Err(); err != nil {
-		return fakezk.Reply{}, nil, zkapi.Wrap(op, path, err)
+		return fakezk.Reply{}, nil, err
 	}
 	if c.closed {
-		return fakezk.Reply{}, nil, zkapi.Wrap(op, path, zkapi.ErrClosed)
+		return fakezk.Reply{}, nil, zkapi.ErrClosed
 	}
 	if err := fakezk.CheckClientPath(req); err != nil {
-		return fakezk.Reply{}, nil, zkapi.Wrap(op, path, err)
+		return fakezk.Reply{}, nil, err
 	}
 	cl := c.newCall(call{kind: callRequest, req: req, session: c.session})
 	c.park(cl, stCall)
 	if cl.err != nil {
-		return fakezk.Reply{}, nil, zkapi.Wrap(op, path, cl.err)
+		return fakezk.Reply{}, nil, cl.err
 	}
 	r := cl.reply
 	var w *watch
 	if k, ok := fakezk.ReplyWatch(req, r); ok {
 		w = &watch{c: c, path: path, stray: cl.session != c.session}
+		if c.sim.hashing {
+			w.id = len(c.made)
+			c.made = append(c.made, w)
+		}
 		c.watches.Add(path, k, w)
 	}
-	var zw zkapi.Watch
-	if w != nil {
-		zw = w
-	}
-	return r, zw, zkapi.Wrap(op, path, r.Err)
+	return r, w, r.Err
 }
 
 // Session implements zkapi.Conn.
-func (cn *Conn) Session() zkapi.Session { return cn.c.sess }
+func (cn *Conn) Session() zkapi.Session {
+	cn.c.foldSession(nil)
+	return cn.c.sess
+}
 
 // WaitSession implements zkapi.Conn: a scheduling point.
 func (cn *Conn) WaitSession(ctx context.Context, seq uint64) (zkapi.Session, error) {
 	c := cn.c
 	if c.sess.Seq > seq {
+		c.foldSession(nil)
 		return c.sess, nil
 	}
 	if err := ctx.Err(); err != nil {
+		c.foldSession(err)
 		return c.sess, err
 	}
 	cl := c.newCall(call{kind: callSession, ctx: ctx, seq: seq})
 	c.park(cl, stWait)
+	c.foldSession(cl.err)
 	return c.sess, cl.err
 }
 
@@ -73,6 +94,7 @@ func (cn *Conn) Close() error {
 	}
 	c.closed = true
 	if c.connected {
+		c.sim.closes++
 		for _, n := range c.sim.m.CloseSession(c.session) {
 			for _, w := range c.watches.Take(n.Event) {
 				w.fire(n.Event, n.Zxid)

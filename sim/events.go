@@ -62,6 +62,11 @@ func (s *Sim) apply(ev Event) {
 		s.abandon(c)
 	case Tick:
 		s.tick()
+		if s.cfg.Flat { // on to the moment something is due
+			for n := s.due(); n > 1; n-- {
+				s.tick()
+			}
+		}
 	case CatchUp:
 		s.m.CatchUp(ev.Client, s.m.Zxid())
 		s.collect()

@@ -52,6 +52,16 @@ type Config struct {
 	PCT        bool
 	PCTDepth   int // default 3
 	PCTHorizon int // default 400 steps
+	// Flat makes every step one choice among all the enabled events,
+	// faults and (within TickBudget) a tick included, instead of the
+	// weighted coin flips of a random walk, and asks the workload's yes/no
+	// questions as two-way choices. It is the form the systematic strategy
+	// (Explore) enumerates; a run in it is judged deadlocked as soon as
+	// only time could advance and time would change nothing.
+	Flat bool
+	// TickBudget bounds, in Flat mode, the ticks taken while some other
+	// event was enabled; time passes freely when nothing else can happen.
+	TickBudget int
 	// NoTrace skips writing the trace, for fast exploration; a failing
 	// schedule can be run again with tracing, deterministically.
 	NoTrace bool
@@ -75,6 +85,8 @@ func (c Config) withDefaults() Config {
 
 type timer struct {
 	at     int64
+	client int
+	ctx    context.Context
 	cancel context.CancelFunc
 }
 
@@ -101,6 +113,13 @@ type Sim struct {
 	faulty   []Event
 	prio     []int // PCT: client priorities, higher runs first
 	changes  map[int]bool
+	opts     []Event                        // Flat: the options of the current step
+	ticks    int                            // Flat: ticks taken while other events were enabled
+	after    func(ev Event) bool            // Explore: after every step; false ends the run
+	pickHook func(opts []Event) (int, bool) // Explore: picks every Flat step; false ends the run
+	cut      bool                           // Explore: a hook ended the run
+	hashing  bool                           // Explore: clients keep their histories' hashes
+	closes   int                            // Conn.Close calls that reached the server
 }
 
 // received is a wakeup (a Watch.Wait that returned because its watch
@@ -219,10 +238,14 @@ func (s *Sim) loop(res *Result) {
 		}
 		ev, ok := s.pick()
 		if !ok {
-			res.Deadlock = true
+			res.Deadlock = !s.cut
 			return
 		}
 		s.apply(ev)
+		if s.after != nil && !s.after(ev) {
+			s.cut = true
+			return
+		}
 		if cfg.Observe != nil {
 			if err := cfg.Observe(s, s.step, ev); err != nil {
 				res.Err = err
@@ -341,6 +364,9 @@ func (s *Sim) enabled() {
 // shrinking towards 0 removes faults and ticks.
 func (s *Sim) pick() (Event, bool) {
 	s.enabled()
+	if s.cfg.Flat {
+		return s.pickFlat()
+	}
 	normal, faults := s.normal, s.faulty
 	if len(faults) > 0 && s.cfg.Faults.Percent > 0 && s.chooser.Choose(100, "fault?") >= 100-s.cfg.Faults.Percent {
 		return faults[s.chooser.Choose(len(faults), "fault")], true
@@ -357,6 +383,92 @@ func (s *Sim) pick() (Event, bool) {
 		return s.pickPCT(normal), true
 	}
 	return normal[s.chooser.Choose(len(normal), "event")], true
+}
+
+// pickFlat makes one choice among every enabled event: the normal ones,
+// then the faults, then a tick if the tick budget allows one; when only
+// time can advance, the tick comes first, then the faults. A tick in Flat
+// mode advances time to the moment something is next due (see due). Option 0 is
+// the default schedule's (the first client's event, or time passing), so
+// that a systematic search can count the choices that deviate from it. A
+// single option is taken without a choice; if time would change nothing
+// and nothing else can happen, the run has deadlocked.
+func (s *Sim) pickFlat() (Event, bool) {
+	tick := Event{Kind: Tick}
+	quiet := len(s.normal) == 0
+	opts := s.opts[:0]
+	if quiet {
+		if s.due() == 0 {
+			return Event{}, false
+		}
+		opts = append(append(opts, tick), s.faulty...)
+	} else {
+		opts = append(append(opts, s.normal...), s.faulty...)
+		if s.ticks < s.cfg.TickBudget {
+			opts = append(opts, tick)
+		}
+	}
+	s.opts = opts
+	ev := opts[0]
+	if s.pickHook != nil {
+		i, ok := s.pickHook(opts)
+		if !ok {
+			s.cut = true
+			return Event{}, false
+		}
+		ev = opts[i]
+	} else if len(opts) > 1 {
+		ev = opts[s.chooser.Choose(len(opts), "event")]
+	}
+	switch {
+	case quiet && ev.Kind == Tick:
+		s.quiet++
+	case ev.Kind == Tick:
+		s.ticks++
+	case !quiet:
+		s.quiet = 0
+	}
+	return ev, true
+}
+
+// due is the number of ticks until time next changes something: a
+// client's sleep or virtual deadline ends, a paused client resumes, or the
+// ensemble has a session to expire, a follower to catch up or a container
+// to reap; 0 if letting time pass would change nothing.
+func (s *Sim) due() int64 {
+	due := s.m.Due()
+	next := func(at int64) {
+		if d := max(1, at-s.now); due == 0 || d < due {
+			due = d
+		}
+	}
+	for _, c := range s.clients {
+		if c.paused {
+			next(c.pauseEnd)
+		}
+		if c.state == stWait && c.call.kind == callSleep {
+			next(c.call.until)
+		}
+	}
+	for _, t := range s.timers {
+		if t.ctx.Err() == nil {
+			next(t.at)
+		}
+	}
+	return due
+}
+
+// chance answers a workload's yes/no question that holds percent of the
+// time: a draw from 100 in a random walk, a two-way choice in Flat mode
+// (no choice at 0 or 100).
+func (s *Sim) chance(percent int, what string) bool {
+	if !s.cfg.Flat {
+		return s.chooser.Choose(100, what) < percent
+	}
+	if percent <= 0 || percent >= 100 {
+		return percent >= 100
+	}
+	return s.chooser.Choose(2, what) == 1
 }
 
 // collect moves the server's queued notifications into client inboxes.

@@ -59,8 +59,12 @@ func (f TraceFile) String() string {
 	fmt.Fprintf(&b, "server seed=%d followers=%d overflow=%s\n", c.Server.Seed, c.Server.Followers, c.Server.Overflow)
 	fmt.Fprintf(&b, "faults percent=%d lose-request=%d lose-reply=%d disconnect=%d crash=%d pause=%d pause-ticks=%d reap=%d reorder=%d abandon=%d\n",
 		fl.Percent, fl.LoseRequest, fl.LoseReply, fl.Disconnect, fl.Crash, fl.Pause, fl.PauseTicks, fl.Reap, fl.Reorder, fl.Abandon)
-	fmt.Fprintf(&b, "run tick-ms=%d session-ms=%d tick-percent=%d max-steps=%d deadlock-ticks=%d pct=%t pct-depth=%d pct-horizon=%d\n",
+	fmt.Fprintf(&b, "run tick-ms=%d session-ms=%d tick-percent=%d max-steps=%d deadlock-ticks=%d pct=%t pct-depth=%d pct-horizon=%d",
 		c.Server.TickMillis, c.SessionTimeoutMs, c.TickPercent, c.MaxSteps, c.DeadlockTicks, c.PCT, c.PCTDepth, c.PCTHorizon)
+	if c.Flat { // older files have neither key
+		fmt.Fprintf(&b, " flat=true tick-budget=%d", c.TickBudget)
+	}
+	b.WriteString("\n")
 	b.WriteString("decisions")
 	for _, d := range f.Decisions {
 		fmt.Fprintf(&b, " %d", d)
@@ -222,7 +226,8 @@ func (f *TraceFile) parseRun(v []string) error {
 	var tick, session int
 	if err := keyvals(v, map[string]any{"tick-ms": &tick, "session-ms": &session,
 		"tick-percent": &c.TickPercent, "max-steps": &c.MaxSteps, "deadlock-ticks": &c.DeadlockTicks,
-		"pct": &c.PCT, "pct-depth": &c.PCTDepth, "pct-horizon": &c.PCTHorizon}); err != nil {
+		"pct": &c.PCT, "pct-depth": &c.PCTDepth, "pct-horizon": &c.PCTHorizon,
+		"flat": &c.Flat, "tick-budget": &c.TickBudget}); err != nil {
 		return err
 	}
 	c.Server.TickMillis, c.SessionTimeoutMs = int64(tick), int64(session)

@@ -1,0 +1,73 @@
+// Package fphash computes state fingerprints: 64-bit hashes that are the
+// same in every process and binary (unlike hash/maphash, whose seed is
+// random), so that a systematic exploration prunes the same states on
+// every run and its counts and verdicts can be reproduced.
+//
+// A Hash folds values in order. For sets, whose iteration order must not
+// matter (Go maps), hash each element into its own Hash and add the sums
+// with Hash.Add, which is commutative.
+package fphash
+
+import "math/bits"
+
+// Hash is an order-sensitive running hash. The zero value is ready.
+type Hash struct{ h uint64 }
+
+const (
+	k0 = 0x9e3779b97f4a7c15
+	k1 = 0xbf58476d1ce4e5b9
+	k2 = 0x94d049bb133111eb
+)
+
+// mix is splitmix64's finalizer: every input bit reaches every output bit.
+func mix(z uint64) uint64 {
+	z = (z ^ (z >> 30)) * k1
+	z = (z ^ (z >> 27)) * k2
+	return z ^ (z >> 31)
+}
+
+// Uint folds in v.
+func (h *Hash) Uint(v uint64) { h.h = mix(bits.RotateLeft64(h.h, 23) ^ v + k0) }
+
+// Int folds in v.
+func (h *Hash) Int(v int64) { h.Uint(uint64(v)) }
+
+// Bool folds in b.
+func (h *Hash) Bool(b bool) {
+	if b {
+		h.Uint(1)
+	} else {
+		h.Uint(2)
+	}
+}
+
+// String folds in s, with its length so that "ab","c" and "a","bc" differ.
+func (h *Hash) String(s string) {
+	h.Uint(uint64(len(s)) | 1<<63)
+	for len(s) >= 8 {
+		h.Uint(uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56)
+		s = s[8:]
+	}
+	var w uint64
+	for i := range len(s) {
+		w |= uint64(s[i]) << (8 * i)
+	}
+	h.Uint(w)
+}
+
+// Bytes folds in b; nil and empty differ, as ZooKeeper's null and empty
+// data do.
+func (h *Hash) Bytes(b []byte) {
+	if b == nil {
+		h.Uint(3)
+		return
+	}
+	h.String(string(b))
+}
+
+// Add folds in another hash's sum commutatively: for unordered sets.
+func (h *Hash) Add(v uint64) { h.h += mix(v) }
+
+// Sum is the hash so far.
+func (h *Hash) Sum() uint64 { return mix(h.h) }

@@ -1,0 +1,739 @@
+package sim
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/zksim/zksim/linearize"
+)
+
+// Bounds are the limits of a systematic exploration (Explore). The fault
+// budgets are the counts in Config.Faults (its Percent is ignored: every
+// fault is an option wherever it is enabled, within its count).
+type Bounds struct {
+	// Deviations bounds the choices of one schedule that differ from the
+	// default schedule (option 0: the lowest-numbered client's event, or
+	// time passing when nothing else can happen), as CHESS bounds
+	// preemptions: every fault, every early tick, and every event run
+	// ahead of a lower-numbered client's costs one; the workload's yes/no
+	// questions are free. Most bugs need few. Negative: no bound (then
+	// sleep sets prune too; with a bound they could cut schedules whose
+	// only equivalent exceeds it).
+	Deviations int
+	// Depth bounds the choices of one schedule (steps with more than one
+	// option, and the workload's questions); 0: no bound.
+	Depth int
+	// Ticks bounds the ticks taken while some other event was enabled (a
+	// slow network, a late timer); time passes freely when nothing else
+	// can happen.
+	Ticks int
+	// MaxStates stops the search after this many distinct states; 0: no
+	// limit. A search stopped so is not exhaustive, and says so.
+	MaxStates int
+	// Budget stops the search after this much wall-clock time; 0: none.
+	// It decides only how much is covered, which the result reports: a
+	// counterexample found is found on every machine.
+	Budget time.Duration
+	// NoDeepening runs one pass at the bound instead of iterative
+	// deepening (passes at deviations 0, 1, ..., Deviations, or with no
+	// deviation bound at depth 1, 2, ..., Depth), which makes the first
+	// counterexample one with the fewest deviations (or choices) at the
+	// cost of re-running the smaller passes.
+	NoDeepening bool
+	// NoReduction turns off state fingerprints and sleep sets: plain
+	// enumeration of every schedule, to measure what they save.
+	NoReduction bool
+	// Shard and Shards split the schedules: this search covers the
+	// subtrees below the first choices whose number is Shard modulo
+	// Shards. The shards together cover what one search would.
+	Shard, Shards int
+	// Class, if set, is the violation class searched for: runs that show
+	// only others are counted (Exploration.Classes) and the search goes on.
+	Class string
+	// Parallel is the number of workers, each on a part of this shard;
+	// default 1. Each keeps its own fingerprints, so that the result is
+	// the same on every run; the states of a part another worker also
+	// reached are counted by both.
+	Parallel int
+}
+
+func (b Bounds) withDefaults() Bounds {
+	b.Shards = cmp.Or(b.Shards, 1)
+	b.Parallel = cmp.Or(b.Parallel, 1)
+	return b
+}
+
+// Validate reports bounds that cannot be searched.
+func (b Bounds) Validate() error {
+	switch {
+	case b.Depth < 0 || b.Ticks < 0 || b.MaxStates < 0 || b.Budget < 0 || b.Parallel < 0:
+		return fmt.Errorf("%w: depth, ticks, states and budget must not be negative", errBounds)
+	case b.Deviations < 0 && b.Depth == 0 && !b.NoDeepening:
+		return fmt.Errorf("%w: with no deviation bound, deepening needs a depth bound", errBounds)
+	case b.Shards < 0 || b.Shard < 0 || (b.Shards > 0 && b.Shard >= b.Shards) || (b.Shards == 0 && b.Shard > 0):
+		return fmt.Errorf("%w: shard %d of %d", errBounds, b.Shard, b.Shards)
+	}
+	return nil
+}
+
+var errBounds = errors.New("sim: bad exploration bounds")
+
+// Exploration is what a systematic search covered and found.
+type Exploration struct {
+	Bounds    Bounds
+	Schedules int   // runs executed (each re-executes its prefix)
+	Steps     int64 // steps executed by all runs
+	States    int   // distinct states of the last pass
+	Revisits  int   // runs cut at a state already explored
+	Slept     int   // options skipped by sleep sets
+	DepthCuts int   // runs cut by the depth bound in the last pass
+	BoundCuts int   // options left out by the deviation bound in the last pass
+	Passes    int   // deepening passes run
+	Depth     int   // depth bound of the last pass (0: none)
+	Deviation int   // deviation bound of the last pass (-1: none)
+	// Exhausted: every schedule within the bounds (faults, ticks,
+	// deviations, depth) was covered. Complete: moreover no schedule was
+	// cut by the deviation or depth bound, so every schedule within the
+	// fault and tick bounds was.
+	Exhausted bool
+	Complete  bool
+	Elapsed   time.Duration
+	// Classes counts the failing runs by the class they were judged by
+	// (their worst), when Class let the search go on past them.
+	Classes map[string]int
+	// Counterexample is the first failing schedule found (with
+	// deepening, a shortest one), run again with its trace; nil if none.
+	Counterexample *Counterexample
+}
+
+// Explore searches every schedule of w within the bounds, systematically,
+// and stops at the first that breaks a checker. Every step is one choice
+// among the enabled events (Config.Flat); a run is cut where it reaches a
+// state already explored with at least as much depth left (state
+// fingerprints: the ensemble, the messages in flight, virtual time and
+// timers, the budgets used, and what each client's program has been told),
+// and sleep sets skip an option whose interleaving with the ones explored
+// before it only reorders independent events (events of different clients
+// of which at most one touches the ensemble and at most one starts or ends
+// a critical section). Mutual and reader/writer exclusion are checked after
+// every step, so a state reached twice is judged on both paths; the other
+// checkers judge each run that ends.
+func Explore(cfg Config, w Workload, b Bounds) (*Exploration, error) {
+	if err := b.Validate(); err != nil {
+		return nil, err
+	}
+	b = b.withDefaults()
+	cfg.Flat, cfg.TickBudget, cfg.NoTrace, cfg.PCT = true, b.Ticks, true, false
+	cfg.Faults.Percent = 0
+	w = w.withDefaults()
+	start := time.Now()
+	// Parallel workers split this search's shard further: worker j of p
+	// takes shard Shard+Shards*j of Shards*p, so that the machine-level
+	// shards and the workers together still cover every schedule once.
+	xs := make([]*explorer, b.Parallel)
+	for j := range xs {
+		wb := b
+		wb.Shard, wb.Shards = b.Shard+b.Shards*j, b.Shards*b.Parallel
+		xs[j] = &explorer{b: wb, cfg: cfg, w: w, start: start}
+	}
+	res := &Exploration{Bounds: b}
+	for _, p := range b.passes() {
+		errs := make([]error, len(xs))
+		var wg sync.WaitGroup
+		for j, x := range xs {
+			wg.Go(func() {
+				x.devs, x.depth = p.devs, p.depth
+				errs[j] = x.pass()
+			})
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return nil, err
+		}
+		res.merge(p, xs)
+		if res.Counterexample != nil || slices.ContainsFunc(xs, func(x *explorer) bool { return x.stopped }) {
+			break
+		}
+		if res.DepthCuts == 0 && res.BoundCuts == 0 {
+			res.Exhausted, res.Complete = true, true
+			break
+		}
+		res.Exhausted = p == b.passes()[len(b.passes())-1]
+	}
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+// pass is one deepening pass's bounds.
+type pass struct{ devs, depth int }
+
+// passes are the deepening passes: on deviations if they are bounded,
+// else on depth; one pass with NoDeepening.
+func (b Bounds) passes() []pass {
+	var ps []pass
+	switch {
+	case b.NoDeepening:
+		ps = []pass{{max(b.Deviations, -1), b.Depth}}
+	case b.Deviations >= 0:
+		for k := 0; k <= b.Deviations; k++ {
+			ps = append(ps, pass{k, b.Depth})
+		}
+	default:
+		for d := 1; d <= b.Depth; d++ {
+			ps = append(ps, pass{-1, d})
+		}
+	}
+	return ps
+}
+
+// merge adds the workers' counts of pass p; the counterexample kept is
+// the shortest, then the first in decision order, whichever worker found
+// it, so that the result does not depend on the number of workers' timing.
+func (r *Exploration) merge(p pass, xs []*explorer) {
+	r.Passes++
+	r.Depth, r.Deviation = p.depth, p.devs
+	r.States, r.DepthCuts, r.BoundCuts = 0, 0, 0
+	for _, x := range xs {
+		r.Schedules += x.res.Schedules
+		r.Steps += x.res.Steps
+		r.Revisits += x.res.Revisits
+		r.Slept += x.res.Slept
+		r.States += x.res.States
+		r.DepthCuts += x.res.DepthCuts
+		r.BoundCuts += x.res.BoundCuts
+		for c, n := range x.res.Classes {
+			if r.Classes == nil {
+				r.Classes = map[string]int{}
+			}
+			r.Classes[c] += n
+		}
+		x.res.Schedules, x.res.Steps, x.res.Revisits, x.res.Slept, x.res.Classes = 0, 0, 0, 0, nil
+		if ce := x.res.Counterexample; ce != nil && (r.Counterexample == nil || shorter(ce.Decisions, r.Counterexample.Decisions)) {
+			r.Counterexample = ce
+		}
+	}
+}
+
+func shorter(a, b []int) bool {
+	if len(a) != len(b) {
+		return len(a) < len(b)
+	}
+	return slices.Compare(a, b) < 0
+}
+
+// explorer is one depth-first search over decision sequences, re-running
+// the workload from the start for each (a run's goroutines cannot be
+// copied), with the stack of choice points of the current schedule.
+type explorer struct {
+	b     Bounds
+	cfg   Config
+	w     Workload
+	start time.Time
+	res   Exploration
+
+	depth   int // this pass's depth bound; 0: none
+	devs    int // this pass's deviation bound; -1: none
+	stack   []frame
+	visited map[uint64]visit
+	split   int // choices numbered below this depth decide the shard
+	splitN  int // options numbered at that depth so far
+
+	// the current run
+	s       *Sim
+	h       *History
+	pos     int       // choices made in this run
+	sleep   []sleeper // asleep in the current state
+	lastEv  int       // frame of the event chosen for this step; -1: forced
+	before  stepMark
+	fail    *linearize.Violation
+	stopped bool // a budget ran out
+}
+
+// frame is one choice point of the current schedule.
+type frame struct {
+	n      int
+	choice int
+	event  bool      // a step (else a workload question)
+	opts   []Event   // a step's options
+	sleep  []sleeper // asleep when the state was reached
+	done   []sleeper // options explored before choice, with their footprints
+	foot   footprint // what choice's event touched, in the latest run
+	used   int       // deviations of the choices before this one
+}
+
+// cost is the deviations f's current choice adds.
+func (f *frame) cost() int {
+	if f.event && f.choice > 0 {
+		return 1
+	}
+	return 0
+}
+
+// usedAt is the deviations of the choices before the one at index i.
+func (x *explorer) usedAt(i int) int {
+	if i == 0 {
+		return 0
+	}
+	f := &x.stack[i-1]
+	return f.used + f.cost()
+}
+
+// footprint is what an executed event touched, for deciding whether two
+// events commute.
+type footprint struct {
+	client  int
+	kind    Kind
+	global  bool // time, followers, the reaper: depends on everything
+	read    bool // read the ensemble's data (a request, a reconnect)
+	write   bool // changed the data or a server's position in the log
+	visible bool // started or ended a critical section
+}
+
+// independent reports whether a and b commute: running them in either
+// order reaches the same state and the same critical-section history.
+// What one client's event does to its own session (its watches, its
+// connection) no other client can see, so only data conflicts count: a
+// write against a read or a write.
+func independent(a, b footprint) bool {
+	return !a.global && !b.global && a.client != b.client &&
+		!(a.write && (b.write || b.read)) && !(b.write && a.read) &&
+		!(a.visible && b.visible) &&
+		!(a.kind == b.kind && a.kind.IsFault()) // they share a budget
+}
+
+type sleeper struct {
+	ev Event
+	fp footprint
+}
+
+// visit is what the search remembers of a state: the least depth it was
+// reached at and what was asleep there (as a set of event ids), so that a
+// later visit is cut only if it has nothing more to explore.
+type visit struct {
+	depth int32
+	used  int32
+	sleep [2]uint64
+}
+
+// stepMark is what a step's footprint is measured against.
+type stepMark struct {
+	closes int
+	log    int64 // the sum of every server's last applied zxid
+	holds  int
+	ended  int
+}
+
+// readKinds are the events that read the ensemble's data.
+var readKinds = [numKinds]bool{Send: true, LoseReply: true, Reconnect: true}
+
+func isGlobal(k Kind) bool { return k == Tick || k == CatchUp || k == Reap }
+
+// pass is one depth-first search with the current depth bound.
+func (x *explorer) pass() error {
+	x.stack, x.visited = x.stack[:0], map[uint64]visit{}
+	x.res.States, x.res.DepthCuts, x.res.BoundCuts, x.splitN = 0, 0, 0, 0
+	x.split = 0
+	if x.b.Shards > 1 {
+		x.split = 3
+		if x.depth > 0 {
+			x.split = min(3, x.depth)
+		}
+	}
+	for {
+		failed, err := x.runOnce()
+		if err != nil {
+			return err
+		}
+		switch {
+		case len(failed) == 0:
+		case x.b.Class == "":
+			return x.counterexample(worst(failed))
+		case slices.Contains(failed, x.b.Class):
+			return x.counterexample(x.b.Class)
+		default:
+			if x.res.Classes == nil {
+				x.res.Classes = map[string]int{}
+			}
+			x.res.Classes[worst(failed)]++
+		}
+		if x.budgetOut() {
+			x.stopped = true
+			return nil
+		}
+		if !x.backtrack() {
+			return nil
+		}
+	}
+}
+
+func (x *explorer) budgetOut() bool {
+	if x.b.MaxStates > 0 && x.res.States >= x.b.MaxStates {
+		return true
+	}
+	// The clock is read every 64 runs: it decides only coverage.
+	return x.b.Budget > 0 && x.res.Schedules%64 == 0 && time.Since(x.start) > x.b.Budget
+}
+
+// runOnce runs the schedule the stack describes, extending it at its
+// frontier, and returns the violation classes it shows.
+func (x *explorer) runOnce() ([]string, error) {
+	x.pos, x.sleep, x.lastEv, x.fail = 0, x.sleep[:0], -1, nil
+	rep, err := runWorkload(x.cfg, x, x.w, func(s *Sim, h *History) {
+		x.s, x.h = s, h
+		s.pickHook, s.after, s.hashing = x.pick, x.after, !x.b.NoReduction
+	})
+	if err != nil {
+		return nil, err
+	}
+	x.res.Schedules++
+	x.res.Steps += int64(rep.Result.Steps)
+	if x.pos != len(x.stack) {
+		panic(fmt.Sprintf("sim: invariant: a replayed schedule made %d choices, not %d: a run is not deterministic", x.pos, len(x.stack)))
+	}
+	if x.fail != nil {
+		return []string{x.fail.Class}, nil
+	}
+	if !x.s.cut {
+		return rep.Classes(), nil
+	}
+	return nil, nil
+}
+
+// worst is the most severe of a run's violation classes.
+func worst(classes []string) string {
+	order := []string{linearize.MutualExclusion, linearize.RWExclusion, linearize.Fencing, linearize.Deadlock,
+		linearize.NoProgress, linearize.Orphan, linearize.ClientError, linearize.Invariant, linearize.Herd}
+	best := classes[0]
+	for _, c := range classes {
+		if i := slices.Index(order, c); i >= 0 && (slices.Index(order, best) < 0 || i < slices.Index(order, best)) {
+			best = c
+		}
+	}
+	return best
+}
+
+// Choose implements Chooser for the workload's questions: each answer is
+// a choice point like a step.
+func (x *explorer) Choose(n int, _ string) int {
+	if x.pos < len(x.stack) {
+		f := &x.stack[x.pos]
+		x.pos++
+		return f.choice
+	}
+	x.stack = append(x.stack, frame{n: n, used: x.usedAt(len(x.stack))})
+	x.pos++
+	return 0
+}
+
+// pick chooses a step among opts: the recorded choice while the schedule
+// replays its prefix, else the first option not asleep (none: the state
+// is covered, and the run ends).
+func (x *explorer) pick(opts []Event) (int, bool) {
+	x.mark()
+	if len(opts) == 1 { // no choice point
+		if x.pos == len(x.stack) && x.asleep(opts[0]) {
+			x.res.Slept++
+			return 0, false
+		}
+		x.lastEv = -1
+		return 0, true
+	}
+	if x.pos < len(x.stack) {
+		f := &x.stack[x.pos]
+		if !f.event || f.n != len(opts) {
+			panic(fmt.Sprintf("sim: invariant: a replayed step has %d options, not %d: a run is not deterministic", len(opts), f.n))
+		}
+		x.lastEv = x.pos
+		x.pos++
+		return f.choice, true
+	}
+	if x.depth > 0 && len(x.stack) >= x.depth {
+		x.res.DepthCuts++
+		return 0, false
+	}
+	f := frame{n: len(opts), choice: -1, event: true, opts: slices.Clone(opts), sleep: slices.Clone(x.sleep),
+		used: x.usedAt(len(x.stack))}
+	if !x.advance(&f, len(x.stack)) {
+		return 0, false
+	}
+	x.stack = append(x.stack, f)
+	x.lastEv = x.pos
+	x.pos++
+	return f.choice, true
+}
+
+// advance moves f, the choice point at index at, to its next option that
+// is neither asleep nor another shard's; false if there is none.
+func (x *explorer) advance(f *frame, at int) bool {
+	for i := f.choice + 1; i < f.n; i++ {
+		if i > 0 && x.devs >= 0 && f.used >= x.devs {
+			x.res.BoundCuts++
+			return false
+		}
+		if x.asleepIn(f.opts[i], f.sleep) {
+			x.res.Slept++
+			continue
+		}
+		if at == x.split-1 && x.b.Shards > 1 {
+			n := x.splitN
+			x.splitN++
+			if n%x.b.Shards != x.b.Shard {
+				// Another shard's: it counts as explored, with a
+				// footprint that commutes with nothing.
+				f.done = append(f.done, sleeper{f.opts[i], footprint{global: true}})
+				continue
+			}
+		}
+		f.choice = i
+		return true
+	}
+	return false
+}
+
+func (x *explorer) asleep(ev Event) bool { return x.asleepIn(ev, x.sleep) }
+
+func (x *explorer) asleepIn(ev Event, set []sleeper) bool {
+	for _, z := range set {
+		if z.ev == ev {
+			return true
+		}
+	}
+	return false
+}
+
+// mark records what the coming step's footprint is measured against.
+func (x *explorer) mark() {
+	x.before = stepMark{closes: x.s.closes, log: x.logMark(), holds: len(x.h.Holds), ended: x.ended()}
+}
+
+func (x *explorer) logMark() int64 {
+	m := x.s.m
+	sum := m.Zxid()
+	for i := 1; i <= x.cfg.Server.Followers; i++ {
+		sum += m.ServerZxid(i)
+	}
+	return sum
+}
+
+func (x *explorer) ended() int {
+	n := 0
+	for _, hd := range x.h.Holds {
+		if hd.End >= 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// after runs after every step: it works out what the step touched, carries
+// the sleep set over, checks exclusion, and cuts the run at a state
+// already explored.
+func (x *explorer) after(ev Event) bool {
+	fp := footprint{client: ev.Client, kind: ev.Kind, global: isGlobal(ev.Kind), read: readKinds[ev.Kind],
+		write:   x.s.closes != x.before.closes || x.logMark() != x.before.log,
+		visible: len(x.h.Holds) != x.before.holds || x.ended() != x.before.ended}
+	if x.b.NoReduction || x.devs >= 0 {
+		x.sleep = x.sleep[:0]
+		if x.lastEv >= 0 {
+			x.stack[x.lastEv].foot = fp
+		}
+	} else {
+		x.carrySleep(fp)
+	}
+	x.lastEv = -1
+	if v := x.exclusion(); v != nil {
+		x.fail = v
+		return false
+	}
+	if x.pos < len(x.stack) || x.b.NoReduction {
+		return true // replaying a prefix: these states are known
+	}
+	if len(x.stack) < x.split {
+		return true // above the shard split every shard walks the same tree
+	}
+	return x.visit()
+}
+
+// carrySleep computes the sleep set of the state the step reached: what
+// slept before it, and what was explored before its option at its choice
+// point, if it commutes with the step.
+func (x *explorer) carrySleep(fp footprint) {
+	var done []sleeper
+	if x.lastEv >= 0 {
+		f := &x.stack[x.lastEv]
+		f.foot = fp
+		done = f.done
+	}
+	kept := x.sleep[:0]
+	for _, z := range x.sleep {
+		if independent(z.fp, fp) {
+			kept = append(kept, z)
+		}
+	}
+	for _, z := range done {
+		if independent(z.fp, fp) && !x.asleepIn(z.ev, kept) {
+			kept = append(kept, z)
+		}
+	}
+	x.sleep = kept
+}
+
+// visit looks the state up: a state explored before at no greater depth,
+// with no option asleep then that is awake now, is cut.
+func (x *explorer) visit() bool {
+	key := x.s.fingerprint()
+	mask, ok := sleepMask(x.sleep)
+	depth, used := int32(len(x.stack)), int32(0)
+	if x.devs >= 0 {
+		used = int32(x.usedAt(len(x.stack)))
+	}
+	old, seen := x.visited[key]
+	if !seen {
+		x.visited[key] = visit{depth: depth, used: used, sleep: mask}
+		x.res.States++
+		return true
+	}
+	if ok && (x.depth == 0 || old.depth <= depth) && old.used <= used &&
+		old.sleep[0]&^mask[0] == 0 && old.sleep[1]&^mask[1] == 0 {
+		x.res.Revisits++
+		return false
+	}
+	// Explored again from here: what this visit covers replaces what the
+	// last one did (keeping the better of two visits in each respect
+	// would claim more than either covered).
+	x.visited[key] = visit{depth: depth, used: used, sleep: mask}
+	return true
+}
+
+// sleepMask encodes a sleep set as bits kind*8+client; false if an event
+// does not fit (then nothing can be cut on the strength of sleep sets).
+func sleepMask(set []sleeper) ([2]uint64, bool) {
+	var m [2]uint64
+	for _, z := range set {
+		if z.ev.Client >= 8 {
+			return m, false
+		}
+		bit := int(z.ev.Kind)*8 + z.ev.Client
+		m[bit/64] |= 1 << (bit % 64)
+	}
+	return m, true
+}
+
+// exclusion checks, after every step, that the critical sections open now
+// are compatible: a hold is open from its acquisition until its release
+// began or its session expired.
+func (x *explorer) exclusion() *linearize.Violation {
+	writers, readers, exclusive := 0, 0, false
+	var who []int
+	for i, hd := range x.h.Holds {
+		if hd.End >= 0 {
+			continue
+		}
+		if at, ok := x.s.expired[x.h.sessions[i]]; ok && at >= hd.Start {
+			continue
+		}
+		who = append(who, hd.Client+1)
+		switch hd.Mode {
+		case linearize.Read:
+			readers++
+		case linearize.Exclusive:
+			exclusive = true
+			writers++
+		default:
+			writers++
+		}
+	}
+	if writers > 1 || (writers == 1 && readers > 0) {
+		class := linearize.RWExclusion
+		if exclusive {
+			class = linearize.MutualExclusion
+		}
+		return &linearize.Violation{Class: class, Detail: fmt.Sprintf("clients %v hold %s at once at step %d", who, x.w.Dir, x.s.step)}
+	}
+	return nil
+}
+
+// backtrack moves the stack to the next schedule: the deepest choice
+// point with an option left takes it; false when none is left.
+func (x *explorer) backtrack() bool {
+	for len(x.stack) > 0 {
+		f := &x.stack[len(x.stack)-1]
+		if f.event {
+			f.done = append(f.done, sleeper{f.opts[f.choice], f.foot})
+			if x.advance(f, len(x.stack)-1) {
+				return true
+			}
+		} else if f.choice+1 < f.n {
+			f.choice++
+			return true
+		}
+		x.stack = x.stack[:len(x.stack)-1]
+	}
+	return false
+}
+
+// counterexample runs the failing schedule again, traced.
+func (x *explorer) counterexample(class string) error {
+	d := make([]int, len(x.stack))
+	for i, f := range x.stack {
+		d[i] = f.choice
+	}
+	cfg := x.cfg
+	// Choices left at the default past the last deviation are implied
+	// (a decision list chooses 0 past its end); Shrink also tries to
+	// drop deviations the violation does not need.
+	d = Shrink(d, func(d []int) bool {
+		rep, err := RunWorkload(cfg, &Decisions{List: d}, x.w)
+		return err == nil && shows(rep, class)
+	}, 400)
+	cfg.NoTrace = false
+	rep, err := RunWorkload(cfg, &Decisions{List: d}, x.w)
+	if err != nil {
+		return err
+	}
+	if x.fail != nil && !slices.Contains(rep.Classes(), class) {
+		rep.Violations = append(rep.Violations, *x.fail)
+	}
+	x.res.Counterexample = &Counterexample{Workload: x.w, Config: cfg, Decisions: d, Report: rep}
+	return nil
+}
+
+// Coverage words what a search covered: its bounds, whether it exhausted
+// them, and its counts.
+func (r *Exploration) Coverage() string {
+	b := r.Bounds
+	var bounds []string
+	if r.Deviation >= 0 {
+		bounds = append(bounds, fmt.Sprintf("deviations <= %d", r.Deviation))
+	}
+	if r.Depth > 0 {
+		bounds = append(bounds, fmt.Sprintf("depth <= %d", r.Depth))
+	}
+	bounds = append(bounds, fmt.Sprintf("early ticks <= %d", b.Ticks))
+	verdict := "NOT exhausted (stopped by a budget)"
+	switch {
+	case r.Complete:
+		verdict = "exhausted: every schedule, no bound was reached"
+	case r.Exhausted:
+		verdict = "exhausted within the bounds"
+	case r.Counterexample != nil:
+		verdict = "stopped at the first counterexample"
+	}
+	reduction := "fingerprints"
+	switch {
+	case b.NoReduction:
+		reduction = "none"
+	case r.Deviation < 0:
+		reduction = "fingerprints, sleep sets"
+	}
+	rate := float64(r.States) / max(r.Elapsed.Seconds(), 1e-9)
+	return fmt.Sprintf("%s; %s\n  schedules %d, distinct states %d (last pass), revisits cut %d, sleeping options %d, options over the bound %d\n"+
+		"  passes %d, reductions: %s, %.0f states/s, %v",
+		strings.Join(bounds, ", "), verdict, r.Schedules, r.States, r.Revisits, r.Slept, r.BoundCuts+r.DepthCuts,
+		r.Passes, reduction, rate, r.Elapsed.Round(time.Millisecond))
+}

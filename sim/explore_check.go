@@ -1,0 +1,35 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/zksim/zksim/lock"
+)
+
+// CheckExhaustive explores every schedule of recipe's standard workload
+// within b (see Explore): opts.Workload is run as given (default 5
+// clients x 3 acquisitions: keep it small, 2 or 3 clients x 1), under
+// opts.Config's fault budgets. It fails t with the first counterexample
+// (with deepening, one with the fewest deviations), saved as a trace
+// file and reported like CheckRecipe's, and logs what it covered. It
+// returns the exploration for tests that assert on coverage.
+func CheckExhaustive(t *testing.T, recipe lock.Recipe, opts CheckOptions, b Bounds) *Exploration {
+	t.Helper()
+	w := opts.Workload
+	w.Recipe = recipe
+	res, err := Explore(opts.Config, w, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ce := res.Counterexample; ce != nil {
+		var msg strings.Builder
+		subject := failureSubject{what: recipe.Name, name: t.Name() + "-" + recipe.Name, dir: opts.ArtifactDir,
+			replay: "sim.ReplayFile(t, %q, recipe)"}
+		msg.WriteString(recipe.Name + ": systematic search: " + res.Coverage() + "\n\n")
+		subject.writeCounterexample(&msg, worst(ce.Report.Classes()), *ce)
+		t.Fatal(msg.String())
+	}
+	t.Logf("%s: systematic search: %s", recipe.Name, res.Coverage())
+	return res
+}

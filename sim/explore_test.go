@@ -1,0 +1,203 @@
+package sim_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/lock/zoo"
+	"github.com/zksim/zksim/rwlock"
+	"github.com/zksim/zksim/sim"
+)
+
+// exploreFaults: one fault of each legal kind.
+var exploreFaults = sim.Faults{LoseRequest: 1, LoseReply: 1, Disconnect: 1, Crash: 1, Pause: 1, Reap: 1, Abandon: 1}
+
+// The systematic search finds every zoo bug with its class, at the
+// smallest workload that shows it and with the fewest deviations from the
+// default schedule. The state caps only keep a regression from running
+// long: the search is deterministic, so each bug is found at the same
+// count on every machine.
+func TestExplore_FindsEveryZooBug(t *testing.T) {
+	clients := map[string]int{zoo.NameExistsAbsence: 3, "zoo/timeoutleak": 3, "zoo/deletefirstchild": 3}
+	for _, ex := range zoo.Exhibits() {
+		t.Run(ex.Name, func(t *testing.T) {
+			w := zooWorkload(ex)
+			w.Clients, w.Acquisitions = max(2, clients[ex.Name]), 1
+			res, err := sim.Explore(sim.Config{Faults: exploreFaults}, w,
+				sim.Bounds{Deviations: 2, MaxStates: 200000, Class: string(ex.Violation)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ce := res.Counterexample
+			if ce == nil {
+				t.Fatalf("no %s within %s", ex.Violation, res.Coverage())
+			}
+			if got := ce.Report.Classes(); !slices.Contains(got, string(ex.Violation)) {
+				t.Fatalf("counterexample shows %v, want %s", got, ex.Violation)
+			}
+			t.Logf("%s at %d deviations after %d schedules, %d states in the last pass; %d trace lines",
+				ex.Violation, res.Deviation, res.Schedules, res.States, len(ce.Report.Result.Trace))
+		})
+	}
+}
+
+// zksim's own locks survive every schedule of two clients with one fault
+// of each kind and one deviation: no false alarm, and the bounded space
+// is exhausted. (BENCHMARKS.md has larger bounds.)
+func TestExplore_OwnLocksExhaustedClean(t *testing.T) {
+	for _, r := range []lock.Recipe{lock.MutexRecipe(), rwlock.Recipe()} {
+		t.Run(r.Name, func(t *testing.T) {
+			w := sim.Workload{Clients: 2, Acquisitions: 1, ReadPercent: 50, TimeoutTicks: 12, TimeoutPercent: 50}
+			res := sim.CheckExhaustive(t, r, sim.CheckOptions{Config: sim.Config{Faults: exploreFaults}, Workload: w},
+				sim.Bounds{Deviations: 1})
+			if !res.Exhausted {
+				t.Fatalf("not exhausted: %s", res.Coverage())
+			}
+		})
+	}
+}
+
+// A search is deterministic: the same bounds give the same counts and the
+// same counterexample on every run, and with any number of workers the
+// same verdict.
+func TestExplore_Deterministic(t *testing.T) {
+	ex, _ := zoo.Lookup("zoo/assumeonwake")
+	w := zooWorkload(ex)
+	w.Clients, w.Acquisitions = 2, 1
+	run := func(parallel int) *sim.Exploration {
+		res, err := sim.Explore(sim.Config{Faults: exploreFaults}, w, sim.Bounds{Deviations: 2, Parallel: parallel})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Counterexample == nil {
+			t.Fatalf("nothing found: %s", res.Coverage())
+		}
+		return res
+	}
+	a, b := run(1), run(1)
+	a.Elapsed, b.Elapsed = 0, 0
+	if d := cmp.Diff(a.Coverage(), b.Coverage()); d != "" {
+		t.Errorf("two runs covered differently:\n%s", d)
+	}
+	if d := cmp.Diff(a.Counterexample.Decisions, b.Counterexample.Decisions); d != "" {
+		t.Errorf("two runs found different counterexamples:\n%s", d)
+	}
+	p := run(2)
+	if p.Deviation != a.Deviation || worstClass(p) != worstClass(a) {
+		t.Errorf("2 workers: %s at %d deviations, 1 worker: %s at %d", worstClass(p), p.Deviation, worstClass(a), a.Deviation)
+	}
+}
+
+func worstClass(r *sim.Exploration) string { return r.Counterexample.Report.Classes()[0] }
+
+// Shards split the schedules: without reductions (so that no shard's
+// fingerprints hide another's schedules) the shards together run what the
+// whole search runs, and each runs fewer.
+func TestExplore_ShardsSplitTheSchedules(t *testing.T) {
+	w := sim.Workload{Recipe: lock.MutexRecipe(), Clients: 2, Acquisitions: 1}
+	cfg := sim.Config{Faults: sim.Faults{LoseReply: 1}}
+	bounds := sim.Bounds{Deviations: 3, NoDeepening: true, NoReduction: true}
+	whole, err := sim.Explore(cfg, w, bounds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !whole.Exhausted {
+		t.Fatalf("whole search not exhausted: %s", whole.Coverage())
+	}
+	sum := 0
+	for i := range 3 {
+		b := bounds
+		b.Shard, b.Shards = i, 3
+		part, err := sim.Explore(cfg, w, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if part.Schedules >= whole.Schedules {
+			t.Errorf("shard %d ran %d schedules of %d", i, part.Schedules, whole.Schedules)
+		}
+		sum += part.Schedules
+	}
+	// Schedules that end above the split are run by every shard.
+	if sum < whole.Schedules || sum > whole.Schedules+2*3 {
+		t.Errorf("shards ran %d schedules in all, the whole search %d", sum, whole.Schedules)
+	}
+}
+
+// Fingerprints and sleep sets cut the work of plain enumeration and find
+// the same bug.
+func TestExplore_ReductionsAgreeWithPlainEnumeration(t *testing.T) {
+	ex, _ := zoo.Lookup("zoo/assumeonwake")
+	w := zooWorkload(ex)
+	w.Clients, w.Acquisitions = 2, 1
+	cfg := sim.Config{Faults: exploreFaults}
+	var found [2]bool
+	var schedules [2]int
+	for i, plain := range []bool{false, true} {
+		res, err := sim.Explore(cfg, w, sim.Bounds{Deviations: 2, NoReduction: plain, Class: string(ex.Violation)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found[i], schedules[i] = res.Counterexample != nil, res.Schedules
+	}
+	if found != [2]bool{true, true} {
+		t.Fatalf("found with reductions, without: %v", found)
+	}
+	if schedules[0] >= schedules[1] {
+		t.Errorf("schedules to the bug: %d with reductions, %d without", schedules[0], schedules[1])
+	}
+	t.Logf("schedules to the bug: %d with reductions, %d without", schedules[0], schedules[1])
+}
+
+// A counterexample of the systematic search saves as a trace file that
+// parses back and replays byte for byte.
+func TestExplore_CounterexampleReplays(t *testing.T) {
+	ex, _ := zoo.Lookup("zoo/noguidretry")
+	w := zooWorkload(ex)
+	w.Clients, w.Acquisitions = 2, 1
+	res, err := sim.Explore(sim.Config{Faults: exploreFaults}, w, sim.Bounds{Deviations: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ce := res.Counterexample
+	if ce == nil {
+		t.Fatalf("nothing found: %s", res.Coverage())
+	}
+	dir := t.TempDir()
+	path, _, err := sim.SaveFailure(dir, "explored", ce.Report, ce.Workload, ce.Config, ce.Decisions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := os.ReadFile(filepath.Clean(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := sim.ParseTraceFile(string(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.Config.Flat {
+		t.Fatal("the trace file lost the flat choice mode")
+	}
+	rep, err := sim.Replay(f, ce.Workload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(ce.Report.Classes(), rep.Classes()); d != "" {
+		t.Errorf("replay judged differently:\n%s", d)
+	}
+}
+
+// Bad bounds are refused, naming what is wrong.
+func TestExplore_RefusesBadBounds(t *testing.T) {
+	w := sim.Workload{Recipe: lock.MutexRecipe(), Clients: 2, Acquisitions: 1}
+	for _, b := range []sim.Bounds{{Depth: -1}, {Shard: 3, Shards: 2}, {Deviations: -1}, {Parallel: -2}} {
+		if _, err := sim.Explore(sim.Config{}, w, b); err == nil {
+			t.Errorf("%+v: no error", b)
+		}
+	}
+}
