@@ -89,6 +89,7 @@ type Exploration struct {
 	Schedules int   // runs executed (each re-executes its prefix)
 	Steps     int64 // steps executed by all runs
 	States    int   // distinct states of the last pass
+	Visited   int   // distinct states of every pass, added up
 	Revisits  int   // runs cut at a state already explored
 	Slept     int   // options skipped by sleep sets
 	DepthCuts int   // runs cut by the depth bound in the last pass
@@ -204,6 +205,7 @@ func (r *Exploration) merge(p pass, xs []*explorer) {
 		r.Revisits += x.res.Revisits
 		r.Slept += x.res.Slept
 		r.States += x.res.States
+		r.Visited += x.res.States
 		r.DepthCuts += x.res.DepthCuts
 		r.BoundCuts += x.res.BoundCuts
 		for c, n := range x.res.Classes {
@@ -731,9 +733,9 @@ func (r *Exploration) Coverage() string {
 	case r.Deviation < 0:
 		reduction = "fingerprints, sleep sets"
 	}
-	rate := float64(r.States) / max(r.Elapsed.Seconds(), 1e-9)
+	rate := float64(r.Visited) / max(r.Elapsed.Seconds(), 1e-9)
 	return fmt.Sprintf("%s; %s\n  schedules %d, distinct states %d (last pass), revisits cut %d, sleeping options %d, options over the bound %d\n"+
-		"  passes %d, reductions: %s, %.0f states/s, %v",
+		"  passes %d (%d states in all), reductions: %s, %.0f states/s, %v",
 		strings.Join(bounds, ", "), verdict, r.Schedules, r.States, r.Revisits, r.Slept, r.BoundCuts+r.DepthCuts,
-		r.Passes, reduction, rate, r.Elapsed.Round(time.Millisecond))
+		r.Passes, r.Visited, reduction, rate, r.Elapsed.Round(time.Millisecond))
 }
