@@ -63,13 +63,6 @@ func parentOf(path string) (parent, name string) {
 	return path[:i], path[i+1:]
 }
 
-func join(parent, name string) string {
-	if parent == "/" {
-		return "/" + name
-	}
-	return parent + "/" + name
-}
-
 // sequenceSuffix formats a sequence number as ZooKeeper does, with Java's
 // %010d: zero-padded to ten characters after the sign ("-000000003").
 func sequenceSuffix(n int32) string {

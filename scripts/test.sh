@@ -2,7 +2,8 @@
 # The README's test command: runs the whole test suite, real-server tests
 # included, on a fresh machine. It installs Debian's zookeeper and
 # python3-kazoo packages when missing, starts a standalone server and a
-# 3-node ensemble on free loopback ports, runs gofmt, go vet and go test -race
+# 3-node ensemble on free loopback ports, runs gofmt, go vet, go mod tidy
+# -diff, staticcheck (from the module proxy) and go test -race
 # with the real-server tests enabled (then, without -race, the one test left
 # out of race builds), the main job (go run ./cmd/zksim), zksim herd and a
 # quick benchmark report, and stops the servers by PID whatever happens.
@@ -41,6 +42,9 @@ if [ -n "$unformatted" ]; then
 	exit 1
 fi
 go vet ./...
+log "go mod tidy -diff and staticcheck"
+go mod tidy -diff
+go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 go test -race -count=1 "$@" ./...
 # Tests left out of -race builds, for a race inside go-zookeeper v1.0.4
 # (see internal/conformance/differential_serve_test.go); only in a whole

@@ -313,7 +313,7 @@ func FencedSet(ctx context.Context, c zkapi.Conn, fenced func(context.Context, .
 		case errors.Is(err, zkapi.ErrConnectionLoss):
 			lost.Add(1) // applied or not: the next read tells
 		default:
-			return fmt.Errorf("Fenced set of %s at version %d: %w", p, version, err)
+			return fmt.Errorf("fenced set of %s at version %d: %w", p, version, err)
 		}
 	}
 	return ctx.Err()

@@ -36,17 +36,6 @@ func startKazoo(t *testing.T, ctx context.Context, f *fake, dir string) *kazooPr
 	return p
 }
 
-// silent confirms the script says nothing within hangWindow: a pending
-// acquire that hangs.
-func (p *kazooProc) silent(t *testing.T, ctx context.Context, what string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(ctx, hangWindow)
-	defer cancel()
-	if line, ok := p.Next(t, ctx); ok {
-		t.Fatalf("%s: kazoo-lock-faults.py said %q; measured: it hangs", what, line)
-	}
-}
-
 // acquired sends acquire and wants the lock: it returns the node's name.
 func (p *kazooProc) acquired(t *testing.T, ctx context.Context, who string) string {
 	t.Helper()

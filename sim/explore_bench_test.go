@@ -1,0 +1,82 @@
+package sim_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/lock/zoo"
+	"github.com/zksim/zksim/rwlock"
+	"github.com/zksim/zksim/sim"
+)
+
+// BenchmarkExploreZoo: for each zoo bug, the systematic search of its
+// smallest workload (2 clients x 1, or 3 where 2 do not show it) with one
+// fault of each kind, deepening on deviations: the states and time until
+// it finds the bug. Run with -benchtime 1x: the search is deterministic.
+func BenchmarkExploreZoo(b *testing.B) {
+	clients := map[string]int{zoo.NameExistsAbsence: 3, "zoo/timeoutleak": 3, "zoo/deletefirstchild": 3}
+	for _, ex := range zoo.Exhibits() {
+		b.Run(strings.TrimPrefix(ex.Name, "zoo/"), func(b *testing.B) {
+			w := zooWorkload(ex)
+			w.Clients, w.Acquisitions = max(2, clients[ex.Name]), 1
+			var res *sim.Exploration
+			for b.Loop() {
+				var err error
+				res, err = sim.Explore(sim.Config{Faults: exploreFaults}, w, sim.Bounds{Deviations: 4, Class: string(ex.Violation)})
+				if err != nil || res.Counterexample == nil {
+					b.Fatalf("%v: not found: %s", err, res.Coverage())
+				}
+			}
+			b.ReportMetric(float64(w.Clients), "clients")
+			b.ReportMetric(float64(res.Deviation), "deviations")
+			b.ReportMetric(float64(res.Visited), "states")
+			b.ReportMetric(float64(res.Schedules), "schedules")
+			b.ReportMetric(float64(len(res.Counterexample.Report.Result.Trace)), "trace-lines")
+		})
+	}
+}
+
+// exploreRecipes are the good locks the systematic search exhausts.
+func exploreRecipes() []lock.Recipe {
+	return []lock.Recipe{lock.MutexRecipe(), rwlock.Recipe(), lock.ReentrantRecipe(), lock.MultiRecipe()}
+}
+
+// BenchmarkExploreExhaust: the systematic search exhausts each good lock
+// at fixed bounds (clients x 1 acquisition, one fault of each kind, up to
+// K deviations) on one core, with and without reductions: states,
+// schedules, states/s, and the schedules plain enumeration needs for the
+// same bounds over those the reduced search needs. Run with -benchtime 1x.
+func BenchmarkExploreExhaust(b *testing.B) {
+	for _, r := range exploreRecipes() {
+		for _, bound := range []struct{ clients, devs int }{{2, 2}, {3, 1}} {
+			name := fmt.Sprintf("%s/%dx1/K=%d", strings.ReplaceAll(r.Name, "/", "-"), bound.clients, bound.devs)
+			b.Run(name, func(b *testing.B) {
+				w := sim.Workload{Recipe: r, Clients: bound.clients, Acquisitions: 1, ReadPercent: 50}
+				var res, plain *sim.Exploration
+				for b.Loop() {
+					res = exhaust(b, w, sim.Bounds{Deviations: bound.devs, NoDeepening: true})
+				}
+				plain = exhaust(b, w, sim.Bounds{Deviations: bound.devs, NoDeepening: true, NoReduction: true})
+				b.ReportMetric(float64(res.Visited), "states")
+				b.ReportMetric(float64(res.Schedules), "schedules")
+				b.ReportMetric(float64(res.Visited)/res.Elapsed.Seconds(), "states/s")
+				b.ReportMetric(float64(plain.Schedules)/float64(res.Schedules), "reduction")
+			})
+		}
+	}
+}
+
+func exhaust(b *testing.B, w sim.Workload, bounds sim.Bounds) *sim.Exploration {
+	res, err := sim.Explore(sim.Config{Faults: exploreFaults}, w, bounds)
+	switch {
+	case err != nil:
+		b.Fatal(err)
+	case res.Counterexample != nil:
+		b.Fatalf("counterexample: %v", res.Counterexample.Report.Violations)
+	case !res.Exhausted:
+		b.Fatalf("not exhausted: %s", res.Coverage())
+	}
+	return res
+}
