@@ -224,8 +224,12 @@ func (r *realRun) violations(dir string, left []string) []linearize.Violation {
 // header says at once what the run does.
 func (r *realRun) header(w io.Writer) {
 	wl := r.rc.workload
+	faults := "none"
+	if r.rc.expire > 0 {
+		faults = fmt.Sprintf("expire=%d", r.rc.expire)
+	}
 	fmt.Fprintf(w, "%s run: %s on real servers %s, %d clients x %d acquisitions, faults %s\n",
-		r.rc.cli.name(), wl.Recipe.Name, strings.Join(r.rc.servers, ","), wl.Clients, wl.Acquisitions, r.rc.faults)
+		r.rc.cli.name(), wl.Recipe.Name, strings.Join(r.rc.servers, ","), wl.Clients, wl.Acquisitions, faults)
 	fmt.Fprint(w, "checked: exclusion (porcupine), fencing, orphans; no schedule control, no herd check on real servers\n\n")
 }
 

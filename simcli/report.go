@@ -57,7 +57,10 @@ func (rc runConfig) describe() string {
 	if rc.recipe.AcquireRead != nil && wl.ReadPercent != 50 {
 		extra = append(extra, fmt.Sprintf("%d%% reads", wl.ReadPercent))
 	}
-	if rc.followers >= 0 {
+	switch {
+	case rc.followers == 1:
+		extra = append(extra, "1 follower")
+	case rc.followers >= 0:
 		extra = append(extra, fmt.Sprintf("%d followers", rc.followers))
 	}
 	if wl.SequenceStart != 0 {

@@ -148,7 +148,7 @@ func (c *CLI) newRunConfig(f runFlags, set map[string]bool) (runConfig, error) {
 	if *f.deadlinePct == 0 { // the library reads a share of 0 as 100
 		rc.workload.TimeoutTicks = 0
 	}
-	if err := rc.checkWorkload(f); err != nil {
+	if err := checkWorkload(f); err != nil {
 		return runConfig{}, err
 	}
 	if *f.servers != "" {
@@ -157,7 +157,7 @@ func (c *CLI) newRunConfig(f runFlags, set map[string]bool) (runConfig, error) {
 	return rc, rc.simConfig(f, set)
 }
 
-func (rc *runConfig) checkWorkload(f runFlags) error {
+func checkWorkload(f runFlags) error {
 	switch {
 	case *f.clients < 2 || *f.clients > 64:
 		return fmt.Errorf("-clients must be between 2 and 64, got %d", *f.clients)

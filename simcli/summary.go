@@ -15,11 +15,11 @@ import (
 // summaries of the shards of one run: counts add up, and the first
 // failure of the run is the one with the smallest seed.
 type summary struct {
-	Run       string         `json:"run"`               // recipe, workload, faults, strategy: the shards of one run share it
-	Seed      uint64         `json:"seed"`              // the run's first seed
-	Total     int            `json:"total"`             // schedules over all shards; 0: until a time limit
-	Shard     int            `json:"shard"`             // this is shard Shard of Shards
-	Shards    int            `json:"shards"`            //
+	Run       string         `json:"run"`   // recipe, workload, faults, strategy: the shards of one run share it
+	Seed      uint64         `json:"seed"`  // the run's first seed
+	Total     int            `json:"total"` // schedules over all shards; 0: until a time limit
+	Shard     int            `json:"shard"` // this is shard Shard of Shards
+	Shards    int            `json:"shards"`
 	Schedules int            `json:"schedules"`         // the shard's schedules t = 0..Schedules-1 ran: seeds seed+shard+t*shards
 	Seeds     string         `json:"seeds"`             // the same, in words
 	Stopped   string         `json:"stopped,omitempty"` // why the shard ended before its plan: "time limit" or "interrupted"
