@@ -51,8 +51,12 @@ func TestRun_ParallelSameAsSequential(t *testing.T) {
 				t.Errorf("%v: -parallel %s differs from -parallel 1:\n%s\nwant:\n%s", args, parallel, got, want)
 			}
 		}
-		if strings.Contains(args[2], "zoo") && !strings.Contains(want, "first failure: seed 14, mutual-exclusion") {
-			t.Errorf("%v: not the first failure expected (seed 14):\n%s", args, want)
+		if strings.Contains(args[2], "zoo") {
+			// Workers racing to the first failure show something only if
+			// it is not among the first schedules taken.
+			if seed := firstFailure(want); seed <= 4 {
+				t.Errorf("%v: first failure at seed %d, want a later one for the test to mean something:\n%s", args, seed, want)
+			}
 		}
 	}
 }
@@ -87,20 +91,21 @@ func TestRun_ShardsMergeToTheRun(t *testing.T) {
 		t.Fatalf("merge: exit %d, %s\n%s", code, errb, merged)
 	}
 	first := w["first_failure"].(map[string]any)
+	seed := int(first["seed"].(float64))
+	if (seed-1)%3 == 0 {
+		t.Errorf("the first failure, seed %d, is in shard 0: want it elsewhere for the test to mean something", seed)
+	}
 	for _, want := range []string{
 		"zksim merge: zoo/deletefirstchild, 5 clients x 3 acquisitions, faults default, random walk, seeds 1..200: 3 of 3 shards",
 		"covered                every seed of 1..200",
 		"schedules              200",
 		"violations             " + strconv.Itoa(int(w["failing"].(float64))) + " schedules",
-		"first failure: seed 14, mutual-exclusion",
+		"first failure: seed " + strconv.Itoa(seed) + ", mutual-exclusion",
 		"replay:   go run ./cmd/zksim replay " + first["trace"].(string),
 	} {
 		if !strings.Contains(merged, want) {
 			t.Errorf("merge lacks %q:\n%s", want, merged)
 		}
-	}
-	if first["seed"] != 14.0 {
-		t.Errorf("whole run's first failure %v, want seed 14", first)
 	}
 
 	code, merged, _ = runOut(t, "merge", shards[0], shards[2])
@@ -119,6 +124,16 @@ func TestRun_ShardsMergeToTheRun(t *testing.T) {
 			t.Errorf("merge %v: exit %d, %q, want 2 and %q", tc.files, code, errb, tc.want)
 		}
 	}
+}
+
+// firstFailure is the seed of the first failure a run reports; 0 if none.
+func firstFailure(out string) int {
+	m := regexp.MustCompile(`first failure: seed (\d+),`).FindStringSubmatch(out)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
 }
 
 func readJSON(t *testing.T, path string, v any) {
@@ -263,7 +278,7 @@ func TestRun_HeaderAtOnceAndCtrlC(t *testing.T) {
 		want   string
 	}{
 		{"lock", 130, "violations             0 schedules"},
-		{"zoo/splitdash", 1, "first failure: seed 1, mutual-exclusion"},
+		{"zoo/splitdash", 1, "first failure: seed "},
 	} {
 		cmd := exec.Command(bin, "run", "-recipe", tc.recipe, "-time", "10m", "-progress", "1ms", "-out", t.TempDir())
 		stdout, _ := cmd.StdoutPipe()
