@@ -5,11 +5,39 @@
 # ZKSIM_ZK_STANDALONE and ZKSIM_ZK_ENSEMBLE are already set, and stops what it
 # started by PID. BENCH_QUICK=1 runs every benchmark briefly (for CI).
 #
-# Usage: scripts/bench.sh
+# Usage: scripts/bench.sh          # everything, into BENCHMARKS.md
+#        scripts/bench.sh cores    # only exploration on 1 and 2 cores, to stdout
+#                                  # (no ZooKeeper needed; BENCH_QUICK=1 works too)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 log() { printf 'bench.sh: %s\n' "$*" >&2; }
+
+# cores_section turns BenchmarkExploreCores lines into BENCHMARKS.md's
+# section on exploring on every core.
+cores_section() {
+	printf '\n## Exploring on every core (zksim run -parallel: 1 core against 2, %s)\n\n' "$(go env GOVERSION)"
+	printf '| workload | schedules/s, 1 core | schedules/s, 2 cores | ratio | CPU per schedule, 1 core | 2 cores |\n'
+	printf '|---|---|---|---|---|---|\n'
+	awk '/^BenchmarkExploreCores\// {
+		name = $1; sub(/^BenchmarkExploreCores\//, "", name); sub(/-[0-9]+$/, "", name)
+		for (i = 3; i < NF; i += 2) v[$(i+1)] = $i
+		printf "| %s | %.0f | %.0f | %.2fx | %.0f µs | %.0f µs |\n", name, v["schedules/s-1core"], v["schedules/s-2cores"],
+			v["ratio"], v["cpu-us/schedule-1core"], v["cpu-us/schedule-2cores"]
+	}' "$1"
+	printf '\nOne core: -parallel 1 with GOMAXPROCS=1; two: -parallel 2 with GOMAXPROCS=2; 1000 seeds each, CPU time is user+system of every thread.\n'
+	printf '"standard" is the workload of the table above; "run-default" is what zksim run explores by default (deadlines, a follower on odd seeds).\n'
+}
+
+cores=3x
+if [ -n "${BENCH_QUICK:-}" ]; then cores=1x; fi
+if [ "${1:-}" = cores ]; then
+	raw=$(mktemp /tmp/zksim-cores.XXXXXX)
+	go test -run - -bench ExploreCores -benchtime "$cores" ./cmd/zksim | tee "$raw" | grep -E '^Benchmark' >&2
+	cores_section "$raw"
+	rm -f "$raw"
+	exit 0
+fi
 out=${BENCH_OUT:-BENCHMARKS.md}
 work=$(mktemp -d /tmp/zksim-bench.XXXXXX)
 started=()
@@ -46,9 +74,12 @@ log "porcupine"
 go test -run - -bench 'CheckLocks|Porcupine' -benchtime "$t1" ./linearize | tee -a "$raw" | grep -E '^Benchmark' >&2
 log "lock handoff on the real servers"
 go test -run - -bench Handoff -benchtime "$handoff" ./lock | tee -a "$raw" | grep -E '^Benchmark' >&2
+log "exploration on 1 and 2 cores"
+go test -run - -bench ExploreCores -benchtime "$cores" ./cmd/zksim | tee "$work/cores.txt" | grep -E '^Benchmark' >&2
 log "herd"
 herd_waiters=10,100,1000
 if [ -n "${BENCH_QUICK:-}" ]; then herd_waiters=10,100; fi
 go run ./cmd/zksim herd -waiters "$herd_waiters" > "$work/herd.txt"
 go run ./cmd/zkbench -herd "$work/herd.txt" -o "$out" < "$raw"
+cores_section "$work/cores.txt" >> "$out"
 log "wrote $out"

@@ -96,7 +96,6 @@ type Sim struct {
 	m        *fakezk.Machine
 	clients  []*Client
 	chooser  Chooser
-	yield    chan struct{}
 	stopping bool
 	now      int64
 	timers   []timer
@@ -178,7 +177,7 @@ func newSim(cfg Config, ch Chooser) (*Sim, error) {
 	if cfg.Setup != nil {
 		cfg.Setup(m)
 	}
-	return &Sim{cfg: cfg, m: m, chooser: ch, yield: make(chan struct{}), giveUps: map[int64]bool{}, expired: map[int64]int64{}}, nil
+	return &Sim{cfg: cfg, m: m, chooser: ch, giveUps: map[int64]bool{}, expired: map[int64]int64{}}, nil
 }
 
 // run starts one client per program and steps until they all finish or
@@ -214,8 +213,7 @@ func (s *Sim) run(programs []Program) *Result {
 func (s *Sim) startClients(programs []Program) {
 	ctx := context.Background()
 	for i, p := range programs {
-		c := &Client{sim: s, idx: i, name: fmt.Sprintf("c%d", i+1), prog: p,
-			resume: make(chan struct{}), exited: make(chan struct{})}
+		c := &Client{sim: s, idx: i, name: fmt.Sprintf("c%d", i+1), prog: p}
 		c.conn = &Conn{c: c}
 		c.conn.Calls = fakezk.Calls{T: c.conn}
 		s.clients = append(s.clients, c)
@@ -275,10 +273,7 @@ func (s *Sim) stop() {
 		t.cancel()
 	}
 	for _, c := range s.clients {
-		if c.state != stDone { // parked: resume it into runtime.Goexit
-			c.resume <- struct{}{}
-		}
-		<-c.exited
+		c.stop()
 	}
 }
 

@@ -3,72 +3,79 @@
 //
 // Usage:
 //
-//	zksim [run] [-recipe NAME] [-seed S] [-schedules N] [-faults SPEC] ...
+//	zksim [run] [-recipe NAME] [-seed S] [-schedules N | -time D] [-parallel N] [-shard I/N] [-faults SPEC] ...
 //	zksim replay FILE
-//	zksim list | herd | demo
+//	zksim list | merge SUMMARY... | herd | demo
 //	zksim serve [-addr HOST:PORT] [-control HOST:PORT] [-faults SPEC] ...
 //
 // run (the default) explores seeded schedules of the standard lock
 // workload (5 clients x 3 acquisitions, every fault) for a recipe: lock,
-// rwlock or one of the zoo's broken ones, and reports violations; replay
-// re-runs a saved trace byte for byte. demo is a short, deterministic tour
+// rwlock or one of the zoo's broken ones, on every core, and reports
+// violations; replay re-runs a saved trace byte for byte; merge joins the
+// verdicts of a run's shards. These come from package simcli, which gives
+// the same command line to any recipe. demo is a short, deterministic tour
 // of fakezk; herd counts the notifications one release causes.
 //
 // serve puts the in-memory ZooKeeper on a TCP port, speaking ZooKeeper's
 // client protocol, with a control interface for faults (see serve.go).
 //
-// Exit codes: 0 success, 1 a violation (run), unexpected behaviour (demo)
-// or a server that cannot listen (serve), 2 usage error.
+// Exit codes: 0 success, 1 a violation (run, merge), unexpected behaviour
+// (demo) or a server that cannot listen (serve), 2 usage error, 130 a run
+// stopped by Ctrl-C before it saw a violation.
 package main
 
 import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+
+	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/lock/zoo"
+	"github.com/zksim/zksim/rwlock"
+	"github.com/zksim/zksim/simcli"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
-const usage = `usage: zksim [run] [-recipe NAME] [-seed S] [-schedules N] [-strategy random|pct] [-faults SPEC] [-trace] [-out DIR]
-       zksim replay FILE
-       zksim list | herd | demo
-       zksim serve [-addr HOST:PORT] [-control HOST:PORT] [-faults SPEC] [-v]
-
-Commands:
-  run     explore schedules of a lock recipe with every fault and check them (default)
-  replay  replay a saved trace byte for byte
-  list    name every recipe, fault and strategy
-  herd    count the notifications one release causes, per recipe
-  demo    a deterministic tour of the in-memory ZooKeeper
-  serve   serve the in-memory ZooKeeper over ZooKeeper's protocol, with faults
-
-'zksim COMMAND -h' shows a command's flags.
-Exit codes: 0 ok, 1 violation, unexpected behaviour or cannot serve, 2 usage error.
-`
-
-// commands are the subcommands, by name.
-var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
-	"demo": runDemo, "run": runRun, "replay": runReplay, "list": runList, "herd": runHerd, "serve": runServe,
+// cli is zksim's command line: simcli's commands over the built-in
+// recipes, and zksim's own.
+func cli() *simcli.CLI {
+	c := &simcli.CLI{
+		Name:    "zksim",
+		Recipes: []lock.Recipe{lock.MutexRecipe(), rwlock.Recipe()},
+		Docs: map[string]string{
+			"lock":   "herd-free exclusive lock (zksim's lock.Mutex)",
+			"rwlock": "herd-free read/write lock (zksim's rwlock.RWMutex)",
+		},
+		Commands: []simcli.Command{
+			{Name: "herd", Synopsis: "herd [-waiters 10,100,1000]", Summary: "count the notifications one release causes, per recipe", Run: runHerd},
+			{Name: "demo", Synopsis: "demo [-clients N] [-seed S]", Summary: "a deterministic tour of the in-memory ZooKeeper", Run: runDemo},
+			{Name: "serve", Synopsis: "serve [-addr HOST:PORT] [-control HOST:PORT] [-faults SPEC] [-v]",
+				Summary: "serve the in-memory ZooKeeper over ZooKeeper's protocol, with faults", Run: runServe},
+		},
+	}
+	for _, ex := range zoo.Exhibits() {
+		c.Recipes = append(c.Recipes, ex.Recipe)
+		c.Docs[ex.Name] = fmt.Sprintf("BROKEN (%s): %s", ex.Violation, firstSentence(ex.Bug))
+	}
+	return c
 }
 
-func run(args []string, stdout, stderr io.Writer) int {
-	cmd := "run"
-	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
-		cmd, args = args[0], args[1:]
+func run(args []string, stdout, stderr io.Writer) int { return cli().Run(args, stdout, stderr) }
+
+func firstSentence(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if i := strings.Index(s, ". "); i >= 0 {
+		return s[:i+1]
 	}
-	if c, ok := commands[cmd]; ok {
-		return c(args, stdout, stderr)
-	}
-	if cmd == "help" {
-		fmt.Fprint(stdout, usage)
-		return 0
-	}
-	fmt.Fprintf(stderr, "zksim: unknown command %q\n%s", cmd, usage)
-	return 2
+	return s
 }
+
+const demoUsage = "usage: zksim demo [-clients N] [-seed S]\n\nA short, deterministic tour of the in-memory ZooKeeper.\n\n"
 
 func runDemo(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("demo", usage, stderr)
+	fs := newFlags("demo", demoUsage, stderr)
 	clients := fs.Int("clients", 4, "number of clients in the queue (2-50)")
 	seed := fs.Uint64("seed", 1, "seed of the server's free choices (child order)")
 	if code := parseFlags(fs, args); code >= 0 {

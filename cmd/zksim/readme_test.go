@@ -74,3 +74,36 @@ func TestReadme_ServeFaults(t *testing.T) {
 		}
 	}
 }
+
+// TestReadme_RunCommands runs every simulated `zksim run` command of the
+// README, briefly (a few schedules, a short time limit, files in a
+// temporary directory): each must be accepted (exit 0 or 1, not 2).
+func TestReadme_RunCommands(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	brief := map[string]string{"-schedules": "3", "-time": "10ms", "-out": dir, "-summary": filepath.Join(dir, "summary.json")}
+	n := 0
+	for _, line := range strings.Split(string(readme), "\n") {
+		_, cmd, ok := strings.Cut(line, "go run ./cmd/zksim run ")
+		if !ok || strings.Contains(cmd, "-servers") {
+			continue
+		}
+		cmd, _, _ = strings.Cut(cmd, "#")
+		args := strings.Fields(strings.ReplaceAll(cmd, "${{ matrix.shard }}", "1"))
+		for i := 1; i < len(args); i++ {
+			if v, ok := brief[args[i-1]]; ok {
+				args[i] = v
+			}
+		}
+		n++
+		if code := run(append([]string{"run"}, args...), io.Discard, io.Discard); code != 0 && code != 1 {
+			t.Errorf("README's zksim run %s: exit %d", cmd, code)
+		}
+	}
+	if n < 5 {
+		t.Errorf("found %d zksim run commands in the README, want at least 5", n)
+	}
+}

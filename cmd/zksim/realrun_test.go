@@ -7,10 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/server"
 	"github.com/zksim/zksim/zktest"
 )
 
-// Bad input for real runs is refused with a clear message and exit 2.
+// Bad input for real runs is refused with a clear message and exit 2; an
+// unreachable server is not bad input: exit 1.
 func TestRunReal_BadInput(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -26,7 +29,7 @@ func TestRunReal_BadInput(t *testing.T) {
 	}
 	start := time.Now()
 	var errb bytes.Buffer
-	if code := run([]string{"run", "-servers", "127.0.0.1:1"}, io.Discard, &errb); code != 2 || !strings.Contains(errb.String(), "cannot reach 127.0.0.1:1") {
+	if code := run([]string{"run", "-servers", "127.0.0.1:1"}, io.Discard, &errb); code != 1 || !strings.Contains(errb.String(), "cannot reach 127.0.0.1:1") {
 		t.Errorf("unreachable server: exit %d, %q", code, errb.String())
 	}
 	if d := time.Since(start); d > 20*time.Second {
@@ -43,6 +46,23 @@ func TestRunReal_Recipes(t *testing.T) {
 		code := run([]string{"run", "-servers", addrs, "-recipe", recipe, "-clients", "4", "-acquisitions", "8", "-faults", "expire=2"}, &out, io.Discard)
 		if code != 0 || !strings.Contains(out.String(), "violations             0") || !strings.Contains(out.String(), "checked: exclusion (porcupine), fencing, orphans") {
 			t.Errorf("%s: exit %d\n%s", recipe, code, out.String())
+		}
+	}
+}
+
+// expire=N expires N sessions while they hold the lock, spread over the
+// run, or says how many it could: here against zksim serve's server,
+// which speaks ZooKeeper's protocol.
+func TestRunReal_ExpireForcesN(t *testing.T) {
+	_, addr := zktest.ServeFake(t, server.Config{Machine: fakezk.Config{TickMillis: 100}})
+	for _, tc := range []struct{ expire, want string }{
+		{"expire=3", "expired while holding  3 of 3 asked\n"},
+		{"expire=9", "expired while holding  6 of 9 asked: the run held the lock 6 times\n"},
+	} {
+		var out bytes.Buffer
+		code := run([]string{"run", "-servers", addr, "-clients", "3", "-acquisitions", "2", "-faults", tc.expire}, &out, io.Discard)
+		if code != 0 || !strings.Contains(out.String(), tc.want) || !strings.Contains(out.String(), "violations             0") {
+			t.Errorf("%s: exit %d\n%s", tc.expire, code, out.String())
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package simcli
 
 import (
 	"context"
@@ -26,14 +26,16 @@ import (
 // checkers are those of a simulated run, except herd, which needs the
 // simulator's view of which change woke whom.
 type realRun struct {
-	rc runConfig
+	rc      runConfig
+	capture *zktest.SessionCapture
 
 	clock    atomic.Int64
+	holdSeq  atomic.Int64 // holds begun, for choosing which to expire
+	expired  atomic.Int64 // sessions expired while holding
 	mu       sync.Mutex
 	holds    []linearize.Hold
 	accepted []linearize.Accepted
 	errs     map[string]int
-	holding  sync.Map // client index -> session id, while it holds
 }
 
 // parseRealFaults accepts "none" or "expire=N": what a real server allows.
@@ -50,29 +52,33 @@ func parseRealFaults(spec string) (int, error) {
 	return n, nil
 }
 
-func (r *realRun) run(stdout, stderr io.Writer) int {
+// run runs the workload until it is done, ctx ends or the time limit
+// (default 2 minutes) is up, and reports; it returns the exit code.
+func (r *realRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	budget := r.rc.budget
 	if budget == 0 {
 		budget = 2 * time.Minute
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
-	capture := &zktest.SessionCapture{}
+	r.header(stdout)
+	r.capture = &zktest.SessionCapture{}
 	dial := func() (zkapi.Conn, error) {
-		return gozk.DialContext(ctx, r.rc.servers, gozk.Config{SessionTimeout: 4 * time.Second, ConnectTimeout: 3 * time.Second, Dialer: capture.Dial})
+		return gozk.DialContext(ctx, r.rc.servers, gozk.Config{SessionTimeout: 4 * time.Second, ConnectTimeout: 3 * time.Second, Dialer: r.capture.Dial})
 	}
+	name := r.rc.cli.name()
 	admin, err := dial()
 	if err != nil {
-		fmt.Fprintf(stderr, "zksim run: cannot reach %s: %v\n", strings.Join(r.rc.servers, ","), err)
-		return 2
+		fmt.Fprintf(stderr, "%s run: cannot reach %s: %v\n", name, strings.Join(r.rc.servers, ","), err)
+		return ExitViolation
 	}
 	defer admin.Close()
 	root := fmt.Sprintf("/zksim-run-%d", time.Now().UnixNano())
 	dir, resource := root+"/lock", root+"/resource"
 	for _, p := range []string{root, resource} {
 		if _, err := admin.Create(ctx, p, []byte("0"), zkapi.Persistent); err != nil {
-			fmt.Fprintf(stderr, "zksim run: create %s: %v\n", p, err)
-			return 1
+			fmt.Fprintf(stderr, "%s run: create %s: %v\n", name, p, err)
+			return ExitViolation
 		}
 	}
 	defer func() {
@@ -86,8 +92,8 @@ func (r *realRun) run(stdout, stderr io.Writer) int {
 	conns := make([]zkapi.Conn, r.rc.workload.Clients)
 	for i := range conns {
 		if conns[i], err = dial(); err != nil {
-			fmt.Fprintf(stderr, "zksim run: %v\n", err)
-			return 1
+			fmt.Fprintf(stderr, "%s run: %v\n", name, err)
+			return ExitViolation
 		}
 		defer conns[i].Close()
 	}
@@ -96,21 +102,23 @@ func (r *realRun) run(stdout, stderr io.Writer) int {
 		wg.Add(1)
 		go func() { defer wg.Done(); r.client(ctx, i, c, dir, resource) }()
 	}
-	expired := r.expireHolders(ctx, capture, &wg)
 	wg.Wait()
-	left, _, _ := admin.Children(ctx, dir)
+	left, _, _ := admin.Children(context.WithoutCancel(ctx), dir)
 	vs := r.violations(dir, left)
-	r.report(stdout, time.Since(start), expired, vs)
-	if len(vs) > 0 {
-		return 1
+	r.report(stdout, time.Since(start), vs, context.Cause(ctx))
+	switch {
+	case len(vs) > 0:
+		return ExitViolation
+	case errors.Is(context.Cause(ctx), errInterrupted):
+		return ExitInterrupted
 	}
-	return 0
+	return ExitOK
 }
 
 // client runs the acquisitions of one real session.
 func (r *realRun) client(ctx context.Context, i int, c zkapi.Conn, dir, resource string) {
 	w := r.rc.workload
-	rnd := rand.New(rand.NewPCG(r.rc.seed, uint64(i)))
+	rnd := rand.New(rand.NewPCG(r.rc.plan.seed, uint64(i)))
 	for j := range w.Acquisitions {
 		acquire, mode := w.Recipe.Acquire, linearize.Exclusive
 		if w.Recipe.AcquireRead != nil {
@@ -128,14 +136,13 @@ func (r *realRun) client(ctx context.Context, i int, c zkapi.Conn, dir, resource
 			continue
 		}
 		h := linearize.Hold{Client: i, Lock: dir, Mode: mode, Call: call, Start: r.clock.Add(1)}
-		r.holding.Store(i, c.Session().ID)
+		r.maybeExpire(ctx, c.Session().ID)
 		if mode != linearize.Read {
-			r.write(ctx, i, held, resource)
+			r.write(ctx, i, c, held, resource)
 		} else {
 			time.Sleep(time.Millisecond) // the critical section's work
 		}
 		h.End = r.clock.Add(1)
-		r.holding.Delete(i)
 		if err := held.Release(ctx); errors.Is(err, lock.ErrLost) {
 			// The session went while holding: from when, a client cannot
 			// know. Its section counts as empty; fencing judges its write.
@@ -149,7 +156,7 @@ func (r *realRun) client(ctx context.Context, i int, c zkapi.Conn, dir, resource
 }
 
 // write stores the holder's token in the resource, fenced when it can be.
-func (r *realRun) write(ctx context.Context, i int, held lock.Held, resource string) {
+func (r *realRun) write(ctx context.Context, i int, c zkapi.Conn, held lock.Held, resource string) {
 	tok, ok := held.(lock.Tokener)
 	if !ok {
 		return
@@ -160,41 +167,46 @@ func (r *realRun) write(ctx context.Context, i int, held lock.Held, resource str
 		return
 	}
 	time.Sleep(time.Millisecond) // the critical section's work
+	data := []byte(strconv.FormatInt(token, 10))
 	f, ok := held.(lock.Fencer)
-	if !ok {
-		return
-	}
-	res, err := f.Fenced(ctx, zkapi.SetOp{Path: resource, Data: []byte(strconv.FormatInt(token, 10)), Version: -1})
-	if err != nil || len(res) == 0 {
-		r.count("fenced write refused")
-		return
+	var zxid int64
+	if ok && !r.rc.workload.Unfenced {
+		res, err := f.Fenced(ctx, zkapi.SetOp{Path: resource, Data: data, Version: -1})
+		if err != nil || len(res) == 0 {
+			r.count("fenced write refused")
+			return
+		}
+		zxid = res[0].Stat.Mzxid
+	} else {
+		st, err := c.Set(ctx, resource, data, -1)
+		if err != nil {
+			r.count("write: " + zkapi.Name(err))
+			return
+		}
+		zxid = st.Mzxid
 	}
 	r.mu.Lock()
-	r.accepted = append(r.accepted, linearize.Accepted{Client: i, Token: token, Step: r.clock.Load(), Zxid: res[0].Stat.Mzxid})
+	r.accepted = append(r.accepted, linearize.Accepted{Client: i, Token: token, Step: r.clock.Load(), Zxid: zxid})
 	r.mu.Unlock()
 }
 
-// expireHolders expires up to r.rc.expire sessions of clients that hold the
-// lock, while the clients run.
-func (r *realRun) expireHolders(ctx context.Context, capture *zktest.SessionCapture, clients *sync.WaitGroup) int {
-	done := make(chan struct{})
-	go func() { clients.Wait(); close(done) }()
-	rnd := rand.New(rand.NewPCG(r.rc.seed, 99))
-	n := 0
-	for n < r.rc.expire {
-		select {
-		case <-done:
-			return n
-		case <-time.After(time.Duration(20+rnd.IntN(80)) * time.Millisecond):
-		}
-		var victim int64
-		r.holding.Range(func(_, v any) bool { victim = v.(int64); return false })
-		if victim != 0 && capture.Kill(ctx, victim) == nil {
-			n++
-		}
+// maybeExpire expires the session of a client that has just begun to
+// hold the lock, for -faults expire=N: one hold in every clients x
+// acquisitions / N, from the first, until N sessions have expired.
+func (r *realRun) maybeExpire(ctx context.Context, session int64) {
+	want := int64(r.rc.expire)
+	if want == 0 {
+		return
 	}
-	<-done
-	return n
+	step := max(1, int64(r.rc.workload.Clients*r.rc.workload.Acquisitions)/want)
+	if (r.holdSeq.Add(1)-1)%step != 0 || r.expired.Load() >= want {
+		return
+	}
+	if err := r.capture.Kill(ctx, session); err != nil {
+		r.count("expire failed: " + err.Error())
+		return
+	}
+	r.expired.Add(1)
 }
 
 func (r *realRun) count(what string) {
@@ -209,13 +221,32 @@ func (r *realRun) violations(dir string, left []string) []linearize.Violation {
 	return append(vs, linearize.CheckOrphans(dir, left)...)
 }
 
-func (r *realRun) report(w io.Writer, elapsed time.Duration, expired int, vs []linearize.Violation) {
+// header says at once what the run does.
+func (r *realRun) header(w io.Writer) {
 	wl := r.rc.workload
-	fmt.Fprintf(w, "zksim run: %s on real servers %s, %d clients x %d acquisitions, %d sessions expired while holding\n",
-		wl.Recipe.Name, strings.Join(r.rc.servers, ","), wl.Clients, wl.Acquisitions, expired)
+	faults := "none"
+	if r.rc.expire > 0 {
+		faults = fmt.Sprintf("expire=%d", r.rc.expire)
+	}
+	fmt.Fprintf(w, "%s run: %s on real servers %s, %d clients x %d acquisitions, faults %s\n",
+		r.rc.cli.name(), wl.Recipe.Name, strings.Join(r.rc.servers, ","), wl.Clients, wl.Acquisitions, faults)
 	fmt.Fprint(w, "checked: exclusion (porcupine), fencing, orphans; no schedule control, no herd check on real servers\n\n")
+}
+
+func (r *realRun) report(w io.Writer, elapsed time.Duration, vs []linearize.Violation, stopped error) {
+	if stopped != nil {
+		fmt.Fprintf(w, "  %-22s %v\n", "stopped early", stopped)
+	}
 	fmt.Fprintf(w, "  %-22s %d in %v\n", "holds", len(r.holds), elapsed.Round(time.Millisecond))
 	fmt.Fprintf(w, "  %-22s %d\n", "fenced writes accepted", len(r.accepted))
+	if want := r.rc.expire; want > 0 {
+		got := int(r.expired.Load())
+		line := fmt.Sprintf("%d of %d asked", got, want)
+		if got < want {
+			line += fmt.Sprintf(": the run held the lock %d times", r.holdSeq.Load())
+		}
+		fmt.Fprintf(w, "  %-22s %s\n", "expired while holding", line)
+	}
 	var keys []string
 	for k := range r.errs {
 		keys = append(keys, k)

@@ -1,18 +1,17 @@
-package main
+package simcli
 
 import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/zksim/zksim/sim"
 )
 
 // runReplay re-runs a saved trace file, prints its trace (byte for byte the
 // saved one) and the checkers' verdicts.
-func runReplay(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("replay", "usage: zksim replay FILE\n\nRe-run a saved trace and check it again.\n", stderr)
+func (c *CLI) runReplay(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("replay", fmt.Sprintf("usage: %s replay FILE\n\nRe-run a saved trace and check it again.\n", c.name()), stderr)
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
 	}
@@ -23,15 +22,15 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	path := fs.Arg(0)
 	text, err := os.ReadFile(path)
 	if err != nil {
-		return usageError(fs, "%v", err)
+		return c.usageError(fs, "%v", err)
 	}
 	f, err := sim.ParseTraceFile(string(text))
 	if err != nil {
-		return usageError(fs, "%s: %v", path, err)
+		return c.usageError(fs, "%s: %v", path, err)
 	}
-	r, ok := recipes()[f.Recipe]
+	r, ok := c.recipe(f.Recipe)
 	if !ok {
-		return usageError(fs, "%s: unknown recipe %q (known: %s)", path, f.Recipe, strings.Join(recipeNames(), ", "))
+		return c.usageError(fs, "%s: unknown recipe %q (known: %s)", path, f.Recipe, c.recipeNames())
 	}
 	f.Workload.Recipe = r
 	rep, err := sim.Replay(f, f.Workload)
@@ -39,16 +38,16 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, sim.TraceString(rep.Result.Trace))
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "zksim replay: %s: %v\n", path, err)
-		return 1
+		fmt.Fprintf(stderr, "%s replay: %s: %v\n", c.name(), path, err)
+		return ExitViolation
 	}
 	if rep.OK() {
 		fmt.Fprintln(stdout, "verdict: no violations")
-		return 0
+		return ExitOK
 	}
 	fmt.Fprintln(stdout, "verdict:")
 	for _, v := range rep.Violations {
 		fmt.Fprintf(stdout, "  %v\n", v)
 	}
-	return 1
+	return ExitViolation
 }

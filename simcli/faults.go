@@ -1,4 +1,4 @@
-package main
+package simcli
 
 import (
 	"fmt"
@@ -32,7 +32,8 @@ var faultKinds = []struct {
 var defaultFaults = sim.Faults{Percent: 10, LoseRequest: 2, LoseReply: 2, Disconnect: 2, Crash: 1, Pause: 1, Reap: 1}
 
 // parseFaults reads -faults: "default", "none", or a comma list of
-// kind=count (a bare kind means 1), with percent=P for the rate.
+// kind=count (a bare kind means 1), with percent=P for the rate. A list
+// that names no kind (percent=50) keeps the default kinds.
 func parseFaults(spec string) (sim.Faults, error) {
 	switch spec {
 	case "default", "all", "":
@@ -41,6 +42,7 @@ func parseFaults(spec string) (sim.Faults, error) {
 		return sim.Faults{}, nil
 	}
 	f := sim.Faults{Percent: 10}
+	kinds := 0
 	for _, item := range strings.Split(spec, ",") {
 		name, val, hasVal := strings.Cut(strings.TrimSpace(item), "=")
 		n := 1
@@ -68,6 +70,12 @@ func parseFaults(spec string) (sim.Faults, error) {
 		if !known {
 			return f, fmt.Errorf("unknown fault %q (known: %s)", name, faultNames())
 		}
+		kinds++
+	}
+	if kinds == 0 {
+		percent := f.Percent
+		f = defaultFaults
+		f.Percent = percent
 	}
 	return f, nil
 }

@@ -1,0 +1,157 @@
+package simcli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+
+	"github.com/zksim/zksim/lock"
+)
+
+// Exit codes of every command.
+const (
+	ExitOK          = 0   // no violation
+	ExitViolation   = 1   // a violation, or a command that could not do its job
+	ExitUsage       = 2   // bad flags or arguments
+	ExitInterrupted = 130 // run stopped by Ctrl-C (SIGINT) before any violation
+)
+
+// CLI is a command line over a set of lock recipes: run (the default),
+// replay, list and merge, and any Commands besides.
+type CLI struct {
+	// Name is the command's name in usage and messages; default: the last
+	// element of the main package's import path.
+	Name string
+	// Recipes are what run -recipe and replay accept, by Recipe.Name.
+	Recipes []lock.Recipe
+	// Docs describe recipes in list, one line each, by name (optional).
+	Docs map[string]string
+	// ReplayCommand is the command a failure's replay hint names before
+	// "replay FILE"; default "go run ./DIR", DIR being the main package's
+	// directory in its module (from the binary's build information), so
+	// that the hint works from the module's root.
+	ReplayCommand string
+	// Commands are more subcommands, listed after the built-in ones.
+	Commands []Command
+}
+
+// Command is a subcommand a CLI adds to its own.
+type Command struct {
+	Name     string
+	Synopsis string // its usage line after the command's name, e.g. "serve [-addr HOST:PORT]"
+	Summary  string // one line for the command overview
+	Run      func(args []string, stdout, stderr io.Writer) int
+}
+
+// Main runs the command line over recipes with os.Args and exits with
+// its exit code: a whole program that checks its own recipes is
+//
+//	func main() { simcli.Main(myRecipe) }
+func Main(recipes ...lock.Recipe) { (&CLI{Recipes: recipes}).Main() }
+
+// Main runs c with os.Args and exits with its exit code.
+func (c *CLI) Main() { os.Exit(c.Run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// Run runs the command args name (run when args start with a flag or are
+// empty) and returns its exit code.
+func (c *CLI) Run(args []string, stdout, stderr io.Writer) int {
+	name := "run"
+	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
+		name, args = args[0], args[1:]
+	}
+	for _, cmd := range c.commands() {
+		if cmd.Name == name {
+			return cmd.Run(args, stdout, stderr)
+		}
+	}
+	if name == "help" {
+		fmt.Fprint(stdout, c.usage())
+		return ExitOK
+	}
+	fmt.Fprintf(stderr, "%s: unknown command %q\n%s", c.name(), name, c.usage())
+	return ExitUsage
+}
+
+// commands are the built-in commands, then c.Commands.
+func (c *CLI) commands() []Command {
+	builtin := []Command{
+		{"run", "[run] [-recipe NAME] [-seed S] [-schedules N | -time D] [-parallel N] [-shard I/N] [-faults SPEC] ...",
+			"explore schedules of a lock recipe with every fault and check them (default)", c.runRun},
+		{"replay", "replay FILE", "replay a saved trace byte for byte", c.runReplay},
+		{"list", "list", "name every recipe, fault and strategy", c.runList},
+		{"merge", "merge SUMMARY...", "merge the -summary files of a sharded run into one verdict", c.runMerge},
+	}
+	return append(builtin, c.Commands...)
+}
+
+func (c *CLI) usage() string {
+	var b strings.Builder
+	for i, cmd := range c.commands() {
+		lead := "usage:"
+		if i > 0 {
+			lead = "      "
+		}
+		fmt.Fprintf(&b, "%s %s %s\n", lead, c.name(), cmd.Synopsis)
+	}
+	b.WriteString("\nCommands:\n")
+	for _, cmd := range c.commands() {
+		fmt.Fprintf(&b, "  %-7s %s\n", cmd.Name, cmd.Summary)
+	}
+	fmt.Fprintf(&b, "\n'%s COMMAND -h' shows a command's flags.\n", c.name())
+	fmt.Fprintf(&b, "Exit codes: %d ok, %d violation or failure, %d usage error, %d run interrupted (Ctrl-C) before any violation.\n",
+		ExitOK, ExitViolation, ExitUsage, ExitInterrupted)
+	return b.String()
+}
+
+// name is c.Name or the main package's last path element.
+func (c *CLI) name() string {
+	if c.Name != "" {
+		return c.Name
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Path != "" {
+		return strings.TrimSuffix(bi.Path[strings.LastIndexByte(bi.Path, '/')+1:], ".test")
+	}
+	return filepath.Base(os.Args[0])
+}
+
+// replayCommand is how the replay hint starts: c.ReplayCommand, or
+// "go run ./DIR" for the main package's directory in its module.
+func (c *CLI) replayCommand() string {
+	if c.ReplayCommand != "" {
+		return c.ReplayCommand
+	}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return c.name()
+	}
+	pkg := strings.TrimSuffix(bi.Path, ".test")
+	switch {
+	case bi.Main.Path == "":
+	case pkg == bi.Main.Path:
+		return "go run ."
+	case strings.HasPrefix(pkg, bi.Main.Path+"/"):
+		return "go run ./" + strings.TrimPrefix(pkg, bi.Main.Path+"/")
+	}
+	return c.name()
+}
+
+// recipe returns the recipe called name.
+func (c *CLI) recipe(name string) (lock.Recipe, bool) {
+	for _, r := range c.Recipes {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return lock.Recipe{}, false
+}
+
+func (c *CLI) recipeNames() string {
+	names := make([]string, len(c.Recipes))
+	for i, r := range c.Recipes {
+		names[i] = r.Name
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,40 @@
+// Package simcli is zksim's command line for lock recipes as a library:
+// run (explore faulted schedules and check them), replay (re-run a saved
+// failure byte for byte), list and merge (join a sharded run's verdicts).
+// cmd/zksim is this command line over zksim's own recipes; a program of a
+// few lines gives the same to a recipe of your own:
+//
+//	package main // cmd/mycheck
+//
+//	import (
+//		"example.com/you/mylock"
+//		"github.com/zksim/zksim/simcli"
+//	)
+//
+//	func main() { simcli.Main(mylock.Recipe()) }
+//
+// Then `go run ./cmd/mycheck run -recipe mylock -time 1m` explores it on
+// every core, and a failure's replay hint reads
+// `go run ./cmd/mycheck replay FILE`.
+//
+// # Exploration
+//
+// Schedule k of a run is the run of seed S+k (-seed S). -parallel workers
+// take schedules from a shared counter; their outcomes are tallied in
+// schedule order, so the counts, the printed traces and the first failure
+// (the smallest failing seed, and so its minimized counterexample) are
+// those of a sequential run. A worker never stops in the middle of a
+// schedule: a run stopped by -time or Ctrl-C has run exactly schedules
+// 0..n-1, and says so.
+//
+// -shard I/N keeps the schedules k with k mod N = I, so N machines split
+// one run, whether it has a schedule count or a time limit; each writes
+// its verdict with -summary FILE (JSON), and merge adds the counts up and
+// keeps the first failure with the smallest seed.
+//
+// # Exit codes
+//
+// 0 no violation, 1 a violation (or a run that could not run, or merge
+// missing a shard), 2 usage error, 130 a run stopped by Ctrl-C before it
+// saw any violation.
+package simcli

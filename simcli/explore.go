@@ -1,0 +1,265 @@
+package simcli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/zksim/zksim/sim"
+)
+
+// plan is which schedules a run explores. Schedule k (k = 0, 1, ...) runs
+// seed+k. Shard I of N takes the k with k mod N = I, in order, so its
+// schedule t is k = I + t*N: the shards of one run cover its seeds
+// exactly, whether the run has a schedule count or only a time limit.
+type plan struct {
+	seed          uint64
+	total         int // schedules over all shards; 0: no limit (a time limit)
+	shard, shards int
+}
+
+const maxSchedules = 100000000
+
+func newPlan(seed uint64, schedules int, shard string, unbounded bool) (plan, error) {
+	i, n, err := parseShard(shard)
+	if err != nil {
+		return plan{}, err
+	}
+	p := plan{seed: seed, total: schedules, shard: i, shards: n}
+	if unbounded {
+		p.total = 0
+	} else if schedules < 1 || schedules > maxSchedules {
+		return plan{}, fmt.Errorf("-schedules must be between 1 and %d, got %d", maxSchedules, schedules)
+	}
+	return p, nil
+}
+
+// seedOf is the seed of the shard's schedule t.
+func (p plan) seedOf(t int) uint64 { return p.seed + uint64(p.shard) + uint64(t)*uint64(p.shards) }
+
+// count is the number of schedules of the shard; -1: no limit.
+func (p plan) count() int {
+	switch {
+	case p.total == 0:
+		return -1
+	case p.shard >= p.total:
+		return 0
+	}
+	return (p.total - p.shard + p.shards - 1) / p.shards
+}
+
+// seeds words the seeds of the shard's first n schedules (n < 0: all,
+// without limit).
+func (p plan) seeds(n int) string {
+	if n == 0 {
+		return "no seeds"
+	}
+	last := ""
+	if n > 0 {
+		last = fmt.Sprint(p.seedOf(n - 1))
+	}
+	if p.shards == 1 {
+		return fmt.Sprintf("seeds %d..%s", p.seedOf(0), last)
+	}
+	return fmt.Sprintf("seeds %d..%s step %d", p.seedOf(0), last, p.shards)
+}
+
+// outcome is what one schedule showed.
+type outcome struct {
+	t        int
+	classes  []string
+	wakeups  int
+	changes  int
+	maxWoken int
+	trace    string
+	err      error
+}
+
+// runOne runs and checks the shard's schedule t.
+func (rc runConfig) runOne(t int) outcome {
+	seed := rc.plan.seedOf(t)
+	rep, err := sim.RunWorkload(rc.config(seed, rc.trace), sim.NewSeeded(seed), rc.workload)
+	o := outcome{t: t, err: err}
+	if err != nil {
+		return o
+	}
+	o.classes = rep.Classes()
+	for _, n := range rep.Herd {
+		o.wakeups += n
+		o.changes++
+		o.maxWoken = max(o.maxWoken, n)
+	}
+	if rc.trace {
+		o.trace = sim.TraceString(rep.Result.Trace)
+	}
+	return o
+}
+
+// exploreSeeds runs the plan's schedules on rc.parallel workers until
+// they are done or ctx ends, and hands each outcome to each in schedule
+// order, so that what each sees (counts, traces, the first failure) is
+// what a sequential run sees; each returns false to stop the run. It
+// returns how many schedules were handed over: always schedules 0..n-1.
+func (rc runConfig) exploreSeeds(ctx context.Context, each func(outcome) bool) int {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	return inOrder(rc.work(ctx), func(o outcome) bool {
+		if !each(o) {
+			cancel()
+			return false
+		}
+		return true
+	})
+}
+
+// work starts the workers and returns their outcomes, closed when they
+// have all stopped. A worker takes schedules from a shared counter and
+// checks ctx before taking one, never after: every schedule taken is
+// finished, so the schedules run are always 0..n-1.
+func (rc runConfig) work(ctx context.Context) <-chan outcome {
+	limit := rc.plan.count()
+	var next atomic.Int64
+	results := make(chan outcome, rc.parallel)
+	var wg sync.WaitGroup
+	for range rc.parallel {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				t := int(next.Add(1) - 1)
+				if limit >= 0 && t >= limit {
+					return
+				}
+				results <- rc.runOne(t)
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(results) }()
+	return results
+}
+
+// inOrder hands the outcomes to each in schedule order, until each
+// returns false, and returns how many it handed over.
+func inOrder(results <-chan outcome, each func(outcome) bool) (done int) {
+	pending := map[int]outcome{}
+	stopped := false
+	for o := range results {
+		pending[o.t] = o
+		for next, ok := pending[done]; ok && !stopped; next, ok = pending[done] {
+			delete(pending, done)
+			done++
+			stopped = !each(next)
+		}
+	}
+	if !stopped && len(pending) > 0 {
+		panic("simcli: invariant: every schedule taken is finished")
+	}
+	return done
+}
+
+// errInterrupted is the cause of a run's end on Ctrl-C.
+var errInterrupted = errors.New("interrupted")
+
+// interruptible returns a context that Ctrl-C (SIGINT) cancels with cause
+// errInterrupted, and the function that releases it. After the first
+// Ctrl-C, the signal has its default effect again: a second one ends the
+// process, for instance during a long minimization.
+func interruptible() (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
+	released := make(chan struct{})
+	go func() {
+		select {
+		case <-sig:
+			signal.Stop(sig)
+			cancel(errInterrupted)
+		case <-released:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sig)
+		close(released)
+		cancel(nil)
+	}
+}
+
+// explore runs the simulated exploration and reports it; it returns the
+// exit code.
+func (rc runConfig) explore(ctx context.Context, stdout, stderr io.Writer) int {
+	rc.header(stdout)
+	if rc.budget > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, rc.budget, errTimeUp)
+		defer cancel()
+	}
+	start := time.Now()
+	// Every strategy today is seeded; a systematic one will have its own
+	// exploration here, and the same report.
+	t, err := rc.tallySeeds(ctx, stdout, stderr, start)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s run: %v\n", rc.cli.name(), err)
+		return ExitViolation
+	}
+	t.stopped = rc.stopReason(ctx, t.schedules)
+	rc.summaryText(stdout, t, time.Since(start))
+	return rc.verdict(stdout, stderr, t)
+}
+
+// tallySeeds explores the plan's seeds, printing traces (-trace) and
+// progress as it goes.
+func (rc runConfig) tallySeeds(ctx context.Context, stdout, stderr io.Writer, start time.Time) (*tally, error) {
+	t := &tally{byClass: map[string]int{}}
+	prog := newProgress(stderr, rc.progress, start)
+	defer prog.done()
+	var err error
+	rc.exploreSeeds(ctx, func(o outcome) bool {
+		if o.err != nil {
+			err = fmt.Errorf("seed %d: %w", rc.plan.seedOf(o.t), o.err)
+			return false
+		}
+		fmt.Fprint(stdout, o.trace)
+		t.add(o, rc.plan.seedOf(o.t))
+		prog.update(t, rc.plan, rc.budget)
+		return true
+	})
+	return t, err
+}
+
+// verdict reports the first failure, if any, writes the -summary file and
+// returns the exit code.
+func (rc runConfig) verdict(stdout, stderr io.Writer, t *tally) int {
+	code := ExitOK
+	switch {
+	case t.first != nil:
+		t.first.trace = rc.reportFailure(stdout, t.first)
+		code = ExitViolation
+	case errors.Is(t.stopped, errInterrupted):
+		code = ExitInterrupted
+	}
+	if rc.summary != "" {
+		if err := rc.writeSummary(t, code); err != nil {
+			fmt.Fprintf(stderr, "%s run: -summary: %v\n", rc.cli.name(), err)
+			return ExitViolation
+		}
+	}
+	return code
+}
+
+// errTimeUp is the cause of a run's end at its -time limit.
+var errTimeUp = errors.New("time limit")
+
+// stopReason is why a run that ran done schedules ended before its plan
+// did, or nil if it did not.
+func (rc runConfig) stopReason(ctx context.Context, done int) error {
+	if done == rc.plan.count() {
+		return nil
+	}
+	return context.Cause(ctx)
+}

@@ -1,0 +1,41 @@
+package simcli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+)
+
+// Every subcommand parses its flags the same way: errors and usage on
+// stderr, 0 after -h, 2 for any misuse.
+
+// newFlags returns the flag set of subcommand name; its usage is usage
+// followed by the flags' defaults.
+func newFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	return fs
+}
+
+// parseFlags parses args into fs and returns -1 if the subcommand goes
+// on, else its exit code: 0 after -h, 2 for a bad flag (the flag package
+// has then printed the usage).
+func parseFlags(fs *flag.FlagSet, args []string) int {
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return -1
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	}
+	return ExitUsage
+}
+
+// usageError says what was wrong with the subcommand's arguments and
+// returns the usage error's exit code.
+func (c *CLI) usageError(fs *flag.FlagSet, format string, a ...any) int {
+	fmt.Fprintf(fs.Output(), "%s %s: %s\n", c.name(), fs.Name(), fmt.Sprintf(format, a...))
+	return ExitUsage
+}

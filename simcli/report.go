@@ -1,0 +1,248 @@
+package simcli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/zksim/zksim/sim"
+)
+
+// tally is what a run saw, in schedule order.
+type tally struct {
+	schedules int
+	failing   int // schedules with at least one violation
+	byClass   map[string]int
+	wakeups   int
+	changes   int
+	maxWoken  int
+	first     *failed
+	stopped   error // why the run ended before its plan did; nil if it did not
+}
+
+type failed struct {
+	seed    uint64
+	classes []string // worst first
+	trace   string   // the saved counterexample, once reported
+}
+
+func (t *tally) add(o outcome, seed uint64) {
+	t.schedules++
+	for _, c := range o.classes {
+		t.byClass[c]++
+	}
+	t.wakeups += o.wakeups
+	t.changes += o.changes
+	t.maxWoken = max(t.maxWoken, o.maxWoken)
+	if len(o.classes) > 0 {
+		t.failing++
+		if t.first == nil {
+			classes := slices.Clone(o.classes)
+			sort.SliceStable(classes, func(i, j int) bool { return severity(classes[i]) < severity(classes[j]) })
+			t.first = &failed{seed: seed, classes: classes}
+		}
+	}
+}
+
+// describe is the run's setting in one line (recipe, workload, faults,
+// strategy): what every shard of one run shares.
+func (rc runConfig) describe() string {
+	wl := rc.workload
+	var extra []string
+	if rc.recipe.AcquireRead != nil && wl.ReadPercent != 50 {
+		extra = append(extra, fmt.Sprintf("%d%% reads", wl.ReadPercent))
+	}
+	switch {
+	case rc.followers == 1:
+		extra = append(extra, "1 follower")
+	case rc.followers >= 0:
+		extra = append(extra, fmt.Sprintf("%d followers", rc.followers))
+	}
+	if wl.SequenceStart != 0 {
+		extra = append(extra, fmt.Sprintf("sequence from %d, %s", wl.SequenceStart, rc.overflow))
+	} else if rc.overflow.String() != "pin" {
+		extra = append(extra, "overflow "+rc.overflow.String())
+	}
+	switch {
+	case wl.TimeoutTicks == 0:
+		extra = append(extra, "no deadlines")
+	case wl.TimeoutTicks != 12 || wl.TimeoutPercent != 50:
+		extra = append(extra, fmt.Sprintf("deadline %d ticks for %d%%", wl.TimeoutTicks, wl.TimeoutPercent))
+	}
+	if wl.Unfenced {
+		extra = append(extra, "unfenced")
+	}
+	s := fmt.Sprintf("%s, %d clients x %d acquisitions", rc.recipe.Name, wl.Clients, wl.Acquisitions)
+	if len(extra) > 0 {
+		s += " (" + strings.Join(extra, ", ") + ")"
+	}
+	return s + fmt.Sprintf(", faults %s, %s", rc.faults, rc.strategy.title)
+}
+
+// header says at once what the run explores and checks.
+func (rc runConfig) header(w io.Writer) {
+	seeds := rc.plan.seeds(rc.plan.count())
+	if rc.plan.shards > 1 {
+		all := plan{seed: rc.plan.seed, total: rc.plan.total, shards: 1}
+		seeds = fmt.Sprintf("%s (shard %d/%d of %s)", seeds, rc.plan.shard, rc.plan.shards, all.seeds(all.count()))
+	}
+	if rc.budget > 0 {
+		seeds += fmt.Sprintf(", time limit %v", rc.budget)
+	}
+	fmt.Fprintf(w, "%s run: %s, %s\n", rc.cli.name(), rc.describe(), seeds)
+	model := "mutual exclusion"
+	if rc.recipe.AcquireRead != nil {
+		model = "reader/writer exclusion"
+	}
+	fmt.Fprintf(w, "checked: %s (porcupine), herd, fencing, orphans, deadlock, progress\n\n", model)
+}
+
+// summaryText reports the counts.
+func (rc runConfig) summaryText(w io.Writer, t *tally, elapsed time.Duration) {
+	if t.stopped != nil {
+		fmt.Fprintf(w, "  %-22s %s (%v)\n", "covered", rc.plan.seeds(t.schedules), t.stopped)
+	}
+	rate := float64(t.schedules) / max(elapsed.Seconds(), 1e-9)
+	workers := fmt.Sprintf("%d workers", rc.parallel)
+	if rc.parallel == 1 {
+		workers = "1 worker"
+	}
+	fmt.Fprintf(w, "  %-22s %d\n  %-22s %.0f/s (%v, %s)\n", "schedules", t.schedules, "rate", rate, elapsed.Round(time.Millisecond), workers)
+	fmt.Fprintf(w, "  %-22s %d schedules\n", "violations", t.failing)
+	writeClasses(w, t.byClass)
+	herd := 0.0
+	if t.changes > 0 {
+		herd = float64(t.wakeups) / float64(t.changes)
+	}
+	fmt.Fprintf(w, "  %-22s %.2f clients woken per change (max %d)\n", "herd", herd, t.maxWoken)
+}
+
+func writeClasses(w io.Writer, byClass map[string]int) {
+	classes := make([]string, 0, len(byClass))
+	for c := range byClass {
+		classes = append(classes, c)
+	}
+	sort.Strings(classes)
+	for _, c := range classes {
+		fmt.Fprintf(w, "    %-20s %d\n", c, byClass[c])
+	}
+}
+
+// severity orders violation classes, worst first: the first failure is
+// reported by its worst class.
+func severity(class string) int {
+	order := []string{"mutual-exclusion", "reader-writer-exclusion", "fencing", "deadlock",
+		"no-progress", "orphan", "client-error", "invariant", "herd"}
+	if i := slices.Index(order, class); i >= 0 {
+		return i
+	}
+	return len(order)
+}
+
+// reportFailure finds the smallest workload and schedule that show the
+// first failure's class, saves it, says how to replay it, and returns the
+// saved trace's path ("" if none).
+func (rc runConfig) reportFailure(w io.Writer, f *failed) string {
+	class := f.classes[0]
+	ce, ok := sim.Minimize(rc.workload, func(seed uint64) sim.Config { return rc.config(seed, true) }, class, 60)
+	if !ok { // no smaller run shows it: shrink the schedule that did
+		ce, ok = sim.ShrinkSeed(rc.workload, rc.config(f.seed, true), f.seed, class)
+	}
+	if !ok {
+		// Runs are deterministic: this is a bug in the simulator.
+		fmt.Fprintf(w, "\nfirst failure: seed %d, %s; run again, it showed no %s: a nondeterministic run, please report it\n",
+			f.seed, strings.Join(f.classes, ", "), class)
+		return ""
+	}
+	fmt.Fprintf(w, "\nfirst failure: seed %d, %s. Minimal counterexample: %d clients x %d acquisitions, %d trace lines:\n",
+		f.seed, strings.Join(f.classes, ", "), ce.Workload.Clients, ce.Workload.Acquisitions, len(ce.Report.Result.Trace))
+	return rc.cli.writeFailure(w, rc.out, rc.recipe.Name+"-"+class, ce)
+}
+
+// writeFailure saves a counterexample's trace (and timeline) into dir,
+// writes its violations, its trace, the files and the command that
+// replays it with this program, and returns the trace's path ("" if it
+// could not be saved).
+func (c *CLI) writeFailure(w io.Writer, dir, name string, ce sim.Counterexample) string {
+	rep := ce.Report
+	tracePath, htmlPath, err := sim.SaveFailure(dir, name, rep, ce.Workload, ce.Config, ce.Decisions)
+	for _, v := range rep.Violations {
+		fmt.Fprintf(w, "  %v\n", v)
+	}
+	fmt.Fprintf(w, "\n%s\n", sim.TraceString(rep.Result.Trace))
+	if err != nil {
+		fmt.Fprintf(w, "could not save the failure: %v\n", err)
+		return ""
+	}
+	fmt.Fprintf(w, "trace:    %s\n", tracePath)
+	if htmlPath != "" {
+		fmt.Fprintf(w, "timeline: %s\n", htmlPath)
+	}
+	fmt.Fprintf(w, "replay:   %s replay %s\n", c.replayCommand(), filepath.ToSlash(tracePath))
+	return tracePath
+}
+
+// progress shows how a run goes: on a terminal a status line redrawn in
+// place, elsewhere (a pipe, a CI log) a line every period. It is not a
+// verdict: wall-clock time is fine here.
+type progress struct {
+	w        io.Writer
+	terminal bool
+	every    time.Duration // off a terminal; 0: never
+	start    time.Time
+	last     time.Time
+	drawn    bool
+}
+
+func newProgress(w io.Writer, every time.Duration, start time.Time) *progress {
+	terminal := false
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			terminal = true
+		}
+	}
+	return &progress{w: w, terminal: terminal, every: every, start: start, last: start}
+}
+
+func (p *progress) update(t *tally, pl plan, budget time.Duration) {
+	now := time.Now()
+	switch {
+	case p.terminal && (!p.drawn || now.Sub(p.last) >= 200*time.Millisecond):
+		p.status(t, pl, budget, now)
+	case !p.terminal && p.every > 0 && now.Sub(p.last) >= p.every:
+		elapsed := now.Sub(p.start)
+		fmt.Fprintf(p.w, "progress: %s in %v, %d schedules (%.0f/s), %d with violations\n", pl.seeds(t.schedules),
+			elapsed.Round(time.Second), t.schedules, float64(t.schedules)/max(elapsed.Seconds(), 1e-9), t.failing)
+	default:
+		return
+	}
+	p.last = now
+}
+
+// status redraws the terminal's status line: done (of total), rate,
+// violations, time left.
+func (p *progress) status(t *tally, pl plan, budget time.Duration, now time.Time) {
+	p.drawn = true
+	elapsed := now.Sub(p.start)
+	rate := float64(t.schedules) / max(elapsed.Seconds(), 1e-9)
+	done, eta := fmt.Sprint(t.schedules), budget-elapsed
+	if total := pl.count(); total >= 0 {
+		done += fmt.Sprintf("/%d", total)
+		left := time.Duration(float64(total-t.schedules)/rate) * time.Second
+		if budget <= 0 || left < eta {
+			eta = left
+		}
+	}
+	fmt.Fprintf(p.w, "\r  %s schedules  %.0f/s  violations %d  ETA %v   ", done, rate, t.failing, eta.Round(time.Second))
+}
+
+func (p *progress) done() {
+	if p.terminal && p.drawn {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}

@@ -1,0 +1,271 @@
+package simcli
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/sim"
+)
+
+// runConfig is one exploration, as the flags describe it.
+type runConfig struct {
+	cli       *CLI
+	recipe    lock.Recipe
+	workload  sim.Workload
+	faults    string     // as given, for the summary
+	simFaults sim.Faults // parsed once, for every schedule
+	expire    int        // with servers: sessions to expire
+	strategy  strategy
+	followers int // -1: seed % 2
+	overflow  fakezk.Overflow
+	plan      plan
+	budget    time.Duration // 0: none
+	parallel  int
+	out       string
+	summary   string        // file for the JSON summary; "" none
+	progress  time.Duration // period of the progress line off a terminal; 0 none
+	trace     bool
+	servers   []string // real servers: no simulation
+}
+
+// strategy is a way of choosing schedules. Both today are seeded:
+// schedule k is the run of NewSeeded(seed k). A systematic strategy,
+// which explores a frontier rather than seeds, is dispatched in
+// runConfig.explore.
+type strategy struct {
+	name, title, doc string
+	pct              bool
+}
+
+var strategies = []strategy{
+	{name: "random", title: "random walk", doc: "uniform random walk over the enabled events"},
+	{name: "pct", title: "PCT", doc: "probabilistic concurrency testing: client priorities with 2 change points", pct: true},
+}
+
+// strategyNames is "random or pct".
+func strategyNames() string {
+	var names []string
+	for _, s := range strategies {
+		names = append(names, s.name)
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// simOnly are the run flags that mean nothing on real servers: there is
+// no schedule to choose, no simulated server to configure and no
+// counterexample to shrink or save.
+var simOnly = []string{"strategy", "schedules", "parallel", "shard", "summary", "trace", "out", "progress",
+	"followers", "sequence-start", "overflow", "deadline-ticks", "deadline-percent"}
+
+const runUsage = `usage: %[1]s run [flags]
+
+Explore schedules of a lock recipe under faults and check every one.
+Schedule k runs seed S+k (-seed S); -parallel workers share them, and the
+verdicts, the first failure and its counterexample are those of a
+sequential run. -shard I/N runs the schedules k with k mod N = I, for a CI
+matrix or an indexed job; '%[1]s merge' joins the shards' -summary files.
+With -time and no -schedules a run goes on until the time is up.
+Ctrl-C stops a run and prints the summary so far.
+Exit codes: 0 no violation, 1 violation, 2 usage error, 130 stopped by
+Ctrl-C before any violation.
+
+`
+
+type runFlags struct {
+	recipe, faults, strategy, shard, servers, overflow, out, summary *string
+	clients, acq, read, schedules, parallel, followers, deadline     *int
+	deadlinePct                                                      *int
+	sequenceStart                                                    *int64
+	seed                                                             *uint64
+	budget, progress                                                 *time.Duration
+	trace, unfenced                                                  *bool
+}
+
+func (c *CLI) runFlags(fs *flag.FlagSet) runFlags {
+	return runFlags{
+		recipe:        fs.String("recipe", "lock", "recipe to check: "+c.recipeNames()),
+		clients:       fs.Int("clients", 5, "simulated clients (2-64)"),
+		acq:           fs.Int("acquisitions", 3, "acquisitions per client (1-100)"),
+		read:          fs.Int("read", 50, "percent of read acquisitions, for read/write recipes (0-100)"),
+		faults:        fs.String("faults", "default", "fault mix: default, none, or kind=count,... and percent=P (see list); a mix that names no kind keeps the default kinds"),
+		strategy:      fs.String("strategy", "random", "schedule strategy: "+strategyNames()),
+		seed:          fs.Uint64("seed", 1, "first seed; schedule k uses seed+k"),
+		schedules:     fs.Int("schedules", 10000, "schedules to explore over all shards (1-100000000); with -time and without this flag: no limit"),
+		budget:        fs.Duration("time", 0, "stop after this long (e.g. 30s); without -schedules, run until then; 0: no time limit"),
+		parallel:      fs.Int("parallel", runtime.GOMAXPROCS(0), "schedules explored at once (1-1024); default: GOMAXPROCS"),
+		shard:         fs.String("shard", "0/1", "explore only shard I of N (0 <= I < N): the schedules k with k mod N = I"),
+		summary:       fs.String("summary", "", "write a JSON summary of the run to this file (for merge)"),
+		progress:      fs.Duration("progress", 10*time.Second, "off a terminal, print a progress line to stderr this often; 0: never"),
+		out:           fs.String("out", "zksim-failures", "directory for a failure's trace and timeline"),
+		trace:         fs.Bool("trace", false, "print every schedule's trace (for small runs)"),
+		followers:     fs.Int("followers", -1, "follower servers beside the leader (0-4), serving stale reads; -1: 0 for even seeds, 1 for odd"),
+		sequenceStart: fs.Int64("sequence-start", 0, "create the lock directory with its sequence counter at this value (1-2147483647; near 2147483647 meets the overflow); 0: no"),
+		overflow:      fs.String("overflow", "pin", "sequence counter past 2147483647: pin (ZooKeeper 3.6+) or wrap (3.5 and before)"),
+		deadline:      fs.Int("deadline-ticks", 12, "acquire deadline in ticks of virtual time; 0: no deadlines"),
+		deadlinePct:   fs.Int("deadline-percent", 50, "percent of acquisitions with a deadline (0-100); the others wait as long as it takes"),
+		unfenced:      fs.Bool("unfenced", false, "write the resource with a plain set even when the lock can fence the write"),
+		servers:       fs.String("servers", "", "run on real ZooKeeper servers host:port,... instead (faults: none or expire=N; no simulation-only flags)"),
+	}
+}
+
+func (c *CLI) parseRun(args []string, stderr io.Writer) (runConfig, int) {
+	fs := newFlags("run", fmt.Sprintf(runUsage, c.name()), stderr)
+	f := c.runFlags(fs)
+	if code := parseFlags(fs, args); code >= 0 {
+		return runConfig{}, code
+	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	rc, err := c.newRunConfig(f, set)
+	if fs.NArg() > 0 {
+		err = fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if err != nil {
+		return runConfig{}, c.usageError(fs, "%v", err)
+	}
+	return rc, -1
+}
+
+// newRunConfig checks the flags' values and makes the run they describe.
+func (c *CLI) newRunConfig(f runFlags, set map[string]bool) (runConfig, error) {
+	r, ok := c.recipe(*f.recipe)
+	if !ok {
+		return runConfig{}, fmt.Errorf("unknown recipe %q (known: %s)", *f.recipe, c.recipeNames())
+	}
+	rc := runConfig{cli: c, recipe: r, faults: *f.faults, budget: *f.budget, parallel: *f.parallel, out: *f.out,
+		summary: *f.summary, progress: *f.progress, trace: *f.trace, followers: *f.followers,
+		workload: sim.Workload{Recipe: r, Clients: *f.clients, Acquisitions: *f.acq, ReadPercent: *f.read,
+			TimeoutTicks: *f.deadline, TimeoutPercent: *f.deadlinePct, Unfenced: *f.unfenced, SequenceStart: int32(*f.sequenceStart)}}
+	if *f.deadlinePct == 0 { // the library reads a share of 0 as 100
+		rc.workload.TimeoutTicks = 0
+	}
+	if err := checkWorkload(f); err != nil {
+		return runConfig{}, err
+	}
+	if *f.servers != "" {
+		return rc, rc.realConfig(f, set)
+	}
+	return rc, rc.simConfig(f, set)
+}
+
+func checkWorkload(f runFlags) error {
+	switch {
+	case *f.clients < 2 || *f.clients > 64:
+		return fmt.Errorf("-clients must be between 2 and 64, got %d", *f.clients)
+	case *f.acq < 1 || *f.acq > 100:
+		return fmt.Errorf("-acquisitions must be between 1 and 100, got %d", *f.acq)
+	case *f.read < 0 || *f.read > 100:
+		return fmt.Errorf("-read must be between 0 and 100, got %d", *f.read)
+	case *f.budget < 0:
+		return fmt.Errorf("-time must not be negative, got %v", *f.budget)
+	}
+	return nil
+}
+
+// realConfig refuses what real servers cannot do.
+func (rc *runConfig) realConfig(f runFlags, set map[string]bool) error {
+	var refused []string
+	for _, name := range simOnly {
+		if set[name] {
+			refused = append(refused, "-"+name)
+		}
+	}
+	if len(refused) > 0 {
+		return fmt.Errorf("%s: for simulated runs only, not with -servers", strings.Join(refused, ", "))
+	}
+	expire, err := parseRealFaults(*f.faults)
+	rc.expire, rc.servers = expire, strings.Split(*f.servers, ",")
+	rc.plan = plan{seed: *f.seed, shards: 1}
+	if err != nil {
+		return fmt.Errorf("-faults: %v", err)
+	}
+	return nil
+}
+
+// simConfig checks the simulation's flags.
+func (rc *runConfig) simConfig(f runFlags, set map[string]bool) error {
+	var err error
+	if rc.simFaults, err = parseFaults(*f.faults); err != nil {
+		return fmt.Errorf("-faults: %v", err)
+	}
+	i := slices.IndexFunc(strategies, func(s strategy) bool { return s.name == *f.strategy })
+	if i < 0 {
+		return fmt.Errorf("-strategy must be %s, got %q", strategyNames(), *f.strategy)
+	}
+	rc.strategy = strategies[i]
+	if rc.overflow, err = parseOverflow(*f.overflow); err != nil {
+		return err
+	}
+	if rc.plan, err = newPlan(*f.seed, *f.schedules, *f.shard, set["time"] && !set["schedules"] && *f.budget > 0); err != nil {
+		return err
+	}
+	switch {
+	case *f.parallel < 1 || *f.parallel > 1024:
+		return fmt.Errorf("-parallel must be between 1 and 1024, got %d", *f.parallel)
+	case *f.progress < 0:
+		return fmt.Errorf("-progress must not be negative, got %v", *f.progress)
+	case *f.followers < -1 || *f.followers > 4:
+		return fmt.Errorf("-followers must be between 0 and 4 (or -1), got %d", *f.followers)
+	case *f.sequenceStart < 0 || *f.sequenceStart > math.MaxInt32:
+		return fmt.Errorf("-sequence-start must be between 0 and 2147483647, got %d", *f.sequenceStart)
+	case *f.deadline < 0:
+		return fmt.Errorf("-deadline-ticks must not be negative, got %d", *f.deadline)
+	case *f.deadlinePct < 0 || *f.deadlinePct > 100:
+		return fmt.Errorf("-deadline-percent must be between 0 and 100, got %d", *f.deadlinePct)
+	}
+	return nil
+}
+
+func parseOverflow(s string) (fakezk.Overflow, error) {
+	for _, o := range []fakezk.Overflow{fakezk.OverflowPin, fakezk.OverflowWrap} {
+		if o.String() == s {
+			return o, nil
+		}
+	}
+	return 0, fmt.Errorf("-overflow must be pin or wrap, got %q", s)
+}
+
+// parseShard reads "I/N".
+func parseShard(s string) (shard, shards int, err error) {
+	a, b, ok := strings.Cut(s, "/")
+	shard, err1 := strconv.Atoi(a)
+	shards, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || shards < 1 || shard < 0 || shard >= shards {
+		return 0, 0, fmt.Errorf("-shard must be I/N with 0 <= I < N, got %q", s)
+	}
+	return shard, shards, nil
+}
+
+// config is the simulation of the schedule of seed.
+func (rc runConfig) config(seed uint64, traced bool) sim.Config {
+	followers := rc.followers
+	if followers < 0 {
+		followers = int(seed % 2)
+	}
+	return sim.Config{PCT: rc.strategy.pct, Faults: rc.simFaults, NoTrace: !traced,
+		Server: fakezk.Config{Seed: seed, Followers: followers, Overflow: rc.overflow}}
+}
+
+// runRun explores schedules, reports, and on a violation saves the
+// minimized counterexample.
+func (c *CLI) runRun(args []string, stdout, stderr io.Writer) int {
+	rc, code := c.parseRun(args, stderr)
+	if code >= 0 {
+		return code
+	}
+	ctx, stop := interruptible()
+	defer stop()
+	if rc.servers != nil {
+		return (&realRun{rc: rc}).run(ctx, stdout, stderr)
+	}
+	return rc.explore(ctx, stdout, stderr)
+}

@@ -1,0 +1,186 @@
+package simcli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// summary is the JSON a run writes with -summary FILE. merge joins the
+// summaries of the shards of one run: counts add up, and the first
+// failure of the run is the one with the smallest seed.
+type summary struct {
+	Run       string         `json:"run"`   // recipe, workload, faults, strategy: the shards of one run share it
+	Seed      uint64         `json:"seed"`  // the run's first seed
+	Total     int            `json:"total"` // schedules over all shards; 0: until a time limit
+	Shard     int            `json:"shard"` // this is shard Shard of Shards
+	Shards    int            `json:"shards"`
+	Schedules int            `json:"schedules"`         // the shard's schedules t = 0..Schedules-1 ran: seeds seed+shard+t*shards
+	Seeds     string         `json:"seeds"`             // the same, in words
+	Stopped   string         `json:"stopped,omitempty"` // why the shard ended before its plan: "time limit" or "interrupted"
+	Failing   int            `json:"failing"`           // schedules with at least one violation
+	Classes   map[string]int `json:"classes"`           // schedules per violation class
+	Wakeups   int            `json:"wakeups"`           // herd: clients woken by changes to the lock, in all
+	Changes   int            `json:"changes"`           // herd: changes that woke clients
+	MaxWoken  int            `json:"max_woken"`         // herd: most clients one change woke
+	First     *firstFailure  `json:"first_failure,omitempty"`
+	Exit      int            `json:"exit"` // the shard's exit code
+}
+
+type firstFailure struct {
+	Seed    uint64   `json:"seed"`
+	Classes []string `json:"classes"`         // worst first
+	Trace   string   `json:"trace,omitempty"` // the minimized counterexample's trace file
+}
+
+func (rc runConfig) writeSummary(t *tally, code int) error {
+	s := summary{Run: rc.describe(), Seed: rc.plan.seed, Total: rc.plan.total, Shard: rc.plan.shard, Shards: rc.plan.shards,
+		Schedules: t.schedules, Seeds: rc.plan.seeds(t.schedules), Failing: t.failing, Classes: t.byClass,
+		Wakeups: t.wakeups, Changes: t.changes, MaxWoken: t.maxWoken, Exit: code}
+	if t.stopped != nil {
+		s.Stopped = t.stopped.Error()
+	}
+	if f := t.first; f != nil {
+		s.First = &firstFailure{Seed: f.seed, Classes: f.classes, Trace: f.trace}
+	}
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(rc.summary, append(b, '\n'), 0o644)
+}
+
+const mergeUsage = `usage: %[1]s merge SUMMARY...
+
+Merge the -summary files of the shards of one run ('%[1]s run -shard I/N
+-summary FILE' for I = 0..N-1) into the run's verdict: the counts add up,
+and the first failure is the shards' first failure with the smallest
+seed. Exit code 1 if any shard saw a violation or a shard is missing,
+0 otherwise, 2 if the files are not the shards of one run.
+
+`
+
+// errMerge is wrapped by every reason summaries cannot be merged.
+var errMerge = errors.New("not the shards of one run")
+
+func (c *CLI) runMerge(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("merge", fmt.Sprintf(mergeUsage, c.name()), stderr)
+	if code := parseFlags(fs, args); code >= 0 {
+		return code
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return ExitUsage
+	}
+	var sums []summary
+	for _, path := range fs.Args() {
+		s, err := readSummary(path)
+		if err != nil {
+			return c.usageError(fs, "%s: %v", path, err)
+		}
+		sums = append(sums, s)
+	}
+	m, missing, err := mergeSummaries(sums)
+	if err != nil {
+		return c.usageError(fs, "%v", err)
+	}
+	c.mergeReport(stdout, m, sums, missing)
+	if m.Failing > 0 || len(missing) > 0 {
+		return ExitViolation
+	}
+	return ExitOK
+}
+
+func readSummary(path string) (summary, error) {
+	var s summary
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return s, err
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return s, err
+	}
+	if s.Shards < 1 || s.Shard < 0 || s.Shard >= s.Shards || s.Run == "" {
+		return s, errors.New("not a summary written by run -summary")
+	}
+	return s, nil
+}
+
+// mergeSummaries adds the shards' counts up and keeps the first failure
+// with the smallest seed; missing lists the shards without a summary.
+func mergeSummaries(sums []summary) (m summary, missing []int, err error) {
+	m = sums[0]
+	m.Schedules, m.Failing, m.Wakeups, m.Changes, m.MaxWoken, m.First = 0, 0, 0, 0, 0, nil
+	m.Classes = map[string]int{}
+	seen := map[int]bool{}
+	for _, s := range sums {
+		switch {
+		case s.Run != m.Run || s.Seed != m.Seed || s.Total != m.Total || s.Shards != m.Shards:
+			return m, nil, fmt.Errorf("%w: %q with seed %d, %d schedules, %d shards against %q with seed %d, %d schedules, %d shards",
+				errMerge, s.Run, s.Seed, s.Total, s.Shards, m.Run, m.Seed, m.Total, m.Shards)
+		case seen[s.Shard]:
+			return m, nil, fmt.Errorf("%w: shard %d/%d given twice", errMerge, s.Shard, s.Shards)
+		}
+		seen[s.Shard] = true
+		m.Schedules += s.Schedules
+		m.Failing += s.Failing
+		for c, n := range s.Classes {
+			m.Classes[c] += n
+		}
+		m.Wakeups += s.Wakeups
+		m.Changes += s.Changes
+		m.MaxWoken = max(m.MaxWoken, s.MaxWoken)
+		if s.First != nil && (m.First == nil || s.First.Seed < m.First.Seed) {
+			m.First = s.First
+		}
+	}
+	for i := range m.Shards {
+		if !seen[i] {
+			missing = append(missing, i)
+		}
+	}
+	return m, missing, nil
+}
+
+func (c *CLI) mergeReport(w io.Writer, m summary, sums []summary, missing []int) {
+	all := plan{seed: m.Seed, total: m.Total, shards: 1}
+	fmt.Fprintf(w, "%s merge: %s, %s: %d of %d shards\n\n", c.name(), m.Run, all.seeds(all.count()), len(sums), m.Shards)
+	complete := len(missing) == 0
+	for _, s := range sums {
+		complete = complete && s.Stopped == ""
+	}
+	if complete && m.Total > 0 {
+		fmt.Fprintf(w, "  %-22s every seed of %d..%d\n", "covered", m.Seed, m.Seed+uint64(m.Total)-1)
+	} else {
+		sorted := slices.Clone(sums)
+		slices.SortFunc(sorted, func(a, b summary) int { return a.Shard - b.Shard })
+		for _, s := range sorted {
+			line := s.Seeds
+			if s.Stopped != "" {
+				line += " (" + s.Stopped + ")"
+			}
+			fmt.Fprintf(w, "  %-22s %s\n", fmt.Sprintf("covered by %d/%d", s.Shard, s.Shards), line)
+		}
+	}
+	if len(missing) > 0 {
+		fmt.Fprintf(w, "  %-22s %s\n", "missing shards", strings.Trim(fmt.Sprint(missing), "[]"))
+	}
+	fmt.Fprintf(w, "  %-22s %d\n  %-22s %d schedules\n", "schedules", m.Schedules, "violations", m.Failing)
+	writeClasses(w, m.Classes)
+	herd := 0.0
+	if m.Changes > 0 {
+		herd = float64(m.Wakeups) / float64(m.Changes)
+	}
+	fmt.Fprintf(w, "  %-22s %.2f clients woken per change (max %d)\n", "herd", herd, m.MaxWoken)
+	if f := m.First; f != nil {
+		fmt.Fprintf(w, "\nfirst failure: seed %d, %s\n", f.Seed, strings.Join(f.Classes, ", "))
+		if f.Trace != "" {
+			fmt.Fprintf(w, "trace:    %s (saved by its shard)\nreplay:   %s replay %s\n", f.Trace, c.replayCommand(), filepath.ToSlash(f.Trace))
+		}
+	}
+}

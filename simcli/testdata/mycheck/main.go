@@ -1,0 +1,16 @@
+// Command mycheck is what a user of zksim writes to check a recipe of
+// their own with zksim's command line: run, replay, list and merge.
+// TestMain_UserProgram builds it. Its recipe, mylock, is broken: it is
+// zoo.SplitDash under another name, which zksim itself does not know.
+package main
+
+import (
+	"github.com/zksim/zksim/lock/zoo"
+	"github.com/zksim/zksim/simcli"
+)
+
+func main() {
+	mylock := zoo.SplitDash()
+	mylock.Name = "mylock"
+	simcli.Main(mylock)
+}
