@@ -23,13 +23,8 @@ var faultKinds = []struct {
 	{"reorder", "ILLEGAL: a reply overtakes earlier notifications (breaks ZooKeeper's order)", func(f *sim.Faults, n int) { f.Reorder = n }},
 }
 
-// defaultFaults is every legal fault, a few of each, at 10% of steps,
-// except abandon: with it, zksim's own lock (whose Acquire can grant on a
-// listing made after the session that owns its node was given up) and the
-// herd checker (which counts waiters that wake and then give up) report
-// violations that are not bugs of the recipe under test; it waits for
-// their fixes.
-var defaultFaults = sim.Faults{Percent: 10, LoseRequest: 2, LoseReply: 2, Disconnect: 2, Crash: 1, Pause: 1, Reap: 1}
+// defaultFaults is every legal fault, a few of each, at 10% of steps.
+var defaultFaults = sim.Faults{Percent: 10, LoseRequest: 2, LoseReply: 2, Disconnect: 2, Crash: 1, Pause: 1, Reap: 1, Abandon: 1}
 
 // parseFaults reads -faults: "default", "none", or a comma list of
 // kind=count (a bare kind means 1), with percent=P for the rate. A list

@@ -230,7 +230,7 @@ func (r *realRun) header(w io.Writer) {
 	}
 	fmt.Fprintf(w, "%s run: %s on real servers %s, %d clients x %d acquisitions, faults %s\n",
 		r.rc.cli.name(), wl.Recipe.Name, strings.Join(r.rc.servers, ","), wl.Clients, wl.Acquisitions, faults)
-	fmt.Fprint(w, "checked: exclusion (porcupine), fencing, orphans; no schedule control, no herd check on real servers\n\n")
+	fmt.Fprint(w, "checked: exclusion (exact interval check), fencing, orphans; no schedule control, no herd check on real servers\n\n")
 }
 
 func (r *realRun) report(w io.Writer, elapsed time.Duration, vs []linearize.Violation, stopped error) {

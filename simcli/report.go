@@ -99,7 +99,7 @@ func (rc runConfig) header(w io.Writer) {
 	if rc.recipe.AcquireRead != nil {
 		model = "reader/writer exclusion"
 	}
-	fmt.Fprintf(w, "checked: %s (porcupine), herd, fencing, orphans, deadlock, progress\n\n", model)
+	fmt.Fprintf(w, "checked: %s (exact interval check), herd, fencing, orphans, deadlock, progress\n\n", model)
 }
 
 // summaryText reports the counts.

@@ -22,7 +22,7 @@ func ExampleCLI() {
 	// recipes (-recipe):
 	//   mylock                 my lock
 	//
-	// faults (-faults kind=count,...; default: percent=10,lose-request=2,lose-reply=2,disconnect=2,crash=1,pause=1,reap=1):
+	// faults (-faults kind=count,...; default: percent=10,lose-request=2,lose-reply=2,disconnect=2,crash=1,pause=1,reap=1,abandon=1):
 	//   lose-request           a request is lost before the server sees it (connection loss, nothing applied)
 	//   lose-reply             a request is applied and its reply lost (the lost create)
 	//   disconnect             a client's connection drops; it reconnects and re-registers its watches

@@ -44,7 +44,7 @@ func TestRunReal_Recipes(t *testing.T) {
 	for _, recipe := range []string{"lock", "rwlock"} {
 		var out bytes.Buffer
 		code := run([]string{"run", "-servers", addrs, "-recipe", recipe, "-clients", "4", "-acquisitions", "8", "-faults", "expire=2"}, &out, io.Discard)
-		if code != 0 || !strings.Contains(out.String(), "violations             0") || !strings.Contains(out.String(), "checked: exclusion (porcupine), fencing, orphans") {
+		if code != 0 || !strings.Contains(out.String(), "violations             0") || !strings.Contains(out.String(), "checked: exclusion (exact interval check), fencing, orphans") {
 			t.Errorf("%s: exit %d\n%s", recipe, code, out.String())
 		}
 	}

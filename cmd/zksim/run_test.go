@@ -37,7 +37,7 @@ func withoutRate(s string) string {
 // its minimized counterexample; with -trace, every trace in seed order.
 func TestRun_ParallelSameAsSequential(t *testing.T) {
 	for _, args := range [][]string{
-		{"run", "-recipe", "zoo/deletefirstchild", "-schedules", "200"},
+		{"run", "-recipe", "zoo/existsabsence", "-schedules", "200"},
 		{"run", "-recipe", "rwlock", "-schedules", "12", "-trace"},
 	} {
 		var want string
