@@ -33,6 +33,6 @@ func (c *CLI) runList(args []string, stdout, stderr io.Writer) int {
 
 func describeFaults() string {
 	f := defaultFaults
-	return fmt.Sprintf("percent=%d,lose-request=%d,lose-reply=%d,disconnect=%d,crash=%d,pause=%d,reap=%d",
-		f.Percent, f.LoseRequest, f.LoseReply, f.Disconnect, f.Crash, f.Pause, f.Reap)
+	return fmt.Sprintf("percent=%d,lose-request=%d,lose-reply=%d,disconnect=%d,crash=%d,pause=%d,reap=%d,abandon=%d",
+		f.Percent, f.LoseRequest, f.LoseReply, f.Disconnect, f.Crash, f.Pause, f.Reap, f.Abandon)
 }

@@ -29,6 +29,7 @@ func ExampleCLI() {
 	//   crash                  a client stops for good; its session lingers until it expires
 	//   pause                  a client stops for longer than its session timeout (a GC pause)
 	//   reap                   the container reaper deletes the empty lock directory
+	//   abandon                a client gives up its session on its own for a new one; the old session and its nodes live on until it expires (CURATOR-498)
 	//   reorder                ILLEGAL: a reply overtakes earlier notifications (breaks ZooKeeper's order)
 	//   percent                chance (0-100) that a step injects a fault when one is possible
 	//
