@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -113,18 +114,19 @@ type Exploration struct {
 }
 
 // Explore searches every schedule of w within the bounds, systematically,
-// and stops at the first that breaks a checker. Every step is one choice
-// among the enabled events (Config.Flat); a run is cut where it reaches a
-// state already explored with at least as much depth left (state
-// fingerprints: the ensemble, the messages in flight, virtual time and
-// timers, the budgets used, and what each client's program has been told),
-// and sleep sets skip an option whose interleaving with the ones explored
-// before it only reorders independent events (events of different clients
-// of which at most one touches the ensemble and at most one starts or ends
+// and stops at the first that breaks a checker (or when ctx ends, which
+// stops it like a budget). Every step is one choice among the enabled
+// events (Config.Flat). A run is cut where it reaches a state already
+// explored with at least as much budget left (state fingerprints: the
+// ensemble, the messages in flight, virtual time and timers, the budgets
+// used, and what each client's program has been told). Without a
+// deviation bound, sleep sets also skip an option whose order against the
+// ones explored before it only swaps independent events (of different
+// clients, at most one touching the data, at most one starting or ending
 // a critical section). Mutual and reader/writer exclusion are checked after
 // every step, so a state reached twice is judged on both paths; the other
 // checkers judge each run that ends.
-func Explore(cfg Config, w Workload, b Bounds) (*Exploration, error) {
+func Explore(ctx context.Context, cfg Config, w Workload, b Bounds) (*Exploration, error) {
 	if err := b.Validate(); err != nil {
 		return nil, err
 	}
@@ -140,7 +142,7 @@ func Explore(cfg Config, w Workload, b Bounds) (*Exploration, error) {
 	for j := range xs {
 		wb := b
 		wb.Shard, wb.Shards = b.Shard+b.Shards*j, b.Shards*b.Parallel
-		xs[j] = &explorer{b: wb, cfg: cfg, w: w, start: start}
+		xs[j] = &explorer{ctx: ctx, b: wb, cfg: cfg, w: w, start: start}
 	}
 	res := &Exploration{Bounds: b}
 	for _, p := range b.passes() {
@@ -232,6 +234,7 @@ func shorter(a, b []int) bool {
 // the workload from the start for each (a run's goroutines cannot be
 // copied), with the stack of choice points of the current schedule.
 type explorer struct {
+	ctx   context.Context // its end stops the search, like a budget
 	b     Bounds
 	cfg   Config
 	w     Workload
@@ -377,8 +380,11 @@ func (x *explorer) budgetOut() bool {
 	if x.b.MaxStates > 0 && x.res.States >= x.b.MaxStates {
 		return true
 	}
-	// The clock is read every 64 runs: it decides only coverage.
-	return x.b.Budget > 0 && x.res.Schedules%64 == 0 && time.Since(x.start) > x.b.Budget
+	// The clock and ctx are read every 64 runs: they decide only coverage.
+	if x.res.Schedules%64 != 0 {
+		return false
+	}
+	return x.ctx.Err() != nil || (x.b.Budget > 0 && time.Since(x.start) > x.b.Budget)
 }
 
 // runOnce runs the schedule the stack describes, extending it at its

@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -24,7 +25,7 @@ func BenchmarkExploreZoo(b *testing.B) {
 			var res *sim.Exploration
 			for b.Loop() {
 				var err error
-				res, err = sim.Explore(sim.Config{Faults: exploreFaults}, w, sim.Bounds{Deviations: 4, Class: string(ex.Violation)})
+				res, err = sim.Explore(context.Background(), sim.Config{Faults: exploreFaults}, w, sim.Bounds{Deviations: 4, Class: string(ex.Violation)})
 				if err != nil || res.Counterexample == nil {
 					b.Fatalf("%v: not found: %s", err, res.Coverage())
 				}
@@ -69,7 +70,7 @@ func BenchmarkExploreExhaust(b *testing.B) {
 }
 
 func exhaust(b *testing.B, w sim.Workload, bounds sim.Bounds) *sim.Exploration {
-	res, err := sim.Explore(sim.Config{Faults: exploreFaults}, w, bounds)
+	res, err := sim.Explore(context.Background(), sim.Config{Faults: exploreFaults}, w, bounds)
 	switch {
 	case err != nil:
 		b.Fatal(err)

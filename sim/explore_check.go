@@ -18,7 +18,7 @@ func CheckExhaustive(t *testing.T, recipe lock.Recipe, opts CheckOptions, b Boun
 	t.Helper()
 	w := opts.Workload
 	w.Recipe = recipe
-	res, err := Explore(opts.Config, w, b)
+	res, err := Explore(t.Context(), opts.Config, w, b)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -28,7 +29,7 @@ func TestExplore_FindsEveryZooBug(t *testing.T) {
 		t.Run(ex.Name, func(t *testing.T) {
 			w := zooWorkload(ex)
 			w.Clients, w.Acquisitions = max(2, clients[ex.Name]), 1
-			res, err := sim.Explore(sim.Config{Faults: exploreFaults}, w,
+			res, err := sim.Explore(context.Background(), sim.Config{Faults: exploreFaults}, w,
 				sim.Bounds{Deviations: 2, MaxStates: 200000, Class: string(ex.Violation)})
 			if err != nil {
 				t.Fatal(err)
@@ -70,7 +71,7 @@ func TestExplore_Deterministic(t *testing.T) {
 	w := zooWorkload(ex)
 	w.Clients, w.Acquisitions = 2, 1
 	run := func(parallel int) *sim.Exploration {
-		res, err := sim.Explore(sim.Config{Faults: exploreFaults}, w, sim.Bounds{Deviations: 2, Parallel: parallel})
+		res, err := sim.Explore(context.Background(), sim.Config{Faults: exploreFaults}, w, sim.Bounds{Deviations: 2, Parallel: parallel})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +103,7 @@ func TestExplore_ShardsSplitTheSchedules(t *testing.T) {
 	w := sim.Workload{Recipe: lock.MutexRecipe(), Clients: 2, Acquisitions: 1}
 	cfg := sim.Config{Faults: sim.Faults{LoseReply: 1}}
 	bounds := sim.Bounds{Deviations: 3, NoDeepening: true, NoReduction: true}
-	whole, err := sim.Explore(cfg, w, bounds)
+	whole, err := sim.Explore(context.Background(), cfg, w, bounds)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,7 @@ func TestExplore_ShardsSplitTheSchedules(t *testing.T) {
 	for i := range 3 {
 		b := bounds
 		b.Shard, b.Shards = i, 3
-		part, err := sim.Explore(cfg, w, b)
+		part, err := sim.Explore(context.Background(), cfg, w, b)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,7 +139,7 @@ func TestExplore_ReductionsAgreeWithPlainEnumeration(t *testing.T) {
 	var found [2]bool
 	var schedules [2]int
 	for i, plain := range []bool{false, true} {
-		res, err := sim.Explore(cfg, w, sim.Bounds{Deviations: 2, NoReduction: plain, Class: string(ex.Violation)})
+		res, err := sim.Explore(context.Background(), cfg, w, sim.Bounds{Deviations: 2, NoReduction: plain, Class: string(ex.Violation)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,7 +160,7 @@ func TestExplore_CounterexampleReplays(t *testing.T) {
 	ex, _ := zoo.Lookup("zoo/noguidretry")
 	w := zooWorkload(ex)
 	w.Clients, w.Acquisitions = 2, 1
-	res, err := sim.Explore(sim.Config{Faults: exploreFaults}, w, sim.Bounds{Deviations: 1})
+	res, err := sim.Explore(context.Background(), sim.Config{Faults: exploreFaults}, w, sim.Bounds{Deviations: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +197,7 @@ func TestExplore_CounterexampleReplays(t *testing.T) {
 func TestExplore_RefusesBadBounds(t *testing.T) {
 	w := sim.Workload{Recipe: lock.MutexRecipe(), Clients: 2, Acquisitions: 1}
 	for _, b := range []sim.Bounds{{Depth: -1}, {Shard: 3, Shards: 2}, {Deviations: -1}, {Parallel: -2}} {
-		if _, err := sim.Explore(sim.Config{}, w, b); err == nil {
+		if _, err := sim.Explore(context.Background(), sim.Config{}, w, b); err == nil {
 			t.Errorf("%+v: no error", b)
 		}
 	}

@@ -1,6 +1,7 @@
 package simcli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -34,7 +35,8 @@ type runConfig struct {
 	summary   string        // file for the JSON summary; "" none
 	progress  time.Duration // period of the progress line off a terminal; 0 none
 	trace     bool
-	servers   []string // real servers: no simulation
+	servers   []string   // real servers: no simulation
+	bounds    sim.Bounds // -strategy exhaustive
 }
 
 // strategy is a way of choosing schedules. Both today are seeded:
@@ -44,11 +46,14 @@ type runConfig struct {
 type strategy struct {
 	name, title, doc string
 	pct              bool
+	systematic       bool // explores every schedule within bounds, not seeds
 }
 
 var strategies = []strategy{
 	{name: "random", title: "random walk", doc: "uniform random walk over the enabled events"},
 	{name: "pct", title: "PCT", doc: "probabilistic concurrency testing: client priorities with 2 change points", pct: true},
+	{name: "exhaustive", title: "systematic search", systematic: true,
+		doc: "every schedule within -deviations, -depth and -early-ticks (faults: the counts of each kind), fewest deviations first"},
 }
 
 // strategyNames is "random or pct".
@@ -64,7 +69,15 @@ func strategyNames() string {
 // no schedule to choose, no simulated server to configure and no
 // counterexample to shrink or save.
 var simOnly = []string{"strategy", "schedules", "parallel", "shard", "summary", "trace", "out", "progress",
-	"followers", "sequence-start", "overflow", "deadline-ticks", "deadline-percent"}
+	"followers", "sequence-start", "overflow", "deadline-ticks", "deadline-percent",
+	"deviations", "depth", "early-ticks", "max-states"}
+
+// systematicOnly are the flags of the exhaustive strategy; seededOnly
+// those that mean nothing to it (it has no seeds or schedule count).
+var (
+	systematicOnly = []string{"deviations", "depth", "early-ticks", "max-states"}
+	seededOnly     = []string{"schedules", "trace", "summary"}
+)
 
 const runUsage = `usage: %[1]s run [flags]
 
@@ -83,7 +96,7 @@ Ctrl-C before any violation.
 type runFlags struct {
 	recipe, faults, strategy, shard, servers, overflow, out, summary *string
 	clients, acq, read, schedules, parallel, followers, deadline     *int
-	deadlinePct                                                      *int
+	deadlinePct, deviations, depth, earlyTicks, maxStates            *int
 	sequenceStart                                                    *int64
 	seed                                                             *uint64
 	budget, progress                                                 *time.Duration
@@ -114,6 +127,10 @@ func (c *CLI) runFlags(fs *flag.FlagSet) runFlags {
 		deadlinePct:   fs.Int("deadline-percent", 50, "percent of acquisitions with a deadline (0-100); the others wait as long as it takes"),
 		unfenced:      fs.Bool("unfenced", false, "write the resource with a plain set even when the lock can fence the write"),
 		servers:       fs.String("servers", "", "run on real ZooKeeper servers host:port,... instead (faults: none or expire=N; no simulation-only flags)"),
+		deviations:    fs.Int("deviations", 2, "exhaustive: choices that differ from the default schedule (a fault, an early tick, a client run ahead of a lower-numbered one), at most; -1: no bound"),
+		depth:         fs.Int("depth", 0, "exhaustive: choices per schedule, at most; 0: no bound"),
+		earlyTicks:    fs.Int("early-ticks", 0, "exhaustive: ticks taken while other events could happen, at most"),
+		maxStates:     fs.Int("max-states", 0, "exhaustive: stop after this many distinct states (the result says it is not exhausted); 0: no limit"),
 	}
 }
 
@@ -202,6 +219,9 @@ func (rc *runConfig) simConfig(f runFlags, set map[string]bool) error {
 		return fmt.Errorf("-strategy must be %s, got %q", strategyNames(), *f.strategy)
 	}
 	rc.strategy = strategies[i]
+	if err := rc.strategyFlags(f, set); err != nil {
+		return err
+	}
 	if rc.overflow, err = parseOverflow(*f.overflow); err != nil {
 		return err
 	}
@@ -223,6 +243,56 @@ func (rc *runConfig) simConfig(f runFlags, set map[string]bool) error {
 		return fmt.Errorf("-deadline-percent must be between 0 and 100, got %d", *f.deadlinePct)
 	}
 	return nil
+}
+
+// strategyFlags refuses the flags the strategy has no use for, and sets
+// up the exhaustive strategy: its bounds, and its defaults where the
+// flags leave them (2 clients x 1 acquisition, one fault of each kind,
+// no follower).
+func (rc *runConfig) strategyFlags(f runFlags, set map[string]bool) error {
+	misplaced := seededOnly
+	if !rc.strategy.systematic {
+		misplaced = systematicOnly
+	}
+	var refused []string
+	for _, name := range misplaced {
+		if set[name] {
+			refused = append(refused, "-"+name)
+		}
+	}
+	if len(refused) > 0 {
+		return fmt.Errorf("%s: not with -strategy %s", strings.Join(refused, ", "), rc.strategy.name)
+	}
+	if !rc.strategy.systematic {
+		return nil
+	}
+	if !set["clients"] {
+		rc.workload.Clients = 2
+	}
+	if !set["acquisitions"] {
+		rc.workload.Acquisitions = 1
+	}
+	if !set["faults"] {
+		rc.faults, rc.simFaults = "one of each kind", oneOfEach
+	}
+	if rc.followers < 0 {
+		rc.followers = 0
+	}
+	rc.bounds = sim.Bounds{Deviations: *f.deviations, Depth: *f.depth, Ticks: *f.earlyTicks, MaxStates: *f.maxStates,
+		Budget: *f.budget, Parallel: *f.parallel}
+	switch {
+	case *f.deviations < -1:
+		return fmt.Errorf("-deviations must be -1 (no bound) or more, got %d", *f.deviations)
+	case *f.depth < 0:
+		return fmt.Errorf("-depth must not be negative, got %d", *f.depth)
+	case *f.earlyTicks < 0:
+		return fmt.Errorf("-early-ticks must not be negative, got %d", *f.earlyTicks)
+	case *f.maxStates < 0:
+		return fmt.Errorf("-max-states must not be negative, got %d", *f.maxStates)
+	case *f.deviations == -1 && *f.depth == 0:
+		return errors.New("-deviations -1 (no bound) needs a -depth bound: deepening passes go by depth then")
+	}
+	return rc.bounds.Validate()
 }
 
 func parseOverflow(s string) (fakezk.Overflow, error) {
@@ -264,8 +334,11 @@ func (c *CLI) runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := interruptible()
 	defer stop()
-	if rc.servers != nil {
+	switch {
+	case rc.servers != nil:
 		return (&realRun{rc: rc}).run(ctx, stdout, stderr)
+	case rc.strategy.systematic:
+		return rc.exhaust(ctx, stdout)
 	}
 	return rc.explore(ctx, stdout, stderr)
 }

@@ -36,6 +36,7 @@ func ExampleCLI() {
 	// strategies (-strategy):
 	//   random                 uniform random walk over the enabled events
 	//   pct                    probabilistic concurrency testing: client priorities with 2 change points
+	//   exhaustive             every schedule within -deviations, -depth and -early-ticks (faults: the counts of each kind), fewest deviations first
 }
 
 // TestMain_UserProgram builds a user's program (testdata/mycheck: main

@@ -104,7 +104,7 @@ func TestRun_RunCommand(t *testing.T) {
 		{[]string{"run", "-faults", "lose-reply=x"}, 2, "", `"x" is not a count`},
 		{[]string{"run", "-faults", "meteor=1"}, 2, "", `unknown fault "meteor"`},
 		{[]string{"run", "-time", "soon"}, 2, "", "invalid value"},
-		{[]string{"run", "-strategy", "dfs"}, 2, "", "-strategy must be random or pct"},
+		{[]string{"run", "-strategy", "dfs"}, 2, "", "-strategy must be random, pct or exhaustive"},
 		{[]string{"run", "-schedules", "100000001"}, 2, "", "-schedules must be between 1 and 100000000"},
 		{[]string{"run", "-clients", "1"}, 2, "", "-clients must be between 2 and 64"},
 		{[]string{"list"}, 0, "zoo/noguidretry", ""},

@@ -1,0 +1,61 @@
+package simcli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/sim"
+)
+
+// exhaust runs the systematic search and reports what it covered; on a
+// counterexample it saves and prints it. Exit codes: 0 no violation (the
+// report says whether the bounds were exhausted), 1 violation, 130
+// stopped by Ctrl-C before any violation.
+func (rc runConfig) exhaust(ctx context.Context, w io.Writer) int {
+	b := rc.bounds
+	b.Shard, b.Shards = rc.plan.shard, rc.plan.shards
+	shard := ""
+	if b.Shards > 1 {
+		shard = fmt.Sprintf(", shard %d/%d", b.Shard, b.Shards)
+	}
+	fmt.Fprintf(w, "%s run: %s%s, %d workers\n", rc.cli.name(), rc.describe(), shard, b.Parallel)
+	model := "mutual exclusion"
+	if rc.recipe.AcquireRead != nil {
+		model = "reader/writer exclusion"
+	}
+	fmt.Fprintf(w, "checked: %s after every step, herd, fencing, orphans, deadlock, progress\n\n", model)
+	cfg := sim.Config{Faults: rc.simFaults, Server: fakezk.Config{Seed: rc.plan.seed, Followers: rc.followers, Overflow: rc.overflow}}
+	res, err := sim.Explore(ctx, cfg, rc.workload, b)
+	if err != nil {
+		fmt.Fprintf(w, "%s run: %v\n", rc.cli.name(), err)
+		return 1
+	}
+	fmt.Fprintf(w, "  %s\n", res.Coverage())
+	writeOthers(w, res.Classes)
+	if ce := res.Counterexample; ce != nil {
+		class := ce.Report.Classes()[0]
+		fmt.Fprintf(w, "\ncounterexample with %d deviations: %d clients x %d acquisitions, %d trace lines:\n",
+			res.Deviation, ce.Workload.Clients, ce.Workload.Acquisitions, len(ce.Report.Result.Trace))
+		rc.cli.writeFailure(w, rc.out, rc.recipe.Name+"-"+class, *ce)
+		return 1
+	}
+	if context.Cause(ctx) == errInterrupted {
+		return 130
+	}
+	return 0
+}
+
+// writeOthers lists the runs a class search went past.
+func writeOthers(w io.Writer, classes map[string]int) {
+	names := make([]string, 0, len(classes))
+	for c := range classes {
+		names = append(names, c)
+	}
+	sort.Strings(names)
+	for _, c := range names {
+		fmt.Fprintf(w, "  runs that showed %s: %d\n", c, classes[c])
+	}
+}
