@@ -3,7 +3,8 @@
 # ZooKeeper servers included, and writes BENCHMARKS.md (or $BENCH_OUT).
 # It starts a standalone server and a 3-node ensemble itself unless
 # ZKSIM_ZK_STANDALONE and ZKSIM_ZK_ENSEMBLE are already set, and stops what it
-# started by PID. BENCH_QUICK=1 runs every benchmark briefly (for CI).
+# started by PID. BENCH_QUICK=1 runs every benchmark briefly (for CI);
+# BENCH_EXHAUST=1 adds the systematic search's bounds (scripts/bench-exhaust.sh).
 #
 # Usage: scripts/bench.sh          # everything, into BENCHMARKS.md
 #        scripts/bench.sh cores    # only exploration on 1 and 2 cores, to stdout
@@ -70,6 +71,10 @@ log "schedule exploration, one core"
 go test -run - -bench StandardWorkload -cpu 1 -benchtime "$t2" ./sim | tee -a "$raw" | grep -E '^Benchmark' >&2
 log "finding the zoo's bugs"
 go test -run - -bench ZooFind -benchtime "$t3" ./sim | tee -a "$raw" | grep -E '^Benchmark' >&2
+log "the systematic search"
+explore='ExploreZoo|ExploreExhaust'
+if [ -n "${BENCH_QUICK:-}" ]; then explore='ExploreZoo'; fi
+go test -run - -bench "$explore" -benchtime 1x -timeout 30m ./sim | tee -a "$raw" | grep -E '^Benchmark' >&2
 log "porcupine"
 go test -run - -bench 'CheckLocks|Porcupine' -benchtime "$t1" ./linearize | tee -a "$raw" | grep -E '^Benchmark' >&2
 log "lock handoff on the real servers"
@@ -82,4 +87,8 @@ if [ -n "${BENCH_QUICK:-}" ]; then herd_waiters=10,100; fi
 go run ./cmd/zksim herd -waiters "$herd_waiters" > "$work/herd.txt"
 go run ./cmd/zkbench -herd "$work/herd.txt" -o "$out" < "$raw"
 cores_section "$work/cores.txt" >> "$out"
+if [ -n "${BENCH_EXHAUST:-}" ]; then
+	log "the systematic search's bounds in a minute and in ten (about 20 minutes)"
+	scripts/bench-exhaust.sh >> "$out"
+fi
 log "wrote $out"

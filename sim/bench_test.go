@@ -54,7 +54,7 @@ func BenchmarkZooFind(b *testing.B) {
 					for s := range 1000 {
 						n++
 						seed := uint64(start*1000 + s)
-						cfg := zooConfig(seed)
+						cfg := zooConfigFor(ex)(seed)
 						cfg.NoTrace = true
 						rep, _ := sim.RunWorkload(cfg, sim.NewSeeded(seed), zooWorkload(ex))
 						if slices.Contains(rep.Classes(), string(ex.Violation)) {

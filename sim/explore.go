@@ -105,6 +105,9 @@ type Exploration struct {
 	Exhausted bool
 	Complete  bool
 	Elapsed   time.Duration
+	// Done lists the deepening passes that ran to their end, in order:
+	// each covered every schedule within its bounds.
+	Done []PassResult
 	// Classes counts the failing runs by the class they were judged by
 	// (their worst), when Class let the search go on past them.
 	Classes map[string]int
@@ -158,10 +161,13 @@ func Explore(ctx context.Context, cfg Config, w Workload, b Bounds) (*Exploratio
 		if err := errors.Join(errs...); err != nil {
 			return nil, err
 		}
+		before := res.Schedules
 		res.merge(p, xs)
 		if res.Counterexample != nil || slices.ContainsFunc(xs, func(x *explorer) bool { return x.stopped }) {
 			break
 		}
+		res.Done = append(res.Done, PassResult{Deviation: p.devs, Depth: p.depth, States: res.States,
+			Schedules: res.Schedules - before, Elapsed: time.Since(start)})
 		if res.DepthCuts == 0 && res.BoundCuts == 0 {
 			res.Exhausted, res.Complete = true, true
 			break
@@ -170,6 +176,14 @@ func Explore(ctx context.Context, cfg Config, w Workload, b Bounds) (*Exploratio
 	}
 	res.Elapsed = time.Since(start)
 	return res, nil
+}
+
+// PassResult is what one deepening pass covered, and when it was done.
+type PassResult struct {
+	Deviation, Depth int // the pass's bounds (-1, 0: none)
+	States           int
+	Schedules        int
+	Elapsed          time.Duration // since the search began
 }
 
 // pass is one deepening pass's bounds.

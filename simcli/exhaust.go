@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"time"
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/sim"
@@ -34,6 +35,10 @@ func (rc runConfig) exhaust(ctx context.Context, w io.Writer) int {
 		return 1
 	}
 	fmt.Fprintf(w, "  %s\n", res.Coverage())
+	for _, p := range res.Done {
+		fmt.Fprintf(w, "  pass %s exhausted: %d states, %d schedules, done at %v\n",
+			passBound(p), p.States, p.Schedules, p.Elapsed.Round(time.Millisecond))
+	}
 	writeOthers(w, res.Classes)
 	if ce := res.Counterexample; ce != nil {
 		class := ce.Report.Classes()[0]
@@ -46,6 +51,17 @@ func (rc runConfig) exhaust(ctx context.Context, w io.Writer) int {
 		return 130
 	}
 	return 0
+}
+
+// passBound words a pass's bound.
+func passBound(p sim.PassResult) string {
+	if p.Deviation >= 0 {
+		return fmt.Sprintf("deviations <= %d", p.Deviation)
+	}
+	if p.Depth > 0 {
+		return fmt.Sprintf("depth <= %d", p.Depth)
+	}
+	return "unbounded"
 }
 
 // writeOthers lists the runs a class search went past.

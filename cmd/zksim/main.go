@@ -43,10 +43,12 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 func cli() *simcli.CLI {
 	c := &simcli.CLI{
 		Name:    "zksim",
-		Recipes: []lock.Recipe{lock.MutexRecipe(), rwlock.Recipe()},
+		Recipes: []lock.Recipe{lock.MutexRecipe(), rwlock.Recipe(), lock.ReentrantRecipe(), lock.MultiRecipe()},
 		Docs: map[string]string{
-			"lock":   "herd-free exclusive lock (zksim's lock.Mutex)",
-			"rwlock": "herd-free read/write lock (zksim's rwlock.RWMutex)",
+			"lock":           "herd-free exclusive lock (zksim's lock.Mutex)",
+			"rwlock":         "herd-free read/write lock (zksim's rwlock.RWMutex)",
+			"lock/reentrant": "lock.Mutex with Reentrant: each acquisition takes it twice on one handle",
+			"lock/multi":     "lock.MultiMutex: each acquisition takes two locks, all or nothing",
 		},
 		Commands: []simcli.Command{
 			{Name: "herd", Synopsis: "herd [-waiters 10,100,1000]", Summary: "count the notifications one release causes, per recipe", Run: runHerd},
