@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -334,6 +336,13 @@ func (c *CLI) runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := interruptible()
 	defer stop()
+	if os.Getenv("GOGC") == "" {
+		// A simulation's live heap is small and it allocates fast: at
+		// the default GOGC the collector runs dozens of times a second
+		// per worker. Measured on 2 cores: 20-40% more schedules per
+		// second at 400, for a few more megabytes of heap.
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
+	}
 	switch {
 	case rc.servers != nil:
 		return (&realRun{rc: rc}).run(ctx, stdout, stderr)
