@@ -258,9 +258,10 @@ type explorer struct {
 	depth   int // this pass's depth bound; 0: none
 	devs    int // this pass's deviation bound; -1: none
 	stack   []frame
-	visited map[uint64]visit
-	split   int // choices numbered below this depth decide the shard
-	splitN  int // options numbered at that depth so far
+	visited map[uint64]uint32    // state -> its visit's depth<<16 | deviations used
+	sleeps  map[uint64][2]uint64 // state -> asleep there, when sleep sets are on
+	split   int                  // choices numbered below this depth decide the shard
+	splitN  int                  // options numbered at that depth so far
 
 	// the current run
 	s       *Sim
@@ -330,15 +331,6 @@ type sleeper struct {
 	fp footprint
 }
 
-// visit is what the search remembers of a state: the least depth it was
-// reached at and what was asleep there (as a set of event ids), so that a
-// later visit is cut only if it has nothing more to explore.
-type visit struct {
-	depth int32
-	used  int32
-	sleep [2]uint64
-}
-
 // stepMark is what a step's footprint is measured against.
 type stepMark struct {
 	closes int
@@ -354,7 +346,10 @@ func isGlobal(k Kind) bool { return k == Tick || k == CatchUp || k == Reap }
 
 // pass is one depth-first search with the current depth bound.
 func (x *explorer) pass() error {
-	x.stack, x.visited = x.stack[:0], map[uint64]visit{}
+	x.stack, x.visited, x.sleeps = x.stack[:0], map[uint64]uint32{}, nil
+	if x.devs < 0 && !x.b.NoReduction {
+		x.sleeps = map[uint64][2]uint64{}
+	}
 	x.res.States, x.res.DepthCuts, x.res.BoundCuts, x.splitN = 0, 0, 0, 0
 	x.split = 0
 	if x.b.Shards > 1 {
@@ -605,31 +600,48 @@ func (x *explorer) carrySleep(fp footprint) {
 	x.sleep = kept
 }
 
-// visit looks the state up: a state explored before at no greater depth,
-// with no option asleep then that is awake now, is cut.
+// visit looks the state up: a state explored before at no greater depth
+// and with no more deviations used, with no option asleep then that is
+// awake now, is cut. A visit is kept in 4 bytes (and 16 more for its
+// sleep set when sleep sets are on): the visited set is most of a
+// search's memory.
 func (x *explorer) visit() bool {
 	key := x.s.fingerprint()
-	mask, ok := sleepMask(x.sleep)
-	depth, used := int32(len(x.stack)), int32(0)
+	depth, used := min(len(x.stack), 0xffff), 0
 	if x.devs >= 0 {
-		used = int32(x.usedAt(len(x.stack)))
+		used = min(x.usedAt(len(x.stack)), 0xffff)
 	}
+	here := uint32(depth<<16 | used)
+	mask, fits := sleepMask(x.sleep)
 	old, seen := x.visited[key]
 	if !seen {
-		x.visited[key] = visit{depth: depth, used: used, sleep: mask}
+		x.visited[key] = here
+		x.remember(key, mask)
 		x.res.States++
 		return true
 	}
-	if ok && (x.depth == 0 || old.depth <= depth) && old.used <= used &&
-		old.sleep[0]&^mask[0] == 0 && old.sleep[1]&^mask[1] == 0 {
+	oldDepth, oldUsed := int(old>>16), int(old&0xffff)
+	covered := (x.depth == 0 || oldDepth <= depth) && oldUsed <= used
+	if x.sleeps != nil {
+		was := x.sleeps[key]
+		covered = covered && fits && was[0]&^mask[0] == 0 && was[1]&^mask[1] == 0
+	}
+	if covered {
 		x.res.Revisits++
 		return false
 	}
 	// Explored again from here: what this visit covers replaces what the
 	// last one did (keeping the better of two visits in each respect
 	// would claim more than either covered).
-	x.visited[key] = visit{depth: depth, used: used, sleep: mask}
+	x.visited[key] = here
+	x.remember(key, mask)
 	return true
+}
+
+func (x *explorer) remember(key uint64, mask [2]uint64) {
+	if x.sleeps != nil {
+		x.sleeps[key] = mask
+	}
 }
 
 // sleepMask encodes a sleep set as bits kind*8+client; false if an event

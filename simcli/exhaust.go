@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
 	"time"
 
 	"github.com/zksim/zksim/fakezk"
@@ -39,7 +38,6 @@ func (rc runConfig) exhaust(ctx context.Context, w io.Writer) int {
 		fmt.Fprintf(w, "  pass %s exhausted: %d states, %d schedules, done at %v\n",
 			passBound(p), p.States, p.Schedules, p.Elapsed.Round(time.Millisecond))
 	}
-	writeOthers(w, res.Classes)
 	if ce := res.Counterexample; ce != nil {
 		class := ce.Report.Classes()[0]
 		fmt.Fprintf(w, "\ncounterexample with %d deviations: %d clients x %d acquisitions, %d trace lines:\n",
@@ -62,16 +60,4 @@ func passBound(p sim.PassResult) string {
 		return fmt.Sprintf("depth <= %d", p.Depth)
 	}
 	return "unbounded"
-}
-
-// writeOthers lists the runs a class search went past.
-func writeOthers(w io.Writer, classes map[string]int) {
-	names := make([]string, 0, len(classes))
-	for c := range classes {
-		names = append(names, c)
-	}
-	sort.Strings(names)
-	for _, c := range names {
-		fmt.Fprintf(w, "  runs that showed %s: %d\n", c, classes[c])
-	}
 }

@@ -10,19 +10,19 @@ import (
 // Every subcommand parses its flags the same way: errors and usage on
 // stderr, 0 after -h, 2 for any misuse.
 
-// newFlags returns the flag set of subcommand name; its usage is usage
+// NewFlags returns the flag set of subcommand name; its usage is usage
 // followed by the flags' defaults.
-func newFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
+func NewFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
 	return fs
 }
 
-// parseFlags parses args into fs and returns -1 if the subcommand goes
+// ParseFlags parses args into fs and returns -1 if the subcommand goes
 // on, else its exit code: 0 after -h, 2 for a bad flag (the flag package
 // has then printed the usage).
-func parseFlags(fs *flag.FlagSet, args []string) int {
+func ParseFlags(fs *flag.FlagSet, args []string) int {
 	err := fs.Parse(args)
 	switch {
 	case err == nil:
@@ -33,9 +33,14 @@ func parseFlags(fs *flag.FlagSet, args []string) int {
 	return ExitUsage
 }
 
-// usageError says what was wrong with the subcommand's arguments and
-// returns the usage error's exit code.
-func (c *CLI) usageError(fs *flag.FlagSet, format string, a ...any) int {
-	fmt.Fprintf(fs.Output(), "%s %s: %s\n", c.name(), fs.Name(), fmt.Sprintf(format, a...))
+// UsageError says on fs's output what was wrong with program's
+// subcommand's arguments ("prog sub: what") and returns the usage error's
+// exit code.
+func UsageError(program string, fs *flag.FlagSet, format string, a ...any) int {
+	fmt.Fprintf(fs.Output(), "%s %s: %s\n", program, fs.Name(), fmt.Sprintf(format, a...))
 	return ExitUsage
+}
+
+func (c *CLI) usageError(fs *flag.FlagSet, format string, a ...any) int {
+	return UsageError(c.name(), fs, format, a...)
 }

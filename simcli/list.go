@@ -8,8 +8,8 @@ import (
 
 // runList prints what run accepts.
 func (c *CLI) runList(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("list", fmt.Sprintf("usage: %s list\n\nName every recipe, fault and strategy.\n", c.name()), stderr)
-	if code := parseFlags(fs, args); code >= 0 {
+	fs := NewFlags("list", fmt.Sprintf("usage: %s list\n\nName every recipe, fault and strategy.\n", c.name()), stderr)
+	if code := ParseFlags(fs, args); code >= 0 {
 		return code
 	}
 	if fs.NArg() > 0 {

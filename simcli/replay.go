@@ -11,8 +11,8 @@ import (
 // runReplay re-runs a saved trace file, prints its trace (byte for byte the
 // saved one) and the checkers' verdicts.
 func (c *CLI) runReplay(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("replay", fmt.Sprintf("usage: %s replay FILE\n\nRe-run a saved trace and check it again.\n", c.name()), stderr)
-	if code := parseFlags(fs, args); code >= 0 {
+	fs := NewFlags("replay", fmt.Sprintf("usage: %s replay FILE\n\nRe-run a saved trace and check it again.\n", c.name()), stderr)
+	if code := ParseFlags(fs, args); code >= 0 {
 		return code
 	}
 	if fs.NArg() != 1 {

@@ -132,14 +132,14 @@ func (c *CLI) runFlags(fs *flag.FlagSet) runFlags {
 		deviations:    fs.Int("deviations", 2, "exhaustive: choices that differ from the default schedule (a fault, an early tick, a client run ahead of a lower-numbered one), at most; -1: no bound"),
 		depth:         fs.Int("depth", 0, "exhaustive: choices per schedule, at most; 0: no bound"),
 		earlyTicks:    fs.Int("early-ticks", 0, "exhaustive: ticks taken while other events could happen, at most"),
-		maxStates:     fs.Int("max-states", 0, "exhaustive: stop after this many distinct states (the result says it is not exhausted); 0: no limit"),
+		maxStates:     fs.Int("max-states", 100000000, "exhaustive: stop after this many distinct states in a pass, about 50 bytes of memory each (the result then says it is not exhausted); 0: no limit"),
 	}
 }
 
 func (c *CLI) parseRun(args []string, stderr io.Writer) (runConfig, int) {
-	fs := newFlags("run", fmt.Sprintf(runUsage, c.name()), stderr)
+	fs := NewFlags("run", fmt.Sprintf(runUsage, c.name()), stderr)
 	f := c.runFlags(fs)
-	if code := parseFlags(fs, args); code >= 0 {
+	if code := ParseFlags(fs, args); code >= 0 {
 		return runConfig{}, code
 	}
 	set := map[string]bool{}
@@ -336,11 +336,12 @@ func (c *CLI) runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := interruptible()
 	defer stop()
-	if os.Getenv("GOGC") == "" {
+	if os.Getenv("GOGC") == "" && !rc.strategy.systematic {
 		// A simulation's live heap is small and it allocates fast: at
 		// the default GOGC the collector runs dozens of times a second
 		// per worker. Measured on 2 cores: 20-40% more schedules per
-		// second at 400, for a few more megabytes of heap.
+		// second at 400, for a few more megabytes of heap. (Not for the
+		// systematic search, whose visited set is a large live heap.)
 		defer debug.SetGCPercent(debug.SetGCPercent(400))
 	}
 	switch {

@@ -69,8 +69,8 @@ seed. Exit code 1 if any shard saw a violation or a shard is missing,
 var errMerge = errors.New("not the shards of one run")
 
 func (c *CLI) runMerge(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("merge", fmt.Sprintf(mergeUsage, c.name()), stderr)
-	if code := parseFlags(fs, args); code >= 0 {
+	fs := NewFlags("merge", fmt.Sprintf(mergeUsage, c.name()), stderr)
+	if code := ParseFlags(fs, args); code >= 0 {
 		return code
 	}
 	if fs.NArg() == 0 {

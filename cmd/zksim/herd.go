@@ -9,21 +9,22 @@ import (
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/simcli"
 )
 
 // runHerd shows the herd effect: for N waiters, how many clients each
 // release wakes, for the herd-free lock and the directory-watching one.
 func runHerd(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("herd", "usage: zksim herd [-waiters 10,100,1000]\n\nClients woken per release: herd-free lock vs directory watch.\n\n", stderr)
+	fs := simcli.NewFlags("herd", "usage: zksim herd [-waiters 10,100,1000]\n\nClients woken per release: herd-free lock vs directory watch.\n\n", stderr)
 	waiters := fs.String("waiters", "10,100,1000", "comma-separated numbers of waiting clients (2-2000)")
-	if code := parseFlags(fs, args); code >= 0 {
+	if code := simcli.ParseFlags(fs, args); code >= 0 {
 		return code
 	}
 	var ns []int
 	for _, s := range strings.Split(*waiters, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < 2 || n > 2000 {
-			return usageError(fs, "-waiters: %q is not a number from 2 to 2000", s)
+			return simcli.UsageError("zksim", fs, "-waiters: %q is not a number from 2 to 2000", s)
 		}
 		ns = append(ns, n)
 	}

@@ -77,17 +77,17 @@ func firstSentence(s string) string {
 const demoUsage = "usage: zksim demo [-clients N] [-seed S]\n\nA short, deterministic tour of the in-memory ZooKeeper.\n\n"
 
 func runDemo(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("demo", demoUsage, stderr)
+	fs := simcli.NewFlags("demo", demoUsage, stderr)
 	clients := fs.Int("clients", 4, "number of clients in the queue (2-50)")
 	seed := fs.Uint64("seed", 1, "seed of the server's free choices (child order)")
-	if code := parseFlags(fs, args); code >= 0 {
+	if code := simcli.ParseFlags(fs, args); code >= 0 {
 		return code
 	}
 	if fs.NArg() > 0 {
-		return usageError(fs, "unexpected argument %q", fs.Arg(0))
+		return simcli.UsageError("zksim", fs, "unexpected argument %q", fs.Arg(0))
 	}
 	if *clients < 2 || *clients > 50 {
-		return usageError(fs, "-clients must be between 2 and 50, got %d", *clients)
+		return simcli.UsageError("zksim", fs, "-clients must be between 2 and 50, got %d", *clients)
 	}
 	if err := demo(stdout, *clients, *seed); err != nil {
 		fmt.Fprintf(stderr, "zksim demo: %v\n", err)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -97,6 +98,9 @@ func TestReadme_RunCommands(t *testing.T) {
 			if v, ok := brief[args[i-1]]; ok {
 				args[i] = v
 			}
+		}
+		if !slices.Contains(args, "-out") { // failures go to the test's directory
+			args = append(args, "-out", dir)
 		}
 		n++
 		if code := run(append([]string{"run"}, args...), io.Discard, io.Discard); code != 0 && code != 1 {

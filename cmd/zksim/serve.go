@@ -13,6 +13,7 @@ import (
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/server"
+	"github.com/zksim/zksim/simcli"
 )
 
 const serveUsage = `usage: zksim serve [-addr HOST:PORT] [-control HOST:PORT] [-tick MS] [-seed S]
@@ -51,7 +52,7 @@ type serveConfig struct {
 
 func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 	var c serveConfig
-	fs := newFlags("serve", serveUsage+"\n"+server.FaultSpecHelp+"\n\nFlags:\n", stderr)
+	fs := simcli.NewFlags("serve", serveUsage+"\n"+server.FaultSpecHelp+"\n\nFlags:\n", stderr)
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:0", "client address of the leader (port 0: a free port)")
 	fs.StringVar(&c.control, "control", "127.0.0.1:0", `control interface address ("off" for none)`)
 	tick := fs.Int64("tick", 2000, "tickTime in real milliseconds; session timeouts are 2-20 ticks")
@@ -62,10 +63,12 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 	overflow := fs.String("overflow", "pin", "sequence counter past 2^31-1: pin (ZooKeeper 3.6+) or wrap")
 	fs.StringVar(&c.faults, "faults", "", "faults to arm at start (a fault spec, see below)")
 	fs.BoolVar(&c.verbose, "v", false, "log connections, sessions and faults to stderr")
-	if code := parseFlags(fs, args); code >= 0 {
+	if code := simcli.ParseFlags(fs, args); code >= 0 {
 		return c, code
 	}
-	bad := func(format string, a ...any) (serveConfig, int) { return c, usageError(fs, format, a...) }
+	bad := func(format string, a ...any) (serveConfig, int) {
+		return c, simcli.UsageError("zksim", fs, format, a...)
+	}
 	switch {
 	case fs.NArg() > 0:
 		return bad("unexpected argument %q", fs.Arg(0))
