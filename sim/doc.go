@@ -14,7 +14,7 @@
 //	wake c      c's Watch.Wait, WaitSession or Sleep can return
 //	tick        virtual time advances one tickTime
 //	faults      lose-request c, lose-reply c, disconnect c, reconnect c,
-//	            crash c, pause c, catchup f, reap
+//	            crash c, pause c, abandon c, catchup f, reap
 //
 // Time is virtual (ticks); contexts made with Client.WithTimeout expire in
 // virtual time. The same seed gives the same trace, byte for byte, in any
@@ -38,4 +38,17 @@
 // rapid. A run saves to a TraceFile (SaveFailure; WriteFailure also
 // describes it) that ParseTraceFile reads back and Replay reproduces byte
 // for byte; a run of programs saves with the recipe line "programs".
+//
+// Explore (CheckExhaustive in a test) is the systematic strategy: it
+// enumerates every schedule of a workload within Bounds (fault counts per
+// kind, deviations from the default schedule, depth, early ticks) in
+// Config.Flat mode, where each step is one choice among all enabled events
+// and option 0 is the default schedule's. It re-runs the workload for each
+// schedule from a stack of choice points, cuts a run at a state whose
+// fingerprint (Sim.fingerprint: the Machine, messages in flight, time,
+// timers, budgets, each client's history hash) it has explored with as
+// much budget left, uses sleep sets when deviations are unbounded, checks
+// exclusion after every step, and deepens pass by pass so that the first
+// counterexample has the fewest deviations. Its result says what it
+// covered and whether it exhausted the bounds.
 package sim
