@@ -496,3 +496,18 @@ func TestNew_BadConfig(t *testing.T) {
 		t.Errorf("duplicate multi paths: %v", err)
 	}
 }
+
+// A node the server removed while the holder held it (its session closed
+// on the server before the client heard) is reported at release: Release
+// says ErrLost instead of a clean release (seen on 3.8.0 with zksim run
+// -servers -faults expire=N, where the reader's section looked whole).
+func TestMutex_ReleaseOfAVanishedNodeSaysLost(t *testing.T) {
+	w := newWorld(t, fakezk.Config{})
+	l := w.acquire(w.mutex(w.conn(), "a"))
+	if err := w.conn().Delete(w.ctx, l.Node(), -1); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Release(w.ctx); !errors.Is(err, lock.ErrLost) {
+		t.Fatalf("Release of a vanished node: %v, want ErrLost", err)
+	}
+}

@@ -169,11 +169,18 @@ func (h *Hold) Release(ctx context.Context) error {
 	}
 	h.mu.Unlock()
 	lost := h.checkSession(h.Q.Conn.Session())
-	if err := h.Q.Leave(ctx, h.Path, h.SID); err != nil {
+	gone, err := h.Q.leave(ctx, h.Path, h.SID)
+	if err != nil {
 		return err
 	}
 	if errors.Is(lost, ErrSessionLost) {
 		return lost
+	}
+	if gone {
+		// The session's loss can reach the server before the client:
+		// a node found gone was lost while held, whatever the session
+		// snapshot says yet.
+		return fmt.Errorf("%w: %s was gone at release", ErrSessionLost, h.Path)
 	}
 	return nil
 }

@@ -252,20 +252,33 @@ func Index(ms []Member, dir, p string) int {
 // would block the queue for everyone behind it (CURATOR-202); the session
 // timeout bounds the wait.
 func (q Queue) Leave(ctx context.Context, p string, sid int64) error {
+	_, err := q.leave(ctx, p, sid)
+	return err
+}
+
+// leave is Leave that also says whether the node was already gone: its
+// session lost, the delete answered that the session had expired, or the
+// node missing at the first try (after a delete lost on the way, missing
+// may be that delete's doing).
+func (q Queue) leave(ctx context.Context, p string, sid int64) (gone bool, err error) {
 	ctx = context.WithoutCancel(ctx)
-	for {
+	for tried := false; ; tried = true {
 		s := q.Conn.Session()
 		if s.Lost(sid) {
-			return nil
+			return true, nil
 		}
 		err := q.Conn.Delete(ctx, p, zkapi.AnyVersion)
 		switch {
-		case err == nil, errors.Is(err, zkapi.ErrNoNode), errors.Is(err, zkapi.ErrSessionExpired):
-			return nil
+		case err == nil:
+			return false, nil
+		case errors.Is(err, zkapi.ErrNoNode):
+			return !tried, nil
+		case errors.Is(err, zkapi.ErrSessionExpired):
+			return true, nil
 		case errors.Is(err, zkapi.ErrClosed):
-			return nil // closing the Conn closes the session and its nodes
+			return false, nil // closing the Conn closes the session and its nodes
 		case !errors.Is(err, zkapi.ErrConnectionLoss):
-			return fmt.Errorf("queue: delete %s: %w", p, err)
+			return false, fmt.Errorf("queue: delete %s: %w", p, err)
 		}
 		AwaitLink(ctx, q.Conn)
 	}
