@@ -47,11 +47,10 @@ go mod tidy -diff
 go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 go test -race -count=1 "$@" ./...
 # Tests left out of -race builds, for a race inside go-zookeeper v1.0.4
-# (see internal/conformance/differential_serve_test.go, and the reconnect
-# scenario of TestConformance_Real); only in a whole run, not when flags
-# pick tests.
+# (see internal/conformance: differential_serve_test.go, skipUnderRace);
+# only in a whole run, not when flags pick tests.
 if [ $# -eq 0 ]; then
-	go test -count=1 -run '^(TestDifferential_Serve|TestConformance_Real)$' ./internal/conformance
+	go test -count=1 -run '^(TestDifferential_Serve|TestConformance_Real|TestDifferential_Real|TestRegister_RealLinearizable)$' ./internal/conformance
 fi
 
 log "the main job, the herd demonstration and the benchmark report, as the README gives them"

@@ -18,6 +18,7 @@ import (
 // identical transcripts. Every disagreement it ever found is kept as a
 // scenario file under testdata/scenarios/ named regress-*.txt.
 func TestDifferential_Real(t *testing.T) {
+	skipUnderRace(t)
 	differential(t, newReal(t), "the real server")
 }
 

@@ -18,6 +18,7 @@ import (
 // checks the history with the register model, as the simulator does for
 // fakezk.
 func TestRegister_RealLinearizable(t *testing.T) {
+	skipUnderRace(t)
 	target := newReal(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
