@@ -139,7 +139,9 @@ func (h *Hold) Token(ctx context.Context) (int64, error) {
 // Fenced applies ops only if the node still exists, in one multi: a holder
 // whose session has expired cannot write.
 func (h *Hold) Fenced(ctx context.Context, ops ...zkapi.Op) ([]zkapi.OpResult, error) {
-	if err := h.Check(); errors.Is(err, ErrReleased) {
+	// A session known lost writes nothing, whatever the link does: the
+	// fence is for the loss the client has not heard of yet.
+	if err := h.Check(); errors.Is(err, ErrReleased) || errors.Is(err, ErrSessionLost) {
 		return nil, err
 	}
 	all := append([]zkapi.Op{zkapi.CheckOp{Path: h.Path, Version: zkapi.AnyVersion}}, ops...)
