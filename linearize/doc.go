@@ -22,7 +22,10 @@
 // Every checker reports Violations, each naming its class.
 package linearize
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Violation classes.
 const (
@@ -40,6 +43,25 @@ const (
 	// could tell (CheckRegister), and says so rather than guess.
 	Undecided = "undecided"
 )
+
+// severities orders the classes, worst first.
+var severities = []string{MutualExclusion, RWExclusion, Fencing, Deadlock, NoProgress, Orphan,
+	ClientError, Invariant, Linearizability, Herd, Undecided}
+
+// Severity ranks a violation class, 0 the worst: a run is reported by the
+// worst class it shows. Unknown classes rank last.
+func Severity(class string) int {
+	if i := slices.Index(severities, class); i >= 0 {
+		return i
+	}
+	return len(severities)
+}
+
+// Worst is the most severe of classes (which must not be empty); the
+// first of those that rank alike.
+func Worst(classes []string) string {
+	return slices.MinFunc(classes, func(a, b string) int { return Severity(a) - Severity(b) })
+}
 
 // Violation is one finding of a checker.
 type Violation struct {

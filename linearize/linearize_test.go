@@ -90,3 +90,20 @@ func TestCheckRegister(t *testing.T) {
 		t.Fatal("stale read after a newer one not reported")
 	}
 }
+
+// A run is reported by its worst class: exclusion before liveness before
+// herd; undecided and unknown classes rank last.
+func TestWorst_OrdersClasses(t *testing.T) {
+	for _, c := range []struct {
+		classes []string
+		want    string
+	}{
+		{[]string{linearize.Herd, linearize.Deadlock, linearize.MutualExclusion}, linearize.MutualExclusion},
+		{[]string{linearize.Orphan, linearize.Fencing}, linearize.Fencing},
+		{[]string{"made-up", linearize.Undecided, linearize.Herd}, linearize.Herd},
+	} {
+		if got := linearize.Worst(c.classes); got != c.want {
+			t.Errorf("Worst(%v) = %s, want %s", c.classes, got, c.want)
+		}
+	}
+}

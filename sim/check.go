@@ -153,21 +153,28 @@ func saveFailure(dir, name string, file TraceFile, rep *Report) (tracePath, html
 
 // WriteFailure saves a counterexample's artifacts into dir (SaveFailure,
 // with name) and writes to w its violations, its trace, then the files it
-// saved and the command that replays the trace, or why it could not save
-// them.
-func WriteFailure(w io.Writer, dir, name string, ce Counterexample) {
+// saved and the command that replays the trace (replay, the command
+// before "replay FILE": "go run ./cmd/zksim" for zksim itself), or why it
+// could not save them. It returns the trace file's path, "" if unsaved.
+func WriteFailure(w io.Writer, dir, name, replay string, ce Counterexample) string {
 	rep := ce.Report
 	tracePath, htmlPath, err := SaveFailure(dir, name, rep, ce.Workload, ce.Config, ce.Decisions)
 	writeRun(w, rep.Violations, rep.Result.Trace)
 	if err != nil {
 		fmt.Fprintf(w, "could not save the failure: %v\n", err)
-		return
+		return ""
 	}
+	writeSaved(w, tracePath, htmlPath, replay+" replay "+filepath.ToSlash(tracePath))
+	return tracePath
+}
+
+// writeSaved names a saved failure's files and how to replay it.
+func writeSaved(w io.Writer, tracePath, htmlPath, replay string) {
 	fmt.Fprintf(w, "trace:    %s\n", tracePath)
 	if htmlPath != "" {
 		fmt.Fprintf(w, "timeline: %s\n", htmlPath)
 	}
-	fmt.Fprintf(w, "replay:   go run ./cmd/zksim replay %s\n", filepath.ToSlash(tracePath))
+	fmt.Fprintf(w, "replay:   %s\n", replay)
 }
 
 // writeRun writes a failing run's violations, one a line, and its trace.

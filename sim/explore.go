@@ -53,8 +53,8 @@ type Bounds struct {
 	// subtrees below the first choices whose number is Shard modulo
 	// Shards. The shards together cover what one search would.
 	Shard, Shards int
-	// Class, if set, is the violation class searched for: runs that show
-	// only others are counted (Exploration.Classes) and the search goes on.
+	// Class, if set, is the violation class searched for: the search goes
+	// on past runs that show only others.
 	Class string
 	// Parallel is the number of workers, each on a part of this shard;
 	// default 1. Each keeps its own fingerprints, so that the result is
@@ -87,17 +87,16 @@ var errBounds = errors.New("sim: bad exploration bounds")
 // Exploration is what a systematic search covered and found.
 type Exploration struct {
 	Bounds    Bounds
-	Schedules int   // runs executed (each re-executes its prefix)
-	Steps     int64 // steps executed by all runs
-	States    int   // distinct states of the last pass
-	Visited   int   // distinct states of every pass, added up
-	Revisits  int   // runs cut at a state already explored
-	Slept     int   // options skipped by sleep sets
-	DepthCuts int   // runs cut by the depth bound in the last pass
-	BoundCuts int   // options left out by the deviation bound in the last pass
-	Passes    int   // deepening passes run
-	Depth     int   // depth bound of the last pass (0: none)
-	Deviation int   // deviation bound of the last pass (-1: none)
+	Schedules int // runs executed (each re-executes its prefix)
+	States    int // distinct states of the last pass
+	Visited   int // distinct states of every pass, added up
+	Revisits  int // runs cut at a state already explored
+	Slept     int // options skipped by sleep sets
+	DepthCuts int // runs cut by the depth bound in the last pass
+	BoundCuts int // options left out by the deviation bound in the last pass
+	Passes    int // deepening passes run
+	Depth     int // depth bound of the last pass (0: none)
+	Deviation int // deviation bound of the last pass (-1: none)
 	// Exhausted: every schedule within the bounds (faults, ticks,
 	// deviations, depth) was covered. Complete: moreover no schedule was
 	// cut by the deviation or depth bound, so every schedule within the
@@ -108,9 +107,6 @@ type Exploration struct {
 	// Done lists the deepening passes that ran to their end, in order:
 	// each covered every schedule within its bounds.
 	Done []PassResult
-	// Classes counts the failing runs by the class they were judged by
-	// (their worst), when Class let the search go on past them.
-	Classes map[string]int
 	// Counterexample is the first failing schedule found (with
 	// deepening, a shortest one), run again with its trace; nil if none.
 	Counterexample *Counterexample
@@ -217,20 +213,13 @@ func (r *Exploration) merge(p pass, xs []*explorer) {
 	r.States, r.DepthCuts, r.BoundCuts = 0, 0, 0
 	for _, x := range xs {
 		r.Schedules += x.res.Schedules
-		r.Steps += x.res.Steps
 		r.Revisits += x.res.Revisits
 		r.Slept += x.res.Slept
 		r.States += x.res.States
 		r.Visited += x.res.States
 		r.DepthCuts += x.res.DepthCuts
 		r.BoundCuts += x.res.BoundCuts
-		for c, n := range x.res.Classes {
-			if r.Classes == nil {
-				r.Classes = map[string]int{}
-			}
-			r.Classes[c] += n
-		}
-		x.res.Schedules, x.res.Steps, x.res.Revisits, x.res.Slept, x.res.Classes = 0, 0, 0, 0, nil
+		x.res.Schedules, x.res.Revisits, x.res.Slept = 0, 0, 0
 		if ce := x.res.Counterexample; ce != nil && (r.Counterexample == nil || shorter(ce.Decisions, r.Counterexample.Decisions)) {
 			r.Counterexample = ce
 		}
@@ -366,14 +355,9 @@ func (x *explorer) pass() error {
 		switch {
 		case len(failed) == 0:
 		case x.b.Class == "":
-			return x.counterexample(worst(failed))
+			return x.counterexample(linearize.Worst(failed))
 		case slices.Contains(failed, x.b.Class):
 			return x.counterexample(x.b.Class)
-		default:
-			if x.res.Classes == nil {
-				x.res.Classes = map[string]int{}
-			}
-			x.res.Classes[worst(failed)]++
 		}
 		if x.budgetOut() {
 			x.stopped = true
@@ -408,7 +392,6 @@ func (x *explorer) runOnce() ([]string, error) {
 		return nil, err
 	}
 	x.res.Schedules++
-	x.res.Steps += int64(rep.Result.Steps)
 	if x.pos != len(x.stack) {
 		panic(fmt.Sprintf("sim: invariant: a replayed schedule made %d choices, not %d: a run is not deterministic", x.pos, len(x.stack)))
 	}
@@ -419,19 +402,6 @@ func (x *explorer) runOnce() ([]string, error) {
 		return rep.Classes(), nil
 	}
 	return nil, nil
-}
-
-// worst is the most severe of a run's violation classes.
-func worst(classes []string) string {
-	order := []string{linearize.MutualExclusion, linearize.RWExclusion, linearize.Fencing, linearize.Deadlock,
-		linearize.NoProgress, linearize.Orphan, linearize.ClientError, linearize.Invariant, linearize.Herd}
-	best := classes[0]
-	for _, c := range classes {
-		if i := slices.Index(order, c); i >= 0 && (slices.Index(order, best) < 0 || i < slices.Index(order, best)) {
-			best = c
-		}
-	}
-	return best
 }
 
 // Choose implements Chooser for the workload's questions: each answer is

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/lock"
 )
 
@@ -27,7 +28,7 @@ func CheckExhaustive(t *testing.T, recipe lock.Recipe, opts CheckOptions, b Boun
 		subject := failureSubject{what: recipe.Name, name: t.Name() + "-" + recipe.Name, dir: opts.ArtifactDir,
 			replay: "sim.ReplayFile(t, %q, recipe)"}
 		msg.WriteString(recipe.Name + ": systematic search: " + res.Coverage() + "\n\n")
-		subject.writeCounterexample(&msg, worst(ce.Report.Classes()), *ce)
+		subject.writeCounterexample(&msg, linearize.Worst(ce.Report.Classes()), *ce)
 		t.Fatal(msg.String())
 	}
 	t.Logf("%s: systematic search: %s", recipe.Name, res.Coverage())

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -200,5 +201,27 @@ func TestExplore_RefusesBadBounds(t *testing.T) {
 		if _, err := sim.Explore(context.Background(), sim.Config{}, w, b); err == nil {
 			t.Errorf("%+v: no error", b)
 		}
+	}
+}
+
+// A search stopped by a budget says so: not exhausted, no
+// counterexample, and only the passes it finished listed as done.
+func TestExplore_BudgetStopIsNotExhaustion(t *testing.T) {
+	w := sim.Workload{Recipe: lock.MutexRecipe(), Clients: 2, Acquisitions: 1}
+	res, err := sim.Explore(context.Background(), sim.Config{Faults: exploreFaults}, w, sim.Bounds{Deviations: 2, MaxStates: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Exhausted || res.Complete || res.Counterexample != nil || !strings.Contains(res.Coverage(), "NOT exhausted") {
+		t.Fatalf("a stopped search reads: %s", res.Coverage())
+	}
+	if len(res.Done) >= res.Passes {
+		t.Errorf("%d passes ran, %d listed as done: the stopped one counts as done", res.Passes, len(res.Done))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err = sim.Explore(ctx, sim.Config{Faults: exploreFaults}, w, sim.Bounds{Deviations: 2})
+	if err != nil || res.Exhausted {
+		t.Fatalf("a cancelled search: %v, %s", err, res.Coverage())
 	}
 }

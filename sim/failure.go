@@ -73,11 +73,7 @@ func (s failureSubject) writeCounterexample(w io.Writer, class string, ce Counte
 		fmt.Fprintf(w, "could not save the failure: %v\n", err)
 		return
 	}
-	fmt.Fprintf(w, "trace:    %s\n", tracePath)
-	if htmlPath != "" {
-		fmt.Fprintf(w, "timeline: %s\n", htmlPath)
-	}
-	fmt.Fprintf(w, "replay:   "+s.replay+"\n", tracePath)
+	writeSaved(w, tracePath, htmlPath, fmt.Sprintf(s.replay, tracePath))
 }
 
 // writeExcerpt writes the last excerptLines lines of a trace, saying how

@@ -106,7 +106,7 @@ func TestWriteFailure_SaysWhereAndHowToReplay(t *testing.T) {
 	_, ce := splitDash(t)
 	dir := t.TempDir()
 	var b strings.Builder
-	sim.WriteFailure(&b, dir, "splitdash", ce)
+	sim.WriteFailure(&b, dir, "splitdash", "go run ./cmd/zksim", ce)
 	tracePath := filepath.Join(dir, "splitdash.trace")
 	for _, want := range []string{"  " + ce.Report.Violations[0].String() + "\n", ce.Report.Result.Trace[0],
 		"trace:    " + tracePath, "timeline: " + filepath.Join(dir, "splitdash.html"), "replay:   go run ./cmd/zksim replay " + tracePath} {
@@ -115,7 +115,7 @@ func TestWriteFailure_SaysWhereAndHowToReplay(t *testing.T) {
 		}
 	}
 	b.Reset()
-	sim.WriteFailure(&b, tracePath, "again", ce) // a file where the directory should be
+	sim.WriteFailure(&b, tracePath, "again", "go run ./cmd/zksim", ce) // a file where the directory should be
 	if !strings.Contains(b.String(), "could not save the failure") || strings.Contains(b.String(), "replay:") {
 		t.Errorf("an unsaved failure:\n%s", b.String())
 	}

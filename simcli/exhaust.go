@@ -21,7 +21,11 @@ func (rc runConfig) exhaust(ctx context.Context, w io.Writer) int {
 	if b.Shards > 1 {
 		shard = fmt.Sprintf(", shard %d/%d", b.Shard, b.Shards)
 	}
-	fmt.Fprintf(w, "%s run: %s%s, %d workers\n", rc.cli.name(), rc.describe(), shard, b.Parallel)
+	workers := fmt.Sprintf("%d workers", b.Parallel)
+	if b.Parallel == 1 {
+		workers = "1 worker"
+	}
+	fmt.Fprintf(w, "%s run: %s%s, %s\n", rc.cli.name(), rc.describe(), shard, workers)
 	model := "mutual exclusion"
 	if rc.recipe.AcquireRead != nil {
 		model = "reader/writer exclusion"

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -43,7 +43,7 @@ func (t *tally) add(o outcome, seed uint64) {
 		t.failing++
 		if t.first == nil {
 			classes := slices.Clone(o.classes)
-			sort.SliceStable(classes, func(i, j int) bool { return severity(classes[i]) < severity(classes[j]) })
+			sort.SliceStable(classes, func(i, j int) bool { return linearize.Severity(classes[i]) < linearize.Severity(classes[j]) })
 			t.first = &failed{seed: seed, classes: classes}
 		}
 	}
@@ -133,17 +133,6 @@ func writeClasses(w io.Writer, byClass map[string]int) {
 	}
 }
 
-// severity orders violation classes, worst first: the first failure is
-// reported by its worst class.
-func severity(class string) int {
-	order := []string{"mutual-exclusion", "reader-writer-exclusion", "fencing", "deadlock",
-		"no-progress", "orphan", "client-error", "invariant", "herd"}
-	if i := slices.Index(order, class); i >= 0 {
-		return i
-	}
-	return len(order)
-}
-
 // reportFailure finds the smallest workload and schedule that show the
 // first failure's class, saves it, says how to replay it, and returns the
 // saved trace's path ("" if none).
@@ -169,22 +158,7 @@ func (rc runConfig) reportFailure(w io.Writer, f *failed) string {
 // replays it with this program, and returns the trace's path ("" if it
 // could not be saved).
 func (c *CLI) writeFailure(w io.Writer, dir, name string, ce sim.Counterexample) string {
-	rep := ce.Report
-	tracePath, htmlPath, err := sim.SaveFailure(dir, name, rep, ce.Workload, ce.Config, ce.Decisions)
-	for _, v := range rep.Violations {
-		fmt.Fprintf(w, "  %v\n", v)
-	}
-	fmt.Fprintf(w, "\n%s\n", sim.TraceString(rep.Result.Trace))
-	if err != nil {
-		fmt.Fprintf(w, "could not save the failure: %v\n", err)
-		return ""
-	}
-	fmt.Fprintf(w, "trace:    %s\n", tracePath)
-	if htmlPath != "" {
-		fmt.Fprintf(w, "timeline: %s\n", htmlPath)
-	}
-	fmt.Fprintf(w, "replay:   %s replay %s\n", c.replayCommand(), filepath.ToSlash(tracePath))
-	return tracePath
+	return sim.WriteFailure(w, dir, name, c.replayCommand(), ce)
 }
 
 // progress shows how a run goes: on a terminal a status line redrawn in

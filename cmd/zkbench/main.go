@@ -143,14 +143,7 @@ func report(w io.Writer, r results, herd string) error {
 
 	fmt.Fprint(w, "\n## Finding each zoo bug (over 20 seeds)\n\n")
 	fmt.Fprint(w, "| bug | median schedules | p95 schedules | median time | p95 time |\n|---|---|---|---|---|\n")
-	var zoo []string
-	for name := range r {
-		if strings.HasPrefix(name, "BenchmarkZooFind/") {
-			zoo = append(zoo, name)
-		}
-	}
-	sort.Strings(zoo)
-	for _, name := range zoo {
+	for _, name := range names(r, "BenchmarkZooFind/") {
 		m := r[name]
 		fmt.Fprintf(w, "| zoo/%s | %.0f | %.0f | %.1f ms | %.1f ms |\n", strings.TrimPrefix(name, "BenchmarkZooFind/"),
 			m["median-schedules"], m["p95-schedules"], m["median-ms"], m["p95-ms"])
