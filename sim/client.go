@@ -8,7 +8,6 @@ import (
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/internal/fphash"
-	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -90,10 +89,6 @@ type Client struct {
 	watches  fakezk.WatchTable[*watch]
 	sess     zkapi.Session
 	err      error
-	// set by the workload: what the client is acquiring, and whether it
-	// holds the lock
-	acquiring linearize.Mode
-	holding   bool
 
 	slot call // reused by each call: a client has one at a time
 
@@ -110,6 +105,12 @@ func (c *Client) Name() string { return c.name }
 
 // Index is the client's index, from 0.
 func (c *Client) Index() int { return c.idx }
+
+// Session is the id of the client's current session.
+func (c *Client) Session() int64 { return c.session }
+
+// Sim is the run the client is in.
+func (c *Client) Sim() *Sim { return c.sim }
 
 // Conn is the client's zkapi.Conn.
 func (c *Client) Conn() zkapi.Conn { return c.conn }
@@ -305,6 +306,9 @@ func (w *watch) wait(ctx context.Context) (zkapi.Event, error) {
 		if err := ctx.Err(); err != nil {
 			return zkapi.Event{}, err
 		}
+		for _, o := range w.c.sim.obs {
+			o.Blocks(w.c)
+		}
 		cl := &call{kind: callWatch, w: w, ctx: ctx}
 		w.c.park(cl, stWait)
 		if !w.fired {
@@ -313,9 +317,9 @@ func (w *watch) wait(ctx context.Context) (zkapi.Event, error) {
 	}
 	if !w.woke && !w.stray && w.zxid >= 0 && w.ev.Type != zkapi.EventNotWatching {
 		w.woke = true
-		c := w.c
-		c.sim.received = append(c.sim.received, received{client: c.idx, zxid: w.zxid, path: w.path,
-			held: heldNone, reader: c.acquiring == linearize.Read})
+		for _, o := range w.c.sim.obs {
+			o.Woken(w.c, w.path, w.zxid)
+		}
 	}
 	return w.ev, nil
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -103,23 +102,12 @@ func (s *Sim) tick() {
 	s.note("tick")
 }
 
-// noteExpiries records, for the herd checker, the closeSession zxids of
-// sessions that expired in a tick whose clients did not hold the lock:
-// Machine.Tick expires them in session order, one transaction each.
+// noteExpiries tells the observers of the sessions that expired in a
+// tick: Machine.Tick expires them in session order, one transaction each.
 func (s *Sim) noteExpiries(expired []int64, z0 int64) {
-	if len(expired) == 0 {
-		return
-	}
-	holders := map[int64]bool{}
-	for _, c := range s.clients {
-		holders[c.session] = c.holding
-	}
-	z := z0
-	for _, id := range expired {
-		z++
-		s.expired[id] = int64(s.step)
-		if !holders[id] {
-			s.giveUps[z] = true
+	for i, id := range expired {
+		for _, o := range s.obs {
+			o.Expired(id, z0+int64(i)+1)
 		}
 	}
 }
@@ -136,11 +124,8 @@ func (s *Sim) send(c *Client, lose bool) {
 	}
 	r := s.m.Do(c.session, cl.req)
 	s.collect()
-	if _, del := cl.req.(fakezk.Delete); del && r.Err == nil {
-		s.deletes = append(s.deletes, r.Zxid)
-		if !c.holding {
-			s.giveUps[r.Zxid] = true
-		}
+	for _, o := range s.obs {
+		o.Applied(c, cl.req, r)
 	}
 	label := "send"
 	if lose {

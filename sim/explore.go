@@ -254,6 +254,7 @@ type explorer struct {
 
 	// the current run
 	s       *Sim
+	run     *lockRun
 	h       *History
 	pos     int       // choices made in this run
 	sleep   []sleeper // asleep in the current state
@@ -384,8 +385,8 @@ func (x *explorer) budgetOut() bool {
 // frontier, and returns the violation classes it shows.
 func (x *explorer) runOnce() ([]string, error) {
 	x.pos, x.sleep, x.lastEv, x.fail = 0, x.sleep[:0], -1, nil
-	rep, err := runWorkload(x.cfg, x, x.w, func(s *Sim, h *History) {
-		x.s, x.h = s, h
+	rep, err := runWorkload(x.cfg, x, x.w, func(s *Sim, r *lockRun) {
+		x.s, x.run, x.h = s, r, r.h
 		s.pickHook, s.after, s.hashing = x.pick, x.after, !x.b.NoReduction
 	})
 	if err != nil {
@@ -638,7 +639,7 @@ func (x *explorer) exclusion() *linearize.Violation {
 		if hd.End >= 0 {
 			continue
 		}
-		if at, ok := x.s.expired[x.h.sessions[i]]; ok && at >= hd.Start {
+		if at, ok := x.run.expired[x.h.sessions[i]]; ok && at >= hd.Start {
 			continue
 		}
 		who = append(who, hd.Client+1)

@@ -16,7 +16,7 @@ func TestHerdLimit_ReadersThatDidNotWaitAgain(t *testing.T) {
 		return received{client: c, zxid: z, path: "/l/n", held: heldNone, reader: reader}
 	}
 	mark := func(c int, m linearize.Mode) received { return received{client: c, held: m} }
-	s := &Sim{giveUps: map[int64]bool{giveUp: true}, received: []received{
+	run := &lockRun{giveUps: map[int64]bool{giveUp: true}, received: []received{
 		wake(0, release, true), mark(0, linearize.Read), // held
 		wake(1, release, true), mark(1, gaveUp), // deadline or session lost
 		wake(2, release, true),                                       // crashed: nothing after
@@ -25,14 +25,14 @@ func TestHerdLimit_ReadersThatDidNotWaitAgain(t *testing.T) {
 		wake(5, giveUp, true), mark(5, waitsAgain), // woken by a waiter that gave up
 		wake(6, giveUp, true), mark(6, waitsAgain),
 	}}
-	limit := Workload{Recipe: rwlock.Recipe()}.herdLimit(s)
+	limit := Workload{Recipe: rwlock.Recipe()}.herdLimit(run)
 	if got, want := limit(release), 1+3; got != want {
 		t.Errorf("release: limit %d, want %d (one writer, and the readers that held, gave up or crashed)", got, want)
 	}
 	if got, want := limit(giveUp), 1+2; got != want {
 		t.Errorf("give-up: limit %d, want %d (one writer, and every reader it woke)", got, want)
 	}
-	vs, _ := linearize.CheckHerd(s.wakeups("/l"), limit)
+	vs, _ := linearize.CheckHerd(run.wakeups("/l"), limit)
 	if len(vs) != 1 {
 		t.Errorf("the release woke 5 clients, 4 could proceed: %v", vs)
 	}

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/linearize"
 )
 
 // Faults bounds the faults a run may inject: how many of each kind at most,
@@ -69,6 +68,8 @@ type Config struct {
 	Setup func(m *fakezk.Machine)
 	// Observe runs after every step (for checking an invariant).
 	Observe func(s *Sim, step int, ev Event) error
+	// Observers are told what happens as it happens (see Observer).
+	Observers []Observer
 }
 
 func (c Config) withDefaults() Config {
@@ -104,11 +105,8 @@ type Sim struct {
 	trace    []string
 	step     int
 	quiet    int // consecutive ticks with nothing else enabled
-	received []received
-	giveUps  map[int64]bool  // zxids of deletes by clients not holding the lock
-	deletes  []int64         // zxids of successful deletes, in order
-	expired  map[int64]int64 // session -> step at which it expired
-	normal   []Event         // reused by pick
+	obs      []Observer
+	normal   []Event // reused by pick
 	faulty   []Event
 	prio     []int // PCT: client priorities, higher runs first
 	changes  map[int]bool
@@ -120,22 +118,6 @@ type Sim struct {
 	hashing  bool                           // Explore: clients keep their histories' hashes
 	closes   int                            // Conn.Close calls that reached the server
 }
-
-// received is a wakeup (a Watch.Wait that returned because its watch
-// fired, except watches set by a request that crossed a session expiry,
-// which go-zookeeper sends on the new session), or (held set) the moment a
-// workload client began to hold a lock: one timeline, in step order, for
-// the herd checker.
-type received struct {
-	client int
-	zxid   int64
-	path   string
-	held   linearize.Mode
-	reader bool // a notification to a client acquiring for reading
-}
-
-// heldNone marks a received entry that is a notification.
-const heldNone linearize.Mode = 255
 
 // Result is the outcome of a run.
 type Result struct {
@@ -154,6 +136,9 @@ func (s *Sim) Machine() *fakezk.Machine { return s.m }
 
 // Now is the virtual time in ticks.
 func (s *Sim) Now() int64 { return s.now }
+
+// Step is the number of the step being run, from 1 (0 before the first).
+func (s *Sim) Step() int { return s.step }
 
 // Clients returns the clients.
 func (s *Sim) Clients() []*Client { return s.clients }
@@ -177,7 +162,7 @@ func newSim(cfg Config, ch Chooser) (*Sim, error) {
 	if cfg.Setup != nil {
 		cfg.Setup(m)
 	}
-	return &Sim{cfg: cfg, m: m, chooser: ch, giveUps: map[int64]bool{}, expired: map[int64]int64{}}, nil
+	return &Sim{cfg: cfg, m: m, chooser: ch, obs: cfg.Observers}, nil
 }
 
 // run starts one client per program and steps until they all finish or

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -96,9 +97,10 @@ func RunWorkload(cfg Config, ch Chooser, w Workload) (*Report, error) {
 // runWorkload is RunWorkload with prepare called on the run before it
 // starts (Explore installs its hooks there). A run a hook cut short is
 // not checked: its Report has only the Result.
-func runWorkload(cfg Config, ch Chooser, w Workload, prepare func(s *Sim, h *History)) (*Report, error) {
+func runWorkload(cfg Config, ch Chooser, w Workload, prepare func(s *Sim, r *lockRun)) (*Report, error) {
 	w = w.withDefaults()
-	h := &History{finished: make([]bool, w.Clients)}
+	r := &lockRun{h: &History{finished: make([]bool, w.Clients)}, acquiring: make([]linearize.Mode, w.Clients),
+		holding: make([]bool, w.Clients), giveUps: map[int64]bool{}, expired: map[int64]int64{}}
 	userSetup := cfg.Setup
 	cfg.Setup = func(m *fakezk.Machine) {
 		info, _ := m.CreateSession(0, 10000)
@@ -115,40 +117,107 @@ func runWorkload(cfg Config, ch Chooser, w Workload, prepare func(s *Sim, h *His
 			userSetup(m)
 		}
 	}
+	cfg.Observers = append(slices.Clip(cfg.Observers), r)
 	programs := make([]Program, w.Clients)
 	for i := range programs {
-		programs[i] = w.program(h)
+		programs[i] = w.program(r)
 	}
 	s, err := newSim(cfg, ch)
 	if err != nil {
 		return nil, err
 	}
+	r.s = s
 	if prepare != nil {
-		prepare(s, h)
+		prepare(s, r)
 	}
 	res := s.run(programs)
-	rep := &Report{Result: res, History: h, Deletes: s.deletes}
+	rep := &Report{Result: res, History: r.h, Deletes: r.deletes}
 	if !s.cut {
-		rep.check(s, w)
+		rep.check(r, w)
 	}
 	return rep, nil
 }
 
-func (w Workload) program(h *History) Program {
+// lockRun is one run of the workload as its checkers see it: the
+// critical sections, and (observing the scheduler) the timeline of
+// wakeups, waits and holds the herd checker reads, the deletes made by
+// clients that did not hold the lock, and the sessions that expired.
+type lockRun struct {
+	s         *Sim
+	h         *History
+	acquiring []linearize.Mode // per client: what it is acquiring (heldNone: nothing)
+	holding   []bool           // per client: it holds the lock (or is releasing it)
+	received  []received
+	giveUps   map[int64]bool  // zxids of deletes by clients not holding the lock
+	deletes   []int64         // zxids of the clients' successful deletes, in order
+	expired   map[int64]int64 // session -> step at which it expired
+}
+
+// received is a wakeup (held heldNone), or a mark of the workload's: the
+// moment a client began to hold a lock (a Mode), waited again or gave up:
+// one timeline, in step order, for the herd checker.
+type received struct {
+	client int
+	zxid   int64
+	path   string
+	held   linearize.Mode
+	reader bool // a notification to a client acquiring for reading
+}
+
+// heldNone marks a received entry that is a notification.
+const heldNone linearize.Mode = 255
+
+// Applied implements Observer: a successful delete by a client that does
+// not hold the lock is a give-up.
+func (r *lockRun) Applied(c *Client, req fakezk.Request, rep fakezk.Reply) {
+	if _, del := req.(fakezk.Delete); del && rep.Err == nil {
+		r.deletes = append(r.deletes, rep.Zxid)
+		if !r.holding[c.idx] {
+			r.giveUps[rep.Zxid] = true
+		}
+	}
+}
+
+// Expired implements Observer: the expiry of a session that did not hold
+// the lock is a give-up; one that did ends its hold.
+func (r *lockRun) Expired(session, zxid int64) {
+	r.expired[session] = int64(r.s.step)
+	holder := false
+	for _, c := range r.s.clients {
+		if c.session == session {
+			holder = r.holding[c.idx]
+		}
+	}
+	if !holder {
+		r.giveUps[zxid] = true
+	}
+}
+
+// Woken implements Observer.
+func (r *lockRun) Woken(c *Client, path string, zxid int64) {
+	r.received = append(r.received, received{client: c.idx, zxid: zxid, path: path, held: heldNone,
+		reader: r.acquiring[c.idx] == linearize.Read})
+}
+
+// Blocks implements Observer.
+func (r *lockRun) Blocks(c *Client) {
+	r.received = append(r.received, received{client: c.idx, held: waitsAgain})
+}
+
+func (w Workload) program(r *lockRun) Program {
 	return func(ctx context.Context, c *Client) error {
-		conn := &waitNoting{Conn: c.Conn(), c: c}
 		for i := range w.Acquisitions {
 			read := w.Recipe.AcquireRead != nil && c.chance(w.ReadPercent, "read?")
-			w.once(ctx, c, conn, h, i, read)
+			w.once(ctx, c, r, i, read)
 		}
-		h.finished[c.idx] = true
+		r.h.finished[c.idx] = true
 		return nil
 	}
 }
 
 // once is one acquire-hold-write-release cycle. Acquire errors are part
 // of life under faults; the checkers judge the outcome.
-func (w Workload) once(ctx context.Context, c *Client, conn zkapi.Conn, h *History, i int, read bool) {
+func (w Workload) once(ctx context.Context, c *Client, r *lockRun, i int, read bool) {
 	acquire, mode := w.Recipe.Acquire, linearize.Exclusive
 	if w.Recipe.AcquireRead != nil {
 		mode = linearize.Write
@@ -162,18 +231,19 @@ func (w Workload) once(ctx context.Context, c *Client, conn zkapi.Conn, h *Histo
 	}
 	defer cancel()
 	call := int64(c.sim.step)
-	c.acquiring = mode
-	held, err := acquire(actx, conn, w.Dir, c.Name()+"_"+strconv.Itoa(i))
-	c.acquiring, c.holding = heldNone, err == nil
-	defer func() { c.holding = false }()
+	h := r.h
+	r.acquiring[c.idx] = mode
+	held, err := acquire(actx, c.Conn(), w.Dir, c.Name()+"_"+strconv.Itoa(i))
+	r.acquiring[c.idx], r.holding[c.idx] = heldNone, err == nil
+	defer func() { r.holding[c.idx] = false }()
 	if err != nil {
-		c.sim.received = append(c.sim.received, received{client: c.idx, held: gaveUp})
+		r.received = append(r.received, received{client: c.idx, held: gaveUp})
 		c.Logf("acquire %s failed: %v", mode, err)
 		return
 	}
 	hold := len(h.Holds)
 	h.Holds = append(h.Holds, linearize.Hold{Client: c.idx, Lock: w.Dir, Mode: mode, Call: call, Start: int64(c.sim.step), End: -1})
-	c.sim.received = append(c.sim.received, received{client: c.idx, held: mode})
+	r.received = append(r.received, received{client: c.idx, held: mode})
 	h.sessions = append(h.sessions, c.session)
 	if !c.sim.cfg.NoTrace {
 		c.Logf("holds %s (%s)", w.Dir, mode)
@@ -194,7 +264,7 @@ func (w Workload) once(ctx context.Context, c *Client, conn zkapi.Conn, h *Histo
 		}
 	}
 	h.Holds[hold].End = int64(c.sim.step)
-	c.holding = true // the release's delete is a holder's
+	r.holding[c.idx] = true // the release's delete is a holder's
 	if err := held.Release(ctx); err != nil {
 		c.Logf("release: %v", err)
 	}
@@ -223,11 +293,11 @@ func (w Workload) write(ctx context.Context, c *Client, h *History, held lock.He
 	h.Accepted = append(h.Accepted, linearize.Accepted{Client: c.idx, Token: token, Step: int64(c.sim.step), Zxid: st.Mzxid})
 }
 
-func (r *Report) check(s *Sim, w Workload) {
+func (r *Report) check(run *lockRun, w Workload) {
 	h, res := r.History, r.Result
 	// A hold ends when its session lost the lock, if that came first.
 	for i := range h.Holds {
-		if at, ok := s.expired[h.sessions[i]]; ok && (h.Holds[i].End < 0 || at < h.Holds[i].End) && at >= h.Holds[i].Start {
+		if at, ok := run.expired[h.sessions[i]]; ok && (h.Holds[i].End < 0 || at < h.Holds[i].End) && at >= h.Holds[i].Start {
 			h.Holds[i].End = at
 		}
 	}
@@ -236,18 +306,18 @@ func (r *Report) check(s *Sim, w Workload) {
 
 	r.Violations = append(r.Violations, linearize.CheckFencing(h.Accepted)...)
 
-	h.Wakeups = s.wakeups(w.Dir)
-	herd, counts := linearize.CheckHerd(h.Wakeups, w.herdLimit(s))
+	h.Wakeups = run.wakeups(w.Dir)
+	herd, counts := linearize.CheckHerd(h.Wakeups, w.herdLimit(run))
 	r.Herd = counts
 	r.Violations = append(r.Violations, herd...)
 
 	if !res.Deadlock && !res.Bounded {
-		r.Violations = append(r.Violations, linearize.CheckOrphans(w.Dir, s.orphans(w.Dir, h.finished))...)
+		r.Violations = append(r.Violations, linearize.CheckOrphans(w.Dir, run.orphans(w.Dir))...)
 	}
 	r.Violations = append(r.Violations, res.verdicts()...)
 }
 
-// Marks the workload adds to the herd checker's timeline (Sim.received)
+// Marks the workload adds to the herd checker's timeline (lockRun.received)
 // beside wakeups (heldNone) and holds (a Mode).
 const (
 	// waitsAgain: a client called Wait on a watch that had not fired: it
@@ -265,14 +335,14 @@ const (
 // stopped (crash) before waiting again, as a reader woken when it could
 // proceed may; and when a waiter gave up, the readers that waited on it
 // and must now wait on the writer ahead of it.
-func (w Workload) herdLimit(s *Sim) func(int64) int {
+func (w Workload) herdLimit(run *lockRun) func(int64) int {
 	if w.Recipe.AcquireRead == nil {
 		return func(int64) int { return 1 }
 	}
 	proceeded := map[int64]int{} // cause -> woken readers that did not wait again
 	readers := map[int64]int{}   // cause -> woken readers
 	last := map[int]int64{}      // client -> cause of its wakeup as a reader since it last waited
-	for _, r := range s.received {
+	for _, r := range run.received {
 		switch r.held {
 		case heldNone:
 			if r.reader {
@@ -294,53 +364,11 @@ func (w Workload) herdLimit(s *Sim) func(int64) int {
 		proceeded[cause]++
 	}
 	return func(cause int64) int {
-		if s.giveUps[cause] {
+		if run.giveUps[cause] {
 			return 1 + readers[cause]
 		}
 		return 1 + proceeded[cause]
 	}
-}
-
-// waitNoting is the Conn the workload gives a recipe: the watches it
-// returns mark, in the herd checker's timeline, each Wait that will block.
-type waitNoting struct {
-	zkapi.Conn
-	c *Client
-}
-
-// ExistsW implements zkapi.Conn.
-func (n *waitNoting) ExistsW(ctx context.Context, path string) (zkapi.Stat, bool, zkapi.Watch, error) {
-	st, ok, w, err := n.Conn.ExistsW(ctx, path)
-	return st, ok, n.watch(w), err
-}
-
-// GetW implements zkapi.Conn.
-func (n *waitNoting) GetW(ctx context.Context, path string) ([]byte, zkapi.Stat, zkapi.Watch, error) {
-	data, st, w, err := n.Conn.GetW(ctx, path)
-	return data, st, n.watch(w), err
-}
-
-// ChildrenW implements zkapi.Conn.
-func (n *waitNoting) ChildrenW(ctx context.Context, path string) ([]string, zkapi.Stat, zkapi.Watch, error) {
-	kids, st, w, err := n.Conn.ChildrenW(ctx, path)
-	return kids, st, n.watch(w), err
-}
-
-func (n *waitNoting) watch(w zkapi.Watch) zkapi.Watch {
-	if sw, ok := w.(*watch); ok {
-		return notingWatch{sw}
-	}
-	return w
-}
-
-type notingWatch struct{ w *watch }
-
-// Wait implements zkapi.Watch.
-func (nw notingWatch) Wait(ctx context.Context) (zkapi.Event, error) {
-	if c := nw.w.c; !nw.w.fired && ctx.Err() == nil {
-		c.sim.received = append(c.sim.received, received{client: c.idx, held: waitsAgain})
-	}
-	return nw.w.Wait(ctx)
 }
 
 // orphans lists lock nodes owned by the live sessions of clients whose
@@ -348,10 +376,11 @@ func (nw notingWatch) Wait(ctx context.Context) (zkapi.Event, error) {
 // that a client crashed out of, or replaced after losing touch with it, is
 // not one: the server removes it when that session expires, which may be
 // after the run ends.
-func (s *Sim) orphans(dir string, finished []bool) []string {
+func (r *lockRun) orphans(dir string) []string {
+	s := r.s
 	owners := map[int64]bool{}
 	for _, c := range s.clients {
-		if finished[c.idx] {
+		if r.h.finished[c.idx] {
 			owners[c.session] = true
 		}
 	}
@@ -366,9 +395,9 @@ func (s *Sim) orphans(dir string, finished []bool) []string {
 
 // wakeups lists the watch notifications clients received about dir and
 // its children.
-func (s *Sim) wakeups(dir string) []linearize.Wakeup {
+func (r *lockRun) wakeups(dir string) []linearize.Wakeup {
 	var out []linearize.Wakeup
-	for _, n := range s.received {
+	for _, n := range r.received {
 		if n.held == heldNone && (n.path == dir || strings.HasPrefix(n.path, dir+"/")) {
 			out = append(out, linearize.Wakeup{Client: n.client, Cause: n.zxid, Path: n.path})
 		}
