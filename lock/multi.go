@@ -39,15 +39,21 @@ func NewMulti(conn zkapi.Conn, dirs []string, opts Options) (*MultiMutex, error)
 }
 
 // Acquire takes every lock before ctx ends (one deadline for the whole set)
-// or none: on failure the locks already taken are released.
+// or none: on failure the locks already taken are released. A lock may
+// be taken on a new session after the old one expired (its node not
+// being held yet); the locks taken before then went with the old session,
+// so the set is then lost (ErrLost), not held in part.
 func (mm *MultiMutex) Acquire(ctx context.Context) (*MultiLease, error) {
 	ml := &MultiLease{}
 	for _, m := range mm.locks {
 		l, err := m.Acquire(ctx)
+		if err == nil {
+			ml.leases = append(ml.leases, l)
+			err = ml.Check()
+		}
 		if err != nil {
 			return nil, errors.Join(err, ml.Release(ctx))
 		}
-		ml.leases = append(ml.leases, l)
 	}
 	return ml, nil
 }

@@ -3,6 +3,8 @@ package lock_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/zksim/zksim/fakezk"
@@ -74,4 +76,40 @@ func TestMultiMutex_AllOrNothing(t *testing.T) {
 		t.Fatalf("/m/x still held after the set failed: %v", kids)
 	}
 	w.release(lz)
+}
+
+// A session lost while the set is being taken loses the locks already
+// taken: the set must fail loudly and leave nothing behind, not return a
+// lease of which a part is gone (the later locks being taken again on the
+// new session).
+func TestMultiMutex_SessionLostMidwayFails(t *testing.T) {
+	w := newWorld(t, fakezk.Config{})
+	c := w.conn()
+	mm, err := lock.NewMulti(c, []string{"/m/x", "/m/y"}, lock.Options{ID: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.once(func(m *fakezk.Machine, sid int64, req fakezk.Request) (fakezk.Fault, bool) {
+		if cr, ok := req.(fakezk.Create); !ok || !strings.HasPrefix(cr.Path, "/m/y/") {
+			return 0, false
+		}
+		// The create of the second lock's node is applied, then the
+		// session expires, and the reply is lost.
+		m.Do(sid, req)
+		m.Expire(sid)
+		return fakezk.LoseRequest, true
+	})
+	ml, err := mm.Acquire(w.ctx)
+	if !errors.Is(err, lock.ErrLost) {
+		var held []string
+		if ml != nil {
+			held = []string{fmt.Sprint(ml.Check())}
+		}
+		t.Fatalf("Acquire: %v, want ErrLost (lease check: %v)", err, held)
+	}
+	for _, dir := range []string{"/m/x", "/m/y"} {
+		if kids := w.children(dir); len(kids) != 0 {
+			t.Errorf("%s still has %v", dir, kids)
+		}
+	}
 }

@@ -20,6 +20,10 @@ type Recipe struct {
 	// AcquireRead takes the lock at dir for reading; nil for exclusive
 	// locks.
 	AcquireRead AcquireFunc
+	// Dirs lists the lock directories an acquisition at dir uses, when
+	// they are more than dir (a multi-lock's): the harness looks in each
+	// for nodes left behind and for herds. nil: dir alone.
+	Dirs func(dir string) []string
 }
 
 // AcquireFunc takes a lock and returns what releases it.
@@ -90,14 +94,16 @@ func (t twice) Release(ctx context.Context) error {
 // MultiRecipe is a MultiMutex as a Recipe: each acquisition takes the
 // lock at dir and a second one at dir+"-b", all or nothing.
 func MultiRecipe() Recipe {
+	dirs := func(dir string) []string { return []string{dir, dir + "-b"} }
 	return Recipe{
 		Name: "lock/multi",
 		Acquire: func(ctx context.Context, conn zkapi.Conn, dir, id string) (Held, error) {
-			mm, err := NewMulti(conn, []string{dir, dir + "-b"}, Options{ID: id})
+			mm, err := NewMulti(conn, dirs(dir), Options{ID: id})
 			if err != nil {
 				return nil, err
 			}
 			return mm.Acquire(ctx)
 		},
+		Dirs: dirs,
 	}
 }

@@ -306,15 +306,39 @@ func (r *Report) check(run *lockRun, w Workload) {
 
 	r.Violations = append(r.Violations, linearize.CheckFencing(h.Accepted)...)
 
-	h.Wakeups = run.wakeups(w.Dir)
-	herd, counts := linearize.CheckHerd(h.Wakeups, w.herdLimit(run))
-	r.Herd = counts
-	r.Violations = append(r.Violations, herd...)
+	// Each lock is judged on its own: one change (a session's expiry)
+	// may delete nodes in several and wake a waiter in each.
+	limit := w.herdLimit(run)
+	r.Herd = map[int64]int{}
+	for _, dir := range w.dirs() {
+		wakeups := run.wakeups(dir)
+		h.Wakeups = append(h.Wakeups, wakeups...)
+		herd, counts := linearize.CheckHerd(wakeups, limit)
+		for cause, n := range counts {
+			r.Herd[cause] += n
+		}
+		for _, v := range herd {
+			if len(w.dirs()) > 1 {
+				v.Detail += " in " + dir
+			}
+			r.Violations = append(r.Violations, v)
+		}
+	}
 
 	if !res.Deadlock && !res.Bounded {
-		r.Violations = append(r.Violations, linearize.CheckOrphans(w.Dir, run.orphans(w.Dir))...)
+		for _, dir := range w.dirs() {
+			r.Violations = append(r.Violations, linearize.CheckOrphans(dir, run.orphans(dir))...)
+		}
 	}
 	r.Violations = append(r.Violations, res.verdicts()...)
+}
+
+// dirs lists the lock directories the recipe uses (Recipe.Dirs).
+func (w Workload) dirs() []string {
+	if w.Recipe.Dirs == nil {
+		return []string{w.Dir}
+	}
+	return w.Recipe.Dirs(w.Dir)
 }
 
 // Marks the workload adds to the herd checker's timeline (lockRun.received)

@@ -1,16 +1,19 @@
 package sim_test
 
 import (
+	"context"
 	"math"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/rwlock"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zkapi"
 )
 
 var allFaults = sim.Faults{Percent: 10, LoseRequest: 2, LoseReply: 2, Disconnect: 2, Crash: 1, Pause: 1, Reap: 1}
@@ -142,4 +145,32 @@ func TestSim_ReorderIsInjected(t *testing.T) {
 		}
 	}
 	t.Fatal("no reorder injected in 200 schedules")
+}
+
+// A recipe that uses several lock directories is checked in each: a
+// multi-lock that leaves a node behind in its second directory is an
+// orphan there.
+func TestWorkload_ChecksEveryDirOfAMultiLock(t *testing.T) {
+	multi := lock.MultiRecipe()
+	leaky := multi
+	leaky.Acquire = func(ctx context.Context, conn zkapi.Conn, dir, id string) (lock.Held, error) {
+		held, err := multi.Acquire(ctx, conn, dir, id)
+		if err != nil {
+			return nil, err
+		}
+		_, err = conn.Create(ctx, dir+"-b/stray-"+id, nil, zkapi.Ephemeral)
+		return held, err
+	}
+	for _, tc := range []struct {
+		recipe lock.Recipe
+		want   []string
+	}{{multi, nil}, {leaky, []string{linearize.Orphan}}} {
+		rep, err := sim.RunWorkload(sim.Config{}, sim.NewSeeded(1), sim.Workload{Recipe: tc.recipe, Clients: 2, Acquisitions: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rep.Classes(); !slices.Equal(got, tc.want) {
+			t.Errorf("%v: classes %v, want %v", tc.recipe.Name, got, tc.want)
+		}
+	}
 }
