@@ -68,13 +68,13 @@ log "zksim serve and the real server, each in its own process"
 go test -run - -bench ServeStartup -benchtime "$starts" ./cmd/zksim | tee -a "$raw" | grep -E '^Benchmark' >&2
 go test -run - -bench ServeCreateDelete -benchtime "$t1" ./cmd/zksim | tee -a "$raw" | grep -E '^Benchmark' >&2
 log "schedule exploration, one core"
-go test -run - -bench StandardWorkload -cpu 1 -benchtime "$t2" ./sim | tee -a "$raw" | grep -E '^Benchmark' >&2
+go test -run - -bench StandardWorkload -cpu 1 -benchtime "$t2" ./harness | tee -a "$raw" | grep -E '^Benchmark' >&2
 log "finding the zoo's bugs"
-go test -run - -bench ZooFind -benchtime "$t3" ./sim | tee -a "$raw" | grep -E '^Benchmark' >&2
+go test -run - -bench ZooFind -benchtime "$t3" ./harness | tee -a "$raw" | grep -E '^Benchmark' >&2
 log "the systematic search"
 explore='ExploreZoo|ExploreExhaust'
 if [ -n "${BENCH_QUICK:-}" ]; then explore='ExploreZoo'; fi
-go test -run - -bench "$explore" -benchtime 1x -timeout 30m ./sim | tee -a "$raw" | grep -E '^Benchmark' >&2
+go test -run - -bench "$explore" -benchtime 1x -timeout 30m ./harness | tee -a "$raw" | grep -E '^Benchmark' >&2
 log "porcupine"
 go test -run - -bench 'CheckLocks|Porcupine' -benchtime "$t1" ./linearize | tee -a "$raw" | grep -E '^Benchmark' >&2
 log "lock handoff on the real servers"

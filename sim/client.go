@@ -149,9 +149,11 @@ func (c *Client) foldSession(err error) {
 	}
 }
 
-// chance answers one of the workload's yes/no questions (see Sim.chance)
-// and adds the answer to the client's history.
-func (c *Client) chance(percent int, what string) bool {
+// Chance answers a yes/no question of the program's that holds percent
+// of the time, as a choice of the scheduler's (see Sim.chance), so that
+// it replays, shrinks and is explored like every other; the answer is
+// part of what the program was told.
+func (c *Client) Chance(percent int, what string) bool {
 	yes := c.sim.chance(percent, what)
 	if c.sim.hashing {
 		c.hist.Uint(4)

@@ -24,31 +24,24 @@
 // # Using it
 //
 // Run runs client programs under a Config (faults, strategy, bounds) and a
-// Chooser. RunWorkload runs the standard lock workload for a lock.Recipe
-// and checks the history (package linearize); Report says what it found.
+// Chooser; New, AddObserver and Sim.Run do the same with observers, which
+// are told what happens as it happens (Observer: requests applied,
+// sessions expired, watches that woke a client, waits that block). The
+// scheduler knows nothing of what the programs are for: the lock workload,
+// its checkers and the go test runners are in package harness, one user
+// of it.
 //
-// In tests, CheckRecipe and Check explore with rapid: each rapid check
-// draws a workload shape, the fault kinds it keeps of those allowed, and a
-// seed, and runs a few schedules from consecutive seeds with a seeded
-// chooser, so that faults and ticks are as likely at every step as in
-// `zksim run`. Every violation class found is shrunk (smallest workload
-// first, then Shrink on the recorded decisions), saved as a trace file and
-// reported once, with the ReplayFile or ReplayCheck call that replays it.
-// Shrink, ShrinkSeed and Minimize shrink a failing decision list without
-// rapid. A run saves to a TraceFile (SaveFailure; WriteFailure also
-// describes it) that ParseTraceFile reads back and Replay reproduces byte
-// for byte; a run of programs saves with the recipe line "programs".
-//
-// Explore (CheckExhaustive in a test) is the systematic strategy: it
-// enumerates every schedule of a workload within Bounds (fault counts per
-// kind, deviations from the default schedule, depth, early ticks) in
-// Config.Flat mode, where each step is one choice among all enabled events
-// and option 0 is the default schedule's. It re-runs the workload for each
-// schedule from a stack of choice points, cuts a run at a state whose
-// fingerprint (Sim.fingerprint: the Machine, messages in flight, time,
-// timers, budgets, each client's history hash) it has explored with as
-// much budget left, uses sleep sets when deviations are unbounded, checks
-// exclusion after every step, and deepens pass by pass so that the first
-// counterexample has the fewest deviations. Its result says what it
-// covered and whether it exhausted the bounds.
+// Explore is the systematic strategy: it enumerates every schedule of a
+// Scenario (programs and the Judge of each run) within Bounds (fault
+// counts per kind, deviations from the default schedule, depth, early
+// ticks) in Config.Flat mode, where each step is one choice among all
+// enabled events and option 0 is the default schedule's. It re-runs the
+// scenario for each schedule from a stack of choice points, cuts a run at
+// a state whose fingerprint (Sim.fingerprint: the Machine, messages in
+// flight, time, timers, budgets, each client's history hash) it has
+// explored with as much budget left, uses sleep sets when deviations are
+// unbounded, checks the judge's invariant after every step, and deepens
+// pass by pass so that the first failure has the fewest deviations. Its
+// result says what it covered and whether it exhausted the bounds. Shrink
+// minimizes a failing decision list.
 package sim

@@ -107,12 +107,22 @@ type Exploration struct {
 	// Done lists the deepening passes that ran to their end, in order:
 	// each covered every schedule within its bounds.
 	Done []PassResult
-	// Counterexample is the first failing schedule found (with
-	// deepening, a shortest one), run again with its trace; nil if none.
-	Counterexample *Counterexample
+	// Failure is the first failing schedule found (with deepening, a
+	// shortest one); nil if none.
+	Failure *Failure
 }
 
-// Explore searches every schedule of w within the bounds, systematically,
+// Failure is a failing schedule a search found: its decisions, shrunk
+// (choices past the list are 0), and what it broke.
+type Failure struct {
+	Decisions []int
+	Class     string
+	// Invariant is the Judge's Invariant verdict, if that is what the
+	// schedule broke: a run judged only at its end may not show it.
+	Invariant *linearize.Violation
+}
+
+// Explore searches every schedule of sc within the bounds, systematically,
 // and stops at the first that breaks a checker (or when ctx ends, which
 // stops it like a budget). Every step is one choice among the enabled
 // events (Config.Flat). A run is cut where it reaches a state already
@@ -121,18 +131,17 @@ type Exploration struct {
 // used, and what each client's program has been told). Without a
 // deviation bound, sleep sets also skip an option whose order against the
 // ones explored before it only swaps independent events (of different
-// clients, at most one touching the data, at most one starting or ending
-// a critical section). Mutual and reader/writer exclusion are checked after
-// every step, so a state reached twice is judged on both paths; the other
-// checkers judge each run that ends.
-func Explore(ctx context.Context, cfg Config, w Workload, b Bounds) (*Exploration, error) {
+// clients, at most one touching the data, at most one changing what the
+// judge sees, Judge.Visible). The judge's invariant is checked after every
+// step, so a state reached twice is judged on both paths; its verdict
+// judges each run that ends.
+func Explore(ctx context.Context, cfg Config, sc Scenario, b Bounds) (*Exploration, error) {
 	if err := b.Validate(); err != nil {
 		return nil, err
 	}
 	b = b.withDefaults()
 	cfg.Flat, cfg.TickBudget, cfg.NoTrace, cfg.PCT = true, b.Ticks, true, false
 	cfg.Faults.Percent = 0
-	w = w.withDefaults()
 	start := time.Now()
 	// Parallel workers split this search's shard further: worker j of p
 	// takes shard Shard+Shards*j of Shards*p, so that the machine-level
@@ -141,7 +150,7 @@ func Explore(ctx context.Context, cfg Config, w Workload, b Bounds) (*Exploratio
 	for j := range xs {
 		wb := b
 		wb.Shard, wb.Shards = b.Shard+b.Shards*j, b.Shards*b.Parallel
-		xs[j] = &explorer{ctx: ctx, b: wb, cfg: cfg, w: w, start: start}
+		xs[j] = &explorer{ctx: ctx, b: wb, cfg: cfg, sc: sc, start: start}
 	}
 	res := &Exploration{Bounds: b}
 	for _, p := range b.passes() {
@@ -159,7 +168,7 @@ func Explore(ctx context.Context, cfg Config, w Workload, b Bounds) (*Exploratio
 		}
 		before := res.Schedules
 		res.merge(p, xs)
-		if res.Counterexample != nil || slices.ContainsFunc(xs, func(x *explorer) bool { return x.stopped }) {
+		if res.Failure != nil || slices.ContainsFunc(xs, func(x *explorer) bool { return x.stopped }) {
 			break
 		}
 		res.Done = append(res.Done, PassResult{Deviation: p.devs, Depth: p.depth, States: res.States,
@@ -220,8 +229,8 @@ func (r *Exploration) merge(p pass, xs []*explorer) {
 		r.DepthCuts += x.res.DepthCuts
 		r.BoundCuts += x.res.BoundCuts
 		x.res.Schedules, x.res.Revisits, x.res.Slept = 0, 0, 0
-		if ce := x.res.Counterexample; ce != nil && (r.Counterexample == nil || shorter(ce.Decisions, r.Counterexample.Decisions)) {
-			r.Counterexample = ce
+		if f := x.res.Failure; f != nil && (r.Failure == nil || shorter(f.Decisions, r.Failure.Decisions)) {
+			r.Failure = f
 		}
 	}
 }
@@ -234,13 +243,13 @@ func shorter(a, b []int) bool {
 }
 
 // explorer is one depth-first search over decision sequences, re-running
-// the workload from the start for each (a run's goroutines cannot be
+// the scenario from the start for each (a run's goroutines cannot be
 // copied), with the stack of choice points of the current schedule.
 type explorer struct {
 	ctx   context.Context // its end stops the search, like a budget
 	b     Bounds
 	cfg   Config
-	w     Workload
+	sc    Scenario
 	start time.Time
 	res   Exploration
 
@@ -254,8 +263,7 @@ type explorer struct {
 
 	// the current run
 	s       *Sim
-	run     *lockRun
-	h       *History
+	judge   Judge
 	pos     int       // choices made in this run
 	sleep   []sleeper // asleep in the current state
 	lastEv  int       // frame of the event chosen for this step; -1: forced
@@ -301,7 +309,7 @@ type footprint struct {
 	global  bool // time, followers, the reaper: depends on everything
 	read    bool // read the ensemble's data (a request, a reconnect)
 	write   bool // changed the data or a server's position in the log
-	visible bool // started or ended a critical section
+	visible bool // changed what the judge sees (Judge.Visible)
 }
 
 // independent reports whether a and b commute: running them in either
@@ -323,10 +331,9 @@ type sleeper struct {
 
 // stepMark is what a step's footprint is measured against.
 type stepMark struct {
-	closes int
-	log    int64 // the sum of every server's last applied zxid
-	holds  int
-	ended  int
+	closes  int
+	log     int64 // the sum of every server's last applied zxid
+	visible int
 }
 
 // readKinds are the events that read the ensemble's data.
@@ -356,9 +363,11 @@ func (x *explorer) pass() error {
 		switch {
 		case len(failed) == 0:
 		case x.b.Class == "":
-			return x.counterexample(linearize.Worst(failed))
+			x.failure(linearize.Worst(failed))
+			return nil
 		case slices.Contains(failed, x.b.Class):
-			return x.counterexample(x.b.Class)
+			x.failure(x.b.Class)
+			return nil
 		}
 		if x.budgetOut() {
 			x.stopped = true
@@ -385,13 +394,14 @@ func (x *explorer) budgetOut() bool {
 // frontier, and returns the violation classes it shows.
 func (x *explorer) runOnce() ([]string, error) {
 	x.pos, x.sleep, x.lastEv, x.fail = 0, x.sleep[:0], -1, nil
-	rep, err := runWorkload(x.cfg, x, x.w, func(s *Sim, r *lockRun) {
-		x.s, x.run, x.h = s, r, r.h
-		s.pickHook, s.after, s.hashing = x.pick, x.after, !x.b.NoReduction
-	})
+	s, err := newSim(x.cfg, x)
 	if err != nil {
 		return nil, err
 	}
+	programs, judge := x.sc.Start(s)
+	x.s, x.judge = s, judge
+	s.pickHook, s.after, s.hashing = x.pick, x.after, !x.b.NoReduction
+	res := s.run(programs)
 	x.res.Schedules++
 	if x.pos != len(x.stack) {
 		panic(fmt.Sprintf("sim: invariant: a replayed schedule made %d choices, not %d: a run is not deterministic", x.pos, len(x.stack)))
@@ -399,8 +409,8 @@ func (x *explorer) runOnce() ([]string, error) {
 	if x.fail != nil {
 		return []string{x.fail.Class}, nil
 	}
-	if !x.s.cut {
-		return rep.Classes(), nil
+	if !s.cut {
+		return judge.Verdict(res), nil
 	}
 	return nil, nil
 }
@@ -496,7 +506,7 @@ func (x *explorer) asleepIn(ev Event, set []sleeper) bool {
 
 // mark records what the coming step's footprint is measured against.
 func (x *explorer) mark() {
-	x.before = stepMark{closes: x.s.closes, log: x.logMark(), holds: len(x.h.Holds), ended: x.ended()}
+	x.before = stepMark{closes: x.s.closes, log: x.logMark(), visible: x.judge.Visible()}
 }
 
 func (x *explorer) logMark() int64 {
@@ -508,23 +518,13 @@ func (x *explorer) logMark() int64 {
 	return sum
 }
 
-func (x *explorer) ended() int {
-	n := 0
-	for _, hd := range x.h.Holds {
-		if hd.End >= 0 {
-			n++
-		}
-	}
-	return n
-}
-
 // after runs after every step: it works out what the step touched, carries
 // the sleep set over, checks exclusion, and cuts the run at a state
 // already explored.
 func (x *explorer) after(ev Event) bool {
 	fp := footprint{client: ev.Client, kind: ev.Kind, global: isGlobal(ev.Kind), read: readKinds[ev.Kind],
 		write:   x.s.closes != x.before.closes || x.logMark() != x.before.log,
-		visible: len(x.h.Holds) != x.before.holds || x.ended() != x.before.ended}
+		visible: x.judge.Visible() != x.before.visible}
 	if x.b.NoReduction || x.devs >= 0 {
 		x.sleep = x.sleep[:0]
 		if x.lastEv >= 0 {
@@ -534,7 +534,7 @@ func (x *explorer) after(ev Event) bool {
 		x.carrySleep(fp)
 	}
 	x.lastEv = -1
-	if v := x.exclusion(); v != nil {
+	if v := x.judge.Invariant(x.s); v != nil {
 		x.fail = v
 		return false
 	}
@@ -629,40 +629,6 @@ func sleepMask(set []sleeper) ([2]uint64, bool) {
 	return m, true
 }
 
-// exclusion checks, after every step, that the critical sections open now
-// are compatible: a hold is open from its acquisition until its release
-// began or its session expired.
-func (x *explorer) exclusion() *linearize.Violation {
-	writers, readers, exclusive := 0, 0, false
-	var who []int
-	for i, hd := range x.h.Holds {
-		if hd.End >= 0 {
-			continue
-		}
-		if at, ok := x.run.expired[x.h.sessions[i]]; ok && at >= hd.Start {
-			continue
-		}
-		who = append(who, hd.Client+1)
-		switch hd.Mode {
-		case linearize.Read:
-			readers++
-		case linearize.Exclusive:
-			exclusive = true
-			writers++
-		default:
-			writers++
-		}
-	}
-	if writers > 1 || (writers == 1 && readers > 0) {
-		class := linearize.RWExclusion
-		if exclusive {
-			class = linearize.MutualExclusion
-		}
-		return &linearize.Violation{Class: class, Detail: fmt.Sprintf("clients %v hold %s at once at step %d", who, x.w.Dir, x.s.step)}
-	}
-	return nil
-}
-
 // backtrack moves the stack to the next schedule: the deepest choice
 // point with an option left takes it; false when none is left.
 func (x *explorer) backtrack() bool {
@@ -682,30 +648,38 @@ func (x *explorer) backtrack() bool {
 	return false
 }
 
-// counterexample runs the failing schedule again, traced.
-func (x *explorer) counterexample(class string) error {
+// failure records the failing schedule, shrunk: choices left at the
+// default past the last deviation are implied (a decision list chooses 0
+// past its end), and Shrink also tries to drop deviations the violation
+// does not need.
+func (x *explorer) failure(class string) {
 	d := make([]int, len(x.stack))
 	for i, f := range x.stack {
 		d[i] = f.choice
 	}
-	cfg := x.cfg
-	// Choices left at the default past the last deviation are implied
-	// (a decision list chooses 0 past its end); Shrink also tries to
-	// drop deviations the violation does not need.
-	d = Shrink(d, func(d []int) bool {
-		rep, err := RunWorkload(cfg, &Decisions{List: d}, x.w)
-		return err == nil && shows(rep, class)
-	}, 400)
-	cfg.NoTrace = false
-	rep, err := RunWorkload(cfg, &Decisions{List: d}, x.w)
+	d = Shrink(d, func(d []int) bool { return slices.Contains(RunJudged(x.cfg, &Decisions{List: d}, x.sc), class) }, 400)
+	x.res.Failure = &Failure{Decisions: d, Class: class, Invariant: x.fail}
+}
+
+// RunJudged runs sc once with the choices of ch and returns the violation
+// classes its judge finds: the invariant's after every step (the first
+// breach ends the run) and the verdict's at the end.
+func RunJudged(cfg Config, ch Chooser, sc Scenario) []string {
+	s, err := newSim(cfg, ch)
 	if err != nil {
-		return err
+		return nil
 	}
-	if x.fail != nil && !slices.Contains(rep.Classes(), class) {
-		rep.Violations = append(rep.Violations, *x.fail)
+	programs, judge := sc.Start(s)
+	var broke *linearize.Violation
+	s.after = func(Event) bool {
+		broke = judge.Invariant(s)
+		return broke == nil
 	}
-	x.res.Counterexample = &Counterexample{Workload: x.w, Config: cfg, Decisions: d, Report: rep}
-	return nil
+	res := s.run(programs)
+	if broke != nil {
+		return []string{broke.Class}
+	}
+	return judge.Verdict(res)
 }
 
 // Coverage words what a search covered: its bounds, whether it exhausted
@@ -726,7 +700,7 @@ func (r *Exploration) Coverage() string {
 		verdict = "exhausted: every schedule, no bound was reached"
 	case r.Exhausted:
 		verdict = "exhausted within the bounds"
-	case r.Counterexample != nil:
+	case r.Failure != nil:
 		verdict = "stopped at the first counterexample"
 	}
 	reduction := "fingerprints"

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/linearize"
 )
 
 // Faults bounds the faults a run may inject: how many of each kind at most,
@@ -68,11 +69,10 @@ type Config struct {
 	Setup func(m *fakezk.Machine)
 	// Observe runs after every step (for checking an invariant).
 	Observe func(s *Sim, step int, ev Event) error
-	// Observers are told what happens as it happens (see Observer).
-	Observers []Observer
 }
 
-func (c Config) withDefaults() Config {
+// WithDefaults returns c with every setting left at 0 at its default.
+func (c Config) WithDefaults() Config {
 	c.Server.TickMillis = cmp.Or(c.Server.TickMillis, 1000)
 	c.SessionTimeoutMs = cmp.Or(c.SessionTimeoutMs, 4*c.Server.TickMillis)
 	c.TickPercent = cmp.Or(c.TickPercent, 5)
@@ -131,11 +131,40 @@ type Result struct {
 	Waiting  []string // clients unfinished when the run ended
 }
 
+// Verdicts words what a run itself shows, whatever it ran: a deadlock, no
+// progress within the step bound, the programs' errors and Observe's
+// verdict. harness.Check fails on them; the lock workload adds them to its
+// checkers'.
+func (res *Result) Verdicts() []linearize.Violation {
+	var vs []linearize.Violation
+	if res.Deadlock {
+		vs = append(vs, linearize.Violation{Class: linearize.Deadlock,
+			Detail: fmt.Sprintf("only time could advance at step %d while %s waited", res.Steps, strings.Join(res.Waiting, ", "))})
+	}
+	if res.Bounded {
+		vs = append(vs, linearize.Violation{Class: linearize.NoProgress,
+			Detail: fmt.Sprintf("unfinished after %d steps: %s", res.Steps, strings.Join(res.Waiting, ", "))})
+	}
+	for i, err := range res.Errors {
+		if err != nil {
+			vs = append(vs, linearize.Violation{Class: linearize.ClientError, Detail: fmt.Sprintf("c%d: %v", i+1, err)})
+		}
+	}
+	if res.Err != nil {
+		vs = append(vs, linearize.Violation{Class: linearize.Invariant, Detail: res.Err.Error()})
+	}
+	return vs
+}
+
 // Machine exposes the simulated ensemble to Setup, Observe and checkers.
 func (s *Sim) Machine() *fakezk.Machine { return s.m }
 
 // Now is the virtual time in ticks.
 func (s *Sim) Now() int64 { return s.now }
+
+// Tracing reports whether the run keeps a trace (Config.NoTrace unset):
+// a program can skip building lines nobody reads.
+func (s *Sim) Tracing() bool { return !s.cfg.NoTrace }
 
 // Step is the number of the step being run, from 1 (0 before the first).
 func (s *Sim) Step() int { return s.step }
@@ -154,7 +183,7 @@ func Run(cfg Config, ch Chooser, programs ...Program) (*Result, error) {
 
 // newSim makes the ensemble, set up, and a run with no clients yet.
 func newSim(cfg Config, ch Chooser) (*Sim, error) {
-	cfg = cfg.withDefaults()
+	cfg = cfg.WithDefaults()
 	m, err := fakezk.NewMachine(cfg.Server)
 	if err != nil {
 		return nil, err
@@ -162,7 +191,7 @@ func newSim(cfg Config, ch Chooser) (*Sim, error) {
 	if cfg.Setup != nil {
 		cfg.Setup(m)
 	}
-	return &Sim{cfg: cfg, m: m, chooser: ch, obs: cfg.Observers}, nil
+	return &Sim{cfg: cfg, m: m, chooser: ch}, nil
 }
 
 // run starts one client per program and steps until they all finish or

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -32,7 +33,7 @@ func (rc runConfig) exhaust(ctx context.Context, w io.Writer) int {
 	}
 	fmt.Fprintf(w, "checked: %s after every step, herd, fencing, orphans, deadlock, progress\n\n", model)
 	cfg := sim.Config{Faults: rc.simFaults, Server: fakezk.Config{Seed: rc.plan.seed, Followers: rc.followers, Overflow: rc.overflow}}
-	res, err := sim.Explore(ctx, cfg, rc.workload, b)
+	res, err := harness.Explore(ctx, cfg, rc.workload, b)
 	if err != nil {
 		fmt.Fprintf(w, "%s run: %v\n", rc.cli.name(), err)
 		return 1

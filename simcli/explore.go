@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -84,7 +85,7 @@ type outcome struct {
 // runOne runs and checks the shard's schedule t.
 func (rc runConfig) runOne(t int) outcome {
 	seed := rc.plan.seedOf(t)
-	rep, err := sim.RunWorkload(rc.config(seed, rc.trace), sim.NewSeeded(seed), rc.workload)
+	rep, err := harness.RunWorkload(rc.config(seed, rc.trace), sim.NewSeeded(seed), rc.workload)
 	o := outcome{t: t, err: err}
 	if err != nil {
 		return o

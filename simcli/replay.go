@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -24,7 +25,7 @@ func (c *CLI) runReplay(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.usageError(fs, "%v", err)
 	}
-	f, err := sim.ParseTraceFile(string(text))
+	f, err := harness.ParseTraceFile(string(text))
 	if err != nil {
 		return c.usageError(fs, "%s: %v", path, err)
 	}
@@ -33,7 +34,7 @@ func (c *CLI) runReplay(args []string, stdout, stderr io.Writer) int {
 		return c.usageError(fs, "%s: unknown recipe %q (known: %s)", path, f.Recipe, c.recipeNames())
 	}
 	f.Workload.Recipe = r
-	rep, err := sim.Replay(f, f.Workload)
+	rep, err := harness.Replay(f, f.Workload)
 	if rep != nil {
 		fmt.Fprint(stdout, sim.TraceString(rep.Result.Trace))
 	}

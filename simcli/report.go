@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/sim"
 )
@@ -138,9 +139,9 @@ func writeClasses(w io.Writer, byClass map[string]int) {
 // saved trace's path ("" if none).
 func (rc runConfig) reportFailure(w io.Writer, f *failed) string {
 	class := f.classes[0]
-	ce, ok := sim.Minimize(rc.workload, func(seed uint64) sim.Config { return rc.config(seed, true) }, class, 60)
+	ce, ok := harness.Minimize(rc.workload, func(seed uint64) sim.Config { return rc.config(seed, true) }, class, 60)
 	if !ok { // no smaller run shows it: shrink the schedule that did
-		ce, ok = sim.ShrinkSeed(rc.workload, rc.config(f.seed, true), f.seed, class)
+		ce, ok = harness.ShrinkSeed(rc.workload, rc.config(f.seed, true), f.seed, class)
 	}
 	if !ok {
 		// Runs are deterministic: this is a bug in the simulator.
@@ -157,8 +158,8 @@ func (rc runConfig) reportFailure(w io.Writer, f *failed) string {
 // writes its violations, its trace, the files and the command that
 // replays it with this program, and returns the trace's path ("" if it
 // could not be saved).
-func (c *CLI) writeFailure(w io.Writer, dir, name string, ce sim.Counterexample) string {
-	return sim.WriteFailure(w, dir, name, c.replayCommand(), ce)
+func (c *CLI) writeFailure(w io.Writer, dir, name string, ce harness.Counterexample) string {
+	return harness.WriteFailure(w, dir, name, c.replayCommand(), ce)
 }
 
 // progress shows how a run goes: on a terminal a status line redrawn in

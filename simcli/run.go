@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/sim"
 )
@@ -23,7 +24,7 @@ import (
 type runConfig struct {
 	cli       *CLI
 	recipe    lock.Recipe
-	workload  sim.Workload
+	workload  harness.Workload
 	faults    string     // as given, for the summary
 	simFaults sim.Faults // parsed once, for every schedule
 	expire    int        // with servers: sessions to expire
@@ -162,7 +163,7 @@ func (c *CLI) newRunConfig(f runFlags, set map[string]bool) (runConfig, error) {
 	}
 	rc := runConfig{cli: c, recipe: r, faults: *f.faults, budget: *f.budget, parallel: *f.parallel, out: *f.out,
 		summary: *f.summary, progress: *f.progress, trace: *f.trace, followers: *f.followers,
-		workload: sim.Workload{Recipe: r, Clients: *f.clients, Acquisitions: *f.acq, ReadPercent: *f.read,
+		workload: harness.Workload{Recipe: r, Clients: *f.clients, Acquisitions: *f.acq, ReadPercent: *f.read,
 			TimeoutTicks: *f.deadline, TimeoutPercent: *f.deadlinePct, Unfenced: *f.unfenced, SequenceStart: int32(*f.sequenceStart)}}
 	if *f.deadlinePct == 0 { // the library reads a share of 0 as 100
 		rc.workload.TimeoutTicks = 0

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/sim"
@@ -62,8 +63,8 @@ const herdSteps = 100000
 // herdFigure runs n clients acquiring once each, without faults, and
 // returns the clients woken per change of the lock directory.
 func herdFigure(r lock.Recipe, n int) figure {
-	rep, err := sim.RunWorkload(sim.Config{NoTrace: true, TickPercent: 1, MaxSteps: herdSteps}, sim.NewSeeded(1),
-		sim.Workload{Recipe: r, Clients: n, Acquisitions: 1})
+	rep, err := harness.RunWorkload(sim.Config{NoTrace: true, TickPercent: 1, MaxSteps: herdSteps}, sim.NewSeeded(1),
+		harness.Workload{Recipe: r, Clients: n, Acquisitions: 1})
 	if err != nil {
 		return figure{}
 	}

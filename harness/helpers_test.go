@@ -1,4 +1,4 @@
-package sim_test
+package harness_test
 
 import "github.com/zksim/zksim/fakezk"
 

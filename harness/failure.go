@@ -1,4 +1,4 @@
-package sim
+package harness
 
 import (
 	"fmt"
@@ -90,7 +90,7 @@ func writeExcerpt(w io.Writer, trace []string) {
 
 // traceFile is the saved form of a counterexample.
 func (ce Counterexample) traceFile(programs bool) TraceFile {
-	f := TraceFile{Config: ce.Config.withDefaults(), Decisions: ce.Decisions, Trace: ce.Report.Result.Trace}
+	f := TraceFile{Config: ce.Config.WithDefaults(), Decisions: ce.Decisions, Trace: ce.Report.Result.Trace}
 	if programs {
 		f.Programs, f.Workload = true, Workload{Clients: ce.Workload.Clients}
 	} else {

@@ -1,4 +1,4 @@
-package sim
+package harness
 
 import (
 	"cmp"
@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"pgregory.net/rapid"
+
+	"github.com/zksim/zksim/sim"
 )
 
 // A check is what one rapid check runs: a workload shape and a
@@ -17,12 +19,12 @@ import (
 type check struct {
 	seed     uint64
 	workload Workload // for programs: Clients only
-	config   Config
+	config   sim.Config
 }
 
 // A runner runs one schedule of what is being checked, lock workload or
 // programs, and judges it.
-type runner func(cfg Config, ch Chooser, w Workload) (*Report, error)
+type runner func(cfg sim.Config, ch sim.Chooser, w Workload) (*Report, error)
 
 // A finding is a violation class that some schedules showed, with the
 // first schedule that showed it.
@@ -45,7 +47,7 @@ const schedulesPerCheck = 10
 // leaves at 0, a share of reads (read/write recipes), an acquire deadline
 // and the share of acquisitions that use it; and the configuration (see
 // drawConfig).
-func drawRecipeCheck(rt *rapid.T, w Workload, cfg Config) check {
+func drawRecipeCheck(rt *rapid.T, w Workload, cfg sim.Config) check {
 	w.Clients, w.Acquisitions = cmp.Or(w.Clients, 5), cmp.Or(w.Acquisitions, 3)
 	// Half the checks run the whole workload, where most bugs are likeliest
 	// (the shrinker finds the smallest one that still fails); the others a
@@ -78,7 +80,7 @@ func drawRecipeCheck(rt *rapid.T, w Workload, cfg Config) check {
 // kinds goes deeper into the ones it has, and one fault does not mask
 // another), a follower when cfg has none, and the server's seed when cfg
 // leaves it at 0.
-func drawConfig(rt *rapid.T, w Workload, cfg Config) check {
+func drawConfig(rt *rapid.T, w Workload, cfg sim.Config) check {
 	seed := rapid.Uint64().Draw(rt, "seed")
 	for _, k := range faultKinds(&cfg.Faults) {
 		if *k.count > 0 && !rapid.Bool().Draw(rt, k.name) {
@@ -120,7 +122,7 @@ func explore(tb rapid.TB, draw func(*rapid.T) check, run runner, until func([]fi
 			cfg := one.config
 			cfg.NoTrace = true
 			var rep *Report
-			if rep, err = run(cfg, NewSeeded(one.seed), one.workload); err != nil {
+			if rep, err = run(cfg, sim.NewSeeded(one.seed), one.workload); err != nil {
 				return
 			}
 			for _, class := range rep.Classes() {
@@ -185,7 +187,7 @@ type faultKind struct {
 }
 
 // faultKinds lists f's budgets, in the trace file's order.
-func faultKinds(f *Faults) []faultKind {
+func faultKinds(f *sim.Faults) []faultKind {
 	return []faultKind{
 		{"lose-request", &f.LoseRequest}, {"lose-reply", &f.LoseReply}, {"disconnect", &f.Disconnect},
 		{"crash", &f.Crash}, {"pause", &f.Pause}, {"reap", &f.Reap}, {"reorder", &f.Reorder},
@@ -195,7 +197,7 @@ func faultKinds(f *Faults) []faultKind {
 
 // faultList words a fault budget: "lose-reply=2 crash=1 at 10%", or
 // "none".
-func faultList(f Faults) string {
+func faultList(f sim.Faults) string {
 	var kinds []string
 	for _, k := range faultKinds(&f) {
 		if *k.count > 0 {

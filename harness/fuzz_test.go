@@ -1,11 +1,11 @@
-package sim_test
+package harness_test
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/harness"
 )
 
 // FuzzParseTraceFile: any input is parsed or refused with ErrTrace, never
@@ -18,11 +18,11 @@ func FuzzParseTraceFile(f *testing.F) {
 	}
 	f.Add("zksim-trace v1\n")
 	f.Fuzz(func(t *testing.T, text string) {
-		tf, err := sim.ParseTraceFile(text)
+		tf, err := harness.ParseTraceFile(text)
 		if err != nil {
 			return
 		}
-		again, err := sim.ParseTraceFile(tf.String())
+		again, err := harness.ParseTraceFile(tf.String())
 		if err != nil {
 			t.Fatalf("printed form does not parse: %v", err)
 		}

@@ -1,4 +1,4 @@
-package sim
+package harness
 
 import (
 	"flag"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/sim"
 )
 
 // FindRecipe runs CheckRecipe's search with rapid's default 100 checks
@@ -23,7 +24,7 @@ func FindRecipe(t *testing.T, rapidSeed uint64, recipe lock.Recipe, opts CheckOp
 }
 
 // FindPrograms is FindRecipe for Check.
-func FindPrograms(t *testing.T, rapidSeed uint64, cfg Config, invariant func(*Sim) error, class string, programs ...Program) int {
+func FindPrograms(t *testing.T, rapidSeed uint64, cfg sim.Config, invariant func(*sim.Sim) error, class string, programs ...sim.Program) int {
 	t.Helper()
 	withRapidSeed(t, rapidSeed)
 	found, _, err := explore(t, programsDraw(cfg, len(programs)), programsRunner(invariant, programs), shown(class))

@@ -1,4 +1,4 @@
-package sim_test
+package harness_test
 
 import (
 	"os"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/rwlock"
@@ -41,7 +42,7 @@ func TestRegress_ReplaySavedTraces(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			f, err := sim.ParseTraceFile(string(text))
+			f, err := harness.ParseTraceFile(string(text))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -50,7 +51,7 @@ func TestRegress_ReplaySavedTraces(t *testing.T) {
 				t.Fatalf("unknown recipe %q", f.Recipe)
 			}
 			f.Workload.Recipe = r
-			rep, err := sim.Replay(f, f.Workload)
+			rep, err := harness.Replay(f, f.Workload)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -67,9 +68,9 @@ func TestRegress_ReplaySavedTraces(t *testing.T) {
 
 // splitDash is the minimal counterexample of a zoo recipe that breaks
 // mutual exclusion, so that its failure has a timeline too.
-func splitDash(t *testing.T) (zoo.Exhibit, sim.Counterexample) {
+func splitDash(t *testing.T) (zoo.Exhibit, harness.Counterexample) {
 	ex, _ := zoo.Lookup(zoo.NameSplitDash)
-	ce, ok := sim.Minimize(zooWorkload(ex), zooConfig, string(ex.Violation), 20)
+	ce, ok := harness.Minimize(zooWorkload(ex), zooConfig, string(ex.Violation), 20)
 	if !ok {
 		t.Fatal("no counterexample")
 	}
@@ -81,7 +82,7 @@ func splitDash(t *testing.T) (zoo.Exhibit, sim.Counterexample) {
 func TestSaveFailure_WritesReplayableArtifacts(t *testing.T) {
 	ex, ce := splitDash(t)
 	dir := t.TempDir()
-	tracePath, htmlPath, err := sim.SaveFailure(dir, "splitdash", ce.Report, ce.Workload, ce.Config, ce.Decisions)
+	tracePath, htmlPath, err := harness.SaveFailure(dir, "splitdash", ce.Report, ce.Workload, ce.Config, ce.Decisions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,12 +90,12 @@ func TestSaveFailure_WritesReplayableArtifacts(t *testing.T) {
 		t.Fatal("no timeline")
 	}
 	text, _ := os.ReadFile(tracePath)
-	f, err := sim.ParseTraceFile(string(text))
+	f, err := harness.ParseTraceFile(string(text))
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.Workload.Recipe = ex.Recipe
-	if _, err := sim.Replay(f, f.Workload); err != nil {
+	if _, err := harness.Replay(f, f.Workload); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -106,7 +107,7 @@ func TestWriteFailure_SaysWhereAndHowToReplay(t *testing.T) {
 	_, ce := splitDash(t)
 	dir := t.TempDir()
 	var b strings.Builder
-	sim.WriteFailure(&b, dir, "splitdash", "go run ./cmd/zksim", ce)
+	harness.WriteFailure(&b, dir, "splitdash", "go run ./cmd/zksim", ce)
 	tracePath := filepath.Join(dir, "splitdash.trace")
 	for _, want := range []string{"  " + ce.Report.Violations[0].String() + "\n", ce.Report.Result.Trace[0],
 		"trace:    " + tracePath, "timeline: " + filepath.Join(dir, "splitdash.html"), "replay:   go run ./cmd/zksim replay " + tracePath} {
@@ -115,7 +116,7 @@ func TestWriteFailure_SaysWhereAndHowToReplay(t *testing.T) {
 		}
 	}
 	b.Reset()
-	sim.WriteFailure(&b, tracePath, "again", "go run ./cmd/zksim", ce) // a file where the directory should be
+	harness.WriteFailure(&b, tracePath, "again", "go run ./cmd/zksim", ce) // a file where the directory should be
 	if !strings.Contains(b.String(), "could not save the failure") || strings.Contains(b.String(), "replay:") {
 		t.Errorf("an unsaved failure:\n%s", b.String())
 	}
@@ -130,14 +131,14 @@ func TestShrinkSeed_KeepsTheClass(t *testing.T) {
 		t.Fatalf("no %s in 200 schedules", ex.Violation)
 	}
 	seed := uint64(n) // hunt started at seed 1
-	ce, ok := sim.ShrinkSeed(zooWorkload(ex), cfg, seed, string(ex.Violation))
+	ce, ok := harness.ShrinkSeed(zooWorkload(ex), cfg, seed, string(ex.Violation))
 	if !ok || !slices.Contains(ce.Report.Classes(), string(ex.Violation)) || len(ce.Report.Result.Trace) == 0 {
 		t.Fatalf("seed %d: ok=%v, %v", seed, ok, ce.Report)
 	}
 	if len(ce.Decisions) > len(decisions) {
 		t.Errorf("shrunk to %d decisions from %d", len(ce.Decisions), len(decisions))
 	}
-	if _, ok := sim.ShrinkSeed(zooWorkload(ex), cfg, seed, "no-such-class"); ok {
+	if _, ok := harness.ShrinkSeed(zooWorkload(ex), cfg, seed, "no-such-class"); ok {
 		t.Error("a class the run does not show gave a counterexample")
 	}
 }
@@ -152,18 +153,18 @@ func writeRegressions(t *testing.T) {
 	// TestWorkload_Regression_SessionReplacedUnderCreate), now fixed.
 	rec := &sim.Recorder{C: sim.NewSeeded(7)}
 	cfg := sim.Config{Faults: allFaults, Server: fakezkFollowers(7)}
-	w := sim.Workload{Recipe: lock.MutexRecipe(), ReadPercent: 50, TimeoutTicks: 30}
-	rep, _ := sim.RunWorkload(cfg, rec, w)
+	w := harness.Workload{Recipe: lock.MutexRecipe(), ReadPercent: 50, TimeoutTicks: 30}
+	rep, _ := harness.RunWorkload(cfg, rec, w)
 	save(t, "ok-lock-session-replaced-under-create", rep, w, cfg, rec.Decisions)
 	for _, name := range []string{zoo.NameDirWatch, zoo.NameNoGUIDRetry, zoo.NameGoZKLock} {
 		ex, _ := zoo.Lookup(name)
-		ce, _ := sim.Minimize(zooWorkload(ex), zooConfig, string(ex.Violation), 60)
+		ce, _ := harness.Minimize(zooWorkload(ex), zooConfig, string(ex.Violation), 60)
 		save(t, string(ex.Violation)+"-"+strings.TrimPrefix(name, "zoo/"), ce.Report, ce.Workload, ce.Config, ce.Decisions)
 	}
 }
 
-func save(t *testing.T, name string, rep *sim.Report, w sim.Workload, cfg sim.Config, d []int) {
-	if _, _, err := sim.SaveFailure("testdata/regress", name, rep, w, cfg, d); err != nil {
+func save(t *testing.T, name string, rep *harness.Report, w harness.Workload, cfg sim.Config, d []int) {
+	if _, _, err := harness.SaveFailure("testdata/regress", name, rep, w, cfg, d); err != nil {
 		t.Fatal(err)
 	}
 	os.Remove(filepath.Join("testdata/regress", name+".html"))

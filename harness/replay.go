@@ -1,4 +1,4 @@
-package sim
+package harness
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/sim"
 )
 
 // ReplayFile replays a trace file that CheckRecipe (or zksim run) saved,
@@ -23,7 +24,7 @@ func ReplayFile(t testing.TB, path string, recipe lock.Recipe) *Report {
 	}
 	w := f.Workload
 	w.Recipe = recipe
-	rep, err := RunWorkload(f.Config, &Decisions{List: f.Decisions}, w)
+	rep, err := RunWorkload(f.Config, &sim.Decisions{List: f.Decisions}, w)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
@@ -35,7 +36,7 @@ func ReplayFile(t testing.TB, path string, recipe lock.Recipe) *Report {
 // programs, invariant and cfg (whose Setup and Observe the file cannot
 // hold; its faults and bounds come from the file), and returns the report
 // of the run. It fails t as ReplayFile does.
-func ReplayCheck(t testing.TB, path string, cfg Config, invariant func(s *Sim) error, programs ...Program) *Report {
+func ReplayCheck(t testing.TB, path string, cfg sim.Config, invariant func(s *sim.Sim) error, programs ...sim.Program) *Report {
 	t.Helper()
 	f := readTraceFile(t, path)
 	if !f.Programs || f.Workload.Clients != len(programs) {
@@ -43,7 +44,7 @@ func ReplayCheck(t testing.TB, path string, cfg Config, invariant func(s *Sim) e
 	}
 	run := f.Config
 	run.Setup, run.Observe = cfg.Setup, cfg.Observe
-	rep, err := programsRunner(invariant, programs)(run, &Decisions{List: f.Decisions}, Workload{})
+	rep, err := programsRunner(invariant, programs)(run, &sim.Decisions{List: f.Decisions}, Workload{})
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}

@@ -1,4 +1,4 @@
-package sim_test
+package harness_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/rwlock"
@@ -30,7 +31,7 @@ func TestExplore_FindsEveryZooBug(t *testing.T) {
 		t.Run(ex.Name, func(t *testing.T) {
 			w := zooWorkload(ex)
 			w.Clients, w.Acquisitions = max(2, clients[ex.Name]), 1
-			res, err := sim.Explore(context.Background(), sim.Config{Faults: exploreFaults}, w,
+			res, err := harness.Explore(context.Background(), sim.Config{Faults: exploreFaults}, w,
 				sim.Bounds{Deviations: 2, MaxStates: 200000, Class: string(ex.Violation)})
 			if err != nil {
 				t.Fatal(err)
@@ -54,8 +55,8 @@ func TestExplore_FindsEveryZooBug(t *testing.T) {
 func TestExplore_OwnLocksExhaustedClean(t *testing.T) {
 	for _, r := range []lock.Recipe{lock.MutexRecipe(), rwlock.Recipe()} {
 		t.Run(r.Name, func(t *testing.T) {
-			w := sim.Workload{Clients: 2, Acquisitions: 1, ReadPercent: 50, TimeoutTicks: 12, TimeoutPercent: 50}
-			res := sim.CheckExhaustive(t, r, sim.CheckOptions{Config: sim.Config{Faults: exploreFaults}, Workload: w},
+			w := harness.Workload{Clients: 2, Acquisitions: 1, ReadPercent: 50, TimeoutTicks: 12, TimeoutPercent: 50}
+			res := harness.CheckExhaustive(t, r, harness.CheckOptions{Config: sim.Config{Faults: exploreFaults}, Workload: w},
 				sim.Bounds{Deviations: 1})
 			if !res.Exhausted {
 				t.Fatalf("not exhausted: %s", res.Coverage())
@@ -71,8 +72,8 @@ func TestExplore_Deterministic(t *testing.T) {
 	ex, _ := zoo.Lookup("zoo/assumeonwake")
 	w := zooWorkload(ex)
 	w.Clients, w.Acquisitions = 2, 1
-	run := func(parallel int) *sim.Exploration {
-		res, err := sim.Explore(context.Background(), sim.Config{Faults: exploreFaults}, w, sim.Bounds{Deviations: 2, Parallel: parallel})
+	run := func(parallel int) *harness.Exploration {
+		res, err := harness.Explore(context.Background(), sim.Config{Faults: exploreFaults}, w, sim.Bounds{Deviations: 2, Parallel: parallel})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,16 +96,16 @@ func TestExplore_Deterministic(t *testing.T) {
 	}
 }
 
-func worstClass(r *sim.Exploration) string { return r.Counterexample.Report.Classes()[0] }
+func worstClass(r *harness.Exploration) string { return r.Counterexample.Report.Classes()[0] }
 
 // Shards split the schedules: without reductions (so that no shard's
 // fingerprints hide another's schedules) the shards together run what the
 // whole search runs, and each runs fewer.
 func TestExplore_ShardsSplitTheSchedules(t *testing.T) {
-	w := sim.Workload{Recipe: lock.MutexRecipe(), Clients: 2, Acquisitions: 1}
+	w := harness.Workload{Recipe: lock.MutexRecipe(), Clients: 2, Acquisitions: 1}
 	cfg := sim.Config{Faults: sim.Faults{LoseReply: 1}}
 	bounds := sim.Bounds{Deviations: 3, NoDeepening: true, NoReduction: true}
-	whole, err := sim.Explore(context.Background(), cfg, w, bounds)
+	whole, err := harness.Explore(context.Background(), cfg, w, bounds)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +116,7 @@ func TestExplore_ShardsSplitTheSchedules(t *testing.T) {
 	for i := range 3 {
 		b := bounds
 		b.Shard, b.Shards = i, 3
-		part, err := sim.Explore(context.Background(), cfg, w, b)
+		part, err := harness.Explore(context.Background(), cfg, w, b)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,7 +141,7 @@ func TestExplore_ReductionsAgreeWithPlainEnumeration(t *testing.T) {
 	var found [2]bool
 	var schedules [2]int
 	for i, plain := range []bool{false, true} {
-		res, err := sim.Explore(context.Background(), cfg, w, sim.Bounds{Deviations: 2, NoReduction: plain, Class: string(ex.Violation)})
+		res, err := harness.Explore(context.Background(), cfg, w, sim.Bounds{Deviations: 2, NoReduction: plain, Class: string(ex.Violation)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,7 +162,7 @@ func TestExplore_CounterexampleReplays(t *testing.T) {
 	ex, _ := zoo.Lookup("zoo/noguidretry")
 	w := zooWorkload(ex)
 	w.Clients, w.Acquisitions = 2, 1
-	res, err := sim.Explore(context.Background(), sim.Config{Faults: exploreFaults}, w, sim.Bounds{Deviations: 1})
+	res, err := harness.Explore(context.Background(), sim.Config{Faults: exploreFaults}, w, sim.Bounds{Deviations: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +171,7 @@ func TestExplore_CounterexampleReplays(t *testing.T) {
 		t.Fatalf("nothing found: %s", res.Coverage())
 	}
 	dir := t.TempDir()
-	path, _, err := sim.SaveFailure(dir, "explored", ce.Report, ce.Workload, ce.Config, ce.Decisions)
+	path, _, err := harness.SaveFailure(dir, "explored", ce.Report, ce.Workload, ce.Config, ce.Decisions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,14 +179,14 @@ func TestExplore_CounterexampleReplays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := sim.ParseTraceFile(string(text))
+	f, err := harness.ParseTraceFile(string(text))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !f.Config.Flat {
 		t.Fatal("the trace file lost the flat choice mode")
 	}
-	rep, err := sim.Replay(f, ce.Workload)
+	rep, err := harness.Replay(f, ce.Workload)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,9 +197,9 @@ func TestExplore_CounterexampleReplays(t *testing.T) {
 
 // Bad bounds are refused, naming what is wrong.
 func TestExplore_RefusesBadBounds(t *testing.T) {
-	w := sim.Workload{Recipe: lock.MutexRecipe(), Clients: 2, Acquisitions: 1}
+	w := harness.Workload{Recipe: lock.MutexRecipe(), Clients: 2, Acquisitions: 1}
 	for _, b := range []sim.Bounds{{Depth: -1}, {Shard: 3, Shards: 2}, {Deviations: -1}, {Parallel: -2}} {
-		if _, err := sim.Explore(context.Background(), sim.Config{}, w, b); err == nil {
+		if _, err := harness.Explore(context.Background(), sim.Config{}, w, b); err == nil {
 			t.Errorf("%+v: no error", b)
 		}
 	}
@@ -207,8 +208,8 @@ func TestExplore_RefusesBadBounds(t *testing.T) {
 // A search stopped by a budget says so: not exhausted, no
 // counterexample, and only the passes it finished listed as done.
 func TestExplore_BudgetStopIsNotExhaustion(t *testing.T) {
-	w := sim.Workload{Recipe: lock.MutexRecipe(), Clients: 2, Acquisitions: 1}
-	res, err := sim.Explore(context.Background(), sim.Config{Faults: exploreFaults}, w, sim.Bounds{Deviations: 2, MaxStates: 500})
+	w := harness.Workload{Recipe: lock.MutexRecipe(), Clients: 2, Acquisitions: 1}
+	res, err := harness.Explore(context.Background(), sim.Config{Faults: exploreFaults}, w, sim.Bounds{Deviations: 2, MaxStates: 500})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +221,7 @@ func TestExplore_BudgetStopIsNotExhaustion(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	res, err = sim.Explore(ctx, sim.Config{Faults: exploreFaults}, w, sim.Bounds{Deviations: 2})
+	res, err = harness.Explore(ctx, sim.Config{Faults: exploreFaults}, w, sim.Bounds{Deviations: 2})
 	if err != nil || res.Exhausted {
 		t.Fatalf("a cancelled search: %v, %s", err, res.Coverage())
 	}

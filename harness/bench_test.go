@@ -1,4 +1,4 @@
-package sim_test
+package harness_test
 
 import (
 	"slices"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/sim"
@@ -25,8 +26,8 @@ func BenchmarkStandardWorkload(b *testing.B) {
 			steps := 0
 			for b.Loop() {
 				seed++
-				rep, err := sim.RunWorkload(sim.Config{PCT: pct, Faults: allFaults, NoTrace: true}, sim.NewSeeded(seed),
-					sim.Workload{Recipe: lock.MutexRecipe()})
+				rep, err := harness.RunWorkload(sim.Config{PCT: pct, Faults: allFaults, NoTrace: true}, sim.NewSeeded(seed),
+					harness.Workload{Recipe: lock.MutexRecipe()})
 				if err != nil || !rep.OK() {
 					b.Fatalf("seed %d: %v %v", seed, err, rep.Violations)
 				}
@@ -56,7 +57,7 @@ func BenchmarkZooFind(b *testing.B) {
 						seed := uint64(start*1000 + s)
 						cfg := zooConfigFor(ex)(seed)
 						cfg.NoTrace = true
-						rep, _ := sim.RunWorkload(cfg, sim.NewSeeded(seed), zooWorkload(ex))
+						rep, _ := harness.RunWorkload(cfg, sim.NewSeeded(seed), zooWorkload(ex))
 						if slices.Contains(rep.Classes(), string(ex.Violation)) {
 							break
 						}

@@ -1,10 +1,11 @@
-package sim_test
+package harness_test
 
 import (
 	"errors"
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -17,12 +18,12 @@ func TestTraceFile_Programs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := sim.TraceFile{Programs: true, Workload: sim.Workload{Clients: 3}, Config: cfg, Decisions: rec.Decisions, Trace: res.Trace}
+	f := harness.TraceFile{Programs: true, Workload: harness.Workload{Clients: 3}, Config: cfg, Decisions: rec.Decisions, Trace: res.Trace}
 	text := f.String()
 	if !strings.HasPrefix(text, "zksim-trace v1\nrecipe programs\nworkload clients=3\nserver ") {
 		t.Fatalf("header:\n%s", text[:200])
 	}
-	parsed, err := sim.ParseTraceFile(text)
+	parsed, err := harness.ParseTraceFile(text)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,17 +32,17 @@ func TestTraceFile_Programs(t *testing.T) {
 	}
 	path := t.TempDir() + "/programs.trace"
 	writeFile(t, path, text)
-	rep := sim.ReplayCheck(t, path, sim.Config{}, nil, enqueue, enqueue, enqueue)
+	rep := harness.ReplayCheck(t, path, sim.Config{}, nil, enqueue, enqueue, enqueue)
 	if rep.Result.Steps != res.Steps {
 		t.Errorf("replayed %d steps of %d", rep.Result.Steps, res.Steps)
 	}
 	ft := &fakeTB{}
-	ft.run(func() { sim.ReplayCheck(ft, path, sim.Config{}, nil, enqueue, enqueue) })
+	ft.run(func() { harness.ReplayCheck(ft, path, sim.Config{}, nil, enqueue, enqueue) })
 	if !strings.Contains(ft.fatal, "a trace of 3 programs, not of 2 programs") {
 		t.Errorf("two programs for three: %q", ft.fatal)
 	}
-	_, err = sim.ParseTraceFile(strings.Replace(text, "clients=3", "clients=3 hold=1", 1))
-	if !errors.Is(err, sim.ErrTrace) || !strings.Contains(err.Error(), `line 3: unknown field "hold=1"`) {
+	_, err = harness.ParseTraceFile(strings.Replace(text, "clients=3", "clients=3 hold=1", 1))
+	if !errors.Is(err, harness.ErrTrace) || !strings.Contains(err.Error(), `line 3: unknown field "hold=1"`) {
 		t.Errorf("a lock workload setting in a programs file: %v", err)
 	}
 }

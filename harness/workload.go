@@ -1,10 +1,9 @@
-package sim
+package harness
 
 import (
 	"cmp"
 	"context"
 	"fmt"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -60,7 +60,7 @@ type History struct {
 
 // Report is a checked run.
 type Report struct {
-	Result     *Result
+	Result     *sim.Result
 	History    *History
 	Violations []linearize.Violation
 	Herd       map[int64]int // clients woken per change
@@ -90,52 +90,43 @@ func (r *Report) Classes() []string {
 
 // RunWorkload runs the workload under cfg with choices from ch and checks
 // the run with every checker.
-func RunWorkload(cfg Config, ch Chooser, w Workload) (*Report, error) {
-	return runWorkload(cfg, ch, w, nil)
-}
-
-// runWorkload is RunWorkload with prepare called on the run before it
-// starts (Explore installs its hooks there). A run a hook cut short is
-// not checked: its Report has only the Result.
-func runWorkload(cfg Config, ch Chooser, w Workload, prepare func(s *Sim, r *lockRun)) (*Report, error) {
-	w = w.withDefaults()
-	r := &lockRun{h: &History{finished: make([]bool, w.Clients)}, acquiring: make([]linearize.Mode, w.Clients),
-		holding: make([]bool, w.Clients), giveUps: map[int64]bool{}, expired: map[int64]int64{}}
-	userSetup := cfg.Setup
-	cfg.Setup = func(m *fakezk.Machine) {
-		info, _ := m.CreateSession(0, 10000)
-		m.Do(info.ID, fakezk.Create{Path: Resource, Data: []byte("0")})
-		if w.SequenceStart != 0 {
-			segs := strings.Split(strings.TrimPrefix(w.Dir, "/"), "/")
-			for i := range segs {
-				m.Do(info.ID, fakezk.Create{Path: "/" + strings.Join(segs[:i+1], "/")})
-			}
-			m.SetSequence(w.Dir, w.SequenceStart)
-		}
-		m.CloseSession(info.ID)
-		if userSetup != nil {
-			userSetup(m)
-		}
-	}
-	cfg.Observers = append(slices.Clip(cfg.Observers), r)
-	programs := make([]Program, w.Clients)
-	for i := range programs {
-		programs[i] = w.program(r)
-	}
-	s, err := newSim(cfg, ch)
+func RunWorkload(cfg sim.Config, ch sim.Chooser, w Workload) (*Report, error) {
+	s, err := sim.New(cfg, ch)
 	if err != nil {
 		return nil, err
 	}
-	r.s = s
-	if prepare != nil {
-		prepare(s, r)
+	programs, run := w.start(s)
+	return run.report(s.Run(programs...)), nil
+}
+
+// Start implements Scenario: it sets the ensemble up for the workload,
+// and returns its clients' programs and the judge of the run.
+func (w Workload) Start(s *sim.Sim) ([]sim.Program, sim.Judge) {
+	programs, run := w.start(s)
+	return programs, run
+}
+
+func (w Workload) start(s *sim.Sim) ([]sim.Program, *lockRun) {
+	w = w.withDefaults()
+	r := &lockRun{s: s, w: w, h: &History{finished: make([]bool, w.Clients)}, acquiring: make([]linearize.Mode, w.Clients),
+		holding: make([]bool, w.Clients), giveUps: map[int64]bool{}, expired: map[int64]int64{}}
+	m := s.Machine()
+	info, _ := m.CreateSession(0, 10000)
+	m.Do(info.ID, fakezk.Create{Path: Resource, Data: []byte("0")})
+	if w.SequenceStart != 0 {
+		segs := strings.Split(strings.TrimPrefix(w.Dir, "/"), "/")
+		for i := range segs {
+			m.Do(info.ID, fakezk.Create{Path: "/" + strings.Join(segs[:i+1], "/")})
+		}
+		m.SetSequence(w.Dir, w.SequenceStart)
 	}
-	res := s.run(programs)
-	rep := &Report{Result: res, History: r.h, Deletes: r.deletes}
-	if !s.cut {
-		rep.check(r, w)
+	m.CloseSession(info.ID)
+	s.AddObserver(r)
+	programs := make([]sim.Program, w.Clients)
+	for i := range programs {
+		programs[i] = w.program(r)
 	}
-	return rep, nil
+	return programs, r
 }
 
 // lockRun is one run of the workload as its checkers see it: the
@@ -143,8 +134,10 @@ func runWorkload(cfg Config, ch Chooser, w Workload, prepare func(s *Sim, r *loc
 // wakeups, waits and holds the herd checker reads, the deletes made by
 // clients that did not hold the lock, and the sessions that expired.
 type lockRun struct {
-	s         *Sim
+	s         *sim.Sim
+	w         Workload
 	h         *History
+	visible   int              // holds begun and ended: what the exclusion checkers see
 	acquiring []linearize.Mode // per client: what it is acquiring (heldNone: nothing)
 	holding   []bool           // per client: it holds the lock (or is releasing it)
 	received  []received
@@ -169,10 +162,10 @@ const heldNone linearize.Mode = 255
 
 // Applied implements Observer: a successful delete by a client that does
 // not hold the lock is a give-up.
-func (r *lockRun) Applied(c *Client, req fakezk.Request, rep fakezk.Reply) {
+func (r *lockRun) Applied(c *sim.Client, req fakezk.Request, rep fakezk.Reply) {
 	if _, del := req.(fakezk.Delete); del && rep.Err == nil {
 		r.deletes = append(r.deletes, rep.Zxid)
-		if !r.holding[c.idx] {
+		if !r.holding[c.Index()] {
 			r.giveUps[rep.Zxid] = true
 		}
 	}
@@ -181,11 +174,11 @@ func (r *lockRun) Applied(c *Client, req fakezk.Request, rep fakezk.Reply) {
 // Expired implements Observer: the expiry of a session that did not hold
 // the lock is a give-up; one that did ends its hold.
 func (r *lockRun) Expired(session, zxid int64) {
-	r.expired[session] = int64(r.s.step)
+	r.expired[session] = int64(r.s.Step())
 	holder := false
-	for _, c := range r.s.clients {
-		if c.session == session {
-			holder = r.holding[c.idx]
+	for _, c := range r.s.Clients() {
+		if c.Session() == session {
+			holder = r.holding[c.Index()]
 		}
 	}
 	if !holder {
@@ -194,30 +187,30 @@ func (r *lockRun) Expired(session, zxid int64) {
 }
 
 // Woken implements Observer.
-func (r *lockRun) Woken(c *Client, path string, zxid int64) {
-	r.received = append(r.received, received{client: c.idx, zxid: zxid, path: path, held: heldNone,
-		reader: r.acquiring[c.idx] == linearize.Read})
+func (r *lockRun) Woken(c *sim.Client, path string, zxid int64) {
+	r.received = append(r.received, received{client: c.Index(), zxid: zxid, path: path, held: heldNone,
+		reader: r.acquiring[c.Index()] == linearize.Read})
 }
 
 // Blocks implements Observer.
-func (r *lockRun) Blocks(c *Client) {
-	r.received = append(r.received, received{client: c.idx, held: waitsAgain})
+func (r *lockRun) Blocks(c *sim.Client) {
+	r.received = append(r.received, received{client: c.Index(), held: waitsAgain})
 }
 
-func (w Workload) program(r *lockRun) Program {
-	return func(ctx context.Context, c *Client) error {
+func (w Workload) program(r *lockRun) sim.Program {
+	return func(ctx context.Context, c *sim.Client) error {
 		for i := range w.Acquisitions {
-			read := w.Recipe.AcquireRead != nil && c.chance(w.ReadPercent, "read?")
+			read := w.Recipe.AcquireRead != nil && c.Chance(w.ReadPercent, "read?")
 			w.once(ctx, c, r, i, read)
 		}
-		r.h.finished[c.idx] = true
+		r.h.finished[c.Index()] = true
 		return nil
 	}
 }
 
 // once is one acquire-hold-write-release cycle. Acquire errors are part
 // of life under faults; the checkers judge the outcome.
-func (w Workload) once(ctx context.Context, c *Client, r *lockRun, i int, read bool) {
+func (w Workload) once(ctx context.Context, c *sim.Client, r *lockRun, i int, read bool) {
 	acquire, mode := w.Recipe.Acquire, linearize.Exclusive
 	if w.Recipe.AcquireRead != nil {
 		mode = linearize.Write
@@ -226,26 +219,27 @@ func (w Workload) once(ctx context.Context, c *Client, r *lockRun, i int, read b
 		}
 	}
 	actx, cancel := ctx, context.CancelFunc(func() {})
-	if w.TimeoutTicks > 0 && (w.TimeoutPercent >= 100 || c.chance(w.TimeoutPercent, "timeout?")) {
+	if w.TimeoutTicks > 0 && (w.TimeoutPercent >= 100 || c.Chance(w.TimeoutPercent, "timeout?")) {
 		actx, cancel = c.WithTimeout(ctx, w.TimeoutTicks)
 	}
 	defer cancel()
-	call := int64(c.sim.step)
+	call := int64(c.Sim().Step())
 	h := r.h
-	r.acquiring[c.idx] = mode
+	r.acquiring[c.Index()] = mode
 	held, err := acquire(actx, c.Conn(), w.Dir, c.Name()+"_"+strconv.Itoa(i))
-	r.acquiring[c.idx], r.holding[c.idx] = heldNone, err == nil
-	defer func() { r.holding[c.idx] = false }()
+	r.acquiring[c.Index()], r.holding[c.Index()] = heldNone, err == nil
+	defer func() { r.holding[c.Index()] = false }()
 	if err != nil {
-		r.received = append(r.received, received{client: c.idx, held: gaveUp})
+		r.received = append(r.received, received{client: c.Index(), held: gaveUp})
 		c.Logf("acquire %s failed: %v", mode, err)
 		return
 	}
 	hold := len(h.Holds)
-	h.Holds = append(h.Holds, linearize.Hold{Client: c.idx, Lock: w.Dir, Mode: mode, Call: call, Start: int64(c.sim.step), End: -1})
-	r.received = append(r.received, received{client: c.idx, held: mode})
-	h.sessions = append(h.sessions, c.session)
-	if !c.sim.cfg.NoTrace {
+	r.visible++
+	h.Holds = append(h.Holds, linearize.Hold{Client: c.Index(), Lock: w.Dir, Mode: mode, Call: call, Start: int64(c.Sim().Step()), End: -1})
+	r.received = append(r.received, received{client: c.Index(), held: mode})
+	h.sessions = append(h.sessions, c.Session())
+	if c.Sim().Tracing() {
 		c.Logf("holds %s (%s)", w.Dir, mode)
 	}
 	// The token is taken at acquisition, as an application would, and used
@@ -263,15 +257,16 @@ func (w Workload) once(ctx context.Context, c *Client, r *lockRun, i int, read b
 			w.write(ctx, c, h, held, token)
 		}
 	}
-	h.Holds[hold].End = int64(c.sim.step)
-	r.holding[c.idx] = true // the release's delete is a holder's
+	h.Holds[hold].End = int64(c.Sim().Step())
+	r.visible++
+	r.holding[c.Index()] = true // the release's delete is a holder's
 	if err := held.Release(ctx); err != nil {
 		c.Logf("release: %v", err)
 	}
 }
 
 // write stores the holder's token in the resource, fenced when it can be.
-func (w Workload) write(ctx context.Context, c *Client, h *History, held lock.Held, token int64) {
+func (w Workload) write(ctx context.Context, c *sim.Client, h *History, held lock.Held, token int64) {
 	data := []byte(fmt.Sprint(token))
 	var (
 		st  zkapi.Stat
@@ -290,11 +285,59 @@ func (w Workload) write(ctx context.Context, c *Client, h *History, held lock.He
 		c.Logf("write token %d refused: %v", token, err)
 		return
 	}
-	h.Accepted = append(h.Accepted, linearize.Accepted{Client: c.idx, Token: token, Step: int64(c.sim.step), Zxid: st.Mzxid})
+	h.Accepted = append(h.Accepted, linearize.Accepted{Client: c.Index(), Token: token, Step: int64(c.Sim().Step()), Zxid: st.Mzxid})
 }
 
-func (r *Report) check(run *lockRun, w Workload) {
-	h, res := r.History, r.Result
+// report checks a run that ended with every checker.
+func (run *lockRun) report(res *sim.Result) *Report {
+	r := &Report{Result: res, History: run.h, Deletes: run.deletes}
+	r.check(run)
+	return r
+}
+
+// Verdict implements Judge.
+func (run *lockRun) Verdict(res *sim.Result) []string { return run.report(res).Classes() }
+
+// Visible implements Judge.
+func (run *lockRun) Visible() int { return run.visible }
+
+// Invariant implements Judge: the critical sections open now are
+// compatible. A hold is open from its acquisition until its release began
+// or its session expired.
+func (run *lockRun) Invariant(s *sim.Sim) *linearize.Violation {
+	h := run.h
+	writers, readers, exclusive := 0, 0, false
+	var who []int
+	for i, hd := range h.Holds {
+		if hd.End >= 0 {
+			continue
+		}
+		if at, ok := run.expired[h.sessions[i]]; ok && at >= hd.Start {
+			continue
+		}
+		who = append(who, hd.Client+1)
+		switch hd.Mode {
+		case linearize.Read:
+			readers++
+		case linearize.Exclusive:
+			exclusive = true
+			writers++
+		default:
+			writers++
+		}
+	}
+	if writers > 1 || (writers == 1 && readers > 0) {
+		class := linearize.RWExclusion
+		if exclusive {
+			class = linearize.MutualExclusion
+		}
+		return &linearize.Violation{Class: class, Detail: fmt.Sprintf("clients %v hold %s at once at step %d", who, run.w.Dir, s.Step())}
+	}
+	return nil
+}
+
+func (r *Report) check(run *lockRun) {
+	h, res, w := r.History, r.Result, run.w
 	// A hold ends when its session lost the lock, if that came first.
 	for i := range h.Holds {
 		if at, ok := run.expired[h.sessions[i]]; ok && (h.Holds[i].End < 0 || at < h.Holds[i].End) && at >= h.Holds[i].Start {
@@ -330,7 +373,7 @@ func (r *Report) check(run *lockRun, w Workload) {
 			r.Violations = append(r.Violations, linearize.CheckOrphans(dir, run.orphans(dir))...)
 		}
 	}
-	r.Violations = append(r.Violations, res.verdicts()...)
+	r.Violations = append(r.Violations, res.Verdicts()...)
 }
 
 // dirs lists the lock directories the recipe uses (Recipe.Dirs).
@@ -403,14 +446,14 @@ func (w Workload) herdLimit(run *lockRun) func(int64) int {
 func (r *lockRun) orphans(dir string) []string {
 	s := r.s
 	owners := map[int64]bool{}
-	for _, c := range s.clients {
-		if r.h.finished[c.idx] {
-			owners[c.session] = true
+	for _, c := range s.Clients() {
+		if r.h.finished[c.Index()] {
+			owners[c.Session()] = true
 		}
 	}
 	var out []string
-	for _, k := range s.m.Children(dir) {
-		if _, st, ok := s.m.Node(dir + "/" + k); ok && owners[st.EphemeralOwner] {
+	for _, k := range s.Machine().Children(dir) {
+		if _, st, ok := s.Machine().Node(dir + "/" + k); ok && owners[st.EphemeralOwner] {
 			out = append(out, k)
 		}
 	}

@@ -1,4 +1,4 @@
-package sim_test
+package harness_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/rwlock"
@@ -22,10 +23,10 @@ func BenchmarkExploreZoo(b *testing.B) {
 		b.Run(strings.TrimPrefix(ex.Name, "zoo/"), func(b *testing.B) {
 			w := zooWorkload(ex)
 			w.Clients, w.Acquisitions = max(2, clients[ex.Name]), 1
-			var res *sim.Exploration
+			var res *harness.Exploration
 			for b.Loop() {
 				var err error
-				res, err = sim.Explore(context.Background(), sim.Config{Faults: exploreFaults}, w, sim.Bounds{Deviations: 4, Class: string(ex.Violation)})
+				res, err = harness.Explore(context.Background(), sim.Config{Faults: exploreFaults}, w, sim.Bounds{Deviations: 4, Class: string(ex.Violation)})
 				if err != nil || res.Counterexample == nil {
 					b.Fatalf("%v: not found: %s", err, res.Coverage())
 				}
@@ -54,8 +55,8 @@ func BenchmarkExploreExhaust(b *testing.B) {
 		for _, bound := range []struct{ clients, devs int }{{2, 2}, {3, 1}} {
 			name := fmt.Sprintf("%s/%dx1/K=%d", strings.ReplaceAll(r.Name, "/", "-"), bound.clients, bound.devs)
 			b.Run(name, func(b *testing.B) {
-				w := sim.Workload{Recipe: r, Clients: bound.clients, Acquisitions: 1, ReadPercent: 50}
-				var res, plain *sim.Exploration
+				w := harness.Workload{Recipe: r, Clients: bound.clients, Acquisitions: 1, ReadPercent: 50}
+				var res, plain *harness.Exploration
 				for b.Loop() {
 					res = exhaust(b, w, sim.Bounds{Deviations: bound.devs, NoDeepening: true})
 				}
@@ -69,8 +70,8 @@ func BenchmarkExploreExhaust(b *testing.B) {
 	}
 }
 
-func exhaust(b *testing.B, w sim.Workload, bounds sim.Bounds) *sim.Exploration {
-	res, err := sim.Explore(context.Background(), sim.Config{Faults: exploreFaults}, w, bounds)
+func exhaust(b *testing.B, w harness.Workload, bounds sim.Bounds) *harness.Exploration {
+	res, err := harness.Explore(context.Background(), sim.Config{Faults: exploreFaults}, w, bounds)
 	switch {
 	case err != nil:
 		b.Fatal(err)

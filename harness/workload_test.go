@@ -1,4 +1,4 @@
-package sim_test
+package harness_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/lock/zoo"
@@ -23,8 +24,8 @@ var allFaults = sim.Faults{Percent: 10, LoseRequest: 2, LoseReply: 2, Disconnect
 func TestWorkload_GoodLockSeeded(t *testing.T) {
 	for _, recipe := range []lock.Recipe{lock.MutexRecipe(), rwlock.Recipe()} {
 		for seed := range uint64(1000) {
-			rep, err := sim.RunWorkload(sim.Config{Faults: allFaults, Server: fakezkFollowers(seed)}, sim.NewSeeded(seed),
-				sim.Workload{Recipe: recipe, ReadPercent: 50, TimeoutTicks: 30})
+			rep, err := harness.RunWorkload(sim.Config{Faults: allFaults, Server: fakezkFollowers(seed)}, sim.NewSeeded(seed),
+				harness.Workload{Recipe: recipe, ReadPercent: 50, TimeoutTicks: 30})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -42,8 +43,8 @@ func TestWorkload_GoodLockSeeded(t *testing.T) {
 // as an orphan. internal/queue.Join now asks the node for its owner when
 // the session changed under the create.
 func TestWorkload_Regression_SessionReplacedUnderCreate(t *testing.T) {
-	rep, err := sim.RunWorkload(sim.Config{Faults: allFaults, Server: fakezkFollowers(7)}, sim.NewSeeded(7),
-		sim.Workload{Recipe: lock.MutexRecipe(), ReadPercent: 50, TimeoutTicks: 30})
+	rep, err := harness.RunWorkload(sim.Config{Faults: allFaults, Server: fakezkFollowers(7)}, sim.NewSeeded(7),
+		harness.Workload{Recipe: lock.MutexRecipe(), ReadPercent: 50, TimeoutTicks: 30})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,8 +59,8 @@ func TestWorkload_Regression_SessionReplacedUnderCreate(t *testing.T) {
 func TestWorkload_GoodLockPCT(t *testing.T) {
 	for _, recipe := range []lock.Recipe{lock.MutexRecipe(), rwlock.Recipe()} {
 		for seed := range uint64(1000) {
-			rep, err := sim.RunWorkload(sim.Config{PCT: true, Faults: allFaults, Server: fakezkFollowers(seed)},
-				sim.NewSeeded(seed), sim.Workload{Recipe: recipe, ReadPercent: 50, TimeoutTicks: 12, TimeoutPercent: 50})
+			rep, err := harness.RunWorkload(sim.Config{PCT: true, Faults: allFaults, Server: fakezkFollowers(seed)},
+				sim.NewSeeded(seed), harness.Workload{Recipe: recipe, ReadPercent: 50, TimeoutTicks: 12, TimeoutPercent: 50})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,10 +79,10 @@ func TestWorkload_PausedHolderSplitBrain(t *testing.T) {
 	pauses := sim.Faults{Percent: 2, Pause: 1, PauseTicks: 10}
 	found := 0
 	for seed := range uint64(300) {
-		unfenced, _ := sim.RunWorkload(sim.Config{Faults: pauses}, sim.NewSeeded(seed),
-			sim.Workload{Recipe: lock.MutexRecipe(), HoldTicks: 3, Unfenced: true})
-		fenced, _ := sim.RunWorkload(sim.Config{Faults: pauses}, sim.NewSeeded(seed),
-			sim.Workload{Recipe: lock.MutexRecipe(), HoldTicks: 3})
+		unfenced, _ := harness.RunWorkload(sim.Config{Faults: pauses}, sim.NewSeeded(seed),
+			harness.Workload{Recipe: lock.MutexRecipe(), HoldTicks: 3, Unfenced: true})
+		fenced, _ := harness.RunWorkload(sim.Config{Faults: pauses}, sim.NewSeeded(seed),
+			harness.Workload{Recipe: lock.MutexRecipe(), HoldTicks: 3})
 		if !fenced.OK() {
 			t.Fatalf("seed %d fenced: %v", seed, fenced.Violations)
 		}
@@ -107,8 +108,8 @@ func TestWorkload_SequenceOverflow(t *testing.T) {
 		refused, broken := 0, 0
 		for seed := range uint64(100) {
 			cfg := sim.Config{Server: fakezk.Config{Seed: seed, Overflow: ov}}
-			w := sim.Workload{Recipe: lock.MutexRecipe(), SequenceStart: math.MaxInt32 - 4}
-			rep, _ := sim.RunWorkload(cfg, sim.NewSeeded(seed), w)
+			w := harness.Workload{Recipe: lock.MutexRecipe(), SequenceStart: math.MaxInt32 - 4}
+			rep, _ := harness.RunWorkload(cfg, sim.NewSeeded(seed), w)
 			if !rep.OK() {
 				t.Fatalf("%v seed %d: %v", ov, seed, rep.Violations)
 			}
@@ -117,7 +118,7 @@ func TestWorkload_SequenceOverflow(t *testing.T) {
 			}
 			gozk, _ := zoo.Lookup(zoo.NameGoZKLock)
 			w.Recipe = gozk.Recipe
-			rep, _ = sim.RunWorkload(cfg, sim.NewSeeded(seed), w)
+			rep, _ = harness.RunWorkload(cfg, sim.NewSeeded(seed), w)
 			if slices.Contains(rep.Classes(), "mutual-exclusion") {
 				broken++
 			}
@@ -135,8 +136,8 @@ func TestWorkload_SequenceOverflow(t *testing.T) {
 func TestSim_ReorderIsInjected(t *testing.T) {
 	dirwatch, _ := zoo.Lookup(zoo.NameDirWatch)
 	for seed := range uint64(200) {
-		rep, _ := sim.RunWorkload(sim.Config{Faults: sim.Faults{Percent: 30, Reorder: 3}}, sim.NewSeeded(seed),
-			sim.Workload{Recipe: dirwatch.Recipe})
+		rep, _ := harness.RunWorkload(sim.Config{Faults: sim.Faults{Percent: 30, Reorder: 3}}, sim.NewSeeded(seed),
+			harness.Workload{Recipe: dirwatch.Recipe})
 		if rep.Result.Faults[sim.Reorder] > 0 {
 			if !strings.Contains(sim.TraceString(rep.Result.Trace), "reorder c") {
 				t.Fatal("reorder counted but not traced")
@@ -165,7 +166,7 @@ func TestWorkload_ChecksEveryDirOfAMultiLock(t *testing.T) {
 		recipe lock.Recipe
 		want   []string
 	}{{multi, nil}, {leaky, []string{linearize.Orphan}}} {
-		rep, err := sim.RunWorkload(sim.Config{}, sim.NewSeeded(1), sim.Workload{Recipe: tc.recipe, Clients: 2, Acquisitions: 1})
+		rep, err := harness.RunWorkload(sim.Config{}, sim.NewSeeded(1), harness.Workload{Recipe: tc.recipe, Clients: 2, Acquisitions: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

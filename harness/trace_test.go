@@ -1,10 +1,11 @@
-package sim_test
+package harness_test
 
 import (
 	"errors"
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/sim"
 )
@@ -12,7 +13,7 @@ import (
 // The same seed gives the same trace, byte for byte; another seed another.
 func TestRun_SameSeedSameTrace(t *testing.T) {
 	run := func(seed uint64) string {
-		rep, err := sim.RunWorkload(sim.Config{Faults: allFaults}, sim.NewSeeded(seed), sim.Workload{Recipe: lock.MutexRecipe()})
+		rep, err := harness.RunWorkload(sim.Config{Faults: allFaults}, sim.NewSeeded(seed), harness.Workload{Recipe: lock.MutexRecipe()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -42,22 +43,22 @@ func TestTraceFile_RoundTripAndReplay(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		cfg  sim.Config
-		w    sim.Workload
+		w    harness.Workload
 	}{
-		{"random-walk", sim.Config{Faults: allFaults}, sim.Workload{Recipe: lock.MutexRecipe(), TimeoutTicks: 20}},
+		{"random-walk", sim.Config{Faults: allFaults}, harness.Workload{Recipe: lock.MutexRecipe(), TimeoutTicks: 20}},
 		// Every setting that shapes a run is in the file: PCT's, and a
 		// sequence counter started near the limit.
 		{"pct", sim.Config{Faults: allFaults, PCT: true, PCTDepth: 4, PCTHorizon: 300},
-			sim.Workload{Recipe: lock.MutexRecipe(), SequenceStart: 2147483640}},
+			harness.Workload{Recipe: lock.MutexRecipe(), SequenceStart: 2147483640}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := &sim.Recorder{C: sim.NewSeeded(5)}
-			rep, err := sim.RunWorkload(tc.cfg, rec, tc.w)
+			rep, err := harness.RunWorkload(tc.cfg, rec, tc.w)
 			if err != nil {
 				t.Fatal(err)
 			}
-			f := sim.TraceFile{Recipe: "lock", Workload: tc.w, Config: tc.cfg, Decisions: rec.Decisions, Trace: rep.Result.Trace}
-			parsed, err := sim.ParseTraceFile(f.String())
+			f := harness.TraceFile{Recipe: "lock", Workload: tc.w, Config: tc.cfg, Decisions: rec.Decisions, Trace: rep.Result.Trace}
+			parsed, err := harness.ParseTraceFile(f.String())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -65,7 +66,7 @@ func TestTraceFile_RoundTripAndReplay(t *testing.T) {
 				t.Fatalf("text form does not round-trip:\n%s\nvs\n%s", parsed.String(), f.String())
 			}
 			parsed.Workload.Recipe = lock.MutexRecipe()
-			if _, err := sim.Replay(parsed, parsed.Workload); err != nil {
+			if _, err := harness.Replay(parsed, parsed.Workload); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -73,7 +74,7 @@ func TestTraceFile_RoundTripAndReplay(t *testing.T) {
 }
 
 func TestParseTraceFile_Errors(t *testing.T) {
-	good := sim.TraceFile{Recipe: "lock", Decisions: []int{1, 2}}.String()
+	good := harness.TraceFile{Recipe: "lock", Decisions: []int{1, 2}}.String()
 	for _, tc := range []struct{ text, want string }{
 		{"", "line 1"},
 		{"zksim-trace v2\n", "unsupported version"},
@@ -84,8 +85,8 @@ func TestParseTraceFile_Errors(t *testing.T) {
 		{strings.Replace(good, "faults percent=0", "faults bogus=1", 1), "unknown field"},
 		{good[:strings.Index(good, "decisions")], "missing \"decisions\""},
 	} {
-		_, err := sim.ParseTraceFile(tc.text)
-		if !errors.Is(err, sim.ErrTrace) || !strings.Contains(err.Error(), tc.want) {
+		_, err := harness.ParseTraceFile(tc.text)
+		if !errors.Is(err, harness.ErrTrace) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("parse of a bad file: %v, want %q", err, tc.want)
 		}
 	}

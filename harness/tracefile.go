@@ -1,4 +1,4 @@
-package sim
+package harness
 
 import (
 	"bufio"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/sim"
 )
 
 // TraceFile is a saved run: what to run, the decisions that chose every
@@ -23,7 +24,7 @@ import (
 //	trace
 //	    1 t0   send c1 create /locks/l/lock-c1_0.1- "" ephemeral-sequential -> ...
 //
-// A run of client programs (sim.Check) has the recipe line "recipe
+// A run of client programs (harness.Check) has the recipe line "recipe
 // programs" and a workload line with only the number of programs,
 // "workload clients=3"; everything else is the same. (So a recipe named
 // "programs" cannot be saved.)
@@ -35,7 +36,7 @@ type TraceFile struct {
 	// lock workload: Workload.Clients is their number, Recipe is empty.
 	Programs  bool
 	Workload  Workload
-	Config    Config
+	Config    sim.Config
 	Decisions []int
 	Trace     []string
 }
@@ -237,11 +238,11 @@ func (f *TraceFile) parseRun(v []string) error {
 // Replay runs a trace file again with the given recipe (looked up by the
 // caller from f.Recipe) and returns the new report; the trace must match.
 func Replay(f TraceFile, w Workload) (*Report, error) {
-	rep, err := RunWorkload(f.Config, &Decisions{List: f.Decisions}, w)
+	rep, err := RunWorkload(f.Config, &sim.Decisions{List: f.Decisions}, w)
 	if err != nil {
 		return nil, err
 	}
-	if got, want := TraceString(rep.Result.Trace), TraceString(f.Trace); got != want {
+	if got, want := sim.TraceString(rep.Result.Trace), sim.TraceString(f.Trace); got != want {
 		return rep, fmt.Errorf("sim: replay diverged from the saved trace at line %d", firstDiff(rep.Result.Trace, f.Trace)+1)
 	}
 	return rep, nil

@@ -1,4 +1,4 @@
-package sim_test
+package harness_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/rwlock"
 	"github.com/zksim/zksim/sim"
@@ -31,7 +32,7 @@ var myRecipe = lock.Recipe{
 // shrinking schedules with every fault:
 //
 //	func TestMyLock(t *testing.T) {
-//		sim.CheckRecipe(t, myRecipe, sim.CheckOptions{Config: sim.Config{Faults: faults}})
+//		harness.CheckRecipe(t, myRecipe, harness.CheckOptions{Config: sim.Config{Faults: faults}})
 //	}
 //
 // The same check with a seeded chooser, for a fixed number of schedules:
@@ -39,7 +40,7 @@ func ExampleRunWorkload() {
 	faults := sim.Faults{Percent: 10, LoseRequest: 2, LoseReply: 2, Disconnect: 2, Crash: 1, Pause: 1}
 	bad := 0
 	for seed := range uint64(100) {
-		rep, _ := sim.RunWorkload(sim.Config{Faults: faults}, sim.NewSeeded(seed), sim.Workload{Recipe: myRecipe})
+		rep, _ := harness.RunWorkload(sim.Config{Faults: faults}, sim.NewSeeded(seed), harness.Workload{Recipe: myRecipe})
 		if !rep.OK() {
 			bad++
 		}
@@ -53,14 +54,14 @@ func ExampleRunWorkload() {
 func TestCheckRecipe_UserRecipe(t *testing.T) {
 	faults := allFaults
 	faults.Abandon = 1
-	sim.CheckRecipe(t, myRecipe, sim.CheckOptions{Config: sim.Config{Faults: faults}})
+	harness.CheckRecipe(t, myRecipe, harness.CheckOptions{Config: sim.Config{Faults: faults}})
 }
 
 // zksim's read/write lock passes CheckRecipe with every legal fault.
 func TestCheckRecipe_RWLock(t *testing.T) {
 	faults := allFaults
 	faults.Abandon = 1
-	sim.CheckRecipe(t, rwlock.Recipe(), sim.CheckOptions{Config: sim.Config{Faults: faults}})
+	harness.CheckRecipe(t, rwlock.Recipe(), harness.CheckOptions{Config: sim.Config{Faults: faults}})
 }
 
 // elect is a leader election: each client joins with an ephemeral
@@ -110,9 +111,9 @@ func elect(leaders map[int64]bool) sim.Program {
 
 // The harness is not lock-only: any client programs run against
 // simulated conns with the same faults, and an invariant is checked after
-// every step. In a test, sim.Check(t, cfg, invariant, programs...) draws
+// every step. In a test, harness.Check(t, cfg, invariant, programs...) draws
 // the schedules with rapid and shrinks failures.
-func ExampleRun() {
+func Example_programs() {
 	leaders := map[int64]bool{}
 	atMostOneLiveLeader := func(s *sim.Sim, _ int, _ sim.Event) error {
 		live := 0
@@ -149,7 +150,7 @@ func TestCheck_LeaderElection(t *testing.T) {
 		Setup:  func(*fakezk.Machine) { clear(leaders) },
 		Faults: sim.Faults{Percent: 5, Disconnect: 2, Crash: 1, LoseReply: 1},
 	}
-	sim.Check(t, cfg, func(s *sim.Sim) error {
+	harness.Check(t, cfg, func(s *sim.Sim) error {
 		live := 0
 		for id := range leaders {
 			if s.Machine().Alive(id) {

@@ -1,4 +1,4 @@
-package sim_test
+package harness_test
 
 import (
 	"flag"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/sim"
 )
@@ -19,8 +20,8 @@ var update = flag.Bool("update", false, "rewrite testdata golden traces")
 // (bug scenario 2) harms only a hold that outlasts that session, which
 // expires at most 4 ticks after the client gave it up: those exhibits'
 // holders hold for 5 ticks.
-func zooWorkload(ex zoo.Exhibit) sim.Workload {
-	w := sim.Workload{Recipe: ex.Recipe, ReadPercent: 50, TimeoutTicks: 12, TimeoutPercent: 50}
+func zooWorkload(ex zoo.Exhibit) harness.Workload {
+	w := harness.Workload{Recipe: ex.Recipe, ReadPercent: 50, TimeoutTicks: 12, TimeoutPercent: 50}
 	if adoptsAcrossSessions(ex) {
 		w.HoldTicks = 5
 	}
@@ -64,7 +65,7 @@ func huntWith(t *testing.T, ex zoo.Exhibit, cfg func(seed uint64) sim.Config, st
 	for i := range limit {
 		seed := start + uint64(i)
 		rec := &sim.Recorder{C: sim.NewSeeded(seed)}
-		rep, err := sim.RunWorkload(cfg(seed), rec, zooWorkload(ex))
+		rep, err := harness.RunWorkload(cfg(seed), rec, zooWorkload(ex))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +86,7 @@ func TestZoo_FoundAndShrunk(t *testing.T) {
 			if decisions == nil {
 				t.Fatalf("%s: no %s in 200 schedules", ex.Name, ex.Violation)
 			}
-			ce, ok := sim.Minimize(zooWorkload(ex), zooConfigFor(ex), string(ex.Violation), 60)
+			ce, ok := harness.Minimize(zooWorkload(ex), zooConfigFor(ex), string(ex.Violation), 60)
 			if !ok {
 				t.Fatalf("no minimal counterexample for %s", ex.Name)
 			}
@@ -109,21 +110,21 @@ func TestZoo_DirWatchMinimalTrace(t *testing.T) {
 	w := zooWorkload(ex)
 	w.Clients, w.Acquisitions = 3, 1
 	fails := func(d []int) bool {
-		rep, _ := sim.RunWorkload(cfg, &sim.Decisions{List: d}, w)
+		rep, _ := harness.RunWorkload(cfg, &sim.Decisions{List: d}, w)
 		return slices.Contains(rep.Classes(), "herd")
 	}
 	if !fails(decisions) {
 		decisions = nil // the 3-client workload needs its own search
 		for seed := uint64(1); seed < 100 && decisions == nil; seed++ {
 			rec := &sim.Recorder{C: sim.NewSeeded(seed)}
-			rep, _ := sim.RunWorkload(cfg, rec, w)
+			rep, _ := harness.RunWorkload(cfg, rec, w)
 			if slices.Contains(rep.Classes(), "herd") {
 				decisions = rec.Decisions
 			}
 		}
 	}
 	shrunk := sim.Shrink(decisions, fails, 3000)
-	rep, _ := sim.RunWorkload(cfg, &sim.Decisions{List: shrunk}, w)
+	rep, _ := harness.RunWorkload(cfg, &sim.Decisions{List: shrunk}, w)
 	got := sim.TraceString(rep.Result.Trace)
 	const golden = "testdata/dirwatch-minimal.trace"
 	if *update {
@@ -155,11 +156,11 @@ func TestZoo_AdoptDyingNeedsAbandon(t *testing.T) {
 // byte.
 func TestZoo_AbandonTraceReplays(t *testing.T) {
 	ex, _ := zoo.Lookup(zoo.NameAdoptDying)
-	ce, ok := sim.Minimize(zooWorkload(ex), zooConfigFor(ex), string(ex.Violation), 60)
+	ce, ok := harness.Minimize(zooWorkload(ex), zooConfigFor(ex), string(ex.Violation), 60)
 	if !ok {
 		t.Fatal("no counterexample")
 	}
-	path, _, err := sim.SaveFailure(t.TempDir(), "adoptdying", ce.Report, ce.Workload, ce.Config, ce.Decisions)
+	path, _, err := harness.SaveFailure(t.TempDir(), "adoptdying", ce.Report, ce.Workload, ce.Config, ce.Decisions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,12 +168,12 @@ func TestZoo_AbandonTraceReplays(t *testing.T) {
 	if !strings.Contains(string(text), " abandon=1\n") || !strings.Contains(string(text), "left to expire, new session") {
 		t.Fatalf("no abandoned session in the saved file:\n%s", text)
 	}
-	f, err := sim.ParseTraceFile(string(text))
+	f, err := harness.ParseTraceFile(string(text))
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.Workload.Recipe = ex.Recipe
-	rep, err := sim.Replay(f, f.Workload)
+	rep, err := harness.Replay(f, f.Workload)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +195,7 @@ func TestZoo_CorrectQueueUnderAbandon(t *testing.T) {
 	for seed := uint64(1); seed <= 600; seed++ {
 		cfg := zooConfigFor(adopt)(seed)
 		cfg.NoTrace = true
-		rep, err := sim.RunWorkload(cfg, sim.NewSeeded(seed), w)
+		rep, err := harness.RunWorkload(cfg, sim.NewSeeded(seed), w)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,15 +1,17 @@
-package sim
+package harness
 
 import (
 	"slices"
 	"sort"
+
+	"github.com/zksim/zksim/sim"
 )
 
 // Counterexample is a failing run: what ran and the decisions that drove
 // it.
 type Counterexample struct {
 	Workload  Workload
-	Config    Config
+	Config    sim.Config
 	Decisions []int
 	Report    *Report
 }
@@ -21,7 +23,7 @@ const shrinkBudget = 2000
 // smallest workloads first (fewer clients, then fewer acquisitions, up to
 // w's), each with up to perSize seeds from config(seed), and shrinks the
 // first one found (see ShrinkSeed). ok is false if none was found.
-func Minimize(w Workload, config func(seed uint64) Config, class string, perSize int) (ce Counterexample, ok bool) {
+func Minimize(w Workload, config func(seed uint64) sim.Config, class string, perSize int) (ce Counterexample, ok bool) {
 	w = w.withDefaults()
 	for _, ws := range sizes(w) {
 		for seed := uint64(1); seed <= uint64(perSize); seed++ {
@@ -55,22 +57,22 @@ func sizes(w Workload) []Workload {
 // the run shows violation class, shrinks its decisions (see Shrink) to a
 // schedule that still shows it and returns that schedule run again with
 // its trace. ok is false if the run does not show class.
-func ShrinkSeed(w Workload, cfg Config, seed uint64, class string) (ce Counterexample, ok bool) {
+func ShrinkSeed(w Workload, cfg sim.Config, seed uint64, class string) (ce Counterexample, ok bool) {
 	return shrinkSeed(RunWorkload, w, cfg, seed, class)
 }
 
-func shrinkSeed(run runner, w Workload, cfg Config, seed uint64, class string) (ce Counterexample, ok bool) {
+func shrinkSeed(run runner, w Workload, cfg sim.Config, seed uint64, class string) (ce Counterexample, ok bool) {
 	cfg.NoTrace = true // search fast; the result is run again, traced
-	rec := &Recorder{C: NewSeeded(seed)}
+	rec := &sim.Recorder{C: sim.NewSeeded(seed)}
 	if rep, err := run(cfg, rec, w); err != nil || !shows(rep, class) {
 		return Counterexample{}, false
 	}
-	d := Shrink(rec.Decisions, func(d []int) bool {
-		rep, _ := run(cfg, &Decisions{List: d}, w)
+	d := sim.Shrink(rec.Decisions, func(d []int) bool {
+		rep, _ := run(cfg, &sim.Decisions{List: d}, w)
 		return shows(rep, class)
 	}, shrinkBudget)
 	cfg.NoTrace = false
-	rep, _ := run(cfg, &Decisions{List: d}, w)
+	rep, _ := run(cfg, &sim.Decisions{List: d}, w)
 	return Counterexample{Workload: w, Config: cfg, Decisions: d, Report: rep}, true
 }
 

@@ -1,4 +1,4 @@
-package sim
+package harness
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/sim"
 )
 
 // CheckOptions configures CheckRecipe.
@@ -20,7 +21,7 @@ type CheckOptions struct {
 	// keeps some kinds and leaves the others out), and the rest as given,
 	// except that Server.Followers 0 is drawn as 0 or 1 and Server.Seed 0
 	// as the check's seed.
-	Config Config
+	Config sim.Config
 	// Workload bounds the workload (Recipe is set by CheckRecipe): each
 	// check runs up to Clients (default 5) clients of up to Acquisitions
 	// (default 3) acquisitions each; ReadPercent (for read/write recipes)
@@ -50,7 +51,7 @@ func CheckRecipe(t *testing.T, recipe lock.Recipe, opts CheckOptions) {
 	}
 	if len(found) > 0 {
 		subject := failureSubject{what: recipe.Name, name: t.Name() + "-" + recipe.Name, dir: opts.ArtifactDir,
-			replay: "sim.ReplayFile(t, %q, recipe)"}
+			replay: "harness.ReplayFile(t, %q, recipe)"}
 		t.Fatal(subject.report(found, schedules, RunWorkload))
 	}
 }
@@ -62,7 +63,7 @@ func CheckRecipe(t *testing.T, recipe lock.Recipe, opts CheckOptions) {
 // does; failures are shrunk, saved as trace files and reported with the
 // ReplayCheck call that reproduces them. Programs must not keep state
 // across runs (reset it in cfg.Setup): they run many times.
-func Check(t *testing.T, cfg Config, invariant func(s *Sim) error, programs ...Program) {
+func Check(t *testing.T, cfg sim.Config, invariant func(s *sim.Sim) error, programs ...sim.Program) {
 	t.Helper()
 	run := programsRunner(invariant, programs)
 	found, schedules, err := explore(t, programsDraw(cfg, len(programs)), run, nil)
@@ -71,7 +72,7 @@ func Check(t *testing.T, cfg Config, invariant func(s *Sim) error, programs ...P
 	}
 	if len(found) > 0 {
 		subject := failureSubject{what: "programs", name: t.Name(), programs: true,
-			replay: "sim.ReplayCheck(t, %q, cfg, invariant, programs...)"}
+			replay: "harness.ReplayCheck(t, %q, cfg, invariant, programs...)"}
 		t.Fatal(subject.report(found, schedules, run))
 	}
 }
@@ -82,52 +83,28 @@ func recipeDraw(recipe lock.Recipe, opts CheckOptions) func(*rapid.T) check {
 	return func(rt *rapid.T) check { return drawRecipeCheck(rt, w, opts.Config) }
 }
 
-func programsDraw(cfg Config, programs int) func(*rapid.T) check {
+func programsDraw(cfg sim.Config, programs int) func(*rapid.T) check {
 	return func(rt *rapid.T) check { return drawConfig(rt, Workload{Clients: programs}, cfg) }
 }
 
 // programsRunner runs programs as a runner, judged by their verdicts.
-func programsRunner(invariant func(*Sim) error, programs []Program) runner {
-	return func(cfg Config, ch Chooser, _ Workload) (*Report, error) {
+func programsRunner(invariant func(*sim.Sim) error, programs []sim.Program) runner {
+	return func(cfg sim.Config, ch sim.Chooser, _ Workload) (*Report, error) {
 		if invariant != nil {
-			cfg.Observe = func(s *Sim, _ int, _ Event) error { return invariant(s) }
+			cfg.Observe = func(s *sim.Sim, _ int, _ sim.Event) error { return invariant(s) }
 		}
-		res, err := Run(cfg, ch, programs...)
+		res, err := sim.Run(cfg, ch, programs...)
 		if err != nil {
 			return nil, err
 		}
-		return &Report{Result: res, Violations: res.verdicts()}, nil
+		return &Report{Result: res, Violations: res.Verdicts()}, nil
 	}
-}
-
-// verdicts words what a run itself shows, whatever it ran: a deadlock, no
-// progress within the step bound, the programs' errors and Observe's
-// verdict. Check fails on them; Report.check adds them to the checkers'.
-func (res *Result) verdicts() []linearize.Violation {
-	var vs []linearize.Violation
-	if res.Deadlock {
-		vs = append(vs, linearize.Violation{Class: linearize.Deadlock,
-			Detail: fmt.Sprintf("only time could advance at step %d while %s waited", res.Steps, strings.Join(res.Waiting, ", "))})
-	}
-	if res.Bounded {
-		vs = append(vs, linearize.Violation{Class: linearize.NoProgress,
-			Detail: fmt.Sprintf("unfinished after %d steps: %s", res.Steps, strings.Join(res.Waiting, ", "))})
-	}
-	for i, err := range res.Errors {
-		if err != nil {
-			vs = append(vs, linearize.Violation{Class: linearize.ClientError, Detail: fmt.Sprintf("c%d: %v", i+1, err)})
-		}
-	}
-	if res.Err != nil {
-		vs = append(vs, linearize.Violation{Class: linearize.Invariant, Detail: res.Err.Error()})
-	}
-	return vs
 }
 
 // SaveFailure writes a failing run's trace file (which parses back and
 // replays) and, when the run broke exclusion, its porcupine timeline into
 // dir, named after name, and returns their paths (htmlPath "" if none).
-func SaveFailure(dir, name string, rep *Report, w Workload, cfg Config, decisions []int) (tracePath, htmlPath string, err error) {
+func SaveFailure(dir, name string, rep *Report, w Workload, cfg sim.Config, decisions []int) (tracePath, htmlPath string, err error) {
 	ce := Counterexample{Workload: w, Config: cfg, Decisions: decisions, Report: rep}
 	return saveFailure(dir, name, ce.traceFile(false), rep)
 }
@@ -182,5 +159,5 @@ func writeRun(w io.Writer, vs []linearize.Violation, trace []string) {
 	for _, v := range vs {
 		fmt.Fprintf(w, "  %v\n", v)
 	}
-	fmt.Fprintf(w, "\n%s\n", TraceString(trace))
+	fmt.Fprintf(w, "\n%s\n", sim.TraceString(trace))
 }

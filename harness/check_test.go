@@ -1,4 +1,4 @@
-package sim_test
+package harness_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/sim"
@@ -32,18 +33,18 @@ func TestCheckRecipe_FindsEveryZooBugOnEveryRapidSeed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("asserts what rapid's default 100 checks find; -short makes them 20")
 	}
-	opts := sim.CheckOptions{Config: sim.Config{Faults: readmeFaults}}
+	opts := harness.CheckOptions{Config: sim.Config{Faults: readmeFaults}}
 	for _, ex := range zoo.Exhibits() {
 		t.Run(ex.Name, func(t *testing.T) {
 			var at []int
 			for _, seed := range rapidSeeds {
-				n := sim.FindRecipe(t, seed, ex.Recipe, opts, string(ex.Violation))
+				n := harness.FindRecipe(t, seed, ex.Recipe, opts, string(ex.Violation))
 				if n == 0 {
 					t.Errorf("rapid seed %d: no %s in 100 checks", seed, ex.Violation)
 				}
 				at = append(at, n)
 			}
-			t.Logf("%s first shown by schedule %v (of %d)", ex.Violation, at, 100*sim.SchedulesPerCheck)
+			t.Logf("%s first shown by schedule %v (of %d)", ex.Violation, at, 100*harness.SchedulesPerCheck)
 		})
 	}
 }
@@ -84,7 +85,7 @@ func TestCheck_FindsAPlantedBugOnEveryRapidSeed(t *testing.T) {
 	cfg := sim.Config{Faults: readmeFaults}
 	var at []int
 	for _, seed := range rapidSeeds {
-		n := sim.FindPrograms(t, seed, cfg, atMostOnePerClient, "invariant", enqueue, enqueue, enqueue)
+		n := harness.FindPrograms(t, seed, cfg, atMostOnePerClient, "invariant", enqueue, enqueue, enqueue)
 		if n == 0 {
 			t.Errorf("rapid seed %d: the invariant held in 100 checks", seed)
 		}
@@ -105,7 +106,7 @@ func TestCheck_FailingChild(t *testing.T) {
 		t.Skip("run by TestCheckRecipe_FailsTheTestOnce")
 	}
 	ex, _ := zoo.Lookup(zoo.NameSplitDash)
-	sim.CheckRecipe(t, ex.Recipe, sim.CheckOptions{Config: sim.Config{Faults: readmeFaults}, ArtifactDir: dir})
+	harness.CheckRecipe(t, ex.Recipe, harness.CheckOptions{Config: sim.Config{Faults: readmeFaults}, ArtifactDir: dir})
 }
 
 // TestCheck_FailingProgramsChild is TestCheck_FailingChild for Check.
@@ -115,7 +116,7 @@ func TestCheck_FailingProgramsChild(t *testing.T) {
 	}
 	// A bound on steps keeps shrinking quick: enqueue retries without
 	// pause, and a candidate schedule that never reconnects it spins.
-	sim.Check(t, sim.Config{Faults: readmeFaults, MaxSteps: 1000}, atMostOnePerClient, enqueue, enqueue)
+	harness.Check(t, sim.Config{Faults: readmeFaults, MaxSteps: 1000}, atMostOnePerClient, enqueue, enqueue)
 }
 
 // runChild runs one test of this binary as a child process, with dir for
@@ -131,7 +132,7 @@ func runChild(t *testing.T, test, dir string) string {
 	return string(out)
 }
 
-var replayLine = regexp.MustCompile(`replay:   sim\.Replay(File|Check)\(t, "([^"]+)", `)
+var replayLine = regexp.MustCompile(`replay:   harness\.Replay(File|Check)\(t, "([^"]+)", `)
 
 // replayPaths are the trace files a failure message names in its replay
 // calls.
@@ -167,7 +168,7 @@ func TestCheckRecipe_FailsTheTestOnce(t *testing.T) {
 	ex, _ := zoo.Lookup(zoo.NameSplitDash)
 	for _, path := range replayPaths(t, out) {
 		text, _ := os.ReadFile(path)
-		f, err := sim.ParseTraceFile(string(text))
+		f, err := harness.ParseTraceFile(string(text))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -179,7 +180,7 @@ func TestCheckRecipe_FailsTheTestOnce(t *testing.T) {
 			t.Errorf("%s: more than the last 40 of %d trace lines printed", path, len(f.Trace))
 		}
 		ft := &fakeTB{}
-		ft.run(func() { sim.ReplayFile(ft, path, ex.Recipe) })
+		ft.run(func() { harness.ReplayFile(ft, path, ex.Recipe) })
 		class := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(path), "TestCheck_FailingChild-zoo_splitdash-"), ".trace")
 		if ft.fatal != "" || !strings.Contains(ft.errors, "\n  "+class+": ") {
 			t.Errorf("replay of %s: fatal %q, errors %q", path, ft.fatal, ft.errors)
@@ -196,7 +197,7 @@ func TestCheck_FailsTheTestOnce(t *testing.T) {
 	}
 	for _, path := range replayPaths(t, out) {
 		ft := &fakeTB{}
-		ft.run(func() { sim.ReplayCheck(ft, path, sim.Config{}, atMostOnePerClient, enqueue, enqueue) })
+		ft.run(func() { harness.ReplayCheck(ft, path, sim.Config{}, atMostOnePerClient, enqueue, enqueue) })
 		if ft.fatal != "" || !strings.Contains(ft.errors, "nodes queued by 2 clients") {
 			t.Errorf("replay of %s: fatal %q, errors %q", path, ft.fatal, ft.errors)
 		}
@@ -210,24 +211,24 @@ func TestReplayFile_Refuses(t *testing.T) {
 	path := "testdata/regress/orphan-gozk.trace"
 	other, _ := zoo.Lookup(zoo.NameDirWatch)
 	ft := &fakeTB{}
-	ft.run(func() { sim.ReplayFile(ft, path, other.Recipe) })
+	ft.run(func() { harness.ReplayFile(ft, path, other.Recipe) })
 	if !strings.Contains(ft.fatal, `not of recipe "zoo/dirwatch"`) {
 		t.Errorf("another recipe: %q", ft.fatal)
 	}
 	changed := ex.Recipe
 	changed.Acquire = other.Recipe.Acquire // same name, other code
 	ft = &fakeTB{}
-	ft.run(func() { sim.ReplayFile(ft, path, changed) })
+	ft.run(func() { harness.ReplayFile(ft, path, changed) })
 	if !strings.Contains(ft.fatal, "diverged from the saved trace at line 1") {
 		t.Errorf("changed code: %q", ft.fatal)
 	}
 	ft = &fakeTB{}
-	ft.run(func() { sim.ReplayFile(ft, path, ex.Recipe) })
+	ft.run(func() { harness.ReplayFile(ft, path, ex.Recipe) })
 	if ft.fatal != "" || !strings.Contains(ft.errors, "orphan") {
 		t.Errorf("the saved recipe: fatal %q, errors %q", ft.fatal, ft.errors)
 	}
 	clean := "testdata/regress/ok-lock-session-replaced-under-create.trace"
-	if rep := sim.ReplayFile(t, clean, lock.MutexRecipe()); !rep.OK() {
+	if rep := harness.ReplayFile(t, clean, lock.MutexRecipe()); !rep.OK() {
 		t.Errorf("a clean trace: %v", rep.Violations)
 	}
 }

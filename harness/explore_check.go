@@ -1,4 +1,4 @@
-package sim
+package harness
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/sim"
 )
 
 // CheckExhaustive explores every schedule of recipe's standard workload
@@ -15,7 +16,7 @@ import (
 // (with deepening, one with the fewest deviations), saved as a trace
 // file and reported like CheckRecipe's, and logs what it covered. It
 // returns the exploration for tests that assert on coverage.
-func CheckExhaustive(t *testing.T, recipe lock.Recipe, opts CheckOptions, b Bounds) *Exploration {
+func CheckExhaustive(t *testing.T, recipe lock.Recipe, opts CheckOptions, b sim.Bounds) *Exploration {
 	t.Helper()
 	w := opts.Workload
 	w.Recipe = recipe
@@ -26,7 +27,7 @@ func CheckExhaustive(t *testing.T, recipe lock.Recipe, opts CheckOptions, b Boun
 	if ce := res.Counterexample; ce != nil {
 		var msg strings.Builder
 		subject := failureSubject{what: recipe.Name, name: t.Name() + "-" + recipe.Name, dir: opts.ArtifactDir,
-			replay: "sim.ReplayFile(t, %q, recipe)"}
+			replay: "harness.ReplayFile(t, %q, recipe)"}
 		msg.WriteString(recipe.Name + ": systematic search: " + res.Coverage() + "\n\n")
 		subject.writeCounterexample(&msg, linearize.Worst(ce.Report.Classes()), *ce)
 		t.Fatal(msg.String())

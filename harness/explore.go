@@ -1,0 +1,46 @@
+package harness
+
+import (
+	"context"
+	"slices"
+
+	"github.com/zksim/zksim/sim"
+)
+
+// Exploration is a systematic search of a workload (sim.Explore): what it
+// covered, and its counterexample.
+type Exploration struct {
+	*sim.Exploration
+	// Counterexample is the first failing schedule found (with
+	// deepening, a shortest one), run again with its trace; nil if none.
+	Counterexample *Counterexample
+}
+
+// Explore searches every schedule of w within the bounds (see
+// sim.Explore): mutual and reader/writer exclusion are checked after every
+// step, the other checkers at the end of each run. A counterexample is run
+// again with its trace.
+func Explore(ctx context.Context, cfg sim.Config, w Workload, b sim.Bounds) (*Exploration, error) {
+	w = w.withDefaults()
+	res, err := sim.Explore(ctx, cfg, w, b)
+	if err != nil {
+		return nil, err
+	}
+	x := &Exploration{Exploration: res}
+	f := res.Failure
+	if f == nil {
+		return x, nil
+	}
+	// The search's own configuration, traced.
+	cfg.Flat, cfg.TickBudget, cfg.PCT, cfg.NoTrace = true, b.Ticks, false, false
+	cfg.Faults.Percent = 0
+	rep, err := RunWorkload(cfg, &sim.Decisions{List: f.Decisions}, w)
+	if err != nil {
+		return nil, err
+	}
+	if f.Invariant != nil && !slices.Contains(rep.Classes(), f.Class) {
+		rep.Violations = append(rep.Violations, *f.Invariant)
+	}
+	x.Counterexample = &Counterexample{Workload: w, Config: cfg, Decisions: f.Decisions, Report: rep}
+	return x, nil
+}

@@ -1,0 +1,37 @@
+package sim
+
+import "github.com/zksim/zksim/linearize"
+
+// A Scenario is what a systematic search (Explore) runs on every
+// schedule: programs on the clients, and the judge of each run. The lock
+// workload (package harness) is one.
+type Scenario interface {
+	// Start begins a run on s, before its first step: it may set the
+	// ensemble up (s.Machine()) and add observers (s.AddObserver), and
+	// returns the programs, one a client, and the run's judge.
+	Start(s *Sim) ([]Program, Judge)
+}
+
+// Judge judges one run of a Scenario.
+type Judge interface {
+	// Invariant is checked after every step, so that a state reached on
+	// two paths is judged on both: nil if it holds.
+	Invariant(s *Sim) *linearize.Violation
+	// Visible counts what the checkers see happen in order (for the lock
+	// workload: critical sections begun and ended): two steps that each
+	// change it do not commute.
+	Visible() int
+	// Verdict judges a run that ended: the violation classes it shows.
+	Verdict(res *Result) []string
+}
+
+// New makes a run under cfg, its ensemble set up (cfg.Setup), with no
+// clients yet: add observers, then Run it.
+func New(cfg Config, ch Chooser) (*Sim, error) { return newSim(cfg, ch) }
+
+// AddObserver adds an observer of the run (see Observer), before it runs.
+func (s *Sim) AddObserver(o Observer) { s.obs = append(s.obs, o) }
+
+// Run starts one client per program and steps until they all finish or
+// the run ends otherwise. A Sim runs once.
+func (s *Sim) Run(programs ...Program) *Result { return s.run(programs) }
