@@ -11,7 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/sim"
@@ -230,5 +232,64 @@ func TestReplayFile_Refuses(t *testing.T) {
 	clean := "testdata/regress/ok-lock-session-replaced-under-create.trace"
 	if rep := harness.ReplayFile(t, clean, lock.MutexRecipe()); !rep.OK() {
 		t.Errorf("a clean trace: %v", rep.Violations)
+	}
+}
+
+// CheckProgramsExhaustive covers every schedule of the leader election
+// within its bounds and finds nothing: the bounded space is exhausted.
+func TestCheckProgramsExhaustive_LeaderElection(t *testing.T) {
+	leaders := map[int64]bool{}
+	p := elect(leaders)
+	cfg := sim.Config{
+		Setup:  func(*fakezk.Machine) { clear(leaders) },
+		Faults: sim.Faults{Disconnect: 1, Crash: 1, LoseReply: 1},
+	}
+	res := harness.CheckProgramsExhaustive(t, cfg, func(s *sim.Sim) error {
+		live := 0
+		for id := range leaders {
+			if s.Machine().Alive(id) {
+				live++
+			}
+		}
+		if live > 1 {
+			return fmt.Errorf("%d live leaders", live)
+		}
+		return nil
+	}, sim.Bounds{Deviations: 1}, p, p)
+	if !res.Exhausted || res.States == 0 {
+		t.Fatalf("not exhausted: %s", res.Coverage())
+	}
+}
+
+// TestCheckProgramsExhaustive_FailingChild runs only as a child of
+// TestCheckProgramsExhaustive_FailsTheTest.
+func TestCheckProgramsExhaustive_FailingChild(t *testing.T) {
+	if os.Getenv(childEnv) == "" {
+		t.Skip("run by TestCheckProgramsExhaustive_FailsTheTest")
+	}
+	// enqueue retries at once while disconnected, so a schedule that
+	// never reconnects it makes no progress: the search looks past that
+	// for the invariant's violation.
+	harness.CheckProgramsExhaustive(t, sim.Config{Faults: sim.Faults{LoseReply: 1}, MaxSteps: 1000}, atMostOnePerClient,
+		sim.Bounds{Deviations: 2, Class: linearize.Invariant}, enqueue, enqueue)
+}
+
+// A failing CheckProgramsExhaustive fails its test with what it covered
+// and the counterexample, whose trace file ReplayCheck replays to the same
+// violation.
+func TestCheckProgramsExhaustive_FailsTheTest(t *testing.T) {
+	dir := t.TempDir()
+	out := runChild(t, "TestCheckProgramsExhaustive_FailingChild", dir)
+	for _, want := range []string{"programs: systematic search: deviations <= ", "stopped at the first counterexample", "invariant, shrunk to "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	for _, path := range replayPaths(t, out) {
+		ft := &fakeTB{}
+		ft.run(func() { harness.ReplayCheck(ft, path, sim.Config{}, atMostOnePerClient, enqueue, enqueue) })
+		if ft.fatal != "" || !strings.Contains(ft.errors, "nodes queued by 2 clients") {
+			t.Errorf("replay of %s: fatal %q, errors %q", path, ft.fatal, ft.errors)
+		}
 	}
 }

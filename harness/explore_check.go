@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -34,4 +35,84 @@ func CheckExhaustive(t *testing.T, recipe lock.Recipe, opts CheckOptions, b sim.
 	}
 	t.Logf("%s: systematic search: %s", recipe.Name, res.Coverage())
 	return res
+}
+
+// CheckProgramsExhaustive is CheckExhaustive for client programs (see
+// Check): it explores every schedule of programs under cfg's fault budgets
+// within b, checking invariant (nil: none) after every step and judging
+// each run that ends (deadlock, no progress, the programs' errors). It
+// fails t with the first counterexample, saved as a trace file that
+// ReplayCheck replays, and logs what it covered.
+//
+// A state is known by the ensemble, the messages in flight and what each
+// program has been told, so programs must keep no state but what follows
+// from that (they run many times: reset shared state in cfg.Setup). Every
+// step counts as seen by the invariant, which may read state of the
+// programs' own, so no two steps are taken to commute: sleep sets prune
+// nothing here.
+func CheckProgramsExhaustive(t *testing.T, cfg sim.Config, invariant func(s *sim.Sim) error, b sim.Bounds, programs ...sim.Program) *sim.Exploration {
+	t.Helper()
+	res, err := sim.Explore(t.Context(), cfg, programScenario{invariant, programs}, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := res.Failure; f != nil {
+		cfg.Flat, cfg.TickBudget, cfg.PCT, cfg.NoTrace = true, b.Ticks, false, false
+		cfg.Faults.Percent = 0
+		rep, err := programsRunner(invariant, programs)(cfg, &sim.Decisions{List: f.Decisions}, Workload{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ce := Counterexample{Workload: Workload{Clients: len(programs)}, Config: cfg, Decisions: f.Decisions, Report: rep}
+		var msg strings.Builder
+		subject := failureSubject{what: "programs", name: t.Name(), dir: "", programs: true,
+			replay: "harness.ReplayCheck(t, %q, cfg, invariant, programs...)"}
+		msg.WriteString("programs: systematic search: " + res.Coverage() + "\n\n")
+		subject.writeCounterexample(&msg, f.Class, ce)
+		t.Fatal(msg.String())
+	}
+	t.Logf("programs: systematic search: %s", res.Coverage())
+	return res
+}
+
+// programScenario is client programs with an invariant, as a sim.Scenario.
+type programScenario struct {
+	invariant func(*sim.Sim) error
+	programs  []sim.Program
+}
+
+// Start implements sim.Scenario.
+func (p programScenario) Start(s *sim.Sim) ([]sim.Program, sim.Judge) {
+	return p.programs, programJudge{s, p.invariant}
+}
+
+type programJudge struct {
+	s         *sim.Sim
+	invariant func(*sim.Sim) error
+}
+
+// Invariant implements sim.Judge.
+func (j programJudge) Invariant(s *sim.Sim) *linearize.Violation {
+	if j.invariant == nil {
+		return nil
+	}
+	if err := j.invariant(s); err != nil {
+		return &linearize.Violation{Class: linearize.Invariant, Detail: err.Error()}
+	}
+	return nil
+}
+
+// Visible implements sim.Judge: every step may change what the invariant
+// reads.
+func (j programJudge) Visible() int { return j.s.Step() }
+
+// Verdict implements sim.Judge.
+func (programJudge) Verdict(res *sim.Result) []string {
+	var classes []string
+	for _, v := range res.Verdicts() {
+		if !slices.Contains(classes, v.Class) {
+			classes = append(classes, v.Class)
+		}
+	}
+	return classes
 }
