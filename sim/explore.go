@@ -31,7 +31,9 @@ type Bounds struct {
 	Depth int
 	// Ticks bounds the ticks taken while some other event was enabled (a
 	// slow network, a late timer); time passes freely when nothing else
-	// can happen.
+	// can happen. A tick advances time to the next moment something is
+	// due (Config.Flat), so faults fall after events and at those
+	// moments, not at the ticks between them.
 	Ticks int
 	// MaxStates stops the search after this many distinct states; 0: no
 	// limit. A search stopped so is not exhaustive, and says so.
