@@ -244,18 +244,7 @@ func TestCheckProgramsExhaustive_LeaderElection(t *testing.T) {
 		Setup:  func(*fakezk.Machine) { clear(leaders) },
 		Faults: sim.Faults{Disconnect: 1, Crash: 1, LoseReply: 1},
 	}
-	res := harness.CheckProgramsExhaustive(t, cfg, func(s *sim.Sim) error {
-		live := 0
-		for id := range leaders {
-			if s.Machine().Alive(id) {
-				live++
-			}
-		}
-		if live > 1 {
-			return fmt.Errorf("%d live leaders", live)
-		}
-		return nil
-	}, sim.Bounds{Deviations: 1}, p, p)
+	res := harness.CheckProgramsExhaustive(t, cfg, oneLiveLeader(leaders), sim.Bounds{Deviations: 1}, p, p)
 	if !res.Exhausted || res.States == 0 {
 		t.Fatalf("not exhausted: %s", res.Coverage())
 	}

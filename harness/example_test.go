@@ -115,18 +115,8 @@ func elect(leaders map[int64]bool) sim.Program {
 // the schedules with rapid and shrinks failures.
 func Example_programs() {
 	leaders := map[int64]bool{}
-	atMostOneLiveLeader := func(s *sim.Sim, _ int, _ sim.Event) error {
-		live := 0
-		for id := range leaders {
-			if s.Machine().Alive(id) {
-				live++
-			}
-		}
-		if live > 1 {
-			return fmt.Errorf("%d live leaders", live)
-		}
-		return nil
-	}
+	invariant := oneLiveLeader(leaders)
+	atMostOneLiveLeader := func(s *sim.Sim, _ int, _ sim.Event) error { return invariant(s) }
 	violations := 0
 	for seed := range uint64(200) {
 		clear(leaders)
@@ -141,16 +131,10 @@ func Example_programs() {
 	// Output: schedules violating the invariant: 0
 }
 
-// The leader election under rapid: drawn and shrunk schedules, with the
-// invariant checked after every step.
-func TestCheck_LeaderElection(t *testing.T) {
-	leaders := map[int64]bool{}
-	p := elect(leaders)
-	cfg := sim.Config{
-		Setup:  func(*fakezk.Machine) { clear(leaders) },
-		Faults: sim.Faults{Percent: 5, Disconnect: 2, Crash: 1, LoseReply: 1},
-	}
-	harness.Check(t, cfg, func(s *sim.Sim) error {
+// oneLiveLeader is the election's invariant: at most one of the leaders
+// has a live session.
+func oneLiveLeader(leaders map[int64]bool) func(*sim.Sim) error {
+	return func(s *sim.Sim) error {
 		live := 0
 		for id := range leaders {
 			if s.Machine().Alive(id) {
@@ -161,5 +145,17 @@ func TestCheck_LeaderElection(t *testing.T) {
 			return fmt.Errorf("%d live leaders", live)
 		}
 		return nil
-	}, p, p, p)
+	}
+}
+
+// The leader election under rapid: drawn and shrunk schedules, with the
+// invariant checked after every step.
+func TestCheck_LeaderElection(t *testing.T) {
+	leaders := map[int64]bool{}
+	p := elect(leaders)
+	cfg := sim.Config{
+		Setup:  func(*fakezk.Machine) { clear(leaders) },
+		Faults: sim.Faults{Percent: 5, Disconnect: 2, Crash: 1, LoseReply: 1},
+	}
+	harness.Check(t, cfg, oneLiveLeader(leaders), p, p, p)
 }
