@@ -132,9 +132,7 @@ func (rep *replica) fingerprint(r *Renaming) uint64 {
 		r.bytes(&h, n.data)
 		r.stat(&h, n.stat)
 		h.Int(int64(n.cversion))
-		for _, c := range n.children {
-			r.str(&h, c)
-		}
+		h.Uint(r.children(n.children))
 		nodes.Add(h.Sum())
 	}
 	var h fphash.Hash
@@ -143,6 +141,24 @@ func (rep *replica) fingerprint(r *Renaming) uint64 {
 	h.Int(int64(rep.next))
 	h.Uint(rep.dataW.fingerprint(r))
 	h.Uint(rep.childW.fingerprint(r))
+	return h.Sum()
+}
+
+// children hashes a node's children, kept sorted by name: in order, or
+// renamed as a set (renaming changes their sorted order, not the set).
+func (r *Renaming) children(names []string) uint64 {
+	var h fphash.Hash
+	if r == nil {
+		for _, c := range names {
+			h.String(c)
+		}
+		return h.Sum()
+	}
+	for _, c := range names {
+		var e fphash.Hash
+		r.str(&e, c)
+		h.Add(e.Sum())
+	}
 	return h.Sum()
 }
 
