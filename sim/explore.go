@@ -72,7 +72,7 @@ type Bounds struct {
 	// deviation bound (2 clients x 1, no bound: half the states); under
 	// one, its default schedule makes the bounded space a different one,
 	// measured larger (lock 2x1, one fault of each kind, 2 deviations:
-	// 387k states against 238k), and each state costs a hash per
+	// 381k states against 238k), and each state costs a hash per
 	// permutation.
 	Symmetry bool
 	// Parallel is the number of workers, each on a part of this shard;
