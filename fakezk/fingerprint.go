@@ -13,75 +13,174 @@ import (
 // alike (up to a hash collision). A systematic search uses it to know a
 // state it has seen. Maps are hashed as sets, so Go's map order does not
 // reach the result.
-func (m *Machine) Fingerprint() uint64 {
+func (m *Machine) Fingerprint() uint64 { return m.FingerprintAs(nil) }
+
+// FingerprintAs is Fingerprint of the Machine as it would be with its
+// clients renamed by r (nil: as it is): a search that treats identical
+// clients as interchangeable hashes a state under every renaming and
+// keeps the least.
+func (m *Machine) FingerprintAs(r *Renaming) uint64 {
 	var h fphash.Hash
 	h.Int(m.zxid)
 	h.Int(m.now)
 	h.Int(m.ticks)
 	h.Uint(m.rng.s)
 	h.Int(m.nextID)
-	for _, r := range m.servers {
-		h.Uint(r.fingerprint())
+	for _, rep := range m.servers {
+		h.Uint(rep.fingerprint(r))
 	}
 	for _, t := range m.log {
 		h.Int(t.zxid)
 		for _, p := range t.prims {
 			h.Uint(uint64(p.kind))
-			h.String(p.path)
-			h.Bytes(p.data)
-			h.Int(p.owner)
+			r.str(&h, p.path)
+			r.bytes(&h, p.data)
+			r.session(&h, p.owner)
 			h.Int(p.now)
 		}
 	}
 	var sessions fphash.Hash
 	for _, s := range m.sessions {
-		sessions.Add(s.fingerprint())
+		sessions.Add(s.fingerprint(r))
 	}
 	h.Uint(sessions.Sum())
 	return h.Sum()
 }
 
-func (r *replica) fingerprint() uint64 {
-	var nodes fphash.Hash
-	for path, n := range r.tree {
-		var h fphash.Hash
-		h.String(path)
-		h.Bytes(n.data)
-		hashStat(&h, n.stat)
-		h.Int(int64(n.cversion))
-		for _, c := range n.children {
-			h.String(c)
+// Renaming maps the tokens that tell clients apart to those of other
+// clients, for hashing a state as its mirror image. A client's name
+// token is "c<digit>_" at the start of a string or after a character
+// that is not a letter, digit or underscore (the workload's node names
+// and data: "lock-c1_0.0-0000000003", "c1_0"); its sessions are ids.
+// The renaming is only hashed: nothing is rewritten.
+type Renaming struct {
+	// Names[d] is the digit that client digit d ('1'..'9') becomes; a
+	// zero entry keeps it.
+	Names [10]byte
+	// Session maps a session id to the id it hashes as; nil keeps it.
+	Session func(id int64) int64
+}
+
+// maxRenamed is the longest string hashed renamed without a copy on the
+// heap; longer ones are copied.
+const maxRenamed = 128
+
+// str folds s into h as renamed by r.
+func (r *Renaming) str(h *fphash.Hash, s string) {
+	if r == nil || !r.renames(s) {
+		h.String(s)
+		return
+	}
+	var buf [maxRenamed]byte
+	b := buf[:0]
+	if len(s) > maxRenamed {
+		b = make([]byte, 0, len(s))
+	}
+	b = append(b, s...)
+	r.rewrite(b)
+	h.Bytes(b)
+}
+
+func (r *Renaming) bytes(h *fphash.Hash, data []byte) {
+	if data == nil || r == nil {
+		h.Bytes(data)
+		return
+	}
+	r.str(h, string(data))
+}
+
+// renames reports whether s holds a token r changes.
+func (r *Renaming) renames(s string) bool {
+	for i := 0; i+2 < len(s); i++ {
+		if r.tokenAt(s[i], s[i+1], s[i+2], i == 0 || !word(s[i-1])) {
+			return true
 		}
+	}
+	return false
+}
+
+func (r *Renaming) tokenAt(c, d, u byte, boundary bool) bool {
+	return boundary && c == 'c' && d >= '1' && d <= '9' && u == '_' && r.Names[d-'0'] != 0
+}
+
+// rewrite renames the tokens of b in place (digits stay one byte).
+func (r *Renaming) rewrite(b []byte) {
+	for i := 0; i+2 < len(b); i++ {
+		if r.tokenAt(b[i], b[i+1], b[i+2], i == 0 || !word(b[i-1])) {
+			b[i+1] = r.Names[b[i+1]-'0']
+			i += 2
+		}
+	}
+}
+
+func word(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+func (r *Renaming) session(h *fphash.Hash, id int64) {
+	if r != nil && r.Session != nil {
+		id = r.Session(id)
+	}
+	h.Int(id)
+}
+
+func (rep *replica) fingerprint(r *Renaming) uint64 {
+	var nodes fphash.Hash
+	for path, n := range rep.tree {
+		var h fphash.Hash
+		r.str(&h, path)
+		r.bytes(&h, n.data)
+		r.stat(&h, n.stat)
+		h.Int(int64(n.cversion))
+		h.Uint(r.children(n.children))
 		nodes.Add(h.Sum())
 	}
 	var h fphash.Hash
 	h.Uint(nodes.Sum())
-	h.Int(r.zxid)
-	h.Int(int64(r.next))
-	h.Uint(r.dataW.fingerprint())
-	h.Uint(r.childW.fingerprint())
+	h.Int(rep.zxid)
+	h.Int(int64(rep.next))
+	h.Uint(rep.dataW.fingerprint(r))
+	h.Uint(rep.childW.fingerprint(r))
+	return h.Sum()
+}
+
+// children hashes a node's children, kept sorted by name: in order, or
+// renamed as a set (renaming changes their sorted order, not the set).
+func (r *Renaming) children(names []string) uint64 {
+	var h fphash.Hash
+	if r == nil {
+		for _, c := range names {
+			h.String(c)
+		}
+		return h.Sum()
+	}
+	for _, c := range names {
+		var e fphash.Hash
+		r.str(&e, c)
+		h.Add(e.Sum())
+	}
 	return h.Sum()
 }
 
 // fingerprint hashes a watch table as a set of (path, session) pairs: the
 // order of a path's watchers is only the order in which their sessions'
 // queues are appended to, which no session can see.
-func (t watchTable) fingerprint() uint64 {
+func (t watchTable) fingerprint(r *Renaming) uint64 {
 	var all fphash.Hash
 	for path, ids := range t {
 		for _, id := range ids {
 			var h fphash.Hash
-			h.String(path)
-			h.Int(id)
+			r.str(&h, path)
+			r.session(&h, id)
 			all.Add(h.Sum())
 		}
 	}
 	return all.Sum()
 }
 
-func (s *session) fingerprint() uint64 {
+func (s *session) fingerprint(r *Renaming) uint64 {
 	var h fphash.Hash
-	h.Int(s.id)
+	r.session(&h, s.id)
 	h.Int(int64(s.server))
 	h.Int(s.timeout)
 	h.Int(s.deadline)
@@ -89,24 +188,24 @@ func (s *session) fingerprint() uint64 {
 	var eph, w fphash.Hash
 	for p := range s.ephemerals {
 		var e fphash.Hash
-		e.String(p)
+		r.str(&e, p)
 		eph.Add(e.Sum())
 	}
 	for k := range s.watches {
 		var e fphash.Hash
-		e.String(k.path)
+		r.str(&e, k.path)
 		e.Uint(uint64(k.kind))
 		w.Add(e.Sum())
 	}
 	h.Uint(eph.Sum())
 	h.Uint(w.Sum())
 	for _, n := range s.outbox {
-		HashNotification(&h, n)
+		r.HashNotification(&h, n)
 	}
 	return h.Sum()
 }
 
-func hashStat(h *fphash.Hash, st zkapi.Stat) {
+func (r *Renaming) stat(h *fphash.Hash, st zkapi.Stat) {
 	h.Int(st.Czxid)
 	h.Int(st.Mzxid)
 	h.Int(st.Pzxid)
@@ -115,20 +214,24 @@ func hashStat(h *fphash.Hash, st zkapi.Stat) {
 	h.Int(int64(st.Version))
 	h.Int(int64(st.Cversion))
 	h.Int(int64(st.Aversion))
-	h.Int(st.EphemeralOwner)
+	r.session(h, st.EphemeralOwner)
 	h.Int(int64(st.DataLength))
 	h.Int(int64(st.NumChildren))
 }
 
 // HashNotification folds a notification into h.
-func HashNotification(h *fphash.Hash, n Notification) {
+func HashNotification(h *fphash.Hash, n Notification) { (*Renaming)(nil).HashNotification(h, n) }
+
+// HashNotification folds a notification into h as renamed by r.
+func (r *Renaming) HashNotification(h *fphash.Hash, n Notification) {
 	h.Int(n.Zxid)
-	hashEvent(h, n.Event)
+	r.HashEvent(h, n.Event)
 }
 
-func hashEvent(h *fphash.Hash, ev zkapi.Event) {
+// HashEvent folds a watch event into h as renamed by r.
+func (r *Renaming) HashEvent(h *fphash.Hash, ev zkapi.Event) {
 	h.Int(int64(ev.Type))
-	h.String(ev.Path)
+	r.str(h, ev.Path)
 	hashErr(h, ev.Err)
 }
 
@@ -148,26 +251,35 @@ func hashErr(h *fphash.Hash, err error) {
 }
 
 // HashReply folds a reply into h: everything a client can read from it.
-func HashReply(h *fphash.Hash, r Reply) {
-	h.Int(r.Zxid)
-	hashErr(h, r.Err)
-	h.String(r.Path)
-	h.Bytes(r.Data)
-	hashStat(h, r.Stat)
-	h.Int(int64(len(r.Children)))
-	for _, c := range r.Children {
-		h.String(c)
+func HashReply(h *fphash.Hash, r Reply) { (*Renaming)(nil).HashReply(h, r) }
+
+// HashReply folds a reply into h as renamed by r.
+func (r *Renaming) HashReply(h *fphash.Hash, rep Reply) {
+	h.Int(rep.Zxid)
+	hashErr(h, rep.Err)
+	r.str(h, rep.Path)
+	r.bytes(h, rep.Data)
+	r.stat(h, rep.Stat)
+	h.Int(int64(len(rep.Children)))
+	for _, c := range rep.Children {
+		r.str(h, c)
 	}
-	h.Int(int64(len(r.Results)))
-	for _, res := range r.Results {
-		h.String(res.Path)
-		hashStat(h, res.Stat)
+	h.Int(int64(len(rep.Results)))
+	for _, res := range rep.Results {
+		r.str(h, res.Path)
+		r.stat(h, res.Stat)
 		hashErr(h, res.Err)
 	}
 }
 
+// HashSession folds a session id into h as renamed by r.
+func (r *Renaming) HashSession(h *fphash.Hash, id int64) { r.session(h, id) }
+
+// HashString folds a string that may name clients into h as renamed by r.
+func (r *Renaming) HashString(h *fphash.Hash, s string) { r.str(h, s) }
+
 // HashEvent folds a watch event into h.
-func HashEvent(h *fphash.Hash, ev zkapi.Event) { hashEvent(h, ev) }
+func HashEvent(h *fphash.Hash, ev zkapi.Event) { (*Renaming)(nil).HashEvent(h, ev) }
 
 // HashErr folds an error into h by its ZooKeeper code name.
 func HashErr(h *fphash.Hash, err error) { hashErr(h, err) }

@@ -17,7 +17,13 @@ import (
 // smallest workload (2 clients x 1, or 3 where 2 do not show it) with one
 // fault of each kind, deepening on deviations: the states and time until
 // it finds the bug. Run with -benchtime 1x: the search is deterministic.
-func BenchmarkExploreZoo(b *testing.B) {
+func BenchmarkExploreZoo(b *testing.B) { benchmarkExploreZoo(b, false) }
+
+// BenchmarkExploreZooSymmetry is BenchmarkExploreZoo with
+// Bounds.Symmetry: every bug is found at no more deviations.
+func BenchmarkExploreZooSymmetry(b *testing.B) { benchmarkExploreZoo(b, true) }
+
+func benchmarkExploreZoo(b *testing.B, symmetry bool) {
 	clients := map[string]int{zoo.NameExistsAbsence: 3, "zoo/timeoutleak": 3, "zoo/deletefirstchild": 3}
 	for _, ex := range zoo.Exhibits() {
 		b.Run(strings.TrimPrefix(ex.Name, "zoo/"), func(b *testing.B) {
@@ -26,7 +32,7 @@ func BenchmarkExploreZoo(b *testing.B) {
 			var res *harness.Exploration
 			for b.Loop() {
 				var err error
-				res, err = harness.Explore(context.Background(), sim.Config{Faults: exploreFaults}, w, sim.Bounds{Deviations: 4, Class: string(ex.Violation)})
+				res, err = harness.Explore(context.Background(), sim.Config{Faults: exploreFaults}, w, sim.Bounds{Deviations: 4, Class: string(ex.Violation), Symmetry: symmetry})
 				if err != nil || res.Counterexample == nil {
 					b.Fatalf("%v: not found: %s", err, res.Coverage())
 				}

@@ -7,7 +7,6 @@ import (
 	"iter"
 
 	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/internal/fphash"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -96,7 +95,7 @@ type Client struct {
 	// session snapshots, ends of waits, the workload's choices) when the
 	// run is explored: a deterministic program's state is a function of
 	// it, so it stands for the program in a state's fingerprint.
-	hist fphash.Hash
+	hist history
 	made []*watch // when exploring: every watch handle given out, in order
 }
 
@@ -131,22 +130,9 @@ func (c *Client) Sleep(ctx context.Context, ticks int) error {
 	cl := c.newCall(call{kind: callSleep, ctx: ctx, until: c.sim.now + int64(ticks)})
 	c.park(cl, stWait)
 	if c.sim.hashing {
-		c.hist.Uint(2)
-		fakezk.HashErr(&c.hist, cl.err)
+		c.foldErr(2, cl.err)
 	}
 	return cl.err
-}
-
-// foldSession adds a session snapshot the program is given, and err, to
-// its history when the run is explored.
-func (c *Client) foldSession(err error) {
-	if c.sim.hashing {
-		c.hist.Uint(3)
-		c.hist.Int(c.sess.ID)
-		c.hist.Int(int64(c.sess.State))
-		c.hist.Uint(c.sess.Seq)
-		fakezk.HashErr(&c.hist, err)
-	}
 }
 
 // Chance answers a yes/no question of the program's that holds percent
@@ -156,8 +142,7 @@ func (c *Client) foldSession(err error) {
 func (c *Client) Chance(percent int, what string) bool {
 	yes := c.sim.chance(percent, what)
 	if c.sim.hashing {
-		c.hist.Uint(4)
-		c.hist.Bool(yes)
+		c.foldAnswer(yes)
 	}
 	return yes
 }
@@ -295,10 +280,7 @@ func (w *watch) fire(ev zkapi.Event, zxid int64) {
 func (w *watch) Wait(ctx context.Context) (zkapi.Event, error) {
 	ev, err := w.wait(ctx)
 	if c := w.c; c.sim.hashing {
-		c.hist.Uint(5)
-		fakezk.HashEvent(&c.hist, ev)
-		c.hist.Int(w.zxid)
-		fakezk.HashErr(&c.hist, err)
+		c.foldEvent(ev, w.zxid, err)
 	}
 	return ev, err
 }

@@ -21,9 +21,7 @@ var _ zkapi.Conn = (*Conn)(nil)
 func (cn *Conn) Do(ctx context.Context, op, path string, req fakezk.Request) (fakezk.Reply, zkapi.Watch, error) {
 	r, w, err := cn.do(ctx, path, req)
 	if cn.c.sim.hashing {
-		cn.c.hist.Uint(1)
-		fakezk.HashReply(&cn.c.hist, r)
-		fakezk.HashErr(&cn.c.hist, err)
+		cn.c.foldReply(r, err)
 	}
 	if w == nil { // not a typed nil in the interface
 		return r, nil, zkapi.Wrap(op, path, err)

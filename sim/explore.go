@@ -58,11 +58,36 @@ type Bounds struct {
 	// Class, if set, is the violation class searched for: the search goes
 	// on past runs that show only others.
 	Class string
+	// Symmetry treats the clients as interchangeable: a state and its
+	// mirror images (the same state with clients' parts exchanged: their
+	// names in paths and data, their sessions) are one state, and the
+	// default schedule runs the clients in an order that the state
+	// decides (so that mirror states have mirror options at equal
+	// costs), not by number. It is sound for programs that treat names
+	// and session ids as opaque (compared only for equality), as a
+	// workload's identical clients do, and leaves out one thing that
+	// tells mirror states apart: the order in which sessions that expire
+	// in the same tick are closed (by session id in the fake, unspecified
+	// in ZooKeeper). It applies to 2 to 4 clients, and not with
+	// NoReduction. Off by default: it is the user's declaration that the
+	// clients are interchangeable, and it pays off only without a
+	// deviation bound (2 clients x 1, no bound: half the states); under
+	// one, its default schedule makes the bounded space a different one,
+	// measured larger (lock 2x1, one fault of each kind, 2 deviations:
+	// 381k states against 238k), and each state costs a hash per
+	// permutation.
+	Symmetry bool
 	// Parallel is the number of workers, each on a part of this shard;
 	// default 1. Each keeps its own fingerprints, so that the result is
 	// the same on every run; the states of a part another worker also
 	// reached are counted by both.
 	Parallel int
+}
+
+// symmetric reports whether a search of a scenario of this many clients
+// uses symmetry.
+func (b Bounds) symmetric(clients int) bool {
+	return b.Symmetry && !b.NoReduction && clients >= 2 && clients <= maxSymmetric
 }
 
 func (b Bounds) withDefaults() Bounds {
@@ -105,6 +130,9 @@ type Exploration struct {
 	// fault and tick bounds was.
 	Exhausted bool
 	Complete  bool
+	// Symmetric: the search treated the clients as interchangeable (see
+	// Bounds.Symmetry); its coverage is up to mirror images.
+	Symmetric bool
 	Elapsed   time.Duration
 	// Done lists the deepening passes that ran to their end, in order:
 	// each covered every schedule within its bounds.
@@ -170,6 +198,7 @@ func Explore(ctx context.Context, cfg Config, sc Scenario, b Bounds) (*Explorati
 		}
 		before := res.Schedules
 		res.merge(p, xs)
+		res.Symmetric = xs[0].sym != nil
 		if res.Failure != nil || slices.ContainsFunc(xs, func(x *explorer) bool { return x.stopped }) {
 			break
 		}
@@ -249,6 +278,7 @@ func shorter(a, b []int) bool {
 // copied), with the stack of choice points of the current schedule.
 type explorer struct {
 	ctx   context.Context // its end stops the search, like a budget
+	sym   *symmetry       // nil: no symmetry
 	b     Bounds
 	cfg   Config
 	sc    Scenario
@@ -269,6 +299,8 @@ type explorer struct {
 	pos     int       // choices made in this run
 	sleep   []sleeper // asleep in the current state
 	lastEv  int       // frame of the event chosen for this step; -1: forced
+	canon   int       // with symmetry: the current state's canonical permutation
+	canonAt int       // the step after which canon was computed; -1: none
 	before  stepMark
 	fail    *linearize.Violation
 	stopped bool // a budget ran out
@@ -278,8 +310,9 @@ type explorer struct {
 type frame struct {
 	n      int
 	choice int
+	real   int       // a step's choice as an index into the run's options
 	event  bool      // a step (else a workload question)
-	opts   []Event   // a step's options
+	opts   []Event   // a step's options (with symmetry, in canonical order)
 	sleep  []sleeper // asleep when the state was reached
 	done   []sleeper // options explored before choice, with their footprints
 	foot   footprint // what choice's event touched, in the latest run
@@ -395,7 +428,7 @@ func (x *explorer) budgetOut() bool {
 // runOnce runs the schedule the stack describes, extending it at its
 // frontier, and returns the violation classes it shows.
 func (x *explorer) runOnce() ([]string, error) {
-	x.pos, x.sleep, x.lastEv, x.fail = 0, x.sleep[:0], -1, nil
+	x.pos, x.sleep, x.lastEv, x.fail, x.canonAt = 0, x.sleep[:0], -1, nil, -1
 	s, err := newSim(x.cfg, x)
 	if err != nil {
 		return nil, err
@@ -403,6 +436,13 @@ func (x *explorer) runOnce() ([]string, error) {
 	programs, judge := x.sc.Start(s)
 	x.s, x.judge = s, judge
 	s.pickHook, s.after, s.hashing = x.pick, x.after, !x.b.NoReduction
+	if x.b.symmetric(len(programs)) {
+		if x.sym == nil {
+			x.sym = newSymmetry(len(programs))
+		}
+		x.sym.reset(s)
+		s.sym = x.sym
+	}
 	res := s.run(programs)
 	x.res.Schedules++
 	if x.pos != len(x.stack) {
@@ -450,7 +490,7 @@ func (x *explorer) pick(opts []Event) (int, bool) {
 		}
 		x.lastEv = x.pos
 		x.pos++
-		return f.choice, true
+		return f.index(opts), true
 	}
 	if x.depth > 0 && len(x.stack) >= x.depth {
 		x.res.DepthCuts++
@@ -458,13 +498,36 @@ func (x *explorer) pick(opts []Event) (int, bool) {
 	}
 	f := frame{n: len(opts), choice: -1, event: true, opts: slices.Clone(opts), sleep: slices.Clone(x.sleep),
 		used: x.usedAt(len(x.stack))}
+	if x.sym != nil {
+		order(f.opts, x.sym.perms[x.canonical()])
+	}
 	if !x.advance(&f, len(x.stack)) {
 		return 0, false
 	}
 	x.stack = append(x.stack, f)
 	x.lastEv = x.pos
 	x.pos++
-	return f.choice, true
+	return x.stack[len(x.stack)-1].index(opts), true
+}
+
+// index sets and returns the index of f's choice among opts, the run's
+// options in their own order.
+func (f *frame) index(opts []Event) int {
+	f.real = f.choice
+	if f.opts[f.choice] != opts[f.choice] {
+		f.real = slices.Index(opts, f.opts[f.choice])
+	}
+	return f.real
+}
+
+// canonical is the current state's canonical permutation, computed now
+// unless the state's visit did.
+func (x *explorer) canonical() int {
+	if x.canonAt != x.s.step-1 {
+		_, x.canon = x.sym.canonical()
+		x.canonAt = x.s.step - 1
+	}
+	return x.canon
 }
 
 // advance moves f, the choice point at index at, to its next option that
@@ -536,6 +599,9 @@ func (x *explorer) after(ev Event) bool {
 		x.carrySleep(fp)
 	}
 	x.lastEv = -1
+	if x.sym != nil {
+		x.sym.register()
+	}
 	if v := x.judge.Invariant(x.s); v != nil {
 		x.fail = v
 		return false
@@ -579,13 +645,20 @@ func (x *explorer) carrySleep(fp footprint) {
 // sleep set when sleep sets are on): the visited set is most of a
 // search's memory.
 func (x *explorer) visit() bool {
-	key := x.s.fingerprint()
+	var key uint64
+	var pos []int
+	if x.sym != nil {
+		key, x.canon = x.sym.canonical()
+		x.canonAt, pos = x.s.step, x.sym.perms[x.canon]
+	} else {
+		key = x.s.fingerprint()
+	}
 	depth, used := min(len(x.stack), 0xffff), 0
 	if x.devs >= 0 {
 		used = min(x.usedAt(len(x.stack)), 0xffff)
 	}
 	here := uint32(depth<<16 | used)
-	mask, fits := sleepMask(x.sleep)
+	mask, fits := sleepMask(x.sleep, pos)
 	old, seen := x.visited[key]
 	if !seen {
 		x.visited[key] = here
@@ -617,15 +690,20 @@ func (x *explorer) remember(key uint64, mask [2]uint64) {
 	}
 }
 
-// sleepMask encodes a sleep set as bits kind*8+client; false if an event
+// sleepMask encodes a sleep set as bits kind*8+client, a client event's
+// client as its position under pos (nil: its own); false if an event
 // does not fit (then nothing can be cut on the strength of sleep sets).
-func sleepMask(set []sleeper) ([2]uint64, bool) {
+func sleepMask(set []sleeper, pos []int) ([2]uint64, bool) {
 	var m [2]uint64
 	for _, z := range set {
 		if z.ev.Client >= 8 {
 			return m, false
 		}
-		bit := int(z.ev.Kind)*8 + z.ev.Client
+		c := z.ev.Client
+		if pos != nil && !isGlobal(z.ev.Kind) {
+			c = pos[c]
+		}
+		bit := int(z.ev.Kind)*8 + c
 		m[bit/64] |= 1 << (bit % 64)
 	}
 	return m, true
@@ -658,6 +736,9 @@ func (x *explorer) failure(class string) {
 	d := make([]int, len(x.stack))
 	for i, f := range x.stack {
 		d[i] = f.choice
+		if f.event {
+			d[i] = f.real
+		}
 	}
 	d = Shrink(d, func(d []int) bool { return slices.Contains(RunJudged(x.cfg, &Decisions{List: d}, x.sc), class) }, 400)
 	x.res.Failure = &Failure{Decisions: d, Class: class, Invariant: x.fail}
@@ -711,6 +792,9 @@ func (r *Exploration) Coverage() string {
 		reduction = "none"
 	case r.Deviation < 0:
 		reduction = "fingerprints, sleep sets"
+	}
+	if r.Symmetric {
+		reduction += ", symmetry"
 	}
 	rate := float64(r.Visited) / max(r.Elapsed.Seconds(), 1e-9)
 	return fmt.Sprintf("%s; %s\n  schedules %d, distinct states %d (last pass), revisits cut %d, sleeping options %d, options over the bound %d\n"+

@@ -3,6 +3,7 @@ package sim
 import (
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/internal/fphash"
+	"github.com/zksim/zksim/zkapi"
 )
 
 // fingerprint hashes the state of a run that decides its future: the
@@ -11,9 +12,14 @@ import (
 // call, messages in flight, watches, and the history of what its program
 // was told (which, the program being deterministic, stands for the
 // program's own state). Step numbers and the trace are not state.
-func (s *Sim) fingerprint() uint64 {
+func (s *Sim) fingerprint() uint64 { return s.fingerprintAs(nil, nil, -1) }
+
+// fingerprintAs is the fingerprint of the state with its clients renamed
+// by r, client i moved to position pos[i], and each client's history as
+// hashed under renaming k (-1, with r and pos nil: the state as it is).
+func (s *Sim) fingerprintAs(r *fakezk.Renaming, pos []int, k int) uint64 {
 	var h fphash.Hash
-	h.Uint(s.m.Fingerprint())
+	h.Uint(s.m.FingerprintAs(r))
 	h.Int(s.now)
 	h.Int(int64(s.quiet))
 	h.Int(int64(s.ticks))
@@ -23,37 +29,55 @@ func (s *Sim) fingerprint() uint64 {
 	var timers fphash.Hash
 	for _, t := range s.timers {
 		var th fphash.Hash
-		th.Int(int64(t.client))
+		th.Int(int64(at(pos, t.client)))
 		th.Int(t.at)
 		th.Bool(t.ctx.Err() != nil)
 		timers.Add(th.Sum())
 	}
 	h.Uint(timers.Sum())
-	for _, c := range s.clients {
-		h.Uint(c.fingerprint())
+	if pos == nil {
+		for _, c := range s.clients {
+			h.Uint(c.fingerprint(nil, -1))
+		}
+		return h.Sum()
+	}
+	var byPos [maxSymmetric]*Client
+	for i, c := range s.clients {
+		byPos[pos[i]] = c
+	}
+	for _, c := range byPos[:len(s.clients)] {
+		h.Uint(c.fingerprint(r, k))
 	}
 	return h.Sum()
 }
 
-func (c *Client) fingerprint() uint64 {
+// at is client i's position under pos (nil: its own).
+func at(pos []int, i int) int {
+	if pos == nil {
+		return i
+	}
+	return pos[i]
+}
+
+func (c *Client) fingerprint(r *fakezk.Renaming, k int) uint64 {
 	var h fphash.Hash
 	h.Uint(uint64(c.state))
 	h.Bool(c.connected)
 	h.Bool(c.paused)
 	h.Bool(c.closed)
 	h.Int(c.pauseEnd)
-	h.Int(c.session)
+	r.HashSession(&h, c.session)
 	h.Int(int64(c.server))
 	h.Int(c.lastZxid)
-	h.Int(c.sess.ID)
+	r.HashSession(&h, c.sess.ID)
 	h.Int(int64(c.sess.State))
 	h.Uint(c.sess.Seq)
-	h.Uint(c.hist.Sum())
+	h.Uint(c.hist.sum(k))
 	if cl := c.call; cl != nil && (c.state == stWait || c.state == stReady || c.state == stCall) {
 		h.Uint(uint64(cl.kind))
 		h.Int(cl.until)
 		h.Uint(cl.seq)
-		h.Int(cl.session)
+		r.HashSession(&h, cl.session)
 		fakezk.HashErr(&h, cl.err)
 		if cl.w != nil {
 			h.Int(int64(cl.w.id))
@@ -62,16 +86,16 @@ func (c *Client) fingerprint() uint64 {
 	for _, m := range c.inbox {
 		h.Bool(m.isReply)
 		if m.isReply {
-			fakezk.HashReply(&h, m.reply)
+			r.HashReply(&h, m.reply)
 		} else {
-			fakezk.HashNotification(&h, m.note)
+			r.HashNotification(&h, m.note)
 		}
 	}
 	var table fphash.Hash
-	c.watches.Each(func(path string, k fakezk.WatchKind, w *watch) {
+	c.watches.Each(func(path string, kind fakezk.WatchKind, w *watch) {
 		var e fphash.Hash
-		e.String(path)
-		e.Uint(uint64(k))
+		r.HashString(&e, path)
+		e.Uint(uint64(kind))
 		e.Int(int64(w.id))
 		table.Add(e.Sum())
 	})
@@ -81,7 +105,93 @@ func (c *Client) fingerprint() uint64 {
 		h.Bool(w.woke)
 		h.Bool(w.stray)
 		h.Int(w.zxid)
-		fakezk.HashEvent(&h, w.ev)
+		r.HashEvent(&h, w.ev)
 	}
 	return h.Sum()
+}
+
+// history is a client's history hash (see Client.hist): one, or with
+// symmetry one per renaming of the clients, so that a state can be hashed
+// as any of its mirror images.
+type history struct {
+	one fphash.Hash
+	all []fphash.Hash
+}
+
+// sum is the hash under renaming k; -1: without symmetry.
+func (hs *history) sum(k int) uint64 {
+	if k < 0 {
+		return hs.one.Sum()
+	}
+	if hs.all == nil {
+		var zero fphash.Hash
+		return zero.Sum()
+	}
+	return hs.all[k].Sum()
+}
+
+// fold adds what f hashes to c's history, under every renaming when the
+// run is explored with symmetry.
+func (c *Client) fold(f func(h *fphash.Hash, r *fakezk.Renaming)) {
+	y := c.sim.sym
+	if y == nil {
+		f(&c.hist.one, nil)
+		return
+	}
+	if c.hist.all == nil {
+		c.hist.all = make([]fphash.Hash, len(y.renames))
+	}
+	for k := range y.renames {
+		f(&c.hist.all[k], &y.renames[k])
+	}
+}
+
+// foldErr adds the end of a wait (tag) and its error to c's history.
+func (c *Client) foldErr(tag uint64, err error) {
+	c.fold(func(h *fphash.Hash, _ *fakezk.Renaming) {
+		h.Uint(tag)
+		fakezk.HashErr(h, err)
+	})
+}
+
+// foldSession adds a session snapshot the program is given, and err, to
+// its history when the run is explored.
+func (c *Client) foldSession(err error) {
+	if !c.sim.hashing {
+		return
+	}
+	c.fold(func(h *fphash.Hash, r *fakezk.Renaming) {
+		h.Uint(3)
+		r.HashSession(h, c.sess.ID)
+		h.Int(int64(c.sess.State))
+		h.Uint(c.sess.Seq)
+		fakezk.HashErr(h, err)
+	})
+}
+
+// foldAnswer adds the answer to a workload question to c's history.
+func (c *Client) foldAnswer(yes bool) {
+	c.fold(func(h *fphash.Hash, _ *fakezk.Renaming) {
+		h.Uint(4)
+		h.Bool(yes)
+	})
+}
+
+// foldEvent adds what a Watch.Wait returned to c's history.
+func (c *Client) foldEvent(ev zkapi.Event, zxid int64, err error) {
+	c.fold(func(h *fphash.Hash, r *fakezk.Renaming) {
+		h.Uint(5)
+		r.HashEvent(h, ev)
+		h.Int(zxid)
+		fakezk.HashErr(h, err)
+	})
+}
+
+// foldReply adds a request's reply and error to c's history.
+func (c *Client) foldReply(rep fakezk.Reply, err error) {
+	c.fold(func(h *fphash.Hash, r *fakezk.Renaming) {
+		h.Uint(1)
+		r.HashReply(h, rep)
+		fakezk.HashErr(h, err)
+	})
 }

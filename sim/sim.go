@@ -116,6 +116,7 @@ type Sim struct {
 	pickHook func(opts []Event) (int, bool) // Explore: picks every Flat step; false ends the run
 	cut      bool                           // Explore: a hook ended the run
 	hashing  bool                           // Explore: clients keep their histories' hashes
+	sym      *symmetry                      // Explore with symmetry: the clients' renamings
 	closes   int                            // Conn.Close calls that reached the server
 }
 

@@ -73,12 +73,12 @@ func strategyNames() string {
 // counterexample to shrink or save.
 var simOnly = []string{"strategy", "schedules", "parallel", "shard", "summary", "trace", "out", "progress",
 	"followers", "sequence-start", "overflow", "deadline-ticks", "deadline-percent",
-	"deviations", "depth", "early-ticks", "max-states"}
+	"deviations", "depth", "early-ticks", "max-states", "symmetry"}
 
 // systematicOnly are the flags of the exhaustive strategy; seededOnly
 // those that mean nothing to it (it has no seeds or schedule count).
 var (
-	systematicOnly = []string{"deviations", "depth", "early-ticks", "max-states"}
+	systematicOnly = []string{"deviations", "depth", "early-ticks", "max-states", "symmetry"}
 	seededOnly     = []string{"schedules", "trace", "summary"}
 )
 
@@ -103,7 +103,7 @@ type runFlags struct {
 	sequenceStart                                                    *int64
 	seed                                                             *uint64
 	budget, progress                                                 *time.Duration
-	trace, unfenced                                                  *bool
+	trace, unfenced, symmetry                                        *bool
 }
 
 func (c *CLI) runFlags(fs *flag.FlagSet) runFlags {
@@ -133,6 +133,7 @@ func (c *CLI) runFlags(fs *flag.FlagSet) runFlags {
 		deviations:    fs.Int("deviations", 2, "exhaustive: choices that differ from the default schedule (a fault, an early tick, a client run ahead of a lower-numbered one), at most; -1: no bound"),
 		depth:         fs.Int("depth", 0, "exhaustive: choices per schedule, at most; 0: no bound"),
 		earlyTicks:    fs.Int("early-ticks", 0, "exhaustive: ticks taken while other events could happen, at most"),
+		symmetry:      fs.Bool("symmetry", false, "exhaustive: treat the clients as interchangeable (2-4 clients): a state and its mirror images are one, and the default schedule runs clients in an order the state decides; pays off with -deviations -1"),
 		maxStates:     fs.Int("max-states", 100000000, "exhaustive: stop after this many distinct states in a pass, about 50 bytes of memory each (the result then says it is not exhausted); 0: no limit"),
 	}
 }
@@ -282,7 +283,7 @@ func (rc *runConfig) strategyFlags(f runFlags, set map[string]bool) error {
 		rc.followers = 0
 	}
 	rc.bounds = sim.Bounds{Deviations: *f.deviations, Depth: *f.depth, Ticks: *f.earlyTicks, MaxStates: *f.maxStates,
-		Budget: *f.budget, Parallel: *f.parallel}
+		Budget: *f.budget, Parallel: *f.parallel, Symmetry: *f.symmetry}
 	switch {
 	case *f.deviations < -1:
 		return fmt.Errorf("-deviations must be -1 (no bound) or more, got %d", *f.deviations)

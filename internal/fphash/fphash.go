@@ -42,7 +42,19 @@ func (h *Hash) Bool(b bool) {
 }
 
 // String folds in s, with its length so that "ab","c" and "a","bc" differ.
-func (h *Hash) String(s string) {
+func (h *Hash) String(s string) { fold(h, s) }
+
+// Bytes folds in b; nil and empty differ, as ZooKeeper's null and empty
+// data do. Non-nil b hashes as String(string(b)).
+func (h *Hash) Bytes(b []byte) {
+	if b == nil {
+		h.Uint(3)
+		return
+	}
+	fold(h, b)
+}
+
+func fold[T string | []byte](h *Hash, s T) {
 	h.Uint(uint64(len(s)) | 1<<63)
 	for len(s) >= 8 {
 		h.Uint(uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
@@ -54,16 +66,6 @@ func (h *Hash) String(s string) {
 		w |= uint64(s[i]) << (8 * i)
 	}
 	h.Uint(w)
-}
-
-// Bytes folds in b; nil and empty differ, as ZooKeeper's null and empty
-// data do.
-func (h *Hash) Bytes(b []byte) {
-	if b == nil {
-		h.Uint(3)
-		return
-	}
-	h.String(string(b))
 }
 
 // Add folds in another hash's sum commutatively: for unordered sets.

@@ -1,0 +1,71 @@
+package fakezk_test
+
+import (
+	"testing"
+
+	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/zkapi"
+)
+
+// twoClients makes a Machine with two sessions in which first's
+// session creates its node, then the other's: client k's node is
+// /c<k>_0, holding "c<k>_0", ephemeral.
+func twoClients(t *testing.T, first int) (*fakezk.Machine, [2]int64) {
+	t.Helper()
+	m, err := fakezk.NewMachine(fakezk.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids [2]int64
+	for k := range ids {
+		info, err := m.CreateSession(0, 4000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[k] = info.ID
+	}
+	for _, k := range []int{first, 1 - first} {
+		name := []string{"c1_0", "c2_0"}[k]
+		if r := m.Do(ids[k], fakezk.Create{Path: "/" + name, Data: []byte(name), Mode: zkapi.Ephemeral}); r.Err != nil {
+			t.Fatal(r.Err)
+		}
+	}
+	return m, ids
+}
+
+// A state hashed with its clients renamed equals its mirror image (the
+// state in which the clients played each other's part) hashed as it is,
+// and differs from it without the renaming: what a search's symmetry
+// reduction relies on.
+func TestMachine_FingerprintAsMirror(t *testing.T) {
+	a, ida := twoClients(t, 0) // c1 creates first
+	b, idb := twoClients(t, 1) // c2 creates first
+	if a.Fingerprint() == b.Fingerprint() {
+		t.Fatal("the two orders hash alike without renaming")
+	}
+	// Sessions hash as their client's position: client k is k+1, and
+	// under the swap 2-k.
+	swap := &fakezk.Renaming{Session: positions(ida, 2, 1)}
+	swap.Names[1], swap.Names[2] = '2', '1'
+	same := &fakezk.Renaming{Session: positions(idb, 1, 2)}
+	if a.FingerprintAs(swap) != b.FingerprintAs(same) {
+		t.Error("a state renamed does not hash as its mirror image")
+	}
+	if a.FingerprintAs(same) == b.FingerprintAs(same) {
+		t.Error("renaming the sessions alone makes the orders alike")
+	}
+}
+
+// positions maps the two clients' sessions to the given codes, and
+// every other id (no owner: 0) to itself.
+func positions(ids [2]int64, first, second int64) func(int64) int64 {
+	return func(id int64) int64 {
+		switch id {
+		case ids[0]:
+			return -first
+		case ids[1]:
+			return -second
+		}
+		return id
+	}
+}
