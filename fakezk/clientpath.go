@@ -11,16 +11,12 @@ import (
 // CheckClientPath is the check a client makes before sending req (none for
 // multi): what go-zookeeper v1.0.4 checks, as clientCheckPath.
 func CheckClientPath(req Request) error {
-	if _, ok := req.(Multi); ok {
+	p, ok := requestPath(req)
+	if !ok { // multi, setWatches, ping
 		return nil
 	}
 	c, _ := req.(Create) // only a create can be sequential
-	for _, p := range Paths(req) {
-		if err := clientCheckPath(p, c.Mode.IsSequential()); err != nil {
-			return err
-		}
-	}
-	return nil
+	return clientCheckPath(p, c.Mode.IsSequential())
 }
 
 // clientCheckPath is the check go-zookeeper v1.0.4 makes before sending any

@@ -32,8 +32,12 @@ type Machine struct {
 	sessions map[int64]*session
 	nextID   int64
 
-	undo  []func()  // non-nil while a multi is being applied
-	fired []trigger // leader watch triggers of the request being applied
+	undo      []func()  // non-nil while a multi is being applied
+	spareUndo []func()  // the undo list between multis, emptied
+	fired     []trigger // leader watch triggers of the request being applied
+	caught    []trigger // CatchUp's triggers of one transaction, reused
+	woken     []int64   // notifyOn's sessions of one trigger, reused
+	spare     [][]int64 // emptied watcher lists, reused by watch
 }
 
 // txn is one committed transaction in the log followers replay.
@@ -100,7 +104,7 @@ func (m *Machine) CreateSession(server int, timeoutMs int64) (SessionInfo, error
 	m.newTxn()
 	s := &session{
 		id: m.nextID, server: server, timeout: timeoutMs, deadline: m.now + timeoutMs,
-		attached: true, ephemerals: map[string]struct{}{}, watches: map[watchKey]struct{}{},
+		attached: true,
 	}
 	m.nextID++
 	m.sessions[s.id] = s
@@ -265,14 +269,14 @@ func (m *Machine) CatchUp(i int, zxid int64) {
 	}
 	for r.next < len(m.log) && m.log[r.next].zxid <= zxid {
 		t := m.log[r.next]
-		var fired []trigger
+		fired := m.caught[:0]
 		for _, p := range t.prims {
-			_, f := r.apply(p, m.cfg.Overflow)
-			fired = append(fired, f...)
+			fired, _ = r.apply(p, m.cfg.Overflow, fired, false)
 		}
 		r.zxid = t.zxid
 		r.next++
 		m.notifyOn(i, fired, t.zxid)
+		m.caught = fired[:0]
 	}
 	m.trimLog()
 }
@@ -427,8 +431,13 @@ func (m *Machine) change(p prim) {
 	case primRemove:
 		owner = m.ownerSession(m.leader().tree[p.path].stat.EphemeralOwner)
 	}
-	undo, fired := m.leader().apply(p, m.cfg.Overflow)
-	m.fired = append(m.fired, fired...)
+	if p.kind != primRemove {
+		// One copy of the caller's bytes, shared by every replica and the
+		// log: none of them writes to a node's data.
+		p.data = slices.Clone(p.data)
+	}
+	var undo func()
+	m.fired, undo = m.leader().apply(p, m.cfg.Overflow, m.fired, m.undo != nil)
 	if owner != nil {
 		m.trackEphemeral(owner, p.path, p.kind == primAdd)
 	}
@@ -440,15 +449,23 @@ func (m *Machine) change(p prim) {
 }
 
 func (m *Machine) trackEphemeral(s *session, path string, add bool) {
-	set := func(on bool) {
-		if on {
-			s.ephemerals[path] = struct{}{}
-		} else {
-			delete(s.ephemerals, path)
-		}
+	s.setEphemeral(path, add)
+	if m.undo != nil {
+		m.logUndo(func() { s.setEphemeral(path, !add) })
 	}
-	set(add)
-	m.logUndo(func() { set(!add) })
+}
+
+// setEphemeral adds path to, or removes it from, the session's ephemerals
+// (a map made on the first one: most sessions of a read never own one).
+func (s *session) setEphemeral(path string, on bool) {
+	if !on {
+		delete(s.ephemerals, path)
+		return
+	}
+	if s.ephemerals == nil {
+		s.ephemerals = map[string]struct{}{}
+	}
+	s.ephemerals[path] = struct{}{}
 }
 
 func (m *Machine) addNode(path string, data []byte, owner int64) {
@@ -466,6 +483,21 @@ func (m *Machine) ownerSession(owner int64) *session {
 		return nil
 	}
 	return m.sessions[owner]
+}
+
+// beginUndo starts logging undos for a multi, in the list the last multi
+// used.
+func (m *Machine) beginUndo() {
+	if m.spareUndo == nil {
+		m.spareUndo = make([]func(), 0, 4)
+	}
+	m.undo, m.spareUndo = m.spareUndo, nil
+}
+
+// endUndo stops logging undos, keeping the emptied list for the next multi.
+func (m *Machine) endUndo() {
+	clear(m.undo)
+	m.undo, m.spareUndo = nil, m.undo[:0]
 }
 
 func (m *Machine) logUndo(f func()) {

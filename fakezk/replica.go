@@ -105,26 +105,31 @@ func newReplica() *replica {
 	}
 }
 
-// apply performs p and returns what undoes it and the watch triggers it
-// causes. The sequence counter follows the configured overflow rule.
-func (r *replica) apply(p prim, overflow Overflow) (undo func(), fired []trigger) {
+// apply performs p and appends the watch triggers it causes to fired.
+// With undo it also returns what undoes p: only a multi, which may roll
+// back, asks for it, so that a plain write builds no closure. The sequence
+// counter follows the configured overflow rule.
+func (r *replica) apply(p prim, overflow Overflow, fired []trigger, undo bool) ([]trigger, func()) {
 	parentPath, name := parentOf(p.path)
 	switch p.kind {
 	case primAdd:
-		return r.add(p, parentPath, name, overflow), []trigger{
-			{p.path, zkapi.EventNodeCreated}, {parentPath, zkapi.EventNodeChildrenChanged}}
+		return append(fired, trigger{p.path, zkapi.EventNodeCreated}, trigger{parentPath, zkapi.EventNodeChildrenChanged}),
+			r.add(p, parentPath, name, overflow, undo)
 	case primRemove:
-		return r.remove(p, parentPath, name), []trigger{
-			{p.path, zkapi.EventNodeDeleted}, {parentPath, zkapi.EventNodeChildrenChanged}}
+		return append(fired, trigger{p.path, zkapi.EventNodeDeleted}, trigger{parentPath, zkapi.EventNodeChildrenChanged}),
+			r.remove(p, parentPath, name, undo)
 	default:
-		return r.set(p), []trigger{{p.path, zkapi.EventNodeDataChanged}}
+		return append(fired, trigger{p.path, zkapi.EventNodeDataChanged}), r.set(p, undo)
 	}
 }
 
-func (r *replica) add(p prim, parentPath, name string, overflow Overflow) func() {
+// add, remove and set share p.data with the other replicas and the log:
+// Machine.change copied it from the caller once, and node data is only
+// ever replaced, never written to.
+func (r *replica) add(p prim, parentPath, name string, overflow Overflow, undo bool) func() {
 	parent := r.tree[parentPath]
 	r.tree[p.path] = &znode{
-		data: slices.Clone(p.data),
+		data: p.data,
 		stat: zkapi.Stat{
 			Czxid: p.zxid, Mzxid: p.zxid, Pzxid: p.zxid,
 			Ctime: p.now, Mtime: p.now, EphemeralOwner: p.owner,
@@ -137,6 +142,9 @@ func (r *replica) add(p prim, parentPath, name string, overflow Overflow) func()
 		parent.cversion = next
 	}
 	parent.stat.Pzxid = p.zxid
+	if !undo {
+		return nil
+	}
 	return func() {
 		delete(r.tree, p.path)
 		parent.removeChild(name)
@@ -144,12 +152,15 @@ func (r *replica) add(p prim, parentPath, name string, overflow Overflow) func()
 	}
 }
 
-func (r *replica) remove(p prim, parentPath, name string) func() {
+func (r *replica) remove(p prim, parentPath, name string, undo bool) func() {
 	parent, n := r.tree[parentPath], r.tree[p.path]
 	oldP := parent.stat.Pzxid
 	delete(r.tree, p.path)
 	parent.removeChild(name)
 	parent.stat.Pzxid = p.zxid
+	if !undo {
+		return nil
+	}
 	return func() {
 		r.tree[p.path] = n
 		parent.addChild(name)
@@ -157,13 +168,16 @@ func (r *replica) remove(p prim, parentPath, name string) func() {
 	}
 }
 
-func (r *replica) set(p prim) func() {
+func (r *replica) set(p prim, undo bool) func() {
 	n := r.tree[p.path]
 	old, oldStat := n.data, n.stat
-	n.data = slices.Clone(p.data)
+	n.data = p.data
 	n.stat.Version++
 	n.stat.Mzxid = p.zxid
 	n.stat.Mtime = p.now
+	if !undo {
+		return nil
+	}
 	return func() { n.data, n.stat = old, oldStat }
 }
 

@@ -36,10 +36,40 @@ func (r *replica) table(k watchKind) watchTable {
 // watch registers a watch on the session's server.
 func (m *Machine) watch(s *session, path string, k watchKind) {
 	t := m.servers[s.server].table(k)
-	if !slices.Contains(t[path], s.id) {
-		t[path] = append(t[path], s.id)
+	ids := t[path]
+	if !slices.Contains(ids, s.id) {
+		if ids == nil {
+			ids = m.spareIDs()
+		}
+		t[path] = append(ids, s.id)
+	}
+	if s.watches == nil {
+		s.watches = map[watchKey]struct{}{}
 	}
 	s.watches[watchKey{path, k}] = struct{}{}
+}
+
+// spareIDs returns an empty watcher list to reuse: a watch is set and
+// fired again and again on the same few paths, and each fire deletes its
+// path's list.
+func (m *Machine) spareIDs() []int64 {
+	if n := len(m.spare); n > 0 {
+		ids := m.spare[n-1]
+		m.spare = m.spare[:n-1]
+		return ids
+	}
+	return nil
+}
+
+// unwatchPath deletes path's watcher list from t, keeping the list for
+// spareIDs.
+func (m *Machine) unwatchPath(t watchTable, path string) {
+	if ids, ok := t[path]; ok {
+		delete(t, path)
+		if cap(ids) > 0 {
+			m.spare = append(m.spare, ids[:0])
+		}
+	}
 }
 
 func (m *Machine) dropWatches(s *session) {
@@ -47,12 +77,12 @@ func (m *Machine) dropWatches(s *session) {
 		t := m.servers[s.server].table(k.kind)
 		ids := slices.DeleteFunc(t[k.path], func(id int64) bool { return id == s.id })
 		if len(ids) == 0 {
-			delete(t, k.path)
+			m.unwatchPath(t, k.path)
 		} else {
 			t[k.path] = ids
 		}
 	}
-	s.watches = map[watchKey]struct{}{}
+	clear(s.watches)
 }
 
 // dispatch notifies the leader's sessions of the triggers of the current
@@ -78,7 +108,8 @@ func (m *Machine) notifyOn(i int, fired []trigger, zxid int64) {
 		case zkapi.EventNodeDeleted:
 			kinds = []watchKind{watchData, watchChild}
 		}
-		for _, id := range m.takeWatchers(r, t.path, kinds) {
+		m.woken = m.takeWatchers(r, t.path, kinds, m.woken[:0])
+		for _, id := range m.woken {
 			s := m.sessions[id]
 			s.outbox = append(s.outbox, Notification{
 				Zxid: zxid, Event: zkapi.Event{Type: t.typ, Path: t.path},
@@ -87,8 +118,9 @@ func (m *Machine) notifyOn(i int, fired []trigger, zxid int64) {
 	}
 }
 
-func (m *Machine) takeWatchers(r *replica, path string, kinds []watchKind) []int64 {
-	var ids []int64
+// takeWatchers removes the watches of kinds on path and appends the
+// sessions that held them to ids, each once, in increasing order.
+func (m *Machine) takeWatchers(r *replica, path string, kinds []watchKind, ids []int64) []int64 {
 	for _, k := range kinds {
 		t := r.table(k)
 		for _, id := range t[path] {
@@ -97,7 +129,7 @@ func (m *Machine) takeWatchers(r *replica, path string, kinds []watchKind) []int
 				ids = append(ids, id)
 			}
 		}
-		delete(t, path)
+		m.unwatchPath(t, path)
 	}
 	slices.Sort(ids)
 	return ids
