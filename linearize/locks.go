@@ -97,12 +97,17 @@ func CheckLocks(holds []Hold) LockReport {
 // Sorted by (Start, End), a hold b overlaps an earlier hold a exactly when
 // b starts before a ends; so one pass per lock that remembers the
 // latest-ending write and read so far finds a conflict if there is one.
-// One sorted copy serves every lock: it runs once per schedule.
+// One sorted copy serves every lock, and none is made when the holds come
+// sorted, as a simulator's usually do: it runs once per schedule.
 func conflict(holds []Hold) (a, b Hold, found bool) {
-	hs := slices.Clone(holds)
-	slices.SortStableFunc(hs, func(x, y Hold) int {
+	byLockStart := func(x, y Hold) int {
 		return cmp.Or(strings.Compare(x.Lock, y.Lock), cmp.Compare(x.Start, y.Start), cmp.Compare(end(x), end(y)))
-	})
+	}
+	hs := holds
+	if !slices.IsSortedFunc(hs, byLockStart) {
+		hs = slices.Clone(holds)
+		slices.SortStableFunc(hs, byLockStart)
+	}
 	for len(hs) > 0 {
 		n := 1
 		for n < len(hs) && hs[n].Lock == hs[0].Lock {
