@@ -32,12 +32,12 @@ type Machine struct {
 	sessions map[int64]*session
 	nextID   int64
 
-	undo      []func()  // non-nil while a multi is being applied
-	spareUndo []func()  // the undo list between multis, emptied
-	fired     []trigger // leader watch triggers of the request being applied
-	caught    []trigger // CatchUp's triggers of one transaction, reused
-	woken     []int64   // notifyOn's sessions of one trigger, reused
-	spare     [][]int64 // emptied watcher lists, reused by watch
+	inMulti bool      // a multi is being applied: changes log their undo
+	undo    []undoRec // the multi's changes so far, for rollback
+	fired   []trigger // leader watch triggers of the request being applied
+	caught  []trigger // CatchUp's triggers of one transaction, reused
+	woken   []int64   // notifyOn's sessions of one trigger, reused
+	spare   [][]int64 // emptied watcher lists, reused by watch
 }
 
 // txn is one committed transaction in the log followers replay.
@@ -271,7 +271,7 @@ func (m *Machine) CatchUp(i int, zxid int64) {
 		t := m.log[r.next]
 		fired := m.caught[:0]
 		for _, p := range t.prims {
-			fired, _ = r.apply(p, m.cfg.Overflow, fired, false)
+			fired = r.apply(p, m.cfg.Overflow, fired, nil)
 		}
 		r.zxid = t.zxid
 		r.next++
@@ -436,22 +436,21 @@ func (m *Machine) change(p prim) {
 		// log: none of them writes to a node's data.
 		p.data = slices.Clone(p.data)
 	}
-	var undo func()
-	m.fired, undo = m.leader().apply(p, m.cfg.Overflow, m.fired, m.undo != nil)
+	var u *undoRec
+	if m.inMulti {
+		m.undo = append(m.undo, undoRec{})
+		u = &m.undo[len(m.undo)-1]
+	}
+	m.fired = m.leader().apply(p, m.cfg.Overflow, m.fired, u)
 	if owner != nil {
-		m.trackEphemeral(owner, p.path, p.kind == primAdd)
+		owner.setEphemeral(p.path, p.kind == primAdd)
+		if u != nil {
+			u.owner = owner
+		}
 	}
 	if len(m.servers) > 1 {
 		last := &m.log[len(m.log)-1]
 		last.prims = append(last.prims, p)
-	}
-	m.logUndo(undo)
-}
-
-func (m *Machine) trackEphemeral(s *session, path string, add bool) {
-	s.setEphemeral(path, add)
-	if m.undo != nil {
-		m.logUndo(func() { s.setEphemeral(path, !add) })
 	}
 }
 
@@ -485,31 +484,23 @@ func (m *Machine) ownerSession(owner int64) *session {
 	return m.sessions[owner]
 }
 
-// beginUndo starts logging undos for a multi, in the list the last multi
-// used.
-func (m *Machine) beginUndo() {
-	if m.spareUndo == nil {
-		m.spareUndo = make([]func(), 0, 4)
-	}
-	m.undo, m.spareUndo = m.spareUndo, nil
-}
+// beginUndo starts logging undos for a multi.
+func (m *Machine) beginUndo() { m.inMulti = true }
 
 // endUndo stops logging undos, keeping the emptied list for the next multi.
 func (m *Machine) endUndo() {
 	clear(m.undo)
-	m.undo, m.spareUndo = nil, m.undo[:0]
-}
-
-func (m *Machine) logUndo(f func()) {
-	if m.undo != nil {
-		m.undo = append(m.undo, f)
-	}
+	m.undo, m.inMulti = m.undo[:0], false
 }
 
 // rollback undoes the current multi: tree, ephemerals, log and triggers.
 func (m *Machine) rollback() {
 	for j := len(m.undo) - 1; j >= 0; j-- {
-		m.undo[j]()
+		u := &m.undo[j]
+		if u.owner != nil {
+			u.owner.setEphemeral(u.p.path, u.p.kind != primAdd)
+		}
+		m.leader().undo(u)
 	}
 	if len(m.servers) > 1 {
 		m.log[len(m.log)-1].prims = nil
