@@ -52,8 +52,8 @@ type session struct {
 	timeout    int64 // negotiated, ms
 	deadline   int64 // virtual ms after which the session expires if unheard
 	attached   bool  // a live connection: the server hears (pings) from it
-	ephemerals map[string]struct{}
-	watches    map[watchKey]struct{}
+	ephemerals smallSet[string]
+	watches    smallSet[watchKey]
 	outbox     []Notification
 }
 
@@ -218,10 +218,8 @@ func (m *Machine) Expire(id int64) {
 // the session deleted atomically (in path order, for determinism).
 func (m *Machine) endSession(s *session) {
 	m.newTxn()
-	paths := make([]string, 0, len(s.ephemerals))
-	for p := range s.ephemerals {
-		paths = append(paths, p)
-	}
+	paths := make([]string, 0, s.ephemerals.len())
+	s.ephemerals.each(func(p string) { paths = append(paths, p) })
 	sort.Strings(paths)
 	for _, p := range paths {
 		m.removeNode(p)
@@ -454,17 +452,13 @@ func (m *Machine) change(p prim) {
 	}
 }
 
-// setEphemeral adds path to, or removes it from, the session's ephemerals
-// (a map made on the first one: most sessions of a read never own one).
+// setEphemeral adds path to, or removes it from, the session's ephemerals.
 func (s *session) setEphemeral(path string, on bool) {
-	if !on {
-		delete(s.ephemerals, path)
-		return
+	if on {
+		s.ephemerals.add(path)
+	} else {
+		s.ephemerals.remove(path)
 	}
-	if s.ephemerals == nil {
-		s.ephemerals = map[string]struct{}{}
-	}
-	s.ephemerals[path] = struct{}{}
 }
 
 func (m *Machine) addNode(path string, data []byte, owner int64) {

@@ -43,10 +43,7 @@ func (m *Machine) watch(s *session, path string, k watchKind) {
 		}
 		t[path] = append(ids, s.id)
 	}
-	if s.watches == nil {
-		s.watches = map[watchKey]struct{}{}
-	}
-	s.watches[watchKey{path, k}] = struct{}{}
+	s.watches.add(watchKey{path, k})
 }
 
 // spareIDs returns an empty watcher list to reuse: a watch is set and
@@ -73,7 +70,7 @@ func (m *Machine) unwatchPath(t watchTable, path string) {
 }
 
 func (m *Machine) dropWatches(s *session) {
-	for k := range s.watches {
+	s.watches.each(func(k watchKey) {
 		t := m.servers[s.server].table(k.kind)
 		ids := slices.DeleteFunc(t[k.path], func(id int64) bool { return id == s.id })
 		if len(ids) == 0 {
@@ -81,8 +78,8 @@ func (m *Machine) dropWatches(s *session) {
 		} else {
 			t[k.path] = ids
 		}
-	}
-	clear(s.watches)
+	})
+	s.watches.reset()
 }
 
 // dispatch notifies the leader's sessions of the triggers of the current
@@ -124,7 +121,7 @@ func (m *Machine) takeWatchers(r *replica, path string, kinds []watchKind, ids [
 	for _, k := range kinds {
 		t := r.table(k)
 		for _, id := range t[path] {
-			delete(m.sessions[id].watches, watchKey{path, k})
+			m.sessions[id].watches.remove(watchKey{path, k})
 			if !slices.Contains(ids, id) { // one notification per session
 				ids = append(ids, id)
 			}
@@ -202,7 +199,7 @@ func (m *Machine) WatchCount(i int) int {
 // server: set and not yet fired, nor dropped by a disconnect.
 func (m *Machine) SessionWatchCount(id int64) int {
 	if s := m.sessions[id]; s != nil {
-		return len(s.watches)
+		return s.watches.len()
 	}
 	return 0
 }
