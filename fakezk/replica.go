@@ -22,8 +22,12 @@ type znode struct {
 	children []string // names, sorted: listings need no sort
 }
 
-// addChild inserts name in sorted order.
+// addChild inserts name in sorted order. A node's first child makes room
+// for a few: a node with one child usually gets more (a lock's queue).
 func (n *znode) addChild(name string) {
+	if n.children == nil {
+		n.children = make([]string, 0, 4)
+	}
 	i, _ := slices.BinarySearch(n.children, name)
 	n.children = slices.Insert(n.children, i, name)
 }
@@ -90,10 +94,12 @@ type replica struct {
 
 func newReplica() *replica {
 	t := map[string]*znode{}
-	for _, p := range []string{"/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config"} {
+	nodes := new([4]znode) // one allocation: a simulator makes a tree per run
+	for i, p := range [...]string{"/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config"} {
 		// Empty data, not null, as DataTree makes them; only the config
 		// node holds null (measured on 3.8.0).
-		t[p] = &znode{data: []byte{}}
+		nodes[i].data = []byte{}
+		t[p] = &nodes[i]
 		if p != "/" {
 			parent, name := parentOf(p)
 			t[parent].addChild(name)
