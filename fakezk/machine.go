@@ -151,7 +151,7 @@ func (m *Machine) SessionIDs() []int64 {
 	for id := range m.sessions {
 		ids = append(ids, id)
 	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	slices.Sort(ids)
 	return ids
 }
 
@@ -248,7 +248,7 @@ func (m *Machine) Tick() []int64 {
 			expired = append(expired, id)
 		}
 	}
-	sort.Slice(expired, func(i, j int) bool { return expired[i] < expired[j] })
+	slices.Sort(expired)
 	for _, id := range expired {
 		m.Expire(id)
 	}
