@@ -23,14 +23,11 @@ const (
 // Conn, the simulator's clients) shares one set of rules: which handles an
 // event fires, and what a reconnect re-registers.
 type WatchTable[W any] struct {
-	m map[WatchKind]map[string][]W
+	m [KindChild + 1]map[string][]W // by kind, made on first use
 }
 
 // Add registers a handle.
 func (t *WatchTable[W]) Add(path string, k WatchKind, w W) {
-	if t.m == nil {
-		t.m = map[WatchKind]map[string][]W{}
-	}
 	if t.m[k] == nil {
 		t.m[k] = map[string][]W{}
 	}
@@ -51,8 +48,16 @@ func (t *WatchTable[W]) Take(ev zkapi.Event) []W {
 	}
 	var out []W
 	for _, k := range kinds {
-		out = append(out, t.m[k][ev.Path]...)
+		ws, ok := t.m[k][ev.Path]
+		if !ok {
+			continue
+		}
 		delete(t.m[k], ev.Path)
+		if out == nil {
+			out = ws // no longer the table's: returned as it is
+		} else {
+			out = append(out, ws...)
+		}
 	}
 	return out
 }
@@ -60,12 +65,12 @@ func (t *WatchTable[W]) Take(ev zkapi.Event) []W {
 // TakeAll removes and returns every handle, in kind then path order.
 func (t *WatchTable[W]) TakeAll() []W {
 	var out []W
-	for k := KindData; k <= KindChild; k++ {
+	for k := range t.m {
 		for _, p := range sortedKeys(t.m[k]) {
 			out = append(out, t.m[k][p]...)
 		}
+		t.m[k] = nil
 	}
-	t.m = nil
 	return out
 }
 
@@ -75,7 +80,7 @@ func (t *WatchTable[W]) Each(f func(path string, k WatchKind, w W)) {
 	for k, byPath := range t.m {
 		for p, ws := range byPath {
 			for _, w := range ws {
-				f(p, k, w)
+				f(p, WatchKind(k), w)
 			}
 		}
 	}

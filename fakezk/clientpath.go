@@ -11,16 +11,12 @@ import (
 // CheckClientPath is the check a client makes before sending req (none for
 // multi): what go-zookeeper v1.0.4 checks, as clientCheckPath.
 func CheckClientPath(req Request) error {
-	if _, ok := req.(Multi); ok {
+	p, ok := requestPath(req)
+	if !ok { // multi, setWatches, ping
 		return nil
 	}
 	c, _ := req.(Create) // only a create can be sequential
-	for _, p := range Paths(req) {
-		if err := clientCheckPath(p, c.Mode.IsSequential()); err != nil {
-			return err
-		}
-	}
-	return nil
+	return clientCheckPath(p, c.Mode.IsSequential())
 }
 
 // clientCheckPath is the check go-zookeeper v1.0.4 makes before sending any
@@ -82,16 +78,13 @@ func isPlainPath(path string, sequential bool) bool {
 	segStart := 1
 	for i := 1; i < len(path); i++ {
 		c := path[i]
-		switch {
-		case c == '/':
-			if i == segStart || (i-segStart <= 2 && strings.Trim(path[segStart:i], ".") == "") {
-				return false
-			}
-			segStart = i + 1
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_', c == '.':
-		default:
+		if plainByte[c] {
+			continue
+		}
+		if c != '/' || i == segStart || (i-segStart <= 2 && strings.Trim(path[segStart:i], ".") == "") {
 			return false
 		}
+		segStart = i + 1
 	}
 	last := path[segStart:]
 	if last == "" {
@@ -99,3 +92,12 @@ func isPlainPath(path string, sequential bool) bool {
 	}
 	return strings.Trim(last, ".") != ""
 }
+
+// plainByte marks the bytes of a plain path's names: ASCII letters, digits
+// and "-_.". A table, as every request's path goes through it.
+var plainByte = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.'
+	}
+	return t
+}()

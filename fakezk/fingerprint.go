@@ -186,17 +186,17 @@ func (s *session) fingerprint(r *Renaming) uint64 {
 	h.Int(s.deadline)
 	h.Bool(s.attached)
 	var eph, w fphash.Hash
-	for p := range s.ephemerals {
+	s.ephemerals.each(func(p string) {
 		var e fphash.Hash
 		r.str(&e, p)
 		eph.Add(e.Sum())
-	}
-	for k := range s.watches {
+	})
+	s.watches.each(func(k watchKey) {
 		var e fphash.Hash
 		r.str(&e, k.path)
 		e.Uint(uint64(k.kind))
 		w.Add(e.Sum())
-	}
+	})
 	h.Uint(eph.Sum())
 	h.Uint(w.Sum())
 	for _, n := range s.outbox {

@@ -32,8 +32,12 @@ type Machine struct {
 	sessions map[int64]*session
 	nextID   int64
 
-	undo  []func()  // non-nil while a multi is being applied
-	fired []trigger // leader watch triggers of the request being applied
+	inMulti bool      // a multi is being applied: changes log their undo
+	undo    []undoRec // the multi's changes so far, for rollback
+	fired   []trigger // leader watch triggers of the request being applied
+	caught  []trigger // CatchUp's triggers of one transaction, reused
+	woken   []int64   // notifyOn's sessions of one trigger, reused
+	spare   [][]int64 // emptied watcher lists, reused by watch
 }
 
 // txn is one committed transaction in the log followers replay.
@@ -48,8 +52,8 @@ type session struct {
 	timeout    int64 // negotiated, ms
 	deadline   int64 // virtual ms after which the session expires if unheard
 	attached   bool  // a live connection: the server hears (pings) from it
-	ephemerals map[string]struct{}
-	watches    map[watchKey]struct{}
+	ephemerals smallSet[string]
+	watches    smallSet[watchKey]
 	outbox     []Notification
 }
 
@@ -100,7 +104,7 @@ func (m *Machine) CreateSession(server int, timeoutMs int64) (SessionInfo, error
 	m.newTxn()
 	s := &session{
 		id: m.nextID, server: server, timeout: timeoutMs, deadline: m.now + timeoutMs,
-		attached: true, ephemerals: map[string]struct{}{}, watches: map[watchKey]struct{}{},
+		attached: true,
 	}
 	m.nextID++
 	m.sessions[s.id] = s
@@ -147,7 +151,7 @@ func (m *Machine) SessionIDs() []int64 {
 	for id := range m.sessions {
 		ids = append(ids, id)
 	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	slices.Sort(ids)
 	return ids
 }
 
@@ -214,10 +218,8 @@ func (m *Machine) Expire(id int64) {
 // the session deleted atomically (in path order, for determinism).
 func (m *Machine) endSession(s *session) {
 	m.newTxn()
-	paths := make([]string, 0, len(s.ephemerals))
-	for p := range s.ephemerals {
-		paths = append(paths, p)
-	}
+	paths := make([]string, 0, s.ephemerals.len())
+	s.ephemerals.each(func(p string) { paths = append(paths, p) })
 	sort.Strings(paths)
 	for _, p := range paths {
 		m.removeNode(p)
@@ -246,7 +248,7 @@ func (m *Machine) Tick() []int64 {
 			expired = append(expired, id)
 		}
 	}
-	sort.Slice(expired, func(i, j int) bool { return expired[i] < expired[j] })
+	slices.Sort(expired)
 	for _, id := range expired {
 		m.Expire(id)
 	}
@@ -265,14 +267,14 @@ func (m *Machine) CatchUp(i int, zxid int64) {
 	}
 	for r.next < len(m.log) && m.log[r.next].zxid <= zxid {
 		t := m.log[r.next]
-		var fired []trigger
+		fired := m.caught[:0]
 		for _, p := range t.prims {
-			_, f := r.apply(p, m.cfg.Overflow)
-			fired = append(fired, f...)
+			fired = r.apply(p, m.cfg.Overflow, fired, nil)
 		}
 		r.zxid = t.zxid
 		r.next++
 		m.notifyOn(i, fired, t.zxid)
+		m.caught = fired[:0]
 	}
 	m.trimLog()
 }
@@ -427,28 +429,36 @@ func (m *Machine) change(p prim) {
 	case primRemove:
 		owner = m.ownerSession(m.leader().tree[p.path].stat.EphemeralOwner)
 	}
-	undo, fired := m.leader().apply(p, m.cfg.Overflow)
-	m.fired = append(m.fired, fired...)
+	if p.kind != primRemove {
+		// One copy of the caller's bytes, shared by every replica and the
+		// log: none of them writes to a node's data.
+		p.data = slices.Clone(p.data)
+	}
+	var u *undoRec
+	if m.inMulti {
+		m.undo = append(m.undo, undoRec{})
+		u = &m.undo[len(m.undo)-1]
+	}
+	m.fired = m.leader().apply(p, m.cfg.Overflow, m.fired, u)
 	if owner != nil {
-		m.trackEphemeral(owner, p.path, p.kind == primAdd)
+		owner.setEphemeral(p.path, p.kind == primAdd)
+		if u != nil {
+			u.owner = owner
+		}
 	}
 	if len(m.servers) > 1 {
 		last := &m.log[len(m.log)-1]
 		last.prims = append(last.prims, p)
 	}
-	m.logUndo(undo)
 }
 
-func (m *Machine) trackEphemeral(s *session, path string, add bool) {
-	set := func(on bool) {
-		if on {
-			s.ephemerals[path] = struct{}{}
-		} else {
-			delete(s.ephemerals, path)
-		}
+// setEphemeral adds path to, or removes it from, the session's ephemerals.
+func (s *session) setEphemeral(path string, on bool) {
+	if on {
+		s.ephemerals.add(path)
+	} else {
+		s.ephemerals.remove(path)
 	}
-	set(add)
-	m.logUndo(func() { set(!add) })
 }
 
 func (m *Machine) addNode(path string, data []byte, owner int64) {
@@ -468,16 +478,23 @@ func (m *Machine) ownerSession(owner int64) *session {
 	return m.sessions[owner]
 }
 
-func (m *Machine) logUndo(f func()) {
-	if m.undo != nil {
-		m.undo = append(m.undo, f)
-	}
+// beginUndo starts logging undos for a multi.
+func (m *Machine) beginUndo() { m.inMulti = true }
+
+// endUndo stops logging undos, keeping the emptied list for the next multi.
+func (m *Machine) endUndo() {
+	clear(m.undo)
+	m.undo, m.inMulti = m.undo[:0], false
 }
 
 // rollback undoes the current multi: tree, ephemerals, log and triggers.
 func (m *Machine) rollback() {
 	for j := len(m.undo) - 1; j >= 0; j-- {
-		m.undo[j]()
+		u := &m.undo[j]
+		if u.owner != nil {
+			u.owner.setEphemeral(u.p.path, u.p.kind != primAdd)
+		}
+		m.leader().undo(u)
 	}
 	if len(m.servers) > 1 {
 		m.log[len(m.log)-1].prims = nil

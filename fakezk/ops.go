@@ -33,7 +33,7 @@ func (m *Machine) doCreate(s *session, r Create) (string, error) {
 	}
 	path := r.Path
 	if r.Mode.IsSequential() {
-		path += sequenceSuffix(parent.cversion)
+		path = sequentialPath(path, parent.cversion)
 	}
 	if err := validatePath(path); err != nil {
 		return "", err
@@ -198,8 +198,8 @@ func (m *Machine) getChildren(s *session, r GetChildren) Reply {
 // before the failure OK, the failing op its code, later ones
 // RuntimeInconsistency.
 func (m *Machine) multi(s *session, r Multi) Reply {
-	m.undo = make([]func(), 0, 2*len(r.Ops))
-	defer func() { m.undo = nil }()
+	m.beginUndo()
+	defer m.endUndo()
 	results := make([]zkapi.OpResult, len(r.Ops))
 	for i, op := range r.Ops {
 		res, err := m.multiOp(s, op)

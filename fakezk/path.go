@@ -72,3 +72,21 @@ func sequenceSuffix(n int32) string {
 	}
 	return fmt.Sprintf("%010d", n)
 }
+
+// sequentialPath is prefix followed by n's sequence suffix, built in one
+// allocation: every sequential create names its node this way.
+func sequentialPath(prefix string, n int32) string {
+	if n < 0 {
+		return prefix + sequenceSuffix(n)
+	}
+	var digits [10]byte
+	d := strconv.AppendInt(digits[:0], int64(n), 10)
+	var b strings.Builder
+	b.Grow(len(prefix) + 10)
+	b.WriteString(prefix)
+	for range 10 - len(d) {
+		b.WriteByte('0')
+	}
+	b.Write(d)
+	return b.String()
+}

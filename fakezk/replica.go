@@ -22,8 +22,12 @@ type znode struct {
 	children []string // names, sorted: listings need no sort
 }
 
-// addChild inserts name in sorted order.
+// addChild inserts name in sorted order. A node's first child makes room
+// for a few: a node with one child usually gets more (a lock's queue).
 func (n *znode) addChild(name string) {
+	if n.children == nil {
+		n.children = make([]string, 0, 4)
+	}
 	i, _ := slices.BinarySearch(n.children, name)
 	n.children = slices.Insert(n.children, i, name)
 }
@@ -84,14 +88,18 @@ type replica struct {
 	// dataW, as on the real server.
 	dataW  watchTable
 	childW watchTable
+
+	free []*znode // removed nodes, for newNode
 }
 
 func newReplica() *replica {
 	t := map[string]*znode{}
-	for _, p := range []string{"/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config"} {
+	nodes := new([4]znode) // one allocation: a simulator makes a tree per run
+	for i, p := range [...]string{"/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config"} {
 		// Empty data, not null, as DataTree makes them; only the config
 		// node holds null (measured on 3.8.0).
-		t[p] = &znode{data: []byte{}}
+		nodes[i].data = []byte{}
+		t[p] = &nodes[i]
 		if p != "/" {
 			parent, name := parentOf(p)
 			t[parent].addChild(name)
@@ -105,66 +113,116 @@ func newReplica() *replica {
 	}
 }
 
-// apply performs p and returns what undoes it and the watch triggers it
-// causes. The sequence counter follows the configured overflow rule.
-func (r *replica) apply(p prim, overflow Overflow) (undo func(), fired []trigger) {
+// undoRec is what undoes one change a multi made on the leader, should a
+// later op of the multi fail. It is plain data in a list the Machine
+// reuses, so that a multi builds no closures.
+type undoRec struct {
+	p       prim
+	parent  *znode     // add, remove
+	n       *znode     // remove: the node taken out; set: the node changed
+	oldC    int32      // add: the parent's counter before
+	oldP    int64      // add, remove: the parent's Pzxid before
+	oldData []byte     // set
+	oldStat zkapi.Stat // set
+	owner   *session   // an ephemeral's add or remove: its session
+}
+
+// apply performs p and appends the watch triggers it causes to fired.
+// With u it also records in u what undoes p: only a multi, which may roll
+// back, asks for that. The sequence counter follows the configured
+// overflow rule.
+func (r *replica) apply(p prim, overflow Overflow, fired []trigger, u *undoRec) []trigger {
 	parentPath, name := parentOf(p.path)
 	switch p.kind {
 	case primAdd:
-		return r.add(p, parentPath, name, overflow), []trigger{
-			{p.path, zkapi.EventNodeCreated}, {parentPath, zkapi.EventNodeChildrenChanged}}
+		r.add(p, parentPath, name, overflow, u)
+		return append(fired, trigger{p.path, zkapi.EventNodeCreated}, trigger{parentPath, zkapi.EventNodeChildrenChanged})
 	case primRemove:
-		return r.remove(p, parentPath, name), []trigger{
-			{p.path, zkapi.EventNodeDeleted}, {parentPath, zkapi.EventNodeChildrenChanged}}
+		r.remove(p, parentPath, name, u)
+		return append(fired, trigger{p.path, zkapi.EventNodeDeleted}, trigger{parentPath, zkapi.EventNodeChildrenChanged})
 	default:
-		return r.set(p), []trigger{{p.path, zkapi.EventNodeDataChanged}}
+		r.set(p, u)
+		return append(fired, trigger{p.path, zkapi.EventNodeDataChanged})
 	}
 }
 
-func (r *replica) add(p prim, parentPath, name string, overflow Overflow) func() {
+// add, remove and set share p.data with the other replicas and the log:
+// Machine.change copied it from the caller once, and node data is only
+// ever replaced, never written to.
+func (r *replica) add(p prim, parentPath, name string, overflow Overflow, u *undoRec) {
 	parent := r.tree[parentPath]
-	r.tree[p.path] = &znode{
-		data: slices.Clone(p.data),
-		stat: zkapi.Stat{
-			Czxid: p.zxid, Mzxid: p.zxid, Pzxid: p.zxid,
-			Ctime: p.now, Mtime: p.now, EphemeralOwner: p.owner,
-		},
+	if u != nil {
+		*u = undoRec{p: p, parent: parent, oldC: parent.cversion, oldP: parent.stat.Pzxid}
 	}
-	oldC, oldP := parent.cversion, parent.stat.Pzxid
+	n := r.newNode()
+	n.data = p.data
+	n.stat = zkapi.Stat{
+		Czxid: p.zxid, Mzxid: p.zxid, Pzxid: p.zxid,
+		Ctime: p.now, Mtime: p.now, EphemeralOwner: p.owner,
+	}
+	r.tree[p.path] = n
 	parent.addChild(name)
 	// ZOOKEEPER-3249 (3.6.0+): a wrapped counter is never stored.
 	if next := parent.cversion + 1; next > parent.cversion || overflow == OverflowWrap {
 		parent.cversion = next
 	}
 	parent.stat.Pzxid = p.zxid
-	return func() {
-		delete(r.tree, p.path)
-		parent.removeChild(name)
-		parent.cversion, parent.stat.Pzxid = oldC, oldP
-	}
 }
 
-func (r *replica) remove(p prim, parentPath, name string) func() {
+func (r *replica) remove(p prim, parentPath, name string, u *undoRec) {
 	parent, n := r.tree[parentPath], r.tree[p.path]
-	oldP := parent.stat.Pzxid
+	if u != nil {
+		*u = undoRec{p: p, parent: parent, n: n, oldP: parent.stat.Pzxid}
+	} else {
+		r.free = append(r.free, n) // nothing can bring it back
+	}
 	delete(r.tree, p.path)
 	parent.removeChild(name)
 	parent.stat.Pzxid = p.zxid
-	return func() {
-		r.tree[p.path] = n
-		parent.addChild(name)
-		parent.stat.Pzxid = oldP
-	}
 }
 
-func (r *replica) set(p prim) func() {
+func (r *replica) set(p prim, u *undoRec) {
 	n := r.tree[p.path]
-	old, oldStat := n.data, n.stat
-	n.data = slices.Clone(p.data)
+	if u != nil {
+		*u = undoRec{p: p, n: n, oldData: n.data, oldStat: n.stat}
+	}
+	n.data = p.data
 	n.stat.Version++
 	n.stat.Mzxid = p.zxid
 	n.stat.Mtime = p.now
-	return func() { n.data, n.stat = old, oldStat }
+}
+
+// undo reverts the change u recorded, the last one not yet undone.
+func (r *replica) undo(u *undoRec) {
+	_, name := parentOf(u.p.path)
+	switch u.p.kind {
+	case primAdd:
+		delete(r.tree, u.p.path)
+		u.parent.removeChild(name)
+		u.parent.cversion, u.parent.stat.Pzxid = u.oldC, u.oldP
+	case primRemove:
+		r.tree[u.p.path] = u.n
+		u.parent.addChild(name)
+		u.parent.stat.Pzxid = u.oldP
+	default:
+		u.n.data, u.n.stat = u.oldData, u.oldStat
+	}
+}
+
+// newNode returns an empty node, reusing one removed for good: a lock's
+// nodes come and go all the time. No removed node is referred to: reads
+// copy what they return, and only a multi's undo keeps one, which is then
+// not freed.
+func (r *replica) newNode() *znode {
+	k := len(r.free)
+	if k == 0 {
+		return &znode{}
+	}
+	n := r.free[k-1]
+	r.free[k-1] = nil
+	r.free = r.free[:k-1]
+	*n = znode{children: n.children[:0]} // a removed node had no children
+	return n
 }
 
 // childNames returns a copy of n's children, sorted, for the caller to

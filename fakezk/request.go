@@ -114,31 +114,43 @@ func (r SetWatches) String() string {
 // a Multi, in order. SetWatches and Ping name none: SetWatches carries
 // watches to re-register, not nodes to act on.
 func Paths(req Request) []string {
+	if p, ok := requestPath(req); ok {
+		return []string{p}
+	}
+	m, ok := req.(Multi)
+	if !ok {
+		return nil
+	}
+	var ps []string
+	for _, op := range m.Ops {
+		if op != nil {
+			ps = append(ps, zkapi.OpPath(op))
+		}
+	}
+	return ps
+}
+
+// requestPath is the one node a request other than Multi, SetWatches and
+// Ping names; the client checks it before every request, so it builds
+// nothing.
+func requestPath(req Request) (string, bool) {
 	switch r := req.(type) {
 	case Create:
-		return []string{r.Path}
+		return r.Path, true
 	case Delete:
-		return []string{r.Path}
+		return r.Path, true
 	case Exists:
-		return []string{r.Path}
+		return r.Path, true
 	case GetData:
-		return []string{r.Path}
+		return r.Path, true
 	case SetData:
-		return []string{r.Path}
+		return r.Path, true
 	case GetChildren:
-		return []string{r.Path}
+		return r.Path, true
 	case Sync:
-		return []string{r.Path}
-	case Multi:
-		var ps []string
-		for _, op := range r.Ops {
-			if op != nil {
-				ps = append(ps, zkapi.OpPath(op))
-			}
-		}
-		return ps
+		return r.Path, true
 	}
-	return nil
+	return "", false
 }
 
 // OpString renders one Multi op the way the requests render.

@@ -36,23 +36,50 @@ func (r *replica) table(k watchKind) watchTable {
 // watch registers a watch on the session's server.
 func (m *Machine) watch(s *session, path string, k watchKind) {
 	t := m.servers[s.server].table(k)
-	if !slices.Contains(t[path], s.id) {
-		t[path] = append(t[path], s.id)
+	ids := t[path]
+	if !slices.Contains(ids, s.id) {
+		if ids == nil {
+			ids = m.spareIDs()
+		}
+		t[path] = append(ids, s.id)
 	}
-	s.watches[watchKey{path, k}] = struct{}{}
+	s.watches.add(watchKey{path, k})
+}
+
+// spareIDs returns an empty watcher list to reuse: a watch is set and
+// fired again and again on the same few paths, and each fire deletes its
+// path's list.
+func (m *Machine) spareIDs() []int64 {
+	if n := len(m.spare); n > 0 {
+		ids := m.spare[n-1]
+		m.spare = m.spare[:n-1]
+		return ids
+	}
+	return nil
+}
+
+// unwatchPath deletes path's watcher list from t, keeping the list for
+// spareIDs.
+func (m *Machine) unwatchPath(t watchTable, path string) {
+	if ids, ok := t[path]; ok {
+		delete(t, path)
+		if cap(ids) > 0 {
+			m.spare = append(m.spare, ids[:0])
+		}
+	}
 }
 
 func (m *Machine) dropWatches(s *session) {
-	for k := range s.watches {
+	s.watches.each(func(k watchKey) {
 		t := m.servers[s.server].table(k.kind)
 		ids := slices.DeleteFunc(t[k.path], func(id int64) bool { return id == s.id })
 		if len(ids) == 0 {
-			delete(t, k.path)
+			m.unwatchPath(t, k.path)
 		} else {
 			t[k.path] = ids
 		}
-	}
-	s.watches = map[watchKey]struct{}{}
+	})
+	s.watches.reset()
 }
 
 // dispatch notifies the leader's sessions of the triggers of the current
@@ -78,7 +105,8 @@ func (m *Machine) notifyOn(i int, fired []trigger, zxid int64) {
 		case zkapi.EventNodeDeleted:
 			kinds = []watchKind{watchData, watchChild}
 		}
-		for _, id := range m.takeWatchers(r, t.path, kinds) {
+		m.woken = m.takeWatchers(r, t.path, kinds, m.woken[:0])
+		for _, id := range m.woken {
 			s := m.sessions[id]
 			s.outbox = append(s.outbox, Notification{
 				Zxid: zxid, Event: zkapi.Event{Type: t.typ, Path: t.path},
@@ -87,17 +115,18 @@ func (m *Machine) notifyOn(i int, fired []trigger, zxid int64) {
 	}
 }
 
-func (m *Machine) takeWatchers(r *replica, path string, kinds []watchKind) []int64 {
-	var ids []int64
+// takeWatchers removes the watches of kinds on path and appends the
+// sessions that held them to ids, each once, in increasing order.
+func (m *Machine) takeWatchers(r *replica, path string, kinds []watchKind, ids []int64) []int64 {
 	for _, k := range kinds {
 		t := r.table(k)
 		for _, id := range t[path] {
-			delete(m.sessions[id].watches, watchKey{path, k})
+			m.sessions[id].watches.remove(watchKey{path, k})
 			if !slices.Contains(ids, id) { // one notification per session
 				ids = append(ids, id)
 			}
 		}
-		delete(t, path)
+		m.unwatchPath(t, path)
 	}
 	slices.Sort(ids)
 	return ids
@@ -170,7 +199,7 @@ func (m *Machine) WatchCount(i int) int {
 // server: set and not yet fired, nor dropped by a disconnect.
 func (m *Machine) SessionWatchCount(id int64) int {
 	if s := m.sessions[id]; s != nil {
-		return len(s.watches)
+		return s.watches.len()
 	}
 	return 0
 }

@@ -95,30 +95,34 @@ func CheckLocks(holds []Hold) LockReport {
 // Start, so the pair reported is the same for the same history.
 //
 // Sorted by (Start, End), a hold b overlaps an earlier hold a exactly when
-// b starts before a ends; so one pass that remembers the latest-ending
-// write and read so far finds a conflict if there is one.
+// b starts before a ends; so one pass per lock that remembers the
+// latest-ending write and read so far finds a conflict if there is one.
+// One sorted copy serves every lock, and none is made when the holds come
+// sorted, as a simulator's usually do: it runs once per schedule.
 func conflict(holds []Hold) (a, b Hold, found bool) {
-	byLock := map[string][]Hold{}
-	for _, h := range holds {
-		byLock[h.Lock] = append(byLock[h.Lock], h)
+	byLockStart := func(x, y Hold) int {
+		return cmp.Or(strings.Compare(x.Lock, y.Lock), cmp.Compare(x.Start, y.Start), cmp.Compare(end(x), end(y)))
 	}
-	locks := make([]string, 0, len(byLock))
-	for l := range byLock {
-		locks = append(locks, l)
+	hs := holds
+	if !slices.IsSortedFunc(hs, byLockStart) {
+		hs = slices.Clone(holds)
+		slices.SortStableFunc(hs, byLockStart)
 	}
-	sort.Strings(locks)
-	for _, l := range locks {
-		if a, b, found := conflictOn(byLock[l]); found {
+	for len(hs) > 0 {
+		n := 1
+		for n < len(hs) && hs[n].Lock == hs[0].Lock {
+			n++
+		}
+		if a, b, found := conflictOn(hs[:n]); found {
 			return a, b, true
 		}
+		hs = hs[n:]
 	}
 	return Hold{}, Hold{}, false
 }
 
+// conflictOn scans the holds of one lock, sorted by (Start, End).
 func conflictOn(hs []Hold) (a, b Hold, found bool) {
-	slices.SortStableFunc(hs, func(x, y Hold) int {
-		return cmp.Or(cmp.Compare(x.Start, y.Start), cmp.Compare(end(x), end(y)))
-	})
 	var write, read Hold // the latest-ending write and read so far
 	hasWrite, hasRead := false, false
 	for _, h := range hs {

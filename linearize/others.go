@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"sort"
 )
 
 // Wakeup is a watch notification a client received about a lock node.
@@ -19,30 +18,43 @@ type Wakeup struct {
 // Wakeups with no single cause (Cause < 0: catching up after a reconnect)
 // are not counted.
 func CheckHerd(wakeups []Wakeup, limit func(cause int64) int) ([]Violation, map[int64]int) {
-	woken := map[int64]map[int]bool{}
-	for _, w := range wakeups {
-		if w.Cause < 0 {
-			continue
-		}
-		if woken[w.Cause] == nil {
-			woken[w.Cause] = map[int]bool{}
-		}
-		woken[w.Cause][w.Client] = true
-	}
-	causes := make([]int64, 0, len(woken))
-	for c := range woken {
-		causes = append(causes, c)
-	}
-	sort.Slice(causes, func(i, j int) bool { return causes[i] < causes[j] })
+	woken := wokenBy(wakeups)
 	counts := map[int64]int{}
 	var vs []Violation
-	for _, c := range causes {
-		counts[c] = len(woken[c])
-		if n, max := len(woken[c]), limit(c); n > max {
+	for len(woken) > 0 {
+		c, n := woken[0].cause, 1
+		for n < len(woken) && woken[n].cause == c {
+			n++
+		}
+		woken = woken[n:]
+		counts[c] = n
+		if max := limit(c); n > max {
 			vs = append(vs, Violation{Class: Herd, Detail: fmt.Sprintf("one change (zxid %d) woke %d clients, at most %d could proceed", c, n, max)})
 		}
 	}
 	return vs, counts
+}
+
+// wake is one client woken by one change.
+type wake struct {
+	cause  int64
+	client int
+}
+
+// wokenBy lists the distinct (change, client) pairs of wakeups with a
+// cause, sorted: one slice rather than a set per change, as the check runs
+// once per schedule.
+func wokenBy(wakeups []Wakeup) []wake {
+	woken := make([]wake, 0, len(wakeups))
+	for _, w := range wakeups {
+		if w.Cause >= 0 {
+			woken = append(woken, wake{w.Cause, w.Client})
+		}
+	}
+	slices.SortFunc(woken, func(a, b wake) int {
+		return cmp.Or(cmp.Compare(a.cause, b.cause), cmp.Compare(a.client, b.client))
+	})
+	return slices.Compact(woken)
 }
 
 // Accepted is a write the protected resource accepted.
