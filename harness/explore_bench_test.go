@@ -88,3 +88,43 @@ func exhaust(b *testing.B, w harness.Workload, bounds sim.Bounds) *harness.Explo
 	}
 	return res
 }
+
+// BenchmarkExploreReductions: each reduction's share on the whole space
+// of a small workload (lock, 2 clients x 1 acquisition, no deviation
+// bound, so that sleep sets and symmetry both apply): the schedules and
+// distinct states of plain enumeration, then with fingerprints, sleep sets
+// and symmetry added one by one. Run with -benchtime 1x.
+func BenchmarkExploreReductions(b *testing.B) {
+	for _, tc := range []struct {
+		name   string
+		faults sim.Faults
+	}{{"no-faults", sim.Faults{}}, {"lose-reply", sim.Faults{LoseReply: 1}}} {
+		w := harness.Workload{Recipe: lock.MutexRecipe(), Clients: 2, Acquisitions: 1}
+		for _, step := range []struct {
+			name   string
+			bounds sim.Bounds
+		}{
+			{"plain", sim.Bounds{NoReduction: true}},
+			{"fingerprints+sleep", sim.Bounds{}},
+			{"fingerprints+sleep+symmetry", sim.Bounds{Symmetry: true}},
+		} {
+			if tc.name != "no-faults" && step.name == "plain" {
+				continue // too many schedules to enumerate
+			}
+			b.Run(tc.name+"/"+step.name, func(b *testing.B) {
+				bounds := step.bounds
+				bounds.Deviations, bounds.NoDeepening = -1, true
+				var res *harness.Exploration
+				for b.Loop() {
+					var err error
+					res, err = harness.Explore(context.Background(), sim.Config{Faults: tc.faults}, w, bounds)
+					if err != nil || res.Counterexample != nil || !res.Complete {
+						b.Fatalf("%v: %s", err, res.Coverage())
+					}
+				}
+				b.ReportMetric(float64(res.Schedules), "schedules")
+				b.ReportMetric(float64(res.Visited), "states")
+			})
+		}
+	}
+}

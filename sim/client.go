@@ -293,7 +293,7 @@ func (w *watch) wait(ctx context.Context) (zkapi.Event, error) {
 		for _, o := range w.c.sim.obs {
 			o.Blocks(w.c)
 		}
-		cl := &call{kind: callWatch, w: w, ctx: ctx}
+		cl := w.c.newCall(call{kind: callWatch, w: w, ctx: ctx})
 		w.c.park(cl, stWait)
 		if !w.fired {
 			return zkapi.Event{}, cl.err
