@@ -4,7 +4,8 @@
 # It starts a standalone server and a 3-node ensemble itself unless
 # ZKSIM_ZK_STANDALONE and ZKSIM_ZK_ENSEMBLE are already set, and stops what it
 # started by PID. BENCH_QUICK=1 runs every benchmark briefly (for CI);
-# BENCH_EXHAUST=1 adds the systematic search's bounds (scripts/bench-exhaust.sh).
+# BENCH_EXHAUST=1 adds the systematic search's bounds (scripts/bench-exhaust.sh) and
+# what each of its reductions saves (a whole space enumerated plainly: ~13 minutes).
 #
 # Usage: scripts/bench.sh          # everything, into BENCHMARKS.md
 #        scripts/bench.sh cores    # only exploration on 1 and 2 cores, to stdout
@@ -72,9 +73,13 @@ go test -run - -bench StandardWorkload -cpu 1 -benchtime "$t2" ./harness | tee -
 log "finding the zoo's bugs"
 go test -run - -bench ZooFind -benchtime "$t3" ./harness | tee -a "$raw" | grep -E '^Benchmark' >&2
 log "the systematic search"
-explore='ExploreZoo|ExploreExhaust'
-if [ -n "${BENCH_QUICK:-}" ]; then explore='ExploreZoo'; fi
+explore='ExploreZoo|ExploreZooSymmetry|ExploreExhaust'
+if [ -n "${BENCH_QUICK:-}" ]; then explore='ExploreZoo$'; fi
 go test -run - -bench "$explore" -benchtime 1x -timeout 30m ./harness | tee -a "$raw" | grep -E '^Benchmark' >&2
+if [ -n "${BENCH_EXHAUST:-}" ]; then
+	log "what each reduction saves: plain enumeration of a whole space (about 13 minutes)"
+	go test -run - -bench ExploreReductions -benchtime 1x -timeout 30m ./harness | tee -a "$raw" | grep -E '^Benchmark' >&2
+fi
 log "porcupine"
 go test -run - -bench 'CheckLocks|Porcupine' -benchtime "$t1" ./linearize | tee -a "$raw" | grep -E '^Benchmark' >&2
 log "lock handoff on the real servers"

@@ -150,6 +150,7 @@ func report(w io.Writer, r results, herd string) error {
 	}
 
 	exploreTables(w, r)
+	reductionsTable(w, r)
 
 	fmt.Fprint(w, "\n## Checking lock histories\n\n")
 	fmt.Fprint(w, "CheckLocks decides every history exactly, without search; porcupine's search is what it replaced as the verdict (it still draws the timeline).\n\n")
@@ -194,11 +195,17 @@ func exploreTables(w io.Writer, r results) {
 	zoo := names(r, "BenchmarkExploreZoo/")
 	if len(zoo) > 0 {
 		fmt.Fprint(w, "\n## Systematic search: finding each zoo bug (one fault of each kind, deepening on deviations, one core)\n\n")
-		fmt.Fprint(w, "| bug | clients x 1 | deviations | states | schedules | time | counterexample lines |\n|---|---|---|---|---|---|---|\n")
+		fmt.Fprint(w, "With symmetry: the same search with Bounds.Symmetry (`-symmetry`), clients interchangeable.\n\n")
+		fmt.Fprint(w, "| bug | clients x 1 | deviations | states | schedules | time | counterexample lines | with symmetry: deviations, states, time |\n|---|---|---|---|---|---|---|---|\n")
 		for _, name := range zoo {
 			m := r[name]
-			fmt.Fprintf(w, "| zoo/%s | %.0f | %.0f | %.0f | %.0f | %s | %.0f |\n", strings.TrimPrefix(name, "BenchmarkExploreZoo/"),
-				m["clients"], m["deviations"], m["states"], m["schedules"], dur(m["ns/op"]), m["trace-lines"])
+			bug := strings.TrimPrefix(name, "BenchmarkExploreZoo/")
+			sym := "-"
+			if ms, ok := r["BenchmarkExploreZooSymmetry/"+bug]; ok {
+				sym = fmt.Sprintf("%.0f, %.0f, %s", ms["deviations"], ms["states"], dur(ms["ns/op"]))
+			}
+			fmt.Fprintf(w, "| zoo/%s | %.0f | %.0f | %.0f | %.0f | %s | %.0f | %s |\n", bug,
+				m["clients"], m["deviations"], m["states"], m["schedules"], dur(m["ns/op"]), m["trace-lines"], sym)
 		}
 	}
 	ex := names(r, "BenchmarkExploreExhaust/")
@@ -211,6 +218,26 @@ func exploreTables(w io.Writer, r results) {
 			fmt.Fprintf(w, "| %s | %.0f | %.0f | %s | %.0f | %.2fx |\n", strings.TrimPrefix(name, "BenchmarkExploreExhaust/"),
 				m["states"], m["schedules"], dur(m["ns/op"]), m["states/s"], m["reduction"])
 		}
+	}
+}
+
+// reductionsTable reports what each reduction saves on the whole space
+// of a small workload (BenchmarkExploreReductions).
+func reductionsTable(w io.Writer, r results) {
+	rs := names(r, "BenchmarkExploreReductions/")
+	if len(rs) == 0 {
+		return
+	}
+	fmt.Fprint(w, "\n## Systematic search: what each reduction saves (lock, 2 clients x 1, no deviation bound, one core)\n\n")
+	fmt.Fprint(w, "Every schedule of the workload, complete: plain enumeration, then state fingerprints with sleep sets, then symmetry too.\n\n")
+	fmt.Fprint(w, "| faults / reductions | schedules | distinct states | time |\n|---|---|---|---|\n")
+	for _, name := range rs {
+		m := r[name]
+		states := "-"
+		if m["states"] > 0 {
+			states = fmt.Sprintf("%.0f", m["states"])
+		}
+		fmt.Fprintf(w, "| %s | %.0f | %s | %s |\n", strings.TrimPrefix(name, "BenchmarkExploreReductions/"), m["schedules"], states, dur(m["ns/op"]))
 	}
 }
 
