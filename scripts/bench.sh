@@ -27,7 +27,7 @@ cores_section() {
 		printf "| %s | %.0f | %.0f | %.2fx | %.0f µs | %.0f µs |\n", name, v["schedules/s-1core"], v["schedules/s-2cores"],
 			v["ratio"], v["cpu-us/schedule-1core"], v["cpu-us/schedule-2cores"]
 	}' "$1"
-	printf '\nOne core: -parallel 1 with GOMAXPROCS=1; two: -parallel 2 with GOMAXPROCS=2; 1000 seeds each, CPU time is user+system of every thread.\n'
+	printf '\nOne core: -parallel 1 with GOMAXPROCS=1; two: -parallel 2 with GOMAXPROCS=2; 10,000 seeds each, CPU time is user+system of every thread.\n'
 	printf '"standard" is the workload of the table above; "run-default" is what zksim run explores by default (deadlines, a follower on odd seeds).\n'
 }
 
