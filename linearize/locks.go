@@ -97,28 +97,39 @@ func CheckLocks(holds []Hold) LockReport {
 // Sorted by (Start, End), a hold b overlaps an earlier hold a exactly when
 // b starts before a ends; so one pass per lock that remembers the
 // latest-ending write and read so far finds a conflict if there is one.
-// One sorted copy serves every lock, and none is made when the holds come
-// sorted, as a simulator's usually do: it runs once per schedule.
 func conflict(holds []Hold) (a, b Hold, found bool) {
-	byLockStart := func(x, y Hold) int {
-		return cmp.Or(strings.Compare(x.Lock, y.Lock), cmp.Compare(x.Start, y.Start), cmp.Compare(end(x), end(y)))
-	}
-	hs := holds
-	if !slices.IsSortedFunc(hs, byLockStart) {
-		hs = slices.Clone(holds)
-		slices.SortStableFunc(hs, byLockStart)
-	}
-	for len(hs) > 0 {
-		n := 1
-		for n < len(hs) && hs[n].Lock == hs[0].Lock {
-			n++
+	if len(holds) > 0 && !slices.ContainsFunc(holds, func(h Hold) bool { return h.Lock != holds[0].Lock }) {
+		// One lock, as a simulator's workload has: sorted in place of a
+		// copy when the holds come sorted, as they usually do.
+		hs := holds
+		if !slices.IsSortedFunc(hs, byStart) {
+			hs = slices.Clone(holds)
+			slices.SortStableFunc(hs, byStart)
 		}
-		if a, b, found := conflictOn(hs[:n]); found {
+		return conflictOn(hs)
+	}
+	byLock := map[string][]Hold{}
+	for _, h := range holds {
+		byLock[h.Lock] = append(byLock[h.Lock], h)
+	}
+	locks := make([]string, 0, len(byLock))
+	for l := range byLock {
+		locks = append(locks, l)
+	}
+	sort.Strings(locks)
+	for _, l := range locks {
+		hs := byLock[l]
+		slices.SortStableFunc(hs, byStart)
+		if a, b, found := conflictOn(hs); found {
 			return a, b, true
 		}
-		hs = hs[n:]
 	}
 	return Hold{}, Hold{}, false
+}
+
+// byStart orders one lock's holds by (Start, End).
+func byStart(x, y Hold) int {
+	return cmp.Or(cmp.Compare(x.Start, y.Start), cmp.Compare(end(x), end(y)))
 }
 
 // conflictOn scans the holds of one lock, sorted by (Start, End).
