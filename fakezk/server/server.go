@@ -135,7 +135,10 @@ func (s *Server) Listen(addr string) (net.Addr, error) {
 func (s *Server) Serve(l net.Listener) error { return s.ServeReplica(l, 0) }
 
 // ServeReplica accepts connections on l for replica i: 0 the leader,
-// 1..Followers a follower.
+// 1..Followers a follower. It returns ErrClosed after Close, and the
+// error of an Accept on a listener closed by someone else; any other
+// failed Accept (out of file descriptors, say) is retried after a delay
+// of 5 ms that doubles up to 1 s, logged once per streak.
 func (s *Server) ServeReplica(l net.Listener, i int) error {
 	if i < 0 || i > s.m.Config().Followers {
 		l.Close()
@@ -149,19 +152,20 @@ func (s *Server) ServeReplica(l net.Listener, i int) error {
 	}
 	s.listeners[l] = struct{}{}
 	s.mu.Unlock()
+	var b acceptBackoff
 	for {
 		nc, err := l.Accept()
-		if err != nil {
+		if err == nil {
+			b.succeeded(s)
+			s.accept(nc, i)
+			continue
+		}
+		if err = s.acceptFailed(err, &b); err != nil {
 			s.mu.Lock()
-			closed := s.closed
 			delete(s.listeners, l)
 			s.mu.Unlock()
-			if closed {
-				return ErrClosed
-			}
 			return err
 		}
-		s.accept(nc, i)
 	}
 }
 
