@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -17,8 +18,8 @@ import (
 )
 
 const serveUsage = `usage: zksim serve [-addr HOST:PORT] [-control HOST:PORT] [-tick MS] [-seed S]
-                   [-followers N] [-max-conns N] [-max-frame BYTES] [-overflow pin|wrap]
-                   [-faults SPEC] [-v]
+                   [-followers N] [-max-conns N] [-max-frame BYTES] [-frame-budget BYTES]
+                   [-overflow pin|wrap] [-faults SPEC] [-v]
 
 Serves the in-memory ZooKeeper over ZooKeeper's client protocol, so that an
 unmodified client (go-zookeeper, kazoo, zkCli.sh, Curator) can run against
@@ -31,7 +32,11 @@ interface (HTTP) while it runs:
 
 It prints one line per address ("zksim serve: leader on 127.0.0.1:PORT",
 a follower line per -followers, "zksim serve: control on http://...") and
-runs until interrupted (SIGINT or SIGTERM).
+runs until interrupted (SIGINT or SIGTERM). The tree lives in memory only:
+stopping serve (or kill -9) loses it, as a real server whose data
+directory is wiped. Out of file descriptors, it retries accepting after
+5 ms, doubling up to 1 s; a request frame that does not fit in
+-frame-budget closes its connection (the session lives on).
 
 Exit codes: 0 stopped by a signal, 1 cannot listen or serve, 2 usage error.
 `
@@ -60,6 +65,8 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 	fs.IntVar(&c.followers, "followers", 0, "follower servers (each on its own port) whose sessions may read stale data")
 	maxConns := fs.Int("max-conns", 60, "connections per client IP (maxClientCnxns; 0 no limit)")
 	maxFrame := fs.Int("max-frame", fakezk.DefaultMaxFrame, "largest request frame in bytes (jute.maxbuffer)")
+	budget := fs.Int("frame-budget", server.DefaultFrameBudget,
+		"bytes all connections together may hold for request frames still arriving (at least -max-frame; 0 no limit)")
 	overflow := fs.String("overflow", "pin", "sequence counter past 2^31-1: pin (ZooKeeper 3.6+) or wrap")
 	fs.StringVar(&c.faults, "faults", "", "faults to arm at start (a fault spec, see below)")
 	fs.BoolVar(&c.verbose, "v", false, "log connections, sessions and faults to stderr")
@@ -80,6 +87,8 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 		return bad("-max-conns must be >= 0, got %d", *maxConns)
 	case *maxFrame < 1024:
 		return bad("-max-frame must be at least 1024 bytes, got %d", *maxFrame)
+	case *budget < 0 || *budget > 0 && *budget < *maxFrame && flagSet(fs, "frame-budget"):
+		return bad("-frame-budget must be 0 or at least -max-frame (%d), got %d", *maxFrame, *budget)
 	case *overflow != "pin" && *overflow != "wrap":
 		return bad("-overflow must be pin or wrap, got %q", *overflow)
 	}
@@ -97,6 +106,14 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 	}
 	if *maxConns == 0 {
 		c.srv.MaxClientCnxns = -1
+	}
+	switch {
+	case !flagSet(fs, "frame-budget"):
+		// The server's default: the flag's, or -max-frame if larger.
+	case *budget == 0:
+		c.srv.FrameBudget = -1
+	default:
+		c.srv.FrameBudget = *budget
 	}
 	if *overflow == "wrap" {
 		c.srv.Machine.Overflow = fakezk.OverflowWrap
@@ -174,4 +191,11 @@ func startControl(srv *server.Server, addr string, stdout io.Writer) (func(), er
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go hs.Serve(l)
 	return func() { hs.Close() }, nil
+}
+
+// flagSet reports whether name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

@@ -24,6 +24,8 @@ func TestServe_Usage(t *testing.T) {
 		{[]string{"-followers", "11"}, "-followers must be 0-10"},
 		{[]string{"-overflow", "up"}, `-overflow must be pin or wrap, got "up"`},
 		{[]string{"-max-frame", "10"}, "-max-frame must be at least 1024"},
+		{[]string{"-frame-budget", "-1"}, "-frame-budget must be 0 or at least -max-frame (1048575), got -1"},
+		{[]string{"-max-frame", "2000000", "-frame-budget", "1999999"}, "-frame-budget must be 0 or at least -max-frame (2000000)"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 		{[]string{"-nope"}, "flag provided but not defined: -nope"},
 		{[]string{"-faults", "drop-reply:op=crate"}, `unknown op "crate"`},
@@ -37,6 +39,27 @@ func TestServe_Usage(t *testing.T) {
 		code := serve(context.Background(), tc.args, &stdout, &stderr)
 		if code != 2 || !strings.Contains(stderr.String(), tc.want) {
 			t.Errorf("serve %q = %d, stderr %q; want 2 and %q", tc.args, code, stderr.String(), tc.want)
+		}
+	}
+}
+
+// TestServe_FrameBudgetFlag: -frame-budget reaches the server's config,
+// 0 meaning no limit, and its absence leaves the server's default (which
+// grows to a -max-frame above it).
+func TestServe_FrameBudgetFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{nil, 0},
+		{[]string{"-max-frame", "100000000"}, 0},
+		{[]string{"-frame-budget", "0"}, -1},
+		{[]string{"-frame-budget", "2000000"}, 2000000},
+	} {
+		var stderr bytes.Buffer
+		c, code := parseServe(tc.args, &stderr)
+		if code >= 0 || c.srv.FrameBudget != tc.want {
+			t.Errorf("parseServe %q: exit %d, FrameBudget %d; want it to go on with %d (%s)", tc.args, code, c.srv.FrameBudget, tc.want, stderr.String())
 		}
 	}
 }

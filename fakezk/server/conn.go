@@ -161,7 +161,8 @@ func (c *conn) waitUntil(at time.Time, w *bufio.Writer) bool {
 
 // readLoop runs the handshake, then serves requests until the connection
 // fails or the server ends it. Any malformed or oversized frame closes the
-// connection and keeps the session, as ZooKeeper does.
+// connection and keeps the session, as ZooKeeper does, and so does a
+// frame that does not fit in the frame budget.
 func (c *conn) readLoop() {
 	defer c.s.wg.Done()
 	defer c.s.forget(c)
@@ -172,13 +173,13 @@ func (c *conn) readLoop() {
 	max := c.s.m.Config().MaxFrame
 	var buf []byte
 	for {
-		frame, err := wire.ReadFrame(r, buf, max)
+		frame, err := c.readFrame(r, buf, max)
 		if err != nil {
 			c.readFailed(err)
 			return
 		}
-		buf = frame
 		req, err := wire.DecodeRequest(frame)
+		buf = c.doneWith(frame)
 		if err != nil {
 			c.readFailed(err)
 			return
@@ -208,12 +209,13 @@ func (c *conn) handshake(r *bufio.Reader) bool {
 		c.nc.Write([]byte(c.s.fourLetter(word, r)))
 		return false
 	}
-	frame, err := wire.ReadBody(r, prefix, nil, c.s.m.Config().MaxFrame)
+	frame, err := c.readBody(r, prefix, nil, c.s.m.Config().MaxFrame)
 	if err != nil {
 		c.readFailed(err)
 		return false
 	}
 	req, err := wire.DecodeConnect(frame)
+	c.doneWith(frame)
 	if err != nil {
 		c.readFailed(err)
 		return false

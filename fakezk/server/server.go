@@ -52,6 +52,16 @@ type Config struct {
 	// as ZooKeeper's maxClientCnxns: a connection beyond it is closed at
 	// once. Default 60; negative means no limit.
 	MaxClientCnxns int
+	// FrameBudget bounds the bytes that all connections together hold
+	// for request frames still arriving, so that many clients each
+	// trickling a large frame cannot exhaust the host's memory. A frame
+	// reserves its declared length when its header arrives and releases
+	// it once read (or when its connection closes); a frame that does not
+	// fit closes its connection, as an oversized frame does, and the
+	// session lives on. Default DefaultFrameBudget, or Machine.MaxFrame
+	// if that is larger; negative means no limit. Besides the budget each
+	// connection keeps up to about 20 KiB of read buffers.
+	FrameBudget int
 	// Logf, if set, receives one line per connection event and fault.
 	Logf func(format string, args ...any)
 }
@@ -82,12 +92,32 @@ type Server struct {
 	changed   ctxcond.Var // broadcast by deliver
 	closed    bool
 
+	budget frameBudget // has its own lock
+
 	done chan struct{}
 	wg   sync.WaitGroup
 }
 
-// ErrClosed is returned by Serve once the Server is closed.
-var ErrClosed = errors.New("server: closed")
+var (
+	// ErrClosed is returned by Serve once the Server is closed.
+	ErrClosed = errors.New("server: closed")
+	// errConfig is returned by New for a Config it cannot serve.
+	errConfig = errors.New("server: invalid config")
+)
+
+// frameBudgetFor is the limit of Config.FrameBudget, checked: 0 for no
+// limit.
+func frameBudgetFor(budget, maxFrame int) (int, error) {
+	switch {
+	case budget < 0:
+		return 0, nil
+	case budget == 0:
+		return max(DefaultFrameBudget, maxFrame), nil
+	case budget < maxFrame:
+		return 0, fmt.Errorf("%w: FrameBudget %d is below MaxFrame %d: a largest frame could never be read", errConfig, budget, maxFrame)
+	}
+	return budget, nil
+}
 
 // New returns a Server over a fresh Machine and starts its clock.
 func New(cfg Config) (*Server, error) {
@@ -98,12 +128,17 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	budget, err := frameBudgetFor(cfg.FrameBudget, m.Config().MaxFrame)
+	if err != nil {
+		return nil, err
+	}
 	s := &Server{
 		cfg: cfg, tick: time.Duration(m.Config().TickMillis) * time.Millisecond, sessionless: sessionlessTimeout,
 		m: m, conns: map[*conn]struct{}{}, bySession: map[int64]*conn{},
 		perIP:  map[string]int{},
 		delays: map[int64]time.Duration{}, abandoned: map[int64]bool{}, listeners: map[net.Listener]struct{}{},
-		done: make(chan struct{}),
+		budget: frameBudget{limit: budget},
+		done:   make(chan struct{}),
 	}
 	s.wg.Add(1)
 	go s.clock()
@@ -135,7 +170,10 @@ func (s *Server) Listen(addr string) (net.Addr, error) {
 func (s *Server) Serve(l net.Listener) error { return s.ServeReplica(l, 0) }
 
 // ServeReplica accepts connections on l for replica i: 0 the leader,
-// 1..Followers a follower.
+// 1..Followers a follower. It returns ErrClosed after Close, and the
+// error of an Accept on a listener closed by someone else; any other
+// failed Accept (out of file descriptors, say) is retried after a delay
+// of 5 ms that doubles up to 1 s, logged once per streak.
 func (s *Server) ServeReplica(l net.Listener, i int) error {
 	if i < 0 || i > s.m.Config().Followers {
 		l.Close()
@@ -149,19 +187,20 @@ func (s *Server) ServeReplica(l net.Listener, i int) error {
 	}
 	s.listeners[l] = struct{}{}
 	s.mu.Unlock()
+	var b acceptBackoff
 	for {
 		nc, err := l.Accept()
-		if err != nil {
+		if err == nil {
+			b.succeeded(s)
+			s.accept(nc, i)
+			continue
+		}
+		if err = s.acceptFailed(err, &b); err != nil {
 			s.mu.Lock()
-			closed := s.closed
 			delete(s.listeners, l)
 			s.mu.Unlock()
-			if closed {
-				return ErrClosed
-			}
 			return err
 		}
-		s.accept(nc, i)
 	}
 }
 
