@@ -9,7 +9,9 @@ import (
 )
 
 // create checks in the server's order: path syntax (after the sequence
-// suffix is appended) -> parent missing -> node exists -> parent ephemeral.
+// suffix is appended) -> parent missing -> the parent's ACL (only
+// /zookeeper/config refuses: the fake keeps no other ACLs) -> node exists
+// -> parent ephemeral.
 func (m *Machine) create(s *session, r Create) Reply {
 	path, err := m.doCreate(s, r)
 	if err != nil {
@@ -30,6 +32,9 @@ func (m *Machine) doCreate(s *session, r Create) (string, error) {
 	parent := tree[parentPath]
 	if parent == nil {
 		return "", zkapi.ErrNoNode
+	}
+	if parentPath == configPath {
+		return "", fmt.Errorf("%w: %s is read-only", zkapi.ErrNoAuth, configPath)
 	}
 	path := r.Path
 	if r.Mode.IsSequential() {
@@ -111,6 +116,9 @@ func (m *Machine) doSetData(path string, data []byte, version int32) (zkapi.Stat
 	n, err := m.lookupWrite(path)
 	if err != nil {
 		return zkapi.Stat{}, err
+	}
+	if path == configPath { // its ACL, checked before the version
+		return zkapi.Stat{}, fmt.Errorf("%w: %s is read-only", zkapi.ErrNoAuth, configPath)
 	}
 	if version != zkapi.AnyVersion && version != n.stat.Version {
 		return zkapi.Stat{}, zkapi.ErrBadVersion

@@ -50,6 +50,11 @@ func (n *znode) view() zkapi.Stat {
 	return st
 }
 
+// configPath is the dynamic configuration's node. Without reconfigEnabled
+// ZooKeeper gives it a read-only ACL (world:anyone READ): a setData on it
+// and a create under it answer NoAuth.
+const configPath = "/zookeeper/config"
+
 // specialPaths cannot be deleted (the server answers BadArguments).
 var specialPaths = map[string]bool{
 	"/": true, "/zookeeper": true, "/zookeeper/quota": true, "/zookeeper/config": true,
@@ -96,8 +101,9 @@ func newReplica() *replica {
 	t := map[string]*znode{}
 	nodes := new([4]znode) // one allocation: a simulator makes a tree per run
 	for i, p := range [...]string{"/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config"} {
-		// Empty data, not null, as DataTree makes them; only the config
-		// node holds null (measured on 3.8.0).
+		// Empty data, not null, as DataTree makes them (the config node
+		// too: measured on 3.8.0, raw case "/zookeeper/config is
+		// read-only").
 		nodes[i].data = []byte{}
 		t[p] = &nodes[i]
 		if p != "/" {
@@ -105,8 +111,7 @@ func newReplica() *replica {
 			t[parent].addChild(name)
 		}
 	}
-	t["/zookeeper/config"].stat.Aversion = -1 // measured on 3.8.0
-	t["/zookeeper/config"].data = nil
+	t[configPath].stat.Aversion = -1 // measured on 3.8.0
 	return &replica{
 		tree:  t,
 		dataW: watchTable{}, childW: watchTable{},

@@ -226,6 +226,10 @@ func opcodes() []rawCase {
 			return cat(req(7, wire.OpCreateSession, jb{}.i32(4000)), exists(8, e.root, false))
 		}},
 		{name: "ping with any xid", send: func(env) []byte { return req(12345, wire.OpPing, nil) }},
+		{name: "/zookeeper/config is read-only", send: func(env) []byte {
+			return cat(getData(1, "/zookeeper/config", false), setData(2, "/zookeeper/config", "x", -1),
+				create(3, "/zookeeper/config/x", "", 0), getData(4, "/zookeeper/config", false))
+		}},
 		{name: "ping with a body", send: func(env) []byte { return req(-2, wire.OpPing, jb{}.str("junk")) }},
 		{name: "auth digest", send: func(env) []byte { return req(-4, wire.OpAuth, jb{}.i32(0).str("digest").str("user:pw")) }},
 		{name: "auth ip with its own xid", send: func(env) []byte { return req(33, wire.OpAuth, jb{}.i32(0).str("ip").str("")) }},
