@@ -25,7 +25,7 @@ type Conn struct {
 	partitioned bool
 	closed      bool
 	watches     WatchTable[*watch]
-	sess        zkapi.Session
+	sess        sessionLog
 	changed     ctxcond.Var // broadcast at every session change
 }
 
@@ -68,13 +68,18 @@ func (c *Conn) openSession() {
 }
 
 func (c *Conn) setState(st zkapi.State) {
-	c.sess = zkapi.Session{ID: c.id, State: st, Seq: c.sess.Seq + 1}
+	c.sess.push(c.id, st)
 	c.changed.Broadcast()
 }
 
 // learnExpired: the old session is reported expired, its watches end, and
-// a new session takes its place.
+// a new session takes its place. A connected client first sees its
+// connection drop, since the server closes it (ZooKeeper 3.8.0 through
+// go-zookeeper reports Disconnected, Expired, then the new Connected).
 func (c *Conn) learnExpired() {
+	if c.sess.latest().State == zkapi.StateConnected {
+		c.setState(zkapi.StateDisconnected)
+	}
 	c.setState(zkapi.StateExpired)
 	for _, w := range c.watches.TakeAll() {
 		w.fire(zkapi.Event{Type: zkapi.EventNotWatching, Path: w.path, Err: zkapi.ErrSessionExpired})

@@ -10,15 +10,20 @@ import (
 func (c *Conn) Session() zkapi.Session {
 	c.srv.mu.Lock()
 	defer c.srv.mu.Unlock()
-	return c.sess
+	return c.sess.latest()
 }
 
-// WaitSession implements zkapi.Conn.
+// WaitSession implements zkapi.Conn. It returns the snapshot numbered
+// seq+1 while the Conn remembers it (the last 64), otherwise the oldest it
+// remembers, so a caller stepping through snapshots sees every transition
+// (Disconnected, Expired for the old session, Connected for the new one),
+// as zkapi/gozk's Conn does.
 func (c *Conn) WaitSession(ctx context.Context, seq uint64) (zkapi.Session, error) {
 	var sess zkapi.Session
 	err := c.changed.Wait(ctx, &c.srv.mu, func() bool {
-		sess = c.sess
-		return sess.Seq > seq
+		var ok bool
+		sess, ok = c.sess.after(seq)
+		return ok
 	})
 	return sess, err
 }

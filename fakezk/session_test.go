@@ -3,6 +3,7 @@ package fakezk_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/zksim/zksim/fakezk"
@@ -83,7 +84,9 @@ func TestSession_ConnectedNeverExpires(t *testing.T) {
 }
 
 // WaitSession reports every change; Expire on a connected client reports
-// Expired for the old id before the new session.
+// its connection dropping, then Expired for the old id, then the new
+// session, as ZooKeeper 3.8.0 through go-zookeeper does (recorded in
+// internal/conformance/testdata/scenarios/session-states.txt).
 func TestSession_WaitSeesExpiry(t *testing.T) {
 	srv := newServer(t, fakezk.Config{})
 	c := connect(t, srv, fakezk.ConnOptions{})
@@ -91,12 +94,8 @@ func TestSession_WaitSeesExpiry(t *testing.T) {
 	if err := srv.Expire(s0.ID); err != nil {
 		t.Fatal(err)
 	}
-	s1, err := c.WaitSession(ctx, s0.Seq)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !s1.Lost(s0.ID) {
-		t.Fatalf("WaitSession after expiry: %v", s1)
+	if got, want := steps(t, c, s0), "Disconnected Expired Connected(new)"; got != want {
+		t.Fatalf("WaitSession after expiry: %s, want %s", got, want)
 	}
 	if err := srv.Expire(s0.ID); !errors.Is(err, zkapi.ErrSessionExpired) {
 		t.Fatalf("expiring a dead session: %v", err)
@@ -106,6 +105,50 @@ func TestSession_WaitSeesExpiry(t *testing.T) {
 	if _, err := c.WaitSession(cctx, c.Session().Seq); !errors.Is(err, context.Canceled) {
 		t.Fatalf("WaitSession on a cancelled ctx: %v", err)
 	}
+}
+
+// A partitioned session that expires is learnt on Heal: WaitSession still
+// steps through Expired for the old id before the new session, though the
+// Conn makes both changes at once.
+func TestSession_WaitSeesPartitionedExpiry(t *testing.T) {
+	srv := newServer(t, fakezk.Config{})
+	c := connect(t, srv, fakezk.ConnOptions{})
+	s0 := c.Session()
+	for _, step := range []func() error{
+		func() error { return srv.Partition(s0.ID) },
+		func() error { return srv.Expire(s0.ID) },
+		func() error { return srv.Heal(s0.ID) },
+	} {
+		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := steps(t, c, s0), "Disconnected Expired Connected(new)"; got != want {
+		t.Fatalf("WaitSession after a partitioned expiry: %s, want %s", got, want)
+	}
+}
+
+// steps follows c's session snapshots from from to the current one, one
+// WaitSession at a time, as "State" words with "(new)" at an ID change.
+func steps(t *testing.T, c zkapi.Conn, from zkapi.Session) string {
+	t.Helper()
+	var parts []string
+	for last, cur := from, c.Session(); last.Seq < cur.Seq; {
+		s, err := c.WaitSession(ctx, last.Seq)
+		if err != nil {
+			t.Fatalf("WaitSession(%d): %v", last.Seq, err)
+		}
+		if s.Seq != last.Seq+1 {
+			t.Fatalf("WaitSession(%d) skipped to %v", last.Seq, s)
+		}
+		part := s.State.String()
+		if s.ID != last.ID {
+			part += "(new)"
+		}
+		parts = append(parts, part)
+		last = s
+	}
+	return strings.Join(parts, " ")
 }
 
 func TestConn_Close(t *testing.T) {
