@@ -39,7 +39,12 @@ type Config struct {
 	// connection. Default DefaultMaxFrame.
 	MaxFrame int
 	// ContainerCheckTicks reaps empty containers every so many ticks, as
-	// ZooKeeper's ContainerManager does; 0 reaps only on ReapContainers.
+	// ZooKeeper's ContainerManager does. A negative value never reaps by
+	// itself (only on ReapContainers); so does 0 on a Machine, which the
+	// simulator drives and reaps as a fault of its own. A Server reads 0 as
+	// every 60 s of virtual time (DefaultContainerCheckMillis, ZooKeeper's
+	// znode.container.checkIntervalMs default), so plain tests see
+	// containers reaped as on a real server; set -1 to turn that off.
 	ContainerCheckTicks int
 	// Followers is the number of follower servers beside the leader (0: a
 	// standalone server). Sessions on a follower may read stale state until
@@ -52,9 +57,31 @@ type Config struct {
 
 var errConfig = errors.New("fakezk: invalid config")
 
+// DefaultContainerCheckMillis is how often a Server reaps empty
+// containers when Config.ContainerCheckTicks is 0: ZooKeeper's default
+// znode.container.checkIntervalMs.
+const DefaultContainerCheckMillis = 60000
+
+// defaultTickMillis is ZooKeeper's default tickTime.
+const defaultTickMillis = 2000
+
+// forServer fills in the defaults a Server has and a Machine has not: a
+// container reaper every DefaultContainerCheckMillis of virtual time (at
+// least once a tick, at most that long apart).
+func (c Config) forServer() Config {
+	if c.ContainerCheckTicks == 0 {
+		tick := c.TickMillis
+		if tick <= 0 { // 0 is the default; NewMachine rejects a negative one
+			tick = defaultTickMillis
+		}
+		c.ContainerCheckTicks = int(max(1, DefaultContainerCheckMillis/tick))
+	}
+	return c
+}
+
 func (c Config) withDefaults() (Config, error) {
 	if c.TickMillis == 0 {
-		c.TickMillis = 2000
+		c.TickMillis = defaultTickMillis
 	}
 	if c.MaxFrame == 0 {
 		c.MaxFrame = DefaultMaxFrame
@@ -64,8 +91,6 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("%w: TickMillis %d is negative", errConfig, c.TickMillis)
 	case c.MaxFrame < 0:
 		return c, fmt.Errorf("%w: MaxFrame %d is negative", errConfig, c.MaxFrame)
-	case c.ContainerCheckTicks < 0:
-		return c, fmt.Errorf("%w: ContainerCheckTicks %d is negative", errConfig, c.ContainerCheckTicks)
 	case c.Followers < 0:
 		return c, fmt.Errorf("%w: Followers %d is negative", errConfig, c.Followers)
 	case c.Overflow != OverflowPin && c.Overflow != OverflowWrap:

@@ -179,7 +179,7 @@ func TestConn_Close(t *testing.T) {
 
 func TestConfig_Invalid(t *testing.T) {
 	for _, cfg := range []fakezk.Config{
-		{TickMillis: -1}, {MaxFrame: -1}, {ContainerCheckTicks: -1},
+		{TickMillis: -1}, {MaxFrame: -1},
 		{Followers: -1}, {Overflow: 7},
 	} {
 		if _, err := fakezk.NewMachine(cfg); err == nil {
