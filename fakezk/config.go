@@ -53,6 +53,13 @@ type Config struct {
 	// SortChildren returns children sorted instead of shuffled, for tests
 	// that want to read replies as literals.
 	SortChildren bool
+	// EpochMillis is the wall-clock time, in ms since 1970, that virtual
+	// time 0 stands for: nodes' ctime and mtime are EpochMillis plus the
+	// virtual time, as a real server stamps them from its clock. It never
+	// comes from the host's clock, so runs repeat. A Machine keeps 0
+	// (the simulator's traces print virtual ms); a Server reads 0 as
+	// DefaultEpochMillis.
+	EpochMillis int64
 }
 
 var errConfig = errors.New("fakezk: invalid config")
@@ -62,13 +69,22 @@ var errConfig = errors.New("fakezk: invalid config")
 // znode.container.checkIntervalMs.
 const DefaultContainerCheckMillis = 60000
 
+// DefaultEpochMillis is the time a Server's virtual clock starts at when
+// Config.EpochMillis is 0: 2022-03-07 00:00 UTC, ZooKeeper 3.8.0's
+// release date.
+const DefaultEpochMillis int64 = 1_646_611_200_000
+
 // defaultTickMillis is ZooKeeper's default tickTime.
 const defaultTickMillis = 2000
 
 // forServer fills in the defaults a Server has and a Machine has not: a
 // container reaper every DefaultContainerCheckMillis of virtual time (at
-// least once a tick, at most that long apart).
+// least once a tick, at most that long apart) and node times from
+// DefaultEpochMillis.
 func (c Config) forServer() Config {
+	if c.EpochMillis == 0 {
+		c.EpochMillis = DefaultEpochMillis
+	}
 	if c.ContainerCheckTicks == 0 {
 		tick := c.TickMillis
 		if tick <= 0 { // 0 is the default; NewMachine rejects a negative one
@@ -91,6 +107,8 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("%w: TickMillis %d is negative", errConfig, c.TickMillis)
 	case c.MaxFrame < 0:
 		return c, fmt.Errorf("%w: MaxFrame %d is negative", errConfig, c.MaxFrame)
+	case c.EpochMillis < 0:
+		return c, fmt.Errorf("%w: EpochMillis %d is negative", errConfig, c.EpochMillis)
 	case c.Followers < 0:
 		return c, fmt.Errorf("%w: Followers %d is negative", errConfig, c.Followers)
 	case c.Overflow != OverflowPin && c.Overflow != OverflowWrap:
