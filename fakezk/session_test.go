@@ -160,8 +160,13 @@ func TestConn_Close(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Close(); err != nil {
-		t.Fatalf("second Close: %v", err)
+	// A second Close, and a wait for a change after Closed, answer
+	// ErrClosed at once, as through zkapi/gozk (see its Close).
+	if err := c.Close(); !errors.Is(err, zkapi.ErrClosed) {
+		t.Fatalf("second Close: %v, want ErrClosed", err)
+	}
+	if s, err := c.WaitSession(ctx, c.Session().Seq); !errors.Is(err, zkapi.ErrClosed) || s.State != zkapi.StateClosed {
+		t.Fatalf("WaitSession after Close: %v, %v; want Closed and ErrClosed", s, err)
 	}
 	if _, ok, _ := other.Exists(ctx, "/e"); ok {
 		t.Fatal("Close left the session's ephemeral")
@@ -192,5 +197,26 @@ func TestConfig_Invalid(t *testing.T) {
 	}
 	if _, err := srv.Connect(fakezk.ConnOptions{Server: 1}); err == nil {
 		t.Error("connect to a follower of a standalone server accepted")
+	}
+}
+
+// A multi holding a container create is refused before anything is sent,
+// with no results, as zkapi/gozk refuses it (go-zookeeper v1.0.4 cannot
+// send one; recorded from 3.8.0 in internal/conformance multi.txt).
+func TestConn_MultiContainerRefused(t *testing.T) {
+	srv := newServer(t, fakezk.Config{})
+	c := connect(t, srv, fakezk.ConnOptions{})
+	res, err := c.Multi(ctx, zkapi.CreateOp{Path: "/p"}, zkapi.CreateOp{Path: "/c", Mode: zkapi.Container})
+	var oe *zkapi.OpError
+	if !errors.Is(err, zkapi.ErrBadArguments) || !errors.As(err, &oe) || oe.Path != "/c" {
+		t.Fatalf("Multi with a container create: %v, want BadArguments on /c", err)
+	}
+	if res != nil {
+		t.Errorf("results %v, want none", res)
+	}
+	for _, p := range []string{"/p", "/c"} {
+		if _, ok, _ := c.Exists(ctx, p); ok {
+			t.Errorf("%s was created", p)
+		}
 	}
 }
