@@ -39,7 +39,12 @@ type Config struct {
 	// connection. Default DefaultMaxFrame.
 	MaxFrame int
 	// ContainerCheckTicks reaps empty containers every so many ticks, as
-	// ZooKeeper's ContainerManager does; 0 reaps only on ReapContainers.
+	// ZooKeeper's ContainerManager does. A negative value never reaps by
+	// itself (only on ReapContainers); so does 0 on a Machine, which the
+	// simulator drives and reaps as a fault of its own. A Server reads 0 as
+	// every 60 s of virtual time (DefaultContainerCheckMillis, ZooKeeper's
+	// znode.container.checkIntervalMs default), so plain tests see
+	// containers reaped as on a real server; set -1 to turn that off.
 	ContainerCheckTicks int
 	// Followers is the number of follower servers beside the leader (0: a
 	// standalone server). Sessions on a follower may read stale state until
@@ -48,13 +53,51 @@ type Config struct {
 	// SortChildren returns children sorted instead of shuffled, for tests
 	// that want to read replies as literals.
 	SortChildren bool
+	// EpochMillis is the wall-clock time, in ms since 1970, that virtual
+	// time 0 stands for: nodes' ctime and mtime are EpochMillis plus the
+	// virtual time, as a real server stamps them from its clock. It never
+	// comes from the host's clock, so runs repeat. A Machine keeps 0
+	// (the simulator's traces print virtual ms); a Server reads 0 as
+	// DefaultEpochMillis.
+	EpochMillis int64
 }
 
 var errConfig = errors.New("fakezk: invalid config")
 
+// DefaultContainerCheckMillis is how often a Server reaps empty
+// containers when Config.ContainerCheckTicks is 0: ZooKeeper's default
+// znode.container.checkIntervalMs.
+const DefaultContainerCheckMillis = 60000
+
+// DefaultEpochMillis is the time a Server's virtual clock starts at when
+// Config.EpochMillis is 0: 2022-03-07 00:00 UTC, ZooKeeper 3.8.0's
+// release date.
+const DefaultEpochMillis int64 = 1_646_611_200_000
+
+// defaultTickMillis is ZooKeeper's default tickTime.
+const defaultTickMillis = 2000
+
+// forServer fills in the defaults a Server has and a Machine has not: a
+// container reaper every DefaultContainerCheckMillis of virtual time (at
+// least once a tick, at most that long apart) and node times from
+// DefaultEpochMillis.
+func (c Config) forServer() Config {
+	if c.EpochMillis == 0 {
+		c.EpochMillis = DefaultEpochMillis
+	}
+	if c.ContainerCheckTicks == 0 {
+		tick := c.TickMillis
+		if tick <= 0 { // 0 is the default; NewMachine rejects a negative one
+			tick = defaultTickMillis
+		}
+		c.ContainerCheckTicks = int(max(1, DefaultContainerCheckMillis/tick))
+	}
+	return c
+}
+
 func (c Config) withDefaults() (Config, error) {
 	if c.TickMillis == 0 {
-		c.TickMillis = 2000
+		c.TickMillis = defaultTickMillis
 	}
 	if c.MaxFrame == 0 {
 		c.MaxFrame = DefaultMaxFrame
@@ -64,8 +107,8 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("%w: TickMillis %d is negative", errConfig, c.TickMillis)
 	case c.MaxFrame < 0:
 		return c, fmt.Errorf("%w: MaxFrame %d is negative", errConfig, c.MaxFrame)
-	case c.ContainerCheckTicks < 0:
-		return c, fmt.Errorf("%w: ContainerCheckTicks %d is negative", errConfig, c.ContainerCheckTicks)
+	case c.EpochMillis < 0:
+		return c, fmt.Errorf("%w: EpochMillis %d is negative", errConfig, c.EpochMillis)
 	case c.Followers < 0:
 		return c, fmt.Errorf("%w: Followers %d is negative", errConfig, c.Followers)
 	case c.Overflow != OverflowPin && c.Overflow != OverflowWrap:

@@ -10,28 +10,38 @@ import (
 func (c *Conn) Session() zkapi.Session {
 	c.srv.mu.Lock()
 	defer c.srv.mu.Unlock()
-	return c.sess
+	return c.sess.latest()
 }
 
-// WaitSession implements zkapi.Conn.
+// WaitSession implements zkapi.Conn. It returns the snapshot numbered
+// seq+1 while the Conn remembers it (the last 64), otherwise the oldest it
+// remembers, so a caller stepping through snapshots sees every transition
+// (Disconnected, Expired for the old session, Connected for the new one),
+// as zkapi/gozk's Conn does. Once the Closed snapshot is reached nothing
+// can follow: it returns that snapshot and ErrClosed at once.
 func (c *Conn) WaitSession(ctx context.Context, seq uint64) (zkapi.Session, error) {
 	var sess zkapi.Session
+	var ok bool
 	err := c.changed.Wait(ctx, &c.srv.mu, func() bool {
-		sess = c.sess
-		return sess.Seq > seq
+		sess, ok = c.sess.after(seq)
+		return ok || sess.State == zkapi.StateClosed
 	})
+	if err == nil && !ok {
+		err = zkapi.ErrClosed
+	}
 	return sess, err
 }
 
 // Close implements zkapi.Conn: the session is closed on the server (unless
 // the Conn is partitioned, when it lingers until it expires) and every
-// pending watch ends with ErrClosed.
+// pending watch ends with ErrClosed. Later calls, Close included, return
+// ErrClosed, as zkapi/gozk's do.
 func (c *Conn) Close() error {
 	s := c.srv
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c.closed {
-		return nil
+		return zkapi.Wrap("close", "", zkapi.ErrClosed)
 	}
 	c.closed = true
 	if !c.partitioned {

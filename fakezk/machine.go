@@ -421,7 +421,7 @@ func (m *Machine) newTxn() {
 // change applies a primitive on the leader within the current
 // transaction, logging it for followers and undo.
 func (m *Machine) change(p prim) {
-	p.zxid, p.now = m.zxid, m.now
+	p.zxid, p.now = m.zxid, m.cfg.EpochMillis+m.now // the node times it stamps
 	var owner *session
 	switch p.kind {
 	case primAdd:

@@ -42,9 +42,10 @@ type Server struct {
 	changed   ctxcond.Var // broadcast after every change
 }
 
-// NewServer returns a fresh in-memory server.
+// NewServer returns a fresh in-memory server. Unlike a bare Machine it
+// reaps empty containers by default (see Config.ContainerCheckTicks).
 func NewServer(cfg Config) (*Server, error) {
-	m, err := NewMachine(cfg)
+	m, err := NewMachine(cfg.forServer())
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package fakezk_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/zksim/zksim/fakezk"
@@ -83,7 +84,9 @@ func TestSession_ConnectedNeverExpires(t *testing.T) {
 }
 
 // WaitSession reports every change; Expire on a connected client reports
-// Expired for the old id before the new session.
+// its connection dropping, then Expired for the old id, then the new
+// session, as ZooKeeper 3.8.0 through go-zookeeper does (recorded in
+// internal/conformance/testdata/scenarios/session-states.txt).
 func TestSession_WaitSeesExpiry(t *testing.T) {
 	srv := newServer(t, fakezk.Config{})
 	c := connect(t, srv, fakezk.ConnOptions{})
@@ -91,12 +94,8 @@ func TestSession_WaitSeesExpiry(t *testing.T) {
 	if err := srv.Expire(s0.ID); err != nil {
 		t.Fatal(err)
 	}
-	s1, err := c.WaitSession(ctx, s0.Seq)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !s1.Lost(s0.ID) {
-		t.Fatalf("WaitSession after expiry: %v", s1)
+	if got, want := steps(t, c, s0), "Disconnected Expired Connected(new)"; got != want {
+		t.Fatalf("WaitSession after expiry: %s, want %s", got, want)
 	}
 	if err := srv.Expire(s0.ID); !errors.Is(err, zkapi.ErrSessionExpired) {
 		t.Fatalf("expiring a dead session: %v", err)
@@ -108,6 +107,50 @@ func TestSession_WaitSeesExpiry(t *testing.T) {
 	}
 }
 
+// A partitioned session that expires is learnt on Heal: WaitSession still
+// steps through Expired for the old id before the new session, though the
+// Conn makes both changes at once.
+func TestSession_WaitSeesPartitionedExpiry(t *testing.T) {
+	srv := newServer(t, fakezk.Config{})
+	c := connect(t, srv, fakezk.ConnOptions{})
+	s0 := c.Session()
+	for _, step := range []func() error{
+		func() error { return srv.Partition(s0.ID) },
+		func() error { return srv.Expire(s0.ID) },
+		func() error { return srv.Heal(s0.ID) },
+	} {
+		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := steps(t, c, s0), "Disconnected Expired Connected(new)"; got != want {
+		t.Fatalf("WaitSession after a partitioned expiry: %s, want %s", got, want)
+	}
+}
+
+// steps follows c's session snapshots from from to the current one, one
+// WaitSession at a time, as "State" words with "(new)" at an ID change.
+func steps(t *testing.T, c zkapi.Conn, from zkapi.Session) string {
+	t.Helper()
+	var parts []string
+	for last, cur := from, c.Session(); last.Seq < cur.Seq; {
+		s, err := c.WaitSession(ctx, last.Seq)
+		if err != nil {
+			t.Fatalf("WaitSession(%d): %v", last.Seq, err)
+		}
+		if s.Seq != last.Seq+1 {
+			t.Fatalf("WaitSession(%d) skipped to %v", last.Seq, s)
+		}
+		part := s.State.String()
+		if s.ID != last.ID {
+			part += "(new)"
+		}
+		parts = append(parts, part)
+		last = s
+	}
+	return strings.Join(parts, " ")
+}
+
 func TestConn_Close(t *testing.T) {
 	srv := newServer(t, fakezk.Config{})
 	c := connect(t, srv, fakezk.ConnOptions{})
@@ -117,8 +160,13 @@ func TestConn_Close(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Close(); err != nil {
-		t.Fatalf("second Close: %v", err)
+	// A second Close, and a wait for a change after Closed, answer
+	// ErrClosed at once, as through zkapi/gozk (see its Close).
+	if err := c.Close(); !errors.Is(err, zkapi.ErrClosed) {
+		t.Fatalf("second Close: %v, want ErrClosed", err)
+	}
+	if s, err := c.WaitSession(ctx, c.Session().Seq); !errors.Is(err, zkapi.ErrClosed) || s.State != zkapi.StateClosed {
+		t.Fatalf("WaitSession after Close: %v, %v; want Closed and ErrClosed", s, err)
 	}
 	if _, ok, _ := other.Exists(ctx, "/e"); ok {
 		t.Fatal("Close left the session's ephemeral")
@@ -136,7 +184,7 @@ func TestConn_Close(t *testing.T) {
 
 func TestConfig_Invalid(t *testing.T) {
 	for _, cfg := range []fakezk.Config{
-		{TickMillis: -1}, {MaxFrame: -1}, {ContainerCheckTicks: -1},
+		{TickMillis: -1}, {MaxFrame: -1},
 		{Followers: -1}, {Overflow: 7},
 	} {
 		if _, err := fakezk.NewMachine(cfg); err == nil {
@@ -149,5 +197,26 @@ func TestConfig_Invalid(t *testing.T) {
 	}
 	if _, err := srv.Connect(fakezk.ConnOptions{Server: 1}); err == nil {
 		t.Error("connect to a follower of a standalone server accepted")
+	}
+}
+
+// A multi holding a container create is refused before anything is sent,
+// with no results, as zkapi/gozk refuses it (go-zookeeper v1.0.4 cannot
+// send one; recorded from 3.8.0 in internal/conformance multi.txt).
+func TestConn_MultiContainerRefused(t *testing.T) {
+	srv := newServer(t, fakezk.Config{})
+	c := connect(t, srv, fakezk.ConnOptions{})
+	res, err := c.Multi(ctx, zkapi.CreateOp{Path: "/p"}, zkapi.CreateOp{Path: "/c", Mode: zkapi.Container})
+	var oe *zkapi.OpError
+	if !errors.Is(err, zkapi.ErrBadArguments) || !errors.As(err, &oe) || oe.Path != "/c" {
+		t.Fatalf("Multi with a container create: %v, want BadArguments on /c", err)
+	}
+	if res != nil {
+		t.Errorf("results %v, want none", res)
+	}
+	for _, p := range []string{"/p", "/c"} {
+		if _, ok, _ := c.Exists(ctx, p); ok {
+			t.Errorf("%s was created", p)
+		}
 	}
 }

@@ -17,6 +17,7 @@
 //	s1 multi create /a "" persistent | delete /b -1 | set /c "x" -1 | check /a 0
 //	s1 sync /a
 //	s1 close | s1 expire | s1 session | s1 disconnect | s1 reconnect
+//	s1 history                     session states since the last history
 //
 // Paths are relative to a fresh root per run (so the real server can run a
 // file many times); "!/zookeeper" names an absolute path. Output echoes each

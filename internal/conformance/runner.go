@@ -22,6 +22,7 @@ type Runner struct {
 	sess    map[string]zkapi.Conn
 	owners  map[int64]string
 	watches []*watchRec
+	shown   map[string]zkapi.Session // the last snapshot "history" printed, by label
 }
 
 type watchRec struct {
@@ -46,6 +47,7 @@ func NewRunner(ctx context.Context, t Target, root string) (*Runner, error) {
 		target: t, root: root, admin: admin,
 		sess:   map[string]zkapi.Conn{},
 		owners: map[int64]string{admin.Session().ID: "admin"},
+		shown:  map[string]zkapi.Session{},
 	}, nil
 }
 
@@ -131,6 +133,7 @@ func (r *Runner) conn(ctx context.Context, label string) (zkapi.Conn, error) {
 	}
 	r.sess[label] = c
 	r.owners[c.Session().ID] = label
+	r.shown[label] = c.Session()
 	return c, nil
 }
 
@@ -186,6 +189,7 @@ func (r *Runner) exec(ctx context.Context, label string, c zkapi.Conn, cmd strin
 	case "close":
 		c.Close()
 		delete(r.sess, label)
+		delete(r.shown, label)
 		return "closed", a.done()
 	case "expire":
 		if err := r.target.Expire(ctx, c); err != nil {
@@ -206,8 +210,41 @@ func (r *Runner) exec(ctx context.Context, label string, c zkapi.Conn, cmd strin
 		return c.Session().State.String(), a.done()
 	case "session":
 		return c.Session().State.String(), a.done()
+	case "history":
+		h, err := r.history(ctx, label, c)
+		if err != nil {
+			return "", err
+		}
+		return h, a.done()
 	}
 	return "", fmt.Errorf("unknown command %q", cmd)
+}
+
+// history lists the session snapshots c reported since the last history
+// of label (or its connect), up to the current one: each state, with
+// "(new)" where the session ID changed, or "none". Stepping through them
+// with WaitSession shows whether a Conn skips a transition, such as the
+// Expired between a partition and the new session.
+func (r *Runner) history(ctx context.Context, label string, c zkapi.Conn) (string, error) {
+	last, cur := r.shown[label], c.Session()
+	var parts []string
+	for last.Seq < cur.Seq {
+		s, err := c.WaitSession(ctx, last.Seq)
+		if err != nil {
+			return "", fmt.Errorf("history after %v: %w", last, err)
+		}
+		part := s.State.String()
+		if s.ID != last.ID {
+			part += "(new)"
+		}
+		parts = append(parts, part)
+		last = s
+	}
+	r.shown[label] = last
+	if len(parts) == 0 {
+		return "none", nil
+	}
+	return strings.Join(parts, " "), nil
 }
 
 func (r *Runner) dataAndMode(a *args, path string) ([]byte, zkapi.CreateMode) {
