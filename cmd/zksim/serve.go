@@ -101,6 +101,10 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 		Machine: fakezk.Config{
 			Seed: *seed, TickMillis: *tick, MaxFrame: *maxFrame, Followers: c.followers,
 			ContainerCheckTicks: 30,
+			// Node times are epoch milliseconds, as on a real server,
+			// from a fixed start (ZooKeeper 3.8.0's release), never the
+			// host's clock.
+			EpochMillis: fakezk.DefaultEpochMillis,
 		},
 		MaxClientCnxns: *maxConns,
 	}

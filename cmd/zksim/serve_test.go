@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/zksim/zksim/fakezk"
 )
 
 func TestServe_Usage(t *testing.T) {
@@ -117,6 +119,9 @@ func TestServe_ClientAndControl(t *testing.T) {
 	}
 	if ok, err := existsOnceBack(conn, "/lost"); err != nil || !ok {
 		t.Fatalf("after the lost reply: exists = %v, %v; want the node applied", ok, err)
+	}
+	if _, st, err := conn.Exists("/lost"); err != nil || st.Ctime < fakezk.DefaultEpochMillis || st.Mtime != st.Ctime {
+		t.Fatalf("/lost: ctime %d mtime %d (%v), want epoch milliseconds from %d", st.Ctime, st.Mtime, err, fakezk.DefaultEpochMillis)
 	}
 	// The -faults rule armed at start: the delete is lost before it is applied.
 	if err := conn.Delete("/lost", -1); !errors.Is(err, zk.ErrConnectionClosed) {
