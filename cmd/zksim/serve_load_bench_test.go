@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -39,7 +43,7 @@ func BenchmarkServeLoad(b *testing.B) {
 					cmd := start(b, filepath.Join(dir, "s"), addr)
 					defer stop(cmd)
 					firstSession(b, addr)
-					serveLoad(b, addr, n)
+					serveLoad(b, addr, n, cmd.Process.Pid)
 				})
 			}
 		})
@@ -59,7 +63,10 @@ func startZksimUnlimited(b *testing.B, dir, addr string) *exec.Cmd {
 const loadDir = "/load"
 
 // serveLoad connects n sessions to addr and runs b.N requests among them.
-func serveLoad(b *testing.B, addr string, n int) {
+// Besides throughput and latency it reports the CPU time the server
+// process (pid) spent per request, which another load on the machine
+// disturbs less than it does throughput.
+func serveLoad(b *testing.B, addr string, n, pid int) {
 	conns := make([]*zk.Conn, n)
 	for i := range conns {
 		conns[i] = dial(b, addr)
@@ -80,6 +87,7 @@ func serveLoad(b *testing.B, addr string, n int) {
 		failure error
 	)
 	left.Store(int64(b.N))
+	cpu0, cpuOK := processCPU(pid)
 	b.ResetTimer()
 	var wg sync.WaitGroup
 	for _, c := range conns {
@@ -97,6 +105,7 @@ func serveLoad(b *testing.B, addr string, n int) {
 	}
 	wg.Wait()
 	b.StopTimer()
+	cpu1, cpuOK1 := processCPU(pid)
 	if failure != nil {
 		b.Fatal(failure)
 	}
@@ -104,7 +113,36 @@ func serveLoad(b *testing.B, addr string, n int) {
 	b.ReportMetric(float64(len(all))/b.Elapsed().Seconds(), "ops/s")
 	b.ReportMetric(percentile(all, 50), "p50-ms")
 	b.ReportMetric(percentile(all, 99), "p99-ms")
+	if cpuOK && cpuOK1 {
+		b.ReportMetric(float64(cpu1-cpu0)/float64(time.Microsecond)/float64(len(all)), "server-cpu-us/op")
+	}
 	b.ReportMetric(0, "ns/op") // per-request time across n clients means nothing
+}
+
+// processCPU is the user+system CPU time process pid has used, from
+// /proc (Linux); false elsewhere.
+func processCPU(pid int) (time.Duration, bool) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, false
+	}
+	// Fields after the command name, which is in parentheses and may hold
+	// spaces: state is field 3, utime 14 and stime 15 (proc(5)).
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(stat[i+1:]))
+	if len(f) < 13 {
+		return 0, false
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	const clkTck = 100 // USER_HZ, 100 on every Linux the project runs on
+	return time.Duration(utime+stime) * time.Second / clkTck, true
 }
 
 // loadLoop runs one session's cycle until left runs out, returning the
