@@ -38,6 +38,12 @@ type Machine struct {
 	caught  []trigger // CatchUp's triggers of one transaction, reused
 	woken   []int64   // notifyOn's sessions of one trigger, reused
 	spare   [][]int64 // emptied watcher lists, reused by watch
+
+	// notified lists the sessions whose outbox became non-empty since the
+	// last TakeNotified, and ended counts the sessions ended so far: a
+	// server over thousands of sessions visits only those with news.
+	notified []int64
+	ended    int64
 }
 
 // txn is one committed transaction in the log followers replay.
@@ -55,6 +61,7 @@ type session struct {
 	ephemerals smallSet[string]
 	watches    smallSet[watchKey]
 	outbox     []Notification
+	listed     bool // in Machine.notified
 }
 
 // NewMachine returns an ensemble holding only /, /zookeeper,
@@ -228,6 +235,7 @@ func (m *Machine) endSession(s *session) {
 	m.CatchUp(s.server, m.zxid)
 	m.dropWatches(s)
 	delete(m.sessions, s.id)
+	m.ended++
 }
 
 // Tick advances virtual time by one tickTime and returns the sessions it
@@ -336,6 +344,29 @@ func (m *Machine) TakeNotifications(id int64) []Notification {
 	s.outbox = nil
 	return out
 }
+
+// TakeNotified returns, in increasing order, the sessions whose queue of
+// notifications became non-empty since the previous call, and forgets
+// them. Some may have ended or had their queue taken meanwhile. A server
+// delivers to these instead of asking every session.
+func (m *Machine) TakeNotified() []int64 {
+	if len(m.notified) == 0 {
+		return nil
+	}
+	ids := slices.Clone(m.notified)
+	m.notified = m.notified[:0]
+	for _, id := range ids {
+		if s := m.sessions[id]; s != nil {
+			s.listed = false
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// EndedSessions is the number of sessions ended (closed or expired) so
+// far: a server that sees it unchanged knows every session it holds lives.
+func (m *Machine) EndedSessions() int64 { return m.ended }
 
 // Do applies one request from a session and returns the reply. Watch
 // notifications it causes are queued on the sessions they are for, each

@@ -107,8 +107,7 @@ func (m *Machine) notifyOn(i int, fired []trigger, zxid int64) {
 		}
 		m.woken = m.takeWatchers(r, t.path, kinds, m.woken[:0])
 		for _, id := range m.woken {
-			s := m.sessions[id]
-			s.outbox = append(s.outbox, Notification{
+			m.post(m.sessions[id], Notification{
 				Zxid: zxid, Event: zkapi.Event{Type: t.typ, Path: t.path},
 			})
 		}
@@ -174,7 +173,16 @@ func (m *Machine) rewatch(s *session, paths []string, k watchKind, zxid int64) {
 // queue adds a notification fired by SetWatches: it stands for changes
 // the client missed, not for one transaction, so it carries zxid -1.
 func (m *Machine) queue(s *session, typ zkapi.EventType, path string) {
-	s.outbox = append(s.outbox, Notification{Zxid: -1, Event: zkapi.Event{Type: typ, Path: path}})
+	m.post(s, Notification{Zxid: -1, Event: zkapi.Event{Type: typ, Path: path}})
+}
+
+// post queues n for s, listing s for TakeNotified.
+func (m *Machine) post(s *session, n Notification) {
+	s.outbox = append(s.outbox, n)
+	if !s.listed {
+		s.listed = true
+		m.notified = append(m.notified, s.id)
+	}
 }
 
 // Watchers returns the sessions holding data (and exists) watches and child

@@ -59,8 +59,8 @@ if [ -z "${ZKSIM_ZK_STANDALONE:-}" ] || [ -z "${ZKSIM_ZK_ENSEMBLE:-}" ]; then
 	ZKSIM_ZK_ENSEMBLE="$work/ensemble"
 fi
 
-t1=2s t2=3s t3=1x handoff=2s starts=5x
-if [ -n "${BENCH_QUICK:-}" ]; then t1=100x t2=50x handoff=20x starts=1x; fi
+t1=2s t2=3s t3=1x handoff=2s starts=5x load=80000x
+if [ -n "${BENCH_QUICK:-}" ]; then t1=100x t2=50x handoff=20x starts=1x load=4000x; fi
 
 raw="$work/bench.txt"
 log "fakezk and the real server"
@@ -68,6 +68,7 @@ go test -run - -bench 'Machine|CreateDelete|Get|Exists' -benchtime "$t1" ./fakez
 log "zksim serve and the real server, each in its own process"
 go test -run - -bench ServeStartup -benchtime "$starts" ./cmd/zksim | tee -a "$raw" | grep -E '^Benchmark' >&2
 go test -run - -bench ServeCreateDelete -benchtime "$t1" ./cmd/zksim | tee -a "$raw" | grep -E '^Benchmark' >&2
+go test -run - -bench ServeLoad -benchtime "$load" ./cmd/zksim | tee -a "$raw" | grep -E '^Benchmark' >&2
 log "schedule exploration, one core"
 go test -run - -bench StandardWorkload -cpu 1 -benchtime "$t2" ./harness | tee -a "$raw" | grep -E '^Benchmark' >&2
 log "finding the zoo's bugs"

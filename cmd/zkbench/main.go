@@ -131,6 +131,7 @@ func report(w io.Writer, r results, herd string) error {
 	}
 
 	serveTable(w, r)
+	loadTable(w, r)
 
 	fmt.Fprint(w, "\n## Schedule exploration (standard workload: 5 clients x 3 acquisitions, every fault, one core)\n\n")
 	fmt.Fprint(w, "| strategy | schedules/s | steps/schedule |\n|---|---|---|\n")
@@ -273,6 +274,40 @@ func serveTable(w io.Writer, r results) {
 		fmt.Fprintf(w, "| create+delete pairs per second | %.0f | %.0f | %.1fx |\n", fc, rc, fc/rc)
 	case okF:
 		fmt.Fprintf(w, "| create+delete pairs per second | %.0f | not run | - |\n", fc)
+	}
+}
+
+// loadTable compares zksim serve with the real standalone server under
+// many sessions looping create-ephemeral-sequential, getChildren,
+// exists-watch and delete on one shared directory (BenchmarkServeLoad).
+func loadTable(w io.Writer, r results) {
+	const name = "BenchmarkServeLoad/"
+	if len(names(r, name)) == 0 {
+		return
+	}
+	fmt.Fprint(w, "\n## zksim serve against a real ZooKeeper under load (sessions sharing one directory)\n\n")
+	fmt.Fprint(w, "Each session is a go-zookeeper client looping create-ephemeral-sequential, getChildren, "+
+		"exists with a watch and delete on one directory; an op is one request, latency as the client sees it.\n\n")
+	fmt.Fprint(w, "| sessions | serve ops/s | serve p50 | serve p99 | real ops/s | real p50 | real p99 | ratio | server CPU per op, serve / real |\n"+
+		"|---|---|---|---|---|---|---|---|---|\n")
+	for _, n := range []int{50, 200, 1000} {
+		cell := func(server string) (string, float64, float64) {
+			m, ok := r[fmt.Sprintf("%s%s/sessions=%d", name, server, n)]
+			if !ok {
+				return "not run | - | -", 0, 0
+			}
+			return fmt.Sprintf("%.0f | %.1f ms | %.1f ms", m["ops/s"], m["p50-ms"], m["p99-ms"]), m["ops/s"], m["server-cpu-us/op"]
+		}
+		fake, fo, fc := cell("zksim")
+		real, ro, rc := cell("real")
+		ratio, cpu := "-", "-"
+		if fo > 0 && ro > 0 {
+			ratio = fmt.Sprintf("%.1fx", fo/ro)
+		}
+		if fc > 0 && rc > 0 {
+			cpu = fmt.Sprintf("%.0f / %.0f µs", fc, rc)
+		}
+		fmt.Fprintf(w, "| %d | %s | %s | %s | %s |\n", n, fake, real, ratio, cpu)
 	}
 }
 

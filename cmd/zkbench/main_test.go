@@ -14,6 +14,9 @@ BenchmarkStandardWorkload/random-walk 	   18261	    196960 ns/op	      5077 sche
 BenchmarkZooFind/dirwatch-2         	       1	   9979733 ns/op	         0.4850 median-ms	         1.000 median-schedules	         0.7870 p95-ms	         1.000 p95-schedules
 BenchmarkCheckLocks/10k-2        	     100	  12699109 ns/op
 BenchmarkHandoff/ensemble/zksim-Mutex-2 	 100	 900000 ns/op	 850000 ns-p50	 2000000 ns-p99	 4.98 req/handoff
+BenchmarkServeLoad/zksim/sessions=1000-2 	 40000	 14000 ops/s	 60.5 p50-ms	 151.2 p99-ms	 27.0 server-cpu-us/op
+BenchmarkServeLoad/real/sessions=1000-2 	 40000	 10000 ops/s	 93.0 p50-ms	 300.0 p99-ms	 66.0 server-cpu-us/op
+BenchmarkServeLoad/zksim/sessions=50-2 	 40000	 37000 ops/s	 1.3 p50-ms	 5.5 p99-ms
 `
 
 func TestReport_FromBenchOutput(t *testing.T) {
@@ -33,6 +36,8 @@ func TestReport_FromBenchOutput(t *testing.T) {
 		"| 10k operations | 12.70 ms | - |",
 		"| ensemble | zksim-Mutex | 900.00 µs | 850.00 µs | 2.00 ms | 4.98 |",
 		"one run of `scripts/bench.sh`",
+		"| 1000 | 14000 | 60.5 ms | 151.2 ms | 10000 | 93.0 ms | 300.0 ms | 1.4x | 27 / 66 µs |",
+		"| 50 | 37000 | 1.3 ms | 5.5 ms | not run | - | - | - | - |",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, b.String())

@@ -51,6 +51,11 @@ func (s *Server) connect(c *conn, req wire.ConnectRequest) bool {
 	c.session, c.lastHeard, c.readOnlyFlag = resp.SessionID, time.Now(), req.HasReadOnly
 	s.bySession[c.session] = c
 	c.send(wire.AppendConnectResponse(nil, resp, req.HasReadOnly))
+	// A resumed session may hold notifications queued while no connection
+	// was bound to it, which deliver no longer lists.
+	for _, n := range s.m.TakeNotifications(c.session) {
+		c.sendNotification(n, s.delayFor(c.session))
+	}
 	s.deliver()
 	return true
 }

@@ -90,6 +90,7 @@ type Server struct {
 	abandoned map[int64]bool          // live sessions whose resumption is refused
 	listeners map[net.Listener]struct{}
 	changed   ctxcond.Var // broadcast by deliver
+	ended     int64       // the Machine's EndedSessions at the last deliver
 	closed    bool
 
 	budget frameBudget // has its own lock
@@ -295,14 +296,27 @@ func (s *Server) expireSilent(now time.Time) {
 // A session the Machine no longer has (ended by an interceptor or through
 // Inspect, behind the server's back) loses its connection here, as a
 // session the real server expires does.
+//
+// Only the sessions with news are visited: those the Machine lists as
+// notified, and every bound session once some session has ended since the
+// last visit. Visiting all of them on every request made each request
+// cost a sort of every session (issue 11: 1,000 sessions ran 5x slower).
 func (s *Server) deliver() {
-	for _, id := range sortedSessions(s.bySession) {
+	if ended := s.m.EndedSessions(); ended != s.ended {
+		s.ended = ended
+		for _, id := range sortedSessions(s.bySession) {
+			if !s.m.Alive(id) {
+				c := s.bySession[id]
+				s.logf("session %#x ended: closing its connection", id)
+				s.unbind(c)
+				c.closeAfterFlush()
+			}
+		}
+	}
+	for _, id := range s.m.TakeNotified() {
 		c := s.bySession[id]
-		if !s.m.Alive(id) {
-			s.logf("session %#x ended: closing its connection", id)
-			s.unbind(c)
-			c.closeAfterFlush()
-			continue
+		if c == nil {
+			continue // detached or ended: the Machine keeps or drops its queue
 		}
 		for _, n := range s.m.TakeNotifications(id) {
 			c.sendNotification(n, s.delayFor(id))

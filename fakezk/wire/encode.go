@@ -47,7 +47,14 @@ func (w *writer) string(s string) {
 	*w = append(*w, s...)
 }
 
+// strings writes a vector of strings, growing w once: a directory's
+// listing of a thousand children otherwise reallocates w again and again.
 func (w *writer) strings(ss []string) {
+	n := 4 + 4*len(ss)
+	for _, s := range ss {
+		n += len(s)
+	}
+	*w = slices.Grow(*w, n)
 	w.int32(int32(len(ss)))
 	for _, s := range ss {
 		w.string(s)
