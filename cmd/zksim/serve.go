@@ -62,7 +62,8 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 	fs.StringVar(&c.control, "control", "127.0.0.1:0", `control interface address ("off" for none)`)
 	tick := fs.Int64("tick", 2000, "tickTime in real milliseconds; session timeouts are 2-20 ticks")
 	seed := fs.Uint64("seed", 1, "seed of the server's free choices (child order, passwords)")
-	fs.IntVar(&c.followers, "followers", 0, "follower servers (each on its own port) whose sessions may read stale data")
+	fs.IntVar(&c.followers, "followers", 0, "follower servers, each on its own port; they catch up after every request, as a real ensemble's do (see -follower-lag)")
+	lag := fs.Bool("follower-lag", false, "followers apply the leader's writes only on the next tick, so their sessions read stale data for up to a tick (as in the simulator)")
 	maxConns := fs.Int("max-conns", 60, "connections per client IP (maxClientCnxns; 0 no limit)")
 	maxFrame := fs.Int("max-frame", fakezk.DefaultMaxFrame, "largest request frame in bytes (jute.maxbuffer)")
 	budget := fs.Int("frame-budget", server.DefaultFrameBudget,
@@ -107,6 +108,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 			EpochMillis: fakezk.DefaultEpochMillis,
 		},
 		MaxClientCnxns: *maxConns,
+		FollowerLag:    *lag,
 	}
 	if *maxConns == 0 {
 		c.srv.MaxClientCnxns = -1

@@ -120,6 +120,21 @@ func TestServe_ClientAndControl(t *testing.T) {
 	if ok, err := existsOnceBack(conn, "/lost"); err != nil || !ok {
 		t.Fatalf("after the lost reply: exists = %v, %v; want the node applied", ok, err)
 	}
+	// A follower has caught up by the time the leader has answered.
+	follower, _, err := zk.Connect([]string{addrs["follower 1"]}, 4*time.Second, zk.WithLogger(quiet{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer follower.Close()
+	if _, err := existsOnceBack(follower, "/"); err != nil { // its session is up
+		t.Fatal(err)
+	}
+	if _, err := conn.Create("/fresh", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := existsOnceBack(follower, "/fresh"); err != nil || !ok {
+		t.Fatalf("the follower after a create on the leader: exists = %v, %v; want it caught up", ok, err)
+	}
 	if _, st, err := conn.Exists("/lost"); err != nil || st.Ctime < fakezk.DefaultEpochMillis || st.Mtime != st.Ctime {
 		t.Fatalf("/lost: ctime %d mtime %d (%v), want epoch milliseconds from %d", st.Ctime, st.Mtime, err, fakezk.DefaultEpochMillis)
 	}

@@ -62,6 +62,13 @@ type Config struct {
 	// if that is larger; negative means no limit. Besides the budget each
 	// connection keeps up to about 20 KiB of read buffers.
 	FrameBudget int
+	// FollowerLag keeps followers a tick behind, as the simulator's are:
+	// a follower applies the leader's writes only on the next tick, so
+	// its sessions read stale data for up to a tick. By default followers
+	// catch up after every request, as a real ensemble's do within a few
+	// milliseconds; clients' own tests that write on one server and read
+	// on another expect that.
+	FollowerLag bool
 	// Logf, if set, receives one line per connection event and fault.
 	Logf func(format string, args ...any)
 }
@@ -290,8 +297,9 @@ func (s *Server) expireSilent(now time.Time) {
 	}
 }
 
-// deliver hands the Machine's queued notifications to their connections,
-// in session order, and wakes WaitUntil.
+// deliver brings followers up to date (unless Config.FollowerLag), then
+// hands the Machine's queued notifications to their connections, in
+// session order, and wakes WaitUntil.
 //
 // A session the Machine no longer has (ended by an interceptor or through
 // Inspect, behind the server's back) loses its connection here, as a
@@ -302,6 +310,11 @@ func (s *Server) expireSilent(now time.Time) {
 // last visit. Visiting all of them on every request made each request
 // cost a sort of every session (issue 11: 1,000 sessions ran 5x slower).
 func (s *Server) deliver() {
+	if !s.cfg.FollowerLag {
+		for i := 1; i <= s.m.Config().Followers; i++ {
+			s.m.CatchUp(i, s.m.Zxid())
+		}
+	}
 	if ended := s.m.EndedSessions(); ended != s.ended {
 		s.ended = ended
 		for _, id := range sortedSessions(s.bySession) {
