@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/zksim/zksim/fakezk/internal/ctxcond"
+	"github.com/zksim/zksim/internal/sessionlog"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -25,7 +26,7 @@ type Conn struct {
 	partitioned bool
 	closed      bool
 	watches     WatchTable[*watch]
-	sess        sessionLog
+	sess        sessionlog.Log
 	changed     ctxcond.Var // broadcast at every session change
 }
 
@@ -68,7 +69,7 @@ func (c *Conn) openSession() {
 }
 
 func (c *Conn) setState(st zkapi.State) {
-	c.sess.push(c.id, st)
+	c.sess.Push(zkapi.Session{ID: c.id, State: st})
 	c.changed.Broadcast()
 }
 
@@ -77,7 +78,7 @@ func (c *Conn) setState(st zkapi.State) {
 // connection drop, since the server closes it (ZooKeeper 3.8.0 through
 // go-zookeeper reports Disconnected, Expired, then the new Connected).
 func (c *Conn) learnExpired() {
-	if c.sess.latest().State == zkapi.StateConnected {
+	if c.sess.Latest().State == zkapi.StateConnected {
 		c.setState(zkapi.StateDisconnected)
 	}
 	c.setState(zkapi.StateExpired)

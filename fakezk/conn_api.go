@@ -10,7 +10,7 @@ import (
 func (c *Conn) Session() zkapi.Session {
 	c.srv.mu.Lock()
 	defer c.srv.mu.Unlock()
-	return c.sess.latest()
+	return c.sess.Latest()
 }
 
 // WaitSession implements zkapi.Conn. It returns the snapshot numbered
@@ -23,7 +23,7 @@ func (c *Conn) WaitSession(ctx context.Context, seq uint64) (zkapi.Session, erro
 	var sess zkapi.Session
 	var ok bool
 	err := c.changed.Wait(ctx, &c.srv.mu, func() bool {
-		sess, ok = c.sess.after(seq)
+		sess, ok = c.sess.After(seq)
 		return ok || sess.State == zkapi.StateClosed
 	})
 	if err == nil && !ok {

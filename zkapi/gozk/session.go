@@ -6,24 +6,21 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zksim/zksim/internal/sessionlog"
 	"github.com/zksim/zksim/zkapi"
 )
 
-// historyLen is how many snapshots WaitSession can step through for a caller
-// that fell behind.
-const historyLen = 64
-
-// tracker holds the session snapshots of one Conn. Invariant: hist is not
-// empty, its Seqs are consecutive, and its last element is the latest.
+// tracker holds the session snapshots of one Conn (the last
+// sessionlog.Len, for WaitSession callers that fell behind).
 type tracker struct {
 	mu      sync.Mutex
-	hist    []zkapi.Session
+	hist    sessionlog.Log
 	changed chan struct{} // closed and replaced at every change
 	frozen  bool          // closing or closed: go-zookeeper's states no longer count
 }
 
 func newTracker(first zkapi.Session) *tracker {
-	return &tracker{hist: []zkapi.Session{first}, changed: make(chan struct{})}
+	return &tracker{hist: sessionlog.New(first), changed: make(chan struct{})}
 }
 
 // transitions returns the snapshots (Seq left zero) that go-zookeeper state
@@ -87,15 +84,11 @@ func (t *tracker) close() {
 	}
 }
 
-func (t *tracker) latest() zkapi.Session { return t.hist[len(t.hist)-1] }
+func (t *tracker) latest() zkapi.Session { return t.hist.Latest() }
 
 // push appends s as the next snapshot; t.mu must be held.
 func (t *tracker) push(s zkapi.Session) {
-	s.Seq = t.latest().Seq + 1
-	if len(t.hist) == historyLen {
-		t.hist = append(t.hist[:0], t.hist[1:]...)
-	}
-	t.hist = append(t.hist, s)
+	t.hist.Push(s)
 	close(t.changed)
 	t.changed = make(chan struct{})
 }
@@ -111,15 +104,11 @@ func (t *tracker) session() zkapi.Session {
 func (t *tracker) next(seq uint64) (zkapi.Session, <-chan struct{}, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	cur := t.latest()
-	if cur.Seq <= seq {
-		return cur, t.changed, false
+	s, ok := t.hist.After(seq)
+	if !ok {
+		return s, t.changed, false
 	}
-	first := t.hist[0].Seq
-	if seq+1 <= first {
-		return t.hist[0], nil, true
-	}
-	return t.hist[seq+1-first], nil, true
+	return s, nil, true
 }
 
 // wait returns the first remembered snapshot after seq, waiting for it if

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zksim/zksim/internal/sessionlog"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -26,7 +27,11 @@ func feed(first zkapi.Session, steps ...step) []zkapi.Session {
 	}
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
-	return append([]zkapi.Session(nil), tr.hist[1:]...)
+	var out []zkapi.Session
+	for s, ok := tr.hist.After(first.Seq); ok; s, ok = tr.hist.After(s.Seq) {
+		out = append(out, s)
+	}
+	return out
 }
 
 func snap(id int64, st zkapi.State, seq uint64) zkapi.Session {
@@ -144,19 +149,16 @@ func TestTracker_WaitStepsThroughHistory(t *testing.T) {
 
 func TestTracker_WaitFallenBehind(t *testing.T) {
 	tr := newTracker(connecting)
-	for i := range historyLen + 10 {
+	for i := range sessionlog.Len + 10 {
 		tr.observe(zk.StateHasSession, int64(i+1))
 	}
 	s, err := tr.wait(context.Background(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr.mu.Lock()
-	oldest := tr.hist[0]
-	n := len(tr.hist)
-	tr.mu.Unlock()
-	if s != oldest || n != historyLen {
-		t.Errorf("wait(0) = %v with %d remembered, want the oldest remembered %v and %d", s, n, oldest, historyLen)
+	latest := tr.session()
+	if want := latest.Seq - sessionlog.Len + 1; s.Seq != want {
+		t.Errorf("wait(0) = %v with %v the latest, want the oldest of the %d remembered, Seq %d", s, latest, sessionlog.Len, want)
 	}
 }
 
