@@ -31,9 +31,7 @@ func Explore(ctx context.Context, cfg sim.Config, w Workload, b sim.Bounds) (*Ex
 	if f == nil {
 		return x, nil
 	}
-	// The search's own configuration, traced.
-	cfg.Flat, cfg.TickBudget, cfg.PCT, cfg.NoTrace = true, b.Ticks, false, false
-	cfg.Faults.Percent = 0
+	cfg = b.RunConfig(cfg) // the search's own configuration, traced
 	rep, err := RunWorkload(cfg, &sim.Decisions{List: f.Decisions}, w)
 	if err != nil {
 		return nil, err

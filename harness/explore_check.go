@@ -25,15 +25,12 @@ func CheckExhaustive(t *testing.T, recipe lock.Recipe, opts CheckOptions, b sim.
 	if err != nil {
 		t.Fatal(err)
 	}
+	subject := failureSubject{what: recipe.Name, name: t.Name() + "-" + recipe.Name, dir: opts.ArtifactDir,
+		replay: "harness.ReplayFile(t, %q, recipe)"}
 	if ce := res.Counterexample; ce != nil {
-		var msg strings.Builder
-		subject := failureSubject{what: recipe.Name, name: t.Name() + "-" + recipe.Name, dir: opts.ArtifactDir,
-			replay: "harness.ReplayFile(t, %q, recipe)"}
-		msg.WriteString(recipe.Name + ": systematic search: " + res.Coverage() + "\n\n")
-		subject.writeCounterexample(&msg, linearize.Worst(ce.Report.Classes()), *ce)
-		t.Fatal(msg.String())
+		subject.failSearch(t, res.Exploration, linearize.Worst(ce.Report.Classes()), *ce)
 	}
-	t.Logf("%s: systematic search: %s", recipe.Name, res.Coverage())
+	t.Logf("%s: systematic search: %s", subject.what, res.Coverage())
 	return res
 }
 
@@ -56,23 +53,29 @@ func CheckProgramsExhaustive(t *testing.T, cfg sim.Config, invariant func(s *sim
 	if err != nil {
 		t.Fatal(err)
 	}
+	subject := failureSubject{what: "programs", name: t.Name(), programs: true,
+		replay: "harness.ReplayCheck(t, %q, cfg, invariant, programs...)"}
 	if f := res.Failure; f != nil {
-		cfg.Flat, cfg.TickBudget, cfg.PCT, cfg.NoTrace = true, b.Ticks, false, false
-		cfg.Faults.Percent = 0
+		cfg = b.RunConfig(cfg) // the search's own configuration, traced
 		rep, err := programsRunner(invariant, programs)(cfg, &sim.Decisions{List: f.Decisions}, Workload{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		ce := Counterexample{Workload: Workload{Clients: len(programs)}, Config: cfg, Decisions: f.Decisions, Report: rep}
-		var msg strings.Builder
-		subject := failureSubject{what: "programs", name: t.Name(), dir: "", programs: true,
-			replay: "harness.ReplayCheck(t, %q, cfg, invariant, programs...)"}
-		msg.WriteString("programs: systematic search: " + res.Coverage() + "\n\n")
-		subject.writeCounterexample(&msg, f.Class, ce)
-		t.Fatal(msg.String())
+		subject.failSearch(t, res, f.Class, ce)
 	}
-	t.Logf("programs: systematic search: %s", res.Coverage())
+	t.Logf("%s: systematic search: %s", subject.what, res.Coverage())
 	return res
+}
+
+// failSearch fails t with what a systematic search covered and its
+// counterexample, saved.
+func (s failureSubject) failSearch(t *testing.T, res *sim.Exploration, class string, ce Counterexample) {
+	t.Helper()
+	var msg strings.Builder
+	msg.WriteString(s.what + ": systematic search: " + res.Coverage() + "\n\n")
+	s.writeCounterexample(&msg, class, ce)
+	t.Fatal(msg.String())
 }
 
 // programScenario is client programs with an invariant, as a sim.Scenario.

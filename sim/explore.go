@@ -84,6 +84,17 @@ type Bounds struct {
 	Parallel int
 }
 
+// RunConfig is cfg as a search within b runs every schedule: one choice
+// among all enabled events a step (Config.Flat), at most b.Ticks early
+// ticks, every fault an option within its count (Faults.Percent unused),
+// no PCT. A failure's decisions replay under it (the search itself also
+// drops the trace).
+func (b Bounds) RunConfig(cfg Config) Config {
+	cfg.Flat, cfg.TickBudget, cfg.PCT = true, b.Ticks, false
+	cfg.Faults.Percent = 0
+	return cfg
+}
+
 // symmetric reports whether a search of a scenario of this many clients
 // uses symmetry.
 func (b Bounds) symmetric(clients int) bool {
@@ -170,8 +181,8 @@ func Explore(ctx context.Context, cfg Config, sc Scenario, b Bounds) (*Explorati
 		return nil, err
 	}
 	b = b.withDefaults()
-	cfg.Flat, cfg.TickBudget, cfg.NoTrace, cfg.PCT = true, b.Ticks, true, false
-	cfg.Faults.Percent = 0
+	cfg = b.RunConfig(cfg)
+	cfg.NoTrace = true
 	start := time.Now()
 	// Parallel workers split this search's shard further: worker j of p
 	// takes shard Shard+Shards*j of Shards*p, so that the machine-level
@@ -740,14 +751,14 @@ func (x *explorer) failure(class string) {
 			d[i] = f.real
 		}
 	}
-	d = Shrink(d, func(d []int) bool { return slices.Contains(RunJudged(x.cfg, &Decisions{List: d}, x.sc), class) }, 400)
+	d = Shrink(d, func(d []int) bool { return slices.Contains(runJudged(x.cfg, &Decisions{List: d}, x.sc), class) }, 400)
 	x.res.Failure = &Failure{Decisions: d, Class: class, Invariant: x.fail}
 }
 
-// RunJudged runs sc once with the choices of ch and returns the violation
+// runJudged runs sc once with the choices of ch and returns the violation
 // classes its judge finds: the invariant's after every step (the first
 // breach ends the run) and the verdict's at the end.
-func RunJudged(cfg Config, ch Chooser, sc Scenario) []string {
+func runJudged(cfg Config, ch Chooser, sc Scenario) []string {
 	s, err := newSim(cfg, ch)
 	if err != nil {
 		return nil

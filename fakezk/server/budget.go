@@ -45,7 +45,8 @@ type frameBudget struct {
 	changed ctxcond.Var // broadcast at every change, for tests
 }
 
-// reserve takes n bytes; false, counted as a refusal, if they do not fit.
+// reserve takes n bytes, or returns errFrameBudget, counted as a refusal,
+// if they do not fit.
 func (b *frameBudget) reserve(n int) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
