@@ -18,7 +18,10 @@
 # Processes are only ever found through DIR/serverI/pid, and a PID is trusted
 # only while /proc/PID/cmdline still names DIR/serverI/zoo.cfg, so a recycled
 # PID is never signalled. Environment: ZK_JAVA (java binary), ZK_JAVA_DIR
-# (where the jars are), ZK_READY_TIMEOUT (seconds, default 30).
+# (where the jars are), ZK_READY_TIMEOUT (seconds, default 30), ZK_JVMFLAGS
+# (extra JVM options for start and restart, for example
+# -Dzookeeper.extendedTypesEnabled=true or a superDigest), ZK_CFG (extra
+# zoo.cfg lines, newline-separated, for example reconfigEnabled=true).
 set -euo pipefail
 
 JAVA=${ZK_JAVA:-/usr/bin/java}
@@ -148,6 +151,7 @@ write_config() {
 		echo "4lw.commands.whitelist=*"
 		echo "forceSync=no"
 		echo "maxClientCnxns=0"
+		[[ -z ${ZK_CFG:-} ]] || printf '%s\n' "$ZK_CFG"
 		if ((n >= 2)); then
 			echo "standaloneEnabled=false"
 			cat "$DIR/servers"
@@ -174,11 +178,15 @@ EOF
 launch() {
 	local sdir=$DIR/server$1
 	local cp=$JAR_DIR/zookeeper.jar:$JAR_DIR/slf4j-log4j12.jar:$JAR_DIR/log4j-1.2.jar
+	local -a extra=()
+	# Word splitting is the point: ZK_JVMFLAGS holds options without spaces.
+	# shellcheck disable=SC2206
+	[[ -z ${ZK_JVMFLAGS:-} ]] || extra=($ZK_JVMFLAGS)
 	touch "$sdir/log"
 	stat -c %s "$sdir/log" >"$sdir/logstart"
 	nohup "$JAVA" -Xms32m -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
 		-cp "$cp" -Dlog4j.configuration="file:$sdir/log4j.properties" \
-		-Dzookeeper.jmx.log4j.disable=true \
+		-Dzookeeper.jmx.log4j.disable=true "${extra[@]}" \
 		"$MAIN" "$sdir/zoo.cfg" </dev/null >>"$sdir/log" 2>&1 &
 	echo $! >"$sdir/pid"
 	await_exec "$1" $!
