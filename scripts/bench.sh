@@ -10,6 +10,8 @@
 # Usage: scripts/bench.sh          # everything, into BENCHMARKS.md
 #        scripts/bench.sh cores    # only exploration on 1 and 2 cores, to stdout
 #                                  # (no ZooKeeper needed; BENCH_QUICK=1 works too)
+#        scripts/bench.sh load     # only serve and a real standalone server under
+#                                  # load (BenchmarkServeLoad), to stdout
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,6 +43,14 @@ if [ "${1:-}" = cores ]; then
 	exit 0
 fi
 out=${BENCH_OUT:-BENCHMARKS.md}
+mode=${1:-all}
+case $mode in
+all | load) ;;
+*)
+	sed -n '10,14p' "$0" | sed 's/^# \{0,1\}//' >&2
+	exit 2
+	;;
+esac
 work=$(mktemp -d /tmp/zksim-bench.XXXXXX)
 started=()
 cleanup() {
@@ -48,6 +58,22 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT INT TERM
+
+t1=2s t2=3s t3=1x handoff=2s starts=5x load=80000x
+if [ -n "${BENCH_QUICK:-}" ]; then t1=100x t2=50x handoff=20x starts=1x load=4000x; fi
+
+if [ "$mode" = load ]; then
+	if [ -z "${ZKSIM_ZK_STANDALONE:-}" ]; then
+		scripts/install-zookeeper.sh
+		scripts/zk.sh start "$work/standalone" 1 >/dev/null
+		started=("$work/standalone")
+		export ZKSIM_ZK_STANDALONE
+		ZKSIM_ZK_STANDALONE=$(cat "$work/standalone/addrs")
+	fi
+	go test -run - -bench ServeLoad -benchtime "$load" ./cmd/zksim | tee "$work/load.txt" | grep -E '^Benchmark' >&2
+	go run ./cmd/zkbench -load -o - < "$work/load.txt"
+	exit 0
+fi
 
 if [ -z "${ZKSIM_ZK_STANDALONE:-}" ] || [ -z "${ZKSIM_ZK_ENSEMBLE:-}" ]; then
 	scripts/install-zookeeper.sh
@@ -58,9 +84,6 @@ if [ -z "${ZKSIM_ZK_STANDALONE:-}" ] || [ -z "${ZKSIM_ZK_ENSEMBLE:-}" ]; then
 	ZKSIM_ZK_STANDALONE=$(cat "$work/standalone/addrs")
 	ZKSIM_ZK_ENSEMBLE="$work/ensemble"
 fi
-
-t1=2s t2=3s t3=1x handoff=2s starts=5x load=80000x
-if [ -n "${BENCH_QUICK:-}" ]; then t1=100x t2=50x handoff=20x starts=1x load=4000x; fi
 
 raw="$work/bench.txt"
 log "fakezk and the real server"

@@ -63,8 +63,9 @@ func (r results) get(name, unit string) (float64, bool) {
 func main() {
 	out := flag.String("o", "BENCHMARKS.md", "file to write")
 	herd := flag.String("herd", "", "output of `zksim herd` to include")
+	loadOnly := flag.Bool("load", false, "write only the section on serve under load (BenchmarkServeLoad), with its own machine line; -o - for stdout")
 	flag.Usage = func() {
-		fmt.Fprint(os.Stderr, "usage: go test -bench ... | zkbench [-herd FILE] [-o BENCHMARKS.md]\n")
+		fmt.Fprint(os.Stderr, "usage: go test -bench ... | zkbench [-herd FILE] [-load] [-o BENCHMARKS.md]\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -85,11 +86,20 @@ func main() {
 		}
 	}
 	var b strings.Builder
-	if err := report(&b, res, string(herdText)); err != nil {
+	write := report
+	if *loadOnly {
+		write = loadReport
+	}
+	if err := write(&b, res, string(herdText)); err != nil {
 		fmt.Fprintf(os.Stderr, "zkbench: %v\n", err)
 		os.Exit(1)
 	}
-	if err := os.WriteFile(*out, []byte(b.String()), 0o644); err != nil {
+	if *out == "-" {
+		_, err = os.Stdout.WriteString(b.String())
+	} else {
+		err = os.WriteFile(*out, []byte(b.String()), 0o644)
+	}
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "zkbench: %v\n", err)
 		os.Exit(1)
 	}
@@ -275,6 +285,17 @@ func serveTable(w io.Writer, r results) {
 	case okF:
 		fmt.Fprintf(w, "| create+delete pairs per second | %.0f | not run | - |\n", fc)
 	}
+}
+
+// loadReport writes the load section alone, saying which run it comes
+// from, for scripts/bench.sh load; it fails without BenchmarkServeLoad.
+func loadReport(w io.Writer, r results, _ string) error {
+	if len(names(r, "BenchmarkServeLoad/")) == 0 {
+		return fmt.Errorf("%w: BenchmarkServeLoad", errMissing)
+	}
+	loadTable(w, r)
+	fmt.Fprintf(w, "\nFrom one run of `scripts/bench.sh load` on %s, %s: both servers in the same run.\n", machine(), time.Now().UTC().Format("2006-01-02"))
+	return nil
 }
 
 // loadTable compares zksim serve with the real standalone server under

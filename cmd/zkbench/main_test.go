@@ -51,3 +51,23 @@ func TestReport_MissingBenchmark(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+func TestLoadReport_SectionAlone(t *testing.T) {
+	r, _ := parse(strings.NewReader(sample))
+	var b strings.Builder
+	if err := loadReport(&b, r, ""); err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	for _, want := range []string{"## zksim serve against a real ZooKeeper under load", "| 1000 | 14000 | 60.5 ms | 151.2 ms | 10000 | 93.0 ms | 300.0 ms | 1.4x |", "scripts/bench.sh load"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("load report lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "Schedule exploration") {
+		t.Errorf("load report holds other sections:\n%s", got)
+	}
+	if err := loadReport(&strings.Builder{}, results{}, ""); !errors.Is(err, errMissing) {
+		t.Fatalf("without BenchmarkServeLoad: got %v", err)
+	}
+}
