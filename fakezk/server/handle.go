@@ -103,7 +103,13 @@ func (s *Server) handle(c *conn, req wire.Request) bool {
 		// The session expired or moved: ZooKeeper drops the request.
 		return false
 	}
-	c.lastHeard = time.Now()
+	if req.Op != wire.OpAuth && req.Op != wire.OpSASL {
+		// ZooKeeperServer.processPacket answers auth and sasl itself;
+		// only the requests it submits touch the session. A client that
+		// sends nothing else (kazoo's SASL client looping on the empty
+		// tokens a server without SASL answers) has its session expire.
+		c.lastHeard = time.Now()
+	}
 	// Every path below delivers the notifications the request caused once,
 	// before its reply where it has one (reply, drop), or after.
 	switch {
