@@ -13,6 +13,12 @@ import (
 // (DataNode.copyStat shows only a session's id). The container reaper
 // deletes a TTL node that has no children and whose mtime is more than
 // its TTL old (ContainerManager.getCandidates).
+//
+// Virtual time moves in whole ticks, and a node's mtime is the time of
+// the tick before the change: the change really happened up to a tick
+// later. So that a node never goes before its TTL has passed (a real
+// server is only ever late, by up to its check interval, never early),
+// the reaper counts a node's age from the end of the tick it changed in.
 
 // extendedMask marks an ephemeralOwner holding an extended type.
 const extendedMask = -0x100000000000000 // 0xFF00000000000000
@@ -58,10 +64,17 @@ func (m *Machine) checkTTL(r Create) error {
 }
 
 // ttlExpired reports whether the reaper deletes n now: a TTL node without
-// children whose mtime is more than its TTL before the virtual clock.
+// children that has surely been unchanged for more than its TTL, its
+// change having happened, at the latest, at the end of its mtime's tick.
 func (m *Machine) ttlExpired(n *znode) bool {
 	return isTTLOwner(n.stat.EphemeralOwner) && len(n.children) == 0 &&
-		m.cfg.EpochMillis+m.now-n.stat.Mtime > ttlOf(n.stat.EphemeralOwner)
+		m.ttlAge(n) >= ttlOf(n.stat.EphemeralOwner)
+}
+
+// ttlAge is how long n has surely been unchanged: its age by the virtual
+// clock less the tick its change may have come at the end of.
+func (m *Machine) ttlAge(n *znode) int64 {
+	return m.cfg.EpochMillis + m.now - n.stat.Mtime - m.cfg.TickMillis
 }
 
 // reapable reports whether the container reaper deletes n now: an empty
@@ -86,10 +99,11 @@ func (m *Machine) reapDue(n *znode, k int64) int64 {
 		return j
 	}
 	tick := m.cfg.TickMillis
-	// The node's age at the run j ticks from now is age + j*tick.
-	need := ttlOf(n.stat.EphemeralOwner) - (m.cfg.EpochMillis + m.now - n.stat.Mtime)
-	if j*tick > need {
+	// The run j ticks from now sees ttlAge + j*tick, which must reach the
+	// TTL.
+	need := ttlOf(n.stat.EphemeralOwner) - m.ttlAge(n)
+	if j*tick >= need {
 		return j
 	}
-	return j + ((need-j*tick)/(k*tick)+1)*k
+	return j + ((need-j*tick-1)/(k*tick)+1)*k
 }

@@ -89,14 +89,16 @@ func TestTTL_Node(t *testing.T) {
 }
 
 // The reaper deletes a TTL node without children once its mtime is more
-// than its TTL before the check (strictly: getElapsed(node) > ttl), at the
-// first check after that, in virtual time.
+// than its TTL before the check (getElapsed(node) > ttl), at the first
+// check after that. The create at virtual time 0 really came somewhere
+// in the first tick, so the node is surely that old only a tick later:
+// never deleted early, at most a tick late.
 func TestTTL_ReapedAfterTTL(t *testing.T) {
 	cfg := fakezk.Config{ExtendedTypes: true, TickMillis: 1000, ContainerCheckTicks: 5}
 	for _, tc := range []struct {
 		ttl  int64
 		gone int // ticks until the check that reaps it
-	}{{1, 5}, {4999, 5}, {5000, 10}, {7000, 10}, {10001, 15}} {
+	}{{1, 5}, {3999, 5}, {4000, 5}, {4001, 10}, {7000, 10}, {9000, 10}, {9001, 15}} {
 		srv, c := ttlServer(t, cfg)
 		createTTL(t, c, "/t", zkapi.PersistentWithTTL, tc.ttl)
 		if d := dueOf(srv); d != int64(tc.gone) {
