@@ -38,7 +38,8 @@ type Config struct {
 	// MaxFrame is jute.maxbuffer: a longer request frame closes the
 	// connection. Default DefaultMaxFrame.
 	MaxFrame int
-	// ContainerCheckTicks reaps empty containers every so many ticks, as
+	// ContainerCheckTicks reaps empty containers (and, with
+	// ExtendedTypes, expired TTL nodes) every so many ticks, as
 	// ZooKeeper's ContainerManager does. A negative value never reaps by
 	// itself (only on ReapContainers); so does 0 on a Machine, which the
 	// simulator drives and reaps as a fault of its own. A Server reads 0 as
