@@ -3,6 +3,7 @@ package fakezk
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/zksim/zksim/zkapi"
 )
@@ -18,9 +19,24 @@ type Transport interface {
 // every client of a Machine maps requests and replies the same way.
 type Calls struct{ T Transport }
 
-// Create implements zkapi.Conn.
+// Create implements zkapi.Conn. A TTL mode is refused before anything
+// is sent, as go-zookeeper's Create refuses it (ErrInvalidFlags): TTL
+// nodes go through CreateTTL.
 func (c Calls) Create(ctx context.Context, path string, data []byte, mode zkapi.CreateMode) (string, error) {
+	if mode.IsTTL() {
+		return "", zkapi.Wrap("create", path, fmt.Errorf("%w: mode %s needs CreateTTL", zkapi.ErrBadArguments, mode))
+	}
 	r, _, err := c.T.Do(ctx, "create", path, Create{Path: path, Data: data, Mode: mode})
+	return r.Path, err
+}
+
+// CreateTTL implements zkapi.TTLCreator as go-zookeeper's CreateTTL does:
+// a mode other than a TTL mode is refused before anything is sent.
+func (c Calls) CreateTTL(ctx context.Context, path string, data []byte, mode zkapi.CreateMode, ttlMillis int64) (string, error) {
+	if !mode.IsTTL() {
+		return "", zkapi.Wrap("create", path, fmt.Errorf("%w: CreateTTL needs a TTL mode, not %s", zkapi.ErrBadArguments, mode))
+	}
+	r, _, err := c.T.Do(ctx, "create", path, Create{Path: path, Data: data, Mode: mode, TTLMillis: ttlMillis})
 	return r.Path, err
 }
 

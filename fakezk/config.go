@@ -38,7 +38,8 @@ type Config struct {
 	// MaxFrame is jute.maxbuffer: a longer request frame closes the
 	// connection. Default DefaultMaxFrame.
 	MaxFrame int
-	// ContainerCheckTicks reaps empty containers every so many ticks, as
+	// ContainerCheckTicks reaps empty containers (and, with
+	// ExtendedTypes, expired TTL nodes) every so many ticks, as
 	// ZooKeeper's ContainerManager does. A negative value never reaps by
 	// itself (only on ReapContainers); so does 0 on a Machine, which the
 	// simulator drives and reaps as a fault of its own. A Server reads 0 as
@@ -60,6 +61,20 @@ type Config struct {
 	// (the simulator's traces print virtual ms); a Server reads 0 as
 	// DefaultEpochMillis.
 	EpochMillis int64
+	// ExtendedTypes is ZooKeeper's zookeeper.extendedTypesEnabled: TTL
+	// nodes (zkapi.PersistentWithTTL, zkapi.PersistentSequentialWithTTL,
+	// createTTL) are allowed, and the container reaper also deletes a TTL
+	// node without children whose mtime is more than its TTL old. Off, as
+	// on a default 3.8 server, a TTL create answers ErrUnimplemented.
+	ExtendedTypes bool
+	// EmulateTTL353 is zookeeper.emulate353TTLNodes, which makes a server
+	// with extended types also read TTL nodes that 3.5.3 wrote (any
+	// negative ephemeralOwner but a container's). The fake's tree starts
+	// empty and its session ids are positive, so, as on a fresh 3.8.0
+	// server (measured: the same answers with and without it), it changes
+	// nothing the fake answers; it is accepted so that configurations
+	// that set it (go-zookeeper's test servers) can be given as they are.
+	EmulateTTL353 bool
 }
 
 var errConfig = errors.New("fakezk: invalid config")

@@ -30,7 +30,10 @@ type Conn struct {
 	changed     ctxcond.Var // broadcast at every session change
 }
 
-var _ zkapi.Conn = (*Conn)(nil)
+var (
+	_ zkapi.Conn       = (*Conn)(nil)
+	_ zkapi.TTLCreator = (*Conn)(nil)
+)
 
 // watch is a one-shot handle; ev is written before done is closed.
 type watch struct {
@@ -136,7 +139,7 @@ func (c *Conn) Do(ctx context.Context, op, path string, req Request) (Reply, zka
 	if err := CheckClientPath(req); err != nil {
 		return Reply{}, nil, zkapi.Wrap(op, path, err)
 	}
-	if err := refuseContainerMulti(req); err != nil {
+	if err := refuseMultiCreates(req); err != nil {
 		return Reply{}, nil, err
 	}
 	s := c.srv
@@ -178,20 +181,26 @@ func (c *Conn) Do(ctx context.Context, op, path string, req Request) (Reply, zka
 	return r, watchOrNil(w), zkapi.Wrap(op, path, r.Err)
 }
 
-// refuseContainerMulti refuses a multi holding a container create before
-// anything is sent, as zkapi/gozk must: go-zookeeper v1.0.4 sends every
-// create of a multi with the create opcode and cannot decode a
+// refuseMultiCreates refuses a multi holding a container or TTL create
+// before anything is sent, as zkapi/gozk must: go-zookeeper v1.0.4 sends
+// every create of a multi with the create opcode, cannot decode a
 // createContainer result (recorded from 3.8.0 in the conformance
-// scenario multi.txt). The Machine itself, and so the wire server, still
-// applies such a multi as ZooKeeper does.
-func refuseContainerMulti(req Request) error {
+// scenario multi.txt) and has no TTL create for a multi. The Machine
+// itself, and so the wire server, still applies such a multi as
+// ZooKeeper does.
+func refuseMultiCreates(req Request) error {
 	m, ok := req.(Multi)
 	if !ok {
 		return nil
 	}
 	for i, op := range m.Ops {
-		if c, ok := op.(zkapi.CreateOp); ok && c.Mode == zkapi.Container {
+		c, ok := op.(zkapi.CreateOp)
+		switch {
+		case !ok:
+		case c.Mode == zkapi.Container:
 			return zkapi.Wrap("multi", c.Path, fmt.Errorf("op %d: %w: container create inside multi is not supported by go-zookeeper", i, zkapi.ErrBadArguments))
+		case c.Mode.IsTTL() || c.TTLMillis != 0:
+			return zkapi.Wrap("multi", c.Path, fmt.Errorf("op %d: %w: TTL create inside multi is not supported by go-zookeeper", i, zkapi.ErrBadArguments))
 		}
 	}
 	return nil

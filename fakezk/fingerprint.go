@@ -287,7 +287,7 @@ func HashErr(h *fphash.Hash, err error) { hashErr(h, err) }
 // Due is the number of ticks until time next changes something in the
 // ensemble: a detached session expires, a lagging follower catches up
 // (on the next tick), or the container reaper runs with an empty
-// container to reap; 0 if letting time pass would change nothing. A
+// container or an expired TTL node to reap; 0 if letting time pass would change nothing. A
 // search uses it to tell a deadlock (only time could advance, and it
 // would change nothing) from a wait for time, and to skip the ticks in
 // between.
@@ -311,9 +311,8 @@ func (m *Machine) Due() int64 {
 	}
 	if k := int64(m.cfg.ContainerCheckTicks); k > 0 {
 		for _, n := range m.leader().tree {
-			if n.stat.EphemeralOwner == containerOwner && len(n.children) == 0 && n.cversion > 0 {
-				next(k - m.ticks%k)
-				break
+			if m.reapable(n) || reapableLater(n) {
+				next(m.reapDue(n, k))
 			}
 		}
 	}

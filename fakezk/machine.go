@@ -303,11 +303,12 @@ func (m *Machine) trimLog() {
 }
 
 // ReapContainers deletes every container node that has had children and
-// has none now, each in its own transaction, as ContainerManager does.
+// has none now, and every TTL node without children whose mtime is more
+// than its TTL old, each in its own transaction, as ContainerManager does.
 func (m *Machine) ReapContainers() {
 	var paths []string
 	for p, n := range m.leader().tree {
-		if n.stat.EphemeralOwner == containerOwner && len(n.children) == 0 && n.cversion > 0 {
+		if m.reapable(n) {
 			paths = append(paths, p)
 		}
 	}
@@ -503,7 +504,7 @@ func (m *Machine) setNodeData(path string, data []byte) {
 }
 
 func (m *Machine) ownerSession(owner int64) *session {
-	if owner == 0 || owner == containerOwner {
+	if owner == 0 || owner == containerOwner || isTTLOwner(owner) {
 		return nil
 	}
 	return m.sessions[owner]

@@ -8,7 +8,7 @@ import (
 	"github.com/zksim/zksim/zkapi"
 )
 
-// create checks in the server's order: path syntax (after the sequence
+// create checks in the server's order: mode and TTL -> path syntax (after the sequence
 // suffix is appended) -> parent missing -> the parent's ACL (only
 // /zookeeper/config refuses: the fake keeps no other ACLs) -> node exists
 // -> parent ephemeral.
@@ -21,8 +21,8 @@ func (m *Machine) create(s *session, r Create) Reply {
 }
 
 func (m *Machine) doCreate(s *session, r Create) (string, error) {
-	if !r.Mode.Valid() {
-		return "", fmt.Errorf("%w: unknown create mode %d", zkapi.ErrBadArguments, r.Mode)
+	if err := m.CreateModeError(r); err != nil {
+		return "", err
 	}
 	parentPath, err := m.parentForWrite(r.Path)
 	if err != nil {
@@ -46,7 +46,7 @@ func (m *Machine) doCreate(s *session, r Create) (string, error) {
 	if tree[path] != nil {
 		return "", zkapi.ErrNodeExists
 	}
-	if o := parent.stat.EphemeralOwner; o != 0 && o != containerOwner {
+	if o := parent.stat.EphemeralOwner; o != 0 && o != containerOwner && !isTTLOwner(o) {
 		return "", zkapi.ErrNoChildrenForEphemerals
 	}
 	var owner int64
@@ -55,6 +55,8 @@ func (m *Machine) doCreate(s *session, r Create) (string, error) {
 		owner = s.id
 	case r.Mode == zkapi.Container:
 		owner = containerOwner
+	case r.Mode.IsTTL():
+		owner = ttlOwner(r.TTLMillis)
 	}
 	m.addNode(path, r.Data, owner)
 	return path, nil
@@ -234,7 +236,7 @@ func (m *Machine) multi(s *session, r Multi) Reply {
 func (m *Machine) multiOp(s *session, op zkapi.Op) (zkapi.OpResult, error) {
 	switch o := op.(type) {
 	case zkapi.CreateOp:
-		p, err := m.doCreate(s, Create{Path: o.Path, Data: o.Data, Mode: o.Mode})
+		p, err := m.doCreate(s, Create{Path: o.Path, Data: o.Data, Mode: o.Mode, TTLMillis: o.TTLMillis})
 		return zkapi.OpResult{Path: p}, err
 	case zkapi.DeleteOp:
 		return zkapi.OpResult{}, m.doDelete(o.Path, o.Version)

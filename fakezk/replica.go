@@ -44,7 +44,7 @@ func (n *znode) view() zkapi.Stat {
 	st.NumChildren = int32(len(n.children))
 	st.Cversion = 2*n.cversion - st.NumChildren
 	st.DataLength = int32(len(n.data))
-	if st.EphemeralOwner == containerOwner {
+	if st.EphemeralOwner == containerOwner || isTTLOwner(st.EphemeralOwner) {
 		st.EphemeralOwner = 0
 	}
 	return st
@@ -76,7 +76,7 @@ type prim struct {
 	kind  primKind
 	path  string
 	data  []byte
-	owner int64 // primAdd: ephemeral session, containerOwner, or 0
+	owner int64 // primAdd: ephemeral session, containerOwner, a ttlOwner, or 0
 	zxid  int64
 	now   int64
 }

@@ -21,6 +21,9 @@ type Create struct {
 	Path string
 	Data []byte
 	Mode zkapi.CreateMode
+	// TTLMillis is a TTL mode's TTL in ms (zkapi.CreateOp.TTLMillis), as
+	// ZooKeeper's createTTL carries it.
+	TTLMillis int64
 }
 
 // Delete is ZooKeeper's delete.
@@ -85,6 +88,9 @@ func (SetWatches) request()  {}
 func (Ping) request()        {}
 
 func (r Create) String() string {
+	if r.TTLMillis != 0 {
+		return fmt.Sprintf("create %s %s %s ttl=%dms", r.Path, quote(r.Data), r.Mode, r.TTLMillis)
+	}
 	return fmt.Sprintf("create %s %s %s", r.Path, quote(r.Data), r.Mode)
 }
 func (r Delete) String() string  { return fmt.Sprintf("delete %s v=%d", r.Path, r.Version) }
@@ -157,7 +163,7 @@ func requestPath(req Request) (string, bool) {
 func OpString(op zkapi.Op) string {
 	switch o := op.(type) {
 	case zkapi.CreateOp:
-		return Create{Path: o.Path, Data: o.Data, Mode: o.Mode}.String()
+		return Create{Path: o.Path, Data: o.Data, Mode: o.Mode, TTLMillis: o.TTLMillis}.String()
 	case zkapi.DeleteOp:
 		return Delete{Path: o.Path, Version: o.Version}.String()
 	case zkapi.SetOp:

@@ -29,7 +29,11 @@ func FrameSize(req Request) int {
 func bodySize(req Request) int {
 	switch r := req.(type) {
 	case Create:
-		return juteString(r.Path) + juteBytes(r.Data) + juteACLVec + juteInt
+		n := juteString(r.Path) + juteBytes(r.Data) + juteACLVec + juteInt
+		if r.Mode.IsTTL() { // a CreateTTLRequest: the ttl follows the flags
+			n += 2 * juteInt
+		}
+		return n
 	case Delete:
 		return juteString(r.Path) + juteInt
 	case Exists:
@@ -66,7 +70,7 @@ func multiSize(ops []zkapi.Op) int {
 		n += hdr
 		switch o := op.(type) {
 		case zkapi.CreateOp:
-			n += bodySize(Create{Path: o.Path, Data: o.Data})
+			n += bodySize(Create{Path: o.Path, Data: o.Data, Mode: o.Mode})
 		case zkapi.DeleteOp:
 			n += bodySize(Delete{Path: o.Path})
 		case zkapi.SetOp:

@@ -42,6 +42,19 @@ type Conn interface {
 	Close() error
 }
 
+// TTLCreator is implemented by the Conns that can create TTL nodes
+// (fakezk's and go-zookeeper's): a second interface, so that Conn stays
+// what every recipe needs.
+type TTLCreator interface {
+	// CreateTTL creates a node of a TTL mode (PersistentWithTTL or
+	// PersistentSequentialWithTTL); any other mode is ErrBadArguments.
+	// The server deletes the node once it has no children and its mtime
+	// is more than ttlMillis old, at its next container check. ttlMillis
+	// must be 1 to MaxTTLMillis (ErrBadArguments otherwise). A server
+	// without extended types answers ErrUnimplemented.
+	CreateTTL(ctx context.Context, path string, data []byte, mode CreateMode, ttlMillis int64) (string, error)
+}
+
 // Watch is a one-shot watch left by ExistsW, GetW or ChildrenW.
 type Watch interface {
 	// Wait blocks until the watch fires and returns its event. After
@@ -61,6 +74,12 @@ type CreateOp struct {
 	Path string
 	Data []byte
 	Mode CreateMode
+	// TTLMillis is the node's TTL in ms for a TTL mode (1 to
+	// MaxTTLMillis); 0 for any other mode. go-zookeeper cannot send a
+	// TTL create in a multi, so its adapter, and fakezk's Conn that
+	// answers as it does, refuse one with ErrBadArguments; the wire
+	// server applies one as ZooKeeper does.
+	TTLMillis int64
 }
 
 // DeleteOp deletes a node in a Multi.

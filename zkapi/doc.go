@@ -28,4 +28,11 @@
 // go-zookeeper, open a new session on the same Conn report it under a new
 // SessionID. Code that owns ephemeral nodes must compare session IDs, not
 // merely wait for StateConnected.
+//
+// # Extensions
+//
+// What only some recipes need sits on second interfaces, which a Conn may
+// also implement, so that Conn stays narrow: TTLCreator creates TTL nodes
+// (fakezk's and go-zookeeper's Conns implement it; a server needs
+// zookeeper.extendedTypesEnabled, fakezk.Config.ExtendedTypes).
 package zkapi

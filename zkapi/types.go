@@ -13,6 +13,14 @@ const (
 	PersistentSequential CreateMode = 2
 	EphemeralSequential  CreateMode = 3
 	Container            CreateMode = 4
+	// PersistentWithTTL is a persistent node that the server deletes once
+	// it has had no children and no change for its TTL (see TTLCreator).
+	// A server without zookeeper.extendedTypesEnabled answers
+	// ErrUnimplemented.
+	PersistentWithTTL CreateMode = 5
+	// PersistentSequentialWithTTL is PersistentWithTTL with a sequence
+	// number.
+	PersistentSequentialWithTTL CreateMode = 6
 )
 
 // IsEphemeral reports whether nodes of this mode belong to a session.
@@ -20,11 +28,14 @@ func (m CreateMode) IsEphemeral() bool { return m == Ephemeral || m == Ephemeral
 
 // IsSequential reports whether the server appends a sequence number.
 func (m CreateMode) IsSequential() bool {
-	return m == PersistentSequential || m == EphemeralSequential
+	return m == PersistentSequential || m == EphemeralSequential || m == PersistentSequentialWithTTL
 }
 
+// IsTTL reports whether nodes of this mode take a TTL.
+func (m CreateMode) IsTTL() bool { return m == PersistentWithTTL || m == PersistentSequentialWithTTL }
+
 // Valid reports whether m is one of the modes zkapi supports.
-func (m CreateMode) Valid() bool { return m >= Persistent && m <= Container }
+func (m CreateMode) Valid() bool { return m >= Persistent && m <= PersistentSequentialWithTTL }
 
 func (m CreateMode) String() string {
 	switch m {
@@ -38,19 +49,28 @@ func (m CreateMode) String() string {
 		return "ephemeral-sequential"
 	case Container:
 		return "container"
+	case PersistentWithTTL:
+		return "persistent-ttl"
+	case PersistentSequentialWithTTL:
+		return "persistent-sequential-ttl"
 	}
 	return fmt.Sprintf("CreateMode(%d)", int32(m))
 }
 
 // ParseCreateMode is the inverse of CreateMode.String.
 func ParseCreateMode(s string) (CreateMode, error) {
-	for m := Persistent; m <= Container; m++ {
+	for m := Persistent; m.Valid(); m++ {
 		if m.String() == s {
 			return m, nil
 		}
 	}
 	return 0, fmt.Errorf("zkapi: unknown create mode %q", s)
 }
+
+// MaxTTLMillis is the longest TTL, in ms, a ZooKeeper 3.8 server
+// accepts: a TTL node's ephemeralOwner field keeps its TTL in its low 40
+// bits (EphemeralType.TTL.maxValue), about 34.8 years.
+const MaxTTLMillis int64 = 1<<40 - 1
 
 // Stat is a znode's metadata, field for field ZooKeeper's Stat.
 type Stat struct {

@@ -12,6 +12,10 @@
 //   - [EnvEnsemble] (ZKSIM_ZK_ENSEMBLE): the state directory of an ensemble
 //     started by "scripts/zk.sh start DIR 3". Besides the addresses it holds
 //     each server's PID, which is what [Cluster.Kill] signals.
+//   - [EnvExtended] (ZKSIM_ZK_EXTENDED): the client address of a standalone
+//     server with TTL nodes on and its reaper every second, started with
+//     ZK_JVMFLAGS="-Dzookeeper.extendedTypesEnabled=true
+//     -Dznode.container.checkIntervalMs=1000" scripts/zk.sh start DIR 1.
 //
 // [Standalone] and [Ensemble] skip the calling test, with a one-line reason,
 // when their variable is unset, so "go test ./..." passes without Java. To

@@ -16,6 +16,11 @@ const (
 	// EnvEnsemble holds the state directory of an ensemble started with
 	// "scripts/zk.sh start DIR N".
 	EnvEnsemble = "ZKSIM_ZK_ENSEMBLE"
+	// EnvExtended holds the client address of a standalone server started
+	// with TTL nodes on and a fast reaper:
+	// ZK_JVMFLAGS="-Dzookeeper.extendedTypesEnabled=true
+	// -Dznode.container.checkIntervalMs=1000" scripts/zk.sh start DIR 1.
+	EnvExtended = "ZKSIM_ZK_EXTENDED"
 )
 
 // Standalone returns the addresses in EnvStandalone, or skips t when it is
@@ -27,6 +32,17 @@ func Standalone(t testing.TB) []string {
 		t.Skipf("real ZooKeeper not configured: set %s (the README test command does)", EnvStandalone)
 	}
 	return addrs
+}
+
+// Extended returns the address in EnvExtended, or skips t when it is unset
+// or empty.
+func Extended(t testing.TB) string {
+	t.Helper()
+	addrs := splitAddrs(os.Getenv(EnvExtended))
+	if len(addrs) == 0 {
+		t.Skipf("real ZooKeeper with extended types not configured: set %s", EnvExtended)
+	}
+	return addrs[0]
 }
 
 // Ensemble returns the cluster whose state directory EnvEnsemble names, or

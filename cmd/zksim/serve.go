@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -19,7 +20,8 @@ import (
 
 const serveUsage = `usage: zksim serve [-addr HOST:PORT] [-control HOST:PORT] [-tick MS] [-seed S]
                    [-followers N] [-max-conns N] [-max-frame BYTES] [-frame-budget BYTES]
-                   [-overflow pin|wrap] [-faults SPEC] [-v]
+                   [-overflow pin|wrap] [-container-check MS] [-extended-types]
+                   [-emulate353-ttl] [-faults SPEC] [-v]
 
 Serves the in-memory ZooKeeper over ZooKeeper's client protocol, so that an
 unmodified client (go-zookeeper, kazoo, zkCli.sh, Curator) can run against
@@ -37,6 +39,12 @@ stopping serve (or kill -9) loses it, as a real server whose data
 directory is wiped. Out of file descriptors, it retries accepting after
 5 ms, doubling up to 1 s; a request frame that does not fit in
 -frame-budget closes its connection (the session lives on).
+
+TTL nodes are refused (Unimplemented) unless -extended-types is given, as
+a real server refuses them without zookeeper.extendedTypesEnabled; with
+it, a TTL node without children whose last change is older than its TTL
+is deleted by the container reaper, which runs every -container-check
+ms of virtual time (a tick is -tick real ms).
 
 Exit codes: 0 stopped by a signal, 1 cannot listen or serve, 2 usage error.
 `
@@ -69,6 +77,12 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 	budget := fs.Int("frame-budget", server.DefaultFrameBudget,
 		"bytes all connections together may hold for request frames still arriving (at least -max-frame; 0 no limit)")
 	overflow := fs.String("overflow", "pin", "sequence counter past 2^31-1: pin (ZooKeeper 3.6+) or wrap")
+	check := fs.Int64("container-check", fakezk.DefaultContainerCheckMillis,
+		"how often, in ms of virtual time, empty containers and expired TTL nodes are reaped (znode.container.checkIntervalMs; rounded down to whole ticks, at least one)")
+	ext := fs.Bool("extended-types", false,
+		"allow TTL nodes (createTTL and the TTL create modes), as zookeeper.extendedTypesEnabled=true does; without it they are refused with Unimplemented")
+	emulate := fs.Bool("emulate353-ttl", false,
+		"as zookeeper.emulate353TTLNodes=true: also read 3.5.3-format TTL nodes, which a tree that starts empty never holds, so nothing served changes (accepted for configurations that set it; ignored without -extended-types, as by ZooKeeper)")
 	fs.StringVar(&c.faults, "faults", "", "faults to arm at start (a fault spec, see below)")
 	fs.BoolVar(&c.verbose, "v", false, "log connections, sessions and faults to stderr")
 	if code := simcli.ParseFlags(fs, args); code >= 0 {
@@ -92,6 +106,8 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 		return bad("-frame-budget must be 0 or at least -max-frame (%d), got %d", *maxFrame, *budget)
 	case *overflow != "pin" && *overflow != "wrap":
 		return bad("-overflow must be pin or wrap, got %q", *overflow)
+	case *check < 1:
+		return bad("-container-check must be at least 1 ms, got %d", *check)
 	}
 	for _, a := range []struct{ flag, val string }{{"-addr", c.addr}, {"-control", c.control}} {
 		if _, _, err := net.SplitHostPort(a.val); err != nil && !(a.flag == "-control" && a.val == "off") {
@@ -101,7 +117,9 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 	c.srv = server.Config{
 		Machine: fakezk.Config{
 			Seed: *seed, TickMillis: *tick, MaxFrame: *maxFrame, Followers: c.followers,
-			ContainerCheckTicks: 30,
+			ContainerCheckTicks: int(max(1, min(*check / *tick, math.MaxInt32))),
+			ExtendedTypes:       *ext,
+			EmulateTTL353:       *emulate,
 			// Node times are epoch milliseconds, as on a real server,
 			// from a fixed start (ZooKeeper 3.8.0's release), never the
 			// host's clock.

@@ -36,6 +36,7 @@ func TestServe_Usage(t *testing.T) {
 		{[]string{"-faults", "explode"}, `unknown kind "explode"`},
 		{[]string{"-faults", "expire:session=0x1234"}, "no live session 0x1234"},
 		{[]string{"-addr", "nowhere"}, `-addr "nowhere" is not HOST:PORT`},
+		{[]string{"-container-check", "0"}, "-container-check must be at least 1 ms, got 0"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := serve(context.Background(), tc.args, &stdout, &stderr)
@@ -62,6 +63,31 @@ func TestServe_FrameBudgetFlag(t *testing.T) {
 		c, code := parseServe(tc.args, &stderr)
 		if code >= 0 || c.srv.FrameBudget != tc.want {
 			t.Errorf("parseServe %q: exit %d, FrameBudget %d; want it to go on with %d (%s)", tc.args, code, c.srv.FrameBudget, tc.want, stderr.String())
+		}
+	}
+}
+
+// TestServe_TTLFlags: TTL nodes are off unless -extended-types, as
+// zookeeper.extendedTypesEnabled is; -emulate353-ttl reaches the config;
+// -container-check sets the reaper's period in whole ticks (60 s, as
+// znode.container.checkIntervalMs, by default).
+func TestServe_TTLFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args         []string
+		ext, emulate bool
+		checkTicks   int
+	}{
+		{nil, false, false, 30},
+		{[]string{"-tick", "500"}, false, false, 120},
+		{[]string{"-extended-types", "-emulate353-ttl", "-tick", "500", "-container-check", "1000"}, true, true, 2},
+		{[]string{"-extended-types", "-container-check", "1"}, true, false, 1},
+	} {
+		var stderr bytes.Buffer
+		c, code := parseServe(tc.args, &stderr)
+		m := c.srv.Machine
+		if code >= 0 || m.ExtendedTypes != tc.ext || m.EmulateTTL353 != tc.emulate || m.ContainerCheckTicks != tc.checkTicks {
+			t.Errorf("parseServe %q: exit %d, ExtendedTypes %v EmulateTTL353 %v ContainerCheckTicks %d; want %v %v %d (%s)",
+				tc.args, code, m.ExtendedTypes, m.EmulateTTL353, m.ContainerCheckTicks, tc.ext, tc.emulate, tc.checkTicks, stderr.String())
 		}
 	}
 }

@@ -103,7 +103,13 @@ func (s *Server) handle(c *conn, req wire.Request) bool {
 		// The session expired or moved: ZooKeeper drops the request.
 		return false
 	}
-	c.lastHeard = time.Now()
+	if req.Op != wire.OpAuth && req.Op != wire.OpSASL {
+		// ZooKeeperServer.processPacket answers auth and sasl itself;
+		// only the requests it submits touch the session. A client that
+		// sends nothing else (kazoo's SASL client looping on the empty
+		// tokens a server without SASL answers) has its session expire.
+		c.lastHeard = time.Now()
+	}
 	// Every path below delivers the notifications the request caused once,
 	// before its reply where it has one (reply, drop), or after.
 	switch {
@@ -151,7 +157,7 @@ func (s *Server) refuse(c *conn, req wire.Request) bool {
 // apply runs a request through the checks the Machine does not make, the
 // fault rules and the Machine.
 func (s *Server) apply(c *conn, req wire.Request) bool {
-	if cr, ok := req.Body.(fakezk.Create); ok && !c.validACL(req.ACL) && createPathOK(cr.Path) {
+	if cr, ok := req.Body.(fakezk.Create); ok && s.m.CreateModeError(cr) == nil && !c.validACL(req.ACL) && createPathOK(cr.Path) {
 		return s.refuse(c, wire.Request{Xid: req.Xid, Op: req.Op, Code: wire.CodeInvalidACL, Txn: true})
 	}
 	if req.Op == wire.OpMulti {
@@ -183,8 +189,9 @@ func (s *Server) apply(c *conn, req wire.Request) bool {
 }
 
 // multiRefusal finds the first op of a multi that ZooKeeper fails before
-// applying anything, for a reason the Machine does not check: a TTL node,
-// an unknown create mode, an invalid ACL.
+// applying anything, for a reason the Machine does not check: an unknown
+// create mode, an invalid ACL (after the create's mode and TTL, which the
+// Machine checks).
 func (s *Server) multiRefusal(c *conn, req wire.Request) (int, int32) {
 	ops := req.Body.(fakezk.Multi).Ops
 	for k, op := range req.MultiOps {
@@ -192,7 +199,11 @@ func (s *Server) multiRefusal(c *conn, req wire.Request) (int, int32) {
 		case op.Code != 0:
 			return k, op.Code
 		case op.Result == wire.OpCreate || op.Result == wire.OpCreate2:
-			if !c.validACL(op.ACL) && createPathOK(ops[k].(zkapi.CreateOp).Path) {
+			cr := ops[k].(zkapi.CreateOp)
+			if err := s.m.CreateModeError(fakezk.Create{Mode: cr.Mode, TTLMillis: cr.TTLMillis}); err != nil {
+				return k, zkapi.Code(err)
+			}
+			if !c.validACL(op.ACL) && createPathOK(cr.Path) {
 				return k, wire.CodeInvalidACL
 			}
 		}
@@ -270,15 +281,15 @@ func (s *Server) drop(c *conn) {
 }
 
 // fillCreateStats adds the Stat of each created node to the replies of
-// create2 and createContainer, and to a multi's container creates, which
-// carry one.
+// create2, createContainer and createTTL, and to a multi's container and
+// TTL creates, which carry one.
 func (s *Server) fillCreateStats(req wire.Request, rep *fakezk.Reply) {
 	stat := func(p string) zkapi.Stat {
 		_, st, _ := s.m.Node(p)
 		return st
 	}
 	switch req.Op {
-	case wire.OpCreate2, wire.OpCreateContainer:
+	case wire.OpCreate2, wire.OpCreateContainer, wire.OpCreateTTL:
 		if rep.Err == nil {
 			rep.Stat = stat(rep.Path)
 		}

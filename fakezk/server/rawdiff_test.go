@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zksim/zksim/fakezk/server"
 	"github.com/zksim/zksim/fakezk/wire"
 	"github.com/zksim/zksim/zkapi/gozk"
 	"github.com/zksim/zksim/zktest"
@@ -81,14 +82,19 @@ const goldenFile = "testdata/rawcases.golden"
 // is checked here against the real thing. With -update it rewrites
 // goldenFile.
 func TestRawDiff_RealVsFake(t *testing.T) {
-	real := zktest.Standalone(t)[0]
-	_, fake := newFake(t, serverConfig())
+	rawDiff(t, zktest.Standalone(t)[0], serverConfig(), rawCases(), goldenFile)
+}
+
+// rawDiff runs cases on the real server at real and on a fake configured
+// as cfg, and with -update rewrites golden.
+func rawDiff(t *testing.T, real string, cfg server.Config, cases []rawCase, goldenFile string) {
+	_, fake := newFake(t, cfg)
 	ctx := zktest.Context(t, 2*time.Minute)
 	realTop := zktest.Root(t, ctx, zktest.Dial(t, ctx, []string{real}, gozk.Config{}), "/zksim-rawdiff-")
 	fakeTop := zktest.Root(t, ctx, zktest.Dial(t, ctx, []string{fake}, gozk.Config{}), "/zksim-rawdiff-")
-	recorded := readGolden(t)
+	recorded := readGolden(t, goldenFile)
 	golden := map[string]string{}
-	for i, tc := range rawCases() {
+	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			got := observe(t, fake, fmt.Sprintf("%s/c%d-0", fakeTop, i), tc)
 			if tc.notLive != "" {
@@ -118,7 +124,7 @@ func TestRawDiff_RealVsFake(t *testing.T) {
 		})
 	}
 	if *update && !t.Failed() {
-		writeGolden(t, golden)
+		writeGolden(t, goldenFile, cases, golden)
 	}
 }
 
@@ -126,19 +132,25 @@ func TestRawDiff_RealVsFake(t *testing.T) {
 // compares with what the real server answered when goldenFile was
 // recorded. It checks that the server's goroutines all end.
 func TestRaw_FakeMatchesRecorded(t *testing.T) {
+	rawRecorded(t, serverConfig(), rawCases(), goldenFile)
+}
+
+// rawRecorded runs cases on a fake configured as cfg and compares with
+// golden.
+func rawRecorded(t *testing.T, cfg server.Config, cases []rawCase, goldenFile string) {
 	checkLeaks(t)
-	golden := readGolden(t)
+	golden := readGolden(t, goldenFile)
 	// Cleanups run last first: the tree goes, then the admin session,
 	// then the server, then the leak check.
-	_, fake := newFake(t, serverConfig())
+	_, fake := newFake(t, cfg)
 	ctx := zktest.Context(t, time.Minute)
 	admin := zktest.Dial(t, ctx, []string{fake}, gozk.Config{})
 	top := zktest.Root(t, ctx, admin, "/zksim-rawdiff-")
-	for i, tc := range rawCases() {
+	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			want, ok := golden[tc.name]
 			if !ok {
-				t.Fatalf("no recorded observation: run TestRawDiff_RealVsFake -update with %s set", zktest.EnvStandalone)
+				t.Fatalf("no recorded observation in %s: run its TestRawDiff test with -update and the real server set", goldenFile)
 			}
 			compare(t, tc, want, observe(t, fake, fmt.Sprintf("%s/c%d-0", top, i), tc))
 		})
@@ -191,11 +203,10 @@ func zxidOffset(field string) (int, bool) {
 }
 
 // The golden file is a block per case: "== name", then its observation.
-func writeGolden(t *testing.T, golden map[string]string) {
+func writeGolden(t *testing.T, goldenFile string, cases []rawCase, golden map[string]string) {
 	var b strings.Builder
-	b.WriteString("# What ZooKeeper 3.8.0 (standalone, tickTime 500) answers to each raw case of rawcases_test.go.\n")
-	b.WriteString("# Rewritten by: go test ./fakezk/server -run RawDiff -update, with " + zktest.EnvStandalone + " set.\n")
-	for _, tc := range rawCases() {
+	b.WriteString(goldenHeader[goldenFile])
+	for _, tc := range cases {
 		fmt.Fprintf(&b, "== %s\n%s\n", tc.name, golden[tc.name])
 	}
 	if err := os.WriteFile(goldenFile, []byte(b.String()), 0o644); err != nil {
@@ -203,7 +214,15 @@ func writeGolden(t *testing.T, golden map[string]string) {
 	}
 }
 
-func readGolden(t *testing.T) map[string]string {
+// goldenHeader is the comment each golden file starts with.
+var goldenHeader = map[string]string{
+	goldenFile: "# What ZooKeeper 3.8.0 (standalone, tickTime 500) answers to each raw case of rawcases_test.go.\n" +
+		"# Rewritten by: go test ./fakezk/server -run RawDiff -update, with " + zktest.EnvStandalone + " set.\n",
+	ttlGoldenFile: "# What ZooKeeper 3.8.0 (standalone, tickTime 500, zookeeper.extendedTypesEnabled=true) answers to each raw case of rawttl_test.go.\n" +
+		"# Rewritten by: go test ./fakezk/server -run RawDiffTTL -update, with " + zktest.EnvExtended + " set.\n",
+}
+
+func readGolden(t *testing.T, goldenFile string) map[string]string {
 	t.Helper()
 	b, err := os.ReadFile(goldenFile)
 	if err != nil {

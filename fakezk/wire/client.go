@@ -28,8 +28,8 @@ func AppendConnect(dst []byte, c ConnectRequest) []byte {
 
 // AppendRequest appends the frame of a request of type op carrying body,
 // as a client encodes it: DecodeRequest gives back op and body. Creates
-// carry OpenACL. op must be one the body fits (create, create2 or
-// createContainer for a Create, getChildren or getChildren2 for a
+// carry OpenACL. op must be one the body fits (create, create2,
+// createContainer or createTTL for a Create, getChildren or getChildren2 for a
 // GetChildren, check for a one-op Multi of a CheckOp, setWatches or
 // setWatches2 for a SetWatches, ping or closeSession with a nil body);
 // anything else panics.
@@ -49,6 +49,10 @@ func (w *writer) request(op Op, body fakezk.Request) bool {
 		return op == OpPing || op == OpCloseSession
 	case fakezk.Create:
 		w.create(b.Path, b.Data, int32(b.Mode))
+		if op == OpCreateTTL {
+			w.int64(b.TTLMillis)
+			return true
+		}
 		return op == OpCreate || op == OpCreate2 || op == OpCreateContainer
 	case fakezk.Delete:
 		w.string(b.Path)
@@ -140,7 +144,11 @@ func (w *writer) multiRequest(ops []zkapi.Op) bool {
 func opRequest(op zkapi.Op) (Op, fakezk.Request, bool) {
 	switch o := op.(type) {
 	case zkapi.CreateOp:
-		return OpCreate, fakezk.Create{Path: o.Path, Data: o.Data, Mode: o.Mode}, true
+		c := fakezk.Create{Path: o.Path, Data: o.Data, Mode: o.Mode, TTLMillis: o.TTLMillis}
+		if o.Mode.IsTTL() {
+			return OpCreateTTL, c, true
+		}
+		return OpCreate, c, true
 	case zkapi.DeleteOp:
 		return OpDelete, fakezk.Delete{Path: o.Path, Version: o.Version}, true
 	case zkapi.SetOp:

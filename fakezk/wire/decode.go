@@ -34,9 +34,10 @@ type Request struct {
 	// state and what the Machine shows.
 	Local Local
 	// Code, when not 0, is the result ZooKeeper answers the request with
-	// without applying it: a body it cannot read (CodeMarshalling), a TTL
-	// node (CodeUnimplemented), an unknown create mode (CodeBadArguments),
-	// reconfig (CodeReconfigDisabled). A type ZooKeeper does not know
+	// without applying it: a body it cannot read (CodeMarshalling), an
+	// unknown create mode or a createTTL of another mode
+	// (CodeBadArguments), reconfig (CodeReconfigDisabled). (TTL modes go
+	// to the Machine, which knows whether extended types are on.) A type ZooKeeper does not know
 	// (Op.Known false) comes with CodeUnimplemented.
 	Code int32
 	// Txn: the refusal is an error transaction and takes a zxid.
@@ -63,7 +64,7 @@ type MultiOp struct {
 	// not by the request type (MultiOperationRecord rebuilds each op).
 	Result Op
 	// Code, when not 0, fails the multi at this op before anything is
-	// applied: a TTL node or an unknown create mode.
+	// applied: an unknown create mode.
 	Code int32
 	// ACL is a create's ACL, for the server to check.
 	ACL []ACL
@@ -360,37 +361,41 @@ func decodeOne(r *reader, op Op) fakezk.Request {
 
 // decodeCreate decodes a CreateRequest, or a CreateTTLRequest (whose ttl
 // follows the flags), in PrepRequestProcessor's order of checks: the mode
-// (an unknown flag is BadArguments), TTL modes (Unimplemented: TTL nodes
-// need zookeeper.extendedTypesEnabled, off by default), a ttl with a mode
-// that takes none (BadArguments). A createContainer request makes a
-// container whatever its flags say.
+// (an unknown flag is BadArguments), then, for a TTL mode, whether TTL
+// nodes are on and the TTL (left to the Machine), or, for a createTTL of
+// another mode, BadArguments. A create or create2 with a TTL mode carries
+// ZooKeeper's ttl for them, -1, which the Machine refuses. A
+// createContainer request makes a container whatever its flags say,
+// unless they are a TTL mode.
 func decodeCreate(r *reader, op Op) (fakezk.Create, []ACL, int32) {
 	c := fakezk.Create{Path: r.path("path"), Data: r.buffer("data")}
 	acl := r.acls()
 	flags := r.int32("flags")
+	ttl := int64(-1)
 	if op == OpCreateTTL {
-		r.int64("ttl")
+		ttl = r.int64("ttl")
 	}
 	mode, code := createMode(flags, op == OpCreateTTL)
 	if code != 0 {
 		return c, acl, code
 	}
 	c.Mode = mode
-	if op == OpCreateContainer {
+	switch {
+	case mode.IsTTL():
+		c.TTLMillis = ttl
+	case op == OpCreateContainer:
 		c.Mode = zkapi.Container
 	}
 	return c, acl, 0
 }
 
-// createMode is CreateMode.fromFlag and validateCreateRequest's checks;
-// ttlOp: the request is a createTTL, whose mode must be a TTL mode.
+// createMode is CreateMode.fromFlag and validateCreateRequest's check of
+// a createTTL (ttlOp) of a mode that takes no TTL.
 func createMode(flags int32, ttlOp bool) (zkapi.CreateMode, int32) {
 	switch mode := zkapi.CreateMode(flags); {
-	case flags == 5 || flags == 6:
-		return 0, CodeUnimplemented
 	case !mode.Valid():
 		return 0, CodeBadArguments
-	case ttlOp:
+	case ttlOp && !mode.IsTTL():
 		// EphemeralType.validateTTL refuses a ttl >= 0 with a plain mode.
 		// With a negative ttl the real 3.8.0 server logs a createTTL
 		// transaction that kills it when applied ("ttl must be
@@ -454,24 +459,29 @@ func decodeMultiOp(r *reader, typ Op) (zkapi.Op, MultiOp, bool) {
 }
 
 // decodeMultiCreate: inside a multi a create's type follows its flags
-// (Op.create): a container answers as create2, anything else as create,
-// and createTTL's ttl matters only for a TTL mode. A TTL mode under a
-// plain create header becomes a TTL op holding a CreateRequest, which
-// PrepRequestProcessor fails to cast: the whole multi is unreadable.
+// (Op.create): a container or TTL node answers as create2, anything else
+// as create, and createTTL's ttl matters only for a TTL mode. A TTL mode
+// under a plain create header becomes a TTL op holding a CreateRequest,
+// which PrepRequestProcessor fails to cast: the whole multi is unreadable.
 func decodeMultiCreate(r *reader, typ Op) (zkapi.Op, MultiOp, bool) {
 	path, data := r.path("path"), r.buffer("data")
 	acl := r.acls()
 	flags := r.int32("flags")
+	ttl := int64(0)
 	if typ == OpCreateTTL {
-		r.int64("ttl")
-	} else if flags == 5 || flags == 6 {
+		ttl = r.int64("ttl")
+	} else if zkapi.CreateMode(flags).IsTTL() {
 		return nil, MultiOp{}, false
 	}
 	info := MultiOp{Result: OpCreate, ACL: acl}
 	mode, code := createMode(flags, false)
 	info.Code = code
-	if mode == zkapi.Container {
+	op := zkapi.CreateOp{Path: path, Data: data, Mode: mode}
+	if mode == zkapi.Container || mode.IsTTL() {
 		info.Result = OpCreate2
 	}
-	return zkapi.CreateOp{Path: path, Data: data, Mode: mode}, info, true
+	if mode.IsTTL() {
+		op.TTLMillis = ttl
+	}
+	return op, info, true
 }

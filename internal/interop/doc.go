@@ -8,7 +8,10 @@
 //     /usr/bin/python3, driven through scripts/kazoo-lock-faults.py; skipped
 //     with a one-line reason when kazoo is missing);
 //   - TestZksimLock_*: zksim's own lock.Mutex over zkapi/gozk, which must
-//     survive every scenario.
+//     survive every scenario;
+//   - TestKazoo_SASLWithoutJAAS: kazoo's SASL client on a server without
+//     SASL ends AUTH_FAILED once its session expires, as on 3.8.0
+//     (scripts/kazoo-sasl.py).
 //
 // Scenarios, one test each per lock: 1 LostCreateReply, 2
 // ConnLossListingChildren, 3 SessionExpiredWhileHolding, 4

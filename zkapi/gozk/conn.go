@@ -3,6 +3,7 @@ package gozk
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -42,6 +43,10 @@ func createFlags(mode zkapi.CreateMode) (int32, error) {
 		return zk.FlagEphemeral | zk.FlagSequence, nil
 	case zkapi.Container:
 		return zk.FlagContainer, nil
+	case zkapi.PersistentWithTTL:
+		return zk.FlagTTL, nil
+	case zkapi.PersistentSequentialWithTTL:
+		return zk.FlagPersistentSequentialWithTTL, nil
 	}
 	return 0, fmt.Errorf("%w: invalid create mode %v", zkapi.ErrBadArguments, mode)
 }
@@ -62,6 +67,24 @@ func (c *Conn) Create(ctx context.Context, path string, data []byte, mode zkapi.
 	} else {
 		name, err = c.zc.Create(path, data, flags, openACL)
 	}
+	if err != nil {
+		return "", c.fail("create", path, err)
+	}
+	return name, nil
+}
+
+// CreateTTL implements zkapi.TTLCreator through go-zookeeper's
+// CreateTTL (opcode createTTL), which refuses a mode other than a TTL
+// mode before sending. (Create refuses a TTL mode the same way.)
+func (c *Conn) CreateTTL(ctx context.Context, path string, data []byte, mode zkapi.CreateMode, ttlMillis int64) (string, error) {
+	if err := c.begin(ctx, "create", path); err != nil {
+		return "", err
+	}
+	flags, err := createFlags(mode)
+	if err != nil {
+		return "", zkapi.Wrap("create", path, err)
+	}
+	name, err := c.zc.CreateTTL(path, data, flags, openACL, time.Duration(ttlMillis)*time.Millisecond)
 	if err != nil {
 		return "", c.fail("create", path, err)
 	}

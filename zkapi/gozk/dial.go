@@ -74,7 +74,10 @@ type Conn struct {
 	done    chan struct{} // closed when go-zookeeper has closed its event channel
 }
 
-var _ zkapi.Conn = (*Conn)(nil)
+var (
+	_ zkapi.Conn       = (*Conn)(nil)
+	_ zkapi.TTLCreator = (*Conn)(nil)
+)
 
 // Dial is DialContext with context.Background().
 func Dial(servers []string, cfg Config) (*Conn, error) {

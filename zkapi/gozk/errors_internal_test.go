@@ -111,6 +111,10 @@ func TestCreateFlags(t *testing.T) {
 		zkapi.PersistentSequential: zk.FlagSequence,
 		zkapi.EphemeralSequential:  zk.FlagEphemeralSequential,
 		zkapi.Container:            zk.FlagContainer,
+		// go-zookeeper's CreateTTL takes these; its Create and Multi
+		// refuse them (Conn.Create, multiRequest).
+		zkapi.PersistentWithTTL:           zk.FlagTTL,
+		zkapi.PersistentSequentialWithTTL: zk.FlagPersistentSequentialWithTTL,
 	}
 	for mode, flags := range want {
 		got, err := createFlags(mode)
@@ -118,7 +122,7 @@ func TestCreateFlags(t *testing.T) {
 			t.Errorf("createFlags(%v) = %d, %v; want %d", mode, got, err, flags)
 		}
 	}
-	for _, mode := range []zkapi.CreateMode{-1, 5, 6} {
+	for _, mode := range []zkapi.CreateMode{-1, 7, 9} {
 		if _, err := createFlags(mode); !errors.Is(err, zkapi.ErrBadArguments) {
 			t.Errorf("createFlags(%v) error = %v, want ErrBadArguments", mode, err)
 		}

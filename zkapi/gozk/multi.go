@@ -13,7 +13,8 @@ import (
 //
 // go-zookeeper sends every create in a multi with the create opcode and
 // cannot decode a createContainer result, so a CreateOp with Mode Container
-// is refused with ErrBadArguments before anything is sent. (The server would
+// is refused with ErrBadArguments before anything is sent, and so is a TTL
+// create, which its Multi cannot send. (The server would
 // accept the container flag on a plain create and make a persistent node.)
 //
 // When an op fails, ZooKeeper 3.8 answers with a result per op (earlier ones
@@ -44,6 +45,13 @@ func multiRequest(op zkapi.Op) (any, error) {
 	case zkapi.CreateOp:
 		if o.Mode == zkapi.Container {
 			return nil, fmt.Errorf("%w: container create inside multi is not supported by go-zookeeper", zkapi.ErrBadArguments)
+		}
+		if o.Mode.IsTTL() || o.TTLMillis != 0 {
+			// go-zookeeper's Multi takes no CreateTTLRequest, and a TTL
+			// flag under a create header makes 3.8.0 fail the whole multi
+			// as unreadable (raw case "multi with a TTL mode under a
+			// create header").
+			return nil, fmt.Errorf("%w: TTL create inside multi is not supported by go-zookeeper", zkapi.ErrBadArguments)
 		}
 		flags, err := createFlags(o.Mode)
 		if err != nil {

@@ -33,6 +33,10 @@ func TestMultiRequest_Translation(t *testing.T) {
 func TestMultiRequest_Refused(t *testing.T) {
 	for _, op := range []zkapi.Op{
 		zkapi.CreateOp{Path: "/a", Mode: zkapi.Container},
+		// go-zookeeper's Multi takes no CreateTTLRequest.
+		zkapi.CreateOp{Path: "/a", Mode: zkapi.PersistentWithTTL, TTLMillis: 1000},
+		zkapi.CreateOp{Path: "/a", Mode: zkapi.PersistentSequentialWithTTL, TTLMillis: 1000},
+		zkapi.CreateOp{Path: "/a", TTLMillis: 1000},
 		zkapi.CreateOp{Path: "/a", Mode: 9},
 		(*zkapi.SetOp)(nil),
 		nil,
