@@ -21,6 +21,7 @@ work=$(mktemp -d /tmp/zksim-test.XXXXXX)
 cleanup() {
 	scripts/zk.sh stop "$work/standalone" || true
 	scripts/zk.sh stop "$work/ensemble" || true
+	scripts/zk.sh stop "$work/extended" || true
 	rm -rf "$work"
 }
 trap cleanup EXIT INT TERM
@@ -28,13 +29,16 @@ trap cleanup EXIT INT TERM
 log "downloading Go modules"
 go mod download
 
-log "starting a standalone server and a 3-node ensemble"
+log "starting a standalone server, a 3-node ensemble and a server with TTL nodes"
 scripts/zk.sh start "$work/standalone" 1 >/dev/null
 scripts/zk.sh start "$work/ensemble" 3 >/dev/null
-export ZKSIM_ZK_STANDALONE ZKSIM_ZK_ENSEMBLE
+ZK_JVMFLAGS="-Dzookeeper.extendedTypesEnabled=true -Dznode.container.checkIntervalMs=1000" \
+	scripts/zk.sh start "$work/extended" 1 >/dev/null
+export ZKSIM_ZK_STANDALONE ZKSIM_ZK_ENSEMBLE ZKSIM_ZK_EXTENDED
 ZKSIM_ZK_STANDALONE=$(cat "$work/standalone/addrs")
 ZKSIM_ZK_ENSEMBLE="$work/ensemble"
-log "standalone at $ZKSIM_ZK_STANDALONE, ensemble at $(cat "$work/ensemble/addrs")"
+ZKSIM_ZK_EXTENDED=$(cat "$work/extended/addrs")
+log "standalone at $ZKSIM_ZK_STANDALONE, ensemble at $(cat "$work/ensemble/addrs"), extended types at $ZKSIM_ZK_EXTENDED"
 
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$unformatted" ]; then
