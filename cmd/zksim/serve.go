@@ -29,12 +29,16 @@ interface (HTTP) while it runs:
   curl -d 'drop-reply:op=create,path=/locks/' http://CONTROL/faults
   curl http://CONTROL/sessions
   curl -d 'expire:session=0x100000000000000' http://CONTROL/faults
+  curl -X POST http://CONTROL/members/1/stop    (a killed member; /start again)
+  curl http://CONTROL/members                     (index, address, state)
 
 It prints one line per address ("zksim serve: leader on 127.0.0.1:PORT",
 a follower line per -followers, "zksim serve: control on http://...") and
 runs until interrupted (SIGINT or SIGTERM). The tree lives in memory only:
 stopping serve (or kill -9) loses it, as a real server whose data
-directory is wiped. Out of file descriptors, it retries accepting after
+directory is wiped. A stopped member refuses connections; with fewer than a
+majority of members running no member serves sessions, and no session
+expires until a majority is back. Out of file descriptors, it retries accepting after
 5 ms, doubling up to 1 s; a request frame that does not fit in
 -frame-budget closes its connection (the session lives on).
 
