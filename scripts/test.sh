@@ -53,6 +53,13 @@ if [ $# -eq 0 ]; then
 	go test -count=1 -run '^(TestDifferential_Serve|TestConformance_Real|TestDifferential_Real|TestRegister_RealLinearizable)$' ./internal/conformance
 fi
 
+# go-zookeeper's own suite on the real server, with its own harness
+# (internal/gozksuite; about 3 minutes); the serve run is part of go test
+# above.
+if [ $# -eq 0 ]; then
+	ZKSIM_GOZK_REAL=1 go test -count=1 -run '^TestSuite_Real$' ./internal/gozksuite
+fi
+
 log "the main job, the herd demonstration and the benchmark report, as the README gives them"
 go run ./cmd/zksim >/dev/null
 go run ./cmd/zksim herd >/dev/null
