@@ -19,8 +19,15 @@ import (
 // ports and returns their addresses in member order.
 func newEnsemble(t *testing.T, followers int, tickMs int64) (*server.Server, []string) {
 	t.Helper()
+	return newEnsembleWith(t, server.Config{Machine: fakezk.Config{TickMillis: tickMs, Followers: followers}})
+}
+
+// newEnsembleWith is newEnsemble with a whole Config.
+func newEnsembleWith(t *testing.T, cfg server.Config) (*server.Server, []string) {
+	t.Helper()
 	checkLeaks(t)
-	srv, err := server.New(server.Config{Machine: fakezk.Config{TickMillis: tickMs, Followers: followers}})
+	followers := cfg.Machine.Followers
+	srv, err := server.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -73,6 +73,16 @@ type Config struct {
 	// milliseconds; clients' own tests that write on one server and read
 	// on another expect that.
 	FollowerLag bool
+	// Reconfig enables reconfig (opcode 16), as ZooKeeper 3.8's
+	// reconfigEnabled does (off by default: reconfig is answered
+	// ReconfigDisabled). With it an ensemble (Followers > 0) starts with
+	// a configuration in /zookeeper/config listing its members
+	// (server.N=127.0.0.1:0:0:participant, N = member index + 1: the fake
+	// has no quorum ports) and version=ZXID, and reconfig changes it as
+	// 3.8.0 does (reconfig.go); a standalone server answers Unimplemented.
+	// Only the configuration changes: members a reconfig removes keep
+	// serving, and the leader never steps down.
+	Reconfig bool
 	// Logf, if set, receives one line per connection event and fault.
 	Logf func(format string, args ...any)
 }
@@ -100,11 +110,16 @@ type Server struct {
 	delays    map[int64]time.Duration // watch delivery delay by session, 0: all
 	abandoned map[int64]bool          // live sessions whose resumption is refused
 	listeners map[net.Listener]struct{}
-	members   []member    // replica 0 and the followers (members.go)
-	leader    int         // the leader member's index, -1 without quorum
-	changed   ctxcond.Var // broadcast by deliver
-	ended     int64       // the Machine's EndedSessions at the last deliver
-	closed    bool
+	members   []member      // replica 0 and the followers (members.go)
+	leader    int           // the leader member's index, -1 without quorum
+	quorum    *quorumConfig // with Config.Reconfig on an ensemble: its configuration
+	// superDigest is the digest identity (user:base64(sha1)) that may
+	// reconfig: mayReconfig's hook, set by tests until the ACL branch's
+	// super digest lands.
+	superDigest string
+	changed     ctxcond.Var // broadcast by deliver
+	ended       int64       // the Machine's EndedSessions at the last deliver
+	closed      bool
 
 	budget frameBudget // has its own lock
 
@@ -146,6 +161,10 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	qc := initialQuorum(cfg, m.Config().Followers)
+	if qc != nil {
+		m.InitConfig(qc.data)
+	}
 	s := &Server{
 		cfg: cfg, tick: time.Duration(m.Config().TickMillis) * time.Millisecond, sessionless: sessionlessTimeout,
 		m: m, conns: map[*conn]struct{}{}, bySession: map[int64]*conn{},
@@ -153,6 +172,7 @@ func New(cfg Config) (*Server, error) {
 		delays: map[int64]time.Duration{}, abandoned: map[int64]bool{}, listeners: map[net.Listener]struct{}{},
 		budget:  frameBudget{limit: budget},
 		members: make([]member, 1+m.Config().Followers),
+		quorum:  qc,
 		done:    make(chan struct{}),
 	}
 	s.wg.Add(1)
