@@ -19,7 +19,7 @@ import (
 
 const serveUsage = `usage: zksim serve [-addr HOST:PORT] [-control HOST:PORT] [-tick MS] [-seed S]
                    [-followers N] [-max-conns N] [-max-frame BYTES] [-frame-budget BYTES]
-                   [-overflow pin|wrap] [-faults SPEC] [-v]
+                   [-overflow pin|wrap] [-reconfig] [-faults SPEC] [-v]
 
 Serves the in-memory ZooKeeper over ZooKeeper's client protocol, so that an
 unmodified client (go-zookeeper, kazoo, zkCli.sh, Curator) can run against
@@ -73,6 +73,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 	budget := fs.Int("frame-budget", server.DefaultFrameBudget,
 		"bytes all connections together may hold for request frames still arriving (at least -max-frame; 0 no limit)")
 	overflow := fs.String("overflow", "pin", "sequence counter past 2^31-1: pin (ZooKeeper 3.6+) or wrap")
+	reconfig := fs.Bool("reconfig", false, "answer reconfig (opcode 16) as ZooKeeper 3.8 with reconfigEnabled=true does; off: ReconfigDisabled, 3.8's default")
 	fs.StringVar(&c.faults, "faults", "", "faults to arm at start (a fault spec, see below)")
 	fs.BoolVar(&c.verbose, "v", false, "log connections, sessions and faults to stderr")
 	if code := simcli.ParseFlags(fs, args); code >= 0 {
@@ -113,6 +114,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 		},
 		MaxClientCnxns: *maxConns,
 		FollowerLag:    *lag,
+		Reconfig:       *reconfig,
 	}
 	if *maxConns == 0 {
 		c.srv.MaxClientCnxns = -1
