@@ -203,12 +203,11 @@ func StartTestCluster(t *testing.T, size int, stdout, stderr io.Writer) (*TestCl
 		return nil, fmt.Errorf("zksim serve listed %d members, want %d", len(p.addrs), size)
 	}
 	cluster := &TestCluster{Path: t.TempDir(), proc: p}
-	for i, addr := range p.addrs {
-		port := portOf(addr)
-		// Peer and election ports are only named in configs: the fake
-		// has no quorum protocol.
+	for i := range p.addrs {
+		// Peer and election ports are only named in configs (the fake has
+		// no quorum protocol): ZooKeeper's defaults, one apart per server.
 		cluster.Config.Servers = append(cluster.Config.Servers, ServerConfigServer{
-			ID: i + 1, Host: "127.0.0.1", PeerPort: port + 10000, LeaderElectionPort: port + 20000,
+			ID: i + 1, Host: "127.0.0.1", PeerPort: DefaultPeerPort + i, LeaderElectionPort: DefaultLeaderElectionPort + i,
 		})
 	}
 	for i, addr := range p.addrs {
