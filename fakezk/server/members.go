@@ -34,6 +34,11 @@ import (
 //     leader is elected and every session gets a fresh timeout; a session
 //     of 4 s survived 9 s without quorum on the real ensemble.
 //
+// The Machine's replica 0 applies every write whoever is leader: electing
+// another member changes who answers srvr's Mode and who drops clients,
+// not where writes go. With Config.FollowerLag an elected follower's
+// sessions still read up to a tick behind.
+//
 // A standalone server (no followers) is an ensemble of one: stopping it
 // loses quorum, and starting it again resumes every session with a fresh
 // timeout, as a real standalone server restarted on its data directory
