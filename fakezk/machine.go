@@ -238,6 +238,18 @@ func (m *Machine) endSession(s *session) {
 	m.ended++
 }
 
+// RenewSessions gives every live session a fresh timeout from now, as a
+// newly elected leader does: it rebuilds its session tracker from the
+// sessions it knows, each due one whole timeout after the election, so a
+// session whose client could not reach a serving server while the ensemble
+// had no quorum (or was electing) is not expired for that time. The
+// result does not depend on map order: every session gets the same rule.
+func (m *Machine) RenewSessions() {
+	for _, s := range m.sessions {
+		s.deadline = m.now + s.timeout
+	}
+}
+
 // Tick advances virtual time by one tickTime and returns the sessions it
 // expired, in the order it expired them. Followers catch up with the
 // leader. Attached sessions are kept alive (their clients ping); detached

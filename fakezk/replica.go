@@ -67,6 +67,10 @@ const (
 	primAdd primKind = iota
 	primRemove
 	primSet
+	// primConfig sets /zookeeper/config's data as a reconfig does: the
+	// real server's SetDataTxn(CONFIG_NODE, data, -1) stamps the node's
+	// version with -1 instead of counting it (measured on 3.8.0).
+	primConfig
 )
 
 // prim is one primitive change. A transaction is the prims sharing a zxid;
@@ -192,7 +196,11 @@ func (r *replica) set(p prim, u *undoRec) {
 		*u = undoRec{p: p, n: n, oldData: n.data, oldStat: n.stat}
 	}
 	n.data = p.data
-	n.stat.Version++
+	if p.kind == primConfig {
+		n.stat.Version = -1
+	} else {
+		n.stat.Version++
+	}
 	n.stat.Mzxid = p.zxid
 	n.stat.Mtime = p.now
 }

@@ -220,3 +220,26 @@ func TestConn_MultiContainerRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestMachine_RenewSessions: a new leader gives every session a whole
+// timeout from its election, in virtual time, so a detached session
+// expires exactly one timeout after the renewal, whatever it had left.
+func TestMachine_RenewSessions(t *testing.T) {
+	m, err := fakezk.NewMachine(fakezk.Config{TickMillis: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := m.CreateSession(0, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Detach(info.ID)
+	m.Tick() // 100 ms: due at 200 ms
+	m.RenewSessions()
+	if got := m.Tick(); len(got) != 0 || !m.Alive(info.ID) {
+		t.Fatalf("at 200 ms, after a renewal at 100 ms: expired %v", got)
+	}
+	if got := m.Tick(); len(got) != 1 || got[0] != info.ID {
+		t.Fatalf("at 300 ms, one timeout after the renewal: expired %v, want [%#x]", got, info.ID)
+	}
+}

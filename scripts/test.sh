@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The README's test command: runs the whole test suite, real-server tests
 # included, on a fresh machine. It installs Debian's zookeeper and
-# python3-kazoo packages when missing, starts a standalone server and a
-# 3-node ensemble on free loopback ports, runs gofmt, go vet, go mod tidy
-# -diff, staticcheck (from the module proxy) and go test -race
-# with the real-server tests enabled (then, without -race, the one test left
-# out of race builds), the main job (go run ./cmd/zksim), zksim herd and a
-# quick benchmark report, and stops the servers by PID whatever happens.
+# python3-kazoo packages when missing, starts a standalone server and two
+# 3-node ensembles (one with reconfig on) on free loopback ports, runs
+# gofmt, go vet, go mod tidy -diff, staticcheck (from the module proxy) and
+# go test -race with the real-server tests enabled (then, without -race,
+# the one test left out of race builds, and go-zookeeper's own suite on the
+# real server), the main job (go run ./cmd/zksim), zksim herd and a quick
+# benchmark report, and stops the servers by PID whatever happens.
 #
 # Usage: scripts/test.sh [go test flags...]   (e.g. -run Conformance -v)
 set -euo pipefail
@@ -22,6 +23,7 @@ cleanup() {
 	scripts/zk.sh stop "$work/standalone" || true
 	scripts/zk.sh stop "$work/ensemble" || true
 	scripts/zk.sh stop "$work/extended" || true
+	scripts/zk.sh stop "$work/reconfig" || true
 	rm -rf "$work"
 }
 trap cleanup EXIT INT TERM
@@ -39,6 +41,13 @@ ZKSIM_ZK_STANDALONE=$(cat "$work/standalone/addrs")
 ZKSIM_ZK_ENSEMBLE="$work/ensemble"
 ZKSIM_ZK_EXTENDED=$(cat "$work/extended/addrs")
 log "standalone at $ZKSIM_ZK_STANDALONE, ensemble at $(cat "$work/ensemble/addrs"), extended types at $ZKSIM_ZK_EXTENDED"
+# A 3-node ensemble with reconfig on and go-zookeeper's suite's super user
+# (super:test), for fakezk/server's TestReconfig_Real.
+ZK_CFG="reconfigEnabled=true" \
+	ZK_JVMFLAGS="-Dzookeeper.DigestAuthenticationProvider.superDigest=super:D/InIHSb7yEEbrWz8b9l71RjZJU=" \
+	scripts/zk.sh start "$work/reconfig" 3 >/dev/null
+export ZKSIM_ZK_RECONFIG
+ZKSIM_ZK_RECONFIG=$(cat "$work/reconfig/addrs")
 
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$unformatted" ]; then
@@ -55,6 +64,13 @@ go test -race -count=1 "$@" ./...
 # only in a whole run, not when flags pick tests.
 if [ $# -eq 0 ]; then
 	go test -count=1 -run '^(TestDifferential_Serve|TestConformance_Real|TestDifferential_Real|TestRegister_RealLinearizable)$' ./internal/conformance
+fi
+
+# go-zookeeper's own suite on the real server, with its own harness
+# (internal/gozksuite; about 3 minutes); the serve run is part of go test
+# above.
+if [ $# -eq 0 ]; then
+	ZKSIM_GOZK_REAL=1 go test -count=1 -run '^TestSuite_Real$' ./internal/gozksuite
 fi
 
 log "the main job, the herd demonstration and the benchmark report, as the README gives them"

@@ -21,7 +21,7 @@ import (
 const serveUsage = `usage: zksim serve [-addr HOST:PORT] [-control HOST:PORT] [-tick MS] [-seed S]
                    [-followers N] [-max-conns N] [-max-frame BYTES] [-frame-budget BYTES]
                    [-overflow pin|wrap] [-container-check MS] [-extended-types]
-                   [-emulate353-ttl] [-faults SPEC] [-v]
+                   [-emulate353-ttl] [-reconfig] [-faults SPEC] [-v]
 
 Serves the in-memory ZooKeeper over ZooKeeper's client protocol, so that an
 unmodified client (go-zookeeper, kazoo, zkCli.sh, Curator) can run against
@@ -31,12 +31,16 @@ interface (HTTP) while it runs:
   curl -d 'drop-reply:op=create,path=/locks/' http://CONTROL/faults
   curl http://CONTROL/sessions
   curl -d 'expire:session=0x100000000000000' http://CONTROL/faults
+  curl -X POST http://CONTROL/members/1/stop    (a killed member; /start again)
+  curl http://CONTROL/members                     (index, address, state)
 
 It prints one line per address ("zksim serve: leader on 127.0.0.1:PORT",
 a follower line per -followers, "zksim serve: control on http://...") and
 runs until interrupted (SIGINT or SIGTERM). The tree lives in memory only:
 stopping serve (or kill -9) loses it, as a real server whose data
-directory is wiped. Out of file descriptors, it retries accepting after
+directory is wiped. A stopped member refuses connections; with fewer than a
+majority of members running no member serves sessions, and no session
+expires until a majority is back. Out of file descriptors, it retries accepting after
 5 ms, doubling up to 1 s; a request frame that does not fit in
 -frame-budget closes its connection (the session lives on).
 
@@ -83,6 +87,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 		"allow TTL nodes (createTTL and the TTL create modes), as zookeeper.extendedTypesEnabled=true does; without it they are refused with Unimplemented")
 	emulate := fs.Bool("emulate353-ttl", false,
 		"as zookeeper.emulate353TTLNodes=true: also read 3.5.3-format TTL nodes, which a tree that starts empty never holds, so nothing served changes (accepted for configurations that set it; ignored without -extended-types, as by ZooKeeper)")
+	reconfig := fs.Bool("reconfig", false, "answer reconfig (opcode 16) as ZooKeeper 3.8 with reconfigEnabled=true does; off: ReconfigDisabled, 3.8's default")
 	fs.StringVar(&c.faults, "faults", "", "faults to arm at start (a fault spec, see below)")
 	fs.BoolVar(&c.verbose, "v", false, "log connections, sessions and faults to stderr")
 	if code := simcli.ParseFlags(fs, args); code >= 0 {
@@ -127,6 +132,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 		},
 		MaxClientCnxns: *maxConns,
 		FollowerLag:    *lag,
+		Reconfig:       *reconfig,
 	}
 	if *maxConns == 0 {
 		c.srv.MaxClientCnxns = -1

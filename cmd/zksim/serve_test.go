@@ -232,3 +232,18 @@ func get(t *testing.T, url string) string {
 type quiet struct{}
 
 func (quiet) Printf(string, ...any) {}
+
+// TestServe_ReconfigFlag: -reconfig reaches the server's config, off by
+// default as reconfigEnabled is in 3.8.
+func TestServe_ReconfigFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{{nil, false}, {[]string{"-reconfig"}, true}} {
+		var stderr bytes.Buffer
+		c, code := parseServe(tc.args, &stderr)
+		if code >= 0 || c.srv.Reconfig != tc.want {
+			t.Errorf("parseServe %q: exit %d, Reconfig %v; want %v (%s)", tc.args, code, c.srv.Reconfig, tc.want, stderr.String())
+		}
+	}
+}

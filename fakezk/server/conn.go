@@ -206,7 +206,7 @@ func (c *conn) handshake(r *bufio.Reader) bool {
 		return false
 	}
 	if word, ok := wire.FourLetterWord(prefix); ok {
-		c.nc.Write([]byte(c.s.fourLetter(word, r)))
+		c.nc.Write([]byte(c.s.fourLetter(c.replica, word, r)))
 		return false
 	}
 	frame, err := c.readBody(r, prefix, nil, c.s.m.Config().MaxFrame)

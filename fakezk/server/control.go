@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -242,6 +243,11 @@ func sessionAction(a action, kind string, args specArgs) (action, error) {
 //	GET  /faults     the drop rules still waiting for their request
 //	GET  /sessions   one line per live session: id, timeout, client address
 //	GET  /tree       every znode, one per line, with its data length and owner
+//	GET  /members    one line per member: index, client address, state
+//	                 (leader, follower, standalone, looking or stopped)
+//	POST /members/{i}/stop   stop member i as a killed server (see StopMember)
+//	POST /members/{i}/start  start it again on the same port; 409 if the
+//	                 member is already in that state, 404 if there is none
 //
 // Replies are plain text.
 func (s *Server) Handler() http.Handler {
@@ -274,6 +280,17 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /tree", func(w http.ResponseWriter, r *http.Request) {
 		s.Inspect(func(m *fakezk.Machine) { writeTree(w, m) })
 	})
+	mux.HandleFunc("GET /members", func(w http.ResponseWriter, r *http.Request) {
+		for _, mb := range s.Members() {
+			addr := mb.Addr
+			if addr == "" {
+				addr = "-"
+			}
+			fmt.Fprintf(w, "%d %s %s\n", mb.Index, addr, mb.State)
+		}
+	})
+	mux.HandleFunc("POST /members/{i}/stop", s.memberHandler(s.StopMember))
+	mux.HandleFunc("POST /members/{i}/start", s.memberHandler(s.StartMember))
 	return mux
 }
 
@@ -289,4 +306,25 @@ func writeTree(w io.Writer, m *fakezk.Machine) {
 	_, root, _ := m.Node("/")
 	line("/", root)
 	walk(m, "/", line)
+}
+
+// memberHandler serves POST /members/{i}/stop and /start through op.
+func (s *Server) memberHandler(op func(int) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		i, err := strconv.Atoi(r.PathValue("i"))
+		if err != nil {
+			http.Error(w, fmt.Sprintf("member %q is not a number", r.PathValue("i")), http.StatusBadRequest)
+			return
+		}
+		switch err := op(i); {
+		case errors.Is(err, ErrNoMember):
+			http.Error(w, err.Error(), http.StatusNotFound)
+		case errors.Is(err, ErrMemberState):
+			http.Error(w, err.Error(), http.StatusConflict)
+		case err != nil:
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+		default:
+			fmt.Fprintln(w, "ok")
+		}
+	}
 }

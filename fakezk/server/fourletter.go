@@ -17,19 +17,25 @@ const version = "3.8.0-zksim, built on fakezk"
 // a connect request, as a 3.8 server whose 4lw.commands.whitelist is "*"
 // does (scripts/zk.sh's servers; the 3.8 default whitelists srvr alone):
 // the same words, answered with the same layout, the numbers the fake's.
-// r supplies stmk's 8-byte argument. The connection closes after.
-func (s *Server) fourLetter(word string, r io.Reader) string {
+// r supplies stmk's 8-byte argument; member is the member asked. The
+// connection closes after.
+func (s *Server) fourLetter(member int, word string, r io.Reader) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if !s.serving() {
+		if answer, ok := fourLetterNotServing(word); ok {
+			return answer
+		}
+	}
 	switch word {
 	case "ruok":
 		return "imok"
 	case "isro":
 		return "rw"
 	case "srvr":
-		return s.srvr("")
+		return s.srvr(member, "")
 	case "stat":
-		return s.srvr("Clients:\n" + s.cons() + "\n")
+		return s.srvr(member, "Clients:\n"+s.cons()+"\n")
 	case "cons":
 		return s.cons() + "\n"
 	case "crst":
@@ -43,7 +49,7 @@ func (s *Server) fourLetter(word string, r io.Reader) string {
 	case "dirs":
 		return "datadir_size: 0\nlogdir_size: 0\n"
 	case "mntr":
-		return s.mntr()
+		return s.mntr(member)
 	case "wchs":
 		conns, paths, total := s.watchSummary()
 		return fmt.Sprintf("%d connections watching %d paths\nTotal watches:%d\n", conns, paths, total)
@@ -66,11 +72,8 @@ func (s *Server) fourLetter(word string, r io.Reader) string {
 	return ""
 }
 
-func (s *Server) srvr(clients string) string {
-	mode := "standalone"
-	if s.m.Config().Followers > 0 {
-		mode = "leader"
-	}
+func (s *Server) srvr(member int, clients string) string {
+	mode := s.memberState(member)
 	nodes := 1
 	walk(s.m, "/", func(string, zkapi.Stat) { nodes++ })
 	return fmt.Sprintf("Zookeeper version: %s\n%sLatency min/avg/max: 0/0.0/0\nReceived: 0\nSent: 0\n"+
@@ -96,7 +99,7 @@ func (s *Server) conf() string {
 		tick, max(s.cfg.MaxClientCnxns, 0), 2*tick, 20*tick)
 }
 
-func (s *Server) mntr() string {
+func (s *Server) mntr(member int) string {
 	ephemerals := 0
 	nodes := 1
 	walk(s.m, "/", func(_ string, st zkapi.Stat) {
@@ -106,10 +109,10 @@ func (s *Server) mntr() string {
 		}
 	})
 	_, _, watches := s.watchSummary()
-	return fmt.Sprintf("zk_version\t%s\nzk_server_state\tstandalone\nzk_ephemerals_count\t%d\n"+
+	return fmt.Sprintf("zk_version\t%s\nzk_server_state\t%s\nzk_ephemerals_count\t%d\n"+
 		"zk_num_alive_connections\t%d\nzk_avg_latency\t0.0\nzk_outstanding_requests\t0\n"+
 		"zk_znode_count\t%d\nzk_global_sessions\t%d\nzk_watch_count\t%d\n",
-		version, ephemerals, len(s.conns), nodes, len(s.m.SessionIDs()), watches)
+		version, s.memberState(member), ephemerals, len(s.conns), nodes, len(s.m.SessionIDs()), watches)
 }
 
 // watched lists, by path, the sessions watching it on the leader (data

@@ -23,6 +23,12 @@ func (s *Server) connect(c *conn, req wire.ConnectRequest) bool {
 	if s.closed {
 		return false
 	}
+	if !s.serving() {
+		// A member without quorum (LOOKING) has no ZooKeeperServer: it
+		// closes the connection without an answer.
+		s.logf("%s: refusing session request: no quorum", c.nc.RemoteAddr())
+		return false
+	}
 	if zxid := s.m.ServerZxid(c.replica); req.LastZxidSeen > zxid {
 		// The client has seen a newer state than this server's: it must
 		// try another server, so the server hangs up without a reply.

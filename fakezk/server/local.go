@@ -39,6 +39,8 @@ func (s *Server) local(c *conn, req wire.Request) bool {
 		return true
 	case wire.CreateSession:
 		return s.createSession(c)
+	case wire.Reconfig:
+		return s.reconfig(c, req.Xid, l)
 	case wire.SetACL:
 		return s.setACL(c, req.Xid, l)
 	case wire.RemoveWatches:

@@ -26,6 +26,10 @@
 // Every listener serves one replica of the Machine: Serve for the leader,
 // ServeReplica for a follower (Config.Followers), whose sessions can read
 // stale data until the follower catches up on the next tick or sync.
+// Each replica is a member of the ensemble that StopMember and
+// StartMember stop and start as a killed and restarted server, with the
+// leader re-elected and quorum lost and regained as a real ensemble does
+// (members.go).
 package server
 
 import (
@@ -69,6 +73,16 @@ type Config struct {
 	// milliseconds; clients' own tests that write on one server and read
 	// on another expect that.
 	FollowerLag bool
+	// Reconfig enables reconfig (opcode 16), as ZooKeeper 3.8's
+	// reconfigEnabled does (off by default: reconfig is answered
+	// ReconfigDisabled). With it an ensemble (Followers > 0) starts with
+	// a configuration in /zookeeper/config listing its members
+	// (server.N=127.0.0.1:0:0:participant, N = member index + 1: the fake
+	// has no quorum ports) and version=ZXID, and reconfig changes it as
+	// 3.8.0 does (reconfig.go); a standalone server answers Unimplemented.
+	// Only the configuration changes: members a reconfig removes keep
+	// serving, and the leader never steps down.
+	Reconfig bool
 	// Logf, if set, receives one line per connection event and fault.
 	Logf func(format string, args ...any)
 }
@@ -96,9 +110,16 @@ type Server struct {
 	delays    map[int64]time.Duration // watch delivery delay by session, 0: all
 	abandoned map[int64]bool          // live sessions whose resumption is refused
 	listeners map[net.Listener]struct{}
-	changed   ctxcond.Var // broadcast by deliver
-	ended     int64       // the Machine's EndedSessions at the last deliver
-	closed    bool
+	members   []member      // replica 0 and the followers (members.go)
+	leader    int           // the leader member's index, -1 without quorum
+	quorum    *quorumConfig // with Config.Reconfig on an ensemble: its configuration
+	// superDigest is the digest identity (user:base64(sha1)) that may
+	// reconfig: mayReconfig's hook, set by tests until the ACL branch's
+	// super digest lands.
+	superDigest string
+	changed     ctxcond.Var // broadcast by deliver
+	ended       int64       // the Machine's EndedSessions at the last deliver
+	closed      bool
 
 	budget frameBudget // has its own lock
 
@@ -140,13 +161,19 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	qc := initialQuorum(cfg, m.Config().Followers)
+	if qc != nil {
+		m.InitConfig(qc.data)
+	}
 	s := &Server{
 		cfg: cfg, tick: time.Duration(m.Config().TickMillis) * time.Millisecond, sessionless: sessionlessTimeout,
 		m: m, conns: map[*conn]struct{}{}, bySession: map[int64]*conn{},
 		perIP:  map[string]int{},
 		delays: map[int64]time.Duration{}, abandoned: map[int64]bool{}, listeners: map[net.Listener]struct{}{},
-		budget: frameBudget{limit: budget},
-		done:   make(chan struct{}),
+		budget:  frameBudget{limit: budget},
+		members: make([]member, 1+m.Config().Followers),
+		quorum:  qc,
+		done:    make(chan struct{}),
 	}
 	s.wg.Add(1)
 	go s.clock()
@@ -177,11 +204,14 @@ func (s *Server) Listen(addr string) (net.Addr, error) {
 // Serve accepts connections to the leader on l until Close.
 func (s *Server) Serve(l net.Listener) error { return s.ServeReplica(l, 0) }
 
-// ServeReplica accepts connections on l for replica i: 0 the leader,
-// 1..Followers a follower. It returns ErrClosed after Close, and the
-// error of an Accept on a listener closed by someone else; any other
-// failed Accept (out of file descriptors, say) is retried after a delay
-// of 5 ms that doubles up to 1 s, logged once per streak.
+// ServeReplica accepts connections on l for replica i, member i of the
+// ensemble: 0 the leader, 1..Followers a follower. It returns ErrClosed
+// after Close, ErrMemberState once StopMember stops the member (StartMember
+// listens again on l's address, in the background), and the error of an
+// Accept on a listener closed by someone else; any other failed Accept
+// (out of file descriptors, say) is retried after a delay of 5 ms that
+// doubles up to 1 s, logged once per streak. Each member is served on one
+// listener at a time.
 func (s *Server) ServeReplica(l net.Listener, i int) error {
 	if i < 0 || i > s.m.Config().Followers {
 		l.Close()
@@ -193,8 +223,19 @@ func (s *Server) ServeReplica(l net.Listener, i int) error {
 		l.Close()
 		return ErrClosed
 	}
+	if mb := &s.members[i]; mb.l != nil || mb.stopped {
+		s.mu.Unlock()
+		l.Close()
+		return fmt.Errorf("server: serve member %d: %w: already served or stopped", i, ErrMemberState)
+	}
+	s.members[i].addr, s.members[i].l = l.Addr(), l
 	s.listeners[l] = struct{}{}
 	s.mu.Unlock()
+	return s.acceptLoop(l, i)
+}
+
+// acceptLoop accepts connections on l for member i until l closes.
+func (s *Server) acceptLoop(l net.Listener, i int) error {
 	var b acceptBackoff
 	for {
 		nc, err := l.Accept()
@@ -206,6 +247,9 @@ func (s *Server) ServeReplica(l net.Listener, i int) error {
 		if err = s.acceptFailed(err, &b); err != nil {
 			s.mu.Lock()
 			delete(s.listeners, l)
+			if s.members[i].l != l && !errors.Is(err, ErrClosed) {
+				err = fmt.Errorf("server: member %d: %w: stopped", i, ErrMemberState)
+			}
 			s.mu.Unlock()
 			return err
 		}
@@ -217,6 +261,12 @@ func (s *Server) ServeReplica(l net.Listener, i int) error {
 func (s *Server) accept(nc net.Conn, replica int) {
 	ip := remoteIP(nc)
 	s.mu.Lock()
+	if s.members[replica].stopped {
+		// Accepted just before StopMember closed the listener.
+		s.mu.Unlock()
+		nc.Close()
+		return
+	}
 	if s.closed || (s.cfg.MaxClientCnxns > 0 && s.perIP[ip] >= s.cfg.MaxClientCnxns) {
 		s.mu.Unlock()
 		s.logf("too many connections from %s - max is %d", ip, s.cfg.MaxClientCnxns)
@@ -265,7 +315,8 @@ func (s *Server) Close() error {
 }
 
 // clock ticks the Machine in real time and expires the sessions whose
-// clients have been silent for their whole timeout.
+// clients have been silent for their whole timeout. Without quorum it
+// does neither: virtual time pauses, as no session tracker runs.
 func (s *Server) clock() {
 	defer s.wg.Done()
 	t := time.NewTicker(s.tick)
@@ -276,6 +327,10 @@ func (s *Server) clock() {
 			return
 		case now := <-t.C:
 			s.mu.Lock()
+			if !s.serving() {
+				s.mu.Unlock()
+				continue
+			}
 			s.expireSilent(now)
 			s.m.Tick()
 			s.forgetAbandoned()

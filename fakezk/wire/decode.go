@@ -36,8 +36,9 @@ type Request struct {
 	// Code, when not 0, is the result ZooKeeper answers the request with
 	// without applying it: a body it cannot read (CodeMarshalling), an
 	// unknown create mode or a createTTL of another mode
-	// (CodeBadArguments), reconfig (CodeReconfigDisabled). (TTL modes go
-	// to the Machine, which knows whether extended types are on.) A type ZooKeeper does not know
+	// (CodeBadArguments). (TTL modes go to the Machine, which knows whether
+	// extended types are on; reconfig comes as Local: whether it is refused
+	// with CodeReconfigDisabled is the server's setting.) A type ZooKeeper does not know
 	// (Op.Known false) comes with CodeUnimplemented.
 	Code int32
 	// Txn: the refusal is an error transaction and takes a zxid.
@@ -293,11 +294,10 @@ func decodeBody(r *reader, req *Request) {
 		// for the path, which then has NUL bytes: BadArguments, always.
 		refuse(req, CodeBadArguments)
 	case OpReconfig:
-		r.string("joiningServers")
-		r.string("leavingServers")
-		r.string("newMembers")
-		r.int64("curConfigId")
-		refuse(req, CodeReconfigDisabled)
+		req.Local = Reconfig{
+			Joining: r.buffer("joiningServers"), Leaving: r.buffer("leavingServers"),
+			NewMembers: r.buffer("newMembers"), CurConfigID: r.int64("curConfigId"),
+		}
 	case OpCreateSession:
 		// PrepRequestProcessor reads a timeout from the body; without one
 		// the request fails.

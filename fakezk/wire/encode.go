@@ -158,7 +158,7 @@ func (w *writer) body(op Op, rep fakezk.Reply, null bool) {
 		w.stat(rep.Stat)
 	case OpExists, OpSetData:
 		w.stat(rep.Stat)
-	case OpGetData:
+	case OpGetData, OpReconfig:
 		w.buffer(rep.Data)
 		w.stat(rep.Stat)
 	case OpGetChildren:
