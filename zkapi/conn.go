@@ -61,6 +61,7 @@ type CreateOp struct {
 	Path string
 	Data []byte
 	Mode CreateMode
+	ACL  []ACL // nil: OpenACL (see ACLConn.CreateWithACL)
 }
 
 // DeleteOp deletes a node in a Multi.
