@@ -60,6 +60,12 @@ type Config struct {
 	// (the simulator's traces print virtual ms); a Server reads 0 as
 	// DefaultEpochMillis.
 	EpochMillis int64
+	// SuperDigest is ZooKeeper's
+	// zookeeper.DigestAuthenticationProvider.superDigest, "user:" and the
+	// base64 SHA-1 of "user:password" (zkapi.DigestID): a connection that
+	// adds that digest identity passes every ACL check. Empty: no super
+	// user.
+	SuperDigest string
 }
 
 var errConfig = errors.New("fakezk: invalid config")

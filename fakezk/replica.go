@@ -17,6 +17,7 @@ const containerOwner = math.MinInt64
 // clients see 2*cversion - numChildren (DataNode.copyStat).
 type znode struct {
 	data     []byte
+	acl      []zkapi.ACL // shared with other nodes and replicas; replaced, never written to
 	stat     zkapi.Stat
 	cversion int32
 	children []string // names, sorted: listings need no sort
@@ -50,9 +51,9 @@ func (n *znode) view() zkapi.Stat {
 	return st
 }
 
-// configPath is the dynamic configuration's node. Without reconfigEnabled
-// ZooKeeper gives it a read-only ACL (world:anyone READ): a setData on it
-// and a create under it answer NoAuth.
+// configPath is the dynamic configuration's node. ZooKeeper gives it a
+// read-only ACL (world:anyone READ, ZOOKEEPER-2014) with aversion -1: a
+// setData on it and a create under it answer NoAuth, except to super.
 const configPath = "/zookeeper/config"
 
 // specialPaths cannot be deleted (the server answers BadArguments).
@@ -67,6 +68,7 @@ const (
 	primAdd primKind = iota
 	primRemove
 	primSet
+	primACL // setACL: the node's ACL replaced, its aversion up by one
 )
 
 // prim is one primitive change. A transaction is the prims sharing a zxid;
@@ -76,7 +78,8 @@ type prim struct {
 	kind  primKind
 	path  string
 	data  []byte
-	owner int64 // primAdd: ephemeral session, containerOwner, or 0
+	acl   []zkapi.ACL // primAdd, primACL: the node's ACL, fixed up
+	owner int64       // primAdd: ephemeral session, containerOwner, or 0
 	zxid  int64
 	now   int64
 }
@@ -105,6 +108,7 @@ func newReplica() *replica {
 		// too: measured on 3.8.0, raw case "/zookeeper/config is
 		// read-only").
 		nodes[i].data = []byte{}
+		nodes[i].acl = openACL
 		t[p] = &nodes[i]
 		if p != "/" {
 			parent, name := parentOf(p)
@@ -112,6 +116,7 @@ func newReplica() *replica {
 		}
 	}
 	t[configPath].stat.Aversion = -1 // measured on 3.8.0
+	t[configPath].acl = readOnlyACL
 	return &replica{
 		tree:  t,
 		dataW: watchTable{}, childW: watchTable{},
@@ -123,16 +128,19 @@ func newReplica() *replica {
 // reuses, so that a multi builds no closures.
 type undoRec struct {
 	p       prim
-	parent  *znode     // add, remove
-	n       *znode     // remove: the node taken out; set: the node changed
-	oldC    int32      // add: the parent's counter before
-	oldP    int64      // add, remove: the parent's Pzxid before
-	oldData []byte     // set
-	oldStat zkapi.Stat // set
-	owner   *session   // an ephemeral's add or remove: its session
+	parent  *znode      // add, remove
+	n       *znode      // remove: the node taken out; set: the node changed
+	oldC    int32       // add: the parent's counter before
+	oldP    int64       // add, remove: the parent's Pzxid before
+	oldData []byte      // set
+	oldACL  []zkapi.ACL // acl
+	oldStat zkapi.Stat  // set, acl
+	owner   *session    // an ephemeral's add or remove: its session
 }
 
-// apply performs p and appends the watch triggers it causes to fired.
+// apply performs p and appends the watch triggers it causes to fired,
+// each with the ACL that decides who is told (the node's, or the
+// parent's for NodeChildrenChanged).
 // With u it also records in u what undoes p: only a multi, which may roll
 // back, asks for that. The sequence counter follows the configured
 // overflow rule.
@@ -141,13 +149,20 @@ func (r *replica) apply(p prim, overflow Overflow, fired []trigger, u *undoRec) 
 	switch p.kind {
 	case primAdd:
 		r.add(p, parentPath, name, overflow, u)
-		return append(fired, trigger{p.path, zkapi.EventNodeCreated}, trigger{parentPath, zkapi.EventNodeChildrenChanged})
+		parentACL := r.tree[parentPath].acl
+		return append(fired, trigger{p.path, zkapi.EventNodeCreated, p.acl},
+			trigger{parentPath, zkapi.EventNodeChildrenChanged, parentACL})
 	case primRemove:
+		acl, parentACL := r.tree[p.path].acl, r.tree[parentPath].acl
 		r.remove(p, parentPath, name, u)
-		return append(fired, trigger{p.path, zkapi.EventNodeDeleted}, trigger{parentPath, zkapi.EventNodeChildrenChanged})
+		return append(fired, trigger{p.path, zkapi.EventNodeDeleted, acl},
+			trigger{parentPath, zkapi.EventNodeChildrenChanged, parentACL})
+	case primACL:
+		r.setACL(p, u) // fires no watch
+		return fired
 	default:
 		r.set(p, u)
-		return append(fired, trigger{p.path, zkapi.EventNodeDataChanged})
+		return append(fired, trigger{p.path, zkapi.EventNodeDataChanged, r.tree[p.path].acl})
 	}
 }
 
@@ -160,7 +175,7 @@ func (r *replica) add(p prim, parentPath, name string, overflow Overflow, u *und
 		*u = undoRec{p: p, parent: parent, oldC: parent.cversion, oldP: parent.stat.Pzxid}
 	}
 	n := r.newNode()
-	n.data = p.data
+	n.data, n.acl = p.data, p.acl
 	n.stat = zkapi.Stat{
 		Czxid: p.zxid, Mzxid: p.zxid, Pzxid: p.zxid,
 		Ctime: p.now, Mtime: p.now, EphemeralOwner: p.owner,
@@ -197,6 +212,15 @@ func (r *replica) set(p prim, u *undoRec) {
 	n.stat.Mtime = p.now
 }
 
+func (r *replica) setACL(p prim, u *undoRec) {
+	n := r.tree[p.path]
+	if u != nil {
+		*u = undoRec{p: p, n: n, oldACL: n.acl, oldStat: n.stat}
+	}
+	n.acl = p.acl
+	n.stat.Aversion++
+}
+
 // undo reverts the change u recorded, the last one not yet undone.
 func (r *replica) undo(u *undoRec) {
 	_, name := parentOf(u.p.path)
@@ -209,6 +233,8 @@ func (r *replica) undo(u *undoRec) {
 		r.tree[u.p.path] = u.n
 		u.parent.addChild(name)
 		u.parent.stat.Pzxid = u.oldP
+	case primACL:
+		u.n.acl, u.n.stat = u.oldACL, u.oldStat
 	default:
 		u.n.data, u.n.stat = u.oldData, u.oldStat
 	}
