@@ -9,9 +9,6 @@ import (
 // Known gaps between the fake and ZooKeeper 3.8.0 at the wire level.
 // Those a case shows carry the reason in its gap field; the others:
 //
-//   - ACLs are not kept (every node is world:anyone, nothing is refused
-//     NoAuth): setACL checks its arguments and takes a zxid, but aversion
-//     stays 0. [gap cases "setACL ..."]
 //   - Persistent watches are not modelled: addWatch is answered
 //     Unimplemented, setWatches2's persistent lists are ignored. [gap
 //     cases "addWatch ..."]
@@ -302,7 +299,6 @@ func localOps() []rawCase {
 			return cat(create(1, e.root+"/n", "", 0), setACL(2, e.root+"/n", a, version), req(3, wire.OpDelete, jb{}.str(e.root+"/n").i32(-1)))
 		}
 	}
-	aversion := "the fake keeps no ACLs: aversion stays 0"
 	createACL := func(xid int32, path string, a jb) []byte {
 		return req(xid, wire.OpCreate, append(jb{}.str(path).str(""), a...).i32(0))
 	}
@@ -313,8 +309,8 @@ func localOps() []rawCase {
 			return cat(req(1, wire.OpGetACL, jb{}.str(r)), req(2, wire.OpGetACL, jb{}.str(r+"/none")))
 		})},
 		{name: "getACL with NUL in the path", send: sends(func(r string) []byte { return req(1, wire.OpGetACL, jb{}.str(r+"\x00")) })},
-		{name: "setACL world:anyone", send: setLeaf(acl(world), -1), gap: aversion},
-		{name: "setACL with the current aversion", send: setLeaf(acl(world), 0), gap: aversion},
+		{name: "setACL world:anyone", send: setLeaf(acl(world), -1)},
+		{name: "setACL with the current aversion", send: setLeaf(acl(world), 0)},
 		{name: "setACL with a wrong aversion", send: setLeaf(acl(world), 5)},
 		{name: "setACL empty", send: setLeaf(acl(), -1)},
 		{name: "setACL on a missing node", send: sends(func(r string) []byte { return setACL(1, r+"/none", acl(world), -1) })},
@@ -324,8 +320,8 @@ func localOps() []rawCase {
 		{name: "setACL unknown scheme", send: setLeaf(acl([3]string{"", "sasl", "x"}), -1)},
 		{name: "setACL digest without a hash", send: setLeaf(acl([3]string{"", "digest", "user"}), -1)},
 		{name: "setACL digest with two colons", send: setLeaf(acl([3]string{"", "digest", "a:b:c"}), -1)},
-		{name: "setACL digest", send: setLeaf(acl([3]string{"", "digest", "user:hash"}), -1), gap: aversion},
-		{name: "setACL ip", send: setLeaf(acl([3]string{"", "ip", "10.0.0.0/8"}), -1), gap: aversion},
+		{name: "setACL digest", send: setLeaf(acl([3]string{"", "digest", "user:hash"}), -1)},
+		{name: "setACL ip", send: setLeaf(acl([3]string{"", "ip", "10.0.0.0/8"}), -1)},
 		{name: "setACL bad ip", send: setLeaf(acl([3]string{"", "ip", "10.0.0/8"}), -1)},
 		{name: "setACL ip with a bad prefix", send: setLeaf(acl([3]string{"", "ip", "10.0.0.1/33"}), -1)},
 		{name: "setACL auth without an identity", send: setLeaf(acl([3]string{"", "auth", ""}), -1)},
