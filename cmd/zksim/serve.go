@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha1"
+	"encoding/base64"
 	"flag"
 	"fmt"
 	"io"
@@ -9,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -19,7 +22,7 @@ import (
 
 const serveUsage = `usage: zksim serve [-addr HOST:PORT] [-control HOST:PORT] [-tick MS] [-seed S]
                    [-followers N] [-max-conns N] [-max-frame BYTES] [-frame-budget BYTES]
-                   [-overflow pin|wrap] [-faults SPEC] [-v]
+                   [-overflow pin|wrap] [-super-digest USER:DIGEST] [-faults SPEC] [-v]
 
 Serves the in-memory ZooKeeper over ZooKeeper's client protocol, so that an
 unmodified client (go-zookeeper, kazoo, zkCli.sh, Curator) can run against
@@ -69,6 +72,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 	budget := fs.Int("frame-budget", server.DefaultFrameBudget,
 		"bytes all connections together may hold for request frames still arriving (at least -max-frame; 0 no limit)")
 	overflow := fs.String("overflow", "pin", "sequence counter past 2^31-1: pin (ZooKeeper 3.6+) or wrap")
+	superDigest := fs.String("super-digest", "", "super user as USER:base64(sha1(USER:PASSWORD)), ZooKeeper's zookeeper.DigestAuthenticationProvider.superDigest: a client that adds that digest passes every ACL check")
 	fs.StringVar(&c.faults, "faults", "", "faults to arm at start (a fault spec, see below)")
 	fs.BoolVar(&c.verbose, "v", false, "log connections, sessions and faults to stderr")
 	if code := simcli.ParseFlags(fs, args); code >= 0 {
@@ -92,6 +96,8 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 		return bad("-frame-budget must be 0 or at least -max-frame (%d), got %d", *maxFrame, *budget)
 	case *overflow != "pin" && *overflow != "wrap":
 		return bad("-overflow must be pin or wrap, got %q", *overflow)
+	case *superDigest != "" && !validDigest(*superDigest):
+		return bad("-super-digest must be USER:DIGEST, the digest 28 characters of base64, got %q", *superDigest)
 	}
 	for _, a := range []struct{ flag, val string }{{"-addr", c.addr}, {"-control", c.control}} {
 		if _, _, err := net.SplitHostPort(a.val); err != nil && !(a.flag == "-control" && a.val == "off") {
@@ -106,6 +112,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 			// from a fixed start (ZooKeeper 3.8.0's release), never the
 			// host's clock.
 			EpochMillis: fakezk.DefaultEpochMillis,
+			SuperDigest: *superDigest,
 		},
 		MaxClientCnxns: *maxConns,
 		FollowerLag:    *lag,
@@ -200,6 +207,15 @@ func startControl(srv *server.Server, addr string, stdout io.Writer) (func(), er
 }
 
 // flagSet reports whether name was given on the command line.
+// validDigest reports whether s is USER:DIGEST with DIGEST a base64 SHA-1
+// (what zkapi.DigestID gives): ZooKeeper compares the super digest as a
+// string, so a malformed one would silently never match.
+func validDigest(s string) bool {
+	user, digest, ok := strings.Cut(s, ":")
+	sum, err := base64.StdEncoding.DecodeString(digest)
+	return ok && user != "" && err == nil && len(sum) == sha1.Size
+}
+
 func flagSet(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
