@@ -29,7 +29,10 @@ log "downloading Go modules"
 go mod download
 
 log "starting a standalone server and a 3-node ensemble"
-scripts/zk.sh start "$work/standalone" 1 >/dev/null
+# The standalone server has go-zookeeper's test super user (super:test):
+# the conformance scenarios named *-super.txt need it.
+ZK_JVMFLAGS="${ZK_JVMFLAGS:-} -Dzookeeper.DigestAuthenticationProvider.superDigest=super:D/InIHSb7yEEbrWz8b9l71RjZJU=" \
+	scripts/zk.sh start "$work/standalone" 1 >/dev/null
 scripts/zk.sh start "$work/ensemble" 3 >/dev/null
 export ZKSIM_ZK_STANDALONE ZKSIM_ZK_ENSEMBLE
 ZKSIM_ZK_STANDALONE=$(cat "$work/standalone/addrs")
