@@ -18,8 +18,8 @@
 // its refusals and quirks (testdata/rawcases.golden records the real
 // server's answers to malformed and unusual input; TestRawDiff_RealVsFake
 // compares the two live). What the Machine does not model it answers
-// itself (auth, whoAmI, getACL, setACL without keeping ACLs, checkWatches,
-// removeWatches, getEphemerals, getAllChildrenNumber, multiRead) or
+// itself (whoAmI, checkWatches, removeWatches, getEphemerals,
+// getAllChildrenNumber, multiRead, from what the Machine shows) or
 // refuses as the real server would refuse it; addWatch (persistent
 // watches) is refused with Unimplemented.
 //
