@@ -253,6 +253,9 @@ func ipMatches(client, aclID string) bool {
 // The order of the checks does not change the answer; the common case,
 // world:anyone, costs no allocation.
 func checkACL(s *session, acl []zkapi.ACL, perm int32) error {
+	if len(acl) == 1 && &acl[0] == &openACL[0] { // nearly every node's
+		return nil
+	}
 	for _, a := range acl {
 		if a.Perms&perm != 0 && a.Scheme == "world" && a.ID == "anyone" {
 			return nil

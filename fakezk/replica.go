@@ -148,29 +148,27 @@ func (r *replica) apply(p prim, overflow Overflow, fired []trigger, u *undoRec) 
 	parentPath, name := parentOf(p.path)
 	switch p.kind {
 	case primAdd:
-		r.add(p, parentPath, name, overflow, u)
-		parentACL := r.tree[parentPath].acl
+		parent := r.add(p, parentPath, name, overflow, u)
 		return append(fired, trigger{p.path, zkapi.EventNodeCreated, p.acl},
-			trigger{parentPath, zkapi.EventNodeChildrenChanged, parentACL})
+			trigger{parentPath, zkapi.EventNodeChildrenChanged, parent.acl})
 	case primRemove:
-		acl, parentACL := r.tree[p.path].acl, r.tree[parentPath].acl
-		r.remove(p, parentPath, name, u)
-		return append(fired, trigger{p.path, zkapi.EventNodeDeleted, acl},
-			trigger{parentPath, zkapi.EventNodeChildrenChanged, parentACL})
+		parent, n := r.remove(p, parentPath, name, u)
+		return append(fired, trigger{p.path, zkapi.EventNodeDeleted, n.acl},
+			trigger{parentPath, zkapi.EventNodeChildrenChanged, parent.acl})
 	case primACL:
 		r.setACL(p, u) // fires no watch
 		return fired
 	default:
-		r.set(p, u)
-		return append(fired, trigger{p.path, zkapi.EventNodeDataChanged, r.tree[p.path].acl})
+		n := r.set(p, u)
+		return append(fired, trigger{p.path, zkapi.EventNodeDataChanged, n.acl})
 	}
 }
 
 // add, remove and set share p.data with the other replicas and the log:
 // Machine.change copied it from the caller once, and node data is only
 // ever replaced, never written to.
-func (r *replica) add(p prim, parentPath, name string, overflow Overflow, u *undoRec) {
-	parent := r.tree[parentPath]
+func (r *replica) add(p prim, parentPath, name string, overflow Overflow, u *undoRec) (parent *znode) {
+	parent = r.tree[parentPath]
 	if u != nil {
 		*u = undoRec{p: p, parent: parent, oldC: parent.cversion, oldP: parent.stat.Pzxid}
 	}
@@ -187,10 +185,13 @@ func (r *replica) add(p prim, parentPath, name string, overflow Overflow, u *und
 		parent.cversion = next
 	}
 	parent.stat.Pzxid = p.zxid
+	return parent
 }
 
-func (r *replica) remove(p prim, parentPath, name string, u *undoRec) {
-	parent, n := r.tree[parentPath], r.tree[p.path]
+// remove returns the parent and the removed node, which a free list may
+// hand out again only after the caller is done with it (the next add).
+func (r *replica) remove(p prim, parentPath, name string, u *undoRec) (parent, n *znode) {
+	parent, n = r.tree[parentPath], r.tree[p.path]
 	if u != nil {
 		*u = undoRec{p: p, parent: parent, n: n, oldP: parent.stat.Pzxid}
 	} else {
@@ -199,9 +200,10 @@ func (r *replica) remove(p prim, parentPath, name string, u *undoRec) {
 	delete(r.tree, p.path)
 	parent.removeChild(name)
 	parent.stat.Pzxid = p.zxid
+	return parent, n
 }
 
-func (r *replica) set(p prim, u *undoRec) {
+func (r *replica) set(p prim, u *undoRec) *znode {
 	n := r.tree[p.path]
 	if u != nil {
 		*u = undoRec{p: p, n: n, oldData: n.data, oldStat: n.stat}
@@ -210,6 +212,7 @@ func (r *replica) set(p prim, u *undoRec) {
 	n.stat.Version++
 	n.stat.Mzxid = p.zxid
 	n.stat.Mtime = p.now
+	return n
 }
 
 func (r *replica) setACL(p prim, u *undoRec) {
