@@ -110,3 +110,21 @@ func (c Calls) Sync(ctx context.Context, path string) error {
 	_, _, err := c.T.Do(ctx, "sync", path, Sync{Path: path})
 	return err
 }
+
+// CreateWithACL implements zkapi.ACLConn.
+func (c Calls) CreateWithACL(ctx context.Context, path string, data []byte, mode zkapi.CreateMode, acl []zkapi.ACL) (string, error) {
+	r, _, err := c.T.Do(ctx, "create", path, Create{Path: path, Data: data, Mode: mode, ACL: acl})
+	return r.Path, err
+}
+
+// GetACL implements zkapi.ACLConn.
+func (c Calls) GetACL(ctx context.Context, path string) ([]zkapi.ACL, zkapi.Stat, error) {
+	r, _, err := c.T.Do(ctx, "getacl", path, GetACL{Path: path})
+	return r.ACL, r.Stat, err
+}
+
+// SetACL implements zkapi.ACLConn.
+func (c Calls) SetACL(ctx context.Context, path string, acl []zkapi.ACL, version int32) (zkapi.Stat, error) {
+	r, _, err := c.T.Do(ctx, "setacl", path, SetACL{Path: path, ACL: acl, Version: version})
+	return r.Stat, err
+}

@@ -75,6 +75,12 @@ type Config struct {
 	// nothing the fake answers; it is accepted so that configurations
 	// that set it (go-zookeeper's test servers) can be given as they are.
 	EmulateTTL353 bool
+	// SuperDigest is ZooKeeper's
+	// zookeeper.DigestAuthenticationProvider.superDigest, "user:" and the
+	// base64 SHA-1 of "user:password" (zkapi.DigestID): a connection that
+	// adds that digest identity passes every ACL check. Empty: no super
+	// user.
+	SuperDigest string
 }
 
 var errConfig = errors.New("fakezk: invalid config")

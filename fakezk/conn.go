@@ -4,15 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/zksim/zksim/fakezk/internal/ctxcond"
 	"github.com/zksim/zksim/internal/sessionlog"
 	"github.com/zksim/zksim/zkapi"
 )
 
-// Conn is an in-process zkapi.Conn on a Server. Like go-zookeeper's client
-// it opens a new session by itself after learning that its session
-// expired, reporting StateExpired for the old session id first.
+// Conn is an in-process zkapi.ACLConn on a Server. Like go-zookeeper's
+// client it opens a new session by itself after learning that its session
+// expired, reporting StateExpired for the old session id first, and
+// re-sends the identities it added (AddAuth) on every new connection,
+// before its watches.
 type Conn struct {
 	Calls // the request methods, over Do
 
@@ -26,12 +29,13 @@ type Conn struct {
 	partitioned bool
 	closed      bool
 	watches     WatchTable[*watch]
+	creds       []AddAuth // every auth that succeeded, re-sent on reconnect
 	sess        sessionlog.Log
 	changed     ctxcond.Var // broadcast at every session change
 }
 
 var (
-	_ zkapi.Conn       = (*Conn)(nil)
+	_ zkapi.ACLConn    = (*Conn)(nil)
 	_ zkapi.TTLCreator = (*Conn)(nil)
 )
 
@@ -69,6 +73,15 @@ func (c *Conn) openSession() {
 	c.id, c.lastZxid = info.ID, c.srv.m.ServerZxid(c.server)
 	c.srv.conns[c.id] = c
 	c.setState(zkapi.StateConnected)
+	c.resendAuth()
+}
+
+// resendAuth adds the Conn's identities to a new connection, as
+// go-zookeeper does (resendZkAuth) before anything else it sends.
+func (c *Conn) resendAuth() {
+	for _, a := range c.creds {
+		c.srv.m.Do(c.id, a)
+	}
 }
 
 func (c *Conn) setState(st zkapi.State) {
@@ -110,6 +123,7 @@ func (c *Conn) reconnect() {
 		return
 	}
 	c.setState(zkapi.StateConnected)
+	c.resendAuth()
 	if c.watches.Len() > 0 {
 		r := c.srv.m.Do(c.id, c.watches.SetWatches(c.lastZxid))
 		c.lastZxid = max(c.lastZxid, r.Zxid)
@@ -171,6 +185,9 @@ func (c *Conn) Do(ctx context.Context, op, path string, req Request) (Reply, zka
 		s.deliver()
 		return Reply{}, nil, zkapi.Wrap(op, path, zkapi.ErrSessionExpired)
 	}
+	if a, ok := req.(AddAuth); ok {
+		c.authDone(a, r.Err)
+	}
 	c.lastZxid = max(c.lastZxid, r.Zxid)
 	var w *watch
 	if k, ok := ReplyWatch(req, r); ok {
@@ -179,6 +196,18 @@ func (c *Conn) Do(ctx context.Context, op, path string, req Request) (Reply, zka
 	}
 	s.deliver()
 	return r, watchOrNil(w), zkapi.Wrap(op, path, r.Err)
+}
+
+// authDone follows an auth: a failed one closes the connection (the
+// client reconnects at once, to the same session), a good one is kept to
+// be re-sent on every new connection.
+func (c *Conn) authDone(a AddAuth, err error) {
+	if err != nil {
+		c.dropped()
+		return
+	}
+	a.Data = slices.Clone(a.Data)
+	c.creds = append(c.creds, a)
 }
 
 // refuseMultiCreates refuses a multi holding a container or TTL create

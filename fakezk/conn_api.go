@@ -57,3 +57,9 @@ func (c *Conn) Close() error {
 	s.deliver()
 	return nil
 }
+
+// AddAuth implements zkapi.ACLConn.
+func (c *Conn) AddAuth(ctx context.Context, scheme string, auth []byte) error {
+	_, _, err := c.Do(ctx, "addauth", "", AddAuth{Scheme: scheme, Data: auth})
+	return err
+}

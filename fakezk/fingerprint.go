@@ -6,9 +6,9 @@ import (
 )
 
 // Fingerprint hashes everything that decides the Machine's future answers:
-// every replica's tree and watch tables, the log followers have yet to
-// apply, the sessions (with their ephemerals, watches, deadlines and
-// queued notifications), the counters and the seeded shuffle's state.
+// every replica's tree (ACLs included) and watch tables, the log
+// followers have yet to apply, the sessions (with their ephemerals,
+// watches, deadlines, identities and queued notifications), the counters and the seeded shuffle's state.
 // Two Machines with equal fingerprints answer every sequence of inputs
 // alike (up to a hash collision). A systematic search uses it to know a
 // state it has seen. Maps are hashed as sets, so Go's map order does not
@@ -37,6 +37,7 @@ func (m *Machine) FingerprintAs(r *Renaming) uint64 {
 			r.bytes(&h, p.data)
 			r.session(&h, p.owner)
 			h.Int(p.now)
+			hashACL(&h, p.acl)
 		}
 	}
 	var sessions fphash.Hash
@@ -133,6 +134,7 @@ func (rep *replica) fingerprint(r *Renaming) uint64 {
 		r.stat(&h, n.stat)
 		h.Int(int64(n.cversion))
 		h.Uint(r.children(n.children))
+		hashACL(&h, n.acl)
 		nodes.Add(h.Sum())
 	}
 	var h fphash.Hash
@@ -199,6 +201,12 @@ func (s *session) fingerprint(r *Renaming) uint64 {
 	})
 	h.Uint(eph.Sum())
 	h.Uint(w.Sum())
+	h.String(s.addr)
+	h.Int(int64(len(s.auth)))
+	for _, id := range s.auth {
+		h.String(id.Scheme)
+		h.String(id.ID)
+	}
 	for _, n := range s.outbox {
 		r.HashNotification(&h, n)
 	}
@@ -264,6 +272,9 @@ func (r *Renaming) HashReply(h *fphash.Hash, rep Reply) {
 	for _, c := range rep.Children {
 		r.str(h, c)
 	}
+	if rep.ACL != nil { // only getACL answers one
+		hashACL(h, rep.ACL)
+	}
 	h.Int(int64(len(rep.Results)))
 	for _, res := range rep.Results {
 		r.str(h, res.Path)
@@ -317,4 +328,19 @@ func (m *Machine) Due() int64 {
 		}
 	}
 	return due
+}
+
+// hashACL folds an ACL into h; the open ACL, every node's unless set
+// otherwise, as one number.
+func hashACL(h *fphash.Hash, acl []zkapi.ACL) {
+	if len(acl) == 1 && acl[0] == openACL[0] {
+		h.Int(-1)
+		return
+	}
+	h.Int(int64(len(acl)))
+	for _, a := range acl {
+		h.Int(int64(a.Perms))
+		h.String(a.Scheme)
+		h.String(a.ID)
+	}
 }

@@ -62,6 +62,10 @@ type session struct {
 	watches    smallSet[watchKey]
 	outbox     []Notification
 	listed     bool // in Machine.notified
+	// addr and auth are the identities of its connection: its address
+	// ("": DefaultAddress) and what auth packets added since it opened.
+	addr string
+	auth []AuthID
 }
 
 // NewMachine returns an ensemble holding only /, /zookeeper,
@@ -162,8 +166,9 @@ func (m *Machine) SessionIDs() []int64 {
 	return ids
 }
 
-// Detach drops the session's connection: its server forgets its watches
-// and undelivered notifications and stops hearing pings, so the session
+// Detach drops the session's connection: its server forgets its watches,
+// undelivered notifications and authenticated identities, and stops
+// hearing pings, so the session
 // expires after its timeout unless it is re-attached.
 func (m *Machine) Detach(id int64) {
 	s := m.sessions[id]
@@ -172,6 +177,7 @@ func (m *Machine) Detach(id int64) {
 	}
 	s.attached = false
 	s.outbox = nil
+	s.auth = nil // identities belong to the connection: the client re-sends them
 	m.dropWatches(s)
 }
 
@@ -414,7 +420,7 @@ func (m *Machine) Do(id int64, req Request) Reply {
 
 func isWrite(req Request) bool {
 	switch req.(type) {
-	case Create, Delete, SetData, Multi:
+	case Create, Delete, SetData, SetACL, Multi:
 		return true
 	}
 	return false
@@ -427,13 +433,20 @@ func (m *Machine) apply(s *session, req Request) Reply {
 		return m.create(s, r)
 	case Delete:
 		m.newTxn()
-		return m.delete(r)
+		return m.delete(s, r)
 	case SetData:
 		m.newTxn()
-		return m.setData(r)
+		return m.setData(s, r)
 	case Multi:
 		m.newTxn()
 		return m.multi(s, r)
+	case SetACL:
+		m.newTxn()
+		return m.setACL(s, r)
+	case GetACL:
+		return m.getACL(s, r)
+	case AddAuth:
+		return Reply{Err: m.addAuth(s, r)}
 	case Exists:
 		return m.exists(s, r)
 	case GetData:
@@ -473,7 +486,7 @@ func (m *Machine) change(p prim) {
 	case primRemove:
 		owner = m.ownerSession(m.leader().tree[p.path].stat.EphemeralOwner)
 	}
-	if p.kind != primRemove {
+	if p.kind == primAdd || p.kind == primSet {
 		// One copy of the caller's bytes, shared by every replica and the
 		// log: none of them writes to a node's data.
 		p.data = slices.Clone(p.data)
@@ -505,8 +518,8 @@ func (s *session) setEphemeral(path string, on bool) {
 	}
 }
 
-func (m *Machine) addNode(path string, data []byte, owner int64) {
-	m.change(prim{kind: primAdd, path: path, data: data, owner: owner})
+func (m *Machine) addNode(path string, data []byte, acl []zkapi.ACL, owner int64) {
+	m.change(prim{kind: primAdd, path: path, data: data, acl: acl, owner: owner})
 }
 
 func (m *Machine) removeNode(path string) { m.change(prim{kind: primRemove, path: path}) }

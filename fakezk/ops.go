@@ -8,10 +8,10 @@ import (
 	"github.com/zksim/zksim/zkapi"
 )
 
-// create checks in the server's order: mode and TTL -> path syntax (after the sequence
-// suffix is appended) -> parent missing -> the parent's ACL (only
-// /zookeeper/config refuses: the fake keeps no other ACLs) -> node exists
-// -> parent ephemeral.
+// create checks in the server's order (PrepRequestProcessor): mode and
+// TTL -> slash and NUL -> the new ACL (fixupACL) -> parent missing ->
+// CREATE on the parent -> path syntax (after the sequence suffix is
+// appended) -> node exists -> parent ephemeral.
 func (m *Machine) create(s *session, r Create) Reply {
 	path, err := m.doCreate(s, r)
 	if err != nil {
@@ -28,13 +28,17 @@ func (m *Machine) doCreate(s *session, r Create) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	acl, err := fixupACL(s, r.ACL)
+	if err != nil {
+		return "", err
+	}
 	tree := m.leader().tree
 	parent := tree[parentPath]
 	if parent == nil {
 		return "", zkapi.ErrNoNode
 	}
-	if parentPath == configPath {
-		return "", fmt.Errorf("%w: %s is read-only", zkapi.ErrNoAuth, configPath)
+	if err := checkACL(s, parent.acl, zkapi.PermCreate); err != nil {
+		return "", err
 	}
 	path := r.Path
 	if r.Mode.IsSequential() {
@@ -58,7 +62,7 @@ func (m *Machine) doCreate(s *session, r Create) (string, error) {
 	case r.Mode.IsTTL():
 		owner = ttlOwner(r.TTLMillis)
 	}
-	m.addNode(path, r.Data, owner)
+	m.addNode(path, r.Data, acl, owner)
 	return path, nil
 }
 
@@ -76,14 +80,14 @@ func (m *Machine) parentForWrite(path string) (string, error) {
 	return path[:i], nil
 }
 
-func (m *Machine) delete(r Delete) Reply {
-	return Reply{Err: m.doDelete(r.Path, r.Version)}
+func (m *Machine) delete(s *session, r Delete) Reply {
+	return Reply{Err: m.doDelete(s, r.Path, r.Version)}
 }
 
-// doDelete checks: no slash, NUL or special path -> parent missing -> node
-// missing -> bad version -> not empty. There is no syntax check: "/a/" is
-// simply a node that does not exist.
-func (m *Machine) doDelete(path string, version int32) error {
+// doDelete checks: no slash, NUL or special path -> parent missing ->
+// DELETE on the parent -> node missing -> bad version -> not empty. There
+// is no syntax check: "/a/" is simply a node that does not exist.
+func (m *Machine) doDelete(s *session, path string, version int32) error {
 	parentPath, err := m.parentForWrite(path)
 	if err != nil {
 		return err
@@ -92,8 +96,12 @@ func (m *Machine) doDelete(path string, version int32) error {
 		return fmt.Errorf("%w: %s cannot be deleted", zkapi.ErrBadArguments, path)
 	}
 	tree := m.leader().tree
-	if tree[parentPath] == nil {
+	parent := tree[parentPath]
+	if parent == nil {
 		return zkapi.ErrNoNode
+	}
+	if err := checkACL(s, parent.acl, zkapi.PermDelete); err != nil {
+		return err
 	}
 	n := tree[path]
 	if n == nil {
@@ -109,18 +117,19 @@ func (m *Machine) doDelete(path string, version int32) error {
 	return nil
 }
 
-func (m *Machine) setData(r SetData) Reply {
-	st, err := m.doSetData(r.Path, r.Data, r.Version)
+func (m *Machine) setData(s *session, r SetData) Reply {
+	st, err := m.doSetData(s, r.Path, r.Data, r.Version)
 	return Reply{Stat: st, Err: err}
 }
 
-func (m *Machine) doSetData(path string, data []byte, version int32) (zkapi.Stat, error) {
+// doSetData checks: path syntax -> node missing -> WRITE -> version.
+func (m *Machine) doSetData(s *session, path string, data []byte, version int32) (zkapi.Stat, error) {
 	n, err := m.lookupWrite(path)
 	if err != nil {
 		return zkapi.Stat{}, err
 	}
-	if path == configPath { // its ACL, checked before the version
-		return zkapi.Stat{}, fmt.Errorf("%w: %s is read-only", zkapi.ErrNoAuth, configPath)
+	if err := checkACL(s, n.acl, zkapi.PermWrite); err != nil {
+		return zkapi.Stat{}, err
 	}
 	if version != zkapi.AnyVersion && version != n.stat.Version {
 		return zkapi.Stat{}, zkapi.ErrBadVersion
@@ -129,9 +138,14 @@ func (m *Machine) doSetData(path string, data []byte, version int32) (zkapi.Stat
 	return n.view(), nil
 }
 
-func (m *Machine) check(path string, version int32) error {
+// check (a multi's check op) checks: path syntax -> node missing -> READ
+// -> version.
+func (m *Machine) check(s *session, path string, version int32) error {
 	n, err := m.lookupWrite(path)
 	if err != nil {
+		return err
+	}
+	if err := checkACL(s, n.acl, zkapi.PermRead); err != nil {
 		return err
 	}
 	if version != zkapi.AnyVersion && version != n.stat.Version {
@@ -162,7 +176,8 @@ func lookup(r *replica, path string) (*znode, error) {
 	return n, nil
 }
 
-// exists leaves a watch whether or not the node exists.
+// exists leaves a watch whether or not the node exists, and checks no
+// ACL (FinalRequestProcessor: statNode alone).
 func (m *Machine) exists(s *session, r Exists) Reply {
 	if strings.IndexByte(r.Path, 0) >= 0 {
 		return Reply{Err: fmt.Errorf("%w: NUL in %q", zkapi.ErrBadArguments, r.Path)}
@@ -177,9 +192,14 @@ func (m *Machine) exists(s *session, r Exists) Reply {
 	return Reply{Stat: n.view()}
 }
 
+// getData and getChildren check: node missing -> READ; a refused read
+// leaves no watch.
 func (m *Machine) getData(s *session, r GetData) Reply {
 	n, err := lookup(m.servers[s.server], r.Path)
 	if err != nil {
+		return Reply{Err: err}
+	}
+	if err := checkACL(s, n.acl, zkapi.PermRead); err != nil {
 		return Reply{Err: err}
 	}
 	if r.Watch {
@@ -191,6 +211,9 @@ func (m *Machine) getData(s *session, r GetData) Reply {
 func (m *Machine) getChildren(s *session, r GetChildren) Reply {
 	n, err := lookup(m.servers[s.server], r.Path)
 	if err != nil {
+		return Reply{Err: err}
+	}
+	if err := checkACL(s, n.acl, zkapi.PermRead); err != nil {
 		return Reply{Err: err}
 	}
 	if r.Watch {
@@ -236,15 +259,15 @@ func (m *Machine) multi(s *session, r Multi) Reply {
 func (m *Machine) multiOp(s *session, op zkapi.Op) (zkapi.OpResult, error) {
 	switch o := op.(type) {
 	case zkapi.CreateOp:
-		p, err := m.doCreate(s, Create{Path: o.Path, Data: o.Data, Mode: o.Mode, TTLMillis: o.TTLMillis})
+		p, err := m.doCreate(s, Create{Path: o.Path, Data: o.Data, Mode: o.Mode, TTLMillis: o.TTLMillis, ACL: o.ACL})
 		return zkapi.OpResult{Path: p}, err
 	case zkapi.DeleteOp:
-		return zkapi.OpResult{}, m.doDelete(o.Path, o.Version)
+		return zkapi.OpResult{}, m.doDelete(s, o.Path, o.Version)
 	case zkapi.SetOp:
-		st, err := m.doSetData(o.Path, o.Data, o.Version)
+		st, err := m.doSetData(s, o.Path, o.Data, o.Version)
 		return zkapi.OpResult{Stat: st}, err
 	case zkapi.CheckOp:
-		return zkapi.OpResult{}, m.check(o.Path, o.Version)
+		return zkapi.OpResult{}, m.check(s, o.Path, o.Version)
 	case nil:
 		return zkapi.OpResult{}, fmt.Errorf("%w: nil op in multi", zkapi.ErrBadArguments)
 	}

@@ -17,6 +17,7 @@ const containerOwner = math.MinInt64
 // clients see 2*cversion - numChildren (DataNode.copyStat).
 type znode struct {
 	data     []byte
+	acl      []zkapi.ACL // shared with other nodes and replicas; replaced, never written to
 	stat     zkapi.Stat
 	cversion int32
 	children []string // names, sorted: listings need no sort
@@ -50,9 +51,9 @@ func (n *znode) view() zkapi.Stat {
 	return st
 }
 
-// configPath is the dynamic configuration's node. Without reconfigEnabled
-// ZooKeeper gives it a read-only ACL (world:anyone READ): a setData on it
-// and a create under it answer NoAuth.
+// configPath is the dynamic configuration's node. ZooKeeper gives it a
+// read-only ACL (world:anyone READ, ZOOKEEPER-2014) with aversion -1: a
+// setData on it and a create under it answer NoAuth, except to super.
 const configPath = "/zookeeper/config"
 
 // specialPaths cannot be deleted (the server answers BadArguments).
@@ -71,6 +72,7 @@ const (
 	// real server's SetDataTxn(CONFIG_NODE, data, -1) stamps the node's
 	// version with -1 instead of counting it (measured on 3.8.0).
 	primConfig
+	primACL // setACL: the node's ACL replaced, its aversion up by one
 )
 
 // prim is one primitive change. A transaction is the prims sharing a zxid;
@@ -80,7 +82,8 @@ type prim struct {
 	kind  primKind
 	path  string
 	data  []byte
-	owner int64 // primAdd: ephemeral session, containerOwner, a ttlOwner, or 0
+	acl   []zkapi.ACL // primAdd, primACL: the node's ACL, fixed up
+	owner int64       // primAdd: ephemeral session, containerOwner, a ttlOwner, or 0
 	zxid  int64
 	now   int64
 }
@@ -109,6 +112,7 @@ func newReplica() *replica {
 		// too: measured on 3.8.0, raw case "/zookeeper/config is
 		// read-only").
 		nodes[i].data = []byte{}
+		nodes[i].acl = openACL
 		t[p] = &nodes[i]
 		if p != "/" {
 			parent, name := parentOf(p)
@@ -116,6 +120,7 @@ func newReplica() *replica {
 		}
 	}
 	t[configPath].stat.Aversion = -1 // measured on 3.8.0
+	t[configPath].acl = readOnlyACL
 	return &replica{
 		tree:  t,
 		dataW: watchTable{}, childW: watchTable{},
@@ -127,16 +132,19 @@ func newReplica() *replica {
 // reuses, so that a multi builds no closures.
 type undoRec struct {
 	p       prim
-	parent  *znode     // add, remove
-	n       *znode     // remove: the node taken out; set: the node changed
-	oldC    int32      // add: the parent's counter before
-	oldP    int64      // add, remove: the parent's Pzxid before
-	oldData []byte     // set
-	oldStat zkapi.Stat // set
-	owner   *session   // an ephemeral's add or remove: its session
+	parent  *znode      // add, remove
+	n       *znode      // remove: the node taken out; set: the node changed
+	oldC    int32       // add: the parent's counter before
+	oldP    int64       // add, remove: the parent's Pzxid before
+	oldData []byte      // set
+	oldACL  []zkapi.ACL // acl
+	oldStat zkapi.Stat  // set, acl
+	owner   *session    // an ephemeral's add or remove: its session
 }
 
-// apply performs p and appends the watch triggers it causes to fired.
+// apply performs p and appends the watch triggers it causes to fired,
+// each with the ACL that decides who is told (the node's, or the
+// parent's for NodeChildrenChanged).
 // With u it also records in u what undoes p: only a multi, which may roll
 // back, asks for that. The sequence counter follows the configured
 // overflow rule.
@@ -144,27 +152,32 @@ func (r *replica) apply(p prim, overflow Overflow, fired []trigger, u *undoRec) 
 	parentPath, name := parentOf(p.path)
 	switch p.kind {
 	case primAdd:
-		r.add(p, parentPath, name, overflow, u)
-		return append(fired, trigger{p.path, zkapi.EventNodeCreated}, trigger{parentPath, zkapi.EventNodeChildrenChanged})
+		parent := r.add(p, parentPath, name, overflow, u)
+		return append(fired, trigger{p.path, zkapi.EventNodeCreated, p.acl},
+			trigger{parentPath, zkapi.EventNodeChildrenChanged, parent.acl})
 	case primRemove:
-		r.remove(p, parentPath, name, u)
-		return append(fired, trigger{p.path, zkapi.EventNodeDeleted}, trigger{parentPath, zkapi.EventNodeChildrenChanged})
+		parent, n := r.remove(p, parentPath, name, u)
+		return append(fired, trigger{p.path, zkapi.EventNodeDeleted, n.acl},
+			trigger{parentPath, zkapi.EventNodeChildrenChanged, parent.acl})
+	case primACL:
+		r.setACL(p, u) // fires no watch
+		return fired
 	default:
-		r.set(p, u)
-		return append(fired, trigger{p.path, zkapi.EventNodeDataChanged})
+		n := r.set(p, u)
+		return append(fired, trigger{p.path, zkapi.EventNodeDataChanged, n.acl})
 	}
 }
 
 // add, remove and set share p.data with the other replicas and the log:
 // Machine.change copied it from the caller once, and node data is only
 // ever replaced, never written to.
-func (r *replica) add(p prim, parentPath, name string, overflow Overflow, u *undoRec) {
-	parent := r.tree[parentPath]
+func (r *replica) add(p prim, parentPath, name string, overflow Overflow, u *undoRec) (parent *znode) {
+	parent = r.tree[parentPath]
 	if u != nil {
 		*u = undoRec{p: p, parent: parent, oldC: parent.cversion, oldP: parent.stat.Pzxid}
 	}
 	n := r.newNode()
-	n.data = p.data
+	n.data, n.acl = p.data, p.acl
 	n.stat = zkapi.Stat{
 		Czxid: p.zxid, Mzxid: p.zxid, Pzxid: p.zxid,
 		Ctime: p.now, Mtime: p.now, EphemeralOwner: p.owner,
@@ -176,10 +189,13 @@ func (r *replica) add(p prim, parentPath, name string, overflow Overflow, u *und
 		parent.cversion = next
 	}
 	parent.stat.Pzxid = p.zxid
+	return parent
 }
 
-func (r *replica) remove(p prim, parentPath, name string, u *undoRec) {
-	parent, n := r.tree[parentPath], r.tree[p.path]
+// remove returns the parent and the removed node, which a free list may
+// hand out again only after the caller is done with it (the next add).
+func (r *replica) remove(p prim, parentPath, name string, u *undoRec) (parent, n *znode) {
+	parent, n = r.tree[parentPath], r.tree[p.path]
 	if u != nil {
 		*u = undoRec{p: p, parent: parent, n: n, oldP: parent.stat.Pzxid}
 	} else {
@@ -188,9 +204,10 @@ func (r *replica) remove(p prim, parentPath, name string, u *undoRec) {
 	delete(r.tree, p.path)
 	parent.removeChild(name)
 	parent.stat.Pzxid = p.zxid
+	return parent, n
 }
 
-func (r *replica) set(p prim, u *undoRec) {
+func (r *replica) set(p prim, u *undoRec) *znode {
 	n := r.tree[p.path]
 	if u != nil {
 		*u = undoRec{p: p, n: n, oldData: n.data, oldStat: n.stat}
@@ -203,6 +220,16 @@ func (r *replica) set(p prim, u *undoRec) {
 	}
 	n.stat.Mzxid = p.zxid
 	n.stat.Mtime = p.now
+	return n
+}
+
+func (r *replica) setACL(p prim, u *undoRec) {
+	n := r.tree[p.path]
+	if u != nil {
+		*u = undoRec{p: p, n: n, oldACL: n.acl, oldStat: n.stat}
+	}
+	n.acl = p.acl
+	n.stat.Aversion++
 }
 
 // undo reverts the change u recorded, the last one not yet undone.
@@ -217,6 +244,8 @@ func (r *replica) undo(u *undoRec) {
 		r.tree[u.p.path] = u.n
 		u.parent.addChild(name)
 		u.parent.stat.Pzxid = u.oldP
+	case primACL:
+		u.n.acl, u.n.stat = u.oldACL, u.oldStat
 	default:
 		u.n.data, u.n.stat = u.oldData, u.oldStat
 	}

@@ -9,8 +9,8 @@ import (
 )
 
 // Request is one client request to a Machine: Create, Delete, Exists,
-// GetData, SetData, GetChildren, Multi, Sync, SetWatches or Ping. Each has
-// a deterministic String.
+// GetData, SetData, GetChildren, Multi, Sync, SetWatches, Ping, GetACL,
+// SetACL or AddAuth. Each has a deterministic String.
 type Request interface {
 	fmt.Stringer
 	request()
@@ -24,6 +24,26 @@ type Create struct {
 	// TTLMillis is a TTL mode's TTL in ms (zkapi.CreateOp.TTLMillis), as
 	// ZooKeeper's createTTL carries it.
 	TTLMillis int64
+	ACL       []zkapi.ACL // nil: zkapi.OpenACL
+}
+
+// GetACL is ZooKeeper's getACL: the node's ACL and Stat in the reply.
+type GetACL struct{ Path string }
+
+// SetACL is ZooKeeper's setACL; Version is checked against the node's
+// Aversion.
+type SetACL struct {
+	Path    string
+	ACL     []zkapi.ACL
+	Version int32
+}
+
+// AddAuth is an auth packet: it adds an identity to the session's
+// connection (ErrAuthFailed for a scheme without a provider). It is no
+// transaction.
+type AddAuth struct {
+	Scheme string
+	Data   []byte
 }
 
 // Delete is ZooKeeper's delete.
@@ -86,13 +106,27 @@ func (Multi) request()       {}
 func (Sync) request()        {}
 func (SetWatches) request()  {}
 func (Ping) request()        {}
+func (GetACL) request()      {}
+func (SetACL) request()      {}
+func (AddAuth) request()     {}
 
 func (r Create) String() string {
+	s := fmt.Sprintf("create %s %s %s", r.Path, quote(r.Data), r.Mode)
 	if r.TTLMillis != 0 {
-		return fmt.Sprintf("create %s %s %s ttl=%dms", r.Path, quote(r.Data), r.Mode, r.TTLMillis)
+		s += fmt.Sprintf(" ttl=%dms", r.TTLMillis)
 	}
-	return fmt.Sprintf("create %s %s %s", r.Path, quote(r.Data), r.Mode)
+	if r.ACL != nil {
+		s += " acl=" + aclString(r.ACL)
+	}
+	return s
 }
+func (r GetACL) String() string { return "getacl " + r.Path }
+func (r SetACL) String() string {
+	return fmt.Sprintf("setacl %s %s v=%d", r.Path, aclString(r.ACL), r.Version)
+}
+
+// String leaves the auth data out: it may be a password.
+func (r AddAuth) String() string { return "addauth " + r.Scheme }
 func (r Delete) String() string  { return fmt.Sprintf("delete %s v=%d", r.Path, r.Version) }
 func (r Exists) String() string  { return "exists " + r.Path + watchFlag(r.Watch) }
 func (r GetData) String() string { return "get " + r.Path + watchFlag(r.Watch) }
@@ -155,6 +189,10 @@ func requestPath(req Request) (string, bool) {
 		return r.Path, true
 	case Sync:
 		return r.Path, true
+	case GetACL:
+		return r.Path, true
+	case SetACL:
+		return r.Path, true
 	}
 	return "", false
 }
@@ -163,7 +201,7 @@ func requestPath(req Request) (string, bool) {
 func OpString(op zkapi.Op) string {
 	switch o := op.(type) {
 	case zkapi.CreateOp:
-		return Create{Path: o.Path, Data: o.Data, Mode: o.Mode, TTLMillis: o.TTLMillis}.String()
+		return Create{Path: o.Path, Data: o.Data, Mode: o.Mode, TTLMillis: o.TTLMillis, ACL: o.ACL}.String()
 	case zkapi.DeleteOp:
 		return Delete{Path: o.Path, Version: o.Version}.String()
 	case zkapi.SetOp:
@@ -198,6 +236,7 @@ type Reply struct {
 	Stat     zkapi.Stat
 	Children []string
 	Results  []zkapi.OpResult
+	ACL      []zkapi.ACL // getACL's answer
 }
 
 // Notification is a watch event queued for a session, tagged with the zxid
@@ -226,6 +265,9 @@ func (r Reply) String() string {
 	if r.Children != nil {
 		fmt.Fprintf(&b, " children=%v", r.Children)
 	}
+	if r.ACL != nil {
+		b.WriteString(" acl=" + aclString(r.ACL))
+	}
 	for i, res := range r.Results {
 		fmt.Fprintf(&b, " [%d]%s", i, zkapi.Name(res.Err))
 		if res.Path != "" {
@@ -240,4 +282,13 @@ func StatString(s zkapi.Stat) string {
 	return fmt.Sprintf("{c=%d m=%d p=%d t=%d/%d v=%d cv=%d av=%d eph=%#x dl=%d nc=%d}",
 		s.Czxid, s.Mzxid, s.Pzxid, s.Ctime, s.Mtime, s.Version, s.Cversion, s.Aversion,
 		s.EphemeralOwner, s.DataLength, s.NumChildren)
+}
+
+// aclString renders an ACL as zkapi.ParseACL reads it.
+func aclString(acl []zkapi.ACL) string {
+	parts := make([]string, len(acl))
+	for i, a := range acl {
+		parts[i] = a.String()
+	}
+	return strings.Join(parts, ",")
 }

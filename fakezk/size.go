@@ -7,14 +7,25 @@ import "github.com/zksim/zksim/zkapi"
 const DefaultMaxFrame = 1<<20 - 1
 
 // Jute sizes of the request bodies a client sends; the frame is the 8-byte
-// request header (xid, type) plus the body. ACLs are world:anyone, the only
-// ACL zkapi sends: perms(4) + scheme("world") + id("anyone").
+// request header (xid, type) plus the body. A nil ACL is world:anyone,
+// what zkapi.Conn.Create sends: perms(4) + scheme("world") + id("anyone").
 const (
 	juteInt    = 4
 	juteHeader = 2 * juteInt
 	juteACL    = juteInt + (juteInt + 5) + (juteInt + 6)
 	juteACLVec = juteInt + juteACL
 )
+
+func juteACLs(acl []zkapi.ACL) int {
+	if acl == nil {
+		return juteACLVec
+	}
+	n := juteInt
+	for _, a := range acl {
+		n += juteInt + juteString(a.Scheme) + juteString(a.ID)
+	}
+	return n
+}
 
 func juteString(s string) int { return juteInt + len(s) }
 func juteBytes(b []byte) int  { return juteInt + len(b) }
@@ -29,7 +40,7 @@ func FrameSize(req Request) int {
 func bodySize(req Request) int {
 	switch r := req.(type) {
 	case Create:
-		n := juteString(r.Path) + juteBytes(r.Data) + juteACLVec + juteInt
+		n := juteString(r.Path) + juteBytes(r.Data) + juteACLs(r.ACL) + juteInt
 		if r.Mode.IsTTL() { // a CreateTTLRequest: the ttl follows the flags
 			n += 2 * juteInt
 		}
@@ -44,8 +55,12 @@ func bodySize(req Request) int {
 		return juteString(r.Path) + juteBytes(r.Data) + juteInt
 	case GetChildren:
 		return juteString(r.Path) + 1
-	case Sync:
-		return juteString(r.Path)
+	case Sync, GetACL:
+		return juteString(Paths(r)[0])
+	case SetACL:
+		return juteString(r.Path) + juteACLs(r.ACL) + juteInt
+	case AddAuth:
+		return juteInt + juteString(r.Scheme) + juteBytes(r.Data)
 	case Multi:
 		return multiSize(r.Ops)
 	case SetWatches:
@@ -70,7 +85,7 @@ func multiSize(ops []zkapi.Op) int {
 		n += hdr
 		switch o := op.(type) {
 		case zkapi.CreateOp:
-			n += bodySize(Create{Path: o.Path, Data: o.Data, Mode: o.Mode})
+			n += bodySize(Create{Path: o.Path, Data: o.Data, Mode: o.Mode, ACL: o.ACL})
 		case zkapi.DeleteOp:
 			n += bodySize(Delete{Path: o.Path})
 		case zkapi.SetOp:

@@ -18,9 +18,15 @@ type watchKey struct {
 	kind watchKind
 }
 
+// trigger is one watch event a change causes. acl is the ACL of the
+// node the event is about: a watcher without READ on it is not told, and
+// loses its watch all the same (CVE-2024-23944's fix, in Debian's
+// 3.8.0-11+deb12u2, the server that judges the fake: every event is
+// filtered by NIOServerCnxn.process(event, acl)).
 type trigger struct {
 	path string
 	typ  zkapi.EventType
+	acl  []zkapi.ACL
 }
 
 // watchTable maps a path to the sessions watching it (few: a slice).
@@ -69,6 +75,15 @@ func (m *Machine) unwatchPath(t watchTable, path string) {
 	}
 }
 
+// DropWatches removes every watch the session holds on its server and
+// keeps its connection (Detach also forgets its notifications and
+// identities): a server removes some watches so, re-registering the rest.
+func (m *Machine) DropWatches(id int64) {
+	if s := m.sessions[id]; s != nil {
+		m.dropWatches(s)
+	}
+}
+
 func (m *Machine) dropWatches(s *session) {
 	s.watches.each(func(k watchKey) {
 		t := m.servers[s.server].table(k.kind)
@@ -107,7 +122,11 @@ func (m *Machine) notifyOn(i int, fired []trigger, zxid int64) {
 		}
 		m.woken = m.takeWatchers(r, t.path, kinds, m.woken[:0])
 		for _, id := range m.woken {
-			m.post(m.sessions[id], Notification{
+			s := m.sessions[id]
+			if checkACL(s, t.acl, zkapi.PermRead) != nil {
+				continue
+			}
+			m.post(s, Notification{
 				Zxid: zxid, Event: zkapi.Event{Type: t.typ, Path: t.path},
 			})
 		}

@@ -32,7 +32,10 @@ log "downloading Go modules"
 go mod download
 
 log "starting a standalone server, a 3-node ensemble and a server with TTL nodes"
-scripts/zk.sh start "$work/standalone" 1 >/dev/null
+# The standalone server has go-zookeeper's test super user (super:test):
+# the conformance scenarios named *-super.txt need it.
+ZK_JVMFLAGS="${ZK_JVMFLAGS:-} -Dzookeeper.DigestAuthenticationProvider.superDigest=super:D/InIHSb7yEEbrWz8b9l71RjZJU=" \
+	scripts/zk.sh start "$work/standalone" 1 >/dev/null
 scripts/zk.sh start "$work/ensemble" 3 >/dev/null
 ZK_JVMFLAGS="-Dzookeeper.extendedTypesEnabled=true -Dznode.container.checkIntervalMs=1000" \
 	scripts/zk.sh start "$work/extended" 1 >/dev/null

@@ -80,6 +80,7 @@ type CreateOp struct {
 	// answers as it does, refuse one with ErrBadArguments; the wire
 	// server applies one as ZooKeeper does.
 	TTLMillis int64
+	ACL       []ACL // nil: OpenACL (see ACLConn.CreateWithACL)
 }
 
 // DeleteOp deletes a node in a Multi.

@@ -6,6 +6,14 @@
 // sim) and the go-zookeeper adapter (package zkapi/gozk, real ensembles).
 // Code that imports only zkapi runs unchanged on all three.
 //
+// # ACLs
+//
+// Conn creates every node world:anyone with every permission. A recipe
+// that needs ACLs or authentication asserts its Conn to ACLConn
+// (CreateWithACL, AddAuth, GetACL, SetACL); fakezk's Conn and zkapi/gozk's
+// implement it, the simulator's does not. CreateOp.ACL sets a node's ACL
+// inside a Multi.
+//
 // # The seam
 //
 // Every point where a client can block is a method of Conn taking a

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha1"
+	"encoding/base64"
 	"flag"
 	"fmt"
 	"io"
@@ -10,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -21,7 +24,8 @@ import (
 const serveUsage = `usage: zksim serve [-addr HOST:PORT] [-control HOST:PORT] [-tick MS] [-seed S]
                    [-followers N] [-max-conns N] [-max-frame BYTES] [-frame-budget BYTES]
                    [-overflow pin|wrap] [-container-check MS] [-extended-types]
-                   [-emulate353-ttl] [-reconfig] [-faults SPEC] [-v]
+                   [-emulate353-ttl] [-reconfig] [-super-digest USER:DIGEST]
+                   [-faults SPEC] [-v]
 
 Serves the in-memory ZooKeeper over ZooKeeper's client protocol, so that an
 unmodified client (go-zookeeper, kazoo, zkCli.sh, Curator) can run against
@@ -88,6 +92,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 	emulate := fs.Bool("emulate353-ttl", false,
 		"as zookeeper.emulate353TTLNodes=true: also read 3.5.3-format TTL nodes, which a tree that starts empty never holds, so nothing served changes (accepted for configurations that set it; ignored without -extended-types, as by ZooKeeper)")
 	reconfig := fs.Bool("reconfig", false, "answer reconfig (opcode 16) as ZooKeeper 3.8 with reconfigEnabled=true does; off: ReconfigDisabled, 3.8's default")
+	superDigest := fs.String("super-digest", "", "super user as USER:base64(sha1(USER:PASSWORD)), ZooKeeper's zookeeper.DigestAuthenticationProvider.superDigest: a client that adds that digest passes every ACL check")
 	fs.StringVar(&c.faults, "faults", "", "faults to arm at start (a fault spec, see below)")
 	fs.BoolVar(&c.verbose, "v", false, "log connections, sessions and faults to stderr")
 	if code := simcli.ParseFlags(fs, args); code >= 0 {
@@ -113,6 +118,8 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 		return bad("-overflow must be pin or wrap, got %q", *overflow)
 	case *check < 1:
 		return bad("-container-check must be at least 1 ms, got %d", *check)
+	case *superDigest != "" && !validDigest(*superDigest):
+		return bad("-super-digest must be USER:DIGEST, the digest 28 characters of base64, got %q", *superDigest)
 	}
 	for _, a := range []struct{ flag, val string }{{"-addr", c.addr}, {"-control", c.control}} {
 		if _, _, err := net.SplitHostPort(a.val); err != nil && !(a.flag == "-control" && a.val == "off") {
@@ -129,6 +136,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 			// from a fixed start (ZooKeeper 3.8.0's release), never the
 			// host's clock.
 			EpochMillis: fakezk.DefaultEpochMillis,
+			SuperDigest: *superDigest,
 		},
 		MaxClientCnxns: *maxConns,
 		FollowerLag:    *lag,
@@ -224,6 +232,15 @@ func startControl(srv *server.Server, addr string, stdout io.Writer) (func(), er
 }
 
 // flagSet reports whether name was given on the command line.
+// validDigest reports whether s is USER:DIGEST with DIGEST a base64 SHA-1
+// (what zkapi.DigestID gives): ZooKeeper compares the super digest as a
+// string, so a malformed one would silently never match.
+func validDigest(s string) bool {
+	user, digest, ok := strings.Cut(s, ":")
+	sum, err := base64.StdEncoding.DecodeString(digest)
+	return ok && user != "" && err == nil && len(sum) == sha1.Size
+}
+
 func flagSet(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })

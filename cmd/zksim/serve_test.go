@@ -37,6 +37,8 @@ func TestServe_Usage(t *testing.T) {
 		{[]string{"-faults", "expire:session=0x1234"}, "no live session 0x1234"},
 		{[]string{"-addr", "nowhere"}, `-addr "nowhere" is not HOST:PORT`},
 		{[]string{"-container-check", "0"}, "-container-check must be at least 1 ms, got 0"},
+		{[]string{"-super-digest", "super:test"}, `-super-digest must be USER:DIGEST`},
+		{[]string{"-super-digest", "D/InIHSb7yEEbrWz8b9l71RjZJU="}, `-super-digest must be USER:DIGEST`},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := serve(context.Background(), tc.args, &stdout, &stderr)
@@ -110,6 +112,17 @@ func TestServe_AddressInUse(t *testing.T) {
 // reply through the control interface and sees the lost create (the
 // client gets a closed connection, and the node exists once it is back),
 // then the lost delete (the node is still there).
+// TestServe_SuperDigestFlag: -super-digest reaches the Machine, where a
+// client authenticated as that user passes every ACL check.
+func TestServe_SuperDigestFlag(t *testing.T) {
+	const digest = "super:D/InIHSb7yEEbrWz8b9l71RjZJU=" // super:test
+	var stderr bytes.Buffer
+	c, code := parseServe([]string{"-super-digest", digest}, &stderr)
+	if code >= 0 || c.srv.Machine.SuperDigest != digest {
+		t.Fatalf("parseServe: exit %d, SuperDigest %q (%s)", code, c.srv.Machine.SuperDigest, stderr.String())
+	}
+}
+
 func TestServe_ClientAndControl(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -25,8 +25,7 @@ type conn struct {
 	// Under s.mu.
 	session   int64
 	lastHeard time.Time
-	dead      bool     // no more requests are served
-	ids       []authID // identities added by auth packets
+	dead      bool // no more requests are served
 	// readOnlyFlag: the client's ConnectRequest had the readOnly flag, so
 	// ConnectResponses to it carry one.
 	readOnlyFlag bool

@@ -28,11 +28,3 @@ func WaitFrameBudget(ctx context.Context, s *Server, cond func(FrameBudgetUse) b
 	return b.changed.Wait(ctx, &b.mu, func() bool { return cond(FrameBudgetUse{b.held, b.peak, b.refused}) })
 }
 
-// SetSuperDigest makes the digest identity id (user:base64(sha1)) the
-// super user that may reconfig: the hook mayReconfig takes until the ACL
-// branch's super digest lands.
-func SetSuperDigest(s *Server, id string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.superDigest = id
-}

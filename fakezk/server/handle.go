@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/zksim/zksim/fakezk"
@@ -43,6 +42,7 @@ func (s *Server) connect(c *conn, req wire.ConnectRequest) bool {
 			panic(fmt.Sprintf("server: replica %d checked at accept: %v", c.replica, err))
 		}
 		resp.SessionID, resp.TimeoutMs = info.ID, int32(info.TimeoutMs)
+		s.m.SetAddress(info.ID, c.ip)
 		s.logf("%s: new session %#x, timeout %d ms", c.nc.RemoteAddr(), info.ID, info.TimeoutMs)
 	} else if !s.resume(c, req) {
 		s.logf("%s: refusing session %#x: expired or wrong password", c.nc.RemoteAddr(), req.SessionID)
@@ -84,6 +84,7 @@ func (s *Server) resume(c *conn, req wire.ConnectRequest) bool {
 		return false
 	}
 	s.m.Renegotiate(id, int64(req.TimeoutMs))
+	s.m.SetAddress(id, c.ip)
 	return true
 }
 
@@ -163,9 +164,6 @@ func (s *Server) refuse(c *conn, req wire.Request) bool {
 // apply runs a request through the checks the Machine does not make, the
 // fault rules and the Machine.
 func (s *Server) apply(c *conn, req wire.Request) bool {
-	if cr, ok := req.Body.(fakezk.Create); ok && s.m.CreateModeError(cr) == nil && !c.validACL(req.ACL) && createPathOK(cr.Path) {
-		return s.refuse(c, wire.Request{Xid: req.Xid, Op: req.Op, Code: wire.CodeInvalidACL, Txn: true})
-	}
 	if req.Op == wire.OpMulti {
 		if k, code := s.multiRefusal(c, req); code != 0 {
 			return s.failMulti(c, req, k, code)
@@ -195,33 +193,15 @@ func (s *Server) apply(c *conn, req wire.Request) bool {
 }
 
 // multiRefusal finds the first op of a multi that ZooKeeper fails before
-// applying anything, for a reason the Machine does not check: an unknown
-// create mode, an invalid ACL (after the create's mode and TTL, which the
-// Machine checks).
-func (s *Server) multiRefusal(c *conn, req wire.Request) (int, int32) {
-	ops := req.Body.(fakezk.Multi).Ops
+// applying anything, for a reason the Machine does not check: a TTL node
+// or an unknown create mode.
+func (s *Server) multiRefusal(_ *conn, req wire.Request) (int, int32) {
 	for k, op := range req.MultiOps {
-		switch {
-		case op.Code != 0:
+		if op.Code != 0 {
 			return k, op.Code
-		case op.Result == wire.OpCreate || op.Result == wire.OpCreate2:
-			cr := ops[k].(zkapi.CreateOp)
-			if err := s.m.CreateModeError(fakezk.Create{Mode: cr.Mode, TTLMillis: cr.TTLMillis}); err != nil {
-				return k, zkapi.Code(err)
-			}
-			if !c.validACL(op.ACL) && createPathOK(cr.Path) {
-				return k, wire.CodeInvalidACL
-			}
 		}
 	}
 	return 0, 0
-}
-
-// createPathOK is the check PrepRequestProcessor makes of a create's path
-// before its ACL (validatePathForCreate): a slash and no NUL. A path that
-// fails it is left to the Machine, which refuses it.
-func createPathOK(path string) bool {
-	return strings.Contains(path, "/") && !strings.Contains(path, "\x00")
 }
 
 // failMulti answers a multi that fails at op k with code, as

@@ -1,12 +1,8 @@
 package server
 
 import (
-	"crypto/sha1"
-	"encoding/base64"
 	"slices"
-	"strconv"
 	"strings"
-	"unicode/utf16"
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/wire"
@@ -15,14 +11,8 @@ import (
 
 // This file answers the requests the Machine does not serve (wire.Local),
 // from the connection's state and what the Machine shows, as ZooKeeper
-// 3.8's FinalRequestProcessor and auth providers answer them. The fake
-// keeps no ACLs: every node is world:anyone with all permissions, so
-// getACL always shows that, setACL checks its arguments and changes
-// nothing, and no request is ever refused NoAuth.
-
-// authID is one identity of a connection (ZooKeeper's Id): the address
-// it comes from, and whatever auth packets added.
-type authID struct{ scheme, id string }
+// 3.8's FinalRequestProcessor answers them. The Machine keeps the
+// connection's identities (auth) and every node's ACL.
 
 // local answers a Local request; false ends the connection.
 func (s *Server) local(c *conn, req wire.Request) bool {
@@ -41,12 +31,8 @@ func (s *Server) local(c *conn, req wire.Request) bool {
 		return s.createSession(c)
 	case wire.Reconfig:
 		return s.reconfig(c, req.Xid, l)
-	case wire.SetACL:
-		return s.setACL(c, req.Xid, l)
 	case wire.RemoveWatches:
 		return s.removeWatches(c, req.Xid, l)
-	case wire.GetACL:
-		code, body = s.getACL(c, l.Path)
 	case wire.CheckWatches:
 		if !s.hasWatch(c, l.Path, l.Type) {
 			code = wire.CodeNoWatcher
@@ -59,7 +45,7 @@ func (s *Server) local(c *conn, req wire.Request) bool {
 		// Persistent watches are not modelled.
 		code = wire.CodeUnimplemented
 	case wire.WhoAmI:
-		body = wire.WhoAmIResponse{Clients: c.clientInfos()}
+		body = wire.WhoAmIResponse{Clients: s.clientInfos(c)}
 	case wire.MultiRead:
 		code, body = s.multiRead(c, l)
 	default:
@@ -69,17 +55,16 @@ func (s *Server) local(c *conn, req wire.Request) bool {
 	return true
 }
 
-// auth handles an AuthPacket as ZooKeeperServer.processPacket does, with
-// the two providers a default server has: digest (any bytes succeed and
-// add digest:user:base64(sha1(bytes))) and ip (adds the address the
-// connection already has). Any other scheme fails, and the connection
-// closes; the session lives on.
+// auth handles an AuthPacket before any request processor: the Machine
+// adds the identity, or fails an unknown scheme, after which the
+// connection closes and the session lives on. The reply has zxid 0.
 func (s *Server) auth(c *conn, xid int32, a wire.Auth) bool {
-	switch a.Scheme {
-	case "digest":
-		c.addID(authID{"digest", digestID(a.Data)})
-	case "ip":
-	default:
+	rep := s.m.Do(c.session, fakezk.AddAuth{Scheme: a.Scheme, Data: a.Data})
+	if lost(rep.Err) {
+		s.drop(c)
+		return false
+	}
+	if rep.Err != nil {
 		c.send(wire.AppendHeader(nil, xid, 0, wire.CodeAuthFailed))
 		s.drop(c)
 		return false
@@ -106,57 +91,16 @@ func (s *Server) createSession(c *conn) bool {
 	return true
 }
 
-// digestID is DigestAuthenticationProvider.generateDigest.
-func digestID(data []byte) string {
-	idPassword := strings.ToValidUTF8(string(data), "\uFFFD")
-	user, _, _ := strings.Cut(idPassword, ":")
-	sum := sha1.Sum([]byte(idPassword))
-	return user + ":" + base64.StdEncoding.EncodeToString(sum[:])
-}
-
-func (c *conn) addID(id authID) {
-	if !slices.Contains(c.ids, id) {
-		c.ids = append(c.ids, id)
-	}
-}
-
-// authIDs is the connection's identities in the order ZooKeeper lists
-// them: it keeps them in a ConcurrentHashMap-backed set (16 bins while it
-// holds at most 12), so the order is by bin of Id.hashCode, then by
-// insertion.
-func (c *conn) authIDs() []authID {
-	ids := append([]authID{{"ip", c.ip}}, c.ids...)
-	slices.SortStableFunc(ids, func(a, b authID) int { return a.bin() - b.bin() })
-	return ids
-}
-
-func (id authID) bin() int {
-	h := int32(17)
-	h = 37*h + javaHash(id.scheme)
-	h = 37*h + javaHash(id.id)
-	u := uint32(h)
-	return int((u ^ u>>16) & 0x7fffffff & 15)
-}
-
-// javaHash is String.hashCode over UTF-16 code units.
-func javaHash(s string) int32 {
-	var h int32
-	for _, u := range utf16.Encode([]rune(s)) {
-		h = 31*h + int32(u)
-	}
-	return h
-}
-
 // clientInfos is whoAmI's answer (AuthUtil.getClientInfos): each
 // identity's scheme and user, the part of a digest id before its colon.
-func (c *conn) clientInfos() []wire.ClientInfo {
+func (s *Server) clientInfos(c *conn) []wire.ClientInfo {
 	var out []wire.ClientInfo
-	for _, id := range c.authIDs() {
-		user := id.id
-		if id.scheme == "digest" {
-			user = javaSplit(id.id, ":")[0]
+	for _, id := range s.m.Identities(c.session) {
+		user := id.ID
+		if id.Scheme == "digest" {
+			user = javaSplit(id.ID, ":")[0]
 		}
-		out = append(out, wire.ClientInfo{AuthScheme: id.scheme, User: user})
+		out = append(out, wire.ClientInfo{AuthScheme: id.Scheme, User: user})
 	}
 	return out
 }
@@ -175,97 +119,15 @@ func javaSplit(s, sep string) []string {
 	return parts
 }
 
-// validACL is PrepRequestProcessor.fixupACL's check: a non-empty ACL
-// whose every entry is world:anyone, auth (which needs a digest identity
-// on the connection), a digest id user:hash, or an IPv4 address with an
-// optional prefix length. Any other scheme has no provider.
-func (c *conn) validACL(acl []wire.ACL) bool {
-	if len(acl) == 0 {
-		return false
-	}
-	for _, a := range acl {
-		ok := false
-		switch a.Scheme {
-		case "world":
-			ok = a.ID == "anyone"
-		case "auth":
-			ok = slices.ContainsFunc(c.ids, func(id authID) bool { return id.scheme == "digest" })
-		case "digest":
-			ok = len(javaSplit(a.ID, ":")) == 2
-		case "ip":
-			ok = validIPACL(a.ID)
-		}
-		if !ok {
-			return false
-		}
-	}
-	return true
-}
-
-// validIPACL is IPAuthenticationProvider.isValid: IPv4 only (its IPv6
-// parser is a TODO), each part and the prefix length read by
-// Integer.parseInt.
-func validIPACL(id string) bool {
-	addr, bits, hasBits := strings.Cut(id, "/")
-	parts := strings.Split(addr, ".")
-	if len(parts) != 4 {
-		return false
-	}
-	for _, p := range parts {
-		if v, err := strconv.ParseInt(p, 10, 32); err != nil || v < 0 || v > 255 {
-			return false
-		}
-	}
-	if hasBits {
-		v, err := strconv.ParseInt(bits, 10, 32)
-		return err == nil && v >= 0 && v <= 32
-	}
-	return true
-}
-
-// stat is a node's Stat as the connection's server sees it. Reads by
-// path are plain lookups: a path with NUL is a node that does not exist.
+// stat is a node's Stat as the connection's server sees it, whatever its
+// ACL (an exists, which checks none, and leaves no watch). Reads by path
+// are plain lookups: a path with NUL is a node that does not exist.
 func (s *Server) stat(c *conn, path string) (zkapi.Stat, bool) {
 	if strings.IndexByte(path, 0) >= 0 {
 		return zkapi.Stat{}, false
 	}
-	rep := s.m.Do(c.session, fakezk.GetData{Path: path})
+	rep := s.m.Do(c.session, fakezk.Exists{Path: path})
 	return rep.Stat, rep.Err == nil
-}
-
-func (s *Server) getACL(c *conn, path string) (int32, wire.Response) {
-	st, ok := s.stat(c, path)
-	if !ok {
-		return zkapi.Code(zkapi.ErrNoNode), nil
-	}
-	return 0, wire.ACLResponse{ACL: wire.OpenACL, Stat: st}
-}
-
-// setACL is a write: a transaction whether it succeeds or not, checked in
-// PrepRequestProcessor's order (path syntax, ACL, node, aversion). The
-// fake keeps no ACL, so aversion stays 0 and getACL shows world:anyone.
-func (s *Server) setACL(c *conn, xid int32, l wire.SetACL) bool {
-	rep := s.m.Do(c.session, fakezk.Multi{Ops: []zkapi.Op{zkapi.CheckOp{Path: l.Path, Version: zkapi.AnyVersion}}})
-	if lost(rep.Err) {
-		s.drop(c)
-		return false
-	}
-	code := zkapi.Code(rep.Err)
-	st, _ := s.stat(c, l.Path)
-	switch {
-	case code == zkapi.Code(zkapi.ErrBadArguments):
-	case !c.validACL(l.ACL):
-		code = wire.CodeInvalidACL
-	case code != 0:
-	case l.Version != zkapi.AnyVersion && l.Version != st.Aversion:
-		code = zkapi.Code(zkapi.ErrBadVersion)
-	}
-	var body wire.Response
-	if code == 0 {
-		body = wire.StatResponse{Stat: st}
-	}
-	c.send(wire.AppendResponse(nil, xid, rep.Zxid, code, body))
-	return true
 }
 
 // hasWatch is DataTree.containsWatcher: exists and getData watches are
@@ -284,9 +146,8 @@ func (s *Server) hasWatch(c *conn, path string, typ wire.WatcherType) bool {
 
 // removeWatches removes the session's watches of a type on a path,
 // NoWatcher if it has none. The Machine removes watches only all at once
-// (Detach), so the server detaches the session and re-registers the
-// watches it keeps, as a reconnecting client would, at the current zxid:
-// none fires.
+// (DropWatches), so the server drops them and re-registers the watches it
+// keeps, as a reconnecting client would, at the current zxid: none fires.
 func (s *Server) removeWatches(c *conn, xid int32, l wire.RemoveWatches) bool {
 	if !s.hasWatch(c, l.Path, l.Type) {
 		c.send(wire.AppendHeader(nil, xid, s.m.ServerZxid(c.replica), wire.CodeNoWatcher))
@@ -307,10 +168,7 @@ func (s *Server) removeWatches(c *conn, xid int32, l wire.RemoveWatches) bool {
 			keep.Child = append(keep.Child, p)
 		}
 	}
-	s.m.Detach(c.session)
-	if err := s.m.Attach(c.session, c.replica, 0); err != nil {
-		panic("server: re-attaching a live session after removeWatches: " + err.Error())
-	}
+	s.m.DropWatches(c.session)
 	s.m.Do(c.session, keep)
 	c.send(wire.AppendHeader(nil, xid, s.m.ServerZxid(c.replica), 0))
 	return true
@@ -355,9 +213,13 @@ func walk(m *fakezk.Machine, path string, f func(p string, st zkapi.Stat)) {
 }
 
 // allChildrenNumber is getAllChildrenNumber: the number of descendants.
+// It checks: node missing -> READ, as getData does.
 func (s *Server) allChildrenNumber(c *conn, path string) (int32, wire.Response) {
 	if _, ok := s.stat(c, path); !ok {
 		return zkapi.Code(zkapi.ErrNoNode), nil
+	}
+	if rep := s.m.Do(c.session, fakezk.GetData{Path: path}); rep.Err != nil {
+		return zkapi.Code(rep.Err), nil
 	}
 	n := int32(0)
 	walk(s.m, path, func(string, zkapi.Stat) { n++ })

@@ -9,9 +9,6 @@ import (
 // Known gaps between the fake and ZooKeeper 3.8.0 at the wire level.
 // Those a case shows carry the reason in its gap field; the others:
 //
-//   - ACLs are not kept (every node is world:anyone, nothing is refused
-//     NoAuth): setACL checks its arguments and takes a zxid, but aversion
-//     stays 0. [gap cases "setACL ..."]
 //   - Persistent watches are not modelled: addWatch is answered
 //     Unimplemented, setWatches2's persistent lists are ignored. [gap
 //     cases "addWatch ..."]
@@ -84,7 +81,7 @@ func sends(f func(r string) []byte) func(env) []byte {
 
 // rawCases is the table of the differential test, by concern.
 func rawCases() []rawCase {
-	return slicesConcat(beforeHandshake(), handshakes(), framing(), opcodes(), localOps(), writesAndMulti())
+	return slicesConcat(beforeHandshake(), handshakes(), framing(), opcodes(), localOps(), aclOps(), writesAndMulti())
 }
 
 func slicesConcat(ts ...[]rawCase) []rawCase {
@@ -282,7 +279,8 @@ func opcodes() []rawCase {
 }
 
 // localOps: the requests the fake answers outside the Machine
-// (FinalRequestProcessor, and the ACL checks of PrepRequestProcessor).
+// (FinalRequestProcessor), with getACL, setACL and the ACLs creates
+// carry, which fixupACL checks.
 func localOps() []rawCase {
 	acl := func(entries ...[3]string) jb {
 		j := jb{}.i32(int32(len(entries)))
@@ -302,7 +300,6 @@ func localOps() []rawCase {
 			return cat(create(1, e.root+"/n", "", 0), setACL(2, e.root+"/n", a, version), req(3, wire.OpDelete, jb{}.str(e.root+"/n").i32(-1)))
 		}
 	}
-	aversion := "the fake keeps no ACLs: aversion stays 0"
 	createACL := func(xid int32, path string, a jb) []byte {
 		return req(xid, wire.OpCreate, append(jb{}.str(path).str(""), a...).i32(0))
 	}
@@ -313,8 +310,8 @@ func localOps() []rawCase {
 			return cat(req(1, wire.OpGetACL, jb{}.str(r)), req(2, wire.OpGetACL, jb{}.str(r+"/none")))
 		})},
 		{name: "getACL with NUL in the path", send: sends(func(r string) []byte { return req(1, wire.OpGetACL, jb{}.str(r+"\x00")) })},
-		{name: "setACL world:anyone", send: setLeaf(acl(world), -1), gap: aversion},
-		{name: "setACL with the current aversion", send: setLeaf(acl(world), 0), gap: aversion},
+		{name: "setACL world:anyone", send: setLeaf(acl(world), -1)},
+		{name: "setACL with the current aversion", send: setLeaf(acl(world), 0)},
 		{name: "setACL with a wrong aversion", send: setLeaf(acl(world), 5)},
 		{name: "setACL empty", send: setLeaf(acl(), -1)},
 		{name: "setACL on a missing node", send: sends(func(r string) []byte { return setACL(1, r+"/none", acl(world), -1) })},
@@ -324,8 +321,8 @@ func localOps() []rawCase {
 		{name: "setACL unknown scheme", send: setLeaf(acl([3]string{"", "sasl", "x"}), -1)},
 		{name: "setACL digest without a hash", send: setLeaf(acl([3]string{"", "digest", "user"}), -1)},
 		{name: "setACL digest with two colons", send: setLeaf(acl([3]string{"", "digest", "a:b:c"}), -1)},
-		{name: "setACL digest", send: setLeaf(acl([3]string{"", "digest", "user:hash"}), -1), gap: aversion},
-		{name: "setACL ip", send: setLeaf(acl([3]string{"", "ip", "10.0.0.0/8"}), -1), gap: aversion},
+		{name: "setACL digest", send: setLeaf(acl([3]string{"", "digest", "user:hash"}), -1)},
+		{name: "setACL ip", send: setLeaf(acl([3]string{"", "ip", "10.0.0.0/8"}), -1)},
 		{name: "setACL bad ip", send: setLeaf(acl([3]string{"", "ip", "10.0.0/8"}), -1)},
 		{name: "setACL ip with a bad prefix", send: setLeaf(acl([3]string{"", "ip", "10.0.0.1/33"}), -1)},
 		{name: "setACL auth without an identity", send: setLeaf(acl([3]string{"", "auth", ""}), -1)},
@@ -398,6 +395,53 @@ func localOps() []rawCase {
 			return cat(req(-4, wire.OpAuth, jb{}.i32(0).str("digest").str("alice")), req(-4, wire.OpAuth, jb{}.i32(0).str("digest").str("bob:x")),
 				req(1, wire.OpWhoAmI, nil))
 		}},
+	}
+}
+
+// aclOps: ACL checks on the replies only raw frames show: getACL's,
+// getAllChildrenNumber's and multiRead's NoAuth, setACL's NoAuth before
+// its version, and a watch event withheld from a watcher without READ.
+// Each case deletes its protected leaf, which its open parent allows, so
+// that the cleanup can read the tree.
+func aclOps() []rawCase {
+	// leaf creates root/p with one ACL entry of the given perms.
+	leaf := func(xid int32, r string, perms int32, scheme, id string) []byte {
+		return req(xid, wire.OpCreate, jb{}.str(r+"/p").str("d").i32(1).i32(perms).str(scheme).str(id).i32(0))
+	}
+	del := func(xid int32, r string) []byte { return req(xid, wire.OpDelete, jb{}.str(r+"/p").i32(-1)) }
+	const u1 = "u1:fpT/y03U+EjItKZOSLGvjnJlyng=" // digest of u1:p1
+	return []rawCase{
+		{name: "reads of a digest-protected node", send: sends(func(r string) []byte {
+			return cat(leaf(1, r, 31, "digest", u1),
+				req(2, wire.OpGetACL, jb{}.str(r+"/p")),
+				req(3, wire.OpGetAllChildrenNumber, jb{}.str(r+"/p")),
+				req(4, wire.OpMultiRead, jb{}.mh(wire.OpGetData, false, -1).str(r+"/p").bool(false).
+					mh(wire.OpGetChildren, false, -1).str(r).bool(false).mend()),
+				exists(5, r+"/p", false), getData(6, r+"/p", true),
+				req(7, wire.OpGetChildren2, jb{}.str(r+"/p").bool(true)),
+				req(8, wire.OpCheckWatches, jb{}.str(r+"/p").i32(3)),
+				del(9, r))
+		})},
+		{name: "getACL with ADMIN alone, and after digest auth", send: sends(func(r string) []byte {
+			return cat(leaf(1, r, 16, "digest", u1), req(2, wire.OpGetACL, jb{}.str(r+"/p")),
+				req(-4, wire.OpAuth, jb{}.i32(0).str("digest").str("u1:p1")), req(3, wire.OpGetACL, jb{}.str(r+"/p")),
+				req(4, wire.OpGetData, jb{}.str(r+"/p").bool(false)), del(5, r))
+		})},
+		{name: "setACL with a stale version and no ADMIN", send: sends(func(r string) []byte {
+			return cat(leaf(1, r, 1, "world", "anyone"),
+				req(2, wire.OpSetACL, jb{}.str(r+"/p").openACL().i32(5)),
+				req(3, wire.OpSetData, jb{}.str(r+"/p").str("x").i32(5)), del(4, r))
+		})},
+		{name: "watch event withheld without READ", send: sends(func(r string) []byte {
+			return cat(leaf(1, r, 2, "world", "anyone"), exists(2, r+"/p", true),
+				req(3, wire.OpSetData, jb{}.str(r+"/p").str("x").i32(-1)),
+				req(4, wire.OpCheckWatches, jb{}.str(r+"/p").i32(3)),
+				exists(5, r+"/p", true), del(6, r), exists(7, r+"/p", false))
+		})},
+		{name: "ip ACL of the client's address", send: sends(func(r string) []byte {
+			return cat(leaf(1, r, 1, "ip", "127.0.0.0/8"), getData(2, r+"/p", false),
+				req(-4, wire.OpAuth, jb{}.i32(0).str("ip").str("")), req(3, wire.OpWhoAmI, nil), del(4, r))
+		})},
 	}
 }
 

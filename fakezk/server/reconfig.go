@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/fakezk/wire"
+	"github.com/zksim/zksim/zkapi"
 )
 
 // Reconfig (opcode 16) with Config.Reconfig, answered as a 3.8.0 ensemble
@@ -141,17 +142,12 @@ func (s *Server) nextQuorum(c *conn, r wire.Reconfig) (*quorumConfig, int32) {
 	return next, 0
 }
 
-// mayReconfig is the real server's ACL check before a reconfig: WRITE on
-// /zookeeper/config, whose ACL (world:anyone READ) only the super user
-// (zookeeper.DigestAuthenticationProvider.superDigest) passes, unless
-// skipACL.
-//
-// ACL HOOK: the fake keeps no ACLs and has no super user setting on this
-// branch, so only a connection that authenticated as s.superDigest (set by
-// tests, SetSuperDigest) passes. With the ACL branch this becomes its
-// check of WRITE on /zookeeper/config, super user included.
+// mayReconfig is the real server's ACL check before a reconfig
+// (PrepRequestProcessor): WRITE on /zookeeper/config, whose ACL
+// (world:anyone READ) only the super user passes (fakezk.Config.SuperDigest,
+// serve's -super-digest); the fake has no skipACL.
 func (s *Server) mayReconfig(c *conn) bool {
-	return s.superDigest != "" && slices.Contains(c.ids, authID{"digest", s.superDigest})
+	return s.m.CheckPerm(c.session, "/zookeeper/config", zkapi.PermWrite) == nil
 }
 
 // incremental applies an incremental change to q.

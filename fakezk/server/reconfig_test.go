@@ -183,18 +183,16 @@ func checkGolden(t *testing.T, got string) {
 }
 
 func TestReconfig_Fake(t *testing.T) {
-	srv, addrs := newEnsembleWith(t, server.Config{
-		Machine: fakezk.Config{TickMillis: 500, Followers: 2, EpochMillis: fakezk.DefaultEpochMillis}, Reconfig: true,
+	_, addrs := newEnsembleWith(t, server.Config{
+		Machine: fakezk.Config{TickMillis: 500, Followers: 2, EpochMillis: fakezk.DefaultEpochMillis, SuperDigest: suiteSuperDigest}, Reconfig: true,
 	})
-	server.SetSuperDigest(srv, suiteSuperDigest)
 	checkGolden(t, strings.Join(reconfigScenario(t, connectOne(t, addrs[0])), "\n")+"\n")
 }
 
 // TestReconfig_Disabled: without Config.Reconfig, as by default in 3.8,
 // reconfig is refused with ReconfigDisabled, even for the super user.
 func TestReconfig_Disabled(t *testing.T) {
-	srv, addrs := newEnsemble(t, 2, 500)
-	server.SetSuperDigest(srv, suiteSuperDigest)
+	_, addrs := newEnsembleWith(t, server.Config{Machine: fakezk.Config{TickMillis: 500, Followers: 2, SuperDigest: suiteSuperDigest}})
 	c := connectOne(t, addrs[0])
 	if err := c.AddAuth("digest", []byte("super:test")); err != nil {
 		t.Fatal(err)
@@ -207,8 +205,7 @@ func TestReconfig_Disabled(t *testing.T) {
 // TestReconfig_Standalone: a standalone server with reconfigEnabled
 // answers Unimplemented, before checking the caller (measured on 3.8.0).
 func TestReconfig_Standalone(t *testing.T) {
-	srv, addrs := newEnsembleWith(t, server.Config{Machine: fakezk.Config{TickMillis: 500}, Reconfig: true})
-	server.SetSuperDigest(srv, suiteSuperDigest)
+	_, addrs := newEnsembleWith(t, server.Config{Machine: fakezk.Config{TickMillis: 500, SuperDigest: suiteSuperDigest}, Reconfig: true})
 	c := connectOne(t, addrs[0])
 	if _, err := c.IncrementalReconfig(nil, []string{"9"}, -1); err == nil || !strings.Contains(err.Error(), "-6") {
 		t.Fatalf("reconfig on a standalone server: %v, want error -6 (Unimplemented)", err)
@@ -223,10 +220,9 @@ func TestReconfig_Standalone(t *testing.T) {
 // 4+len(data)+68-byte body, "leave x" MarshallingError at Z+3, all-null
 // fields success at Z+4.
 func TestReconfig_RawFrames(t *testing.T) {
-	srv, addrs := newEnsembleWith(t, server.Config{
-		Machine: fakezk.Config{TickMillis: 500, Followers: 2}, Reconfig: true,
+	_, addrs := newEnsembleWith(t, server.Config{
+		Machine: fakezk.Config{TickMillis: 500, Followers: 2, SuperDigest: suiteSuperDigest}, Reconfig: true,
 	})
-	server.SetSuperDigest(srv, suiteSuperDigest)
 	c := dialRaw(t, addrs[0])
 	c.handshake(10000, 0, nil)
 	z, _ := c.zxid(1)

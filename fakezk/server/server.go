@@ -18,8 +18,8 @@
 // its refusals and quirks (testdata/rawcases.golden records the real
 // server's answers to malformed and unusual input; TestRawDiff_RealVsFake
 // compares the two live). What the Machine does not model it answers
-// itself (auth, whoAmI, getACL, setACL without keeping ACLs, checkWatches,
-// removeWatches, getEphemerals, getAllChildrenNumber, multiRead) or
+// itself (whoAmI, checkWatches, removeWatches, getEphemerals,
+// getAllChildrenNumber, multiRead, from what the Machine shows) or
 // refuses as the real server would refuse it; addWatch (persistent
 // watches) is refused with Unimplemented.
 //
@@ -113,10 +113,6 @@ type Server struct {
 	members   []member      // replica 0 and the followers (members.go)
 	leader    int           // the leader member's index, -1 without quorum
 	quorum    *quorumConfig // with Config.Reconfig on an ensemble: its configuration
-	// superDigest is the digest identity (user:base64(sha1)) that may
-	// reconfig: mayReconfig's hook, set by tests until the ACL branch's
-	// super digest lands.
-	superDigest string
 	changed     ctxcond.Var // broadcast by deliver
 	ended       int64       // the Machine's EndedSessions at the last deliver
 	closed      bool

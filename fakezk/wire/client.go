@@ -8,8 +8,9 @@ import (
 )
 
 // OpenACL is world:anyone with every permission (ZooDefs.Ids
-// OPEN_ACL_UNSAFE), the ACL the client side of this package sends.
-var OpenACL = []ACL{{Perms: 31, Scheme: "world", ID: "anyone"}}
+// OPEN_ACL_UNSAFE), the ACL the client side of this package sends for a
+// create without one.
+var OpenACL = zkapi.OpenACL
 
 // AppendConnect appends a ConnectRequest frame, as a client sends it: the
 // readOnly flag only if HasReadOnly.
@@ -28,8 +29,10 @@ func AppendConnect(dst []byte, c ConnectRequest) []byte {
 
 // AppendRequest appends the frame of a request of type op carrying body,
 // as a client encodes it: DecodeRequest gives back op and body. Creates
-// carry OpenACL. op must be one the body fits (create, create2,
-// createContainer or createTTL for a Create, getChildren or getChildren2 for a
+// carry their ACL (nil: OpenACL, which decodes as itself, not as nil). op
+// must be one the body fits (create, create2, createContainer or
+// createTTL for a Create, getACL and setACL for theirs, getChildren or
+// getChildren2 for a
 // GetChildren, check for a one-op Multi of a CheckOp, setWatches or
 // setWatches2 for a SetWatches, ping or closeSession with a nil body);
 // anything else panics.
@@ -48,12 +51,20 @@ func (w *writer) request(op Op, body fakezk.Request) bool {
 	case nil:
 		return op == OpPing || op == OpCloseSession
 	case fakezk.Create:
-		w.create(b.Path, b.Data, int32(b.Mode))
+		w.create(b.Path, b.Data, b.ACL, int32(b.Mode))
 		if op == OpCreateTTL {
 			w.int64(b.TTLMillis)
 			return true
 		}
 		return op == OpCreate || op == OpCreate2 || op == OpCreateContainer
+	case fakezk.GetACL:
+		w.string(b.Path)
+		return op == OpGetACL
+	case fakezk.SetACL:
+		w.string(b.Path)
+		w.acls(b.ACL)
+		w.int32(b.Version)
+		return op == OpSetACL
 	case fakezk.Delete:
 		w.string(b.Path)
 		w.int32(b.Version)
@@ -101,15 +112,13 @@ func oneCheck(m fakezk.Multi) (zkapi.CheckOp, bool) {
 	return c, ok
 }
 
-func (w *writer) create(path string, data []byte, flags int32) {
+func (w *writer) create(path string, data []byte, acl []ACL, flags int32) {
 	w.string(path)
 	w.buffer(data)
-	w.int32(int32(len(OpenACL)))
-	for _, a := range OpenACL {
-		w.int32(a.Perms)
-		w.string(a.Scheme)
-		w.string(a.ID)
+	if acl == nil {
+		acl = OpenACL
 	}
+	w.acls(acl)
 	w.int32(flags)
 }
 
@@ -144,7 +153,7 @@ func (w *writer) multiRequest(ops []zkapi.Op) bool {
 func opRequest(op zkapi.Op) (Op, fakezk.Request, bool) {
 	switch o := op.(type) {
 	case zkapi.CreateOp:
-		c := fakezk.Create{Path: o.Path, Data: o.Data, Mode: o.Mode, TTLMillis: o.TTLMillis}
+		c := fakezk.Create{Path: o.Path, Data: o.Data, Mode: o.Mode, TTLMillis: o.TTLMillis, ACL: o.ACL}
 		if o.Mode.IsTTL() {
 			return OpCreateTTL, c, true
 		}

@@ -49,9 +49,6 @@ type Request struct {
 	EmptyMulti bool
 	// NullPath: a sync's path was jute's null, which ZooKeeper echoes.
 	NullPath bool
-	// ACL is a create's ACL, which the server checks as ZooKeeper's
-	// fixupACL does, and does not keep: every node is world:anyone.
-	ACL []ACL
 	// MultiOps describes each op of a multi, in order.
 	MultiOps []MultiOp
 }
@@ -67,16 +64,11 @@ type MultiOp struct {
 	// Code, when not 0, fails the multi at this op before anything is
 	// applied: an unknown create mode.
 	Code int32
-	// ACL is a create's ACL, for the server to check.
-	ACL []ACL
 }
 
-// ACL is one entry of an ACL (zookeeper.jute's ACL and Id).
-type ACL struct {
-	Perms  int32
-	Scheme string
-	ID     string
-}
+// ACL is one entry of an ACL (zookeeper.jute's ACL and Id). Creates and
+// setACL carry theirs to the Machine, which checks and keeps them.
+type ACL = zkapi.ACL
 
 // reader decodes jute records from one frame. The first failure sticks:
 // later reads return zero values and err says what was wrong first.
@@ -270,8 +262,8 @@ func nullPath(req Request) Request {
 func decodeBody(r *reader, req *Request) {
 	switch req.Op {
 	case OpCreate, OpCreate2, OpCreateContainer, OpCreateTTL:
-		c, acl, code := decodeCreate(r, req.Op)
-		req.Body, req.ACL = c, acl
+		c, code := decodeCreate(r, req.Op)
+		req.Body = c
 		refuse(req, code)
 	case OpMulti:
 		req.Body, req.MultiOps = decodeMulti(r)
@@ -313,8 +305,8 @@ func decodeBody(r *reader, req *Request) {
 			req.Local = decodeLocal(r, req.Op)
 		}
 		if lookupNUL(req.Body) {
-			// getData and getChildren look the path up as it is: no node
-			// has a NUL in its path.
+			// getData, getChildren and getACL look the path up as it is:
+			// no node has a NUL in its path.
 			req.Body, req.Code = nil, int32(-101)
 		}
 	}
@@ -326,13 +318,15 @@ func lookupNUL(body fakezk.Request) bool {
 		return strings.IndexByte(b.Path, 0) >= 0
 	case fakezk.GetChildren:
 		return strings.IndexByte(b.Path, 0) >= 0
+	case fakezk.GetACL:
+		return strings.IndexByte(b.Path, 0) >= 0
 	}
 	return false
 }
 
 func refuse(req *Request, code int32) {
 	if code != 0 {
-		req.Body, req.ACL, req.MultiOps = nil, nil, nil
+		req.Body, req.MultiOps = nil, nil
 		req.Code, req.Txn = code, req.Op.Write()
 	}
 }
@@ -353,6 +347,10 @@ func decodeOne(r *reader, op Op) fakezk.Request {
 		return fakezk.GetChildren{Path: r.path("path"), Watch: r.bool("watch")}
 	case OpSync:
 		return fakezk.Sync{Path: r.path("path")}
+	case OpGetACL:
+		return fakezk.GetACL{Path: r.path("path")}
+	case OpSetACL:
+		return fakezk.SetACL{Path: r.path("path"), ACL: r.acls(), Version: r.int32("version")}
 	case OpCheck:
 		return fakezk.Multi{Ops: []zkapi.Op{zkapi.CheckOp{Path: r.path("path"), Version: r.int32("version")}}}
 	}
@@ -367,9 +365,8 @@ func decodeOne(r *reader, op Op) fakezk.Request {
 // ZooKeeper's ttl for them, -1, which the Machine refuses. A
 // createContainer request makes a container whatever its flags say,
 // unless they are a TTL mode.
-func decodeCreate(r *reader, op Op) (fakezk.Create, []ACL, int32) {
-	c := fakezk.Create{Path: r.path("path"), Data: r.buffer("data")}
-	acl := r.acls()
+func decodeCreate(r *reader, op Op) (fakezk.Create, int32) {
+	c := fakezk.Create{Path: r.path("path"), Data: r.buffer("data"), ACL: r.acls()}
 	flags := r.int32("flags")
 	ttl := int64(-1)
 	if op == OpCreateTTL {
@@ -377,7 +374,7 @@ func decodeCreate(r *reader, op Op) (fakezk.Create, []ACL, int32) {
 	}
 	mode, code := createMode(flags, op == OpCreateTTL)
 	if code != 0 {
-		return c, acl, code
+		return c, code
 	}
 	c.Mode = mode
 	switch {
@@ -386,7 +383,7 @@ func decodeCreate(r *reader, op Op) (fakezk.Create, []ACL, int32) {
 	case op == OpCreateContainer:
 		c.Mode = zkapi.Container
 	}
-	return c, acl, 0
+	return c, 0
 }
 
 // createMode is CreateMode.fromFlag and validateCreateRequest's check of
@@ -473,10 +470,10 @@ func decodeMultiCreate(r *reader, typ Op) (zkapi.Op, MultiOp, bool) {
 	} else if zkapi.CreateMode(flags).IsTTL() {
 		return nil, MultiOp{}, false
 	}
-	info := MultiOp{Result: OpCreate, ACL: acl}
+	info := MultiOp{Result: OpCreate}
 	mode, code := createMode(flags, false)
 	info.Code = code
-	op := zkapi.CreateOp{Path: path, Data: data, Mode: mode}
+	op := zkapi.CreateOp{Path: path, Data: data, Mode: mode, ACL: acl}
 	if mode == zkapi.Container || mode.IsTTL() {
 		info.Result = OpCreate2
 	}

@@ -156,7 +156,10 @@ func (w *writer) body(op Op, rep fakezk.Reply, null bool) {
 	case OpCreate2, OpCreateContainer, OpCreateTTL:
 		w.string(rep.Path)
 		w.stat(rep.Stat)
-	case OpExists, OpSetData:
+	case OpExists, OpSetData, OpSetACL:
+		w.stat(rep.Stat)
+	case OpGetACL:
+		w.acls(rep.ACL)
 		w.stat(rep.Stat)
 	case OpGetData, OpReconfig:
 		w.buffer(rep.Data)
@@ -204,4 +207,14 @@ func (w *writer) multi(ops []MultiOp, results []zkapi.OpResult) {
 		w.body(ops[i].Result, fakezk.Reply{Path: res.Path, Stat: res.Stat}, false)
 	}
 	w.multiEnd()
+}
+
+// acls writes an ACL vector (getACL's answer).
+func (w *writer) acls(acl []ACL) {
+	w.int32(int32(len(acl)))
+	for _, a := range acl {
+		w.int32(a.Perms)
+		w.string(a.Scheme)
+		w.string(a.ID)
+	}
 }

@@ -201,7 +201,7 @@ func checkSorted(t *testing.T, req wire.Request) {
 }
 
 // reencodable: AppendRequest can say it all (no refused multi op, no
-// null sync path; ACLs are not part of the Body).
+// null sync path).
 func reencodable(req wire.Request) bool {
 	if req.Body == nil || req.NullPath {
 		return false

@@ -3,7 +3,7 @@ package wire
 import "github.com/zksim/zksim/zkapi"
 
 // Local is a request the server answers itself rather than through the
-// Machine: Auth, SASL, CreateSession, GetACL, SetACL, CheckWatches,
+// Machine: Auth, SASL, CreateSession, CheckWatches,
 // RemoveWatches, GetEphemerals, GetAllChildrenNumber, AddWatch, WhoAmI or
 // MultiRead.
 type Local interface{ local() }
@@ -24,16 +24,6 @@ type SASL struct{ Token []byte }
 // handshake: ZooKeeper logs a createSession transaction for the
 // connection's own session and answers with a second ConnectResponse.
 type CreateSession struct{ TimeoutMs int32 }
-
-// GetACL is getACL (6).
-type GetACL struct{ Path string }
-
-// SetACL is setACL (7): a write, though the fake keeps no ACL.
-type SetACL struct {
-	Path    string
-	ACL     []ACL
-	Version int32
-}
 
 // WatcherType is checkWatches' and removeWatches' watch type
 // (Watcher.WatcherType).
@@ -89,8 +79,6 @@ type ReadOp struct {
 func (Auth) local()                 {}
 func (CreateSession) local()        {}
 func (SASL) local()                 {}
-func (GetACL) local()               {}
-func (SetACL) local()               {}
 func (CheckWatches) local()         {}
 func (RemoveWatches) local()        {}
 func (GetEphemerals) local()        {}
@@ -104,10 +92,6 @@ func (MultiRead) local()            {}
 // watcher type or watch mode throws, answered MarshallingError).
 func decodeLocal(r *reader, op Op) Local {
 	switch op {
-	case OpGetACL:
-		return GetACL{Path: r.path("path")}
-	case OpSetACL:
-		return SetACL{Path: r.path("path"), ACL: r.acls(), Version: r.int32("version")}
 	case OpCheckWatches:
 		path, typ := r.path("path"), watcherType(r)
 		return CheckWatches{Path: path, Type: typ}
@@ -174,19 +158,9 @@ type ClientInfo struct {
 	User       string
 }
 
-// Response is the body of a reply to a Local request: ACLResponse,
-// StatResponse, PathsResponse, IntResponse, WhoAmIResponse, SASLResponse
-// or MultiReadResponse.
+// Response is the body of a reply to a Local request: PathsResponse,
+// IntResponse, WhoAmIResponse, SASLResponse or MultiReadResponse.
 type Response interface{ appendTo(w *writer) }
-
-// ACLResponse is getACL's GetACLResponse.
-type ACLResponse struct {
-	ACL  []ACL
-	Stat zkapi.Stat
-}
-
-// StatResponse is setACL's SetACLResponse.
-type StatResponse struct{ Stat zkapi.Stat }
 
 // PathsResponse is getEphemerals' GetEphemeralsResponse.
 type PathsResponse struct{ Paths []string }
@@ -214,17 +188,6 @@ type ReadResult struct {
 	Children []string
 }
 
-func (r ACLResponse) appendTo(w *writer) {
-	w.int32(int32(len(r.ACL)))
-	for _, a := range r.ACL {
-		w.int32(a.Perms)
-		w.string(a.Scheme)
-		w.string(a.ID)
-	}
-	w.stat(r.Stat)
-}
-
-func (r StatResponse) appendTo(w *writer)  { w.stat(r.Stat) }
 func (r PathsResponse) appendTo(w *writer) { w.strings(r.Paths) }
 func (r IntResponse) appendTo(w *writer)   { w.int32(r.N) }
 func (r SASLResponse) appendTo(w *writer)  { w.buffer(r.Token) }

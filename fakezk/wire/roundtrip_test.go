@@ -29,6 +29,15 @@ func TestAppendRequest_RoundTrip(t *testing.T) {
 	})
 }
 
+// genACL draws an ACL as a decoder gives it back: never nil.
+func genACL(t *rapid.T) []zkapi.ACL {
+	return rapid.SampledFrom([][]zkapi.ACL{
+		zkapi.OpenACL,
+		{},
+		{{Perms: zkapi.PermRead, Scheme: "digest", ID: "u1:x"}, {Perms: 0, Scheme: "ip", ID: "10.0.0.0/8"}},
+	}).Draw(t, "acl")
+}
+
 func genPath(t *rapid.T, label string) string {
 	return rapid.SampledFrom([]string{"/", "/a", "/a/b", "/zookeeper", "/x-0000000001", "/ü"}).Draw(t, label)
 }
@@ -47,7 +56,7 @@ func genOp(t *rapid.T) zkapi.Op {
 	path, version := genPath(t, "path"), rapid.Int32Range(-1, 3).Draw(t, "version")
 	switch rapid.IntRange(0, 3).Draw(t, "op") {
 	case 0:
-		return zkapi.CreateOp{Path: path, Data: genData(t, "data"), Mode: zkapi.CreateMode(rapid.IntRange(0, 4).Draw(t, "mode"))}
+		return zkapi.CreateOp{Path: path, Data: genData(t, "data"), Mode: zkapi.CreateMode(rapid.IntRange(0, 4).Draw(t, "mode")), ACL: genACL(t)}
 	case 1:
 		return zkapi.DeleteOp{Path: path, Version: version}
 	case 2:
@@ -64,14 +73,14 @@ func genRequest(t *rapid.T) (wire.Op, fakezk.Request) {
 		}
 		return rapid.SliceOfN(rapid.Custom(func(t *rapid.T) string { return genPath(t, label) }), 1, 3).Draw(t, label)
 	}
-	switch rapid.IntRange(0, 9).Draw(t, "kind") {
+	switch rapid.IntRange(0, 11).Draw(t, "kind") {
 	case 0:
 		mode := zkapi.CreateMode(rapid.IntRange(0, 4).Draw(t, "mode"))
 		op := rapid.SampledFrom([]wire.Op{wire.OpCreate, wire.OpCreate2}).Draw(t, "create op")
 		if mode == zkapi.Container && rapid.Bool().Draw(t, "createContainer") {
 			op = wire.OpCreateContainer
 		}
-		return op, fakezk.Create{Path: path, Data: genData(t, "data"), Mode: mode}
+		return op, fakezk.Create{Path: path, Data: genData(t, "data"), Mode: mode, ACL: genACL(t)}
 	case 1:
 		return wire.OpDelete, fakezk.Delete{Path: path, Version: rapid.Int32().Draw(t, "version")}
 	case 2:
@@ -87,6 +96,10 @@ func genRequest(t *rapid.T) (wire.Op, fakezk.Request) {
 		return wire.OpSync, fakezk.Sync{Path: path}
 	case 7:
 		return wire.OpCheck, fakezk.Multi{Ops: []zkapi.Op{zkapi.CheckOp{Path: path, Version: rapid.Int32().Draw(t, "version")}}}
+	case 9:
+		return wire.OpGetACL, fakezk.GetACL{Path: path}
+	case 10:
+		return wire.OpSetACL, fakezk.SetACL{Path: path, ACL: genACL(t), Version: rapid.Int32().Draw(t, "version")}
 	case 8:
 		op := rapid.SampledFrom([]wire.Op{wire.OpSetWatches, wire.OpSetWatches2}).Draw(t, "setWatches op")
 		return op, fakezk.SetWatches{RelativeZxid: rapid.Int64().Draw(t, "zxid"), Data: paths("data"), Exist: paths("exist"), Child: paths("child")}

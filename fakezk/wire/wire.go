@@ -11,7 +11,7 @@
 //
 // DecodeRequest sorts each request the way ZooKeeper 3.8.0's server does:
 // a Body for the Machine (create, getData, multi...), a Local request the
-// server answers from its own state (auth, getACL, whoAmI, checkWatches,
+// server answers from its own state (auth, whoAmI, checkWatches,
 // multiRead...), or a refusal Code with no effect but, for a write, a
 // zxid (a body ZooKeeper cannot read, a TTL node, reconfig...). Only a
 // frame too short for its header, or an unreadable auth or sasl packet,

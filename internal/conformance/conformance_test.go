@@ -2,6 +2,7 @@ package conformance_test
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/cockroachdb/datadriven"
 
 	"github.com/zksim/zksim/internal/conformance"
+	"github.com/zksim/zksim/zkapi"
 )
 
 // TestConformance_Fake runs every scenario on fakezk. The expected output
@@ -47,12 +49,47 @@ func TestConformance_Serve(t *testing.T) {
 	runScenarios(t, func(t *testing.T) conformance.Target { return newServe(t, 1) })
 }
 
+// superDigest is the super user of the scenarios named *-super.txt,
+// super:test, as go-zookeeper's test suite configures its servers
+// (zookeeper.DigestAuthenticationProvider.superDigest).
+const superDigest = "super:D/InIHSb7yEEbrWz8b9l71RjZJU="
+
+// requireSuper skips the test unless the target's server honours
+// superDigest: authenticated as super:test, a setData of /zookeeper/config
+// (world:anyone READ) with a wrong version fails on the version, not on
+// the ACL, and changes nothing.
+func requireSuper(ctx context.Context, t *testing.T, tg conformance.Target) {
+	c, err := tg.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ac, ok := c.(zkapi.ACLConn)
+	if !ok {
+		t.Fatalf("%T has no ACLs", c)
+	}
+	if err := ac.AddAuth(ctx, "digest", []byte("super:test")); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ac.Set(ctx, "/zookeeper/config", nil, 12345)
+	switch {
+	case errors.Is(err, zkapi.ErrNoAuth):
+		t.Skipf("the server has no super user %s: start it with -Dzookeeper.DigestAuthenticationProvider.superDigest=%s", superDigest, superDigest)
+	case !errors.Is(err, zkapi.ErrBadVersion):
+		t.Fatalf("probing for a super user: %v", err)
+	}
+}
+
 func runScenarios(t *testing.T, target func(*testing.T) conformance.Target) {
 	datadriven.Walk(t, "testdata/scenarios", func(t *testing.T, path string) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		name := strings.TrimSuffix(filepath.Base(path), ".txt")
-		r, err := conformance.NewRunner(ctx, target(t), uniqueRoot(name))
+		tg := target(t)
+		if strings.HasSuffix(name, "-super") {
+			requireSuper(ctx, t, tg)
+		}
+		r, err := conformance.NewRunner(ctx, tg, uniqueRoot(name))
 		if err != nil {
 			t.Fatal(err)
 		}

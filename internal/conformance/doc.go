@@ -5,10 +5,14 @@
 // the same, so the real server judges the fake.
 //
 // A script line is "sN command args...", run by session sN (connected on
-// first use):
+// first use; the ACL commands need a zkapi.ACLConn):
 //
 //	s1 create /a "data" persistent|ephemeral|persistent-sequential|ephemeral-sequential|container
 //	s1 create /big maxdata[+N]     data just fitting jute.maxbuffer (plus N bytes)
+//	s1 create /a "" persistent acl=digest:u:HASH:cdrwa,world:anyone:r
+//	s1 addauth digest u:p          (an unknown scheme: err AuthFailed, then reconnected)
+//	s1 getacl /a
+//	s1 setacl /a open|ACL [version]
 //	s1 delete /a [version]
 //	s1 exists /a [watch]
 //	s1 get /a [watch]
@@ -18,6 +22,11 @@
 //	s1 sync /a
 //	s1 close | s1 expire | s1 session | s1 disconnect | s1 reconnect
 //	s1 history                     session states since the last history
+//
+// ACLs are zkapi.ParseACL's comma-separated scheme:id:perms ("open" is
+// world:anyone:cdrwa; "acl=" alone is an empty list). Files named
+// *-super.txt need the super user super:test and are skipped on a server
+// without it.
 //
 // Paths are relative to a fresh root per run (so the real server can run a
 // file many times); "!/zookeeper" names an absolute path. Output echoes each

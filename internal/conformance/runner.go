@@ -150,11 +150,11 @@ func (r *Runner) exec(ctx context.Context, label string, c zkapi.Conn, cmd strin
 	switch cmd {
 	case "create":
 		path := r.abs(a.next("path"))
-		data, mode := r.dataAndMode(a, path)
+		data, mode, acl := r.dataAndMode(a, path)
 		if err := a.done(); err != nil {
 			return "", err
 		}
-		p, err := c.Create(ctx, path, data, mode)
+		p, err := create(ctx, c, path, data, mode, acl)
 		return r.result(err, func() string { return r.rel(p) }), nil
 	case "delete":
 		path := r.abs(a.next("path"))
@@ -180,6 +180,12 @@ func (r *Runner) exec(ctx context.Context, label string, c zkapi.Conn, cmd strin
 		return r.children(ctx, label, c, a)
 	case "multi":
 		return r.multi(ctx, c, a)
+	case "addauth", "getacl", "setacl":
+		ac, ok := c.(zkapi.ACLConn)
+		if !ok {
+			return "", fmt.Errorf("%s: the target's Conn %T has no ACLs", cmd, c)
+		}
+		return r.aclCommand(ctx, ac, cmd, a)
 	case "sync":
 		path := r.abs(a.next("path"))
 		if err := a.done(); err != nil {
@@ -247,20 +253,29 @@ func (r *Runner) history(ctx context.Context, label string, c zkapi.Conn) (strin
 	return strings.Join(parts, " "), nil
 }
 
-func (r *Runner) dataAndMode(a *args, path string) ([]byte, zkapi.CreateMode) {
+// dataAndMode reads a create's optional data, mode and "acl=LIST"
+// (zkapi.ParseACL's form; nil without it).
+func (r *Runner) dataAndMode(a *args, path string) ([]byte, zkapi.CreateMode, []zkapi.ACL) {
 	var data []byte
 	if len(a.toks) > 0 && (a.toks[0].quoted || strings.HasPrefix(a.toks[0].s, "maxdata")) {
 		data = r.data(a, fakezk.FrameSize(fakezk.Create{Path: path}))
 	}
 	mode := zkapi.Persistent
-	if s, ok := a.optional(); ok {
-		m, err := zkapi.ParseCreateMode(s)
+	if len(a.toks) > 0 && !strings.HasPrefix(a.toks[0].s, "acl=") {
+		m, err := zkapi.ParseCreateMode(a.next("mode"))
 		if err != nil {
 			a.fail("%v", err)
 		}
 		mode = m
 	}
-	return data, mode
+	var acl []zkapi.ACL
+	if len(a.toks) > 0 {
+		if spec, ok := strings.CutPrefix(a.toks[0].s, "acl="); ok {
+			a.next("acl")
+			acl = parseACL(a, spec)
+		}
+	}
+	return data, mode, acl
 }
 
 // data reads a quoted data argument, or "maxdata[+N]": data that makes a
@@ -384,8 +399,8 @@ func (r *Runner) multiOp(a *args) zkapi.Op {
 	switch kind := a.next("multi op"); kind {
 	case "create":
 		path := r.abs(a.next("path"))
-		data, mode := r.dataAndMode(a, path)
-		return zkapi.CreateOp{Path: path, Data: data, Mode: mode}
+		data, mode, acl := r.dataAndMode(a, path)
+		return zkapi.CreateOp{Path: path, Data: data, Mode: mode, ACL: acl}
 	case "delete":
 		return zkapi.DeleteOp{Path: r.abs(a.next("path")), Version: a.version()}
 	case "set":

@@ -25,7 +25,7 @@ func newFake(t testing.TB, seed uint64) *fakeTarget {
 }
 
 func fakeServer(seed uint64) *fakeTarget {
-	return &fakeTarget{srv: fakezk.MustServer(fakezk.Config{Seed: seed, TickMillis: 500})}
+	return &fakeTarget{srv: fakezk.MustServer(fakezk.Config{Seed: seed, TickMillis: 500, SuperDigest: superDigest})}
 }
 
 func (f *fakeTarget) Connect(context.Context) (zkapi.Conn, error) {
@@ -85,7 +85,7 @@ type serveTarget struct {
 }
 
 func newServe(t testing.TB, seed uint64) *serveTarget {
-	srv, addr := zktest.ServeFake(t, server.Config{Machine: fakezk.Config{Seed: seed, TickMillis: 500}})
+	srv, addr := zktest.ServeFake(t, server.Config{Machine: fakezk.Config{Seed: seed, TickMillis: 500, SuperDigest: superDigest}})
 	s := &serveTarget{realTarget: newWireTarget(t, addr), srv: srv,
 		resends: map[int64]int{}, pending: map[int64]bool{}}
 	srv.Intercept(func(_ *fakezk.Machine, session int64, req fakezk.Request) fakezk.Fault {

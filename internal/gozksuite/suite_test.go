@@ -39,20 +39,11 @@ var serveFeatureFlags = [][]string{
 	{"-emulate353-ttl"},
 }
 
-// waitingFor lists the tests that pass on the real server but need a
-// feature serve gains on another branch; they may fail on serve. Empty it
-// as the features land: a test here that passes is reported, so that it
-// can be removed.
-var waitingFor = map[string]string{
-	"TestIntegration_Auth":                            "ACLs (digest auth enforced on reads): the ACL branch",
-	"TestIntegration_GetSetACL":                       "ACLs (setACL kept, getACL answers them): the ACL branch",
-	"TestIntegration_IfAuthdataSurvivesReconnect":     "ACLs (digest auth enforced after reconnect): the ACL branch",
-	// Reconfig is here (-reconfig), but only the super user may reconfig
-	// (fakezk/server's mayReconfig hook): both pass once the ACL branch's
-	// super digest answers that hook (checked with the hook forced).
-	"TestIntegration_IncrementalReconfig": "the super user (-super-digest) for reconfig: the ACL branch",
-	"TestIntegration_Reconfig":            "the super user (-super-digest) for reconfig: the ACL branch",
-}
+// waitingFor lists tests that pass on the real server and may fail on
+// serve, each with the missing feature; a listed test that passes is
+// reported, so that it can be removed. Empty: every test that passes on
+// 3.8.0 must pass on serve.
+var waitingFor = map[string]string{}
 
 func TestSuite_Serve(t *testing.T) {
 	if testing.Short() {

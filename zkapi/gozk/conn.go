@@ -10,9 +10,6 @@ import (
 	"github.com/zksim/zksim/zkapi"
 )
 
-// openACL is the ACL of every node the adapter creates: zkapi has no ACLs.
-var openACL = zk.WorldACL(zk.PermAll)
-
 // begin is the check every request makes before reaching go-zookeeper.
 func (c *Conn) begin(ctx context.Context, op, path string) error {
 	if err := ctx.Err(); err != nil {
@@ -54,6 +51,10 @@ func createFlags(mode zkapi.CreateMode) (int32, error) {
 // Create implements zkapi.Conn. Container nodes go through go-zookeeper's
 // CreateContainer (opcode createContainer); the others through Create.
 func (c *Conn) Create(ctx context.Context, path string, data []byte, mode zkapi.CreateMode) (string, error) {
+	return c.create(ctx, path, data, mode, openACL)
+}
+
+func (c *Conn) create(ctx context.Context, path string, data []byte, mode zkapi.CreateMode, acl []zk.ACL) (string, error) {
 	if err := c.begin(ctx, "create", path); err != nil {
 		return "", err
 	}
@@ -63,9 +64,9 @@ func (c *Conn) Create(ctx context.Context, path string, data []byte, mode zkapi.
 	}
 	var name string
 	if mode == zkapi.Container {
-		name, err = c.zc.CreateContainer(path, data, flags, openACL)
+		name, err = c.zc.CreateContainer(path, data, flags, acl)
 	} else {
-		name, err = c.zc.Create(path, data, flags, openACL)
+		name, err = c.zc.Create(path, data, flags, acl)
 	}
 	if err != nil {
 		return "", c.fail("create", path, err)

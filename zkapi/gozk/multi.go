@@ -57,7 +57,7 @@ func multiRequest(op zkapi.Op) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &zk.CreateRequest{Path: o.Path, Data: o.Data, Acl: openACL, Flags: flags}, nil
+		return &zk.CreateRequest{Path: o.Path, Data: o.Data, Acl: toZK(o.ACL), Flags: flags}, nil
 	case zkapi.DeleteOp:
 		return &zk.DeleteRequest{Path: o.Path, Version: o.Version}, nil
 	case zkapi.SetOp:
