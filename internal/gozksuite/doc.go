@@ -10,8 +10,8 @@
 // interface), runs `go test -json` there, and compares each test's result
 // with testdata/real.txt: what the real 3.8.0 server gave with the
 // module's own harness. Every test that passes on the real server must
-// pass on serve, except those in waitingFor, which need a feature another
-// branch adds; the lead empties that set after merging.
+// pass on serve (waitingFor, now empty, may name an exception and its
+// reason).
 //
 // TestSuite_Real (ZKSIM_GOZK_REAL=1) runs the package with its own Java
 // harness against Debian's ZooKeeper (ZOOKEEPER_BIN_PATH, default
