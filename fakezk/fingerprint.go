@@ -6,7 +6,7 @@ import (
 )
 
 // Fingerprint hashes everything that decides the Machine's future answers:
-// every replica's tree and watch tables, the log followers have yet to
+// every replica's tree and watch tables (with the watches' modes), the log followers have yet to
 // apply, the sessions (with their ephemerals, watches, deadlines and
 // queued notifications), the counters and the seeded shuffle's state.
 // Two Machines with equal fingerprints answer every sequence of inputs
@@ -141,6 +141,18 @@ func (rep *replica) fingerprint(r *Renaming) uint64 {
 	h.Int(int64(rep.next))
 	h.Uint(rep.dataW.fingerprint(r))
 	h.Uint(rep.childW.fingerprint(r))
+	if len(rep.modes) > 0 { // none unless addWatch was used: hashes stay as they were
+		var modes fphash.Hash
+		for k, mode := range rep.modes {
+			var e fphash.Hash
+			r.str(&e, k.path)
+			e.Uint(uint64(k.kind))
+			r.session(&e, k.id)
+			e.Uint(uint64(mode))
+			modes.Add(e.Sum())
+		}
+		h.Uint(modes.Sum())
+	}
 	return h.Sum()
 }
 

@@ -430,6 +430,10 @@ func (m *Machine) apply(s *session, req Request) Reply {
 	case SetWatches:
 		m.setWatches(s, r)
 		return Reply{}
+	case AddWatch:
+		return m.addWatch(s, r)
+	case RemoveWatches:
+		return m.removeWatches(s, r)
 	case Sync:
 		m.CatchUp(s.server, m.zxid)
 		return Reply{Path: r.Path}

@@ -93,6 +93,11 @@ type replica struct {
 	// dataW, as on the real server.
 	dataW  watchTable
 	childW watchTable
+	// modes holds the mode of every watch that is not standard, and
+	// recursive counts the recursive ones by kind: only with some does a
+	// trigger look at its path's ancestors.
+	modes     map[modeKey]watchMode
+	recursive [2]int
 
 	free []*znode // removed nodes, for newNode
 }
