@@ -211,6 +211,9 @@ func (s *session) fingerprint(r *Renaming) uint64 {
 	})
 	h.Uint(eph.Sum())
 	h.Uint(w.Sum())
+	if b := closeBuckets(s.peak); b > 16 { // it orders a close's deletions; at 16, hashes stay as they were
+		h.Int(int64(b))
+	}
 	for _, n := range s.outbox {
 		r.HashNotification(&h, n)
 	}

@@ -135,6 +135,7 @@ type undoRec struct {
 	oldData []byte     // set
 	oldStat zkapi.Stat // set
 	owner   *session   // an ephemeral's add or remove: its session
+	oldPeak int        // and its peak of ephemerals before
 }
 
 // apply performs p and appends the watch triggers it causes to fired.
