@@ -287,9 +287,10 @@ func (s *shim) endAll(why error) {
 }
 
 // send writes a request on the current connection and waits for its
-// reply code, or for the connection to fail. before runs with s.mu held
-// just before the request goes out.
-func (s *shim) send(ctx context.Context, op int32, body jute, before func()) (int32, error) {
+// reply code, or for the connection to fail (go-zookeeper closes a silent
+// one), whatever the caller's ctx does, as every request of a Conn does
+// once sent. before runs with s.mu held just before the request goes out.
+func (s *shim) send(op int32, body jute, before func()) (int32, error) {
 	s.mu.Lock()
 	sc := s.cur
 	if sc == nil {
@@ -304,16 +305,8 @@ func (s *shim) send(ctx context.Context, op int32, body jute, before func()) (in
 	if err := sc.writeRequest(xid, op, body); err != nil {
 		s.lost(sc)
 	}
-	select {
-	case r := <-ch:
-		return r.code, r.err
-	case <-ctx.Done():
-		// The outcome is unknown; the reply, if any, is dropped.
-		s.mu.Lock()
-		delete(s.pending, xid)
-		s.mu.Unlock()
-		return 0, ctx.Err()
-	}
+	r := <-ch
+	return r.code, r.err
 }
 
 func (sc *shimConn) writeRequest(xid, op int32, body jute) error {
@@ -378,7 +371,7 @@ func (c *Conn) AddWatch(ctx context.Context, path string, recursive bool) (zkapi
 	var b jute
 	b.str(path).i32(mode)
 	// Registered before it is sent: an event may come before the reply.
-	code, err := s.send(context.WithoutCancel(ctx), opAddWatch, b, func() {
+	code, err := s.send(opAddWatch, b, func() {
 		s.watches[p.key] = append(s.watches[p.key], p)
 	})
 	if err == nil && code != 0 {
@@ -469,6 +462,9 @@ func (p *pwatch) Next(ctx context.Context) (zkapi.Event, error) {
 
 // Remove implements zkapi.PersistentWatch.
 func (p *pwatch) Remove(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return zkapi.Wrap("removewatches", p.key.path, err)
+	}
 	s := p.s
 	s.mu.Lock()
 	if p.end != nil {
@@ -483,7 +479,7 @@ func (p *pwatch) Remove(ctx context.Context) error {
 	s.mu.Unlock()
 	var b jute
 	b.str(p.key.path).i32(watcherTypeAny)
-	code, err := s.send(context.WithoutCancel(ctx), opRemoveWatches, b, func() {})
+	code, err := s.send(opRemoveWatches, b, func() {})
 	if err == nil && code != 0 && code != zkapi.Code(zkapi.ErrNoWatcher) {
 		err = zkapi.ErrorForCode(code)
 	}
