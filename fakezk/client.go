@@ -1,6 +1,7 @@
 package fakezk
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/zksim/zksim/zkapi"
@@ -114,4 +115,104 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// PersistentTable is a client's table of persistent watch handles
+// (zkapi.PersistentWatcher), generic like WatchTable, so that every
+// client of a Machine routes events to them alike. A handle sees the
+// events for its path and, recursive, for the nodes below it but
+// NodeChildrenChanged (ZooKeeper's ZKWatchManager.addPersistentWatches).
+type PersistentTable[P comparable] struct {
+	m [2]map[string][]P // persistent, recursive; by path, made on first use
+}
+
+func recursiveIndex(recursive bool) int {
+	if recursive {
+		return 1
+	}
+	return 0
+}
+
+// Add registers a handle.
+func (t *PersistentTable[P]) Add(path string, recursive bool, p P) {
+	i := recursiveIndex(recursive)
+	if t.m[i] == nil {
+		t.m[i] = map[string][]P{}
+	}
+	t.m[i][path] = append(t.m[i][path], p)
+}
+
+// Remove unregisters a handle and returns how many handles of either
+// kind remain on its path.
+func (t *PersistentTable[P]) Remove(path string, recursive bool, p P) int {
+	i := recursiveIndex(recursive)
+	ps := slices.DeleteFunc(t.m[i][path], func(q P) bool { return q == p })
+	if len(ps) == 0 {
+		delete(t.m[i], path)
+	} else {
+		t.m[i][path] = ps
+	}
+	return len(t.m[0][path]) + len(t.m[1][path])
+}
+
+// Match returns the handles an event goes to: the persistent ones on its
+// path, then the recursive ones on its path and each ancestor, nearest
+// first, each in registration order.
+func (t *PersistentTable[P]) Match(ev zkapi.Event) []P {
+	if len(t.m[0])+len(t.m[1]) == 0 || ev.Path == "" || ev.Path[0] != '/' {
+		return nil
+	}
+	out := slices.Clone(t.m[0][ev.Path])
+	if ev.Type == zkapi.EventNodeChildrenChanged || len(t.m[1]) == 0 {
+		return out
+	}
+	for p := ev.Path; ; {
+		out = append(out, t.m[1][p]...)
+		if p == "/" {
+			return out
+		}
+		p, _ = parentOf(p)
+	}
+}
+
+// TakeAll removes and returns every handle, persistent then recursive,
+// each in path order.
+func (t *PersistentTable[P]) TakeAll() []P {
+	var out []P
+	for i := range t.m {
+		for _, p := range sortedKeys(t.m[i]) {
+			out = append(out, t.m[i][p]...)
+		}
+		t.m[i] = nil
+	}
+	return out
+}
+
+// Len is the number of handles.
+func (t *PersistentTable[P]) Len() int {
+	n := 0
+	for _, byPath := range t.m {
+		for _, ps := range byPath {
+			n += len(ps)
+		}
+	}
+	return n
+}
+
+// Each calls f for every handle, in no defined order.
+func (t *PersistentTable[P]) Each(f func(path string, recursive bool, p P)) {
+	for i, byPath := range t.m {
+		for path, ps := range byPath {
+			for _, p := range ps {
+				f(path, i == 1, p)
+			}
+		}
+	}
+}
+
+// Rewatch adds the table's paths to a reconnect's SetWatches (which
+// becomes a setWatches2 on the wire).
+func (t *PersistentTable[P]) Rewatch(sw SetWatches) SetWatches {
+	sw.Persistent, sw.PersistentRecursive = sortedKeys(t.m[0]), sortedKeys(t.m[1])
+	return sw
 }

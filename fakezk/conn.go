@@ -30,6 +30,7 @@ type Conn struct {
 	closed      bool
 	watches     WatchTable[*watch]
 	creds       []AddAuth // every auth that succeeded, re-sent on reconnect
+	pwatches    PersistentTable[*pwatch]
 	sess        sessionlog.Log
 	changed     ctxcond.Var // broadcast at every session change
 }
@@ -101,6 +102,7 @@ func (c *Conn) learnExpired() {
 	for _, w := range c.watches.TakeAll() {
 		w.fire(zkapi.Event{Type: zkapi.EventNotWatching, Path: w.path, Err: zkapi.ErrSessionExpired})
 	}
+	c.endPersistent(zkapi.ErrSessionExpired)
 	delete(c.srv.conns, c.id)
 	c.openSession()
 }
@@ -124,8 +126,8 @@ func (c *Conn) reconnect() {
 	}
 	c.setState(zkapi.StateConnected)
 	c.resendAuth()
-	if c.watches.Len() > 0 {
-		r := c.srv.m.Do(c.id, c.watches.SetWatches(c.lastZxid))
+	if c.watches.Len()+c.pwatches.Len() > 0 {
+		r := c.srv.m.Do(c.id, c.pwatches.Rewatch(c.watches.SetWatches(c.lastZxid)))
 		c.lastZxid = max(c.lastZxid, r.Zxid)
 	}
 }
@@ -142,28 +144,45 @@ func (c *Conn) notify(ev zkapi.Event) {
 	for _, w := range c.watches.Take(ev) {
 		w.fire(ev)
 	}
+	for _, p := range c.pwatches.Match(ev) {
+		p.push(ev)
+	}
 }
 
 // Do sends one request (implementing Transport): the single path every
 // call takes.
 func (c *Conn) Do(ctx context.Context, op, path string, req Request) (Reply, zkapi.Watch, error) {
+	var w *watch
+	r, err := c.do(ctx, op, path, req, func(r Reply) {
+		if k, ok := ReplyWatch(req, r); ok {
+			w = &watch{path: path, done: make(chan struct{})}
+			c.watches.Add(path, k, w)
+		}
+	})
+	return r, watchOrNil(w), err
+}
+
+// do sends req and, when the server answered, runs replied with the
+// server still locked, before any later event is delivered: a watch the
+// request set is registered before it can fire.
+func (c *Conn) do(ctx context.Context, op, path string, req Request, replied func(Reply)) (Reply, error) {
 	if err := ctx.Err(); err != nil {
-		return Reply{}, nil, zkapi.Wrap(op, path, err)
+		return Reply{}, zkapi.Wrap(op, path, err)
 	}
 	if err := CheckClientPath(req); err != nil {
-		return Reply{}, nil, zkapi.Wrap(op, path, err)
+		return Reply{}, zkapi.Wrap(op, path, err)
 	}
 	if err := refuseMultiCreates(req); err != nil {
-		return Reply{}, nil, err
+		return Reply{}, err
 	}
 	s := c.srv
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
 	case c.closed:
-		return Reply{}, nil, zkapi.Wrap(op, path, zkapi.ErrClosed)
+		return Reply{}, zkapi.Wrap(op, path, zkapi.ErrClosed)
 	case c.partitioned:
-		return Reply{}, nil, zkapi.Wrap(op, path, zkapi.ErrConnectionLoss)
+		return Reply{}, zkapi.Wrap(op, path, zkapi.ErrConnectionLoss)
 	}
 	fault := Deliver
 	if s.intercept != nil {
@@ -172,30 +191,26 @@ func (c *Conn) Do(ctx context.Context, op, path string, req Request) (Reply, zka
 	if fault == LoseRequest {
 		c.dropped()
 		s.deliver()
-		return Reply{}, nil, zkapi.Wrap(op, path, zkapi.ErrConnectionLoss)
+		return Reply{}, zkapi.Wrap(op, path, zkapi.ErrConnectionLoss)
 	}
 	r := s.m.Do(c.id, req)
 	if fault == LoseReply || r.Err == zkapi.ErrConnectionLoss {
 		c.dropped()
 		s.deliver()
-		return Reply{}, nil, zkapi.Wrap(op, path, zkapi.ErrConnectionLoss)
+		return Reply{}, zkapi.Wrap(op, path, zkapi.ErrConnectionLoss)
 	}
 	if r.Err == zkapi.ErrSessionExpired {
 		c.learnExpired()
 		s.deliver()
-		return Reply{}, nil, zkapi.Wrap(op, path, zkapi.ErrSessionExpired)
+		return Reply{}, zkapi.Wrap(op, path, zkapi.ErrSessionExpired)
 	}
 	if a, ok := req.(AddAuth); ok {
 		c.authDone(a, r.Err)
 	}
 	c.lastZxid = max(c.lastZxid, r.Zxid)
-	var w *watch
-	if k, ok := ReplyWatch(req, r); ok {
-		w = &watch{path: path, done: make(chan struct{})}
-		c.watches.Add(path, k, w)
-	}
+	replied(r)
 	s.deliver()
-	return r, watchOrNil(w), zkapi.Wrap(op, path, r.Err)
+	return r, zkapi.Wrap(op, path, r.Err)
 }
 
 // authDone follows an auth: a failed one closes the connection (the

@@ -53,6 +53,7 @@ func (c *Conn) Close() error {
 	for _, w := range c.watches.TakeAll() {
 		w.fire(zkapi.Event{Type: zkapi.EventNotWatching, Path: w.path, Err: zkapi.ErrClosed})
 	}
+	c.endPersistent(zkapi.ErrClosed)
 	c.setState(zkapi.StateClosed)
 	s.deliver()
 	return nil

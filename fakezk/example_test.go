@@ -56,3 +56,26 @@ func ExampleServer_Intercept() {
 	fmt.Println(zkapi.Name(err), kids)
 	// Output: ConnectionLoss [n-0000000000]
 }
+
+// A recursive persistent watch (ZooKeeper 3.6+'s addWatch) sees every
+// node below its path created, changed or deleted, and stays.
+func ExampleConn_AddWatch() {
+	ctx := context.Background()
+	srv := fakezk.MustServer(fakezk.Config{})
+	defer srv.Close()
+	alice, _ := srv.Connect(fakezk.ConnOptions{})
+	bob, _ := srv.Connect(fakezk.ConnOptions{})
+
+	w, _ := alice.AddWatch(ctx, "/config", true) // any zkapi.PersistentWatcher
+	bob.Create(ctx, "/config", nil, zkapi.Persistent)
+	bob.Create(ctx, "/config/db", []byte("a"), zkapi.Persistent)
+	bob.Set(ctx, "/config/db", []byte("b"), -1)
+	for range 3 {
+		ev, _ := w.Next(ctx)
+		fmt.Println(ev)
+	}
+	// Output:
+	// NodeCreated /config
+	// NodeCreated /config/db
+	// NodeDataChanged /config/db
+}

@@ -6,9 +6,10 @@ import (
 )
 
 // Fingerprint hashes everything that decides the Machine's future answers:
-// every replica's tree (ACLs included) and watch tables, the log
-// followers have yet to apply, the sessions (with their ephemerals,
-// watches, deadlines, identities and queued notifications), the counters and the seeded shuffle's state.
+// every replica's tree (ACLs included) and watch tables (with the watches'
+// modes), the log followers have yet to apply, the sessions (with their
+// ephemerals, watches, deadlines, identities and queued notifications),
+// the counters and the seeded shuffle's state.
 // Two Machines with equal fingerprints answer every sequence of inputs
 // alike (up to a hash collision). A systematic search uses it to know a
 // state it has seen. Maps are hashed as sets, so Go's map order does not
@@ -143,6 +144,18 @@ func (rep *replica) fingerprint(r *Renaming) uint64 {
 	h.Int(int64(rep.next))
 	h.Uint(rep.dataW.fingerprint(r))
 	h.Uint(rep.childW.fingerprint(r))
+	if len(rep.modes) > 0 { // none unless addWatch was used: hashes stay as they were
+		var modes fphash.Hash
+		for k, mode := range rep.modes {
+			var e fphash.Hash
+			r.str(&e, k.path)
+			e.Uint(uint64(k.kind))
+			r.session(&e, k.id)
+			e.Uint(uint64(mode))
+			modes.Add(e.Sum())
+		}
+		h.Uint(modes.Sum())
+	}
 	return h.Sum()
 }
 
@@ -206,6 +219,9 @@ func (s *session) fingerprint(r *Renaming) uint64 {
 	for _, id := range s.auth {
 		h.String(id.Scheme)
 		h.String(id.ID)
+	}
+	if b := closeBuckets(s.peak); b > 16 { // it orders a close's deletions; at 16, hashes stay as they were
+		h.Int(int64(b))
 	}
 	for _, n := range s.outbox {
 		r.HashNotification(&h, n)

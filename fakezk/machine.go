@@ -59,6 +59,7 @@ type session struct {
 	deadline   int64 // virtual ms after which the session expires if unheard
 	attached   bool  // a live connection: the server hears (pings) from it
 	ephemerals smallSet[string]
+	peak       int // the most ephemerals it held at once (closeOrder)
 	watches    smallSet[watchKey]
 	outbox     []Notification
 	listed     bool // in Machine.notified
@@ -228,12 +229,13 @@ func (m *Machine) Expire(id int64) {
 }
 
 // endSession is the closeSession transaction: one zxid, every ephemeral of
-// the session deleted atomically (in path order, for determinism).
+// the session deleted atomically, in ZooKeeper's order (closeOrder).
 func (m *Machine) endSession(s *session) {
 	m.newTxn()
 	paths := make([]string, 0, s.ephemerals.len())
 	s.ephemerals.each(func(p string) { paths = append(paths, p) })
-	sort.Strings(paths)
+	tree := m.leader().tree
+	closeOrder(paths, func(p string) int64 { return tree[p].stat.Czxid }, s.peak)
 	for _, p := range paths {
 		m.removeNode(p)
 	}
@@ -456,6 +458,10 @@ func (m *Machine) apply(s *session, req Request) Reply {
 	case SetWatches:
 		m.setWatches(s, r)
 		return Reply{}
+	case AddWatch:
+		return m.addWatch(s, r)
+	case RemoveWatches:
+		return m.removeWatches(s, r)
 	case Sync:
 		m.CatchUp(s.server, m.zxid)
 		return Reply{Path: r.Path}
@@ -498,10 +504,10 @@ func (m *Machine) change(p prim) {
 	}
 	m.fired = m.leader().apply(p, m.cfg.Overflow, m.fired, u)
 	if owner != nil {
-		owner.setEphemeral(p.path, p.kind == primAdd)
 		if u != nil {
-			u.owner = owner
+			u.owner, u.oldPeak = owner, owner.peak
 		}
+		owner.setEphemeral(p.path, p.kind == primAdd)
 	}
 	if len(m.servers) > 1 {
 		last := &m.log[len(m.log)-1]
@@ -513,6 +519,7 @@ func (m *Machine) change(p prim) {
 func (s *session) setEphemeral(path string, on bool) {
 	if on {
 		s.ephemerals.add(path)
+		s.peak = max(s.peak, s.ephemerals.len())
 	} else {
 		s.ephemerals.remove(path)
 	}
@@ -550,6 +557,7 @@ func (m *Machine) rollback() {
 		u := &m.undo[j]
 		if u.owner != nil {
 			u.owner.setEphemeral(u.p.path, u.p.kind != primAdd)
+			u.owner.peak = u.oldPeak // a multi that failed added nothing
 		}
 		m.leader().undo(u)
 	}

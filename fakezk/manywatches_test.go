@@ -12,8 +12,9 @@ import (
 // A session's watches and ephemerals are kept compactly while few; a
 // session with many (past that form's size) must keep every rule: one
 // notification per deleted node, watches gone once fired or the
-// connection dropped, every ephemeral deleted, in path order, when the
-// session ends.
+// connection dropped, every ephemeral deleted when the session ends (in
+// ZooKeeper's order, that of a Java hash set of their paths: checked
+// against the real server by internal/conformance's TestCloseOrder_Real).
 func TestMachine_ManyWatchesAndEphemerals(t *testing.T) {
 	const n = 40
 	m, err := fakezk.NewMachine(fakezk.Config{})
@@ -55,8 +56,8 @@ func TestMachine_ManyWatchesAndEphemerals(t *testing.T) {
 	for _, nt := range m.TakeNotifications(watcher.ID) {
 		deleted = append(deleted, nt.Event.Path)
 	}
-	if !slices.Equal(deleted, paths[5:]) {
-		t.Errorf("closing deleted, in order:\n%v\nwant\n%v", deleted, paths[5:])
+	if !slices.Equal(slices.Sorted(slices.Values(deleted)), paths[5:]) {
+		t.Errorf("closing deleted:\n%v\nwant, in some order:\n%v", deleted, paths[5:])
 	}
 	if kids := m.Children("/d"); len(kids) != 0 {
 		t.Errorf("children left after the owner closed: %v", kids)

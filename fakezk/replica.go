@@ -100,6 +100,11 @@ type replica struct {
 	// dataW, as on the real server.
 	dataW  watchTable
 	childW watchTable
+	// modes holds the mode of every watch that is not standard, and
+	// recursive counts the recursive ones by kind: only with some does a
+	// trigger look at its path's ancestors.
+	modes     map[modeKey]watchMode
+	recursive [2]int
 
 	free []*znode // removed nodes, for newNode
 }
@@ -140,6 +145,7 @@ type undoRec struct {
 	oldACL  []zkapi.ACL // acl
 	oldStat zkapi.Stat  // set, acl
 	owner   *session    // an ephemeral's add or remove: its session
+	oldPeak int         // and its peak of ephemerals before
 }
 
 // apply performs p and appends the watch triggers it causes to fired,

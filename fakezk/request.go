@@ -9,8 +9,9 @@ import (
 )
 
 // Request is one client request to a Machine: Create, Delete, Exists,
-// GetData, SetData, GetChildren, Multi, Sync, SetWatches, Ping, GetACL,
-// SetACL or AddAuth. Each has a deterministic String.
+// GetData, SetData, GetChildren, Multi, Sync, AddWatch, RemoveWatches,
+// SetWatches, Ping, GetACL, SetACL or AddAuth. Each has a deterministic
+// String.
 type Request interface {
 	fmt.Stringer
 	request()
@@ -85,30 +86,78 @@ type Multi struct{ Ops []zkapi.Op }
 type Sync struct{ Path string }
 
 // SetWatches re-registers a reconnecting client's watches; the server fires
-// at once those whose node changed after RelativeZxid.
+// at once the standard ones whose node changed after RelativeZxid.
+// Persistent and PersistentRecursive (setWatches2) are re-registered as
+// they are: nothing fires for them.
 type SetWatches struct {
-	RelativeZxid int64
-	Data         []string
-	Exist        []string
-	Child        []string
+	RelativeZxid        int64
+	Data                []string
+	Exist               []string
+	Child               []string
+	Persistent          []string
+	PersistentRecursive []string
+}
+
+// AddWatch is ZooKeeper 3.6+'s addWatch: a watch that stays after it
+// fires, on Path (persistent: NodeCreated, NodeDeleted, NodeDataChanged
+// and NodeChildrenChanged of Path) or, Recursive, on Path and every node
+// below it (every event but NodeChildrenChanged). Path need not exist.
+type AddWatch struct {
+	Path      string
+	Recursive bool
+}
+
+// RemoveWatches is removeWatches: the session's watches of a type on
+// Path, whatever their mode, or ErrNoWatcher.
+type RemoveWatches struct {
+	Path string
+	Type WatcherType
+}
+
+// WatcherType is the type of watch RemoveWatches (and checkWatches)
+// names; the values are ZooKeeper's Watcher.WatcherType. Children means a
+// watch of the child table (getChildren's, and persistent ones), Data one
+// of the data table (exists', getData's, and persistent ones).
+type WatcherType int32
+
+// Watcher types. ZooKeeper 3.8 has no others: 4 and 5 (Persistent,
+// PersistentRecursive) came in 3.9.
+const (
+	WatcherChildren WatcherType = 1
+	WatcherData     WatcherType = 2
+	WatcherAny      WatcherType = 3
+)
+
+func (t WatcherType) String() string {
+	switch t {
+	case WatcherChildren:
+		return "Children"
+	case WatcherData:
+		return "Data"
+	case WatcherAny:
+		return "Any"
+	}
+	return fmt.Sprintf("WatcherType(%d)", int32(t))
 }
 
 // Ping keeps a session alive.
 type Ping struct{}
 
-func (Create) request()      {}
-func (Delete) request()      {}
-func (Exists) request()      {}
-func (GetData) request()     {}
-func (SetData) request()     {}
-func (GetChildren) request() {}
-func (Multi) request()       {}
-func (Sync) request()        {}
-func (SetWatches) request()  {}
-func (Ping) request()        {}
-func (GetACL) request()      {}
-func (SetACL) request()      {}
-func (AddAuth) request()     {}
+func (Create) request()        {}
+func (Delete) request()        {}
+func (Exists) request()        {}
+func (GetData) request()       {}
+func (SetData) request()       {}
+func (GetChildren) request()   {}
+func (Multi) request()         {}
+func (Sync) request()          {}
+func (SetWatches) request()    {}
+func (AddWatch) request()      {}
+func (RemoveWatches) request() {}
+func (Ping) request()          {}
+func (GetACL) request()        {}
+func (SetACL) request()        {}
+func (AddAuth) request()       {}
 
 func (r Create) String() string {
 	s := fmt.Sprintf("create %s %s %s", r.Path, quote(r.Data), r.Mode)
@@ -146,8 +195,23 @@ func (r Multi) String() string {
 }
 
 func (r SetWatches) String() string {
-	return fmt.Sprintf("setwatches z=%d data=%v exist=%v child=%v",
+	s := fmt.Sprintf("setwatches z=%d data=%v exist=%v child=%v",
 		r.RelativeZxid, r.Data, r.Exist, r.Child)
+	if len(r.Persistent)+len(r.PersistentRecursive) > 0 {
+		s += fmt.Sprintf(" persistent=%v recursive=%v", r.Persistent, r.PersistentRecursive)
+	}
+	return s
+}
+
+func (r AddWatch) String() string {
+	if r.Recursive {
+		return "addwatch " + r.Path + " recursive"
+	}
+	return "addwatch " + r.Path + " persistent"
+}
+
+func (r RemoveWatches) String() string {
+	return "removewatches " + r.Path + " " + strings.ToLower(r.Type.String())
 }
 
 // Paths lists the nodes a request names: its path, or each op's path for
@@ -192,6 +256,10 @@ func requestPath(req Request) (string, bool) {
 	case GetACL:
 		return r.Path, true
 	case SetACL:
+		return r.Path, true
+	case AddWatch:
+		return r.Path, true
+	case RemoveWatches:
 		return r.Path, true
 	}
 	return "", false

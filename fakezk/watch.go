@@ -1,7 +1,9 @@
 package fakezk
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/zksim/zksim/zkapi"
 )
@@ -39,9 +41,41 @@ func (r *replica) table(k watchKind) watchTable {
 	return r.dataW
 }
 
-// watch registers a watch on the session's server.
+// watchMode is how a watch fires (ZooKeeper's WatcherMode): once
+// (standard: exists, getData, getChildren), at every change of its node
+// (persistent: addWatch mode 0), or of its node and every descendant but
+// for NodeChildrenChanged (recursive: addWatch mode 1).
+type watchMode uint8
+
+const (
+	modeStandard watchMode = iota
+	modePersistent
+	modeRecursive
+)
+
+// modeKey names one watch of a replica's tables. Like ZooKeeper's
+// WatcherModeManager, each table (data, child) keeps one mode per
+// session and path: the last watch set there decides it, so a standard
+// watch set on a path with a persistent one makes it one-shot, and a
+// persistent one set after a recursive one stops the recursion (measured
+// on 3.8.0: raw cases "persistent watch then standard data watch on one
+// node", "recursive then persistent watch on one node").
+type modeKey struct {
+	path string
+	kind watchKind
+	id   int64
+}
+
+// watch registers a standard watch on the session's server.
 func (m *Machine) watch(s *session, path string, k watchKind) {
-	t := m.servers[s.server].table(k)
+	m.watchAs(s, path, k, modeStandard)
+}
+
+// watchAs registers a watch of the given mode on the session's server,
+// replacing the mode of one the session already holds there.
+func (m *Machine) watchAs(s *session, path string, k watchKind, mode watchMode) {
+	r := m.servers[s.server]
+	t := r.table(k)
 	ids := t[path]
 	if !slices.Contains(ids, s.id) {
 		if ids == nil {
@@ -50,6 +84,111 @@ func (m *Machine) watch(s *session, path string, k watchKind) {
 		t[path] = append(ids, s.id)
 	}
 	s.watches.add(watchKey{path, k})
+	if mode != modeStandard || len(r.modes) > 0 {
+		r.setMode(modeKey{path, k, s.id}, mode)
+	}
+}
+
+// setMode records a watch's mode; standard is recorded by absence, so
+// that a Machine without persistent watches keeps no modes at all.
+func (r *replica) setMode(key modeKey, mode watchMode) {
+	if r.modes[key] == modeRecursive {
+		r.recursive[key.kind]--
+	}
+	switch {
+	case mode == modeStandard:
+		delete(r.modes, key)
+		return
+	case r.modes == nil:
+		r.modes = map[modeKey]watchMode{}
+	}
+	r.modes[key] = mode
+	if mode == modeRecursive {
+		r.recursive[key.kind]++
+	}
+}
+
+// addWatch is addWatch: a persistent or recursive watch in both tables
+// (DataTree.addWatch), on any path, existing or not.
+func (m *Machine) addWatch(s *session, r AddWatch) Reply {
+	mode := modePersistent
+	if r.Recursive {
+		mode = modeRecursive
+	}
+	m.watchAs(s, r.Path, watchData, mode)
+	m.watchAs(s, r.Path, watchChild, mode)
+	return Reply{}
+}
+
+// unwatch removes the session's watch of kind k on path, if it holds one.
+func (m *Machine) unwatch(r *replica, s *session, path string, k watchKind) bool {
+	t := r.table(k)
+	ids := t[path]
+	i := slices.Index(ids, s.id)
+	if i < 0 {
+		return false
+	}
+	if ids = slices.Delete(ids, i, i+1); len(ids) == 0 {
+		m.unwatchPath(t, path)
+	} else {
+		t[path] = ids
+	}
+	s.watches.remove(watchKey{path, k})
+	if len(r.modes) > 0 {
+		r.setMode(modeKey{path, k, s.id}, modeStandard)
+	}
+	return true
+}
+
+// removeWatches is removeWatches (DataTree.removeWatch): the session's
+// watches of a type on path, whatever their mode; ErrNoWatcher if it held
+// none. Nothing fires.
+func (m *Machine) removeWatches(s *session, q RemoveWatches) Reply {
+	r := m.servers[s.server]
+	removed := false
+	if q.Type == WatcherChildren || q.Type == WatcherAny {
+		removed = m.unwatch(r, s, q.Path, watchChild)
+	}
+	if q.Type == WatcherData || q.Type == WatcherAny {
+		removed = m.unwatch(r, s, q.Path, watchData) || removed
+	}
+	if !removed {
+		return Reply{Err: fmt.Errorf("%w: %s (type: %s)", zkapi.ErrNoWatcher, q.Path, q.Type)}
+	}
+	return Reply{}
+}
+
+// CheckWatches answers checkWatches for session id as ZooKeeper 3.8.0
+// does (WatchManager.containsWatcher): nil if any session holds a watch
+// of the type on path at id's server (not only id: measured on 3.8.0,
+// raw case "checkWatches and removeWatches of another session's
+// watches"), else ErrNoWatcher. With a recursive watch anywhere in a
+// table it looks for one on path's ancestors first, which fails with
+// ErrMarshalling for a path without a slash.
+func (m *Machine) CheckWatches(id int64, path string, typ WatcherType) error {
+	s := m.sessions[id]
+	if s == nil {
+		return zkapi.ErrSessionExpired
+	}
+	r := m.servers[s.server]
+	var kinds []watchKind
+	switch typ {
+	case WatcherChildren:
+		kinds = []watchKind{watchChild}
+	case WatcherData:
+		kinds = []watchKind{watchData}
+	default:
+		kinds = []watchKind{watchChild, watchData}
+	}
+	for _, k := range kinds {
+		if r.recursive[k] > 0 && !strings.Contains(path, "/") {
+			return fmt.Errorf("%w: no parent of %q", zkapi.ErrMarshalling, path)
+		}
+		if len(r.table(k)[path]) > 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: %s (type: %s)", zkapi.ErrNoWatcher, path, typ)
 }
 
 // spareIDs returns an empty watcher list to reuse: a watch is set and
@@ -85,13 +224,17 @@ func (m *Machine) DropWatches(id int64) {
 }
 
 func (m *Machine) dropWatches(s *session) {
+	r := m.servers[s.server]
 	s.watches.each(func(k watchKey) {
-		t := m.servers[s.server].table(k.kind)
+		t := r.table(k.kind)
 		ids := slices.DeleteFunc(t[k.path], func(id int64) bool { return id == s.id })
 		if len(ids) == 0 {
 			m.unwatchPath(t, k.path)
 		} else {
 			t[k.path] = ids
+		}
+		if len(r.modes) > 0 {
+			r.setMode(modeKey{k.path, k.kind, s.id}, modeStandard)
 		}
 	})
 	s.watches.reset()
@@ -105,7 +248,8 @@ func (m *Machine) dispatch() {
 }
 
 // notifyOn turns triggers applied on server i into one notification per
-// session, path and trigger, and removes the watches (one-shot). A deletion
+// session, path and trigger, and removes the standard watches (one-shot);
+// persistent and recursive ones stay. A deletion
 // notifies a session once even if it held both a data and a child watch
 // (WatchManager's suppression set).
 func (m *Machine) notifyOn(i int, fired []trigger, zxid int64) {
@@ -120,7 +264,7 @@ func (m *Machine) notifyOn(i int, fired []trigger, zxid int64) {
 		case zkapi.EventNodeDeleted:
 			kinds = []watchKind{watchData, watchChild}
 		}
-		m.woken = m.takeWatchers(r, t.path, kinds, m.woken[:0])
+		m.woken = m.takeWatchers(r, t, kinds, m.woken[:0])
 		for _, id := range m.woken {
 			s := m.sessions[id]
 			if checkACL(s, t.acl, zkapi.PermRead) != nil {
@@ -133,21 +277,76 @@ func (m *Machine) notifyOn(i int, fired []trigger, zxid int64) {
 	}
 }
 
-// takeWatchers removes the watches of kinds on path and appends the
-// sessions that held them to ids, each once, in increasing order.
-func (m *Machine) takeWatchers(r *replica, path string, kinds []watchKind, ids []int64) []int64 {
+// takeWatchers appends to ids the sessions a trigger notifies through
+// the tables of kinds, each once, in increasing order, and removes the
+// standard watches it fires (WatchManager.triggerWatch): those on the
+// trigger's path, and the recursive ones on it and on its ancestors,
+// which ignore NodeChildrenChanged.
+func (m *Machine) takeWatchers(r *replica, t trigger, kinds []watchKind, ids []int64) []int64 {
 	for _, k := range kinds {
-		t := r.table(k)
-		for _, id := range t[path] {
-			m.sessions[id].watches.remove(watchKey{path, k})
-			if !slices.Contains(ids, id) { // one notification per session
-				ids = append(ids, id)
-			}
+		ids = m.takeAt(r, k, t.path, t.typ, true, ids)
+		if r.recursive[k] == 0 {
+			continue
 		}
-		m.unwatchPath(t, path)
+		for p := t.path; p != "/"; {
+			p, _ = parentOf(p)
+			ids = m.takeAt(r, k, p, t.typ, false, ids)
+		}
 	}
 	slices.Sort(ids)
 	return ids
+}
+
+// takeAt is takeWatchers on one path of one table: the trigger's own
+// path (exact), or one of its ancestors.
+func (m *Machine) takeAt(r *replica, k watchKind, path string, typ zkapi.EventType, exact bool, ids []int64) []int64 {
+	t := r.table(k)
+	watchers, ok := t[path]
+	if !ok {
+		return ids
+	}
+	if len(r.modes) == 0 { // standard watches only: the common case
+		if exact {
+			for _, id := range watchers {
+				m.sessions[id].watches.remove(watchKey{path, k})
+				ids = appendOnce(ids, id)
+			}
+			m.unwatchPath(t, path)
+		}
+		return ids
+	}
+	kept := watchers[:0]
+	for _, id := range watchers {
+		switch mode := r.modes[modeKey{path, k, id}]; {
+		case mode == modeRecursive:
+			if typ != zkapi.EventNodeChildrenChanged {
+				ids = appendOnce(ids, id)
+			}
+			kept = append(kept, id)
+		case !exact:
+			kept = append(kept, id)
+		case mode == modePersistent:
+			ids = appendOnce(ids, id)
+			kept = append(kept, id)
+		default:
+			m.sessions[id].watches.remove(watchKey{path, k})
+			ids = appendOnce(ids, id)
+		}
+	}
+	if len(kept) == 0 {
+		m.unwatchPath(t, path)
+	} else {
+		t[path] = kept
+	}
+	return ids
+}
+
+// appendOnce appends id unless ids holds it: one notification per session.
+func appendOnce(ids []int64, id int64) []int64 {
+	if slices.Contains(ids, id) {
+		return ids
+	}
+	return append(ids, id)
 }
 
 // setWatches re-registers a reconnecting client's watches, firing at once
@@ -164,6 +363,15 @@ func (m *Machine) setWatches(s *session, r SetWatches) {
 		}
 	}
 	m.rewatch(s, r.Child, watchChild, r.RelativeZxid)
+	// Persistent watches are re-registered as they are, whatever changed
+	// meanwhile: nothing fires for them (measured on 3.8.0, raw case
+	// "setWatches2 fires nothing for persistent watches on changed nodes").
+	for _, p := range r.Persistent {
+		m.addWatch(s, AddWatch{Path: p})
+	}
+	for _, p := range r.PersistentRecursive {
+		m.addWatch(s, AddWatch{Path: p, Recursive: true})
+	}
 }
 
 // rewatch re-registers data or child watches on existing nodes: a node

@@ -33,6 +33,7 @@ const (
 	callWatch
 	callSession
 	callSleep
+	callPWatch // Next on a persistent watch
 )
 
 // call is the operation a parked client waits in, and its result.
@@ -41,6 +42,7 @@ type call struct {
 	req     fakezk.Request
 	session int64 // the session when the call was made
 	w       *watch
+	pw      *pwatch
 	ctx     context.Context
 	seq     uint64
 	until   int64
@@ -86,6 +88,7 @@ type Client struct {
 	lastZxid int64
 	pauseEnd int64
 	watches  fakezk.WatchTable[*watch]
+	pwatches fakezk.PersistentTable[*pwatch]
 	sess     zkapi.Session
 	err      error
 
@@ -95,8 +98,9 @@ type Client struct {
 	// session snapshots, ends of waits, the workload's choices) when the
 	// run is explored: a deterministic program's state is a function of
 	// it, so it stands for the program in a state's fingerprint.
-	hist history
-	made []*watch // when exploring: every watch handle given out, in order
+	hist  history
+	made  []*watch  // when exploring: every watch handle given out, in order
+	pmade []*pwatch // when exploring: every persistent watch handle, in order
 }
 
 // Name is the client's name in traces: c1, c2, ...
@@ -222,6 +226,10 @@ func (c *Client) ready() bool {
 		if cl.w.fired {
 			return true
 		}
+	case callPWatch:
+		if cl.pw.ready() {
+			return true
+		}
 	case callSession:
 		if c.sess.Seq > cl.seq {
 			return true
@@ -247,7 +255,8 @@ func (c *Client) finishWait() {
 		return
 	}
 	if cl.ctx != nil && cl.ctx.Err() != nil {
-		if !(cl.kind == callWatch && cl.w.fired) && !(cl.kind == callSession && c.sess.Seq > cl.seq) {
+		if !(cl.kind == callWatch && cl.w.fired) && !(cl.kind == callSession && c.sess.Seq > cl.seq) &&
+			!(cl.kind == callPWatch && cl.pw.ready()) {
 			cl.err = cl.ctx.Err()
 		}
 	}

@@ -97,12 +97,16 @@ func (cn *Conn) Close() error {
 			for _, w := range c.watches.Take(n.Event) {
 				w.fire(n.Event, n.Zxid)
 			}
+			for _, p := range c.pwatches.Match(n.Event) {
+				p.queue = append(p.queue, n)
+			}
 		}
 		c.sim.collect()
 	}
 	for _, w := range c.watches.TakeAll() {
 		w.fire(zkapi.Event{Type: zkapi.EventNotWatching, Path: w.path, Err: zkapi.ErrClosed}, -1)
 	}
+	c.endPersistent(zkapi.ErrClosed)
 	c.connected = false
 	c.setState(zkapi.StateClosed)
 	c.sim.note(c.name + " close")

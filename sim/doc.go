@@ -3,15 +3,16 @@
 //
 // Each client runs an ordinary Go program against a sim-backed zkapi.Conn
 // in its own goroutine, but exactly one goroutine runs at a time: a client
-// runs until its next zkapi call (a request, Watch.Wait, WaitSession, or
-// Client.Sleep) and hands control back. The scheduler then picks the next
+// runs until its next zkapi call (a request, Watch.Wait, a persistent
+// watch's Next, WaitSession, or Client.Sleep) and hands control back. The scheduler then picks the next
 // event among those enabled, through a Chooser (rapid draws in tests, a
 // seeded PRNG, or a recorded decision list when replaying):
 //
 //	send c      c's pending request reaches the server (fakezk.Machine)
-//	recv c      the next message for c arrives: a watch notification, or
-//	            the reply that resumes c
-//	wake c      c's Watch.Wait, WaitSession or Sleep can return
+//	recv c      the next message for c arrives: a watch notification
+//	            (for one-shot and persistent watches alike), or the reply
+//	            that resumes c
+//	wake c      c's Watch.Wait, Next, WaitSession or Sleep can return
 //	tick        virtual time advances one tickTime
 //	faults      lose-request c, lose-reply c, disconnect c, reconnect c,
 //	            crash c, pause c, abandon c, catchup f, reap

@@ -158,6 +158,9 @@ func (s *Sim) recv(c *Client) {
 		for _, w := range c.watches.Take(msg.note.Event) {
 			w.fire(msg.note.Event, msg.note.Zxid)
 		}
+		for _, p := range c.pwatches.Match(msg.note.Event) {
+			p.queue = append(p.queue, msg.note)
+		}
 		return
 	}
 	if !s.cfg.NoTrace {
@@ -216,8 +219,8 @@ func (c *Client) reconnect() {
 	}
 	c.connected = true
 	c.setState(zkapi.StateConnected)
-	if c.watches.Len() > 0 {
-		s.m.Do(c.session, c.watches.SetWatches(c.lastZxid))
+	if c.watches.Len()+c.pwatches.Len() > 0 {
+		s.m.Do(c.session, c.pwatches.Rewatch(c.watches.SetWatches(c.lastZxid)))
 		s.collect()
 	}
 	if !s.cfg.NoTrace {
@@ -247,6 +250,7 @@ func (c *Client) learnExpired() {
 	for _, w := range c.watches.TakeAll() {
 		w.fire(zkapi.Event{Type: zkapi.EventNotWatching, Path: w.path, Err: zkapi.ErrSessionExpired}, -1)
 	}
+	c.endPersistent(zkapi.ErrSessionExpired)
 	c.inbox = c.inbox[:0]
 	c.openSession(c.server)
 }

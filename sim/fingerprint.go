@@ -82,6 +82,9 @@ func (c *Client) fingerprint(r *fakezk.Renaming, k int) uint64 {
 		if cl.w != nil {
 			h.Int(int64(cl.w.id))
 		}
+		if cl.pw != nil {
+			h.Int(int64(cl.pw.id))
+		}
 	}
 	for _, m := range c.inbox {
 		h.Bool(m.isReply)
@@ -106,6 +109,31 @@ func (c *Client) fingerprint(r *fakezk.Renaming, k int) uint64 {
 		h.Bool(w.stray)
 		h.Int(w.zxid)
 		r.HashEvent(&h, w.ev)
+	}
+	if len(c.pmade) > 0 { // none unless the program uses AddWatch: hashes stay as they were
+		h.Uint(c.persistentFingerprint(r))
+	}
+	return h.Sum()
+}
+
+// persistentFingerprint hashes the client's persistent watches: which
+// handles its table holds, and each handle's queued events and end.
+func (c *Client) persistentFingerprint(r *fakezk.Renaming) uint64 {
+	var h, table fphash.Hash
+	c.pwatches.Each(func(path string, recursive bool, p *pwatch) {
+		var e fphash.Hash
+		r.HashString(&e, path)
+		e.Bool(recursive)
+		e.Int(int64(p.id))
+		table.Add(e.Sum())
+	})
+	h.Uint(table.Sum())
+	for _, p := range c.pmade {
+		h.Int(int64(len(p.queue)))
+		for _, n := range p.queue {
+			r.HashNotification(&h, n)
+		}
+		fakezk.HashErr(&h, p.end)
 	}
 	return h.Sum()
 }

@@ -4,7 +4,9 @@
 // Three implementations exist: fakezk's in-process Conn (ordinary unit
 // tests), the simulator's Conn (deterministic schedule exploration, package
 // sim) and the go-zookeeper adapter (package zkapi/gozk, real ensembles).
-// Code that imports only zkapi runs unchanged on all three.
+// Code that imports only zkapi runs unchanged on all three. All three
+// also implement PersistentWatcher (ZooKeeper 3.6+'s addWatch), a second
+// interface so that Conn stays what every ZooKeeper client offers.
 //
 // # ACLs
 //
@@ -17,8 +19,9 @@
 // # The seam
 //
 // Every point where a client can block is a method of Conn taking a
-// context.Context: requests, waiting for a watch (Watch.Wait) and waiting for
-// a session change (Conn.WaitSession). A deterministic scheduler can only
+// context.Context: requests, waiting for a watch (Watch.Wait, or a
+// persistent watch's Next) and waiting for a session change
+// (Conn.WaitSession). A deterministic scheduler can only
 // order what it sees, so code written against zkapi must not block on bare
 // channels, start timers or goroutines of its own, or read the wall clock.
 //

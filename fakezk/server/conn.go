@@ -30,7 +30,7 @@ type conn struct {
 	// ConnectResponses to it carry one.
 	readOnlyFlag bool
 	// watched holds every path a watch was asked for on this connection:
-	// the Machine says which of them still hold one (removeWatches).
+	// the Machine says which of them still hold one (four-letter words).
 	watched map[string]struct{}
 
 	qmu   sync.Mutex
@@ -73,7 +73,9 @@ func (c *conn) noteWatch(req fakezk.Request) {
 	case fakezk.GetChildren:
 		paths = watchPath(r.Path, r.Watch)
 	case fakezk.SetWatches:
-		paths = slices.Concat(r.Data, r.Exist, r.Child)
+		paths = slices.Concat(r.Data, r.Exist, r.Child, r.Persistent, r.PersistentRecursive)
+	case fakezk.AddWatch:
+		paths = []string{r.Path}
 	}
 	if len(paths) > 0 && c.watched == nil {
 		c.watched = map[string]struct{}{}

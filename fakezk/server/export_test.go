@@ -27,4 +27,3 @@ func WaitFrameBudget(ctx context.Context, s *Server, cond func(FrameBudgetUse) b
 	b := &s.budget
 	return b.changed.Wait(ctx, &b.mu, func() bool { return cond(FrameBudgetUse{b.held, b.peak, b.refused}) })
 }
-

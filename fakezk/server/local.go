@@ -34,16 +34,13 @@ func (s *Server) local(c *conn, req wire.Request) bool {
 	case wire.RemoveWatches:
 		return s.removeWatches(c, req.Xid, l)
 	case wire.CheckWatches:
-		if !s.hasWatch(c, l.Path, l.Type) {
-			code = wire.CodeNoWatcher
-		}
+		code = zkapi.Code(s.m.CheckWatches(c.session, l.Path, fakezk.WatcherType(l.Type)))
 	case wire.GetEphemerals:
 		body = wire.PathsResponse{Paths: s.ephemerals(c.session, l.Prefix)}
 	case wire.GetAllChildrenNumber:
 		code, body = s.allChildrenNumber(c, l.Path)
 	case wire.AddWatch:
-		// Persistent watches are not modelled.
-		code = wire.CodeUnimplemented
+		return s.addWatch(c, req.Xid, l)
 	case wire.WhoAmI:
 		body = wire.WhoAmIResponse{Clients: s.clientInfos(c)}
 	case wire.MultiRead:
@@ -130,47 +127,29 @@ func (s *Server) stat(c *conn, path string) (zkapi.Stat, bool) {
 	return rep.Stat, rep.Err == nil
 }
 
-// hasWatch is DataTree.containsWatcher: exists and getData watches are
-// data watches, getChildren watches child watches.
-func (s *Server) hasWatch(c *conn, path string, typ wire.WatcherType) bool {
-	data, child := s.m.Watchers(c.replica, path)
-	inData, inChild := slices.Contains(data, c.session), slices.Contains(child, c.session)
-	switch typ {
-	case wire.WatchData:
-		return inData
-	case wire.WatchChildren:
-		return inChild
+// addWatch registers a persistent (mode 0) or recursive (mode 1) watch;
+// the reply's body is an ErrorResponse holding 0.
+func (s *Server) addWatch(c *conn, xid int32, l wire.AddWatch) bool {
+	req := fakezk.AddWatch{Path: l.Path, Recursive: l.Mode == 1}
+	c.noteWatch(req)
+	rep := s.m.Do(c.session, req)
+	if lost(rep.Err) {
+		s.drop(c)
+		return false
 	}
-	return inData || inChild
+	c.send(wire.AppendResponse(nil, xid, rep.Zxid, zkapi.Code(rep.Err), wire.IntResponse{}))
+	return true
 }
 
 // removeWatches removes the session's watches of a type on a path,
-// NoWatcher if it has none. The Machine removes watches only all at once
-// (DropWatches), so the server drops them and re-registers the watches it
-// keeps, as a reconnecting client would, at the current zxid: none fires.
+// NoWatcher if it has none.
 func (s *Server) removeWatches(c *conn, xid int32, l wire.RemoveWatches) bool {
-	if !s.hasWatch(c, l.Path, l.Type) {
-		c.send(wire.AppendHeader(nil, xid, s.m.ServerZxid(c.replica), wire.CodeNoWatcher))
-		return true
+	rep := s.m.Do(c.session, fakezk.RemoveWatches{Path: l.Path, Type: fakezk.WatcherType(l.Type)})
+	if lost(rep.Err) {
+		s.drop(c)
+		return false
 	}
-	keep := fakezk.SetWatches{RelativeZxid: s.m.ServerZxid(c.replica)}
-	for _, p := range sortedKeys(c.watched) {
-		data, child := s.m.Watchers(c.replica, p)
-		removed := p == l.Path
-		if slices.Contains(data, c.session) && !(removed && l.Type != wire.WatchChildren) {
-			if _, ok := s.stat(c, p); ok {
-				keep.Data = append(keep.Data, p)
-			} else {
-				keep.Exist = append(keep.Exist, p)
-			}
-		}
-		if slices.Contains(child, c.session) && !(removed && l.Type != wire.WatchData) {
-			keep.Child = append(keep.Child, p)
-		}
-	}
-	s.m.DropWatches(c.session)
-	s.m.Do(c.session, keep)
-	c.send(wire.AppendHeader(nil, xid, s.m.ServerZxid(c.replica), 0))
+	c.send(wire.AppendHeader(nil, xid, rep.Zxid, zkapi.Code(rep.Err)))
 	return true
 }
 

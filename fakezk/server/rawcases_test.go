@@ -9,9 +9,6 @@ import (
 // Known gaps between the fake and ZooKeeper 3.8.0 at the wire level.
 // Those a case shows carry the reason in its gap field; the others:
 //
-//   - Persistent watches are not modelled: addWatch is answered
-//     Unimplemented, setWatches2's persistent lists are ignored. [gap
-//     cases "addWatch ..."]
 //   - A check (opcode 13) outside a multi that succeeds gets no reply on
 //     either server, but is not compared live: on the real one its
 //     transaction makes the next restart fail. [robust_test.go]
@@ -81,7 +78,7 @@ func sends(f func(r string) []byte) func(env) []byte {
 
 // rawCases is the table of the differential test, by concern.
 func rawCases() []rawCase {
-	return slicesConcat(beforeHandshake(), handshakes(), framing(), opcodes(), localOps(), aclOps(), writesAndMulti())
+	return slicesConcat(beforeHandshake(), handshakes(), framing(), opcodes(), localOps(), aclOps(), writesAndMulti(), persistentWatches())
 }
 
 func slicesConcat(ts ...[]rawCase) []rawCase {
@@ -354,7 +351,6 @@ func localOps() []rawCase {
 		{name: "checkWatches with a null path", send: func(env) []byte { return req(3, wire.OpCheckWatches, jb{}.null().i32(3)) }},
 		{name: "removeWatches with a null path", send: func(env) []byte { return req(3, wire.OpRemoveWatches, jb{}.null().i32(3)) }},
 		{name: "addWatch with a null path", send: func(env) []byte { return req(3, wire.OpAddWatch, jb{}.null().i32(0)) },
-			gap: "persistent watches are not modelled: the fake answers Unimplemented",
 			// Measured on 3.8.0: the null-path key it leaves in
 			// WatcherModeManager makes later closes throw
 			// NullPointerException (WatcherModeManager$Key.equals), so
@@ -384,8 +380,7 @@ func localOps() []rawCase {
 				req(4, wire.OpGetAllChildrenNumber, jb{}.str(r)), req(5, wire.OpGetAllChildrenNumber, jb{}.str(r+"/a")),
 				req(6, wire.OpGetAllChildrenNumber, jb{}.str(r+"/none")))
 		})},
-		{name: "addWatch", send: sends(func(r string) []byte { return req(1, wire.OpAddWatch, jb{}.str(r).i32(0)) }),
-			gap: "persistent watches are not modelled: the fake answers Unimplemented"},
+		{name: "addWatch", send: sends(func(r string) []byte { return req(1, wire.OpAddWatch, jb{}.str(r).i32(0)) })},
 		{name: "addWatch with a bad mode", send: sends(func(r string) []byte { return req(1, wire.OpAddWatch, jb{}.str(r).i32(7)) })},
 		{name: "whoAmI", send: func(env) []byte { return req(1, wire.OpWhoAmI, nil) }},
 		{name: "whoAmI after digest auth", send: func(env) []byte {

@@ -113,9 +113,9 @@ type Server struct {
 	members   []member      // replica 0 and the followers (members.go)
 	leader    int           // the leader member's index, -1 without quorum
 	quorum    *quorumConfig // with Config.Reconfig on an ensemble: its configuration
-	changed     ctxcond.Var // broadcast by deliver
-	ended       int64       // the Machine's EndedSessions at the last deliver
-	closed      bool
+	changed   ctxcond.Var   // broadcast by deliver
+	ended     int64         // the Machine's EndedSessions at the last deliver
+	closed    bool
 
 	budget frameBudget // has its own lock
 

@@ -128,8 +128,8 @@ func (w *writer) setWatches(sw fakezk.SetWatches, v2 bool) {
 	w.strings(sw.Exist)
 	w.strings(sw.Child)
 	if v2 {
-		w.strings(nil)
-		w.strings(nil)
+		w.strings(sw.Persistent)
+		w.strings(sw.PersistentRecursive)
 	}
 }
 

@@ -411,10 +411,8 @@ func decodeSetWatches(r *reader, v2 bool) fakezk.SetWatches {
 		Child:        r.strings("childWatches"),
 	}
 	if v2 {
-		// Persistent watches come only from addWatch, which the fake
-		// refuses, so a client has none to re-register.
-		r.strings("persistentWatches")
-		r.strings("persistentRecursiveWatches")
+		sw.Persistent = r.strings("persistentWatches")
+		sw.PersistentRecursive = r.strings("persistentRecursiveWatches")
 	}
 	return sw
 }

@@ -102,7 +102,11 @@ func genRequest(t *rapid.T) (wire.Op, fakezk.Request) {
 		return wire.OpSetACL, fakezk.SetACL{Path: path, ACL: genACL(t), Version: rapid.Int32().Draw(t, "version")}
 	case 8:
 		op := rapid.SampledFrom([]wire.Op{wire.OpSetWatches, wire.OpSetWatches2}).Draw(t, "setWatches op")
-		return op, fakezk.SetWatches{RelativeZxid: rapid.Int64().Draw(t, "zxid"), Data: paths("data"), Exist: paths("exist"), Child: paths("child")}
+		sw := fakezk.SetWatches{RelativeZxid: rapid.Int64().Draw(t, "zxid"), Data: paths("data"), Exist: paths("exist"), Child: paths("child")}
+		if op == wire.OpSetWatches2 {
+			sw.Persistent, sw.PersistentRecursive = paths("persistent"), paths("recursive")
+		}
+		return op, sw
 	}
 	ops := rapid.SliceOfN(rapid.Custom(genOp), 0, 5).Draw(t, "ops")
 	if ops == nil {

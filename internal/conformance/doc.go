@@ -22,6 +22,8 @@
 //	s1 sync /a
 //	s1 close | s1 expire | s1 session | s1 disconnect | s1 reconnect
 //	s1 history                     session states since the last history
+//	s1 addwatch /a persistent|recursive   a persistent watch, labelled p1, p2...
+//	s1 removewatch p1
 //
 // ACLs are zkapi.ParseACL's comma-separated scheme:id:perms ("open" is
 // world:anyone:cdrwa; "acl=" alone is an empty list). Files named
@@ -30,7 +32,8 @@
 //
 // Paths are relative to a fresh root per run (so the real server can run a
 // file many times); "!/zookeeper" names an absolute path. Output echoes each
-// line with its result; watch handles are labelled w1, w2... and their
-// events are printed after the line that caused them. Zxids print as z1,
-// z2... by rank within one block, since only their order is comparable.
+// line with its result; watch handles are labelled w1, w2... (persistent
+// ones p1, p2...) and their events are printed after the line that caused
+// them. Zxids print as z1, z2... by rank within one block, since only their
+// order is comparable.
 package conformance

@@ -23,7 +23,8 @@ var (
 
 // GenScript draws a script of n or more lines for sessions s1..s3 covering
 // creates of every mode, deletes and sets with right and wrong versions,
-// reads with and without watches, multi, and session close.
+// reads with and without watches, persistent and recursive watches,
+// multi, and session close.
 func GenScript(t *rapid.T, n int) string {
 	lines := make([]string, 0, n)
 	for len(lines) < n {
@@ -50,8 +51,12 @@ func genCommand(t *rapid.T) string {
 	case 7, 8:
 		return genMulti(t)
 	default:
-		if rapid.IntRange(0, 3).Draw(t, "close?") == 0 {
+		switch rapid.IntRange(0, 3).Draw(t, "close?") {
+		case 0:
 			return "close"
+		case 1:
+			path := rapid.SampledFrom([]string{"/", "/a", "/b", "/a/x"}).Draw(t, "watched")
+			return "addwatch " + path + " " + rapid.SampledFrom([]string{"persistent", "recursive"}).Draw(t, "watch mode")
 		}
 		return "exists " + genPath(t) + " watch"
 	}

@@ -16,13 +16,14 @@ import (
 // Runner interprets scripts against one Target. Sessions and watches live
 // across Run calls, so a scenario file can be split into blocks.
 type Runner struct {
-	target  Target
-	root    string
-	admin   zkapi.Conn
-	sess    map[string]zkapi.Conn
-	owners  map[int64]string
-	watches []*watchRec
-	shown   map[string]zkapi.Session // the last snapshot "history" printed, by label
+	target     Target
+	root       string
+	admin      zkapi.Conn
+	sess       map[string]zkapi.Conn
+	owners     map[int64]string
+	watches    []*watchRec
+	persistent []*persistentRec
+	shown      map[string]zkapi.Session // the last snapshot "history" printed, by label
 }
 
 type watchRec struct {
@@ -216,6 +217,10 @@ func (r *Runner) exec(ctx context.Context, label string, c zkapi.Conn, cmd strin
 		return c.Session().State.String(), a.done()
 	case "session":
 		return c.Session().State.String(), a.done()
+	case "addwatch":
+		return r.addPersistent(ctx, label, c, a)
+	case "removewatch":
+		return r.removePersistent(ctx, a)
 	case "history":
 		h, err := r.history(ctx, label, c)
 		if err != nil {
@@ -428,12 +433,18 @@ func (r *Runner) addWatch(label string, w zkapi.Watch) string {
 func (r *Runner) events(ctx context.Context) (string, error) {
 	var conns []zkapi.Conn
 	seen := map[string]bool{}
-	for _, w := range r.watches {
-		c := r.sess[w.sess]
-		if !w.done && c != nil && !seen[w.sess] && c.Session().State == zkapi.StateConnected {
-			seen[w.sess] = true
+	settle := func(sess string, done bool) {
+		c := r.sess[sess]
+		if !done && c != nil && !seen[sess] && c.Session().State == zkapi.StateConnected {
+			seen[sess] = true
 			conns = append(conns, c)
 		}
+	}
+	for _, w := range r.watches {
+		settle(w.sess, w.done)
+	}
+	for _, p := range r.persistent {
+		settle(p.sess, p.done)
 	}
 	if err := r.target.Settle(ctx, conns); err != nil {
 		return "", err
@@ -451,6 +462,9 @@ func (r *Runner) events(ctx context.Context) (string, error) {
 		}
 		w.done = true
 		fmt.Fprintf(&b, "  %s <- %s\n", w.label, r.event(ev))
+	}
+	for _, p := range r.persistent {
+		r.drain(done, p, &b)
 	}
 	return b.String(), nil
 }

@@ -68,6 +68,7 @@ func (quietLogger) Printf(string, ...any) {}
 // concurrent use.
 type Conn struct {
 	zc      *zk.Conn
+	shim    *shim // Dial's: sends what go-zookeeper cannot (persistent.go)
 	sess    *tracker
 	closing atomic.Bool
 	once    sync.Once
@@ -93,7 +94,7 @@ func DialContext(ctx context.Context, servers []string, cfg Config) (*Conn, erro
 	if err := cfg.validate(servers); err != nil {
 		return nil, err
 	}
-	c := &Conn{sess: newTracker(zkapi.Session{State: zkapi.StateConnecting}), done: make(chan struct{})}
+	c := &Conn{sess: newTracker(zkapi.Session{State: zkapi.StateConnecting}), done: make(chan struct{}), shim: newShim()}
 	zc, events, err := connect(servers, cfg, c)
 	if err != nil {
 		return nil, fmt.Errorf("gozk: dial %s: %w", strings.Join(servers, ","), err)
@@ -127,6 +128,9 @@ func connect(servers []string, cfg Config, c *Conn) (*zk.Conn, <-chan zk.Event, 
 	dialer := cfg.Dialer
 	if dialer == nil {
 		dialer = net.DialTimeout
+	}
+	if c.shim != nil {
+		dialer = c.shim.dialer(dialer)
 	}
 	zc, events, err := zk.Connect(servers, cfg.SessionTimeout,
 		zk.WithDialer(dialer), zk.WithLogger(logger), zk.WithEventCallback(callback))
@@ -177,6 +181,7 @@ func (c *Conn) drain(events <-chan zk.Event, observe bool) {
 	defer func() {
 		c.closing.Store(true)
 		c.sess.close()
+		c.closeShim()
 		close(c.done)
 	}()
 	for ev := range events {
@@ -199,6 +204,7 @@ func (c *Conn) Close() error {
 		c.sess.freeze()
 		c.zc.Close()
 		<-c.done
+		c.closeShim()
 	})
 	if closed {
 		return zkapi.Wrap("close", "", zkapi.ErrClosed)

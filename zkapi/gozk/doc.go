@@ -67,6 +67,15 @@
 // takes a slot). The ID-change rule above still reports an expiry, but a
 // short Disconnected spell may go unreported.
 //
+// # Persistent watches
+//
+// Conn implements zkapi.PersistentWatcher although go-zookeeper v1.0.4
+// knows nothing of addWatch: a Conn made by Dial wraps each connection
+// go-zookeeper dials, writes addWatch, removeWatches and (on reconnect)
+// setWatches2 between go-zookeeper's frames, and takes their replies out
+// of the stream before go-zookeeper reads it (persistent.go). A Conn made
+// by Wrap cannot: its AddWatch answers zkapi.ErrUnimplemented.
+//
 // Caveats inherited from go-zookeeper v1.0.4:
 //   - A request issued while disconnected is queued and sent on the next
 //     connection, which after an expiry belongs to the new session; an

@@ -1,0 +1,506 @@
+package gozk
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"net"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zksim/zksim/zkapi"
+)
+
+// go-zookeeper v1.0.4 has no addWatch, removeWatches or setWatches2, and
+// no way to send a request it does not know. A Conn made by Dial reaches
+// them anyway through the connection go-zookeeper reads and writes: its
+// dialer wraps each TCP connection in a shimConn, which writes those
+// requests between go-zookeeper's own frames (it writes each frame in one
+// Write), takes their replies out of the stream before go-zookeeper reads
+// it, and reads every watch event on the way past, for the persistent
+// watches, leaving it for go-zookeeper too. A Conn made by Wrap has no
+// shim: its AddWatch answers ErrUnimplemented.
+
+// shimXidBase is where the shim's own xids count down from: go-zookeeper
+// counts up from 1, and would need two billion requests to meet them.
+const shimXidBase int32 = 0x7fffffff
+
+// Opcodes and the notification xid, from ZooKeeper's ZooDefs.
+const (
+	opRemoveWatches int32 = 18
+	opSetWatches2   int32 = 105
+	opAddWatch      int32 = 106
+	xidNotification int32 = -1
+	watcherTypeAny  int32 = 3
+)
+
+// shim is a Conn's side of its shimConns: the persistent watches, the
+// connection of the moment and the requests awaiting replies.
+type shim struct {
+	mu       sync.Mutex
+	cur      *shimConn // nil while disconnected
+	session  int64     // the session the watches belong to
+	nextXid  int32
+	pending  map[int32]chan shimReply
+	watches  map[watchKey][]*pwatch
+	lastZxid int64
+}
+
+type watchKey struct {
+	path      string
+	recursive bool
+}
+
+type shimReply struct {
+	code int32
+	err  error // the connection failed first
+}
+
+func newShim() *shim {
+	return &shim{nextXid: shimXidBase, pending: map[int32]chan shimReply{}, watches: map[watchKey][]*pwatch{}}
+}
+
+// dialer wraps inner so that every connection go-zookeeper opens goes
+// through the shim.
+func (s *shim) dialer(inner zk.Dialer) zk.Dialer {
+	return func(network, address string, timeout time.Duration) (net.Conn, error) {
+		nc, err := inner(network, address, timeout)
+		if err != nil {
+			return nil, err
+		}
+		sc := &shimConn{Conn: nc, s: s, r: bufio.NewReader(nc)}
+		return sc, nil
+	}
+}
+
+// shimConn is one TCP connection as go-zookeeper sees it.
+type shimConn struct {
+	net.Conn
+	s         *shim
+	r         *bufio.Reader
+	wmu       sync.Mutex
+	handshook bool
+	buf       []byte // what go-zookeeper has yet to read
+}
+
+func (sc *shimConn) Write(b []byte) (int, error) {
+	sc.wmu.Lock()
+	defer sc.wmu.Unlock()
+	return sc.Conn.Write(b)
+}
+
+// Read gives go-zookeeper the stream less the shim's replies, a frame at
+// a time.
+func (sc *shimConn) Read(p []byte) (int, error) {
+	for len(sc.buf) == 0 {
+		frame, err := sc.readFrame()
+		if err != nil {
+			sc.s.lost(sc)
+			return 0, err
+		}
+		if sc.keep(frame) {
+			sc.buf = frame
+		}
+	}
+	n := copy(p, sc.buf)
+	sc.buf = sc.buf[n:]
+	return n, nil
+}
+
+func (sc *shimConn) Close() error {
+	sc.s.lost(sc)
+	return sc.Conn.Close()
+}
+
+// readFrame reads one length-prefixed frame, prefix included.
+func (sc *shimConn) readFrame() ([]byte, error) {
+	var head [4]byte
+	if _, err := io.ReadFull(sc.r, head[:]); err != nil {
+		return nil, err
+	}
+	n := binary.BigEndian.Uint32(head[:])
+	if n > 1<<30 {
+		return nil, fmt.Errorf("gozk: frame of %d bytes", n)
+	}
+	frame := make([]byte, 4+n)
+	copy(frame, head[:])
+	if _, err := io.ReadFull(sc.r, frame[4:]); err != nil {
+		return nil, err
+	}
+	return frame, nil
+}
+
+// keep looks at a frame on its way to go-zookeeper: the handshake's
+// answer, a watch event (kept), or a reply (the shim's own are not).
+func (sc *shimConn) keep(frame []byte) bool {
+	if !sc.handshook {
+		sc.handshook = true
+		sc.s.connected(sc, frame)
+		return true
+	}
+	if len(frame) < 20 {
+		return true
+	}
+	xid := int32(binary.BigEndian.Uint32(frame[4:]))
+	zxid := int64(binary.BigEndian.Uint64(frame[8:]))
+	code := int32(binary.BigEndian.Uint32(frame[16:]))
+	switch {
+	case xid == xidNotification:
+		if ev, ok := decodeEvent(frame[20:]); ok {
+			sc.s.dispatch(ev)
+		}
+		return true
+	case xid > shimXidBase-1<<20:
+		sc.s.replied(xid, zxid, code)
+		return false
+	}
+	if zxid > 0 {
+		sc.s.noteZxid(zxid)
+	}
+	return true
+}
+
+// decodeEvent reads a WatcherEvent: type, state, path.
+func decodeEvent(b []byte) (zkapi.Event, bool) {
+	if len(b) < 12 {
+		return zkapi.Event{}, false
+	}
+	typ := int32(binary.BigEndian.Uint32(b))
+	n := int32(binary.BigEndian.Uint32(b[8:]))
+	if n < 0 || int(n) > len(b)-12 {
+		return zkapi.Event{}, false
+	}
+	return zkapi.Event{Type: zkapi.EventType(typ), Path: string(b[12 : 12+n])}, true
+}
+
+// connected: the handshake's answer. Persistent watches of a resumed
+// session are set again at once (setWatches2, before go-zookeeper sends
+// anything); a new session means the old one, and its watches, are gone.
+func (s *shim) connected(sc *shimConn, resp []byte) {
+	var id int64
+	if len(resp) >= 20 {
+		id = int64(binary.BigEndian.Uint64(resp[12:]))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if id == 0 || (s.session != 0 && id != s.session) {
+		s.endAll(zkapi.ErrSessionExpired)
+	}
+	if id == 0 {
+		return
+	}
+	s.session, s.cur = id, sc
+	if len(s.watches) == 0 {
+		return
+	}
+	var persistent, recursive []string
+	for k := range s.watches {
+		if k.recursive {
+			recursive = append(recursive, k.path)
+		} else {
+			persistent = append(persistent, k.path)
+		}
+	}
+	sort.Strings(persistent)
+	sort.Strings(recursive)
+	var b jute
+	b.i64(s.lastZxid).strs(nil).strs(nil).strs(nil).strs(persistent).strs(recursive)
+	// Its reply is dropped as one of the shim's, unawaited.
+	sc.writeRequest(s.takeXid(), opSetWatches2, b)
+}
+
+func (s *shim) takeXid() int32 {
+	x := s.nextXid
+	s.nextXid--
+	return x
+}
+
+func (s *shim) noteZxid(z int64) {
+	s.mu.Lock()
+	s.lastZxid = max(s.lastZxid, z)
+	s.mu.Unlock()
+}
+
+// lost: sc failed or closed; requests awaiting its replies fail.
+func (s *shim) lost(sc *shimConn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur != sc {
+		return
+	}
+	s.cur = nil
+	for xid, ch := range s.pending {
+		ch <- shimReply{err: zkapi.ErrConnectionLoss}
+		delete(s.pending, xid)
+	}
+}
+
+func (s *shim) replied(xid int32, zxid int64, code int32) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lastZxid = max(s.lastZxid, zxid)
+	if ch, ok := s.pending[xid]; ok {
+		ch <- shimReply{code: code}
+		delete(s.pending, xid)
+	}
+}
+
+// dispatch queues an event on the handles it goes to, as ZooKeeper's
+// client routes it: persistent ones on its path, recursive ones on its
+// path and above but for NodeChildrenChanged.
+func (s *shim) dispatch(ev zkapi.Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range s.watches[watchKey{ev.Path, false}] {
+		p.push(ev)
+	}
+	if ev.Type == zkapi.EventNodeChildrenChanged || !strings.HasPrefix(ev.Path, "/") {
+		return
+	}
+	for path := ev.Path; ; {
+		for _, p := range s.watches[watchKey{path, true}] {
+			p.push(ev)
+		}
+		if path == "/" {
+			return
+		}
+		i := strings.LastIndexByte(path, '/')
+		path = path[:max(i, 1)]
+	}
+}
+
+// endAll ends every persistent watch. Called with s.mu held.
+func (s *shim) endAll(why error) {
+	for k, ps := range s.watches {
+		for _, p := range ps {
+			p.finish(why)
+		}
+		delete(s.watches, k)
+	}
+}
+
+// send writes a request on the current connection and waits for its
+// reply code, or for the connection to fail (go-zookeeper closes a silent
+// one), whatever the caller's ctx does, as every request of a Conn does
+// once sent. before runs with s.mu held just before the request goes out.
+func (s *shim) send(op int32, body jute, before func()) (int32, error) {
+	s.mu.Lock()
+	sc := s.cur
+	if sc == nil {
+		s.mu.Unlock()
+		return 0, zkapi.ErrConnectionLoss
+	}
+	xid := s.takeXid()
+	ch := make(chan shimReply, 1)
+	s.pending[xid] = ch
+	before()
+	s.mu.Unlock()
+	if err := sc.writeRequest(xid, op, body); err != nil {
+		s.lost(sc)
+	}
+	r := <-ch
+	return r.code, r.err
+}
+
+func (sc *shimConn) writeRequest(xid, op int32, body jute) error {
+	var f jute
+	f.i32(int32(8 + len(body))).i32(xid).i32(op)
+	f = append(f, body...)
+	_, err := sc.Write(f)
+	return err
+}
+
+// jute builds a request body.
+type jute []byte
+
+func (j *jute) i32(v int32) *jute {
+	*j = binary.BigEndian.AppendUint32(*j, uint32(v))
+	return j
+}
+
+func (j *jute) i64(v int64) *jute {
+	*j = binary.BigEndian.AppendUint64(*j, uint64(v))
+	return j
+}
+
+func (j *jute) str(s string) *jute {
+	j.i32(int32(len(s)))
+	*j = append(*j, s...)
+	return j
+}
+
+func (j *jute) strs(ss []string) *jute {
+	j.i32(int32(len(ss)))
+	for _, s := range ss {
+		j.str(s)
+	}
+	return j
+}
+
+var _ zkapi.PersistentWatcher = (*Conn)(nil)
+
+// AddWatch implements zkapi.PersistentWatcher, for a Conn made by Dial
+// (see above); a Conn made by Wrap answers ErrUnimplemented. Like any
+// request it waits for its outcome once sent, whatever ctx does, except
+// that a Conn that loses its connection meanwhile reports
+// ErrConnectionLoss (the watch may or may not have been set; it is not
+// set again on reconnect).
+func (c *Conn) AddWatch(ctx context.Context, path string, recursive bool) (zkapi.PersistentWatch, error) {
+	if err := c.begin(ctx, "addwatch", path); err != nil {
+		return nil, err
+	}
+	if c.shim == nil {
+		return nil, zkapi.Wrap("addwatch", path, fmt.Errorf("%w: a Conn made by Wrap cannot send addWatch through go-zookeeper v1.0.4", zkapi.ErrUnimplemented))
+	}
+	if err := checkPath(path); err != nil {
+		return nil, zkapi.Wrap("addwatch", path, err)
+	}
+	s := c.shim
+	p := &pwatch{s: s, key: watchKey{path, recursive}, changed: make(chan struct{})}
+	mode := int32(0)
+	if recursive {
+		mode = 1
+	}
+	var b jute
+	b.str(path).i32(mode)
+	// Registered before it is sent: an event may come before the reply.
+	code, err := s.send(opAddWatch, b, func() {
+		s.watches[p.key] = append(s.watches[p.key], p)
+	})
+	if err == nil && code != 0 {
+		err = zkapi.ErrorForCode(code)
+	}
+	if err != nil {
+		s.mu.Lock()
+		s.unregister(p)
+		s.mu.Unlock()
+		return nil, zkapi.Wrap("addwatch", path, err)
+	}
+	return p, nil
+}
+
+// checkPath is the check ZooKeeper's client makes (PathUtils.validatePath)
+// for what go-zookeeper's own requests check too: absolute, no empty
+// segment, no trailing slash.
+func checkPath(path string) error {
+	switch {
+	case path == "/":
+		return nil
+	case !strings.HasPrefix(path, "/"), strings.HasSuffix(path, "/"), strings.Contains(path, "//"),
+		strings.ContainsRune(path, 0):
+		return fmt.Errorf("%w: invalid path %q", zkapi.ErrBadArguments, path)
+	}
+	return nil
+}
+
+// unregister removes p from the table; with s.mu held. It reports how
+// many handles remain on p's path.
+func (s *shim) unregister(p *pwatch) int {
+	ps := slices.DeleteFunc(s.watches[p.key], func(q *pwatch) bool { return q == p })
+	if len(ps) == 0 {
+		delete(s.watches, p.key)
+	} else {
+		s.watches[p.key] = ps
+	}
+	return len(s.watches[watchKey{p.key.path, false}]) + len(s.watches[watchKey{p.key.path, true}])
+}
+
+// pwatch is a persistent watch of a Conn; its fields are guarded by its
+// shim's mu, and changed is closed and replaced at every change.
+type pwatch struct {
+	s       *shim
+	key     watchKey
+	queue   []zkapi.Event
+	end     error
+	changed chan struct{}
+}
+
+func (p *pwatch) push(ev zkapi.Event) {
+	p.queue = append(p.queue, ev)
+	close(p.changed)
+	p.changed = make(chan struct{})
+}
+
+func (p *pwatch) finish(why error) {
+	if p.end == nil {
+		p.end = why
+		close(p.changed)
+		p.changed = make(chan struct{})
+	}
+}
+
+// Next implements zkapi.PersistentWatch.
+func (p *pwatch) Next(ctx context.Context) (zkapi.Event, error) {
+	for {
+		p.s.mu.Lock()
+		switch {
+		case len(p.queue) > 0:
+			ev := p.queue[0]
+			p.queue = p.queue[1:]
+			p.s.mu.Unlock()
+			return ev, nil
+		case p.end != nil:
+			p.s.mu.Unlock()
+			return zkapi.Event{Type: zkapi.EventNotWatching, Path: p.key.path, Err: p.end}, nil
+		}
+		ch := p.changed
+		p.s.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return zkapi.Event{}, ctx.Err()
+		}
+	}
+}
+
+// Remove implements zkapi.PersistentWatch.
+func (p *pwatch) Remove(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return zkapi.Wrap("removewatches", p.key.path, err)
+	}
+	s := p.s
+	s.mu.Lock()
+	if p.end != nil {
+		s.mu.Unlock()
+		return nil
+	}
+	if s.unregister(p) > 0 {
+		p.finish(zkapi.ErrNoWatcher)
+		s.mu.Unlock()
+		return nil
+	}
+	s.mu.Unlock()
+	var b jute
+	b.str(p.key.path).i32(watcherTypeAny)
+	code, err := s.send(opRemoveWatches, b, func() {})
+	if err == nil && code != 0 && code != zkapi.Code(zkapi.ErrNoWatcher) {
+		err = zkapi.ErrorForCode(code)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil {
+		if p.end == nil { // not removed: it still watches
+			s.watches[p.key] = append(s.watches[p.key], p)
+		}
+		return zkapi.Wrap("removewatches", p.key.path, err)
+	}
+	p.finish(zkapi.ErrNoWatcher)
+	return nil
+}
+
+// closeShim ends the persistent watches of a closed Conn.
+func (c *Conn) closeShim() {
+	if c.shim == nil {
+		return
+	}
+	c.shim.mu.Lock()
+	c.shim.endAll(zkapi.ErrClosed)
+	c.shim.mu.Unlock()
+}
