@@ -418,8 +418,9 @@ func aclOps() []rawCase {
 				del(9, r))
 		})},
 		{name: "getACL with ADMIN alone, and after digest auth", send: sends(func(r string) []byte {
-			return cat(leaf(1, r, 16, "digest", u1), req(2, wire.OpGetACL, jb{}.str(r+"/p")),
-				req(-4, wire.OpAuth, jb{}.i32(0).str("digest").str("u1:p1")), req(3, wire.OpGetACL, jb{}.str(r+"/p")),
+			return cat(leaf(1, r, 16, "digest", u1), req(2, wire.OpGetACL, jb{}.str(r+"/p")))
+		}), then: sends(func(r string) []byte {
+			return cat(req(-4, wire.OpAuth, jb{}.i32(0).str("digest").str("u1:p1")), req(3, wire.OpGetACL, jb{}.str(r+"/p")),
 				req(4, wire.OpGetData, jb{}.str(r+"/p").bool(false)), del(5, r))
 		})},
 		{name: "setACL with a stale version and no ADMIN", send: sends(func(r string) []byte {
@@ -434,8 +435,9 @@ func aclOps() []rawCase {
 				exists(5, r+"/p", true), del(6, r), exists(7, r+"/p", false))
 		})},
 		{name: "ip ACL of the client's address", send: sends(func(r string) []byte {
-			return cat(leaf(1, r, 1, "ip", "127.0.0.0/8"), getData(2, r+"/p", false),
-				req(-4, wire.OpAuth, jb{}.i32(0).str("ip").str("")), req(3, wire.OpWhoAmI, nil), del(4, r))
+			return cat(leaf(1, r, 1, "ip", "127.0.0.0/8"), getData(2, r+"/p", false))
+		}), then: sends(func(r string) []byte {
+			return cat(req(-4, wire.OpAuth, jb{}.i32(0).str("ip").str("")), req(3, wire.OpWhoAmI, nil), del(4, r))
 		})},
 	}
 }

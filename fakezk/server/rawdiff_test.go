@@ -49,6 +49,11 @@ type rawCase struct {
 	setup func(e env) []byte
 	// send is the bytes under test.
 	send func(e env) []byte
+	// then, if set, is sent once every reply to send has arrived. An auth
+	// goes there when requests precede it: ZooKeeper answers an auth at
+	// once, ahead of requests still in its pipeline, so pipelined after
+	// them its reply's place would depend on timing.
+	then func(e env) []byte
 	// unfinished: send ends inside a frame, so no barrier can follow.
 	unfinished bool
 	// hangup: the client closes the connection right after send.
@@ -317,6 +322,17 @@ func observe(t *testing.T, addr, root string, tc rawCase) string {
 	case tc.unfinished:
 		out = append(out, frames(c, n, ops, 0)...)
 	default:
+		if tc.then != nil {
+			c.write(req(xidBarrier, wire.OpExists, jb{}.str("/").bool(false)))
+			before := frames(c, n, ops, xidBarrier)
+			if k := len(before) - 1; k >= 0 && before[k] == "open" {
+				before = before[:k] // still open: the end says so
+			}
+			out = append(out, before...)
+			later := tc.then(e)
+			c.write(later)
+			ops = opsByXid(later)
+		}
 		c.write(req(xidBarrier, wire.OpExists, jb{}.str("/").bool(false)))
 		out = append(out, frames(c, n, ops, xidBarrier)...)
 	}
