@@ -95,25 +95,11 @@ func (s *Server) clientInfos(c *conn) []wire.ClientInfo {
 	for _, id := range s.m.Identities(c.session) {
 		user := id.ID
 		if id.Scheme == "digest" {
-			user = javaSplit(id.ID, ":")[0]
+			user, _, _ = strings.Cut(id.ID, ":") // user:base64(sha1): the hash is never empty
 		}
 		out = append(out, wire.ClientInfo{AuthScheme: id.Scheme, User: user})
 	}
 	return out
-}
-
-// javaSplit is String.split with a literal separator: trailing empty
-// strings are dropped, except that a string without the separator is
-// itself.
-func javaSplit(s, sep string) []string {
-	parts := strings.Split(s, sep)
-	if len(parts) == 1 {
-		return parts
-	}
-	for len(parts) > 0 && parts[len(parts)-1] == "" {
-		parts = parts[:len(parts)-1]
-	}
-	return parts
 }
 
 // stat is a node's Stat as the connection's server sees it, whatever its
