@@ -208,7 +208,7 @@ func runSuite(t *testing.T, work, testsDir string, env []string, retry bool, ext
 		work = keep
 	}
 	start := time.Now()
-	results := pytest(t, work, "run", env, append(extra, testsDir))
+	results := pytest(t, work, testsDir, "run", env, append(extra, testsDir))
 	var again []string
 	for _, id := range sortedNames(results) {
 		if results[id] == "fail" {
@@ -216,8 +216,8 @@ func runSuite(t *testing.T, work, testsDir string, env []string, retry bool, ext
 		}
 	}
 	if retry && len(again) > 0 {
-		for id, r := range pytest(t, work, "retry", env, append(extra, again...)) {
-			if r == "pass" {
+		for id, r := range pytest(t, work, testsDir, "retry", env, append(extra, again...)) {
+			if r == "pass" && results[id] == "fail" {
 				t.Logf("%s failed, then passed when run again", id)
 				results[id] = r
 			}
@@ -244,14 +244,16 @@ func nodeID(testsDir, id string) string {
 }
 
 // pytest runs one pytest in work (its output in NAME.log, its JUnit XML
-// in NAME.xml) and returns the outcomes. pytest and whatever it starts
-// run in their own process group, killed whole if the run outlives its
-// deadline.
-func pytest(t *testing.T, work, name string, env, args []string) map[string]string {
+// in NAME.xml) and returns the outcomes. Its rootdir is kazoo's tests
+// directory, so that a test has the same id whether its module or its
+// node id is named (pytest writes nothing there: no cache, no bytecode).
+// pytest and whatever it starts run in their own process group, killed
+// whole if the run outlives its deadline.
+func pytest(t *testing.T, work, testsDir, name string, env, args []string) map[string]string {
 	t.Helper()
 	junit := filepath.Join(work, name+".xml")
 	args = append([]string{"-m", "pytest", "-p", "no:cacheprovider", "-q", "-rfE",
-		"--rootdir", work, "--junit-xml", junit}, args...)
+		"--rootdir", testsDir, "--junit-xml", junit}, args...)
 	// Stop short of go test's own deadline, whose panic would leave the
 	// process group running.
 	deadline := time.Now().Add(15 * time.Minute)
