@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the real-server and interop tests need when missing:
-# Debian's zookeeper package (with Java, and zkCli.sh) and python3-kazoo
-# (the kazoo client, for Debian's /usr/bin/python3). As root, or through
-# sudo. Used by scripts/test.sh and scripts/bench.sh.
+# Debian's zookeeper package (with Java, and zkCli.sh), python3-kazoo
+# (the kazoo client, for Debian's /usr/bin/python3), and what kazoo's own
+# test suite needs to run (internal/kazoosuite): pytest, mock, objgraph.
+# As root, or through sudo. Used by scripts/test.sh and scripts/bench.sh.
 set -euo pipefail
 need=()
 if ! [ -f /usr/share/java/zookeeper.jar ] || ! command -v java >/dev/null; then
@@ -11,6 +12,11 @@ fi
 if ! [ -x /usr/bin/python3 ] || ! /usr/bin/python3 -c 'import kazoo' 2>/dev/null; then
 	need+=(python3-kazoo)
 fi
+for m in pytest mock objgraph; do
+	if ! [ -x /usr/bin/python3 ] || ! /usr/bin/python3 -c "import $m" 2>/dev/null; then
+		need+=("python3-$m")
+	fi
+done
 if [ ${#need[@]} -eq 0 ]; then
 	exit 0
 fi

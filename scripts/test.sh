@@ -6,7 +6,7 @@
 # gofmt, go vet, go mod tidy -diff, staticcheck (from the module proxy) and
 # go test -race with the real-server tests enabled (then, without -race,
 # the one test left out of race builds, and go-zookeeper's own suite on the
-# real server), the main job (go run ./cmd/zksim), zksim herd and a quick
+# real server, and kazoo's), the main job (go run ./cmd/zksim), zksim herd and a quick
 # benchmark report, and stops the servers by PID whatever happens.
 #
 # Usage: scripts/test.sh [go test flags...]   (e.g. -run Conformance -v)
@@ -74,6 +74,13 @@ fi
 # above.
 if [ $# -eq 0 ]; then
 	ZKSIM_GOZK_REAL=1 go test -count=1 -run '^TestSuite_Real$' ./internal/gozksuite
+fi
+
+# kazoo's own suite on the real server, with kazoo's own harness and its
+# 3-server Java cluster (internal/kazoosuite; about 2.5 minutes); the
+# serve run is part of go test above.
+if [ $# -eq 0 ]; then
+	ZKSIM_KAZOO_REAL=1 go test -count=1 -timeout 20m -run '^TestSuite_Real$' ./internal/kazoosuite
 fi
 
 log "the main job, the herd demonstration and the benchmark report, as the README gives them"

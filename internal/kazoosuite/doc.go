@@ -1,0 +1,34 @@
+// Package kazoosuite runs kazoo 2.8's own test suite (Debian's
+// python3-kazoo, its tests under kazoo/tests), unmodified, against zksim
+// serve, and on the real server with kazoo's own harness: a test harness,
+// with no code of its own outside its tests.
+//
+// TestSuite_Serve builds zksim, then runs pytest on kazoo's installed
+// tests with testdata/zksim_kazoo_shim.py loaded as a plugin (-p). The
+// plugin replaces kazoo.testing.harness.get_global_cluster, and nothing
+// else, so that the harness's cluster is one `zksim serve -followers 2`
+// process (kazoo's default ZOOKEEPER_CLUSTER_SIZE=3) configured as kazoo
+// configures its Java servers (reconfigEnabled, the super digest,
+// maxClientCnxns=0, tickTime 2000), whose members the tests stop and
+// start through serve's control interface. kazoo's expire_session and
+// lose_connection break the connection inside the client, so they need
+// nothing of the server. Each test's outcome, from pytest's JUnit XML, is
+// compared with testdata/real.txt: every test that passes on the real
+// server must pass on serve, except those in knownDifferences, each with
+// its cause (a feature another branch adds, or a documented limit of the
+// fake).
+//
+// TestSuite_Real (ZKSIM_KAZOO_REAL=1) runs the same tests with kazoo's own
+// harness against Debian's ZooKeeper 3.8.0: ZOOKEEPER_CLASSPATH from the
+// jars in ZK_JAVA_DIR (default /usr/share/java; as scripts/zk.sh),
+// ZOOKEEPER_VERSION=3.8.0 and ZOOKEEPER_PORT_OFFSET on a free block of
+// ports. A test that fails there is run once more on its own, and counts
+// as passed if it passes then (a JVM restarted under load can miss a
+// test's few seconds); serve gets no second try. With -args -update it
+// rewrites testdata/real.txt. ZKSIM_KAZOO_OUT=DIR keeps pytest's output
+// and JUnit XML of either run in DIR.
+//
+// Both need /usr/bin/python3 with kazoo, pytest, mock and objgraph
+// (scripts/install-zookeeper.sh installs them) and skip, with the reason,
+// without them.
+package kazoosuite
