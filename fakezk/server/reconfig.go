@@ -17,8 +17,6 @@ import (
 //
 //   - without reconfigEnabled: ReconfigDisabled; on a standalone server:
 //     Unimplemented, before any other check;
-//   - then WRITE on /zookeeper/config, which only the super user has:
-//     NoAuth (mayReconfig);
 //   - a CurConfigID other than -1 and the current version: BadVersion;
 //   - incremental (NewMembers null): Leaving is comma-separated server
 //     ids (one not a number: MarshallingError, the server's
@@ -29,6 +27,9 @@ import (
 //     comma-separated, in the same form; none at all: MarshallingError;
 //   - a new configuration whose participants do not have a running
 //     majority: NewConfigNoQuorum;
+//   - last, WRITE on /zookeeper/config, which only the super user has:
+//     NoAuth (mayReconfig), so an unauthenticated caller sees each error
+//     above first;
 //   - otherwise one transaction sets /zookeeper/config to the members in
 //     id order and version=<the transaction's zxid in hex>, with Stat
 //     version -1, and the reply is that data and Stat (GetDataResponse).
@@ -121,8 +122,6 @@ func (s *Server) nextQuorum(c *conn, r wire.Reconfig) (*quorumConfig, int32) {
 		return nil, wire.CodeReconfigDisabled
 	case s.quorum == nil:
 		return nil, wire.CodeUnimplemented
-	case !s.mayReconfig(c):
-		return nil, codeNoAuth
 	case r.CurConfigID != -1 && r.CurConfigID != s.quorum.version:
 		return nil, codeBadVersion
 	}
@@ -138,6 +137,12 @@ func (s *Server) nextQuorum(c *conn, r wire.Reconfig) (*quorumConfig, int32) {
 	}
 	if !s.synced(next) {
 		return nil, codeNewConfigNoQuora
+	}
+	// The caller's permission is checked last: recorded on 3.8.0, an
+	// unauthenticated reconfig with a stale version, a bad member line or
+	// no quorum gets that error, not NoAuth.
+	if !s.mayReconfig(c) {
+		return nil, codeNoAuth
 	}
 	return next, 0
 }

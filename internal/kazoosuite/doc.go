@@ -15,8 +15,7 @@
 // nothing of the server. Each test's outcome, from pytest's JUnit XML, is
 // compared with testdata/real.txt: every test that passes on the real
 // server must pass on serve, except those in knownDifferences, each with
-// its cause (a feature another branch adds, or a documented limit of the
-// fake).
+// its cause (a documented limit of the fake).
 //
 // TestSuite_Real (ZKSIM_KAZOO_REAL=1) runs the same tests with kazoo's own
 // harness against Debian's ZooKeeper 3.8.0: ZOOKEEPER_CLASSPATH from the

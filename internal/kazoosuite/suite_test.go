@@ -32,9 +32,8 @@ const superDigest = "super:D/InIHSb7yEEbrWz8b9l71RjZJU="
 // serveFeatureFlags configure serve as kazoo's harness configures its Java
 // servers (kazoo/testing/harness.py and common.py: tickTime=2000,
 // maxClientCnxns=0, reconfigEnabled=true, the super digest,
-// 4lw.commands.whitelist=*, which serve always answers). A flag this
-// build of zksim serve lacks is left out, and named in the log: it comes
-// with another branch. Not offered by serve: readonlymode.enabled (kazoo's
+// 4lw.commands.whitelist=*, which serve always answers). A flag serve
+// lacks fails the test. Not offered by serve: readonlymode.enabled (kazoo's
 // one read-only test fails on the real server too).
 var serveFeatureFlags = [][]string{
 	{"-tick", "2000"},
@@ -44,27 +43,12 @@ var serveFeatureFlags = [][]string{
 }
 
 // knownDifferences lists the tests that pass on the real server and may
-// fail on serve, each with its cause: a feature another branch adds (the
-// lead removes those entries after merging it) or a limit of the fake
-// that the README documents. A listed test that passes is reported, so
-// that its entry can go.
+// fail on serve, each with its cause, a limit of the fake that the README
+// documents. A listed test that passes is reported, so that its entry can
+// go.
 var knownDifferences = map[string]string{
-	"test_client.TestAuthentication::test_auth":                                        "ACLs (digest auth enforced on reads): the ACL branch",
-	"test_client.TestAuthentication::test_connect_auth":                                "ACLs (digest auth enforced on reads): the ACL branch",
-	"test_client.TestAuthentication::test_unicode_auth":                                "ACLs (digest auth enforced on reads): the ACL branch",
-	"test_client.TestClient::test_create_makepath_incompatible_acls":                   "ACLs (CREATOR_ALL_ACL enforced on create): the ACL branch",
-	"test_client.TestClient::test_get_acls":                                            "ACLs (getACL answers the ACL set at create): the ACL branch",
-	"test_client.TestClient::test_set_acls":                                            "ACLs (setACL kept, getACL answers it): the ACL branch",
-	"test_eventlet_handler.TestEventletClient::test_create_makepath_incompatible_acls": "ACLs (CREATOR_ALL_ACL enforced on create): the ACL branch",
-	"test_eventlet_handler.TestEventletClient::test_get_acls":                          "ACLs (getACL answers the ACL set at create): the ACL branch",
-	"test_eventlet_handler.TestEventletClient::test_set_acls":                          "ACLs (setACL kept, getACL answers it): the ACL branch",
-	"test_gevent_handler.TestGeventClient::test_create_makepath_incompatible_acls":     "ACLs (CREATOR_ALL_ACL enforced on create): the ACL branch",
-	"test_gevent_handler.TestGeventClient::test_get_acls":                              "ACLs (getACL answers the ACL set at create): the ACL branch",
-	"test_gevent_handler.TestGeventClient::test_set_acls":                              "ACLs (setACL kept, getACL answers it): the ACL branch",
-	"test_client.TestReconfig::test_add_remove_observer":                               "the super user (-super-digest) that reconfig needs: the ACL branch",
-	"test_client.TestReconfig::test_bad_input":                                         "the super user (-super-digest) that reconfig needs: the ACL branch",
-	"test_sasl.TestLegacySASLDigestAuthentication::test_connect_sasl_auth":             "SASL DIGEST-MD5 with JAAS users is not modelled (README), and the test then needs sasl ACLs enforced (the ACL branch)",
-	"test_sasl.TestSASLDigestAuthentication::test_connect_sasl_auth":                   "SASL DIGEST-MD5 with JAAS users is not modelled (README), and the test then needs sasl ACLs enforced (the ACL branch)",
+	"test_sasl.TestLegacySASLDigestAuthentication::test_connect_sasl_auth": "SASL DIGEST-MD5 with JAAS users, and sasl ACLs, are not modelled (README)",
+	"test_sasl.TestSASLDigestAuthentication::test_connect_sasl_auth":       "SASL DIGEST-MD5 with JAAS users, and sasl ACLs, are not modelled (README)",
 }
 
 func TestSuite_Serve(t *testing.T) {
@@ -373,11 +357,10 @@ func serveArgs(t *testing.T, bin string) []string {
 	cmd.Run() // -h exits 0 or 2; the usage text is what counts
 	var args []string
 	for _, f := range serveFeatureFlags {
-		if strings.Contains(stderr.String(), "\n  "+f[0]+" ") || strings.Contains(stderr.String(), "\n  "+f[0]+"\n") {
-			args = append(args, f...)
-		} else {
-			t.Logf("zksim serve has no %s flag yet: running without it", f[0])
+		if !strings.Contains(stderr.String(), "\n  "+f[0]+" ") && !strings.Contains(stderr.String(), "\n  "+f[0]+"\n") {
+			t.Fatalf("zksim serve has no %s flag: the suite's servers need it", f[0])
 		}
+		args = append(args, f...)
 	}
 	return args
 }
