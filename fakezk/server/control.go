@@ -1,10 +1,12 @@
 package server
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,53 +19,113 @@ import (
 // A fault spec is the text form of the fault methods, shared by the
 // -faults flag of zksim serve and the control interface: items separated
 // by ';', each a kind with optional key=value arguments after ':',
-// separated by ','.
-//
-//	drop-reply[:op=OP,path=PREFIX,session=ID,count=N]    DropReply, N times
-//	drop-request[:op=OP,path=PREFIX,session=ID,count=N]  DropRequest, N times
-//	delay-watches:d=DURATION[,session=ID]                DelayWatches
-//	expire:session=ID                                    Expire
-//	disconnect:session=ID                                Disconnect
-//	abandon:session=ID                                   Abandon
-//
+// separated by ','. The kinds are faultKinds; FaultSpecHelp lists them.
 // IDs are decimal or 0x-prefixed hex; durations are Go's (250ms, 2s).
-const FaultSpecHelp = `fault spec: items separated by ';', each KIND[:key=value,...]
-  drop-reply[:op=OP,path=PREFIX,session=ID,count=N]    apply the next matching request, lose its reply
-  drop-request[:op=OP,path=PREFIX,session=ID,count=N]  lose the next matching request before it is applied
-  delay-watches:d=DURATION[,session=ID]                hold watch notifications (and what follows them) for DURATION
-  expire:session=ID                                    expire a session now
-  disconnect:session=ID                                close a session's connection (the session lives on)
-  abandon:session=ID                                   make the client give its session up for a new one (the old one lives until it times out)
-OP is one of create, delete, exists, get, set, children, multi, sync; PATH a path prefix.`
+
+// faultKind is one word of the fault vocabulary that zksim serve shares
+// with zksim run's -faults and the sim package's event kinds: a fault
+// both can inject has the same name in both (lose-reply, not drop-reply).
+type faultKind struct {
+	name    string
+	aliases []string // spellings of earlier versions, still accepted
+	args    string   // what may follow the name
+	doc     string
+	parse   func(a action, kind string, args specArgs) (action, error)
+}
+
+// faultKinds is the fault spec's vocabulary, in FaultSpecHelp's order.
+var faultKinds = []faultKind{
+	{"lose-reply", []string{"drop-reply"}, "[:op=OP,path=/PREFIX,session=ID,count=N]",
+		"apply the next matching request, lose its reply (N times)", ruleAction},
+	{"lose-request", []string{"drop-request"}, "[:op=OP,path=/PREFIX,session=ID,count=N]",
+		"lose the next matching request before it is applied (N times)", ruleAction},
+	{"delay-watches", nil, ":d=DURATION[,session=ID]",
+		"hold watch notifications (and what follows them) for DURATION; d=0 lifts it", delayAction},
+	{"expire", nil, ":session=ID", "expire a session now", sessionAction},
+	{"disconnect", nil, ":session=ID", "close a session's connection (the session lives on)", sessionAction},
+	{"abandon", nil, ":session=ID",
+		"make the client give its session up for a new one (the old one lives until it times out)", sessionAction},
+}
+
+// FaultSpecHelp describes the fault spec for usage texts.
+var FaultSpecHelp = faultSpecHelp()
+
+func faultSpecHelp() string {
+	var b strings.Builder
+	b.WriteString("fault spec: items separated by ';', each KIND[:key=value,...]\n")
+	width := 0
+	for _, k := range faultKinds {
+		width = max(width, len(k.name+k.args))
+	}
+	var old []string
+	for _, k := range faultKinds {
+		fmt.Fprintf(&b, "  %-*s  %s\n", width, k.name+k.args, k.doc)
+		for _, a := range k.aliases {
+			old = append(old, a+" for "+k.name)
+		}
+	}
+	fmt.Fprintf(&b, "Old spellings, still accepted: %s.\n", strings.Join(old, ", "))
+	b.WriteString("OP is one of " + strings.Join(ops, ", ") + `; /PREFIX an absolute path prefix (it starts with "/").`)
+	return b.String()
+}
+
+// lookupKind finds a kind by its name or an old spelling.
+func lookupKind(name string) (faultKind, bool) {
+	for _, k := range faultKinds {
+		if k.name == name || slices.Contains(k.aliases, name) {
+			return k, true
+		}
+	}
+	return faultKind{}, false
+}
+
+// kindNames lists the vocabulary for an error: each kind once, then the
+// old spellings.
+func kindNames() string {
+	var names, old []string
+	for _, k := range faultKinds {
+		names = append(names, k.name)
+		old = append(old, k.aliases...)
+	}
+	return strings.Join(names, ", ") + "; old spellings " + strings.Join(old, ", ")
+}
 
 // action is one parsed item of a fault spec, applied with s.mu held.
 type action struct {
 	text  string
 	check func(s *Server) error // preconditions, before anything is applied
-	apply func(s *Server)
+	apply func(s *Server) []ArmedFault
 }
 
 // ApplyFaults parses spec and applies every item, or none: a syntax error
 // or an item that cannot apply (an unknown session) changes nothing.
+// Faults lists what it armed.
 func (s *Server) ApplyFaults(spec string) error {
+	_, err := s.applyFaults(spec)
+	return err
+}
+
+// applyFaults is ApplyFaults, returning the faults it armed.
+func (s *Server) applyFaults(spec string) ([]ArmedFault, error) {
 	acts, err := parseSpec(spec)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, a := range acts {
 		if a.check != nil {
 			if err := a.check(s); err != nil {
-				return fmt.Errorf("%s: %w", a.text, err)
+				return nil, fmt.Errorf("%s: %w", a.text, err)
 			}
 		}
 	}
+	var armed []ArmedFault
 	for _, a := range acts {
-		a.apply(s)
+		armed = append(armed, a.apply(s)...)
 	}
 	s.deliver()
-	return nil
+	return armed, nil
 }
 
 func parseSpec(spec string) ([]action, error) {
@@ -86,21 +148,16 @@ func parseSpec(spec string) ([]action, error) {
 }
 
 func parseItem(item string) (action, error) {
-	kind, rest, _ := strings.Cut(item, ":")
+	name, rest, _ := strings.Cut(item, ":")
 	args, err := parseArgs(rest)
 	if err != nil {
 		return action{}, err
 	}
-	a := action{text: item}
-	switch kind {
-	case "drop-reply", "drop-request":
-		return ruleAction(a, kind, args)
-	case "delay-watches":
-		return delayAction(a, args)
-	case "expire", "disconnect", "abandon":
-		return sessionAction(a, kind, args)
+	k, ok := lookupKind(name)
+	if !ok {
+		return action{}, fmt.Errorf("unknown kind %q (known: %s)", name, kindNames())
 	}
-	return a, fmt.Errorf("unknown kind %q (known: drop-reply, drop-request, delay-watches, expire, disconnect, abandon)", kind)
+	return k.parse(action{text: item}, k.name, args)
 }
 
 type specArgs map[string]string
@@ -183,18 +240,14 @@ func ruleAction(a action, kind string, args specArgs) (action, error) {
 		return a, err
 	}
 	fault := fakezk.LoseReply
-	if kind == "drop-request" {
+	if kind == "lose-request" {
 		fault = fakezk.LoseRequest
 	}
-	a.apply = func(s *Server) {
-		for range count {
-			s.rules = append(s.rules, rule{m, fault})
-		}
-	}
+	a.apply = func(s *Server) []ArmedFault { return []ArmedFault{s.armRule(m, fault, count)} }
 	return a, nil
 }
 
-func delayAction(a action, args specArgs) (action, error) {
+func delayAction(a action, _ string, args specArgs) (action, error) {
 	v, ok := args.take("d")
 	if !ok {
 		return a, fmt.Errorf("missing d=DURATION")
@@ -210,7 +263,13 @@ func delayAction(a action, args specArgs) (action, error) {
 	if err := args.rest(); err != nil {
 		return a, err
 	}
-	a.apply = func(s *Server) { s.setDelay(id, d) }
+	a.apply = func(s *Server) []ArmedFault {
+		s.setDelay(id, d)
+		if d == 0 {
+			return nil
+		}
+		return []ArmedFault{{ID: s.lastFault, Kind: "delay-watches", Session: id, Delay: d}}
+	}
 	return a, nil
 }
 
@@ -225,73 +284,170 @@ func sessionAction(a action, kind string, args specArgs) (action, error) {
 	switch kind {
 	case "expire":
 		a.check = func(s *Server) error { return s.checkLive(id) }
-		a.apply = func(s *Server) { s.expireByRequest(id) }
+		a.apply = func(s *Server) []ArmedFault { s.expireByRequest(id); return nil }
 	case "abandon":
 		a.check = func(s *Server) error { return s.checkLive(id) }
-		a.apply = func(s *Server) { s.abandon(id) }
+		a.apply = func(s *Server) []ArmedFault { s.abandon(id); return nil }
 	default:
 		a.check = func(s *Server) error { return s.checkConnected(id) }
-		a.apply = func(s *Server) { s.disconnect(id) }
+		a.apply = func(s *Server) []ArmedFault { s.disconnect(id); return nil }
 	}
 	return a, nil
 }
 
 // Handler is the control interface over HTTP, for teams whose tests are
-// not in Go:
-//
-//	POST /faults     body: a fault spec (see FaultSpecHelp); 400 if it is bad
-//	GET  /faults     the drop rules still waiting for their request
-//	GET  /sessions   one line per live session: id, timeout, client address
-//	GET  /tree       every znode, one per line, with its data length and owner
-//	GET  /members    one line per member: index, client address, state
-//	                 (leader, follower, standalone, looking or stopped)
-//	POST /members/{i}/stop   stop member i as a killed server (see StopMember)
-//	POST /members/{i}/start  start it again on the same port; 409 if the
-//	                 member is already in that state, 404 if there is none
-//
-// Replies are plain text.
+// not in Go. GET / lists its endpoints (endpoints below), as text or, for
+// Accept: application/json, as JSON; replies are plain text.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /faults", func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(io.LimitReader(r.Body, 1<<16))
-		if err == nil {
-			err = s.ApplyFaults(string(body))
+	eps := s.endpoints()
+	for _, ep := range eps {
+		pattern := ep.method + " " + ep.path
+		if ep.path == "/" {
+			pattern += "{$}" // the index only, not every path
 		}
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		fmt.Fprintln(w, "ok")
-	})
-	mux.HandleFunc("GET /faults", func(w http.ResponseWriter, r *http.Request) {
-		for _, p := range s.Pending() {
-			fmt.Fprintln(w, p)
-		}
-	})
-	mux.HandleFunc("GET /sessions", func(w http.ResponseWriter, r *http.Request) {
-		for _, si := range s.Sessions() {
-			remote := si.Remote
-			if remote == "" {
-				remote = "-"
-			}
-			fmt.Fprintf(w, "%#x timeout=%dms client=%s\n", si.ID, si.TimeoutMs, remote)
-		}
-	})
-	mux.HandleFunc("GET /tree", func(w http.ResponseWriter, r *http.Request) {
-		s.Inspect(func(m *fakezk.Machine) { writeTree(w, m) })
-	})
-	mux.HandleFunc("GET /members", func(w http.ResponseWriter, r *http.Request) {
-		for _, mb := range s.Members() {
-			addr := mb.Addr
-			if addr == "" {
-				addr = "-"
-			}
-			fmt.Fprintf(w, "%d %s %s\n", mb.Index, addr, mb.State)
-		}
-	})
-	mux.HandleFunc("POST /members/{i}/stop", s.memberHandler(s.StopMember))
-	mux.HandleFunc("POST /members/{i}/start", s.memberHandler(s.StartMember))
+		mux.HandleFunc(pattern, ep.serve)
+	}
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) { writeIndex(w, r, eps) })
 	return mux
+}
+
+// endpoint is one route of the control interface, with the line GET /
+// gives it.
+type endpoint struct {
+	method, path, doc string
+	serve             http.HandlerFunc
+}
+
+func (s *Server) endpoints() []endpoint {
+	return []endpoint{
+		{"POST", "/faults", "arm the faults of the fault spec in the body; 400 with the reason if it is bad (nothing armed)", s.postFaults},
+		{"GET", "/faults", "the armed faults, oldest first, one per line: ID SPEC", s.getFaults},
+		{"DELETE", "/faults", "disarm every armed fault", s.deleteFaults},
+		{"DELETE", "/faults/{id}", "disarm fault ID; 404 if it is not armed (it fired, was cleared, or never was)", s.deleteFault},
+		{"GET", "/sessions", "one line per live session: id, timeout, client address", s.getSessions},
+		{"GET", "/tree", "every znode, one per line, with its data length, version and owner", s.getTree},
+		{"GET", "/members", "one line per member: index, client address, state (leader, follower, standalone, looking, stopped)", s.getMembers},
+		{"POST", "/members/{i}/stop", "stop member i as a killed server; 409 if it is stopped, 404 if there is none", s.memberHandler(s.StopMember)},
+		{"POST", "/members/{i}/start", "start member i again on the same port; 409 if it runs, 404 if there is none", s.memberHandler(s.StartMember)},
+	}
+}
+
+// writeIndex answers GET /: the endpoints, GET / itself first.
+func writeIndex(w http.ResponseWriter, r *http.Request, eps []endpoint) {
+	eps = append([]endpoint{{method: "GET", path: "/", doc: "this list (JSON with Accept: application/json)"}}, eps...)
+	if wantsJSON(r) {
+		type entry struct {
+			Method      string `json:"method"`
+			Path        string `json:"path"`
+			Description string `json:"description"`
+		}
+		list := make([]entry, len(eps))
+		for i, ep := range eps {
+			list[i] = entry{ep.method, ep.path, ep.doc}
+		}
+		writeJSON(w, list)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	fmt.Fprintln(w, "zksim serve control interface (the fault spec follows the endpoints)")
+	width := 0
+	for _, ep := range eps {
+		width = max(width, len(ep.path))
+	}
+	for _, ep := range eps {
+		fmt.Fprintf(w, "%-6s %-*s  %s\n", ep.method, width, ep.path, ep.doc)
+	}
+	fmt.Fprintf(w, "\n%s\n", FaultSpecHelp)
+}
+
+func wantsJSON(r *http.Request) bool {
+	return strings.Contains(r.Header.Get("Accept"), "application/json")
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v) // a client gone away is nothing to report
+}
+
+// postFaults arms a fault spec and says what it armed, one line each.
+func (s *Server) postFaults(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<16))
+	var armed []ArmedFault
+	if err == nil {
+		armed, err = s.applyFaults(string(body))
+	}
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	fmt.Fprintln(w, "ok")
+	for _, a := range armed {
+		fmt.Fprintln(w, "armed", a)
+	}
+}
+
+func (s *Server) getFaults(w http.ResponseWriter, r *http.Request) {
+	faults := s.Faults()
+	if wantsJSON(r) {
+		type entry struct {
+			ID   int    `json:"id"`
+			Kind string `json:"kind"`
+			Spec string `json:"spec"`
+		}
+		list := make([]entry, len(faults))
+		for i, a := range faults {
+			list[i] = entry{a.ID, a.Kind, a.Spec()}
+		}
+		writeJSON(w, list)
+		return
+	}
+	for _, a := range faults {
+		fmt.Fprintln(w, a)
+	}
+}
+
+func (s *Server) deleteFaults(w http.ResponseWriter, _ *http.Request) {
+	fmt.Fprintf(w, "cleared %d\n", s.ClearFaults())
+}
+
+func (s *Server) deleteFault(w http.ResponseWriter, r *http.Request) {
+	id, err := strconv.Atoi(r.PathValue("id"))
+	if err != nil || id < 1 {
+		http.Error(w, fmt.Sprintf("fault id %q is not a positive number (GET /faults lists the armed ones)", r.PathValue("id")), http.StatusBadRequest)
+		return
+	}
+	if err := s.ClearFault(id); err != nil {
+		http.Error(w, err.Error()+" (GET /faults lists the armed ones)", http.StatusNotFound)
+		return
+	}
+	fmt.Fprintf(w, "cleared %d\n", id)
+}
+
+func (s *Server) getSessions(w http.ResponseWriter, _ *http.Request) {
+	for _, si := range s.Sessions() {
+		remote := si.Remote
+		if remote == "" {
+			remote = "-"
+		}
+		fmt.Fprintf(w, "%#x timeout=%dms client=%s\n", si.ID, si.TimeoutMs, remote)
+	}
+}
+
+func (s *Server) getTree(w http.ResponseWriter, _ *http.Request) {
+	s.Inspect(func(m *fakezk.Machine) { writeTree(w, m) })
+}
+
+func (s *Server) getMembers(w http.ResponseWriter, _ *http.Request) {
+	for _, mb := range s.Members() {
+		addr := mb.Addr
+		if addr == "" {
+			addr = "-"
+		}
+		fmt.Fprintf(w, "%d %s %s\n", mb.Index, addr, mb.State)
+	}
 }
 
 // writeTree writes one line per znode, / first, then depth first.

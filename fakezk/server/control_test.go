@@ -29,15 +29,15 @@ func TestApplyFaults_AllOrNothing(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "no live session 0x999") {
 		t.Fatalf("ApplyFaults with an unknown session: %v", err)
 	}
-	if p := srv.Pending(); len(p) != 0 {
+	if p := srv.Faults(); len(p) != 0 {
 		t.Fatalf("a refused spec armed %q", p)
 	}
-	if err := srv.ApplyFaults("drop-reply:op=create,path=/l/,count=2;drop-request:session=0x10"); err != nil {
+	if err := srv.ApplyFaults("lose-reply:op=create,path=/l/,count=2;lose-request:session=0x10"); err != nil {
 		t.Fatal(err)
 	}
-	want := "drop-reply op=create path=/l/*|drop-reply op=create path=/l/*|drop-request session=0x10"
-	if got := strings.Join(srv.Pending(), "|"); got != want {
-		t.Errorf("Pending = %q, want %q", got, want)
+	want := "1 lose-reply:op=create,path=/l/,count=2|2 lose-request:session=0x10"
+	if got := armed(srv); got != want {
+		t.Errorf("Faults = %q, want %q", got, want)
 	}
 }
 
@@ -58,11 +58,25 @@ func TestApplyFaults_Errors(t *testing.T) {
 		"expire:session=1,session=2":   `argument "session" given twice`,
 		"drop-reply; frobnicate:x=1":   `unknown kind "frobnicate"`,
 		"delay-watches:d=1s,session=0": `session "0" is not a session id`,
+		"lose-reply:path=locks/":       `path "locks/" is not absolute: it must start with "/"`,
+		"drop-request:op=get,path=x":   `path "x" is not absolute`,
 	} {
 		if err := srv.ApplyFaults(spec); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ApplyFaults(%q) = %v, want an error containing %q", spec, err, want)
 		}
 	}
+	if got := armed(srv); got != "" {
+		t.Errorf("refused specs armed %q", got)
+	}
+}
+
+// armed is srv's armed faults, "|" between them.
+func armed(srv *server.Server) string {
+	var lines []string
+	for _, a := range srv.Faults() {
+		lines = append(lines, a.String())
+	}
+	return strings.Join(lines, "|")
 }
 
 // TestServer_InterceptedExpiryClosesConnection: a session ended behind the

@@ -117,7 +117,7 @@ func TestServer_SessionlessConnectionClosed(t *testing.T) {
 func TestServer_PipelinedAfterLostReply(t *testing.T) {
 	checkLeaks(t)
 	srv, addr := newFake(t, serverConfig())
-	if err := srv.DropReply(server.Match{Op: "create"}); err != nil {
+	if _, err := srv.LoseReply(server.Match{Op: "create"}); err != nil {
 		t.Fatal(err)
 	}
 	c := dialRaw(t, addr)

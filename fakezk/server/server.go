@@ -2,8 +2,8 @@
 // ZooKeeper 3.8's client protocol (package wire) in front of one
 // fakezk.Machine, so that any unmodified client (go-zookeeper, kazoo, the
 // Java client behind zkCli.sh) can be tested against the fake, with faults
-// injected by method call: drop the reply to the next matching request
-// (the lost create), drop the request, expire a session, cut a client's
+// injected by method call: lose the reply to the next matching request
+// (the lost create), lose the request, expire a session, cut a client's
 // connection, make a client abandon its session while the server keeps
 // it, delay its watch notifications.
 //
@@ -105,10 +105,11 @@ type Server struct {
 	conns     map[*conn]struct{}
 	bySession map[int64]*conn
 	perIP     map[string]int
-	rules     []rule
+	rules     []rule // armed lose-reply and lose-request, oldest first
 	intercept fakezk.Interceptor
-	delays    map[int64]time.Duration // watch delivery delay by session, 0: all
-	abandoned map[int64]bool          // live sessions whose resumption is refused
+	delays    map[int64]watchDelay // watch delivery delay by session, 0: all
+	lastFault int                  // the last armed fault's id
+	abandoned map[int64]bool       // live sessions whose resumption is refused
 	listeners map[net.Listener]struct{}
 	members   []member      // replica 0 and the followers (members.go)
 	leader    int           // the leader member's index, -1 without quorum
@@ -165,7 +166,7 @@ func New(cfg Config) (*Server, error) {
 		cfg: cfg, tick: time.Duration(m.Config().TickMillis) * time.Millisecond, sessionless: sessionlessTimeout,
 		m: m, conns: map[*conn]struct{}{}, bySession: map[int64]*conn{},
 		perIP:  map[string]int{},
-		delays: map[int64]time.Duration{}, abandoned: map[int64]bool{}, listeners: map[net.Listener]struct{}{},
+		delays: map[int64]watchDelay{}, abandoned: map[int64]bool{}, listeners: map[net.Listener]struct{}{},
 		budget:  frameBudget{limit: budget},
 		members: make([]member, 1+m.Config().Followers),
 		quorum:  qc,
@@ -390,10 +391,10 @@ func (s *Server) deliver() {
 }
 
 func (s *Server) delayFor(id int64) time.Duration {
-	if d, ok := s.delays[id]; ok {
-		return d
+	if wd, ok := s.delays[id]; ok {
+		return wd.d
 	}
-	return s.delays[0]
+	return s.delays[0].d
 }
 
 func sortedSessions(m map[int64]*conn) []int64 {
@@ -552,7 +553,8 @@ func (s *Server) forgetAbandoned() {
 // session without its own setting) for d before sending it. A connection
 // is a queue, so the replies queued behind a held notification wait too:
 // a client never sees a reply before an earlier event, but clients see
-// their events at different times. d = 0 removes the delay.
+// their events at different times. d = 0 removes the delay. A delay in
+// force is an armed fault: Faults lists it, ClearFault lifts it.
 func (s *Server) DelayWatches(id int64, d time.Duration) error {
 	if d < 0 {
 		return fmt.Errorf("server: negative watch delay %v", d)
@@ -563,16 +565,19 @@ func (s *Server) DelayWatches(id int64, d time.Duration) error {
 	return nil
 }
 
+// setDelay sets session id's watch delay, with s.mu held: a new setting,
+// with a new fault id, replaces the old.
 func (s *Server) setDelay(id int64, d time.Duration) {
 	if d == 0 {
 		delete(s.delays, id)
-	} else {
-		s.delays[id] = d
+		return
 	}
+	s.lastFault++
+	s.delays[id] = watchDelay{s.lastFault, d}
 }
 
 // Intercept installs f (nil removes it) to decide the fate of each request,
-// after the rules DropReply and DropRequest added. It runs with the server
+// after the rules LoseReply and LoseRequest added. It runs with the server
 // locked and must not call the Server.
 func (s *Server) Intercept(f fakezk.Interceptor) {
 	s.mu.Lock()

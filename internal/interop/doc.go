@@ -17,7 +17,7 @@
 // ConnLossListingChildren, 3 SessionExpiredWhileHolding, 4
 // PredecessorExpiresBeforeWatch. Each test asserts the outcome measured, so
 // a change of behaviour on either side fails it. Faults are staged at one
-// exact request (Server.DropReply, DropRequest, Intercept) and progress is
+// exact request (Server.LoseReply, LoseRequest, Intercept) and progress is
 // read off the server (WaitUntil on the Machine's watches and nodes), not
 // slept for; a "hang" is a contender parked on a node that will not go and
 // silent for a bounded window. docs/locks-under-faults.md has the table

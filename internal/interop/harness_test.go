@@ -87,7 +87,7 @@ func scenario(t *testing.T, dir string) (*fake, context.Context) {
 // create in dir and drops its reply.
 func (f *fake) loseCreateReply(t *testing.T, dir string, session int64) {
 	t.Helper()
-	if err := f.srv.DropReply(server.Match{Op: "create", Path: dir + "/", Session: session}); err != nil {
+	if _, err := f.srv.LoseReply(server.Match{Op: "create", Path: dir + "/", Session: session}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -96,7 +96,7 @@ func (f *fake) loseCreateReply(t *testing.T, dir string, session int64) {
 // getChildren of dir, before the server sees it.
 func (f *fake) loseChildren(t *testing.T, dir string, session int64) {
 	t.Helper()
-	if err := f.srv.DropRequest(server.Match{Op: "children", Path: dir, Session: session}); err != nil {
+	if _, err := f.srv.LoseRequest(server.Match{Op: "children", Path: dir, Session: session}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -105,7 +105,7 @@ func (f *fake) loseChildren(t *testing.T, dir string, session int64) {
 // test measured the recipe without its fault.
 func (f *fake) faultFired(t *testing.T) {
 	t.Helper()
-	if p := f.srv.Pending(); len(p) != 0 {
+	if p := f.srv.Faults(); len(p) != 0 {
 		t.Fatalf("the fault never fired: %v", p)
 	}
 }
