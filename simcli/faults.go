@@ -8,19 +8,23 @@ import (
 	"github.com/zksim/zksim/sim"
 )
 
-// faultKinds names every fault -faults accepts, with what it does.
+// faultKinds names every fault -faults accepts, with what it does. The
+// names are the sim package's event kinds, and zksim serve's fault spec
+// uses the same ones for the faults it shares; alias is the spelling
+// serve used before (drop-reply), accepted here too so that one
+// vocabulary, old spellings included, works everywhere.
 var faultKinds = []struct {
-	name, doc string
-	set       func(f *sim.Faults, n int)
+	name, alias, doc string
+	set              func(f *sim.Faults, n int)
 }{
-	{"lose-request", "a request is lost before the server sees it (connection loss, nothing applied)", func(f *sim.Faults, n int) { f.LoseRequest = n }},
-	{"lose-reply", "a request is applied and its reply lost (the lost create)", func(f *sim.Faults, n int) { f.LoseReply = n }},
-	{"disconnect", "a client's connection drops; it reconnects and re-registers its watches", func(f *sim.Faults, n int) { f.Disconnect = n }},
-	{"crash", "a client stops for good; its session lingers until it expires", func(f *sim.Faults, n int) { f.Crash = n }},
-	{"pause", "a client stops for longer than its session timeout (a GC pause)", func(f *sim.Faults, n int) { f.Pause = n }},
-	{"reap", "the container reaper deletes the empty lock directory", func(f *sim.Faults, n int) { f.Reap = n }},
-	{"abandon", "a client gives up its session on its own for a new one; the old session and its nodes live on until it expires (CURATOR-498)", func(f *sim.Faults, n int) { f.Abandon = n }},
-	{"reorder", "ILLEGAL: a reply overtakes earlier notifications (breaks ZooKeeper's order)", func(f *sim.Faults, n int) { f.Reorder = n }},
+	{"lose-request", "drop-request", "a request is lost before the server sees it (connection loss, nothing applied)", func(f *sim.Faults, n int) { f.LoseRequest = n }},
+	{"lose-reply", "drop-reply", "a request is applied and its reply lost (the lost create)", func(f *sim.Faults, n int) { f.LoseReply = n }},
+	{"disconnect", "", "a client's connection drops; it reconnects and re-registers its watches", func(f *sim.Faults, n int) { f.Disconnect = n }},
+	{"crash", "", "a client stops for good; its session lingers until it expires", func(f *sim.Faults, n int) { f.Crash = n }},
+	{"pause", "", "a client stops for longer than its session timeout (a GC pause)", func(f *sim.Faults, n int) { f.Pause = n }},
+	{"reap", "", "the container reaper deletes the empty lock directory", func(f *sim.Faults, n int) { f.Reap = n }},
+	{"abandon", "", "a client gives up its session on its own for a new one; the old session and its nodes live on until it expires (CURATOR-498)", func(f *sim.Faults, n int) { f.Abandon = n }},
+	{"reorder", "", "ILLEGAL: a reply overtakes earlier notifications (breaks ZooKeeper's order)", func(f *sim.Faults, n int) { f.Reorder = n }},
 }
 
 // defaultFaults is every legal fault, a few of each, at 10% of steps.
@@ -61,7 +65,7 @@ func parseFaults(spec string) (sim.Faults, error) {
 		}
 		known := false
 		for _, k := range faultKinds {
-			if k.name == name {
+			if k.name == name || k.alias != "" && k.alias == name {
 				k.set(&f, n)
 				known = true
 			}
@@ -79,10 +83,15 @@ func parseFaults(spec string) (sim.Faults, error) {
 	return f, nil
 }
 
+// faultNames lists the kinds for an error, each once, then the old
+// spellings.
 func faultNames() string {
-	var names []string
+	var names, old []string
 	for _, k := range faultKinds {
 		names = append(names, k.name)
+		if k.alias != "" {
+			old = append(old, k.alias)
+		}
 	}
-	return strings.Join(names, ", ")
+	return strings.Join(names, ", ") + "; old spellings " + strings.Join(old, ", ")
 }

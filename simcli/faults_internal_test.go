@@ -1,6 +1,9 @@
 package simcli
 
 import (
+	"slices"
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/zksim/zksim/sim"
@@ -15,5 +18,34 @@ func TestParseFaults_Abandon(t *testing.T) {
 		if err != nil || got != want {
 			t.Errorf("parseFaults(%q) = %+v, %v; want %+v", spec, got, err, want)
 		}
+	}
+}
+
+// TestParseFaults_OldSpellings: zksim serve's old names for the lost
+// reply and request count as the same kinds here.
+func TestParseFaults_OldSpellings(t *testing.T) {
+	got, err := parseFaults("drop-reply=2,drop-request,lose-request=3")
+	if want := (sim.Faults{Percent: 10, LoseReply: 2, LoseRequest: 3}); err != nil || got != want {
+		t.Errorf("parseFaults = %+v, %v; want %+v", got, err, want)
+	}
+}
+
+// TestFaultKinds_SimNames: -faults names each fault as the sim package's
+// event kinds (and so its traces) do, one vocabulary.
+func TestFaultKinds_SimNames(t *testing.T) {
+	var simFaults []string
+	for k := sim.Kind(0); !strings.HasPrefix(k.String(), "kind("); k++ {
+		if k.IsFault() {
+			simFaults = append(simFaults, k.String())
+		}
+	}
+	var names []string
+	for _, k := range faultKinds {
+		names = append(names, k.name)
+	}
+	sort.Strings(simFaults)
+	sort.Strings(names)
+	if !slices.Equal(names, simFaults) {
+		t.Errorf("-faults kinds %q, sim's fault kinds %q", names, simFaults)
 	}
 }

@@ -21,7 +21,11 @@ func (c *CLI) runList(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, "\nfaults (-faults kind=count,...; default: "+describeFaults()+"):")
 	for _, k := range faultKinds {
-		fmt.Fprintf(stdout, "  %-22s %s\n", k.name, k.doc)
+		doc := k.doc
+		if k.alias != "" {
+			doc += "; alias " + k.alias + " (serve's old name)"
+		}
+		fmt.Fprintf(stdout, "  %-22s %s\n", k.name, doc)
 	}
 	fmt.Fprintf(stdout, "  %-22s %s\n", "percent", "chance (0-100) that a step injects a fault when one is possible")
 	fmt.Fprintln(stdout, "\nstrategies (-strategy):")

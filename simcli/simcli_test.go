@@ -23,8 +23,8 @@ func ExampleCLI() {
 	//   mylock                 my lock
 	//
 	// faults (-faults kind=count,...; default: percent=10,lose-request=2,lose-reply=2,disconnect=2,crash=1,pause=1,reap=1,abandon=1):
-	//   lose-request           a request is lost before the server sees it (connection loss, nothing applied)
-	//   lose-reply             a request is applied and its reply lost (the lost create)
+	//   lose-request           a request is lost before the server sees it (connection loss, nothing applied); alias drop-request (serve's old name)
+	//   lose-reply             a request is applied and its reply lost (the lost create); alias drop-reply (serve's old name)
 	//   disconnect             a client's connection drops; it reconnects and re-registers its watches
 	//   crash                  a client stops for good; its session lingers until it expires
 	//   pause                  a client stops for longer than its session timeout (a GC pause)
