@@ -32,11 +32,14 @@ unmodified client (go-zookeeper, kazoo, zkCli.sh, Curator) can run against
 it, with faults injected by -faults at start or through the control
 interface (HTTP) while it runs:
 
-  curl -d 'drop-reply:op=create,path=/locks/' http://CONTROL/faults
+  curl http://CONTROL/                          (every endpoint)
+  curl -d 'lose-reply:op=create,path=/locks/' http://CONTROL/faults
+  curl http://CONTROL/faults                    (armed faults: ID SPEC)
+  curl -X DELETE http://CONTROL/faults/1        (disarm one; /faults: all)
   curl http://CONTROL/sessions
   curl -d 'expire:session=0x100000000000000' http://CONTROL/faults
   curl -X POST http://CONTROL/members/1/stop    (a killed member; /start again)
-  curl http://CONTROL/members                     (index, address, state)
+  curl http://CONTROL/members                   (index, address, state)
 
 It prints one line per address ("zksim serve: leader on 127.0.0.1:PORT",
 a follower line per -followers, "zksim serve: control on http://...") and

@@ -30,7 +30,8 @@ func TestServe_Usage(t *testing.T) {
 		{[]string{"-max-frame", "2000000", "-frame-budget", "1999999"}, "-frame-budget must be 0 or at least -max-frame (2000000)"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 		{[]string{"-nope"}, "flag provided but not defined: -nope"},
-		{[]string{"-faults", "drop-reply:op=crate"}, `unknown op "crate"`},
+		{[]string{"-faults", "lose-reply:op=crate"}, `unknown op "crate"`},
+		{[]string{"-faults", "lose-reply:path=locks/"}, `path "locks/" is not absolute`},
 		{[]string{"-faults", "expire"}, "missing session=ID"},
 		{[]string{"-faults", "delay-watches:d=soon"}, `d "soon" is not a duration`},
 		{[]string{"-faults", "explode"}, `unknown kind "explode"`},
@@ -130,7 +131,7 @@ func TestServe_ClientAndControl(t *testing.T) {
 	done := make(chan int)
 	go func() {
 		var stderr bytes.Buffer
-		done <- serve(ctx, []string{"-tick", "200", "-followers", "1", "-faults", "drop-request:op=delete,path=/lost"}, w, &stderr)
+		done <- serve(ctx, []string{"-tick", "200", "-followers", "1", "-faults", "drop-request:op=delete,path=/lost"}, w, &stderr) // the old spelling
 		w.Close()
 	}()
 	addrs := map[string]string{}
@@ -152,7 +153,7 @@ func TestServe_ClientAndControl(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	post(t, addrs["control"]+"/faults", "drop-reply:op=create,path=/lost")
+	post(t, addrs["control"]+"/faults", "lose-reply:op=create,path=/lost")
 	if _, err := conn.Create("/lost", []byte("x"), 0, zk.WorldACL(zk.PermAll)); !errors.Is(err, zk.ErrConnectionClosed) {
 		t.Fatalf("create with its reply dropped: %v, want %v", err, zk.ErrConnectionClosed)
 	}
@@ -184,13 +185,16 @@ func TestServe_ClientAndControl(t *testing.T) {
 	if ok, err := existsOnceBack(conn, "/lost"); err != nil || !ok {
 		t.Fatalf("after the lost delete: exists = %v, %v; want the node kept", ok, err)
 	}
+	if got := get(t, addrs["control"]+"/faults"); got != "" {
+		t.Errorf("/faults after both rules fired = %q, want nothing armed", got)
+	}
 	if got := get(t, addrs["control"]+"/sessions"); !strings.Contains(got, "client=127.0.0.1:") {
 		t.Errorf("/sessions = %q, want the connected client", got)
 	}
 	if got := get(t, addrs["control"]+"/tree"); !strings.Contains(got, "/lost dl=1 v=0 eph=-\n") {
 		t.Errorf("/tree = %q, want /lost", got)
 	}
-	resp, err := http.Post(addrs["control"]+"/faults", "text/plain", strings.NewReader("drop-reply:op=nope"))
+	resp, err := http.Post(addrs["control"]+"/faults", "text/plain", strings.NewReader("lose-reply:op=nope"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"io"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/server"
+	"github.com/zksim/zksim/sim"
+)
+
+// faultRow is one row of the README's fault vocabulary table.
+type faultRow struct {
+	name, run, serve string
+	old              []string // old spellings of the spec (not Go names)
+}
+
+// readmeFaultTable reads the table under "### One fault vocabulary".
+func readmeFaultTable(t *testing.T) []faultRow {
+	t.Helper()
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "### One fault vocabulary\n")
+	if !ok {
+		t.Fatal(`the README has no "### One fault vocabulary"`)
+	}
+	section, _, _ = strings.Cut(section, "\n#")
+	var rows []faultRow
+	for _, line := range strings.Split(section, "\n") {
+		if !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		cells := strings.Split(line, "|")
+		if len(cells) != 8 {
+			t.Fatalf("table row %q has %d cells, want 6", line, len(cells)-2)
+		}
+		r := faultRow{name: strings.Trim(cells[1], " `"), run: strings.TrimSpace(cells[3]), serve: strings.TrimSpace(cells[4])}
+		for _, w := range strings.Split(cells[6], ",") {
+			if w = strings.Trim(w, " `"); w != "" && !strings.Contains(w, ".") {
+				r.old = append(r.old, w)
+			}
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// TestReadme_FaultVocabulary: the README's table names every fault of
+// zksim run (the sim package's fault kinds) and of serve's spec, once,
+// and says truly which of the two accepts it, old spellings included.
+func TestReadme_FaultVocabulary(t *testing.T) {
+	rows := readmeFaultTable(t)
+	var names []string
+	for _, r := range rows {
+		names = append(names, r.name)
+	}
+	want := serveKinds()
+	for k := sim.Kind(0); !strings.HasPrefix(k.String(), "kind("); k++ {
+		if k.IsFault() && !slices.Contains(want, k.String()) {
+			want = append(want, k.String())
+		}
+	}
+	sort.Strings(names)
+	sort.Strings(want)
+	if !slices.Equal(names, want) {
+		t.Errorf("README table names %q, want run's and serve's faults %q", names, want)
+	}
+	dir := t.TempDir()
+	srv, err := server.New(server.Config{Machine: fakezk.Config{TickMillis: 100}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	for _, r := range rows {
+		for _, spelling := range append([]string{r.name}, r.old...) {
+			var stderr strings.Builder
+			code := run([]string{"run", "-faults", spelling, "-schedules", "1", "-out", dir}, io.Discard, &stderr)
+			runs := !strings.Contains(stderr.String(), "unknown fault")
+			if runs != (r.run == "yes") || runs && code == 2 {
+				t.Errorf("README says run accepts %s: %q; run -faults %s: exit %d %s", spelling, r.run, spelling, code, stderr.String())
+			}
+			err := srv.ApplyFaults(spelling)
+			serves := err == nil || !strings.Contains(err.Error(), "unknown kind")
+			if serves != (r.serve == "yes") {
+				t.Errorf("README says serve accepts %s: %q; ApplyFaults: %v", spelling, r.serve, err)
+			}
+		}
+	}
+}
+
+// serveKinds are the kinds serve's fault spec help lists.
+func serveKinds() []string {
+	var kinds []string
+	for _, line := range strings.Split(server.FaultSpecHelp, "\n") {
+		if rest, ok := strings.CutPrefix(line, "  "); ok {
+			kinds = append(kinds, rest[:strings.IndexAny(rest, "[:")])
+		}
+	}
+	return kinds
+}
