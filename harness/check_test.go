@@ -157,7 +157,7 @@ func TestCheckRecipe_FailsTheTestOnce(t *testing.T) {
 	dir := t.TempDir()
 	out := runChild(t, "TestCheck_FailingChild", dir)
 	for _, want := range []string{"--- FAIL: TestCheck_FailingChild", "zoo/splitdash: ", "mutual-exclusion, shrunk to 2 clients x 1 acquisition",
-		"timeline: " + filepath.Join(dir, "TestCheck_FailingChild-zoo_splitdash-mutual-exclusion.html")} {
+		"report:   " + filepath.Join(dir, "TestCheck_FailingChild-zoo_splitdash-mutual-exclusion.html")} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in:\n%s", want, out)
 		}
