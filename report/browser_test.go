@@ -27,7 +27,7 @@ var standardFaults = sim.Faults{Percent: 10, LoseRequest: 2, LoseReply: 2, Disco
 // fiveClientFailure saves the report of a failure of the standard
 // workload (5 clients x 3 acquisitions) under the default faults: the
 // widest report zksim run writes by default.
-func fiveClientFailure(t testing.TB, dir string) (string, *harness.Report) {
+func fiveClientFailure(t testing.TB, dir string) (string, harness.Counterexample) {
 	t.Helper()
 	ex, _ := zoo.Lookup(zoo.NameDeleteFirstChild)
 	w := harness.Workload{Recipe: ex.Recipe, Clients: 5, Acquisitions: 3, TimeoutTicks: 12, TimeoutPercent: 50}
@@ -45,10 +45,10 @@ func fiveClientFailure(t testing.TB, dir string) (string, *harness.Report) {
 		if err != nil || html == "" {
 			t.Fatalf("no report saved: %v", err)
 		}
-		return html, rep
+		return html, harness.Counterexample{Workload: w, Config: cfg, Decisions: rec.Decisions, Report: rep}
 	}
 	t.Fatal("no 5-client mutual-exclusion failure in 500 seeds")
-	return "", nil
+	return "", harness.Counterexample{}
 }
 
 func hasClass(rep *harness.Report, class string) bool {

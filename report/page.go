@@ -81,8 +81,7 @@ h2{font-size:15px;margin:4px 0}
 <section>
 <h2>Trace (violating steps in red)</h2>
 <div id="trace"><table>
-{{range .Rows}}<tr{{if .ID}} id="{{.ID}}"{{end}}{{if .Bad}} class="bad"{{end}}{{if .X}} data-x="{{.X}}"{{end}}><td class="n">{{.Step}}</td><td class="n">{{.Tick}}</td><td>{{.Text}}</td></tr>
-{{end}}</table></div>
+{{.TraceRows}}</table></div>
 </section>
 </main>
 <script>

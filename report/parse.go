@@ -9,15 +9,17 @@ import (
 // line is one trace line, split: "   52 t2   c3: holds /locks/l".
 // A line that is not in that form keeps step -1 and is shown as it is.
 type line struct {
-	step int
-	tick int
-	text string
-	raw  string
+	step   int
+	tick   int
+	text   string
+	raw    string
+	kind   markKind // what it shows on the timeline (classify)
+	client int      // for whom: 0-based, -1 for none
 }
 
 // parseLine splits a trace line into its step, virtual time and text.
 func parseLine(raw string) line {
-	l := line{step: -1, tick: -1, text: raw, raw: raw}
+	l := line{step: -1, tick: -1, text: raw, raw: raw, client: -1}
 	f := strings.Fields(raw)
 	if len(f) < 3 || !strings.HasPrefix(f[1], "t") {
 		return l
@@ -30,7 +32,8 @@ func parseLine(raw string) line {
 	rest := strings.TrimLeft(raw, " ")
 	rest = strings.TrimLeft(rest[len(f[0]):], " ")
 	rest = strings.TrimLeft(rest[len(f[1]):], " ")
-	return line{step: step, tick: tick, text: rest, raw: raw}
+	kind, client := classify(rest)
+	return line{step: step, tick: tick, text: rest, raw: raw, kind: kind, client: client}
 }
 
 // Mark kinds: what a trace line shows on the timeline.

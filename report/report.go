@@ -12,10 +12,12 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"html"
 	"html/template"
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/zksim/zksim/linearize"
 )
@@ -74,7 +76,7 @@ func Write(w io.Writer, f Failure) error {
 		Injected:   tl.injected(),
 		SVG:        template.HTML(tl.svg()),
 		Legend:     legend(),
-		Rows:       traceRows(lines, steps, tl),
+		TraceRows:  template.HTML(traceRows(lines, steps, tl)),
 	})
 }
 
@@ -116,7 +118,7 @@ type pageData struct {
 	Injected   string
 	SVG        template.HTML
 	Legend     []legendEntry
-	Rows       []traceRow
+	TraceRows  template.HTML
 }
 
 type legendEntry struct{ Glyph, Colour, Name, Text string }
@@ -130,32 +132,29 @@ func legend() []legendEntry {
 	return out
 }
 
-// traceRow is a trace line in the page: the first line of a step carries
-// the step's anchor, the timeline's links point at it.
-type traceRow struct {
-	ID   string
-	Bad  bool
-	X    string // the step's position on the timeline, for the cursor
-	Step string
-	Tick string
-	Text string
-}
-
-func traceRows(lines []line, steps map[int]bool, tl *timeline) []traceRow {
-	rows := make([]traceRow, len(lines))
+// traceRows writes the trace as table rows, escaped here rather than by
+// the template, which spends most of a report's time on a long trace's
+// rows otherwise. The first line of a step carries the step's anchor, the
+// timeline's links point at it; every step's row carries its position on
+// the timeline, for the cursor.
+func traceRows(lines []line, steps map[int]bool, tl *timeline) string {
+	var b strings.Builder
 	seen := map[int]bool{}
-	for i, l := range lines {
-		r := traceRow{Text: l.raw}
-		if l.step >= 0 {
-			r.Step, r.Tick, r.Text = fmt.Sprint(l.step), fmt.Sprintf("t%d", l.tick), l.text
-			r.Bad = steps[l.step]
-			r.X = fmt.Sprintf("%.1f", tl.x(l.step))
-			if !seen[l.step] {
-				seen[l.step] = true
-				r.ID = fmt.Sprintf("s%d", l.step)
-			}
+	for _, l := range lines {
+		if l.step < 0 {
+			fmt.Fprintf(&b, "<tr><td class=\"n\"></td><td class=\"n\"></td><td>%s</td></tr>\n", html.EscapeString(l.raw))
+			continue
 		}
-		rows[i] = r
+		b.WriteString("<tr")
+		if !seen[l.step] {
+			seen[l.step] = true
+			fmt.Fprintf(&b, ` id="s%d"`, l.step)
+		}
+		if steps[l.step] {
+			b.WriteString(` class="bad"`)
+		}
+		fmt.Fprintf(&b, ` data-x="%.1f"><td class="n">%d</td><td class="n">t%d</td><td>%s</td></tr>`+"\n",
+			tl.x(l.step), l.step, l.tick, html.EscapeString(l.text))
 	}
-	return rows
+	return b.String()
 }

@@ -42,7 +42,7 @@ func newTimeline(f Failure, lines []line, steps map[int]bool, holds map[holdKey]
 			tl.first = l.step
 		}
 		tl.last = max(tl.last, l.step)
-		kind, c := classify(l.text)
+		kind, c := l.kind, l.client
 		tl.clients = max(tl.clients, c+1)
 		if kind == markCrash {
 			if _, ok := tl.crashed[c]; !ok {
@@ -129,11 +129,13 @@ func (tl *timeline) drawRow(b *strings.Builder, c int) {
 // as a thin line, the hold as a bar; a hold the violation names in red.
 func (tl *timeline) drawHold(b *strings.Builder, h linearize.Hold) {
 	y := tl.rowY(h.Client)
+	// A hold open at the end runs to the end, a crashed client's too: its
+	// session, not the client, holds the lock until it expires.
 	end, endText := int(h.End), fmt.Sprint(h.End)
 	if h.End < 0 {
 		end, endText = tl.last, "the end"
 		if at, ok := tl.crashed[h.Client]; ok {
-			end, endText = at, fmt.Sprintf("%d (crash)", at)
+			endText = fmt.Sprintf("the end (crashed at step %d; its session still held it)", at)
 		}
 	}
 	x0, x1 := tl.x(int(h.Start)), tl.x(end)
@@ -155,7 +157,7 @@ func (tl *timeline) drawMarks(b *strings.Builder) {
 		if l.step < 0 {
 			continue
 		}
-		kind, c := classify(l.text)
+		kind, c := l.kind, l.client
 		tip := html.EscapeString(fmt.Sprintf("step %d (t%d): %s", l.step, l.tick, l.text))
 		x := tl.x(l.step)
 		switch kind {
@@ -209,8 +211,7 @@ func (tl *timeline) injected() string {
 	counts := map[markKind]int{}
 	for _, l := range tl.lines {
 		if l.step >= 0 {
-			kind, _ := classify(l.text)
-			counts[kind]++
+			counts[l.kind]++
 		}
 	}
 	counts[markExpired] += len(tl.f.Expiries)
