@@ -134,11 +134,14 @@ func classify(text string) (markKind, int) {
 	return markActivity, client
 }
 
-// Patterns in violation details that name steps or holds: "at step 52",
-// "c3 (exclusive, 52-60)".
+// Patterns in violation details that name steps, holds, changes or
+// nodes: "at step 52", "c3 (exclusive, 52-60)", "one change (zxid 19)",
+// "/locks/l still has [lock-0000000002]".
 var (
-	stepRef = regexp.MustCompile(`step ([0-9]+)`)
-	holdRef = regexp.MustCompile(`c([0-9]+) \((\w+), ([0-9]+)-([0-9]+|end)\)`)
+	stepRef   = regexp.MustCompile(`step ([0-9]+)`)
+	holdRef   = regexp.MustCompile(`c([0-9]+) \((\w+), ([0-9]+)-([0-9]+|end)\)`)
+	zxidRef   = regexp.MustCompile(`zxid ([0-9]+)`)
+	orphanRef = regexp.MustCompile(`^(/\S*) still has \[([^]]*)\]`)
 )
 
 // holdKey names a hold by its client and start.
@@ -147,9 +150,11 @@ type holdKey struct {
 	start  int64
 }
 
-// derived is what the violations' wording says about steps and holds,
-// for checkers that do not list the steps of a violation themselves.
-func derive(details []string) (steps map[int]bool, holds map[holdKey]bool) {
+// derive finds the steps and holds that show the violations from their
+// wording, for checkers that do not list them: the steps named, the holds'
+// starts and ends, the change that caused a herd and the notifications
+// that followed it, the creation of an orphaned node.
+func derive(details []string, lines []line) (steps map[int]bool, holds map[holdKey]bool) {
 	steps, holds = map[int]bool{}, map[holdKey]bool{}
 	for _, d := range details {
 		for _, m := range stepRef.FindAllStringSubmatch(d, -1) {
@@ -165,6 +170,69 @@ func derive(details []string) (steps map[int]bool, holds map[holdKey]bool) {
 				steps[end] = true
 			}
 		}
+		for _, m := range zxidRef.FindAllStringSubmatch(d, -1) {
+			changeSteps(lines, m[1], steps)
+		}
+		if m := orphanRef.FindStringSubmatch(d); m != nil {
+			for _, node := range strings.Fields(m[2]) {
+				createSteps(lines, m[1]+"/"+node, steps)
+			}
+		}
 	}
 	return steps, holds
+}
+
+// write parses a line that applied a write: its path, and whether it did.
+func write(l line) (path, result string, ok bool) {
+	f := strings.Fields(l.text)
+	if len(f) < 4 || (f[0] != "send" && f[0] != "lose-reply") {
+		return "", "", false
+	}
+	switch f[2] {
+	case "create", "delete", "set", "multi":
+	default:
+		return "", "", false
+	}
+	_, result, _ = strings.Cut(l.text, " -> ")
+	return f[3], result, true
+}
+
+// changeSteps marks the write that made change zxid and the watch
+// notifications about its node or its parent that came before the next
+// write.
+func changeSteps(lines []line, zxid string, steps map[int]bool) {
+	path := ""
+	for _, l := range lines {
+		p, result, ok := write(l)
+		if path == "" {
+			if ok && strings.HasPrefix(result, "z="+zxid+" OK") {
+				path = p
+				steps[l.step] = true
+			}
+			continue
+		}
+		if ok {
+			return
+		}
+		f := strings.Fields(l.text)
+		if len(f) == 4 && f[0] == "recv" && strings.HasPrefix(f[2], "Node") && (f[3] == path || f[3] == parent(path)) {
+			steps[l.step] = true
+		}
+	}
+}
+
+// createSteps marks the create that made the node at path.
+func createSteps(lines []line, path string, steps map[int]bool) {
+	for _, l := range lines {
+		if _, result, ok := write(l); ok && strings.Contains(result, "path="+path) {
+			steps[l.step] = true
+		}
+	}
+}
+
+func parent(path string) string {
+	if i := strings.LastIndexByte(path, '/'); i > 0 {
+		return path[:i]
+	}
+	return "/"
 }

@@ -35,8 +35,9 @@ type Failure struct {
 	Expiries   []Expiry         // sessions the server expired
 	Trace      []string         // the trace lines, as sim writes them
 	// Steps are the steps that show the violation, as the checkers give
-	// them. Nil: they are derived from the violations' wording ("at step
-	// 52", "c3 (exclusive, 52-60)").
+	// them. Nil: they are derived from the violations' wording and the
+	// trace ("at step 52", "c3 (exclusive, 52-60)", the change of "zxid
+	// 19" and the notifications it sent, an orphan's create).
 	Steps []int
 }
 
@@ -57,16 +58,16 @@ func WriteFile(path string, f Failure) error {
 
 // Write writes the report as HTML.
 func Write(w io.Writer, f Failure) error {
-	steps, holds := derive(details(f.Violations))
+	lines := make([]line, len(f.Trace))
+	for i, l := range f.Trace {
+		lines[i] = parseLine(l)
+	}
+	steps, holds := derive(details(f.Violations), lines)
 	if f.Steps != nil {
 		steps = map[int]bool{}
 		for _, s := range f.Steps {
 			steps[s] = true
 		}
-	}
-	lines := make([]line, len(f.Trace))
-	for i, l := range f.Trace {
-		lines[i] = parseLine(l)
 	}
 	tl := newTimeline(f, lines, steps, holds)
 	return page.Execute(w, pageData{

@@ -94,12 +94,7 @@ func TestWrite_CrashIsNotARelease(t *testing.T) {
 
 func TestWrite_ViolatingSteps(t *testing.T) {
 	page := write(t, sample())
-	bad := regexp.MustCompile(`<tr(?: id="s[0-9]+")? class="bad" data-x="[0-9.]+"><td class="n">([0-9]+)</td>`).FindAllStringSubmatch(page, -1)
-	var steps []string
-	for _, m := range bad {
-		steps = append(steps, m[1])
-	}
-	if got := strings.Join(steps, " "); got != "6 8 10" {
+	if got := badSteps(page); got != "6 8 10" {
 		t.Errorf("highlighted trace steps %q, want 6 8 10 (the holds' starts and ends that are in the trace)", got)
 	}
 	if n := strings.Count(page, `class="hold exclusive bad"`); n != 2 {
@@ -117,5 +112,52 @@ func TestWrite_Deterministic(t *testing.T) {
 	first, second := write(t, sample()), write(t, sample())
 	if first != second {
 		t.Error("two reports of one failure differ")
+	}
+}
+
+// badSteps lists the trace steps a report highlights, in order.
+func badSteps(page string) string {
+	bad := regexp.MustCompile(`<tr(?: id="s[0-9]+")? class="bad" data-x="[0-9.]+"><td class="n">([0-9]+)</td>`).FindAllStringSubmatch(page, -1)
+	var steps []string
+	for _, m := range bad {
+		steps = append(steps, m[1])
+	}
+	return strings.Join(steps, " ")
+}
+
+// A herd's violation names a zxid: the write that made that change and
+// the notifications it sent before the next write are highlighted, not
+// reads that show the same zxid.
+func TestWrite_HerdSteps(t *testing.T) {
+	f := report.Failure{
+		Title:      "zoo/dirwatch",
+		Violations: []linearize.Violation{{Class: linearize.Herd, Detail: "one change (zxid 13) woke 2 clients, at most 1 could proceed"}},
+		Trace: []string{
+			"   11 t0   send c1 create /locks/l/lock- \"c1_0\" ephemeral-sequential -> z=13 OK path=/locks/l/lock-0000000001",
+			"   12 t0   recv c2 NodeChildrenChanged /locks/l",
+			"   13 t0   send c3 children /locks/l -> z=13 OK children=[lock-0000000001]",
+			"   14 t0   recv c3 NodeChildrenChanged /locks/l",
+			"   15 t0   recv c3 NodeDeleted /locks/m",
+			"   16 t0   send c1 delete /locks/l/lock-0000000001 v=-1 -> z=14 OK",
+			"   17 t0   recv c2 NodeChildrenChanged /locks/l",
+		},
+	}
+	if got := badSteps(write(t, f)); got != "11 12 14" {
+		t.Errorf("highlighted %q, want 11 12 14", got)
+	}
+}
+
+// An orphan's violation names nodes: their creates are highlighted.
+func TestWrite_OrphanSteps(t *testing.T) {
+	f := report.Failure{
+		Title:      "zoo/gozk",
+		Violations: []linearize.Violation{{Class: linearize.Orphan, Detail: "/locks/l still has [lock-0000000002] after all clients finished"}},
+		Trace: []string{
+			"    1 t0   send c1 create /locks/l/lock- \"c1_0\" ephemeral-sequential -> z=13 OK path=/locks/l/lock-0000000001",
+			"    2 t0   lose-reply c2 create /locks/l/lock- \"c2_0\" ephemeral-sequential -> z=14 OK path=/locks/l/lock-0000000002",
+		},
+	}
+	if got := badSteps(write(t, f)); got != "2" {
+		t.Errorf("highlighted %q, want 2", got)
 	}
 }
