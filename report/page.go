@@ -35,6 +35,8 @@ h2{font-size:15px;margin:4px 0}
 #timeline .hold.read{fill:#2e7d32}
 #timeline .hold.bad{fill:#c62828;stroke:#7f0000;stroke-width:1.5}
 #timeline .act{stroke:#9e9e9e}
+#timeline line.stuck{stroke:#ef6c00;stroke-width:4;stroke-dasharray:6 3}
+#timeline text.stuck{fill:#e65100;font-weight:600}
 #timeline .tick{stroke:#bdbdbd}
 #timeline .viol{stroke:#c62828;stroke-width:1.5;stroke-dasharray:4 3}
 #timeline .mark text{fill:#fff;font-size:10px;font-weight:700;text-anchor:middle}
@@ -73,6 +75,7 @@ h2{font-size:15px;margin:4px 0}
 <li><b class="bar" style="background:#2e7d32">&nbsp;</b>held (read)</li>
 <li><b class="bar" style="background:#c62828">&nbsp;</b>hold in the violation</li>
 <li><b class="bar" style="background:#90a4ae;height:4px;vertical-align:middle">&nbsp;</b>acquiring</li>
+<li><b class="bar" style="background:repeating-linear-gradient(90deg,#ef6c00 0 6px,transparent 6px 9px);height:4px;vertical-align:middle">&nbsp;</b>left waiting (deadlock, no progress)</li>
 {{range .Legend}}<li><b style="background:{{.Colour}}">{{.Glyph}}</b>{{.Name}}: {{.Text}}</li>{{end}}
 <li><b class="bar" style="background:#fff;border:2px dashed #c62828">&nbsp;</b>step showing the violation</li>
 </ul>

@@ -142,7 +142,18 @@ var (
 	holdRef   = regexp.MustCompile(`c([0-9]+) \((\w+), ([0-9]+)-([0-9]+|end)\)`)
 	zxidRef   = regexp.MustCompile(`zxid ([0-9]+)`)
 	orphanRef = regexp.MustCompile(`^(/\S*) still has \[([^]]*)\]`)
+	// The clients a deadlock or a run out of steps left waiting.
+	waitRef   = regexp.MustCompile(`while (.*?) waited|unfinished after [0-9]+ steps: (.*)$`)
+	clientRef = regexp.MustCompile(`\bc([0-9]+)\b`)
 )
+
+// evidence is what shows the violations: steps, holds and the clients
+// left waiting.
+type evidence struct {
+	steps   map[int]bool
+	holds   map[holdKey]bool
+	waiting map[int]bool // 0-based clients
+}
 
 // holdKey names a hold by its client and start.
 type holdKey struct {
@@ -154,9 +165,15 @@ type holdKey struct {
 // wording, for checkers that do not list them: the steps named, the holds'
 // starts and ends, the change that caused a herd and the notifications
 // that followed it, the creation of an orphaned node.
-func derive(details []string, lines []line) (steps map[int]bool, holds map[holdKey]bool) {
-	steps, holds = map[int]bool{}, map[holdKey]bool{}
+func derive(details []string, lines []line) evidence {
+	steps, holds, waiting := map[int]bool{}, map[holdKey]bool{}, map[int]bool{}
 	for _, d := range details {
+		if m := waitRef.FindStringSubmatch(d); m != nil {
+			for _, c := range clientRef.FindAllStringSubmatch(m[1]+" "+m[2], -1) {
+				n, _ := strconv.Atoi(c[1])
+				waiting[n-1] = true
+			}
+		}
 		for _, m := range stepRef.FindAllStringSubmatch(d, -1) {
 			n, _ := strconv.Atoi(m[1])
 			steps[n] = true
@@ -179,7 +196,7 @@ func derive(details []string, lines []line) (steps map[int]bool, holds map[holdK
 			}
 		}
 	}
-	return steps, holds
+	return evidence{steps: steps, holds: holds, waiting: waiting}
 }
 
 // write parses a line that applied a write: its path, and whether it did.

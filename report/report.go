@@ -62,14 +62,15 @@ func Write(w io.Writer, f Failure) error {
 	for i, l := range f.Trace {
 		lines[i] = parseLine(l)
 	}
-	steps, holds := derive(details(f.Violations), lines)
+	ev := derive(details(f.Violations), lines)
 	if f.Steps != nil {
-		steps = map[int]bool{}
+		ev.steps = map[int]bool{}
 		for _, s := range f.Steps {
-			steps[s] = true
+			ev.steps[s] = true
 		}
 	}
-	tl := newTimeline(f, lines, steps, holds)
+	steps := ev.steps
+	tl := newTimeline(f, lines, ev)
 	return page.Execute(w, pageData{
 		Failure:    f,
 		Verdict:    verdict(f.Violations),

@@ -161,3 +161,32 @@ func TestWrite_OrphanSteps(t *testing.T) {
 		t.Errorf("highlighted %q, want 2", got)
 	}
 }
+
+// A deadlock's waiting clients are drawn waiting from their last step to
+// the end, and the step it names is highlighted.
+func TestWrite_DeadlockWaiters(t *testing.T) {
+	f := report.Failure{
+		Title:      "zoo/noguidretry",
+		Violations: []linearize.Violation{{Class: linearize.Deadlock, Detail: "only time could advance at step 5 while c2, c3 waited"}},
+		Clients:    3,
+		Trace: []string{
+			"    1 t0   send c2 children /locks/l -> z=13 OK",
+			"    2 t0   send c3 get /locks/l/lock-0000000001 watch -> z=13 OK",
+			"    3 t0   send c1 delete /locks/l/lock-0000000000 v=-1 -> z=14 OK",
+			"    4 t1   tick",
+			"    5 t2   tick",
+		},
+	}
+	page := write(t, f)
+	for _, want := range []string{"<title>c2 waits from step 1 to the end</title>", "<title>c3 waits from step 2 to the end</title>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("no %q", want)
+		}
+	}
+	if strings.Contains(page, "<title>c1 waits") {
+		t.Error("c1 drawn waiting")
+	}
+	if got := badSteps(page); got != "5" {
+		t.Errorf("highlighted %q, want 5", got)
+	}
+}

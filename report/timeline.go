@@ -26,14 +26,17 @@ type timeline struct {
 	lines   []line
 	steps   map[int]bool
 	holds   map[holdKey]bool
+	waiting map[int]bool
 	clients int
 	first   int // first and last step drawn
 	last    int
 	crashed map[int]int // client -> step it crashed at
+	active  map[int]int // client -> the last step that concerns it
 }
 
-func newTimeline(f Failure, lines []line, steps map[int]bool, holds map[holdKey]bool) *timeline {
-	tl := &timeline{f: f, lines: lines, steps: steps, holds: holds, clients: f.Clients, first: -1, crashed: map[int]int{}}
+func newTimeline(f Failure, lines []line, ev evidence) *timeline {
+	tl := &timeline{f: f, lines: lines, steps: ev.steps, holds: ev.holds, waiting: ev.waiting, clients: f.Clients, first: -1,
+		crashed: map[int]int{}, active: map[int]int{}}
 	for _, l := range lines {
 		if l.step < 0 {
 			continue
@@ -44,6 +47,9 @@ func newTimeline(f Failure, lines []line, steps map[int]bool, holds map[holdKey]
 		tl.last = max(tl.last, l.step)
 		kind, c := l.kind, l.client
 		tl.clients = max(tl.clients, c+1)
+		if c >= 0 {
+			tl.active[c] = l.step
+		}
 		if kind == markCrash {
 			if _, ok := tl.crashed[c]; !ok {
 				tl.crashed[c] = l.step
@@ -123,6 +129,12 @@ func (tl *timeline) drawRow(b *strings.Builder, c int) {
 			tl.x(at), y+2, width-padR-tl.x(at), rowH-4, c+1, at)
 	}
 	fmt.Fprintf(b, `<line class="life" x1="%.1f" x2="%.1f" y1="%.0f" y2="%.0f"/>`, tl.x(tl.first), tl.x(end), mid, mid)
+	if tl.waiting[c] {
+		from := tl.active[c]
+		fmt.Fprintf(b, `<a href="#s%d"><line class="stuck" x1="%.1f" x2="%.1f" y1="%.0f" y2="%.0f"><title>c%d waits from step %d to the end</title></line></a>`,
+			from, tl.x(from), tl.x(tl.last), mid, mid, c+1, from)
+		fmt.Fprintf(b, `<text class="stuck" x="%.1f" y="%.0f">c%d waits</text>`, tl.x(from)+4, y+14, c+1)
+	}
 }
 
 // drawHold draws a critical section: the wait from the acquire's call
