@@ -197,6 +197,15 @@ func TestCheck_FailsTheTestOnce(t *testing.T) {
 	if !strings.Contains(out, "invariant, shrunk to ") || !strings.Contains(out, "--- FAIL: TestCheck_FailingProgramsChild") {
 		t.Errorf("no shrunk invariant violation in:\n%s", out)
 	}
+	reports := regexp.MustCompile(`report:   (\S+\.html)`).FindAllStringSubmatch(out, -1)
+	if len(reports) == 0 {
+		t.Errorf("no HTML report named in:\n%s", out)
+	}
+	for _, m := range reports {
+		if b, err := os.ReadFile(m[1]); err != nil || !strings.Contains(string(b), "<h1>invariant") || !strings.Contains(string(b), "<dd>programs</dd>") {
+			t.Errorf("report %s (%v) lacks the verdict or the recipe line", m[1], err)
+		}
+	}
 	for _, path := range replayPaths(t, out) {
 		ft := &fakeTB{}
 		ft.run(func() { harness.ReplayCheck(ft, path, sim.Config{}, atMostOnePerClient, enqueue, enqueue) })
