@@ -30,6 +30,7 @@ h2{font-size:15px;margin:4px 0}
 #timeline .band{fill:#fafafa}
 #timeline .life{stroke:#bdbdbd}
 #timeline .dead{fill:#c62828;fill-opacity:.08}
+#timeline .paused{fill:#00838f;fill-opacity:.12}
 #timeline .wait{stroke:#90a4ae;stroke-width:3}
 #timeline .hold{fill:#1565c0}
 #timeline .hold.read{fill:#2e7d32}
@@ -75,6 +76,8 @@ h2{font-size:15px;margin:4px 0}
 <li><b class="bar" style="background:#2e7d32">&nbsp;</b>held (read)</li>
 <li><b class="bar" style="background:#c62828">&nbsp;</b>hold in the violation</li>
 <li><b class="bar" style="background:#90a4ae;height:4px;vertical-align:middle">&nbsp;</b>acquiring</li>
+<li><b class="bar" style="background:#00838f;opacity:.3">&nbsp;</b>paused</li>
+<li><b class="bar" style="background:#c62828;opacity:.15">&nbsp;</b>crashed</li>
 <li><b class="bar" style="background:repeating-linear-gradient(90deg,#ef6c00 0 6px,transparent 6px 9px);height:4px;vertical-align:middle">&nbsp;</b>left waiting (deadlock, no progress)</li>
 {{range .Legend}}<li><b style="background:{{.Colour}}">{{.Glyph}}</b>{{.Name}}: {{.Text}}</li>{{end}}
 <li><b class="bar" style="background:#fff;border:2px dashed #c62828">&nbsp;</b>step showing the violation</li>

@@ -24,7 +24,13 @@ func parseLine(raw string) line {
 	if len(f) < 3 || !strings.HasPrefix(f[1], "t") {
 		return l
 	}
-	step, err1 := strconv.Atoi(f[0])
+	// Leading digits only: a step may carry a suffix (39a, 39.1) if the
+	// trace ever numbers the lines of one step apart.
+	digits := f[0]
+	if i := strings.IndexFunc(digits, func(r rune) bool { return r < '0' || r > '9' }); i >= 0 {
+		digits = digits[:i]
+	}
+	step, err1 := strconv.Atoi(digits)
 	tick, err2 := strconv.Atoi(f[1][1:])
 	if err1 != nil || err2 != nil {
 		return l

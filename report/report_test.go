@@ -190,3 +190,29 @@ func TestWrite_DeadlockWaiters(t *testing.T) {
 		t.Errorf("highlighted %q, want 5", got)
 	}
 }
+
+// A pause is drawn from its step to the first step of the virtual time it
+// ends at.
+func TestWrite_Pause(t *testing.T) {
+	f := report.Failure{
+		Title: "lock",
+		Trace: []string{
+			"    1 t0   pause c1 for 2 ticks",
+			"    2 t1   tick",
+			"    3 t1   send c2 children /locks/l -> z=13 OK",
+			"    4 t2   tick",
+			"    5 t2   recv c2 reply",
+		},
+	}
+	if page := write(t, f); !strings.Contains(page, "<title>c1 paused: steps 1-4</title>") {
+		t.Error("no pause from step 1 to step 4")
+	}
+}
+
+// Steps with a suffix still land on the timeline at their number.
+func TestWrite_StepSuffix(t *testing.T) {
+	f := report.Failure{Title: "lock", Trace: []string{"   39 t0   recv c1 reply", "   39.1 t0   crash c2"}}
+	if page := write(t, f); !strings.Contains(page, "<title>step 39 (t0): crash c2</title>") {
+		t.Error("a step with a suffix not drawn")
+	}
+}

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"html"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/zksim/zksim/linearize"
@@ -129,6 +131,10 @@ func (tl *timeline) drawRow(b *strings.Builder, c int) {
 			tl.x(at), y+2, width-padR-tl.x(at), rowH-4, c+1, at)
 	}
 	fmt.Fprintf(b, `<line class="life" x1="%.1f" x2="%.1f" y1="%.0f" y2="%.0f"/>`, tl.x(tl.first), tl.x(end), mid, mid)
+	for _, p := range tl.pauses(c) {
+		fmt.Fprintf(b, `<rect class="paused" x="%.1f" y="%.0f" width="%.1f" height="%.0f"><title>c%d paused: steps %d-%d</title></rect>`,
+			tl.x(p[0]), y+2, max(tl.x(p[1])-tl.x(p[0]), 2), rowH-4, c+1, p[0], p[1])
+	}
 	if tl.waiting[c] {
 		from := tl.active[c]
 		fmt.Fprintf(b, `<a href="#s%d"><line class="stuck" x1="%.1f" x2="%.1f" y1="%.0f" y2="%.0f"><title>c%d waits from step %d to the end</title></line></a>`,
@@ -237,4 +243,34 @@ func (tl *timeline) injected() string {
 		return "none"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// pauseTicks reads a pause's length from its trace line, "pause c1 for 8
+// ticks".
+var pauseTicks = regexp.MustCompile(`^pause c[0-9]+ for ([0-9]+) ticks`)
+
+// pauses lists a client's pauses as step intervals: from the pause to the
+// first step at or after the virtual time it ends (the end of the run if
+// none).
+func (tl *timeline) pauses(c int) [][2]int {
+	var out [][2]int
+	for i, l := range tl.lines {
+		if l.kind != markPause || l.client != c {
+			continue
+		}
+		m := pauseTicks.FindStringSubmatch(l.text)
+		if m == nil {
+			continue
+		}
+		n, _ := strconv.Atoi(m[1])
+		end := tl.last
+		for _, later := range tl.lines[i+1:] {
+			if later.step >= 0 && later.tick >= l.tick+n {
+				end = later.step
+				break
+			}
+		}
+		out = append(out, [2]int{l.step, end})
+	}
+	return out
 }
