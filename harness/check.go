@@ -12,6 +12,7 @@ import (
 
 	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/report"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -28,7 +29,7 @@ type CheckOptions struct {
 	// and TimeoutTicks, left at 0, are drawn; the other fields are used as
 	// given.
 	Workload Workload
-	// ArtifactDir receives the trace and HTML timeline of a failure;
+	// ArtifactDir receives the trace and HTML report of a failure;
 	// default: a zksim directory under os.TempDir(), which outlives the
 	// test.
 	ArtifactDir string
@@ -40,7 +41,7 @@ type CheckOptions struct {
 // kinds and seed within opts' bounds (-rapid.checks checks, default 100),
 // and each check runs 10 schedules from consecutive seeds. Every violation
 // class found is shrunk to a minimal counterexample (smallest workload,
-// then fewest decisions), saved as a trace file and a porcupine timeline,
+// then fewest decisions), saved as a trace file and an HTML report,
 // and reported once with the violations, the end of the trace, and the
 // ReplayFile call that reproduces it.
 func CheckRecipe(t *testing.T, recipe lock.Recipe, opts CheckOptions) {
@@ -102,14 +103,17 @@ func programsRunner(invariant func(*sim.Sim) error, programs []sim.Program) runn
 }
 
 // SaveFailure writes a failing run's trace file (which parses back and
-// replays) and, when the run broke exclusion, its porcupine timeline into
-// dir, named after name, and returns their paths (htmlPath "" if none).
+// replays) and its HTML report (verdict, timeline and trace in one
+// self-contained page) into dir, named after name (.trace and .html), and
+// returns their paths (htmlPath "" if the run showed no violation).
 func SaveFailure(dir, name string, rep *Report, w Workload, cfg sim.Config, decisions []int) (tracePath, htmlPath string, err error) {
 	ce := Counterexample{Workload: w, Config: cfg, Decisions: decisions, Report: rep}
-	return saveFailure(dir, name, ce.traceFile(false), rep)
+	return saveFailure(dir, name, ce.traceFile(false), rep, 0, func(p string) string { return "zksim replay " + p })
 }
 
-func saveFailure(dir, name string, file TraceFile, rep *Report) (tracePath, htmlPath string, err error) {
+// saveFailure writes the trace file and the HTML report of a failure;
+// replay words how to replay the trace file at a path, for the report.
+func saveFailure(dir, name string, file TraceFile, rep *Report, seed uint64, replay func(string) string) (tracePath, htmlPath string, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", "", err
 	}
@@ -118,11 +122,11 @@ func saveFailure(dir, name string, file TraceFile, rep *Report) (tracePath, html
 	if err := os.WriteFile(tracePath, []byte(file.String()), 0o644); err != nil {
 		return "", "", err
 	}
-	if file.Programs || rep.lockReport.OK() {
+	if rep.OK() {
 		return tracePath, "", nil
 	}
 	htmlPath = filepath.Join(dir, base+".html")
-	if err := rep.WriteHTML(htmlPath); err != nil {
+	if err := report.WriteFile(htmlPath, htmlReport(file, rep, seed, replay(tracePath))); err != nil {
 		return tracePath, "", err
 	}
 	return tracePath, htmlPath, nil
@@ -135,13 +139,14 @@ func saveFailure(dir, name string, file TraceFile, rep *Report) (tracePath, html
 // could not save them. It returns the trace file's path, "" if unsaved.
 func WriteFailure(w io.Writer, dir, name, replay string, ce Counterexample) string {
 	rep := ce.Report
-	tracePath, htmlPath, err := SaveFailure(dir, name, rep, ce.Workload, ce.Config, ce.Decisions)
+	command := func(p string) string { return replay + " replay " + filepath.ToSlash(p) }
+	tracePath, htmlPath, err := saveFailure(dir, name, ce.traceFile(false), rep, ce.Seed, command)
 	writeRun(w, rep.Violations, rep.Result.Trace)
 	if err != nil {
 		fmt.Fprintf(w, "could not save the failure: %v\n", err)
 		return ""
 	}
-	writeSaved(w, tracePath, htmlPath, replay+" replay "+filepath.ToSlash(tracePath))
+	writeSaved(w, tracePath, htmlPath, command(tracePath))
 	return tracePath
 }
 
@@ -149,7 +154,7 @@ func WriteFailure(w io.Writer, dir, name, replay string, ce Counterexample) stri
 func writeSaved(w io.Writer, tracePath, htmlPath, replay string) {
 	fmt.Fprintf(w, "trace:    %s\n", tracePath)
 	if htmlPath != "" {
-		fmt.Fprintf(w, "timeline: %s\n", htmlPath)
+		fmt.Fprintf(w, "report:   %s\n", htmlPath)
 	}
 	fmt.Fprintf(w, "replay:   %s\n", replay)
 }

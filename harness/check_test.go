@@ -157,7 +157,7 @@ func TestCheckRecipe_FailsTheTestOnce(t *testing.T) {
 	dir := t.TempDir()
 	out := runChild(t, "TestCheck_FailingChild", dir)
 	for _, want := range []string{"--- FAIL: TestCheck_FailingChild", "zoo/splitdash: ", "mutual-exclusion, shrunk to 2 clients x 1 acquisition",
-		"timeline: " + filepath.Join(dir, "TestCheck_FailingChild-zoo_splitdash-mutual-exclusion.html")} {
+		"report:   " + filepath.Join(dir, "TestCheck_FailingChild-zoo_splitdash-mutual-exclusion.html")} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in:\n%s", want, out)
 		}
@@ -196,6 +196,15 @@ func TestCheck_FailsTheTestOnce(t *testing.T) {
 	out := runChild(t, "TestCheck_FailingProgramsChild", dir)
 	if !strings.Contains(out, "invariant, shrunk to ") || !strings.Contains(out, "--- FAIL: TestCheck_FailingProgramsChild") {
 		t.Errorf("no shrunk invariant violation in:\n%s", out)
+	}
+	reports := regexp.MustCompile(`report:   (\S+\.html)`).FindAllStringSubmatch(out, -1)
+	if len(reports) == 0 {
+		t.Errorf("no HTML report named in:\n%s", out)
+	}
+	for _, m := range reports {
+		if b, err := os.ReadFile(m[1]); err != nil || !strings.Contains(string(b), "<h1>invariant") || !strings.Contains(string(b), "<dd>programs</dd>") {
+			t.Errorf("report %s (%v) lacks the verdict or the recipe line", m[1], err)
+		}
 	}
 	for _, path := range replayPaths(t, out) {
 		ft := &fakeTB{}

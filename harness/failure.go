@@ -23,7 +23,7 @@ type failureSubject struct {
 }
 
 // report shrinks every finding to a minimal counterexample, saves each
-// as a trace file (and timeline), and words the failure: one line per
+// as a trace file and an HTML report, and words the failure: one line per
 // violation class found, then each counterexample once.
 func (s failureSubject) report(found []finding, schedules int, run runner) string {
 	var b strings.Builder
@@ -68,12 +68,13 @@ func (s failureSubject) writeCounterexample(w io.Writer, class string, ce Counte
 	if dir == "" {
 		dir = filepath.Join(os.TempDir(), "zksim")
 	}
-	tracePath, htmlPath, err := saveFailure(dir, s.name+"-"+class, ce.traceFile(s.programs), rep)
+	replay := func(p string) string { return fmt.Sprintf(s.replay, p) }
+	tracePath, htmlPath, err := saveFailure(dir, s.name+"-"+class, ce.traceFile(s.programs), rep, ce.Seed, replay)
 	if err != nil {
 		fmt.Fprintf(w, "could not save the failure: %v\n", err)
 		return
 	}
-	writeSaved(w, tracePath, htmlPath, fmt.Sprintf(s.replay, tracePath))
+	writeSaved(w, tracePath, htmlPath, replay(tracePath))
 }
 
 // writeExcerpt writes the last excerptLines lines of a trace, saying how

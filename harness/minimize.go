@@ -14,6 +14,9 @@ type Counterexample struct {
 	Config    sim.Config
 	Decisions []int
 	Report    *Report
+	// Seed is the seed of the schedule whose decisions were shrunk to
+	// Decisions (0: not known). The decisions, not the seed, replay it.
+	Seed uint64
 }
 
 // shrinkBudget bounds the runs one shrink may make.
@@ -73,7 +76,7 @@ func shrinkSeed(run runner, w Workload, cfg sim.Config, seed uint64, class strin
 	}, shrinkBudget)
 	cfg.NoTrace = false
 	rep, _ := run(cfg, &sim.Decisions{List: d}, w)
-	return Counterexample{Workload: w, Config: cfg, Decisions: d, Report: rep}, true
+	return Counterexample{Workload: w, Config: cfg, Decisions: d, Report: rep, Seed: seed}, true
 }
 
 // perSizeSeeds is how many seeds shrinkFinding tries at each workload

@@ -67,7 +67,7 @@ func TestRegress_ReplaySavedTraces(t *testing.T) {
 }
 
 // splitDash is the minimal counterexample of a zoo recipe that breaks
-// mutual exclusion, so that its failure has a timeline too.
+// mutual exclusion, so that its report draws conflicting holds.
 func splitDash(t *testing.T) (zoo.Exhibit, harness.Counterexample) {
 	ex, _ := zoo.Lookup(zoo.NameSplitDash)
 	ce, ok := harness.Minimize(zooWorkload(ex), zooConfig, string(ex.Violation), 20)
@@ -77,8 +77,8 @@ func splitDash(t *testing.T) (zoo.Exhibit, harness.Counterexample) {
 	return ex, ce
 }
 
-// SaveFailure writes a trace file that replays and an HTML timeline, for a
-// zoo recipe's minimal counterexample.
+// SaveFailure writes a trace file that replays and an HTML report with
+// the verdict, for a zoo recipe's minimal counterexample.
 func TestSaveFailure_WritesReplayableArtifacts(t *testing.T) {
 	ex, ce := splitDash(t)
 	dir := t.TempDir()
@@ -86,8 +86,8 @@ func TestSaveFailure_WritesReplayableArtifacts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := os.ReadFile(htmlPath); !strings.Contains(string(b), "<html") {
-		t.Fatal("no timeline")
+	if b, _ := os.ReadFile(htmlPath); !strings.Contains(string(b), "<h1>mutual-exclusion</h1>") {
+		t.Fatalf("no report with the verdict at %q", htmlPath)
 	}
 	text, _ := os.ReadFile(tracePath)
 	f, err := harness.ParseTraceFile(string(text))
@@ -110,7 +110,7 @@ func TestWriteFailure_SaysWhereAndHowToReplay(t *testing.T) {
 	harness.WriteFailure(&b, dir, "splitdash", "go run ./cmd/zksim", ce)
 	tracePath := filepath.Join(dir, "splitdash.trace")
 	for _, want := range []string{"  " + ce.Report.Violations[0].String() + "\n", ce.Report.Result.Trace[0],
-		"trace:    " + tracePath, "timeline: " + filepath.Join(dir, "splitdash.html"), "replay:   go run ./cmd/zksim replay " + tracePath} {
+		"trace:    " + tracePath, "report:   " + filepath.Join(dir, "splitdash.html"), "replay:   go run ./cmd/zksim replay " + tracePath} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("no %q in:\n%s", want, b.String())
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/report"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -66,12 +67,14 @@ type Report struct {
 	Herd       map[int64]int // clients woken per change
 	Deletes    []int64       // zxids of the deletes clients made (releases, give-ups)
 	lockReport linearize.LockReport
+	expiries   []report.Expiry // the clients' sessions the server expired, for the HTML report
 }
 
 // OK reports whether no checker found a violation.
 func (r *Report) OK() bool { return len(r.Violations) == 0 }
 
-// WriteHTML writes the porcupine timeline of the critical sections.
+// WriteHTML writes porcupine's own timeline of the critical sections
+// (a failure's report, from SaveFailure, is zksim's page instead).
 func (r *Report) WriteHTML(path string) error { return r.lockReport.WriteHTML(path) }
 
 // Classes lists the violation classes found, sorted, without repeats.
@@ -144,6 +147,7 @@ type lockRun struct {
 	giveUps   map[int64]bool  // zxids of deletes by clients not holding the lock
 	deletes   []int64         // zxids of the clients' successful deletes, in order
 	expired   map[int64]int64 // session -> step at which it expired
+	expiries  []report.Expiry // the same, by client, in order
 }
 
 // received is a wakeup (held heldNone), or a mark of the workload's: the
@@ -179,6 +183,7 @@ func (r *lockRun) Expired(session, zxid int64) {
 	for _, c := range r.s.Clients() {
 		if c.Session() == session {
 			holder = r.holding[c.Index()]
+			r.expiries = append(r.expiries, report.Expiry{Step: r.s.Step(), Client: c.Index()})
 		}
 	}
 	if !holder {
@@ -290,7 +295,7 @@ func (w Workload) write(ctx context.Context, c *sim.Client, h *History, held loc
 
 // report checks a run that ended with every checker.
 func (run *lockRun) report(res *sim.Result) *Report {
-	r := &Report{Result: res, History: run.h, Deletes: run.deletes}
+	r := &Report{Result: res, History: run.h, Deletes: run.deletes, expiries: run.expiries}
 	r.check(run)
 	return r
 }

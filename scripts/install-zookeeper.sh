@@ -2,7 +2,8 @@
 # Installs what the real-server and interop tests need when missing:
 # Debian's zookeeper package (with Java, and zkCli.sh), python3-kazoo
 # (the kazoo client, for Debian's /usr/bin/python3), and what kazoo's own
-# test suite needs to run (internal/kazoosuite): pytest, mock, objgraph.
+# test suite needs to run (internal/kazoosuite): pytest, mock, objgraph;
+# and Chromium, in which the report package's test opens a failure report.
 # As root, or through sudo. Used by scripts/test.sh and scripts/bench.sh.
 set -euo pipefail
 need=()
@@ -17,6 +18,9 @@ for m in pytest mock objgraph; do
 		need+=("python3-$m")
 	fi
 done
+if ! command -v chromium >/dev/null; then
+	need+=(chromium)
+fi
 if [ ${#need[@]} -eq 0 ]; then
 	exit 0
 fi

@@ -24,7 +24,8 @@ func TestReadme_Tour(t *testing.T) {
 		t.Fatalf("run zoo/noguidretry: exit %d\n%s", code, out.String())
 	}
 	trace := filepath.Join(dir, "zoo_noguidretry-deadlock.trace")
-	for _, want := range []string{"deadlock", "2 clients x 1 acquisitions", "lose-reply c2 create /locks/l/lock-", "replay:   go run ./cmd/zksim replay " + trace} {
+	for _, want := range []string{"deadlock", "2 clients x 1 acquisitions", "lose-reply c2 create /locks/l/lock-",
+		"report:   " + filepath.Join(dir, "zoo_noguidretry-deadlock.html"), "replay:   go run ./cmd/zksim replay " + trace} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("run output lacks %q:\n%s", want, out.String())
 		}
@@ -38,8 +39,8 @@ func TestReadme_Tour(t *testing.T) {
 		t.Fatalf("run zoo/assumeonwake: exit %d", code)
 	}
 	html := filepath.Join(dir, "zoo_assumeonwake-mutual-exclusion.html")
-	if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), "<html") || !strings.Contains(out.String(), "timeline: "+html) {
-		t.Errorf("no timeline at %s (%v):\n%s", html, err, out.String())
+	if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), "<h1>mutual-exclusion</h1>") || !strings.Contains(out.String(), "report:   "+html) {
+		t.Errorf("no report at %s (%v):\n%s", html, err, out.String())
 	}
 	for _, args := range [][]string{{"list"}, {"demo"}, {"herd", "-waiters", "10,100"}} {
 		if code := run(args, io.Discard, io.Discard); code != 0 {
