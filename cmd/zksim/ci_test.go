@@ -285,11 +285,27 @@ func TestRun_CIFlagsUsage(t *testing.T) {
 		{[]string{"run", "-json=maybe"}, "invalid boolean value"},
 		{[]string{"run", "-junit"}, "flag needs an argument"},
 		{[]string{"merge", "-junit"}, "flag needs an argument"},
+		{[]string{"version", "extra"}, `unexpected argument "extra"`},
+		{[]string{"version", "-yaml"}, "flag provided but not defined"},
 	} {
 		var errb bytes.Buffer
 		code := run(tc.args, io.Discard, &errb)
 		if code != 2 || !strings.Contains(errb.String(), tc.msg) || !strings.Contains(errb.String(), "usage: ") {
 			t.Errorf("%v: exit %d\n%s", tc.args, code, errb.String())
 		}
+	}
+}
+
+func TestVersion_TextAndJSON(t *testing.T) {
+	var out bytes.Buffer
+	if code := run([]string{"version"}, &out, io.Discard); code != 0 || !strings.HasPrefix(out.String(), "zksim ") ||
+		!strings.Contains(out.String(), "module    github.com/zksim/zksim\n") || !strings.Contains(out.String(), "go        go1.") {
+		t.Errorf("version: exit %d\n%s", code, out.String())
+	}
+	out.Reset()
+	var v map[string]any
+	if code := run([]string{"version", "-json"}, &out, io.Discard); code != 0 || json.Unmarshal(out.Bytes(), &v) != nil ||
+		v["module"] != "github.com/zksim/zksim" || v["version"] == "" || !strings.HasPrefix(v["go"].(string), "go1.") {
+		t.Errorf("version -json: exit %d\n%s", code, out.String())
 	}
 }
