@@ -3,7 +3,8 @@
 # included, on a fresh machine. It installs Debian's zookeeper and
 # python3-kazoo packages when missing, starts a standalone server and two
 # 3-node ensembles (one with reconfig on) on free loopback ports, runs
-# gofmt, go vet, go mod tidy -diff, staticcheck (from the module proxy) and
+# gofmt, go vet, a parse of the example workflow, go mod tidy -diff,
+# staticcheck (from the module proxy) and
 # go test -race with the real-server tests enabled (then, without -race,
 # the one test left out of race builds, and go-zookeeper's own suite on the
 # real server, and kazoo's), the main job (go run ./cmd/zksim), zksim herd and a quick
@@ -68,6 +69,13 @@ if [ -n "$unformatted" ]; then
 	exit 1
 fi
 go vet ./...
+# The example workflow is not run here; it must at least parse (with
+# Debian's python3-yaml, when installed: no Go dependency for it).
+if python3 -c 'import yaml' 2>/dev/null; then
+	python3 -c 'import sys, yaml; yaml.safe_load(open(sys.argv[1]))' .github/workflows/zksim.yml
+else
+	log "python3-yaml not installed: .github/workflows/zksim.yml not parsed"
+fi
 log "go mod tidy -diff and staticcheck"
 go mod tidy -diff
 go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
