@@ -51,7 +51,8 @@ func (rc runConfig) exhaust(ctx context.Context, w, stderr io.Writer) int {
 			res.Deviation, ce.Workload.Clients, ce.Workload.Acquisitions, len(ce.Report.Result.Trace))
 		path := rc.cli.writeFailure(w, rc.out, rc.recipe.Name+"-"+class, *ce)
 		rc.ci.counterexample(rc, rc.plan.seed, nil, ce, path)
-		s.First = &firstFailure{Seed: rc.plan.seed, Classes: worstFirst(ce.Report.Violations), Trace: path}
+		classes := worstFirst(ce.Report.Violations)
+		s.First = &firstFailure{Seed: rc.plan.seed, Classes: classes, Trace: path, Message: firstMessage(ce.Report.Violations, classes[0])}
 		s.Failing, s.Classes = 1, map[string]int{s.First.Classes[0]: 1}
 		code = ExitViolation
 	} else if context.Cause(ctx) == errInterrupted {
@@ -72,7 +73,9 @@ func (rc runConfig) exhaust(ctx context.Context, w, stderr io.Writer) int {
 // for -json and -junit: schedules are the runs it made.
 func (rc runConfig) exhaustSummary(res *harness.Exploration) summary {
 	return summary{Run: rc.describe(), Seed: rc.plan.seed, Shard: rc.plan.shard, Shards: rc.plan.shards,
-		Schedules: res.Schedules, Seeds: fmt.Sprintf("seed %d", rc.plan.seed), Coverage: res.Coverage(), Classes: map[string]int{}}
+		Schedules: res.Schedules, Seeds: fmt.Sprintf("seed %d", rc.plan.seed), Classes: map[string]int{},
+		Coverage: &coverage{Deviations: res.Deviation, Depth: res.Depth, Passes: res.Passes, States: res.States,
+			Visited: res.Visited, Complete: res.Complete}}
 }
 
 // passBound words a pass's bound.

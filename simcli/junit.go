@@ -174,8 +174,8 @@ func summaryProperties(s summary) []junitProperty {
 	if s.Stopped != "" {
 		p = append(p, junitProperty{"stopped", s.Stopped})
 	}
-	if s.Coverage != "" {
-		p = append(p, junitProperty{"coverage", s.Coverage})
+	if s.Coverage != nil {
+		p = append(p, junitProperty{"coverage", s.Coverage.String()})
 	}
 	return p
 }

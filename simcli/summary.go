@@ -24,7 +24,7 @@ type summary struct {
 	Schedules int            `json:"schedules"`          // the shard's schedules t = 0..Schedules-1 ran: seeds seed+shard+t*shards
 	Seeds     string         `json:"seeds"`              // the same, in words
 	Stopped   string         `json:"stopped,omitempty"`  // why the shard ended before its plan: "time limit" or "interrupted"
-	Coverage  string         `json:"coverage,omitempty"` // -strategy exhaustive (-json, -junit): what the search covered
+	Coverage  *coverage      `json:"coverage,omitempty"` // -strategy exhaustive (-json, -junit): what the search covered
 	Failing   int            `json:"failing"`            // schedules with at least one violation
 	Classes   map[string]int `json:"classes"`            // schedules per violation class
 	Wakeups   int            `json:"wakeups"`            // herd: clients woken by changes to the lock, in all
@@ -32,6 +32,21 @@ type summary struct {
 	MaxWoken  int            `json:"max_woken"`          // herd: most clients one change woke
 	First     *firstFailure  `json:"first_failure,omitempty"`
 	Exit      int            `json:"exit"` // the shard's exit code
+}
+
+// coverage is what a systematic search covered, without its timing.
+type coverage struct {
+	Deviations int  `json:"deviations"` // the last pass's deviation bound; -1: none
+	Depth      int  `json:"depth"`      // the last pass's depth bound; 0: none
+	Passes     int  `json:"passes"`
+	States     int  `json:"states"`   // distinct states of the last pass
+	Visited    int  `json:"visited"`  // of every pass, added up
+	Complete   bool `json:"complete"` // no schedule cut by the deviation or depth bound either
+}
+
+func (c coverage) String() string {
+	return fmt.Sprintf("deviations <= %d, depth <= %d: %d passes, %d states in the last, %d in all, complete %v",
+		c.Deviations, c.Depth, c.Passes, c.States, c.Visited, c.Complete)
 }
 
 type firstFailure struct {
