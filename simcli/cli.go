@@ -82,7 +82,8 @@ func (c *CLI) commands() []Command {
 			"explore schedules of a lock recipe with every fault and check them (default)", c.runRun},
 		{"replay", "replay FILE", "replay a saved trace byte for byte", c.runReplay},
 		{"list", "list", "name every recipe, fault and strategy", c.runList},
-		{"merge", "merge SUMMARY...", "merge the -summary files of a sharded run into one verdict", c.runMerge},
+		{"merge", "merge [-json] [-junit FILE] SUMMARY...", "merge the -summary files of a sharded run into one verdict", c.runMerge},
+		{"version", "version [-json]", "print the module version, source revision and Go version", c.runVersion},
 	}
 	return append(builtin, c.Commands...)
 }

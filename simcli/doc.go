@@ -1,6 +1,7 @@
 // Package simcli is zksim's command line for lock recipes as a library:
 // run (explore faulted schedules and check them), replay (re-run a saved
-// failure byte for byte), list and merge (join a sharded run's verdicts).
+// failure byte for byte), list, merge (join a sharded run's verdicts) and
+// version.
 // cmd/zksim is this command line over zksim's own recipes; a program of a
 // few lines gives the same to a recipe of your own:
 //
@@ -31,6 +32,15 @@
 // one run, whether it has a schedule count or a time limit; each writes
 // its verdict with -summary FILE (JSON), and merge adds the counts up and
 // keeps the first failure with the smallest seed.
+//
+// # Output for CI
+//
+// run -json writes JSON lines on stdout (each failing schedule in
+// schedule order, the saved counterexample, the summary; cijson.go, and
+// the README's "Using zksim in CI" for the schema), the text report then
+// on stderr; -junit FILE writes a JUnit XML report (junit.go). Both are
+// decided by the seeds and flags, except the elapsed time, kept apart;
+// merge takes both flags too.
 //
 // # Exit codes
 //

@@ -14,8 +14,8 @@ import (
 // exhaust runs the systematic search and reports what it covered; on a
 // counterexample it saves and prints it. Exit codes: 0 no violation (the
 // report says whether the bounds were exhausted), 1 violation, 130
-// stopped by Ctrl-C before any violation.
-func (rc runConfig) exhaust(ctx context.Context, w io.Writer) int {
+// stopped by Ctrl-C before any violation. Errors go to stderr.
+func (rc runConfig) exhaust(ctx context.Context, w, stderr io.Writer) int {
 	b := rc.bounds
 	b.Shard, b.Shards = rc.plan.shard, rc.plan.shards
 	shard := ""
@@ -33,27 +33,49 @@ func (rc runConfig) exhaust(ctx context.Context, w io.Writer) int {
 	}
 	fmt.Fprintf(w, "checked: %s after every step, herd, fencing, orphans, deadlock, progress\n\n", model)
 	cfg := sim.Config{Faults: rc.simFaults, Server: fakezk.Config{Seed: rc.plan.seed, Followers: rc.followers, Overflow: rc.overflow}}
+	start := time.Now()
 	res, err := harness.Explore(ctx, cfg, rc.workload, b)
 	if err != nil {
-		fmt.Fprintf(w, "%s run: %v\n", rc.cli.name(), err)
-		return 1
+		fmt.Fprintf(stderr, "%s run: %v\n", rc.cli.name(), err)
+		return ExitViolation
 	}
 	fmt.Fprintf(w, "  %s\n", res.Coverage())
 	for _, p := range res.Done {
 		fmt.Fprintf(w, "  pass %s exhausted: %d states, %d schedules, done at %v\n",
 			passBound(p), p.States, p.Schedules, p.Elapsed.Round(time.Millisecond))
 	}
+	code, s := ExitOK, rc.exhaustSummary(res)
 	if ce := res.Counterexample; ce != nil {
 		class := ce.Report.Classes()[0]
 		fmt.Fprintf(w, "\ncounterexample with %d deviations: %d clients x %d acquisitions, %d trace lines:\n",
 			res.Deviation, ce.Workload.Clients, ce.Workload.Acquisitions, len(ce.Report.Result.Trace))
-		rc.cli.writeFailure(w, rc.out, rc.recipe.Name+"-"+class, *ce)
-		return 1
+		path := rc.cli.writeFailure(w, rc.out, rc.recipe.Name+"-"+class, *ce)
+		rc.ci.counterexample(rc, rc.plan.seed, nil, ce, path)
+		classes := worstFirst(ce.Report.Violations)
+		s.First = &firstFailure{Seed: rc.plan.seed, Classes: classes, Trace: path, Message: firstMessage(ce.Report.Violations, classes[0])}
+		s.Failing, s.Classes = 1, map[string]int{s.First.Classes[0]: 1}
+		code = ExitViolation
+	} else if context.Cause(ctx) == errInterrupted {
+		code = ExitInterrupted
 	}
-	if context.Cause(ctx) == errInterrupted {
-		return 130
+	if !res.Exhausted && ctx.Err() != nil {
+		s.Stopped = context.Cause(ctx).Error()
 	}
-	return 0
+	s.Exit = code
+	if err := rc.ci.finish(rc, s, res.Exhausted, time.Since(start)); err != nil {
+		fmt.Fprintf(stderr, "%s run: -junit: %v\n", rc.cli.name(), err)
+		return ExitViolation
+	}
+	return code
+}
+
+// exhaustSummary is a systematic search's verdict in the -summary shape,
+// for -json and -junit: schedules are the runs it made.
+func (rc runConfig) exhaustSummary(res *harness.Exploration) summary {
+	return summary{Run: rc.describe(), Seed: rc.plan.seed, Shard: rc.plan.shard, Shards: rc.plan.shards,
+		Schedules: res.Schedules, Seeds: fmt.Sprintf("seed %d", rc.plan.seed), Classes: map[string]int{},
+		Coverage: &coverage{Deviations: res.Deviation, Depth: res.Depth, Passes: res.Passes, States: res.States,
+			Visited: res.Visited, Complete: res.Complete}}
 }
 
 // passBound words a pass's bound.

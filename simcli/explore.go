@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -80,6 +81,8 @@ type outcome struct {
 	maxWoken int
 	trace    string
 	err      error
+	// violations are a failing schedule's findings.
+	violations []linearize.Violation
 }
 
 // runOne runs and checks the shard's schedule t.
@@ -91,6 +94,9 @@ func (rc runConfig) runOne(t int) outcome {
 		return o
 	}
 	o.classes = rep.Classes()
+	if !rep.OK() {
+		o.violations = rep.Violations
+	}
 	for _, n := range rep.Herd {
 		o.wakeups += n
 		o.changes++
@@ -228,8 +234,9 @@ func (rc runConfig) explore(ctx context.Context, stdout, stderr io.Writer) int {
 		return ExitViolation
 	}
 	t.stopped = rc.stopReason(ctx, t.schedules)
-	rc.summaryText(stdout, t, time.Since(start))
-	return rc.verdict(stdout, stderr, t)
+	elapsed := time.Since(start)
+	rc.summaryText(stdout, t, elapsed)
+	return rc.verdict(stdout, stderr, t, elapsed)
 }
 
 // tallySeeds explores the plan's seeds, printing traces (-trace) and
@@ -246,30 +253,51 @@ func (rc runConfig) tallySeeds(ctx context.Context, stdout, stderr io.Writer, st
 		}
 		fmt.Fprint(stdout, o.trace)
 		t.add(o, rc.plan.seedOf(o.t))
+		if len(o.classes) > 0 {
+			rc.ci.failure(rc, o.t, rc.plan.seedOf(o.t), o.violations)
+		}
 		prog.update(t, rc.plan, rc.budget)
 		return true
 	})
 	return t, err
 }
 
-// verdict reports the first failure, if any, writes the -summary file and
-// returns the exit code.
-func (rc runConfig) verdict(stdout, stderr io.Writer, t *tally) int {
+// verdict reports the first failure, if any, writes the -summary file,
+// the -json summary and the -junit report, and returns the exit code.
+func (rc runConfig) verdict(stdout, stderr io.Writer, t *tally, elapsed time.Duration) int {
 	code := ExitOK
 	switch {
 	case t.first != nil:
-		t.first.trace = rc.reportFailure(stdout, t.first)
+		var ce *harness.Counterexample
+		t.first.trace, ce = rc.reportFailure(stdout, t.first)
+		if ce != nil {
+			rc.ci.counterexample(rc, t.first.seed, &t.first.t, ce, t.first.trace)
+		}
 		code = ExitViolation
 	case errors.Is(t.stopped, errInterrupted):
 		code = ExitInterrupted
 	}
-	if rc.summary != "" {
-		if err := rc.writeSummary(t, code); err != nil {
-			fmt.Fprintf(stderr, "%s run: -summary: %v\n", rc.cli.name(), err)
-			return ExitViolation
-		}
+	s := rc.summaryOf(t, code)
+	exhausted := t.stopped == nil && rc.plan.count() >= 0
+	if err := rc.writeSummaries(s, exhausted, elapsed); err != nil {
+		fmt.Fprintf(stderr, "%s run: %v\n", rc.cli.name(), err)
+		return ExitViolation
 	}
 	return code
+}
+
+// writeSummaries writes the verdict s as the run's flags ask: the
+// -summary file, the -json summary, the -junit report.
+func (rc runConfig) writeSummaries(s summary, exhausted bool, elapsed time.Duration) error {
+	if rc.summary != "" {
+		if err := writeSummary(rc.summary, s); err != nil {
+			return fmt.Errorf("-summary: %w", err)
+		}
+	}
+	if err := rc.ci.finish(rc, s, exhausted, elapsed); err != nil {
+		return fmt.Errorf("-junit: %w", err)
+	}
+	return nil
 }
 
 // errTimeUp is the cause of a run's end at its -time limit.

@@ -34,10 +34,10 @@ func ParseFlags(fs *flag.FlagSet, args []string) int {
 }
 
 // UsageError says on fs's output what was wrong with program's
-// subcommand's arguments ("prog sub: what") and returns the usage error's
-// exit code.
+// subcommand's arguments ("prog sub: what") and where its usage is, and
+// returns the usage error's exit code.
 func UsageError(program string, fs *flag.FlagSet, format string, a ...any) int {
-	fmt.Fprintf(fs.Output(), "%s %s: %s\n", program, fs.Name(), fmt.Sprintf(format, a...))
+	fmt.Fprintf(fs.Output(), "%s %s: %s\nusage: '%[1]s %[2]s -h' shows the flags\n", program, fs.Name(), fmt.Sprintf(format, a...))
 	return ExitUsage
 }
 

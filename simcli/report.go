@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/harness"
-	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -28,6 +27,8 @@ type tally struct {
 
 type failed struct {
 	seed    uint64
+	t       int      // its schedule
+	message string   // the worst class's first violation
 	classes []string // worst first
 	trace   string   // the saved counterexample, once reported
 }
@@ -44,8 +45,8 @@ func (t *tally) add(o outcome, seed uint64) {
 		t.failing++
 		if t.first == nil {
 			classes := slices.Clone(o.classes)
-			sort.SliceStable(classes, func(i, j int) bool { return linearize.Severity(classes[i]) < linearize.Severity(classes[j]) })
-			t.first = &failed{seed: seed, classes: classes}
+			sortBySeverity(classes)
+			t.first = &failed{seed: seed, t: o.t, classes: classes, message: firstMessage(o.violations, classes[0])}
 		}
 	}
 }
@@ -136,8 +137,9 @@ func writeClasses(w io.Writer, byClass map[string]int) {
 
 // reportFailure finds the smallest workload and schedule that show the
 // first failure's class, saves it, says how to replay it, and returns the
-// saved trace's path ("" if none).
-func (rc runConfig) reportFailure(w io.Writer, f *failed) string {
+// saved trace's path ("" if it could not be saved) and the counterexample
+// (nil if none was found).
+func (rc runConfig) reportFailure(w io.Writer, f *failed) (string, *harness.Counterexample) {
 	class := f.classes[0]
 	ce, ok := harness.Minimize(rc.workload, func(seed uint64) sim.Config { return rc.config(seed, true) }, class, 60)
 	if !ok { // no smaller run shows it: shrink the schedule that did
@@ -147,11 +149,11 @@ func (rc runConfig) reportFailure(w io.Writer, f *failed) string {
 		// Runs are deterministic: this is a bug in the simulator.
 		fmt.Fprintf(w, "\nfirst failure: seed %d, %s; run again, it showed no %s: a nondeterministic run, please report it\n",
 			f.seed, strings.Join(f.classes, ", "), class)
-		return ""
+		return "", nil
 	}
 	fmt.Fprintf(w, "\nfirst failure: seed %d, %s. Minimal counterexample: %d clients x %d acquisitions, %d trace lines:\n",
 		f.seed, strings.Join(f.classes, ", "), ce.Workload.Clients, ce.Workload.Acquisitions, len(ce.Report.Result.Trace))
-	return rc.cli.writeFailure(w, rc.out, rc.recipe.Name+"-"+class, ce)
+	return rc.cli.writeFailure(w, rc.out, rc.recipe.Name+"-"+class, ce), &ce
 }
 
 // writeFailure saves a counterexample's trace (and timeline) into dir,

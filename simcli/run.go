@@ -36,6 +36,9 @@ type runConfig struct {
 	parallel  int
 	out       string
 	summary   string        // file for the JSON summary; "" none
+	asJSON    bool          // -json: JSON lines on stdout, the text report on stderr
+	junit     string        // -junit: file for the JUnit XML report; "" none
+	ci        *ciOutput     // the two above, once the run starts
 	progress  time.Duration // period of the progress line off a terminal; 0 none
 	trace     bool
 	servers   []string   // real servers: no simulation
@@ -71,7 +74,7 @@ func strategyNames() string {
 // simOnly are the run flags that mean nothing on real servers: there is
 // no schedule to choose, no simulated server to configure and no
 // counterexample to shrink or save.
-var simOnly = []string{"strategy", "schedules", "parallel", "shard", "summary", "trace", "out", "progress",
+var simOnly = []string{"strategy", "schedules", "parallel", "shard", "summary", "json", "junit", "trace", "out", "progress",
 	"followers", "sequence-start", "overflow", "deadline-ticks", "deadline-percent",
 	"deviations", "depth", "early-ticks", "max-states", "symmetry"}
 
@@ -103,7 +106,8 @@ type runFlags struct {
 	sequenceStart                                                    *int64
 	seed                                                             *uint64
 	budget, progress                                                 *time.Duration
-	trace, unfenced, symmetry                                        *bool
+	trace, unfenced, symmetry, asJSON                                *bool
+	junit                                                            *string
 }
 
 func (c *CLI) runFlags(fs *flag.FlagSet) runFlags {
@@ -120,6 +124,8 @@ func (c *CLI) runFlags(fs *flag.FlagSet) runFlags {
 		parallel:      fs.Int("parallel", runtime.GOMAXPROCS(0), "schedules explored at once (1-1024); default: GOMAXPROCS"),
 		shard:         fs.String("shard", "0/1", "explore only shard I of N (0 <= I < N): the schedules k with k mod N = I"),
 		summary:       fs.String("summary", "", "write a JSON summary of the run to this file (for merge)"),
+		asJSON:        fs.Bool("json", false, "write JSON lines on stdout: each failing schedule as found, the counterexample, the summary (README: Using zksim in CI); the text report goes to stderr"),
+		junit:         fs.String("junit", "", "write a JUnit XML report to this file: a testcase per violation class, or one passing testcase"),
 		progress:      fs.Duration("progress", 10*time.Second, "off a terminal, print a progress line to stderr this often; 0: never"),
 		out:           fs.String("out", "zksim-failures", "directory for a failure's trace and timeline"),
 		trace:         fs.Bool("trace", false, "print every schedule's trace (for small runs)"),
@@ -163,7 +169,7 @@ func (c *CLI) newRunConfig(f runFlags, set map[string]bool) (runConfig, error) {
 		return runConfig{}, fmt.Errorf("unknown recipe %q (known: %s)", *f.recipe, c.recipeNames())
 	}
 	rc := runConfig{cli: c, recipe: r, faults: *f.faults, budget: *f.budget, parallel: *f.parallel, out: *f.out,
-		summary: *f.summary, progress: *f.progress, trace: *f.trace, followers: *f.followers,
+		summary: *f.summary, asJSON: *f.asJSON, junit: *f.junit, progress: *f.progress, trace: *f.trace, followers: *f.followers,
 		workload: harness.Workload{Recipe: r, Clients: *f.clients, Acquisitions: *f.acq, ReadPercent: *f.read,
 			TimeoutTicks: *f.deadline, TimeoutPercent: *f.deadlinePct, Unfenced: *f.unfenced, SequenceStart: int32(*f.sequenceStart)}}
 	if *f.deadlinePct == 0 { // the library reads a share of 0 as 100
@@ -346,11 +352,16 @@ func (c *CLI) runRun(args []string, stdout, stderr io.Writer) int {
 		// systematic search, whose visited set is a large live heap.)
 		defer debug.SetGCPercent(debug.SetGCPercent(400))
 	}
-	switch {
-	case rc.servers != nil:
+	if rc.servers != nil {
 		return (&realRun{rc: rc}).run(ctx, stdout, stderr)
-	case rc.strategy.systematic:
-		return rc.exhaust(ctx, stdout)
 	}
-	return rc.explore(ctx, stdout, stderr)
+	rc.ci = newCIOutput(stdout, rc.asJSON, rc.junit)
+	text := stdout
+	if rc.asJSON {
+		text = stderr
+	}
+	if rc.strategy.systematic {
+		return rc.exhaust(ctx, text, stderr)
+	}
+	return rc.explore(ctx, text, stderr)
 }

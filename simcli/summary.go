@@ -15,53 +15,79 @@ import (
 // summaries of the shards of one run: counts add up, and the first
 // failure of the run is the one with the smallest seed.
 type summary struct {
-	Run       string         `json:"run"`   // recipe, workload, faults, strategy: the shards of one run share it
-	Seed      uint64         `json:"seed"`  // the run's first seed
-	Total     int            `json:"total"` // schedules over all shards; 0: until a time limit
-	Shard     int            `json:"shard"` // this is shard Shard of Shards
+	Run       string         `json:"run"`              // recipe, workload, faults, strategy: the shards of one run share it
+	Recipe    string         `json:"recipe,omitempty"` // the recipe's name
+	Seed      uint64         `json:"seed"`             // the run's first seed
+	Total     int            `json:"total"`            // schedules over all shards; 0: until a time limit
+	Shard     int            `json:"shard"`            // this is shard Shard of Shards
 	Shards    int            `json:"shards"`
-	Schedules int            `json:"schedules"`         // the shard's schedules t = 0..Schedules-1 ran: seeds seed+shard+t*shards
-	Seeds     string         `json:"seeds"`             // the same, in words
-	Stopped   string         `json:"stopped,omitempty"` // why the shard ended before its plan: "time limit" or "interrupted"
-	Failing   int            `json:"failing"`           // schedules with at least one violation
-	Classes   map[string]int `json:"classes"`           // schedules per violation class
-	Wakeups   int            `json:"wakeups"`           // herd: clients woken by changes to the lock, in all
-	Changes   int            `json:"changes"`           // herd: changes that woke clients
-	MaxWoken  int            `json:"max_woken"`         // herd: most clients one change woke
+	Schedules int            `json:"schedules"`          // the shard's schedules t = 0..Schedules-1 ran: seeds seed+shard+t*shards
+	Seeds     string         `json:"seeds"`              // the same, in words
+	Stopped   string         `json:"stopped,omitempty"`  // why the shard ended before its plan: "time limit" or "interrupted"
+	Coverage  *coverage      `json:"coverage,omitempty"` // -strategy exhaustive (-json, -junit): what the search covered
+	Failing   int            `json:"failing"`            // schedules with at least one violation
+	Classes   map[string]int `json:"classes"`            // schedules per violation class
+	Wakeups   int            `json:"wakeups"`            // herd: clients woken by changes to the lock, in all
+	Changes   int            `json:"changes"`            // herd: changes that woke clients
+	MaxWoken  int            `json:"max_woken"`          // herd: most clients one change woke
 	First     *firstFailure  `json:"first_failure,omitempty"`
 	Exit      int            `json:"exit"` // the shard's exit code
 }
 
-type firstFailure struct {
-	Seed    uint64   `json:"seed"`
-	Classes []string `json:"classes"`         // worst first
-	Trace   string   `json:"trace,omitempty"` // the minimized counterexample's trace file
+// coverage is what a systematic search covered, without its timing.
+type coverage struct {
+	Deviations int  `json:"deviations"` // the last pass's deviation bound; -1: none
+	Depth      int  `json:"depth"`      // the last pass's depth bound; 0: none
+	Passes     int  `json:"passes"`
+	States     int  `json:"states"`   // distinct states of the last pass
+	Visited    int  `json:"visited"`  // of every pass, added up
+	Complete   bool `json:"complete"` // no schedule cut by the deviation or depth bound either
 }
 
-func (rc runConfig) writeSummary(t *tally, code int) error {
-	s := summary{Run: rc.describe(), Seed: rc.plan.seed, Total: rc.plan.total, Shard: rc.plan.shard, Shards: rc.plan.shards,
+func (c coverage) String() string {
+	return fmt.Sprintf("deviations <= %d, depth <= %d: %d passes, %d states in the last, %d in all, complete %v",
+		c.Deviations, c.Depth, c.Passes, c.States, c.Visited, c.Complete)
+}
+
+type firstFailure struct {
+	Seed    uint64   `json:"seed"`
+	Classes []string `json:"classes"`           // worst first
+	Trace   string   `json:"trace,omitempty"`   // the minimized counterexample's trace file
+	Message string   `json:"message,omitempty"` // the worst class's first violation in the failing schedule
+}
+
+// summaryOf is the verdict of a run that saw t and exits with code.
+func (rc runConfig) summaryOf(t *tally, code int) summary {
+	s := summary{Run: rc.describe(), Recipe: rc.recipe.Name, Seed: rc.plan.seed, Total: rc.plan.total, Shard: rc.plan.shard, Shards: rc.plan.shards,
 		Schedules: t.schedules, Seeds: rc.plan.seeds(t.schedules), Failing: t.failing, Classes: t.byClass,
 		Wakeups: t.wakeups, Changes: t.changes, MaxWoken: t.maxWoken, Exit: code}
 	if t.stopped != nil {
 		s.Stopped = t.stopped.Error()
 	}
 	if f := t.first; f != nil {
-		s.First = &firstFailure{Seed: f.seed, Classes: f.classes, Trace: f.trace}
+		s.First = &firstFailure{Seed: f.seed, Classes: f.classes, Trace: f.trace, Message: f.message}
 	}
+	return s
+}
+
+// writeSummary writes s to path, for merge.
+func writeSummary(path string, s summary) error {
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(rc.summary, append(b, '\n'), 0o644)
+	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
 
-const mergeUsage = `usage: %[1]s merge SUMMARY...
+const mergeUsage = `usage: %[1]s merge [-json] [-junit FILE] SUMMARY...
 
 Merge the -summary files of the shards of one run ('%[1]s run -shard I/N
 -summary FILE' for I = 0..N-1) into the run's verdict: the counts add up,
 and the first failure is the shards' first failure with the smallest
 seed. Exit code 1 if any shard saw a violation or a shard is missing,
-0 otherwise, 2 if the files are not the shards of one run.
+0 otherwise, 2 if the files are not the shards of one run. -json prints
+the merged verdict as run -json's summary object (README: Using zksim in
+CI), -junit writes it as a JUnit XML report.
 
 `
 
@@ -70,6 +96,8 @@ var errMerge = errors.New("not the shards of one run")
 
 func (c *CLI) runMerge(args []string, stdout, stderr io.Writer) int {
 	fs := NewFlags("merge", fmt.Sprintf(mergeUsage, c.name()), stderr)
+	asJSON := fs.Bool("json", false, "print the merged verdict as one JSON object on stdout instead of the text")
+	junit := fs.String("junit", "", "write the merged verdict as a JUnit XML report to this file")
 	if code := ParseFlags(fs, args); code >= 0 {
 		return code
 	}
@@ -89,11 +117,22 @@ func (c *CLI) runMerge(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.usageError(fs, "%v", err)
 	}
-	c.mergeReport(stdout, m, sums, missing)
+	code := ExitOK
 	if m.Failing > 0 || len(missing) > 0 {
-		return ExitViolation
+		code = ExitViolation
 	}
-	return ExitOK
+	if *asJSON {
+		c.mergeJSON(stdout, m, sums, missing, code)
+	} else {
+		c.mergeReport(stdout, m, sums, missing)
+	}
+	if *junit != "" {
+		if err := writeJUnit(*junit, c.mergeJUnit(m, sums, missing)); err != nil {
+			fmt.Fprintf(stderr, "%s merge: -junit: %v\n", c.name(), err)
+			return ExitViolation
+		}
+	}
+	return code
 }
 
 func readSummary(path string) (summary, error) {
@@ -116,6 +155,8 @@ func readSummary(path string) (summary, error) {
 func mergeSummaries(sums []summary) (m summary, missing []int, err error) {
 	m = sums[0]
 	m.Schedules, m.Failing, m.Wakeups, m.Changes, m.MaxWoken, m.First = 0, 0, 0, 0, 0, nil
+	all := plan{seed: m.Seed, total: m.Total, shards: 1}
+	m.Shard, m.Seeds, m.Stopped, m.Exit = 0, all.seeds(all.count()), "", 0
 	m.Classes = map[string]int{}
 	seen := map[int]bool{}
 	for _, s := range sums {
@@ -135,6 +176,9 @@ func mergeSummaries(sums []summary) (m summary, missing []int, err error) {
 		m.Wakeups += s.Wakeups
 		m.Changes += s.Changes
 		m.MaxWoken = max(m.MaxWoken, s.MaxWoken)
+		if s.Stopped != "" {
+			m.Stopped = s.Stopped
+		}
 		if s.First != nil && (m.First == nil || s.First.Seed < m.First.Seed) {
 			m.First = s.First
 		}
@@ -183,4 +227,37 @@ func (c *CLI) mergeReport(w io.Writer, m summary, sums []summary, missing []int)
 			fmt.Fprintf(w, "trace:    %s (saved by its shard)\nreplay:   %s replay %s\n", f.Trace, c.replayCommand(), filepath.ToSlash(f.Trace))
 		}
 	}
+}
+
+// mergeJSON prints the merged verdict as one JSON object.
+func (c *CLI) mergeJSON(w io.Writer, m summary, sums []summary, missing []int, code int) {
+	m.Exit = code
+	exhausted := len(missing) == 0 && m.Stopped == "" && m.Total > 0
+	if missing == nil {
+		missing = []int{}
+	}
+	b, _ := json.Marshal(jsonMergeObject{Type: jsonSummary, summary: m, Missing: missing, Exhausted: exhausted})
+	fmt.Fprintf(w, "%s\n", b)
+}
+
+// mergeJUnit is the merged verdict as a JUnit report: the first failure's
+// class has its seed, message and trace file (saved by its shard).
+func (c *CLI) mergeJUnit(m summary, sums []summary, missing []int) junitVerdict {
+	recipe := m.Recipe
+	if recipe == "" { // a summary from before recipe was written
+		recipe, _, _ = strings.Cut(m.Run, ",")
+	}
+	v := junitVerdict{suite: c.name() + " merge " + recipe, classname: c.name() + "." + recipe, properties: summaryProperties(m),
+		schedules: m.Schedules, classes: m.Classes, firsts: map[string]jsonFailureObject{}}
+	if f := m.First; f != nil && len(f.Classes) > 0 {
+		first := jsonFailureObject{Seed: f.Seed, Class: f.Classes[0], Classes: f.Classes, Message: f.Message, TraceFile: f.Trace}
+		if f.Trace != "" {
+			first.Replay = c.replayCommand() + " replay " + filepath.ToSlash(f.Trace)
+		}
+		v.firsts[first.Class] = first
+	}
+	if len(missing) > 0 {
+		v.problem = fmt.Sprintf("missing shards: %s of %d", strings.Trim(fmt.Sprint(missing), "[]"), m.Shards)
+	}
+	return v
 }

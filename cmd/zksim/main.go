@@ -5,14 +5,15 @@
 //
 //	zksim [run] [-recipe NAME] [-seed S] [-schedules N | -time D] [-parallel N] [-shard I/N] [-faults SPEC] ...
 //	zksim replay FILE
-//	zksim list | merge SUMMARY... | herd | demo
+//	zksim list | merge [-json] [-junit FILE] SUMMARY... | version [-json] | herd | demo
 //	zksim serve [-addr HOST:PORT] [-control HOST:PORT] [-faults SPEC] ...
 //
 // run (the default) explores seeded schedules of the standard lock
 // workload (5 clients x 3 acquisitions, every fault) for a recipe: lock,
 // rwlock or one of the zoo's broken ones, on every core, and reports
 // violations; replay re-runs a saved trace byte for byte; merge joins the
-// verdicts of a run's shards. These come from package simcli, which gives
+// verdicts of a run's shards; version names the build. run -json and
+// -junit FILE write what CI reads (README: Using zksim in CI). These come from package simcli, which gives
 // the same command line to any recipe. demo is a short, deterministic tour
 // of fakezk; herd counts the notifications one release causes.
 //

@@ -86,7 +86,8 @@ func TestReadme_RunCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	brief := map[string]string{"-schedules": "3", "-time": "10ms", "-out": dir, "-summary": filepath.Join(dir, "summary.json")}
+	brief := map[string]string{"-schedules": "3", "-time": "10ms", "-out": dir, "-summary": filepath.Join(dir, "summary.json"),
+		"-junit": filepath.Join(dir, "junit.xml")}
 	n := 0
 	for _, line := range strings.Split(string(readme), "\n") {
 		_, cmd, ok := strings.Cut(line, "go run ./cmd/zksim run ")
@@ -94,6 +95,7 @@ func TestReadme_RunCommands(t *testing.T) {
 			continue
 		}
 		cmd, _, _ = strings.Cut(cmd, "#")
+		cmd, _, _ = strings.Cut(cmd, ">") // stdout goes to the test's discard
 		args := strings.Fields(strings.ReplaceAll(cmd, "${{ matrix.shard }}", "1"))
 		for i := 1; i < len(args); i++ {
 			if v, ok := brief[args[i-1]]; ok {
@@ -110,5 +112,27 @@ func TestReadme_RunCommands(t *testing.T) {
 	}
 	if n < 5 {
 		t.Errorf("found %d zksim run commands in the README, want at least 5", n)
+	}
+}
+
+// TestReadme_WorkflowExample: the workflow the README's CI section shows
+// is the example file's, line for line, so the two cannot drift apart.
+func TestReadme_WorkflowExample(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	workflow, err := os.ReadFile("../../.github/workflows/zksim.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(readme), "## Using zksim in CI")
+	_, block, ok := strings.Cut(section, "```yaml\n")
+	block, _, _ = strings.Cut(block, "```")
+	if !ok || !strings.Contains(block, "zksim merge -junit") {
+		t.Fatalf("no workflow in the README's CI section")
+	}
+	if !strings.Contains(string(workflow), block) {
+		t.Errorf("the README's workflow is not part of .github/workflows/zksim.yml:\n%s", block)
 	}
 }
