@@ -156,7 +156,7 @@ func (rc runConfig) reportFailure(w io.Writer, f *failed) (string, *harness.Coun
 	return rc.cli.writeFailure(w, rc.out, rc.recipe.Name+"-"+class, ce), &ce
 }
 
-// writeFailure saves a counterexample's trace (and timeline) into dir,
+// writeFailure saves a counterexample's trace and its HTML report into dir,
 // writes its violations, its trace, the files and the command that
 // replays it with this program, and returns the trace's path ("" if it
 // could not be saved).

@@ -127,7 +127,7 @@ func (c *CLI) runFlags(fs *flag.FlagSet) runFlags {
 		asJSON:        fs.Bool("json", false, "write JSON lines on stdout: each failing schedule as found, the counterexample, the summary (README: Using zksim in CI); the text report goes to stderr"),
 		junit:         fs.String("junit", "", "write a JUnit XML report to this file: a testcase per violation class, or one passing testcase"),
 		progress:      fs.Duration("progress", 10*time.Second, "off a terminal, print a progress line to stderr this often; 0: never"),
-		out:           fs.String("out", "zksim-failures", "directory for a failure's trace and timeline"),
+		out:           fs.String("out", "zksim-failures", "directory for a failure's trace and HTML report"),
 		trace:         fs.Bool("trace", false, "print every schedule's trace (for small runs)"),
 		followers:     fs.Int("followers", -1, "follower servers beside the leader (0-4), serving stale reads; -1: 0 for even seeds, 1 for odd"),
 		sequenceStart: fs.Int64("sequence-start", 0, "create the lock directory with its sequence counter at this value (1-2147483647; near 2147483647 meets the overflow); 0: no"),
