@@ -47,7 +47,7 @@ func (rc runConfig) exhaust(ctx context.Context, w io.Writer) int {
 		class := ce.Report.Classes()[0]
 		fmt.Fprintf(w, "\ncounterexample with %d deviations: %d clients x %d acquisitions, %d trace lines:\n",
 			res.Deviation, ce.Workload.Clients, ce.Workload.Acquisitions, len(ce.Report.Result.Trace))
-		rc.cli.writeFailure(w, rc.out, rc.recipe.Name+"-"+class, *ce)
+		rc.writeFailure(w, rc.out, rc.recipe.Name+"-"+class, *ce)
 		return 1
 	}
 	if context.Cause(ctx) == errInterrupted {
