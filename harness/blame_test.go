@@ -1,6 +1,7 @@
 package harness_test
 
 import (
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/linearize"
+	"github.com/zksim/zksim/lock/zoo"
 )
 
 // replayRegress replays a saved regression trace and returns its report.
@@ -60,5 +62,28 @@ func TestViolation_BlamesNodeAndOwner(t *testing.T) {
 				t.Errorf("blamed steps %v, want %v", v.Steps, tc.steps)
 			}
 		})
+	}
+}
+
+// A minimal counterexample shows only the faults its bug needs: the lost
+// create's reply for the retry without a GUID, the abandoned session for
+// the adopter of a dying session's node; no crash, pause or disconnect
+// beside them.
+func TestMinimize_DropsUnneededFaults(t *testing.T) {
+	for _, tc := range []struct {
+		name, fault string
+	}{
+		{zoo.NameNoGUIDRetry, "lose-reply"},
+		{zoo.NameAdoptDying, "abandon"},
+	} {
+		ex, _ := zoo.Lookup(tc.name)
+		ce, ok := harness.Minimize(zooWorkload(ex), zooConfigFor(ex), string(ex.Violation), 60)
+		if !ok {
+			t.Fatalf("%s: no counterexample", tc.name)
+		}
+		faults := ce.Report.Result.Faults
+		if got := fmt.Sprint(faults); got != "map["+tc.fault+":1]" {
+			t.Errorf("%s: faults %v, want only %s=1", tc.name, faults, tc.fault)
+		}
 	}
 }
