@@ -32,8 +32,9 @@ type TraceLine struct {
 	Raw    string
 }
 
-// Ticks is how many ticks a line stands for: 1, or a collapsed run's
-// length; 0 for a line that is not a tick.
+// Ticks is how many tick steps a line stands for: 1, or a collapsed run's
+// length; 0 for a line that is not a tick. (In a flat schedule one tick
+// step may advance time by more than one tick: Time says by how much.)
 func (l TraceLine) Ticks() int {
 	if l.Text != "tick" && !strings.HasPrefix(l.Text, "ticks ") {
 		return 0
@@ -331,11 +332,14 @@ func wrap(s string, width, rows int) []string {
 var (
 	statField = regexp.MustCompile(` stat=\{[^}]*\}`)
 	seqSuffix = regexp.MustCompile(`-\d{10}\b`) // a sequential node's counter
+	// a GUID in a node's name (Curator's protected mode): its first
+	// digits tell the clients' nodes apart
+	guid = regexp.MustCompile(`([0-9a-f]{6})(?:[0-9a-f]{26}|[0-9a-f]{2}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})`)
 )
 
 // compact shortens a line's text for a column: its client's name (the
-// column says it), Stat blobs and zero padding of sequence numbers go,
-// and so does dir in paths.
+// column says it), Stat blobs, zero padding of sequence numbers and all
+// but the first digits of GUIDs go, and so does dir in paths.
 func compact(l TraceLine, dir string) string {
 	t := l.Text
 	if l.Client > 0 {
@@ -348,6 +352,7 @@ func compact(l TraceLine, dir string) string {
 	}
 	t = statField.ReplaceAllString(t, "")
 	t = strings.ReplaceAll(t, "ephemeral-sequential", "eph-seq")
+	t = guid.ReplaceAllString(t, "$1…")
 	t = seqSuffix.ReplaceAllStringFunc(t, func(m string) string {
 		n, _ := strconv.Atoi(m[1:])
 		return "-" + strconv.Itoa(n)

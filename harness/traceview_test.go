@@ -24,6 +24,7 @@ func TestWriteTrace_Golden(t *testing.T) {
 		{"herd-dirwatch.trace", "lines"},
 		{"herd-dirwatch.trace", "columns"},
 		{"orphan-gozk.trace", "lines"},
+		{"orphan-gozk.trace", "columns"},
 		{"ok-lock-session-replaced-under-create.trace", "columns"},
 	} {
 		golden := filepath.Join("testdata", "view", strings.TrimSuffix(tc.trace, ".trace")+"."+tc.view)
