@@ -332,7 +332,8 @@ func (run *lockRun) Invariant(s *sim.Sim) *linearize.Violation {
 		if exclusive {
 			class = linearize.MutualExclusion
 		}
-		return &linearize.Violation{Class: class, Detail: fmt.Sprintf("clients %v hold %s at once at step %d", who, run.w.Dir, s.Step())}
+		return &linearize.Violation{Class: class, Detail: fmt.Sprintf("clients %v hold %s at once at step %d", who, run.w.Dir, s.Step()),
+			Steps: linearize.Blame(s.Step())}
 	}
 	return nil
 }

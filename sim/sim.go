@@ -154,7 +154,7 @@ func (res *Result) Verdicts() []linearize.Violation {
 		}
 	}
 	if res.Err != nil {
-		vs = append(vs, linearize.Violation{Class: linearize.Invariant, Detail: res.Err.Error()})
+		vs = append(vs, linearize.Violation{Class: linearize.Invariant, Detail: res.Err.Error(), Steps: linearize.Blame(res.Steps)})
 	}
 	return vs
 }
