@@ -137,11 +137,21 @@ func saveFailure(dir, name string, file TraceFile, rep *Report, seed uint64, rep
 // saved and the command that replays the trace (replay, the command
 // before "replay FILE": "go run ./cmd/zksim" for zksim itself), or why it
 // could not save them. It returns the trace file's path, "" if unsaved.
+// The trace is shown as WriteTrace shows it, one event a line, with the
+// legend.
 func WriteFailure(w io.Writer, dir, name, replay string, ce Counterexample) string {
+	return WriteFailureView(w, dir, name, replay, ce, TraceView{Legend: true})
+}
+
+// WriteFailureView is WriteFailure showing the trace in view.
+func WriteFailureView(w io.Writer, dir, name, replay string, ce Counterexample, view TraceView) string {
 	rep := ce.Report
 	command := func(p string) string { return replay + " replay " + filepath.ToSlash(p) }
 	tracePath, htmlPath, err := saveFailure(dir, name, ce.traceFile(false), rep, ce.Seed, command)
-	writeRun(w, rep.Violations, rep.Result.Trace)
+	if view.Dir == "" && view.Columns {
+		view.Dir = ce.Workload.withDefaults().Dir
+	}
+	writeRun(w, rep.Violations, rep.Result.Trace, view)
 	if err != nil {
 		fmt.Fprintf(w, "could not save the failure: %v\n", err)
 		return ""
@@ -160,9 +170,11 @@ func writeSaved(w io.Writer, tracePath, htmlPath, replay string) {
 }
 
 // writeRun writes a failing run's violations, one a line, and its trace.
-func writeRun(w io.Writer, vs []linearize.Violation, trace []string) {
+func writeRun(w io.Writer, vs []linearize.Violation, trace []string, view TraceView) {
 	for _, v := range vs {
 		fmt.Fprintf(w, "  %v\n", v)
 	}
-	fmt.Fprintf(w, "\n%s\n", sim.TraceString(trace))
+	fmt.Fprintln(w)
+	WriteTrace(w, trace, vs, view)
+	fmt.Fprintln(w)
 }

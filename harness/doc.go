@@ -19,5 +19,8 @@
 // it. ShrinkSeed and Minimize shrink without rapid. A run saves to a
 // TraceFile (SaveFailure; WriteFailure also describes it) that
 // ParseTraceFile reads back and Replay reproduces byte for byte; a run of
-// programs saves with the recipe line "programs".
+// programs saves with the recipe line "programs". WriteTrace shows a trace
+// to a reader (unique steps, runs of ticks collapsed, the steps the
+// violations blame marked, lines or a column per client; TraceLegend
+// explains the words), without changing the file.
 package harness

@@ -100,7 +100,7 @@ func (j programJudge) Invariant(s *sim.Sim) *linearize.Violation {
 		return nil
 	}
 	if err := j.invariant(s); err != nil {
-		return &linearize.Violation{Class: linearize.Invariant, Detail: err.Error()}
+		return &linearize.Violation{Class: linearize.Invariant, Detail: err.Error(), Steps: linearize.Blame(s.Step())}
 	}
 	return nil
 }

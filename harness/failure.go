@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/zksim/zksim/linearize"
 )
 
 // excerptLines bounds the trace a test log shows of a counterexample; the
@@ -63,7 +65,7 @@ func (s failureSubject) writeCounterexample(w io.Writer, class string, ce Counte
 	for _, v := range rep.Violations {
 		fmt.Fprintf(w, "  %v\n", v)
 	}
-	writeExcerpt(w, rep.Result.Trace)
+	writeExcerpt(w, rep.Result.Trace, rep.Violations)
 	dir := s.dir
 	if dir == "" {
 		dir = filepath.Join(os.TempDir(), "zksim")
@@ -77,16 +79,20 @@ func (s failureSubject) writeCounterexample(w io.Writer, class string, ce Counte
 	writeSaved(w, tracePath, htmlPath, replay(tracePath))
 }
 
-// writeExcerpt writes the last excerptLines lines of a trace, saying how
+// writeExcerpt writes the last excerptLines lines of a trace as
+// WriteTrace shows it (blamed steps marked, ticks collapsed), saying how
 // many came before.
-func writeExcerpt(w io.Writer, trace []string) {
-	if n := len(trace) - excerptLines; n > 0 {
-		fmt.Fprintf(w, "  ... %d earlier trace lines in the trace file\n", n)
-		trace = trace[n:]
+func writeExcerpt(w io.Writer, trace []string, vs []linearize.Violation) {
+	var b strings.Builder
+	WriteTrace(&b, trace, vs, TraceView{})
+	lines := strings.SplitAfter(b.String(), "\n")
+	lines = lines[:len(lines)-1] // after the last newline
+	fmt.Fprintf(w, "  (trace: one event a line; ! marks a step the verdict blames; TraceLegend explains the rest)\n")
+	if n := len(lines) - excerptLines; n > 0 {
+		fmt.Fprintf(w, "  ... %d earlier lines in the trace file\n", n)
+		lines = lines[n:]
 	}
-	for _, l := range trace {
-		fmt.Fprintf(w, "%s\n", l)
-	}
+	io.WriteString(w, strings.Join(lines, ""))
 }
 
 // traceFile is the saved form of a counterexample.

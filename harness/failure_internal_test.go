@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,5 +27,17 @@ func TestFailureReport_NondeterministicRun(t *testing.T) {
 	got := s.report(found, 1, flaky)
 	if !strings.Contains(got, "invariant: schedule 1 does not show it when run again: the programs do not run deterministically") {
 		t.Fatalf("report:\n%s", got)
+	}
+}
+
+// TestBlamedSteps_UnionOrNil: the HTML report highlights the checkers'
+// own steps when every violation names some, and derives them otherwise.
+func TestBlamedSteps_UnionOrNil(t *testing.T) {
+	both := []linearize.Violation{{Steps: []int{40, 7}}, {Steps: []int{7, 12}}}
+	if got := blamedSteps(both); !slices.Equal(got, []int{7, 12, 40}) {
+		t.Errorf("blamedSteps = %v, want [7 12 40]", got)
+	}
+	if got := blamedSteps([]linearize.Violation{{Steps: []int{3}}, {}}); got != nil {
+		t.Errorf("with a violation naming no step: %v, want nil", got)
 	}
 }

@@ -2,8 +2,10 @@ package harness
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/report"
 )
 
@@ -32,11 +34,23 @@ func htmlReport(file TraceFile, rep *Report, seed uint64, replay string) report.
 	if rep.History != nil {
 		f.Holds = rep.History.Holds
 	}
-	// f.Steps stays nil, so the report derives the violating steps from
-	// the violations' wording and the trace. When the checkers list each
-	// violation's steps themselves (issue 12, point 1), set f.Steps to
-	// their union here.
+	f.Steps = blamedSteps(rep.Violations)
 	return f
+}
+
+// blamedSteps is the union of the steps the checkers blame, in order, or
+// nil when some violation names none (then the report derives them from
+// the violations' wording and the trace).
+func blamedSteps(vs []linearize.Violation) []int {
+	var steps []int
+	for _, v := range vs {
+		if len(v.Steps) == 0 {
+			return nil
+		}
+		steps = append(steps, v.Steps...)
+	}
+	slices.Sort(steps)
+	return slices.Compact(steps)
 }
 
 // describeWorkload is a lock workload in one line.

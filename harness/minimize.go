@@ -24,18 +24,91 @@ const shrinkBudget = 2000
 
 // Minimize looks for a run of w that shows violation class, trying the
 // smallest workloads first (fewer clients, then fewer acquisitions, up to
-// w's), each with up to perSize seeds from config(seed), and shrinks the
-// first one found (see ShrinkSeed). ok is false if none was found.
+// w's), each with up to perSize seeds from config(seed), shrinks the
+// first one found (see ShrinkSeed), then looks again at that size without
+// the fault kinds it injected that the failure does not need (see
+// fewerFaultKinds). ok is false if none was found.
 func Minimize(w Workload, config func(seed uint64) sim.Config, class string, perSize int) (ce Counterexample, ok bool) {
 	w = w.withDefaults()
 	for _, ws := range sizes(w) {
-		for seed := uint64(1); seed <= uint64(perSize); seed++ {
-			if ce, ok := ShrinkSeed(ws, config(seed), seed, class); ok {
-				return ce, true
-			}
+		if ce, ok := firstShrunk(ws, config, class, perSize); ok {
+			return fewerFaultKinds(ce, config, class, perSize), true
 		}
 	}
 	return Counterexample{}, false
+}
+
+// firstShrunk shrinks the first of perSize seeds whose run of w under
+// config(seed) shows class.
+func firstShrunk(w Workload, config func(seed uint64) sim.Config, class string, perSize int) (Counterexample, bool) {
+	for seed := uint64(1); seed <= uint64(perSize); seed++ {
+		if ce, ok := ShrinkSeed(w, config(seed), seed, class); ok {
+			return ce, true
+		}
+	}
+	return Counterexample{}, false
+}
+
+// fewerFaultKinds drops from ce the fault kinds it injected that the
+// failure does not need: it looks for the class again at ce's size with
+// no faults at all, then with each kind's budget at 0 in turn (and those
+// already found unneeded), and keeps what it finds if it injects fewer
+// faults. A minimal counterexample should not
+// show a crash, a pause or a lost reply that has nothing to do with the
+// bug; shrinking decisions cannot always remove one (see dropFaults), a
+// search without it can.
+func fewerFaultKinds(ce Counterexample, config func(seed uint64) sim.Config, class string, perSize int) Counterexample {
+	var off []string // kinds found unneeded so far
+	all := []string{}
+	for _, k := range faultKinds(&sim.Faults{}) {
+		all = append(all, k.name)
+	}
+	tries := [][]string{all}
+	for _, k := range all {
+		tries = append(tries, []string{k})
+	}
+	for _, try := range tries {
+		if len(try) == 1 && injected(ce, try[0]) == 0 {
+			continue
+		}
+		if len(try) == 1 {
+			try = append(slices.Clone(off), try[0])
+		}
+		without := func(seed uint64) sim.Config {
+			cfg := config(seed)
+			for _, f := range faultKinds(&cfg.Faults) {
+				if slices.Contains(try, f.name) {
+					*f.count = 0
+				}
+			}
+			return cfg
+		}
+		if c, ok := firstShrunk(ce.Workload, without, class, perSize); ok && faultCount(c) < faultCount(ce) {
+			ce, off = c, try
+		}
+		if faultCount(ce) == 0 {
+			return ce
+		}
+	}
+	return ce
+}
+
+// injected is how many faults of the kind named ce's run injected.
+func injected(ce Counterexample, name string) int {
+	for k, n := range ce.Report.Result.Faults {
+		if k.String() == name {
+			return n
+		}
+	}
+	return 0
+}
+
+func faultCount(ce Counterexample) int {
+	n := 0
+	for _, c := range ce.Report.Result.Faults {
+		n += c
+	}
+	return n
 }
 
 // sizes lists w with every number of clients from 2 (or w's, if fewer)
@@ -57,9 +130,9 @@ func sizes(w Workload) []Workload {
 }
 
 // ShrinkSeed runs w under cfg with the choices of NewSeeded(seed) and, if
-// the run shows violation class, shrinks its decisions (see Shrink) to a
-// schedule that still shows it and returns that schedule run again with
-// its trace. ok is false if the run does not show class.
+// the run shows violation class, shrinks its decisions (see Shrink, then
+// dropFaults) to a schedule that still shows it and returns that schedule
+// run again with its trace. ok is false if the run does not show class.
 func ShrinkSeed(w Workload, cfg sim.Config, seed uint64, class string) (ce Counterexample, ok bool) {
 	return shrinkSeed(RunWorkload, w, cfg, seed, class)
 }
@@ -70,10 +143,12 @@ func shrinkSeed(run runner, w Workload, cfg sim.Config, seed uint64, class strin
 	if rep, err := run(cfg, rec, w); err != nil || !shows(rep, class) {
 		return Counterexample{}, false
 	}
-	d := sim.Shrink(rec.Decisions, func(d []int) bool {
+	fails := func(d []int) bool {
 		rep, _ := run(cfg, &sim.Decisions{List: d}, w)
 		return shows(rep, class)
-	}, shrinkBudget)
+	}
+	d := sim.Shrink(rec.Decisions, fails, shrinkBudget)
+	d = dropFaults(run, w, cfg, d, fails)
 	cfg.NoTrace = false
 	rep, _ := run(cfg, &sim.Decisions{List: d}, w)
 	return Counterexample{Workload: w, Config: cfg, Decisions: d, Report: rep, Seed: seed}, true
@@ -109,4 +184,73 @@ func shrinkFinding(f finding, run runner, programs bool) (ce Counterexample, ok 
 
 func shows(rep *Report, class string) bool {
 	return rep != nil && slices.Contains(rep.Classes(), class)
+}
+
+// dropFaults removes, one at a time, each fault of a failing schedule
+// whole (the decisions that chose it) and keeps every removal after which
+// the schedule still fails. sim.Shrink works on single decisions and
+// chunks, and deleting or zeroing one decision of a fault shifts every
+// later decision into another question, so a fault the failure does not
+// need can survive it: a "minimal" counterexample would show it. Here
+// every later step is asked the same questions as before.
+func dropFaults(run runner, w Workload, cfg sim.Config, d []int, fails func([]int) bool) []int {
+	for i := 0; ; {
+		faults := faultChoices(run, w, cfg, d)
+		if i >= len(faults) {
+			return d
+		}
+		f := faults[len(faults)-1-i] // the last first: earlier ones keep their places
+		c := append(slices.Clone(d[:f.at]), d[min(len(d), f.at+f.n):]...)
+		if fails(c) {
+			d = c
+			continue // the same i is now an earlier fault
+		}
+		i++
+	}
+}
+
+// faultChoice is where a fault step's choice sits in a decision list: n
+// decisions from at.
+type faultChoice struct{ at, n int }
+
+// faultChoices runs d and lists the decisions that chose each fault: a
+// random walk's "fault?" and "fault", a flat schedule's one "event"
+// choice of a step that injected a fault.
+func faultChoices(run runner, w Workload, cfg sim.Config, d []int) []faultChoice {
+	ch := &labelChooser{c: &sim.Decisions{List: d}, lastEvent: -1}
+	var out []faultChoice
+	observe := cfg.Observe
+	cfg.Observe = func(s *sim.Sim, step int, ev sim.Event) error {
+		if cfg.Flat && ev.Kind.IsFault() && ch.lastEvent >= 0 {
+			out = append(out, faultChoice{at: ch.lastEvent, n: 1})
+		}
+		if observe != nil {
+			return observe(s, step, ev)
+		}
+		return nil
+	}
+	run(cfg, ch, w)
+	if !cfg.Flat {
+		for i, what := range ch.labels {
+			if what == "fault" && i > 0 {
+				out = append(out, faultChoice{at: i - 1, n: 2})
+			}
+		}
+	}
+	return slices.DeleteFunc(out, func(f faultChoice) bool { return f.at >= len(d) })
+}
+
+// labelChooser remembers what each choice was asked for.
+type labelChooser struct {
+	c         sim.Chooser
+	labels    []string
+	lastEvent int // the index of the last "event" choice; -1 none yet
+}
+
+func (c *labelChooser) Choose(n int, what string) int {
+	if what == "event" {
+		c.lastEvent = len(c.labels)
+	}
+	c.labels = append(c.labels, what)
+	return c.c.Choose(n, what)
 }

@@ -159,6 +159,7 @@ type received struct {
 	path   string
 	held   linearize.Mode
 	reader bool // a notification to a client acquiring for reading
+	step   int  // when it was delivered
 }
 
 // heldNone marks a received entry that is a notification.
@@ -194,7 +195,7 @@ func (r *lockRun) Expired(session, zxid int64) {
 // Woken implements Observer.
 func (r *lockRun) Woken(c *sim.Client, path string, zxid int64) {
 	r.received = append(r.received, received{client: c.Index(), zxid: zxid, path: path, held: heldNone,
-		reader: r.acquiring[c.Index()] == linearize.Read})
+		reader: r.acquiring[c.Index()] == linearize.Read, step: r.s.Step()})
 }
 
 // Blocks implements Observer.
@@ -336,7 +337,8 @@ func (run *lockRun) Invariant(s *sim.Sim) *linearize.Violation {
 		if exclusive {
 			class = linearize.MutualExclusion
 		}
-		return &linearize.Violation{Class: class, Detail: fmt.Sprintf("clients %v hold %s at once at step %d", who, run.w.Dir, s.Step())}
+		return &linearize.Violation{Class: class, Detail: fmt.Sprintf("clients %v hold %s at once at step %d", who, run.w.Dir, s.Step()),
+			Steps: linearize.Blame(s.Step())}
 	}
 	return nil
 }
@@ -375,7 +377,11 @@ func (r *Report) check(run *lockRun) {
 
 	if !res.Deadlock && !res.Bounded {
 		for _, dir := range w.dirs() {
-			r.Violations = append(r.Violations, linearize.CheckOrphans(dir, run.orphans(dir))...)
+			nodes, steps := run.orphans(dir)
+			for _, v := range linearize.CheckOrphans(dir, nodes) {
+				v.Steps = linearize.Blame(steps...)
+				r.Violations = append(r.Violations, v)
+			}
 		}
 	}
 	r.Violations = append(r.Violations, res.Verdicts()...)
@@ -447,8 +453,9 @@ func (w Workload) herdLimit(run *lockRun) func(int64) int {
 // programs returned: nobody will ever remove them. A node of a session
 // that a client crashed out of, or replaced after losing touch with it, is
 // not one: the server removes it when that session expires, which may be
-// after the run ends.
-func (r *lockRun) orphans(dir string) []string {
+// after the run ends. In a traced run each node is named with its owner
+// (sim.NodeOwner), and steps are the steps that created them.
+func (r *lockRun) orphans(dir string) (nodes []string, steps []int) {
 	s := r.s
 	owners := map[int64]bool{}
 	for _, c := range s.Clients() {
@@ -456,13 +463,19 @@ func (r *lockRun) orphans(dir string) []string {
 			owners[c.Session()] = true
 		}
 	}
-	var out []string
 	for _, k := range s.Machine().Children(dir) {
-		if _, st, ok := s.Machine().Node(dir + "/" + k); ok && owners[st.EphemeralOwner] {
-			out = append(out, k)
+		_, st, ok := s.Machine().Node(dir + "/" + k)
+		if !ok || !owners[st.EphemeralOwner] {
+			continue
 		}
+		if !s.Tracing() {
+			nodes = append(nodes, k)
+			continue
+		}
+		named, created := s.NodeOwner(dir + "/" + k)
+		nodes, steps = append(nodes, strings.TrimPrefix(named, dir+"/")), append(steps, created)
 	}
-	return out
+	return nodes, steps
 }
 
 // wakeups lists the watch notifications clients received about dir and
@@ -471,7 +484,7 @@ func (r *lockRun) wakeups(dir string) []linearize.Wakeup {
 	var out []linearize.Wakeup
 	for _, n := range r.received {
 		if n.held == heldNone && (n.path == dir || strings.HasPrefix(n.path, dir+"/")) {
-			out = append(out, linearize.Wakeup{Client: n.client, Cause: n.zxid, Path: n.path})
+			out = append(out, linearize.Wakeup{Client: n.client, Cause: n.zxid, Path: n.path, Step: n.step})
 		}
 	}
 	return out

@@ -67,6 +67,9 @@ func Worst(classes []string) string {
 type Violation struct {
 	Class  string
 	Detail string
+	// Steps are the simulator steps the checker blames, ascending (none
+	// if it cannot point at any): a trace view marks their lines.
+	Steps []int
 }
 
 func (v Violation) String() string { return fmt.Sprintf("%s: %s", v.Class, v.Detail) }

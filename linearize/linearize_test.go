@@ -1,6 +1,7 @@
 package linearize_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,6 +105,30 @@ func TestWorst_OrdersClasses(t *testing.T) {
 	} {
 		if got := linearize.Worst(c.classes); got != c.want {
 			t.Errorf("Worst(%v) = %s, want %s", c.classes, got, c.want)
+		}
+	}
+}
+
+// Each checker blames the steps of what it found: the two holds'
+// starts, the wakeups of one change, the two writes.
+func TestViolation_Steps(t *testing.T) {
+	holds := []linearize.Hold{
+		{Client: 0, Lock: "/l", Call: 2, Start: 5, End: 9},
+		{Client: 1, Lock: "/l", Call: 3, Start: 7, End: 12},
+	}
+	herd, _ := linearize.CheckHerd([]linearize.Wakeup{{Client: 0, Cause: 5, Step: 11}, {Client: 1, Cause: 5, Step: 8}, {Client: 2, Cause: 7, Step: 3}},
+		func(int64) int { return 1 })
+	fencing := linearize.CheckFencing([]linearize.Accepted{{Client: 0, Token: 2, Step: 20, Zxid: 5}, {Client: 1, Token: 1, Step: 14, Zxid: 6}})
+	for _, tc := range []struct {
+		vs   []linearize.Violation
+		want string
+	}{
+		{linearize.CheckLocks(holds).Violations, "[5 7]"},
+		{herd, "[8 11]"},
+		{fencing, "[14 20]"},
+	} {
+		if len(tc.vs) != 1 || fmt.Sprint(tc.vs[0].Steps) != tc.want {
+			t.Errorf("%v: want steps %s", tc.vs, tc.want)
 		}
 	}
 }

@@ -87,7 +87,8 @@ func CheckLocks(holds []Hold) LockReport {
 	detail := fmt.Sprintf("c%d (%s, %d-%s) and c%d (%s, %d-%s) both held %s",
 		a.Client+1, a.Mode, a.Start, endString(a), b.Client+1, b.Mode, b.Start, endString(b), a.Lock)
 	failed := slices.DeleteFunc(slices.Clone(holds), func(h Hold) bool { return h.Lock != a.Lock })
-	return LockReport{Violations: []Violation{{Class: class, Detail: detail}}, failed: failed}
+	steps := Blame(int(a.Start), int(b.Start))
+	return LockReport{Violations: []Violation{{Class: class, Detail: detail, Steps: steps}}, failed: failed}
 }
 
 // conflict finds two holds on one lock, not both reads, that overlap: each

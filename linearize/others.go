@@ -11,6 +11,7 @@ type Wakeup struct {
 	Client int
 	Cause  int64 // zxid of the change that fired it
 	Path   string
+	Step   int // when it was delivered, for blame; 0 if unknown
 }
 
 // CheckHerd counts, per change (zxid), the distinct clients woken; more
@@ -29,10 +30,30 @@ func CheckHerd(wakeups []Wakeup, limit func(cause int64) int) ([]Violation, map[
 		woken = woken[n:]
 		counts[c] = n
 		if max := limit(c); n > max {
-			vs = append(vs, Violation{Class: Herd, Detail: fmt.Sprintf("one change (zxid %d) woke %d clients, at most %d could proceed", c, n, max)})
+			vs = append(vs, Violation{Class: Herd, Detail: fmt.Sprintf("one change (zxid %d) woke %d clients, at most %d could proceed", c, n, max),
+				Steps: wokenSteps(wakeups, c)})
 		}
 	}
 	return vs, counts
+}
+
+// wokenSteps are the steps of the wakeups that cause fired.
+func wokenSteps(wakeups []Wakeup, cause int64) []int {
+	var steps []int
+	for _, w := range wakeups {
+		if w.Cause == cause {
+			steps = append(steps, w.Step)
+		}
+	}
+	return Blame(steps...)
+}
+
+// Blame makes a Violation's Steps: ascending, without repeats or the
+// unknown step 0.
+func Blame(steps ...int) []int {
+	out := slices.DeleteFunc(slices.Clone(steps), func(s int) bool { return s <= 0 })
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // wake is one client woken by one change.
@@ -76,7 +97,7 @@ func CheckFencing(accepted []Accepted) []Violation {
 		if a, b := writes[i-1], writes[i]; b.Token <= a.Token {
 			vs = append(vs, Violation{Class: Fencing, Detail: fmt.Sprintf(
 				"split brain: c%d wrote with token %d at step %d after c%d wrote with token %d at step %d",
-				b.Client+1, b.Token, b.Step, a.Client+1, a.Token, a.Step)})
+				b.Client+1, b.Token, b.Step, a.Client+1, a.Token, a.Step), Steps: Blame(int(a.Step), int(b.Step))})
 		}
 	}
 	return vs

@@ -46,6 +46,7 @@ type call struct {
 	ctx     context.Context
 	seq     uint64
 	until   int64
+	step    int // the step the call was made in: where a deadlock's waiter stopped
 
 	reply fakezk.Reply
 	err   error
@@ -84,6 +85,7 @@ type Client struct {
 	end      func()
 	conn     *Conn
 	session  int64
+	old      []int64 // sessions the client had before this one, for blame
 	server   int
 	lastZxid int64
 	pauseEnd int64
@@ -161,6 +163,7 @@ func (c *Client) WithTimeout(parent context.Context, ticks int) (context.Context
 
 // newCall reuses the client's call slot.
 func (c *Client) newCall(v call) *call {
+	v.step = c.sim.step
 	c.slot = v
 	return &c.slot
 }

@@ -246,6 +246,7 @@ func (s *Sim) abandon(c *Client) {
 // learnExpired reports the old session expired, ends its watches, and
 // opens a new session as go-zookeeper does.
 func (c *Client) learnExpired() {
+	c.old = append(c.old, c.session)
 	c.setState(zkapi.StateExpired)
 	for _, w := range c.watches.TakeAll() {
 		w.fire(zkapi.Event{Type: zkapi.EventNotWatching, Path: w.path, Err: zkapi.ErrSessionExpired}, -1)

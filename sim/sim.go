@@ -130,6 +130,9 @@ type Result struct {
 	Faults   map[Kind]int
 	Err      error    // Observe's verdict, if it stopped the run
 	Waiting  []string // clients unfinished when the run ended
+	// Waits say, per client in Waiting, what it waited on (traced runs
+	// only): the node and its owner, for the deadlock verdict.
+	Waits []Wait
 }
 
 // Verdicts words what a run itself shows, whatever it ran: a deadlock, no
@@ -139,8 +142,7 @@ type Result struct {
 func (res *Result) Verdicts() []linearize.Violation {
 	var vs []linearize.Violation
 	if res.Deadlock {
-		vs = append(vs, linearize.Violation{Class: linearize.Deadlock,
-			Detail: fmt.Sprintf("only time could advance at step %d while %s waited", res.Steps, strings.Join(res.Waiting, ", "))})
+		vs = append(vs, res.deadlock())
 	}
 	if res.Bounded {
 		vs = append(vs, linearize.Violation{Class: linearize.NoProgress,
@@ -152,7 +154,7 @@ func (res *Result) Verdicts() []linearize.Violation {
 		}
 	}
 	if res.Err != nil {
-		vs = append(vs, linearize.Violation{Class: linearize.Invariant, Detail: res.Err.Error()})
+		vs = append(vs, linearize.Violation{Class: linearize.Invariant, Detail: res.Err.Error(), Steps: linearize.Blame(res.Steps)})
 	}
 	return vs
 }
@@ -212,6 +214,9 @@ func (s *Sim) run(programs []Program) *Result {
 	for _, c := range s.clients {
 		if c.state != stDone && c.state != stCrashed {
 			res.Waiting = append(res.Waiting, c.name)
+			if !s.cfg.NoTrace {
+				res.Waits = append(res.Waits, s.waitOf(c))
+			}
 		}
 	}
 	for _, c := range s.clients {

@@ -80,7 +80,8 @@ func (c *CLI) commands() []Command {
 	builtin := []Command{
 		{"run", "[run] [-recipe NAME] [-seed S] [-schedules N | -time D] [-parallel N] [-shard I/N] [-faults SPEC] ...",
 			"explore schedules of a lock recipe with every fault and check them (default)", c.runRun},
-		{"replay", "replay FILE", "replay a saved trace byte for byte", c.runReplay},
+		{"replay", "replay [-view lines|columns|raw] FILE", "replay a saved trace byte for byte and show it", c.runReplay},
+		{"explain", "explain", "explain the words and abbreviations of a trace", c.runExplain},
 		{"list", "list", "name every recipe, fault and strategy", c.runList},
 		{"merge", "merge [-json] [-junit FILE] SUMMARY...", "merge the -summary files of a sharded run into one verdict", c.runMerge},
 		{"version", "version [-json]", "print the module version, source revision and Go version", c.runVersion},

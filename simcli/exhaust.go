@@ -49,7 +49,7 @@ func (rc runConfig) exhaust(ctx context.Context, w, stderr io.Writer) int {
 		class := ce.Report.Classes()[0]
 		fmt.Fprintf(w, "\ncounterexample with %d deviations: %d clients x %d acquisitions, %d trace lines:\n",
 			res.Deviation, ce.Workload.Clients, ce.Workload.Acquisitions, len(ce.Report.Result.Trace))
-		path := rc.cli.writeFailure(w, rc.out, rc.recipe.Name+"-"+class, *ce)
+		path := rc.writeFailure(w, rc.out, rc.recipe.Name+"-"+class, *ce)
 		rc.ci.counterexample(rc, rc.plan.seed, nil, ce, path)
 		classes := worstFirst(ce.Report.Violations)
 		s.First = &firstFailure{Seed: rc.plan.seed, Classes: classes, Trace: path, Message: firstMessage(ce.Report.Violations, classes[0])}

@@ -103,7 +103,7 @@ func (rc runConfig) runOne(t int) outcome {
 		o.maxWoken = max(o.maxWoken, n)
 	}
 	if rc.trace {
-		o.trace = sim.TraceString(rep.Result.Trace)
+		o.trace = rc.showTrace(rep)
 	}
 	return o
 }

@@ -6,15 +6,21 @@ import (
 	"os"
 
 	"github.com/zksim/zksim/harness"
-	"github.com/zksim/zksim/sim"
 )
 
 // runReplay re-runs a saved trace file, prints its trace (byte for byte the
-// saved one) and the checkers' verdicts.
+// saved one with -view raw; else as harness.WriteTrace shows it) and the
+// checkers' verdicts.
 func (c *CLI) runReplay(args []string, stdout, stderr io.Writer) int {
-	fs := NewFlags("replay", fmt.Sprintf("usage: %s replay FILE\n\nRe-run a saved trace and check it again.\n", c.name()), stderr)
+	fs := NewFlags("replay", fmt.Sprintf("usage: %s replay [-view lines|columns|raw] FILE\n\n"+
+		"Re-run a saved trace, check that it replays byte for byte, and check it again.\n\n", c.name()), stderr)
+	viewName := viewFlag(fs)
 	if code := ParseFlags(fs, args); code >= 0 {
 		return code
+	}
+	view, err := parseView(*viewName)
+	if err != nil {
+		return c.usageError(fs, "%v", err)
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
@@ -36,7 +42,8 @@ func (c *CLI) runReplay(args []string, stdout, stderr io.Writer) int {
 	f.Workload.Recipe = r
 	rep, err := harness.Replay(f, f.Workload)
 	if rep != nil {
-		fmt.Fprint(stdout, sim.TraceString(rep.Result.Trace))
+		view.Dir = f.Workload.Dir
+		harness.WriteTrace(stdout, rep.Result.Trace, rep.Violations, view)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "%s replay: %s: %v\n", c.name(), path, err)

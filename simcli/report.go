@@ -153,15 +153,15 @@ func (rc runConfig) reportFailure(w io.Writer, f *failed) (string, *harness.Coun
 	}
 	fmt.Fprintf(w, "\nfirst failure: seed %d, %s. Minimal counterexample: %d clients x %d acquisitions, %d trace lines:\n",
 		f.seed, strings.Join(f.classes, ", "), ce.Workload.Clients, ce.Workload.Acquisitions, len(ce.Report.Result.Trace))
-	return rc.cli.writeFailure(w, rc.out, rc.recipe.Name+"-"+class, ce), &ce
+	return rc.writeFailure(w, rc.out, rc.recipe.Name+"-"+class, ce), &ce
 }
 
-// writeFailure saves a counterexample's trace and its HTML report into dir,
-// writes its violations, its trace, the files and the command that
-// replays it with this program, and returns the trace's path ("" if it
-// could not be saved).
-func (c *CLI) writeFailure(w io.Writer, dir, name string, ce harness.Counterexample) string {
-	return harness.WriteFailure(w, dir, name, c.replayCommand(), ce)
+// writeFailure saves a counterexample's trace and its HTML report into
+// dir, writes its violations, its trace (in -view's view), the files and
+// the command that replays it with this program, and returns the trace's
+// path ("" if it could not be saved).
+func (rc runConfig) writeFailure(w io.Writer, dir, name string, ce harness.Counterexample) string {
+	return harness.WriteFailureView(w, dir, name, rc.cli.replayCommand(), ce, rc.view)
 }
 
 // progress shows how a run goes: on a terminal a status line redrawn in

@@ -41,8 +41,9 @@ type runConfig struct {
 	ci        *ciOutput     // the two above, once the run starts
 	progress  time.Duration // period of the progress line off a terminal; 0 none
 	trace     bool
-	servers   []string   // real servers: no simulation
-	bounds    sim.Bounds // -strategy exhaustive
+	view      harness.TraceView // how traces are shown (-view)
+	servers   []string          // real servers: no simulation
+	bounds    sim.Bounds        // -strategy exhaustive
 }
 
 // strategy is a way of choosing schedules. Both today are seeded:
@@ -74,7 +75,7 @@ func strategyNames() string {
 // simOnly are the run flags that mean nothing on real servers: there is
 // no schedule to choose, no simulated server to configure and no
 // counterexample to shrink or save.
-var simOnly = []string{"strategy", "schedules", "parallel", "shard", "summary", "json", "junit", "trace", "out", "progress",
+var simOnly = []string{"strategy", "schedules", "parallel", "shard", "summary", "json", "junit", "trace", "view", "out", "progress",
 	"followers", "sequence-start", "overflow", "deadline-ticks", "deadline-percent",
 	"deviations", "depth", "early-ticks", "max-states", "symmetry"}
 
@@ -147,12 +148,16 @@ func (c *CLI) runFlags(fs *flag.FlagSet) runFlags {
 func (c *CLI) parseRun(args []string, stderr io.Writer) (runConfig, int) {
 	fs := NewFlags("run", fmt.Sprintf(runUsage, c.name()), stderr)
 	f := c.runFlags(fs)
+	view := viewFlag(fs)
 	if code := ParseFlags(fs, args); code >= 0 {
 		return runConfig{}, code
 	}
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	rc, err := c.newRunConfig(f, set)
+	if err == nil {
+		rc.view, err = parseView(*view)
+	}
 	if fs.NArg() > 0 {
 		err = fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}

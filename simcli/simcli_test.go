@@ -60,7 +60,7 @@ func TestMain_UserProgram(t *testing.T) {
 	if !strings.HasPrefix(string(out), "mycheck run: mylock, 5 clients x 3 acquisitions") || !strings.Contains(string(out), hint) {
 		t.Fatalf("mycheck run: no header or no hint %q:\n%s", hint, out)
 	}
-	replayed, err := exec.Command(bin, "replay", trace).Output()
+	replayed, err := exec.Command(bin, "replay", "-view", "raw", trace).Output()
 	if code := exitCode(err); code != 1 || !strings.Contains(string(replayed), "verdict:\n  mutual-exclusion") {
 		t.Errorf("mycheck replay: exit %d\n%s", code, replayed)
 	}

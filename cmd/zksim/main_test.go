@@ -110,8 +110,12 @@ func TestRun_RunCommand(t *testing.T) {
 		{[]string{"list"}, 0, "zoo/noguidretry", ""},
 		{[]string{"herd", "-waiters", "10"}, 0, "10        0.90 (1)                4.50 (9)", ""},
 		{[]string{"herd", "-waiters", "1"}, 2, "", "not a number from 2 to 2000"},
-		{[]string{"replay"}, 2, "", "usage: zksim replay FILE"},
+		{[]string{"replay"}, 2, "", "usage: zksim replay [-view lines|columns|raw] FILE"},
 		{[]string{"replay", "/nonexistent.trace"}, 2, "", "no such file"},
+		{[]string{"replay", "-view", "wide", "x.trace"}, 2, "", `-view must be lines, columns, raw, got "wide"`},
+		{[]string{"run", "-view", "wide"}, 2, "", `-view must be lines, columns, raw, got "wide"`},
+		{[]string{"explain"}, 0, "stat={c m p t v cv av eph dl nc}", ""},
+		{[]string{"explain", "x"}, 2, "", `unexpected argument "x"`},
 	} {
 		var out, errb bytes.Buffer
 		code := run(tc.args, &out, &errb)
@@ -121,8 +125,8 @@ func TestRun_RunCommand(t *testing.T) {
 	}
 }
 
-// A failure found by run is saved; replay prints the same trace, byte for
-// byte, and the same verdict; damaged files are refused with the line.
+// A failure found by run is saved; replay -view raw prints the same trace,
+// byte for byte, and the same verdict; damaged files are refused with the line.
 func TestRun_FailureSavedAndReplayed(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
@@ -139,7 +143,7 @@ func TestRun_FailureSavedAndReplayed(t *testing.T) {
 		t.Fatalf("no replay command:\n%s", out.String())
 	}
 	var replayed bytes.Buffer
-	if code := run([]string{"replay", files[0]}, &replayed, io.Discard); code != 1 {
+	if code := run([]string{"replay", "-view", "raw", files[0]}, &replayed, io.Discard); code != 1 {
 		t.Fatalf("replay exit %d", code)
 	}
 	saved, _ := os.ReadFile(files[0])

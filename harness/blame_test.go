@@ -1,0 +1,89 @@
+package harness_test
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/linearize"
+	"github.com/zksim/zksim/lock/zoo"
+)
+
+// replayRegress replays a saved regression trace and returns its report.
+func replayRegress(t *testing.T, name string) *harness.Report {
+	t.Helper()
+	text, err := os.ReadFile("testdata/regress/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := harness.ParseTraceFile(string(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, ok := recipeByName(f.Recipe)
+	if !ok {
+		t.Fatalf("unknown recipe %q", f.Recipe)
+	}
+	f.Workload.Recipe = r
+	rep, err := harness.Replay(f, f.Workload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// A deadlock names the node its waiter waits on and the node's owner, and
+// blames the step that created the node and the step the waiter stopped
+// in; an orphan names its owner and blames the step that created it.
+func TestViolation_BlamesNodeAndOwner(t *testing.T) {
+	for _, tc := range []struct {
+		file, class, detail string
+		steps               []int
+	}{
+		{"deadlock-noguidretry.trace", "deadlock",
+			"c3 waited for the watch on /locks/l/lock-c2_0-0000000000 (c2's node, its session 0x100000000000002, created at step 10)", []int{10, 26}},
+		{"orphan-gozk.trace", "orphan",
+			"_c_fba7167914b53f4cbc74403c164718f9-lock-0000000000 (c2's node, its session 0x100000000000002, created at step 15)", []int{15}},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			rep := replayRegress(t, tc.file)
+			i := slices.IndexFunc(rep.Violations, func(v linearize.Violation) bool { return v.Class == tc.class })
+			if i < 0 {
+				t.Fatalf("no %s in %v", tc.class, rep.Violations)
+			}
+			v := rep.Violations[i]
+			if !strings.Contains(v.Detail, tc.detail) {
+				t.Errorf("detail %q\nwant it to contain %q", v.Detail, tc.detail)
+			}
+			if !slices.Equal(v.Steps, tc.steps) {
+				t.Errorf("blamed steps %v, want %v", v.Steps, tc.steps)
+			}
+		})
+	}
+}
+
+// A minimal counterexample shows only the faults its bug needs: the lost
+// create's reply for the retry without a GUID, the abandoned session for
+// the adopter of a dying session's node; no crash, pause or disconnect
+// beside them.
+func TestMinimize_DropsUnneededFaults(t *testing.T) {
+	for _, tc := range []struct {
+		name, fault string
+	}{
+		{zoo.NameNoGUIDRetry, "lose-reply"},
+		{zoo.NameAdoptDying, "abandon"},
+	} {
+		ex, _ := zoo.Lookup(tc.name)
+		ce, ok := harness.Minimize(zooWorkload(ex), zooConfigFor(ex), string(ex.Violation), 60)
+		if !ok {
+			t.Fatalf("%s: no counterexample", tc.name)
+		}
+		faults := ce.Report.Result.Faults
+		if got := fmt.Sprint(faults); got != "map["+tc.fault+":1]" {
+			t.Errorf("%s: faults %v, want only %s=1", tc.name, faults, tc.fault)
+		}
+	}
+}
