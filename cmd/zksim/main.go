@@ -4,17 +4,19 @@
 // Usage:
 //
 //	zksim [run] [-recipe NAME] [-seed S] [-schedules N | -time D] [-parallel N] [-shard I/N] [-faults SPEC] ...
-//	zksim replay FILE
-//	zksim list | merge [-json] [-junit FILE] SUMMARY... | version [-json] | herd | demo
+//	zksim replay [-view lines|columns|raw] FILE
+//	zksim list | explain | merge [-json] [-junit FILE] SUMMARY... | version [-json] | herd | demo
 //	zksim serve [-addr HOST:PORT] [-control HOST:PORT] [-faults SPEC] ...
 //
 // run (the default) explores seeded schedules of the standard lock
 // workload (5 clients x 3 acquisitions, every fault) for a recipe: lock,
 // rwlock or one of the zoo's broken ones, on every core, and reports
-// violations; replay re-runs a saved trace byte for byte; merge joins the
+// violations; replay re-runs a saved trace byte for byte; run and replay
+// show a trace as -view says (lines, one column per client, or the saved
+// lines raw); explain prints the words a trace uses; merge joins the
 // verdicts of a run's shards; version names the build. run -json and
-// -junit FILE write what CI reads (README: Using zksim in CI). These come from package simcli, which gives
-// the same command line to any recipe. demo is a short, deterministic tour
+// -junit FILE write what CI reads (README: Using zksim in CI). These come
+// from package simcli, which gives the same command line to any recipe. demo is a short, deterministic tour
 // of fakezk; herd counts the notifications one release causes.
 //
 // serve puts the in-memory ZooKeeper on a TCP port, speaking ZooKeeper's
