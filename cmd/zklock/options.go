@@ -73,13 +73,13 @@ func parse(args []string, getenv func(string) string, stderr io.Writer) (options
 	fs.SetOutput(stderr)
 	var o options
 	servers := fs.String("servers", "", "ZooKeeper servers, host:port[,host:port...]; overrides $"+envServers)
-	fs.BoolVar(&o.read, "read", false, "take the read side of the read/write lock (shared with other readers)")
+	fs.BoolVar(&o.read, "read", false, "take the read side of the read/write lock: shared with other -read holders; it excludes rwlock writers, not zklock without -read")
 	fs.BoolVar(&o.nonblock, "nonblock", false, "fail at once (exit 3) if the lock is held, like flock -n")
 	fs.DurationVar(&o.timeout, "timeout", 0, "give up after this long waiting for the lock (exit 3); 0: wait")
 	fs.IntVar(&o.conflictExit, "conflict-exit", exitConflict, "exit code when -nonblock or -timeout could not take the lock, like flock -E")
 	fs.IntVar(&o.lostExit, "lost-exit", exitLost, "exit code when the lock was lost or could not be confirmed held")
 	fs.DurationVar(&o.connectTimeout, "connect-timeout", 10*time.Second, "give up if no ZooKeeper session is granted within this long (exit 5)")
-	fs.DurationVar(&o.session, "session-timeout", 10*time.Second, "ZooKeeper session timeout")
+	fs.DurationVar(&o.session, "session-timeout", 10*time.Second, "ZooKeeper session timeout; also how long the check after the command may wait for a connection")
 	sig := fs.String("signal", "TERM", "signal for the command when the lock is lost: TERM, INT, HUP, QUIT, USR1, USR2 or KILL")
 	fs.DurationVar(&o.killAfter, "kill-after", 10*time.Second, "send SIGKILL this long after -signal if the command still runs")
 	fs.Usage = func() {

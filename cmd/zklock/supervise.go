@@ -122,7 +122,10 @@ var errUnconfirmed = errors.New("could not confirm the lock was held")
 
 // confirm reports whether the lease is still held now that the command
 // has ended, which means it was held all the while: the lock node goes
-// only with its session or with our release, and never comes back.
+// only with its session or with our release, and never comes back. In
+// fencing terms: no later holder, and so no larger token than the
+// command's ZKLOCK_TOKEN, can have existed while the command ran, since
+// the next holder is granted only once our node is gone.
 //
 // The check is a multi holding one check of the node, as a fenced write
 // is (Lease.Fenced): it goes through the leader, so it is ordered after
