@@ -1,34 +1,40 @@
 // Command zklock holds a ZooKeeper lock while a command runs, like
 // flock(1) and etcdctl lock:
 //
-//	zklock -servers host:port[,...] [-read] [-timeout D] /lock/path -- command args...
+//	zklock [-servers host:port[,...]] [-read] [-nonblock | -timeout D] /lock/path -- command args...
 //
 // It takes zksim's herd-free lock (with -read, the read side of the
 // read/write lock) at /lock/path, runs the command with ZKLOCK_TOKEN (the
 // fencing token: the lock node's czxid) and ZKLOCK_NODE in its
-// environment, and releases the lock when the command ends. If the
-// session is lost while the command runs, another holder may take the
-// lock: zklock sends the command -signal (default TERM, then KILL after
-// -kill-after), says so, and exits 4.
+// environment, and releases the lock when the command ends. The servers
+// come from -servers, else from $ZKLOCK_SERVERS.
 //
-// Exit codes: the command's own (128+N if it died of signal N); 2 usage
-// error; 3 -timeout passed before the lock was free; 4 the lock was lost
-// while the command ran; 5 ZooKeeper could not be reached or failed.
+// If the session is lost while the command runs, another holder may take
+// the lock: zklock sends the command -signal (default SIGTERM, then
+// SIGKILL after -kill-after), says so, and exits 4. A loss the client has
+// not heard of yet when the command ends is caught by one more round trip
+// before the release: a check that the lock node still exists, ordered
+// through the leader after everything the command wrote (see confirm).
+//
+// Exit codes (the usage text has the same table): the command's own
+// (128+S if signal S ended it) when the lock was confirmed held after it
+// ended; 2 usage error; 3 -nonblock or -timeout found the lock held
+// (-conflict-exit N replaces it); 4 the lock was lost or could not be
+// confirmed held (-lost-exit N replaces it); 5 ZooKeeper unreachable
+// within -connect-timeout, or failing; 126 and 127 the command could not
+// be executed or found. Codes 2, 3, 5, 126 and 127 come only before the
+// command starts; after it has run, zklock's only own code is 4, always
+// with a "zklock: " line on stderr, which is how a command's own exit 4
+// is told apart (or choose -lost-exit).
 package main
 
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"os/signal"
 	"strings"
-	"sync"
-	"syscall"
-	"time"
 
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/rwlock"
@@ -36,72 +42,19 @@ import (
 	"github.com/zksim/zksim/zkapi/gozk"
 )
 
-// Exit codes of zklock's own outcomes.
+// Exit codes of zklock's own outcomes; 3 and 4 are the defaults of
+// -conflict-exit and -lost-exit.
 const (
-	exitUsage   = 2
-	exitTimeout = 3
-	exitLost    = 4
-	exitZK      = 5
+	exitUsage    = 2
+	exitConflict = 3
+	exitLost     = 4
+	exitZK       = 5
+	exitCannot   = 126 // the command exists but could not be executed
+	exitNotFound = 127
 )
 
-func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, gozk.Config{})) }
-
-type options struct {
-	servers   []string
-	read      bool
-	timeout   time.Duration
-	session   time.Duration
-	sig       syscall.Signal
-	killAfter time.Duration
-	path      string
-	command   []string
-}
-
-var signals = map[string]syscall.Signal{"TERM": syscall.SIGTERM, "INT": syscall.SIGINT, "KILL": syscall.SIGKILL, "HUP": syscall.SIGHUP}
-
-func parse(args []string, stderr io.Writer) (options, int) {
-	fs := flag.NewFlagSet("zklock", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	servers := fs.String("servers", "", "ZooKeeper servers, host:port[,host:port...] (required)")
-	read := fs.Bool("read", false, "take the read side of the read/write lock (shared with other readers)")
-	timeout := fs.Duration("timeout", 0, "give up after this long waiting for the lock (exit 3); 0: wait")
-	session := fs.Duration("session-timeout", 10*time.Second, "ZooKeeper session timeout")
-	sig := fs.String("signal", "TERM", "signal for the command when the lock is lost: TERM, INT, HUP or KILL")
-	killAfter := fs.Duration("kill-after", 10*time.Second, "send KILL this long after -signal if the command still runs")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: zklock -servers host:port[,...] [flags] /lock/path -- command args...\n\n")
-		fs.PrintDefaults()
-		fmt.Fprint(stderr, "\nExit codes: the command's; 2 usage; 3 timeout; 4 lock lost; 5 ZooKeeper error.\n")
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return options{}, 0
-		}
-		return options{}, exitUsage
-	}
-	rest := fs.Args()
-	bad := func(format string, a ...any) (options, int) {
-		fmt.Fprintf(stderr, "zklock: "+format+"\n", a...)
-		fs.Usage()
-		return options{}, exitUsage
-	}
-	s, ok := signals[strings.ToUpper(strings.TrimPrefix(*sig, "SIG"))]
-	switch {
-	case *servers == "":
-		return bad("-servers is required")
-	case !ok:
-		return bad("-signal %q: want TERM, INT, HUP or KILL", *sig)
-	case *timeout < 0 || *session <= 0 || *killAfter < 0:
-		return bad("durations must be positive")
-	case len(rest) < 3 || rest[1] != "--":
-		return bad("want a lock path, then --, then the command")
-	case !strings.HasPrefix(rest[0], "/") || rest[0] == "/":
-		return bad("lock path %q must be an absolute node path other than /", rest[0])
-	}
-	return options{
-		servers: strings.Split(*servers, ","), read: *read, timeout: *timeout, session: *session,
-		sig: s, killAfter: *killAfter, path: rest[0], command: rest[2:],
-	}, -1
+func main() {
+	os.Exit(run(os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr, gozk.Config{}))
 }
 
 // lease is what both lock kinds give.
@@ -109,21 +62,21 @@ type lease interface {
 	Token(context.Context) (int64, error)
 	Node() string
 	Wait(context.Context) error
+	Fenced(context.Context, ...zkapi.Op) ([]zkapi.OpResult, error)
 	Release(context.Context) error
 }
 
-// run is zklock; cfg lets tests give the connection a dialer.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer, cfg gozk.Config) int {
-	o, code := parse(args, stderr)
+// run is zklock; getenv reads ZKLOCK_SERVERS, and cfg lets tests give the
+// connection a dialer.
+func run(args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer, cfg gozk.Config) int {
+	o, code := parse(args, getenv, stderr)
 	if code >= 0 {
 		return code
 	}
 	ctx := context.Background()
-	cfg.SessionTimeout = o.session
-	conn, err := gozk.DialContext(ctx, o.servers, cfg)
-	if err != nil {
-		fmt.Fprintf(stderr, "zklock: %v\n", err)
-		return exitZK
+	conn, code := dial(ctx, o, cfg, stderr)
+	if code >= 0 {
+		return code
 	}
 	defer conn.Close()
 
@@ -133,18 +86,48 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, cfg gozk.Conf
 	}
 	token, err := l.Token(ctx)
 	if err != nil {
-		fmt.Fprintf(stderr, "zklock: lost the lock on %s before the command started (%v)\n", o.path, err)
+		fmt.Fprintf(stderr, "zklock: lost the lock on %s before the command started: %v\n", o.path, err)
 		l.Release(ctx)
-		return exitLost
+		return o.lostExit
 	}
-	code = supervise(ctx, o, l, token, stdin, stdout, stderr)
-	if err := l.Release(ctx); err != nil && code != exitLost {
-		fmt.Fprintf(stderr, "zklock: release %s: %v\n", o.path, err)
-		if errors.Is(err, lock.ErrLost) {
-			return exitLost
+	if _, isFile := stderr.(*os.File); !isFile {
+		// exec copies the command's output from a goroutine of its own;
+		// zklock's messages to the same writer must not race with it.
+		stderr = &lockedWriter{w: stderr}
+	}
+	ran := supervise(ctx, o, l, token, stdin, stdout, stderr)
+	return settle(ctx, conn, o, l, ran, stderr)
+}
+
+// dial connects, in one line of explanation when it cannot.
+func dial(ctx context.Context, o options, cfg gozk.Config, stderr io.Writer) (zkapi.Conn, int) {
+	cfg.SessionTimeout, cfg.ConnectTimeout = o.session, o.connectTimeout
+	conn, err := gozk.DialContext(ctx, o.servers, cfg)
+	servers := strings.Join(o.servers, ",")
+	switch {
+	case err == nil:
+		return conn, -1
+	case errors.Is(err, gozk.ErrConfig):
+		fmt.Fprintf(stderr, "zklock: %v\n", err)
+		return nil, exitUsage
+	case errors.Is(err, context.DeadlineExceeded):
+		fmt.Fprintf(stderr, "zklock: no ZooKeeper session from %s within %v (-connect-timeout)\n", servers, o.connectTimeout)
+		return nil, exitZK
+	}
+	fmt.Fprintf(stderr, "zklock: cannot connect to ZooKeeper at %s: %v\n", servers, rootCause(err))
+	return nil, exitZK
+}
+
+// rootCause is the innermost of a chain of wrapped errors, which says
+// what went wrong without the layers it went through.
+func rootCause(err error) error {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err
 		}
+		err = next
 	}
-	return code
 }
 
 func acquire(ctx context.Context, conn zkapi.Conn, o options, stderr io.Writer) (lease, int) {
@@ -153,27 +136,16 @@ func acquire(ctx context.Context, conn zkapi.Conn, o options, stderr io.Writer) 
 		actx, cancel = context.WithTimeout(ctx, o.timeout)
 	}
 	defer cancel()
-	var (
-		l   lease
-		err error
-	)
-	if o.read {
-		var rw *rwlock.RWMutex
-		if rw, err = rwlock.New(conn, o.path, lock.Options{}); err == nil {
-			l, err = rw.AcquireRead(actx)
-		}
-	} else {
-		var m *lock.Mutex
-		if m, err = lock.New(conn, o.path, lock.Options{}); err == nil {
-			l, err = m.Acquire(actx)
-		}
-	}
+	l, err := take(actx, conn, o)
 	switch {
 	case err == nil:
 		return l, -1
+	case errors.Is(err, lock.ErrWouldBlock):
+		fmt.Fprintf(stderr, "zklock: %s is held by another (-nonblock)\n", o.path)
+		return nil, o.conflictExit
 	case errors.Is(err, context.DeadlineExceeded):
-		fmt.Fprintf(stderr, "zklock: %s still held after %v\n", o.path, o.timeout)
-		return nil, exitTimeout
+		fmt.Fprintf(stderr, "zklock: %s still held after %v (-timeout)\n", o.path, o.timeout)
+		return nil, o.conflictExit
 	case errors.Is(err, lock.ErrConfig):
 		fmt.Fprintf(stderr, "zklock: %v\n", err)
 		return nil, exitUsage
@@ -182,79 +154,32 @@ func acquire(ctx context.Context, conn zkapi.Conn, o options, stderr io.Writer) 
 	return nil, exitZK
 }
 
-// supervise runs the command while watching the lease, and returns the
-// command's exit code or exitLost.
-func supervise(ctx context.Context, o options, l lease, token int64, stdin io.Reader, stdout, stderr io.Writer) int {
-	if _, isFile := stderr.(*os.File); !isFile {
-		// exec copies the command's output from a goroutine of its own;
-		// zklock's messages to the same writer must not race with it.
-		stderr = &lockedWriter{w: stderr}
-	}
-	cmd := exec.Command(o.command[0], o.command[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
-	cmd.Env = append(os.Environ(), fmt.Sprintf("ZKLOCK_TOKEN=%d", token), "ZKLOCK_NODE="+l.Node())
-	if err := cmd.Start(); err != nil {
-		fmt.Fprintf(stderr, "zklock: %v\n", err)
-		return 127
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	lost := make(chan error, 1)
-	watch, stopWatch := context.WithCancel(ctx)
-	defer stopWatch()
-	go func() { lost <- l.Wait(watch) }()
-	interrupts := make(chan os.Signal, 1)
-	signal.Notify(interrupts, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(interrupts)
-
-	wasLost := false
-	for {
-		select {
-		case err := <-exited:
-			if wasLost {
-				return exitLost
-			}
-			return exitCode(err)
-		case err := <-lost:
-			if errors.Is(err, context.Canceled) {
-				continue
-			}
-			wasLost = true
-			fmt.Fprintf(stderr, "zklock: lost the lock on %s (%v); sending %v to pid %d\n", o.path, err, o.sig, cmd.Process.Pid)
-			cmd.Process.Signal(o.sig)
-			if o.sig != syscall.SIGKILL {
-				pid := cmd.Process
-				time.AfterFunc(o.killAfter, func() { pid.Signal(syscall.SIGKILL) })
-			}
-		case s := <-interrupts:
-			cmd.Process.Signal(s)
+// take acquires the lock -read and -nonblock choose.
+func take(ctx context.Context, conn zkapi.Conn, o options) (lease, error) {
+	if o.read {
+		rw, err := rwlock.New(conn, o.path, lock.Options{})
+		if err != nil {
+			return nil, err
 		}
-	}
-}
-
-// lockedWriter serializes writes. It has no ReadFrom, so io.Copy writes
-// through Write.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-func exitCode(err error) int {
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &ee):
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return 128 + int(ws.Signal())
+		if o.nonblock {
+			return nilIfErr(rw.TryAcquireRead(ctx))
 		}
-		return ee.ExitCode()
+		return nilIfErr(rw.AcquireRead(ctx))
 	}
-	return 127
+	m, err := lock.New(conn, o.path, lock.Options{})
+	if err != nil {
+		return nil, err
+	}
+	if o.nonblock {
+		return nilIfErr(m.TryAcquire(ctx))
+	}
+	return nilIfErr(m.Acquire(ctx))
+}
+
+// nilIfErr keeps a typed nil lease out of the interface on failure.
+func nilIfErr[L lease](l L, err error) (lease, error) {
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
 }

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// envServers names the environment variable that -servers overrides, as
+// ETCDCTL_ENDPOINTS is to etcdctl's --endpoints.
+const envServers = "ZKLOCK_SERVERS"
+
+type options struct {
+	servers        []string
+	read           bool
+	nonblock       bool
+	timeout        time.Duration
+	connectTimeout time.Duration
+	session        time.Duration
+	sig            syscall.Signal
+	killAfter      time.Duration
+	conflictExit   int
+	lostExit       int
+	path           string
+	command        []string
+}
+
+// signalsByName are the signals -signal accepts.
+var signalsByName = map[string]syscall.Signal{
+	"TERM": syscall.SIGTERM, "INT": syscall.SIGINT, "HUP": syscall.SIGHUP,
+	"QUIT": syscall.SIGQUIT, "KILL": syscall.SIGKILL,
+	"USR1": syscall.SIGUSR1, "USR2": syscall.SIGUSR2,
+}
+
+const usageHead = `usage: zklock [-servers host:port[,...]] [flags] /lock/path -- command args...
+
+Holds zksim's lock at /lock/path on a ZooKeeper ensemble while the command
+runs, with the fencing token in ZKLOCK_TOKEN and the lock node in
+ZKLOCK_NODE. The servers come from -servers, else from $ZKLOCK_SERVERS.
+
+`
+
+// usageCodes is the exit-code table, shared by the usage text and the
+// package doc (TestZklock_DocumentsExitCodes keeps the README in step).
+const usageCodes = `
+Exit codes:
+  N    the command's own code (128+S if signal S ended it), when the lock
+       was confirmed still held after the command ended
+  2    usage error; the command did not run
+  3    -nonblock or -timeout: the lock was held by another; the command
+       did not run (-conflict-exit N replaces 3)
+  4    the lock was lost, or could not be confirmed held: before the
+       command started (it did not run), or while it ran (zklock prints
+       the command's own code; -lost-exit N replaces 4)
+  5    ZooKeeper unreachable within -connect-timeout, or failing, before
+       the command started; the command did not run
+  126  the command could not be executed; 127 it was not found
+Every code of zklock's own comes with a "zklock: " line on stderr, and
+after the command has run the only one is 4 (or -lost-exit): a command
+that itself exits 4 is told apart by that line, or by -lost-exit.
+`
+
+// parse reads the flags, with getenv for ZKLOCK_SERVERS; it returns the
+// options and -1, or the exit code when zklock should stop (0 for -h).
+func parse(args []string, getenv func(string) string, stderr io.Writer) (options, int) {
+	fs := flag.NewFlagSet("zklock", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o options
+	servers := fs.String("servers", "", "ZooKeeper servers, host:port[,host:port...]; overrides $"+envServers)
+	fs.BoolVar(&o.read, "read", false, "take the read side of the read/write lock: shared with other -read holders; it excludes rwlock writers, not zklock without -read")
+	fs.BoolVar(&o.nonblock, "nonblock", false, "fail at once (exit 3) if the lock is held, like flock -n")
+	fs.DurationVar(&o.timeout, "timeout", 0, "give up after this long waiting for the lock (exit 3); 0: wait")
+	fs.IntVar(&o.conflictExit, "conflict-exit", exitConflict, "exit code when -nonblock or -timeout could not take the lock, like flock -E")
+	fs.IntVar(&o.lostExit, "lost-exit", exitLost, "exit code when the lock was lost or could not be confirmed held")
+	fs.DurationVar(&o.connectTimeout, "connect-timeout", 10*time.Second, "give up if no ZooKeeper session is granted within this long (exit 5)")
+	fs.DurationVar(&o.session, "session-timeout", 10*time.Second, "ZooKeeper session timeout; also how long the check after the command may wait for a connection")
+	sig := fs.String("signal", "TERM", "signal for the command when the lock is lost: TERM, INT, HUP, QUIT, USR1, USR2 or KILL")
+	fs.DurationVar(&o.killAfter, "kill-after", 10*time.Second, "send SIGKILL this long after -signal if the command still runs")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usageHead)
+		fs.PrintDefaults()
+		fmt.Fprint(stderr, usageCodes)
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return options{}, 0
+		}
+		return options{}, exitUsage
+	}
+	if err := o.finish(*servers, *sig, getenv, fs.Args()); err != nil {
+		fmt.Fprintf(stderr, "zklock: %v\n", err)
+		fs.Usage()
+		return options{}, exitUsage
+	}
+	return o, -1
+}
+
+// finish checks the flags together and fills in what they name.
+func (o *options) finish(servers, sig string, getenv func(string) string, rest []string) error {
+	source := "-servers"
+	if servers == "" {
+		servers, source = getenv(envServers), "$"+envServers
+	}
+	s, ok := signalsByName[strings.TrimPrefix(strings.ToUpper(sig), "SIG")]
+	switch {
+	case strings.TrimSpace(servers) == "":
+		return fmt.Errorf("no servers: give -servers host:port[,...] or set %s", envServers)
+	case !ok:
+		return fmt.Errorf("-signal %q: want TERM, INT, HUP, QUIT, USR1, USR2 or KILL", sig)
+	case o.timeout < 0 || o.session <= 0 || o.killAfter < 0 || o.connectTimeout <= 0:
+		return errors.New("durations must be positive")
+	case o.nonblock && o.timeout > 0:
+		return errors.New("-nonblock and -timeout exclude each other")
+	case !validExit(o.conflictExit) || !validExit(o.lostExit):
+		return errors.New("-conflict-exit and -lost-exit must be exit codes, 0 to 255")
+	case len(rest) < 3 || rest[1] != "--":
+		return errors.New("want a lock path, then --, then the command")
+	case !strings.HasPrefix(rest[0], "/") || rest[0] == "/":
+		return fmt.Errorf("lock path %q must be an absolute node path other than /", rest[0])
+	}
+	list, err := parseServers(servers)
+	if err != nil {
+		return fmt.Errorf("%s: %w", source, err)
+	}
+	o.servers, o.sig, o.path, o.command = list, s, rest[0], rest[2:]
+	return nil
+}
+
+func validExit(n int) bool { return n >= 0 && n <= 255 }
+
+// parseServers splits a host:port list. The port is required: a bare word
+// is far likelier a mistake than a host on ZooKeeper's default port, and
+// is a usage error rather than a failed DNS lookup ten seconds later.
+func parseServers(s string) ([]string, error) {
+	var out []string
+	for _, one := range strings.Split(s, ",") {
+		one = strings.TrimSpace(one)
+		host, port, err := net.SplitHostPort(one)
+		if err != nil {
+			return nil, fmt.Errorf("server %q: want host:port", one)
+		}
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 || host == "" {
+			return nil, fmt.Errorf("server %q: want host:port with a port from 1 to 65535", one)
+		}
+		out = append(out, one)
+	}
+	return out, nil
+}
