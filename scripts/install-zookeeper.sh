@@ -2,7 +2,8 @@
 # Installs what the real-server and interop tests need when missing:
 # Debian's zookeeper package (with Java, and zkCli.sh), python3-kazoo
 # (the kazoo client, for Debian's /usr/bin/python3), and what kazoo's own
-# test suite needs to run (internal/kazoosuite): pytest, mock, objgraph;
+# test suite needs to run (internal/kazoosuite): pytest, pytest-timeout,
+# mock, objgraph;
 # and Chromium, in which the report package's test opens a failure report.
 # As root, or through sudo. Used by scripts/test.sh and scripts/bench.sh.
 set -euo pipefail
@@ -13,9 +14,9 @@ fi
 if ! [ -x /usr/bin/python3 ] || ! /usr/bin/python3 -c 'import kazoo' 2>/dev/null; then
 	need+=(python3-kazoo)
 fi
-for m in pytest mock objgraph; do
+for m in pytest pytest_timeout mock objgraph; do
 	if ! [ -x /usr/bin/python3 ] || ! /usr/bin/python3 -c "import $m" 2>/dev/null; then
-		need+=("python3-$m")
+		need+=("python3-${m//_/-}")
 	fi
 done
 if ! command -v chromium >/dev/null; then

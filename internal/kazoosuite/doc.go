@@ -21,9 +21,13 @@
 // harness against Debian's ZooKeeper 3.8.0: ZOOKEEPER_CLASSPATH from the
 // jars in ZK_JAVA_DIR (default /usr/share/java; as scripts/zk.sh),
 // ZOOKEEPER_VERSION=3.8.0 and ZOOKEEPER_PORT_OFFSET on a free block of
-// ports. A test that fails there is run once more on its own, and counts
-// as passed if it passes then (a JVM restarted under load can miss a
-// test's few seconds); serve gets no second try. With -args -update it
+// ports. On either server a test that fails is run once more on its own,
+// and counts as passed if it passes then, logged as such: kazoo's own
+// tests have timing races that a loaded machine exposes (a JVM restarted
+// under load can miss a test's few seconds; once, on serve, with the
+// whole module's tests running beside it, TestSemaphore's
+// test_handle_session_loss hung). With pytest-timeout installed a test
+// that hangs fails after 120 s instead of stopping the run. With -args -update it
 // rewrites testdata/real.txt. ZKSIM_KAZOO_OUT=DIR keeps pytest's output
 // and JUnit XML of either run in DIR.
 //

@@ -76,7 +76,7 @@ func TestSuite_Serve(t *testing.T) {
 	if os.Getenv("ZKSIM_SERVE_LOG") == "" {
 		env = append(env, "ZKSIM_SERVE_LOG="+filepath.Join(work, "serve.log"))
 	}
-	got := runSuite(t, work, testsDir, env, false, "-p", "zksim_kazoo_shim")
+	got := runSuite(t, work, testsDir, env, true, "-p", "zksim_kazoo_shim")
 	compare(t, readResults(t, filepath.Join("testdata", "real.txt")), got)
 }
 
@@ -182,9 +182,8 @@ func blockFree(base, width int) bool {
 // runSuite runs pytest on kazoo's tests in work with env added, and
 // returns each test's outcome by id (MODULE.CLASS::TEST): pass, fail or
 // skip. With retry, the tests that fail are run once more, on their own
-// with a fresh cluster, and count as passed if they pass then: on the
-// real server, a loaded machine can make a restarted JVM miss a test's
-// few seconds. pytest's output and JUnit XML are kept in ZKSIM_KAZOO_OUT,
+// with a fresh cluster, and count as passed if they pass then (doc.go
+// says why). pytest's output and JUnit XML are kept in ZKSIM_KAZOO_OUT,
 // a directory, when set.
 func runSuite(t *testing.T, work, testsDir string, env []string, retry bool, extra ...string) map[string]string {
 	t.Helper()
@@ -216,6 +215,15 @@ func runSuite(t *testing.T, work, testsDir string, env []string, retry bool, ext
 	return results
 }
 
+// testTimeout bounds one kazoo test (pytest-timeout, when installed):
+// the slowest take about 16 s on serve (the SASL ones).
+const testTimeout = "120"
+
+// hasModule reports whether Debian's python can import module.
+func hasModule(module string) bool {
+	return exec.Command(python, "-c", "import "+module).Run() == nil
+}
+
 // nodeID turns a JUnit id (MODULE.CLASS::TEST) back into pytest's node id.
 func nodeID(testsDir, id string) string {
 	class, name, _ := strings.Cut(id, "::")
@@ -238,6 +246,11 @@ func pytest(t *testing.T, work, testsDir, name string, env, args []string) map[s
 	junit := filepath.Join(work, name+".xml")
 	args = append([]string{"-m", "pytest", "-p", "no:cacheprovider", "-q", "-rfE",
 		"--rootdir", testsDir, "--junit-xml", junit}, args...)
+	if hasModule("pytest_timeout") {
+		// A test that hangs fails alone, with its stacks in the log,
+		// instead of the whole run hitting its deadline.
+		args = append(args[:2:2], append([]string{"--timeout", testTimeout}, args[2:]...)...) // the plugin loads itself
+	}
 	// Stop short of go test's own deadline, whose panic would leave the
 	// process group running.
 	deadline := time.Now().Add(15 * time.Minute)
