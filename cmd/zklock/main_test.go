@@ -407,7 +407,7 @@ func TestZklock_NodeDeletedDuringCommand(t *testing.T) {
 	if _, err := m.TryAcquire(ctx); err != nil {
 		t.Fatalf("another holder could not take the lock: %v", err)
 	}
-	if err := srv.DropRequest(server.Match{Op: "delete", Path: node}); err != nil {
+	if _, err := srv.LoseRequest(server.Match{Op: "delete", Path: node}); err != nil {
 		t.Fatal(err)
 	}
 	release()
