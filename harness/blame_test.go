@@ -15,7 +15,13 @@ import (
 // replayRegress replays a saved regression trace and returns its report.
 func replayRegress(t *testing.T, name string) *harness.Report {
 	t.Helper()
-	text, err := os.ReadFile("testdata/regress/" + name)
+	return replayFile(t, "testdata/regress/"+name)
+}
+
+// replayFile replays the trace file at path, under the recipe it names.
+func replayFile(t *testing.T, path string) *harness.Report {
+	t.Helper()
+	text, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

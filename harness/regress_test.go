@@ -38,23 +38,7 @@ func TestRegress_ReplaySavedTraces(t *testing.T) {
 	}
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			text, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f, err := harness.ParseTraceFile(string(text))
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, ok := recipeByName(f.Recipe)
-			if !ok {
-				t.Fatalf("unknown recipe %q", f.Recipe)
-			}
-			f.Workload.Recipe = r
-			rep, err := harness.Replay(f, f.Workload)
-			if err != nil {
-				t.Fatal(err)
-			}
+			rep := replayFile(t, path)
 			want, _, _ := strings.Cut(filepath.Base(path), "-")
 			switch {
 			case want == "ok" && !rep.OK():
