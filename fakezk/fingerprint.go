@@ -126,31 +126,31 @@ func (r *Renaming) session(h *fphash.Hash, id int64) {
 	h.Int(id)
 }
 
-func (rep *replica) fingerprint(r *Renaming) uint64 {
+func (r *replica) fingerprint(rn *Renaming) uint64 {
 	var nodes fphash.Hash
-	for path, n := range rep.tree {
+	for path, n := range r.tree {
 		var h fphash.Hash
-		r.str(&h, path)
-		r.bytes(&h, n.data)
-		r.stat(&h, n.stat)
+		rn.str(&h, path)
+		rn.bytes(&h, n.data)
+		rn.stat(&h, n.stat)
 		h.Int(int64(n.cversion))
-		h.Uint(r.children(n.children))
+		h.Uint(rn.children(n.children))
 		hashACL(&h, n.acl)
 		nodes.Add(h.Sum())
 	}
 	var h fphash.Hash
 	h.Uint(nodes.Sum())
-	h.Int(rep.zxid)
-	h.Int(int64(rep.next))
-	h.Uint(rep.dataW.fingerprint(r))
-	h.Uint(rep.childW.fingerprint(r))
-	if len(rep.modes) > 0 { // none unless addWatch was used: hashes stay as they were
+	h.Int(r.zxid)
+	h.Int(int64(r.next))
+	h.Uint(r.dataW.fingerprint(rn))
+	h.Uint(r.childW.fingerprint(rn))
+	if len(r.modes) > 0 { // none unless addWatch was used: hashes stay as they were
 		var modes fphash.Hash
-		for k, mode := range rep.modes {
+		for k, mode := range r.modes {
 			var e fphash.Hash
-			r.str(&e, k.path)
+			rn.str(&e, k.path)
 			e.Uint(uint64(k.kind))
-			r.session(&e, k.id)
+			rn.session(&e, k.id)
 			e.Uint(uint64(mode))
 			modes.Add(e.Sum())
 		}

@@ -167,40 +167,40 @@ const heldNone linearize.Mode = 255
 
 // Applied implements Observer: a successful delete by a client that does
 // not hold the lock is a give-up.
-func (r *lockRun) Applied(c *sim.Client, req fakezk.Request, rep fakezk.Reply) {
+func (run *lockRun) Applied(c *sim.Client, req fakezk.Request, rep fakezk.Reply) {
 	if _, del := req.(fakezk.Delete); del && rep.Err == nil {
-		r.deletes = append(r.deletes, rep.Zxid)
-		if !r.holding[c.Index()] {
-			r.giveUps[rep.Zxid] = true
+		run.deletes = append(run.deletes, rep.Zxid)
+		if !run.holding[c.Index()] {
+			run.giveUps[rep.Zxid] = true
 		}
 	}
 }
 
 // Expired implements Observer: the expiry of a session that did not hold
 // the lock is a give-up; one that did ends its hold.
-func (r *lockRun) Expired(session, zxid int64) {
-	r.expired[session] = int64(r.s.Step())
+func (run *lockRun) Expired(session, zxid int64) {
+	run.expired[session] = int64(run.s.Step())
 	holder := false
-	for _, c := range r.s.Clients() {
+	for _, c := range run.s.Clients() {
 		if c.Session() == session {
-			holder = r.holding[c.Index()]
-			r.expiries = append(r.expiries, report.Expiry{Step: r.s.Step(), Client: c.Index()})
+			holder = run.holding[c.Index()]
+			run.expiries = append(run.expiries, report.Expiry{Step: run.s.Step(), Client: c.Index()})
 		}
 	}
 	if !holder {
-		r.giveUps[zxid] = true
+		run.giveUps[zxid] = true
 	}
 }
 
 // Woken implements Observer.
-func (r *lockRun) Woken(c *sim.Client, path string, zxid int64) {
-	r.received = append(r.received, received{client: c.Index(), zxid: zxid, path: path, held: heldNone,
-		reader: r.acquiring[c.Index()] == linearize.Read, step: r.s.Step()})
+func (run *lockRun) Woken(c *sim.Client, path string, zxid int64) {
+	run.received = append(run.received, received{client: c.Index(), zxid: zxid, path: path, held: heldNone,
+		reader: run.acquiring[c.Index()] == linearize.Read, step: run.s.Step()})
 }
 
 // Blocks implements Observer.
-func (r *lockRun) Blocks(c *sim.Client) {
-	r.received = append(r.received, received{client: c.Index(), held: waitsAgain})
+func (run *lockRun) Blocks(c *sim.Client) {
+	run.received = append(run.received, received{client: c.Index(), held: waitsAgain})
 }
 
 func (w Workload) program(r *lockRun) sim.Program {
@@ -455,11 +455,11 @@ func (w Workload) herdLimit(run *lockRun) func(int64) int {
 // not one: the server removes it when that session expires, which may be
 // after the run ends. In a traced run each node is named with its owner
 // (sim.NodeOwner), and steps are the steps that created them.
-func (r *lockRun) orphans(dir string) (nodes []string, steps []int) {
-	s := r.s
+func (run *lockRun) orphans(dir string) (nodes []string, steps []int) {
+	s := run.s
 	owners := map[int64]bool{}
 	for _, c := range s.Clients() {
-		if r.h.finished[c.Index()] {
+		if run.h.finished[c.Index()] {
 			owners[c.Session()] = true
 		}
 	}
@@ -480,9 +480,9 @@ func (r *lockRun) orphans(dir string) (nodes []string, steps []int) {
 
 // wakeups lists the watch notifications clients received about dir and
 // its children.
-func (r *lockRun) wakeups(dir string) []linearize.Wakeup {
+func (run *lockRun) wakeups(dir string) []linearize.Wakeup {
 	var out []linearize.Wakeup
-	for _, n := range r.received {
+	for _, n := range run.received {
 		if n.held == heldNone && (n.path == dir || strings.HasPrefix(n.path, dir+"/")) {
 			out = append(out, linearize.Wakeup{Client: n.client, Cause: n.zxid, Path: n.path, Step: n.step})
 		}

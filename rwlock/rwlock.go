@@ -39,7 +39,8 @@ const (
 	writeKind = "write"
 )
 
-// ErrUpgrade: a handle holding a read lease asked for the write lock.
+// ErrUpgrade is the error when a handle holding a read lease asks for the
+// write lock.
 var ErrUpgrade = errors.New("rwlock: upgrade from read to write is not supported (it would deadlock)")
 
 // RWMutex is a handle on the read/write lock at one directory. Options are

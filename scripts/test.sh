@@ -76,7 +76,7 @@ if python3 -c 'import yaml' 2>/dev/null; then
 else
 	log "python3-yaml not installed: .github/workflows/zksim.yml not parsed"
 fi
-log "go mod tidy -diff and staticcheck"
+log "go mod tidy -diff and staticcheck (every check: staticcheck.conf)"
 go mod tidy -diff
 go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 go test -race -count=1 ./...

@@ -8,7 +8,7 @@ import (
 	"github.com/zksim/zksim/zkapi"
 )
 
-// ErrWouldBlock: a try-acquire found the lock held.
+// ErrWouldBlock is what a try-acquire answers when it finds the lock held.
 var ErrWouldBlock = errors.New("lock: held by another holder")
 
 // Rule decides, for the member at index i of the queue, whether it holds
