@@ -137,12 +137,15 @@ func (s *Server) StartMember(i int) error {
 	mb.l, mb.stopped = l, false
 	s.listeners[l] = struct{}{}
 	s.logf("member %d started on %s", i, mb.addr)
+	// The ensemble settles (leader, quorum) before the member accepts:
+	// a client that connects at once must not be turned away as if
+	// there were no quorum, which would fail the requests it queued.
+	s.settle()
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		s.acceptLoop(l, i)
 	}()
-	s.settle()
 	return nil
 }
 

@@ -283,7 +283,30 @@ func (tc *TestCluster) StartAllServers() error {
 			return fmt.Errorf("failed to start server listening on port `%d` : %+v", s.Port, err)
 		}
 	}
+	tc.waitForClients(10 * time.Second)
 	return nil
+}
+
+// waitForClients stands for the Java harness's waitForStart: a JVM takes
+// a second or more to serve again, and by the time waitForStart sees it
+// serving, the clients that lost it have reconnected. serve is back at
+// once, so this waits, up to limit, until no live session is without a
+// connection (GET /sessions shows client=-), rather than return while a
+// client is still noticing the loss and failing the requests it queued.
+func (tc *TestCluster) waitForClients(limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(tc.proc.control + "/sessions")
+		if err != nil {
+			return
+		}
+		body, _ := ioutil.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(body), "client=-") {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 func (tc *TestCluster) StopAllServers() error {
