@@ -5,13 +5,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"fmt"
+	"github.com/zksim/zksim/internal/suitecheck"
 	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 )
@@ -48,7 +47,7 @@ func TestSuite_Serve(t *testing.T) {
 	if testing.Short() {
 		t.Skip("go-zookeeper's suite takes minutes: skipped with -short")
 	}
-	root := moduleRoot(t)
+	root := suitecheck.ModuleRoot(t)
 	modDir := moduleDir(t, root)
 	work := t.TempDir()
 	bin := filepath.Join(work, "zksim")
@@ -67,9 +66,9 @@ func TestSuite_Serve(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(pkg, "zksim_cluster_test.go"), harness, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := serveArgs(t, bin)
+	args := suitecheck.ServeArgs(t, bin, serveFeatureFlags)
 	got := runSuite(t, pkg, []string{"ZKSIM_BIN=" + bin, "ZKSIM_SERVE_ARGS=" + strings.Join(args, " ")})
-	compare(t, readResults(t, filepath.Join("testdata", "real.txt")), got)
+	suitecheck.Compare(t, suitecheck.ReadResults(t, filepath.Join("testdata", "real.txt")), got, waitingFor, "waitingFor")
 }
 
 func TestSuite_Real(t *testing.T) {
@@ -83,17 +82,17 @@ func TestSuite_Real(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(bin, "zkServer.sh")); err != nil {
 		t.Skipf("no zkServer.sh in %s: %v", bin, err)
 	}
-	root := moduleRoot(t)
+	root := suitecheck.ModuleRoot(t)
 	pkg := filepath.Join(t.TempDir(), "zk")
 	copyPackage(t, moduleDir(t, root), pkg)
 	patchRealWait(t, pkg)
 	got := runSuite(t, pkg, []string{"ZOOKEEPER_BIN_PATH=" + bin})
 	if *update {
-		writeResults(t, filepath.Join("testdata", "real.txt"), got)
+		suitecheck.WriteResults(t, filepath.Join("testdata", "real.txt"), realHeader, got)
 		return
 	}
-	want := readResults(t, filepath.Join("testdata", "real.txt"))
-	for _, name := range sortedNames(want) {
+	want := suitecheck.ReadResults(t, filepath.Join("testdata", "real.txt"))
+	for _, name := range suitecheck.SortedNames(want) {
 		if want[name] != got[name] {
 			t.Errorf("%s: %s on the real server now, %s in testdata/real.txt", name, got[name], want[name])
 		}
@@ -128,59 +127,6 @@ func patchRealWait(t *testing.T, pkg string) {
 	}
 }
 
-// compare checks serve's results against the real server's.
-func compare(t *testing.T, real, serve map[string]string) {
-	t.Helper()
-	for _, name := range sortedNames(real) {
-		want, got := real[name], serve[name]
-		reason, waiting := waitingFor[name]
-		switch {
-		case want != "pass":
-			// A test the real server does not pass (a skip) need not pass here.
-		case got == "pass" && waiting:
-			t.Logf("%s passes: remove it from waitingFor (%s)", name, reason)
-		case got != "pass" && waiting:
-			t.Logf("%s: %s, waiting for %s", name, got, reason)
-		case got != "pass":
-			t.Errorf("%s: %s on serve, pass on the real server", name, nonEmpty(got))
-		}
-	}
-	for _, name := range sortedNames(serve) {
-		if _, ok := real[name]; !ok {
-			t.Errorf("%s (%s on serve) is not in testdata/real.txt: record the real server's results", name, serve[name])
-		}
-	}
-	for name := range waitingFor {
-		if _, ok := real[name]; !ok {
-			t.Errorf("waitingFor names %s, which the suite does not have", name)
-		}
-	}
-}
-
-func nonEmpty(s string) string {
-	if s == "" {
-		return "missing"
-	}
-	return s
-}
-
-// serveArgs is serveFeatureFlags less those the binary does not know.
-func serveArgs(t *testing.T, bin string) []string {
-	t.Helper()
-	var stderr bytes.Buffer
-	cmd := exec.Command(bin, "serve", "-h")
-	cmd.Stderr = &stderr
-	cmd.Run() // -h exits 0 or 2; the usage text is what counts
-	var args []string
-	for _, f := range serveFeatureFlags {
-		if !strings.Contains(stderr.String(), "\n  "+f[0]+" ") && !strings.Contains(stderr.String(), "\n  "+f[0]+"\n") {
-			t.Fatalf("zksim serve has no %s flag: the suite's servers need it", f[0])
-		}
-		args = append(args, f...)
-	}
-	return args
-}
-
 // runSuite runs go test -json in pkg and returns each test's outcome
 // (subtests too, as NAME/SUB): pass, fail or skip.
 func runSuite(t *testing.T, pkg string, env []string) map[string]string {
@@ -189,7 +135,7 @@ func runSuite(t *testing.T, pkg string, env []string) map[string]string {
 	out, err := goOutput(pkg, env, "test", "-json", "-count=1", "-timeout=15m", ".")
 	results := parseEvents(t, out)
 	if len(results) == 0 {
-		t.Fatalf("go test ran no test (%v):\n%s", err, tail(out))
+		t.Fatalf("go test ran no test (%v):\n%s", err, suitecheck.Tail(out))
 	}
 	counts := map[string]int{}
 	for _, r := range results {
@@ -223,68 +169,6 @@ func parseEvents(t *testing.T, out []byte) map[string]string {
 	return results
 }
 
-func tail(b []byte) string {
-	if len(b) > 4000 {
-		b = b[len(b)-4000:]
-	}
-	return string(b)
-}
-
-func readResults(t *testing.T, path string) map[string]string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]string{}
-	for _, line := range strings.Split(string(b), "\n") {
-		if line = strings.TrimSpace(line); line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		name, result, ok := strings.Cut(line, " ")
-		if !ok {
-			t.Fatalf("%s: line %q is not NAME RESULT", path, line)
-		}
-		out[name] = result
-	}
-	return out
-}
-
-func writeResults(t *testing.T, path string, results map[string]string) {
-	t.Helper()
-	var b strings.Builder
-	b.WriteString("# go-zookeeper v1.0.4's tests on the real ZooKeeper 3.8.0 (Debian), with the\n")
-	b.WriteString("# module's own harness (its wait patched, see doc.go): ZKSIM_GOZK_REAL=1 go test ./internal/gozksuite -run Real -args -update\n")
-	for _, name := range sortedNames(results) {
-		fmt.Fprintf(&b, "%s %s\n", name, results[name])
-	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func sortedNames(m map[string]string) []string {
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
-// moduleRoot is this repository's root, where go.mod is.
-func moduleRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
-		t.Fatalf("no go.mod at %s: %v", dir, err)
-	}
-	return dir
-}
-
 // moduleDir finds go-zookeeper's source in the module cache, downloading
 // it if needed; it skips the test when the Go toolchain cannot.
 func moduleDir(t *testing.T, root string) string {
@@ -295,7 +179,7 @@ func moduleDir(t *testing.T, root string) string {
 	out, err := goOutput(root, nil, "mod", "download", "-json", module)
 	var info struct{ Dir, Error string }
 	if jerr := json.Unmarshal(out, &info); err != nil || jerr != nil || info.Dir == "" {
-		t.Skipf("cannot get %s's source: %v %s %s", module, err, info.Error, tail(out))
+		t.Skipf("cannot get %s's source: %v %s %s", module, err, info.Error, suitecheck.Tail(out))
 	}
 	return info.Dir
 }
@@ -341,7 +225,7 @@ func copyFile(src, dst string) error {
 func goCmd(t *testing.T, dir string, env []string, args ...string) {
 	t.Helper()
 	if out, err := goOutput(dir, env, args...); err != nil {
-		t.Skipf("go %s cannot run here: %v\n%s", strings.Join(args, " "), err, tail(out))
+		t.Skipf("go %s cannot run here: %v\n%s", strings.Join(args, " "), err, suitecheck.Tail(out))
 	}
 }
 
@@ -354,3 +238,7 @@ func goOutput(dir string, env []string, args ...string) ([]byte, error) {
 	err := cmd.Run()
 	return b.Bytes(), err
 }
+
+// realHeader heads testdata/real.txt.
+const realHeader = "# go-zookeeper v1.0.4's tests on the real ZooKeeper 3.8.0 (Debian), with the\n" +
+	"# module's own harness (its wait patched, see doc.go): ZKSIM_GOZK_REAL=1 go test ./internal/gozksuite -run Real -args -update\n"

@@ -6,11 +6,11 @@ import (
 	"encoding/xml"
 	"flag"
 	"fmt"
+	"github.com/zksim/zksim/internal/suitecheck"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -56,7 +56,7 @@ func TestSuite_Serve(t *testing.T) {
 		t.Skip("kazoo's suite takes minutes: skipped with -short")
 	}
 	testsDir := kazooTests(t)
-	root := moduleRoot(t)
+	root := suitecheck.ModuleRoot(t)
 	work := t.TempDir()
 	bin := filepath.Join(work, "zksim")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/zksim")
@@ -71,13 +71,13 @@ func TestSuite_Serve(t *testing.T) {
 	env := []string{
 		"PYTHONPATH=" + shim,
 		"ZKSIM_BIN=" + bin,
-		"ZKSIM_SERVE_ARGS=" + strings.Join(serveArgs(t, bin), " "),
+		"ZKSIM_SERVE_ARGS=" + strings.Join(suitecheck.ServeArgs(t, bin, serveFeatureFlags), " "),
 	}
 	if os.Getenv("ZKSIM_SERVE_LOG") == "" {
 		env = append(env, "ZKSIM_SERVE_LOG="+filepath.Join(work, "serve.log"))
 	}
 	got := runSuite(t, work, testsDir, env, true, "-p", "zksim_kazoo_shim")
-	compare(t, readResults(t, filepath.Join("testdata", "real.txt")), got)
+	suitecheck.Compare(t, suitecheck.ReadResults(t, filepath.Join("testdata", "real.txt")), got, knownDifferences, "knownDifferences")
 }
 
 func TestSuite_Real(t *testing.T) {
@@ -107,14 +107,14 @@ func TestSuite_Real(t *testing.T) {
 	}
 	got := runSuite(t, t.TempDir(), testsDir, env, true)
 	if *update {
-		writeResults(t, filepath.Join("testdata", "real.txt"), got)
+		suitecheck.WriteResults(t, filepath.Join("testdata", "real.txt"), realHeader, got)
 		return
 	}
 	// A recorded pass that no longer passes would make the serve
 	// comparison demand too much; a recorded failure that passes now
 	// (kazoo's read-only test is timing-bound) is only reported.
-	want := readResults(t, filepath.Join("testdata", "real.txt"))
-	for _, name := range sortedNames(want) {
+	want := suitecheck.ReadResults(t, filepath.Join("testdata", "real.txt"))
+	for _, name := range suitecheck.SortedNames(want) {
 		switch {
 		case want[name] == got[name]:
 		case want[name] == "pass":
@@ -123,7 +123,7 @@ func TestSuite_Real(t *testing.T) {
 			t.Logf("%s: %s on the real server now, %s in testdata/real.txt", name, nonEmpty(got[name]), want[name])
 		}
 	}
-	for _, name := range sortedNames(got) {
+	for _, name := range suitecheck.SortedNames(got) {
 		if _, ok := want[name]; !ok {
 			t.Errorf("%s (%s) is not in testdata/real.txt: rerun with -args -update", name, got[name])
 		}
@@ -193,7 +193,7 @@ func runSuite(t *testing.T, work, testsDir string, env []string, retry bool, ext
 	start := time.Now()
 	results := pytest(t, work, testsDir, "run", env, append(extra, testsDir))
 	var again []string
-	for _, id := range sortedNames(results) {
+	for _, id := range suitecheck.SortedNames(results) {
 		if results[id] == "fail" {
 			again = append(again, nodeID(testsDir, id))
 		}
@@ -274,10 +274,10 @@ func pytest(t *testing.T, work, testsDir, name string, env, args []string) map[s
 	// pytest exits 1 when a test fails; the JUnit file says which.
 	results, perr := parseJUnit(junit)
 	if perr != nil || len(results) == 0 {
-		t.Fatalf("pytest ran no test (%v, %v):\n%s", err, perr, tail(out.Bytes()))
+		t.Fatalf("pytest ran no test (%v, %v):\n%s", err, perr, suitecheck.Tail(out.Bytes()))
 	}
 	if testing.Verbose() {
-		t.Logf("pytest's summary (%s):\n%s", name, tail(out.Bytes()))
+		t.Logf("pytest's summary (%s):\n%s", name, suitecheck.Tail(out.Bytes()))
 	}
 	return results
 }
@@ -325,117 +325,13 @@ func parseJUnit(path string) (map[string]string, error) {
 	return results, nil
 }
 
-// compare checks serve's results against the real server's.
-func compare(t *testing.T, real, serve map[string]string) {
-	t.Helper()
-	for _, name := range sortedNames(real) {
-		want, got := real[name], serve[name]
-		reason, known := knownDifferences[name]
-		switch {
-		case want != "pass":
-			// A test the real server does not pass need not pass here.
-		case got == "pass" && known:
-			t.Logf("%s passes: remove it from knownDifferences (%s)", name, reason)
-		case got != "pass" && known:
-			t.Logf("%s: %s, known difference: %s", name, got, reason)
-		case got != "pass":
-			t.Errorf("%s: %s on serve, pass on the real server", name, nonEmpty(got))
-		}
-	}
-	for _, name := range sortedNames(serve) {
-		if _, ok := real[name]; !ok {
-			t.Errorf("%s (%s on serve) is not in testdata/real.txt: record the real server's results", name, serve[name])
-		}
-	}
-	for _, name := range sortedNames(knownDifferences) {
-		if _, ok := real[name]; !ok {
-			t.Errorf("knownDifferences names %s, which the suite does not have", name)
-		}
-	}
-}
+// realHeader heads testdata/real.txt.
+const realHeader = "# kazoo 2.8's tests (Debian's python3-kazoo) on the real ZooKeeper 3.8.0 (Debian),\n" +
+	"# with kazoo's own harness: ZKSIM_KAZOO_REAL=1 go test ./internal/kazoosuite -run Real -args -update\n"
 
 func nonEmpty(s string) string {
 	if s == "" {
 		return "missing"
 	}
 	return s
-}
-
-// serveArgs is serveFeatureFlags less those the binary does not know.
-func serveArgs(t *testing.T, bin string) []string {
-	t.Helper()
-	var stderr bytes.Buffer
-	cmd := exec.Command(bin, "serve", "-h")
-	cmd.Stderr = &stderr
-	cmd.Run() // -h exits 0 or 2; the usage text is what counts
-	var args []string
-	for _, f := range serveFeatureFlags {
-		if !strings.Contains(stderr.String(), "\n  "+f[0]+" ") && !strings.Contains(stderr.String(), "\n  "+f[0]+"\n") {
-			t.Fatalf("zksim serve has no %s flag: the suite's servers need it", f[0])
-		}
-		args = append(args, f...)
-	}
-	return args
-}
-
-func tail(b []byte) string {
-	if len(b) > 4000 {
-		b = b[len(b)-4000:]
-	}
-	return string(b)
-}
-
-func readResults(t *testing.T, path string) map[string]string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]string{}
-	for _, line := range strings.Split(string(b), "\n") {
-		if line = strings.TrimSpace(line); line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		name, result, ok := strings.Cut(line, " ")
-		if !ok {
-			t.Fatalf("%s: line %q is not NAME RESULT", path, line)
-		}
-		out[name] = result
-	}
-	return out
-}
-
-func writeResults(t *testing.T, path string, results map[string]string) {
-	t.Helper()
-	var b strings.Builder
-	b.WriteString("# kazoo 2.8's tests (Debian's python3-kazoo) on the real ZooKeeper 3.8.0 (Debian),\n")
-	b.WriteString("# with kazoo's own harness: ZKSIM_KAZOO_REAL=1 go test ./internal/kazoosuite -run Real -args -update\n")
-	for _, name := range sortedNames(results) {
-		fmt.Fprintf(&b, "%s %s\n", name, results[name])
-	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func sortedNames[V any](m map[string]V) []string {
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
-// moduleRoot is this repository's root, where go.mod is.
-func moduleRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
-		t.Fatalf("no go.mod at %s: %v", dir, err)
-	}
-	return dir
 }
