@@ -1,15 +1,11 @@
 package conformance_test
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/zksim/zksim/internal/conformance"
 )
 
 // closeOrderScript: s1 creates n ephemerals and deletes every fourth,
@@ -35,25 +31,11 @@ func TestCloseOrder_Real(t *testing.T) {
 	real := newReal(t)
 	for _, n := range []int{2, 3, 7, 13, 20, 40} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
 			root := uniqueRoot("close")
 			script := closeOrderScript(n)
 			f := fakeServer(7)
 			defer f.srv.Close()
-			run := func(target conformance.Target) string {
-				r, err := conformance.NewRunner(ctx, target, root)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer r.Close(ctx)
-				out, err := r.Run(ctx, script)
-				if err != nil {
-					t.Fatalf("%v\n%s", err, out)
-				}
-				return out
-			}
-			want, got := run(real), run(f)
+			want, got := runScript(t, real, script, root), runScript(t, f, script, root)
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("close order differs (-real +fake):\n%s", diff)
 			}

@@ -45,7 +45,14 @@ func differential(t *testing.T, other conformance.Target, name string) {
 // differentialChecks is how many scripts one run compares.
 const differentialChecks = 200
 
-func runScript(t *rapid.T, target conformance.Target, script, root string) string {
+// fataler is what runScript needs of a *testing.T or a *rapid.T.
+type fataler interface {
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
+
+// runScript runs script on target under root, failing t if it cannot.
+func runScript(t fataler, target conformance.Target, script, root string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	r, err := conformance.NewRunner(ctx, target, root)
