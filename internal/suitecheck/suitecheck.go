@@ -7,10 +7,11 @@ package suitecheck
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -105,14 +106,7 @@ func WriteResults(t testing.TB, path, header string, results map[string]string) 
 }
 
 // SortedNames is m's keys in order.
-func SortedNames[V any](m map[string]V) []string {
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func SortedNames[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // ModuleRoot is this repository's root, where go.mod is, seen from a
 // package two levels below it.
