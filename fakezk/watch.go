@@ -214,15 +214,6 @@ func (m *Machine) unwatchPath(t watchTable, path string) {
 	}
 }
 
-// DropWatches removes every watch the session holds on its server and
-// keeps its connection (Detach also forgets its notifications and
-// identities): a server removes some watches so, re-registering the rest.
-func (m *Machine) DropWatches(id int64) {
-	if s := m.sessions[id]; s != nil {
-		m.dropWatches(s)
-	}
-}
-
 func (m *Machine) dropWatches(s *session) {
 	r := m.servers[s.server]
 	s.watches.each(func(k watchKey) {
