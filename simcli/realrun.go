@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/zksim/zksim/expire"
 	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/zkapi"
@@ -27,7 +28,7 @@ import (
 // simulator's view of which change woke whom.
 type realRun struct {
 	rc      runConfig
-	capture *zktest.SessionCapture
+	capture *expire.Capture
 
 	clock    atomic.Int64
 	holdSeq  atomic.Int64 // holds begun, for choosing which to expire
@@ -62,7 +63,7 @@ func (r *realRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
 	r.header(stdout)
-	r.capture = &zktest.SessionCapture{}
+	r.capture = &expire.Capture{}
 	dial := func() (zkapi.Conn, error) {
 		return gozk.DialContext(ctx, r.rc.servers, gozk.Config{SessionTimeout: 4 * time.Second, ConnectTimeout: 3 * time.Second, Dialer: r.capture.Dial})
 	}
