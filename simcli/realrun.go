@@ -14,11 +14,11 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/expire"
+	"github.com/zksim/zksim/internal/ztree"
 	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
-	"github.com/zksim/zksim/zktest"
 )
 
 // realRun is the workload on real servers: real sessions and real time, so
@@ -85,7 +85,7 @@ func (r *realRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		zktest.DeleteTree(cctx, admin, root)
+		ztree.DeleteTree(cctx, admin, root)
 	}()
 
 	start := time.Now()

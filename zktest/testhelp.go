@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zksim/zksim/internal/ztree"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
 )
@@ -58,7 +59,7 @@ func Root(t testing.TB, ctx context.Context, admin zkapi.Conn, prefix string) st
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		if err := DeleteTree(ctx, admin, root); err != nil {
+		if err := ztree.DeleteTree(ctx, admin, root); err != nil {
 			t.Errorf("delete test root %s: %v", root, err)
 		}
 	})

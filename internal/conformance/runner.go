@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/ztree"
 	"github.com/zksim/zksim/zkapi"
-	"github.com/zksim/zksim/zktest"
 )
 
 // Runner interprets scripts against one Target. Sessions and watches live
@@ -57,7 +57,7 @@ func (r *Runner) Close(ctx context.Context) error {
 	for _, l := range r.labels() {
 		r.sess[l].Close()
 	}
-	err := zktest.DeleteTree(ctx, r.admin, r.root)
+	err := ztree.DeleteTree(ctx, r.admin, r.root)
 	r.admin.Close()
 	return err
 }

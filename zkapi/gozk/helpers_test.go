@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/zksim/zksim/internal/ztree"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
 	"github.com/zksim/zksim/zktest"
@@ -65,7 +66,7 @@ func newRoot(t testing.TB, servers []string) string {
 	t.Cleanup(func() {
 		cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		if err := zktest.DeleteTree(cctx, admin, root); err != nil {
+		if err := ztree.DeleteTree(cctx, admin, root); err != nil {
 			t.Errorf("delete test root: %v", err)
 		}
 	})

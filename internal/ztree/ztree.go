@@ -1,4 +1,6 @@
-package zktest
+// Package ztree works on whole subtrees of a ZooKeeper tree through the
+// zkapi interface: the clean-up of a run's or a test's own nodes.
+package ztree
 
 import (
 	"context"
