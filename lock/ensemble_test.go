@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zksim/zksim/expire"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
@@ -54,7 +55,7 @@ func TestMutex_EnsembleContention(t *testing.T) {
 
 // TestMutex_SessionExpiredMidHold is ZK-SEMANTICS.md bug scenario 3
 // (CURATOR-206): the holder's session is expired by the server (forced
-// with zktest.SessionCapture.Kill, Curator's KillSession) while a second
+// with expire.Capture.Kill, Curator's KillSession) while a second
 // client waits. The old holder is told (Wait and Check report ErrLost), the
 // second client acquires with a larger token, the stale holder's token is
 // refused by the fencing resource, its Fenced write is refused with
@@ -70,7 +71,7 @@ func testExpiredMidHold(t *testing.T, addrs []string) {
 	root := zktest.Root(t, ctx, admin, "/zksim-lock-test-")
 	dir, data := root+"/lock", root+"/data"
 	zktest.Create(t, ctx, admin, data)
-	var capture zktest.SessionCapture
+	var capture expire.Capture
 	// The longest timeout the servers grant (20 ticks): only the kill can
 	// expire this session within the test.
 	connA := zktest.Dial(t, ctx, addrs, gozk.Config{SessionTimeout: 10 * time.Second, Dialer: capture.Dial})

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zksim/zksim/expire"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/rwlock"
 	"github.com/zksim/zksim/zkapi"
@@ -182,7 +183,7 @@ func TestRWMutex_EnsembleWriterExpired(t *testing.T) {
 	root := zktest.Root(t, ctx, admin, "/zksim-rwlock-test-")
 	dir, data := root+"/lock", root+"/data"
 	zktest.Create(t, ctx, admin, data)
-	var capture zktest.SessionCapture
+	var capture expire.Capture
 	// The longest timeout the servers grant: only the kill expires it.
 	wconn := zktest.Dial(t, ctx, c.Addrs, gozk.Config{SessionTimeout: 10 * time.Second, Dialer: capture.Dial})
 	rconn := zktest.Dial(t, ctx, c.Addrs, gozk.Config{})

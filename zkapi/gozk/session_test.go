@@ -10,9 +10,9 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zksim/zksim/expire"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
-	"github.com/zksim/zksim/zktest"
 )
 
 func TestDial_InvalidConfig(t *testing.T) {
@@ -211,14 +211,14 @@ func checkReplaced(t *testing.T, ctx context.Context, c *gozk.Conn, root string,
 }
 
 // TestSession_KillSession expires the session while the client is
-// connected, as zktest (after Curator) does: a second connection takes the
+// connected, as package expire (after Curator) does: a second connection takes the
 // session over with its credentials, so the server drops the client's
 // connection, and closes it. The client reconnects to find it expired.
 func TestSession_KillSession(t *testing.T) {
 	servers := standalone(t)
 	root := newRoot(t, servers)
 	ctx := testCtx(t)
-	var capture zktest.SessionCapture
+	var capture expire.Capture
 	c := dial(t, servers, gozk.Config{Dialer: capture.Dial})
 	observer := dial(t, servers, gozk.Config{})
 	old := c.Session()
