@@ -14,7 +14,6 @@ import (
 	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/lock/zoo"
-	"github.com/zksim/zksim/rwlock"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -58,22 +57,6 @@ func testFindsEveryZooBug(t *testing.T, symmetry bool) {
 			}
 			t.Logf("%s at %d deviations after %d schedules, %d states in the last pass; %d trace lines",
 				ex.Violation, res.Deviation, res.Schedules, res.States, len(ce.Report.Result.Trace))
-		})
-	}
-}
-
-// zksim's own locks survive every schedule of two clients with one fault
-// of each kind and one deviation: no false alarm, and the bounded space
-// is exhausted. (BENCHMARKS.md has larger bounds.)
-func TestExplore_OwnLocksExhaustedClean(t *testing.T) {
-	for _, r := range []lock.Recipe{lock.MutexRecipe(), rwlock.Recipe()} {
-		t.Run(r.Name, func(t *testing.T) {
-			w := harness.Workload{Clients: 2, Acquisitions: 1, ReadPercent: 50, TimeoutTicks: 12, TimeoutPercent: 50}
-			res := harness.CheckExhaustive(t, r, harness.CheckOptions{Config: sim.Config{Faults: exploreFaults}, Workload: w},
-				sim.Bounds{Deviations: 1})
-			if !res.Exhausted {
-				t.Fatalf("not exhausted: %s", res.Coverage())
-			}
 		})
 	}
 }

@@ -12,91 +12,6 @@ import (
 	"github.com/zksim/zksim/sim"
 )
 
-// excerptLines bounds the trace a test log shows of a counterexample; the
-// trace file has all of it.
-const excerptLines = 40
-
-// failureSubject is what CheckRecipe or Check checked, for its failure
-// report.
-type failureSubject struct {
-	what     string // the recipe's name, or "programs"
-	name     string // artifact file names start with it
-	dir      string // where they go; "" for os.TempDir()/zksim
-	programs bool
-	replay   string // Go code that replays a trace file, %q for its path
-}
-
-// report shrinks every finding to a minimal counterexample, saves each
-// as a trace file and an HTML report, and words the failure: one line per
-// violation class found, then each counterexample once.
-func (s failureSubject) report(found []finding, schedules int, run runner) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s in %s (%s of %d):\n", s.what, plural(len(found), "violation class"),
-		plural(schedules, "schedule"), plural((schedules+schedulesPerCheck-1)/schedulesPerCheck, "check"), schedulesPerCheck)
-	for _, f := range found {
-		fmt.Fprintf(&b, "  %-24s in %d, first in schedule %d: %s\n", f.class, f.schedules, f.index, f.first.describe(s.programs))
-	}
-	for _, f := range found {
-		b.WriteString("\n")
-		ce, ok := shrinkFinding(f, run, s.programs)
-		if !ok {
-			what := "recipe " + s.what + " does"
-			if s.programs {
-				what = "programs do"
-			}
-			fmt.Fprintf(&b, "%s: schedule %d does not show it when run again: the %s not run deterministically "+
-				"(map iteration order, the wall clock, global randomness, state kept across runs?)\n", f.class, f.index, what)
-			continue
-		}
-		s.writeCounterexample(&b, f.class, ce)
-	}
-	return b.String()
-}
-
-// writeCounterexample saves a counterexample and writes what it shows:
-// its size, its violations, the end of its trace, the files and the
-// replay call.
-func (s failureSubject) writeCounterexample(w io.Writer, class string, ce Counterexample) {
-	rep := ce.Report
-	if s.programs {
-		fmt.Fprintf(w, "%s, shrunk to %s:\n", class, plural(len(ce.Decisions), "decision"))
-	} else {
-		fmt.Fprintf(w, "%s, shrunk to %s x %s, %s:\n",
-			class, plural(ce.Workload.Clients, "client"), plural(ce.Workload.Acquisitions, "acquisition"), plural(len(ce.Decisions), "decision"))
-	}
-	for _, v := range rep.Violations {
-		fmt.Fprintf(w, "  %v\n", v)
-	}
-	writeExcerpt(w, rep.Result.Trace, rep.Violations)
-	dir := s.dir
-	if dir == "" {
-		dir = filepath.Join(os.TempDir(), "zksim")
-	}
-	replay := func(p string) string { return fmt.Sprintf(s.replay, p) }
-	tracePath, htmlPath, err := saveFailure(dir, s.name+"-"+class, ce.traceFile(s.programs), rep, ce.Seed, replay)
-	if err != nil {
-		fmt.Fprintf(w, "could not save the failure: %v\n", err)
-		return
-	}
-	writeSaved(w, tracePath, htmlPath, replay(tracePath))
-}
-
-// writeExcerpt writes the last excerptLines lines of a trace as
-// WriteTrace shows it (blamed steps marked, ticks collapsed), saying how
-// many came before.
-func writeExcerpt(w io.Writer, trace []string, vs []linearize.Violation) {
-	var b strings.Builder
-	WriteTrace(&b, trace, vs, TraceView{})
-	lines := strings.SplitAfter(b.String(), "\n")
-	lines = lines[:len(lines)-1] // after the last newline
-	fmt.Fprintf(w, "  (trace: one event a line; ! marks a step the verdict blames; TraceLegend explains the rest)\n")
-	if n := len(lines) - excerptLines; n > 0 {
-		fmt.Fprintf(w, "  ... %d earlier lines in the trace file\n", n)
-		lines = lines[n:]
-	}
-	io.WriteString(w, strings.Join(lines, ""))
-}
-
 // traceFile is the saved form of a counterexample.
 func (ce Counterexample) traceFile(programs bool) TraceFile {
 	f := TraceFile{Config: ce.Config.WithDefaults(), Decisions: ce.Decisions, Trace: ce.Report.Result.Trace}
@@ -106,6 +21,20 @@ func (ce Counterexample) traceFile(programs bool) TraceFile {
 		f.Recipe, f.Workload = ce.Workload.Recipe.Name, ce.Workload.withDefaults()
 	}
 	return f
+}
+
+// SaveCounterexample saves ce's trace file and HTML report into dir,
+// named after name (see SaveFailure), and writes to w the files and the
+// command that replays the trace (replay(tracePath)), or why it could not
+// save them. programs says ce is a run of client programs, saved with the
+// recipe line "programs"; its Seed goes into the HTML report.
+func SaveCounterexample(w io.Writer, dir, name string, ce Counterexample, programs bool, replay func(tracePath string) string) {
+	tracePath, htmlPath, err := saveFailure(dir, name, ce.traceFile(programs), ce.Report, ce.Seed, replay)
+	if err != nil {
+		fmt.Fprintf(w, "could not save the failure: %v\n", err)
+		return
+	}
+	writeSaved(w, tracePath, htmlPath, replay(tracePath))
 }
 
 // SaveFailure writes a failing run's trace file (which parses back and

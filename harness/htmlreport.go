@@ -53,14 +53,22 @@ func blamedSteps(vs []linearize.Violation) []int {
 	return slices.Compact(steps)
 }
 
+// ticks words a number of ticks: "1 tick", "6 ticks".
+func ticks(n int) string {
+	if n == 1 {
+		return "1 tick"
+	}
+	return fmt.Sprintf("%d ticks", n)
+}
+
 // describeWorkload is a lock workload in one line.
 func describeWorkload(w Workload) string {
-	s := fmt.Sprintf("%d clients x %d acquisitions of %s, holding %s", w.Clients, w.Acquisitions, w.Dir, plural(w.HoldTicks, "tick"))
+	s := fmt.Sprintf("%d clients x %d acquisitions of %s, holding %s", w.Clients, w.Acquisitions, w.Dir, ticks(w.HoldTicks))
 	if w.Recipe.AcquireRead != nil {
 		s += fmt.Sprintf(", %d%% reads", w.ReadPercent)
 	}
 	if w.TimeoutTicks > 0 {
-		s += fmt.Sprintf(", deadline %s for %d%%", plural(w.TimeoutTicks, "tick"), w.TimeoutPercent)
+		s += fmt.Sprintf(", deadline %s for %d%%", ticks(w.TimeoutTicks), w.TimeoutPercent)
 	} else {
 		s += ", no deadlines"
 	}

@@ -19,6 +19,10 @@ type Counterexample struct {
 	Seed uint64
 }
 
+// A runner runs one schedule of what is being checked, lock workload or
+// programs, and judges it.
+type runner func(cfg sim.Config, ch sim.Chooser, w Workload) (*Report, error)
+
 // shrinkBudget bounds the runs one shrink may make.
 const shrinkBudget = 2000
 
@@ -93,6 +97,21 @@ func fewerFaultKinds(ce Counterexample, config func(seed uint64) sim.Config, cla
 	return ce
 }
 
+// faultKind is one kind's budget in a Faults.
+type faultKind struct {
+	name  string
+	count *int
+}
+
+// faultKinds lists f's budgets, in the trace file's order.
+func faultKinds(f *sim.Faults) []faultKind {
+	return []faultKind{
+		{"lose-request", &f.LoseRequest}, {"lose-reply", &f.LoseReply}, {"disconnect", &f.Disconnect},
+		{"crash", &f.Crash}, {"pause", &f.Pause}, {"reap", &f.Reap}, {"reorder", &f.Reorder},
+		{"abandon", &f.Abandon},
+	}
+}
+
 // injected is how many faults of the kind named ce's run injected.
 func injected(ce Counterexample, name string) int {
 	for k, n := range ce.Report.Result.Faults {
@@ -154,32 +173,31 @@ func shrinkSeed(run runner, w Workload, cfg sim.Config, seed uint64, class strin
 	return Counterexample{Workload: w, Config: cfg, Decisions: d, Report: rep, Seed: seed}, true
 }
 
-// perSizeSeeds is how many seeds shrinkFinding tries at each workload
+// perSizeSeeds is how many seeds ShrinkFound tries at each workload
 // size smaller than the one found.
 const perSizeSeeds = 20
 
-// shrinkFinding makes a finding's first schedule a minimal
-// counterexample: it looks for the class at every smaller workload (a
-// lock workload's fewer clients, then fewer acquisitions; programs have
-// none) under the finding's configuration, perSizeSeeds seeds each, then
-// shrinks the decisions of the first run found, or of the finding's own.
-// ok is false if the finding's own schedule no longer shows the class:
-// what runs is not deterministic.
-func shrinkFinding(f finding, run runner, programs bool) (ce Counterexample, ok bool) {
-	c := f.first
-	if !programs {
-		for _, ws := range sizes(c.workload) {
-			if ws.Clients*ws.Acquisitions >= c.workload.Clients*c.workload.Acquisitions {
-				break
-			}
-			for i := range uint64(perSizeSeeds) {
-				if ce, ok := shrinkSeed(run, ws, c.config, c.seed+i, f.class); ok {
-					return ce, true
-				}
+// ShrinkFound makes a schedule that showed violation class a minimal
+// counterexample: run (RunWorkload, or a runner of client programs)
+// showed it for w under cfg with the choices of NewSeeded(seed). It looks
+// for the class at every smaller workload (a lock workload's fewer
+// clients, then fewer acquisitions; programs, which have no acquisitions,
+// have none) under cfg, perSizeSeeds seeds from seed each, then shrinks
+// the decisions of the first run found, or of the given one (see
+// ShrinkSeed). ok is false if the given schedule no longer shows the
+// class: what runs is not deterministic.
+func ShrinkFound(run func(sim.Config, sim.Chooser, Workload) (*Report, error), w Workload, cfg sim.Config, seed uint64, class string) (ce Counterexample, ok bool) {
+	for _, ws := range sizes(w) {
+		if ws.Clients*ws.Acquisitions >= w.Clients*w.Acquisitions {
+			break
+		}
+		for i := range uint64(perSizeSeeds) {
+			if ce, ok := shrinkSeed(run, ws, cfg, seed+i, class); ok {
+				return ce, true
 			}
 		}
 	}
-	return shrinkSeed(run, c.workload, c.config, c.seed, f.class)
+	return shrinkSeed(run, w, cfg, seed, class)
 }
 
 func shows(rep *Report, class string) bool {

@@ -1,10 +1,11 @@
-package harness
+package harnesstest
 
 import (
 	"testing"
 
 	"pgregory.net/rapid"
 
+	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/sim"
 )
@@ -21,7 +22,7 @@ type CheckOptions struct {
 	// (default 3) acquisitions each; ReadPercent (for read/write recipes)
 	// and TimeoutTicks, left at 0, are drawn; the other fields are used as
 	// given.
-	Workload Workload
+	Workload harness.Workload
 	// ArtifactDir receives the trace and HTML report of a failure;
 	// default: a zksim directory under os.TempDir(), which outlives the
 	// test.
@@ -39,14 +40,14 @@ type CheckOptions struct {
 // ReplayFile call that reproduces it.
 func CheckRecipe(t *testing.T, recipe lock.Recipe, opts CheckOptions) {
 	t.Helper()
-	found, schedules, err := explore(t, recipeDraw(recipe, opts), RunWorkload, nil)
+	found, schedules, err := explore(t, recipeDraw(recipe, opts), harness.RunWorkload, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(found) > 0 {
 		subject := failureSubject{what: recipe.Name, name: t.Name() + "-" + recipe.Name, dir: opts.ArtifactDir,
-			replay: "harness.ReplayFile(t, %q, recipe)"}
-		t.Fatal(subject.report(found, schedules, RunWorkload))
+			replay: "harnesstest.ReplayFile(t, %q, recipe)"}
+		t.Fatal(subject.report(found, schedules, harness.RunWorkload))
 	}
 }
 
@@ -66,7 +67,7 @@ func Check(t *testing.T, cfg sim.Config, invariant func(s *sim.Sim) error, progr
 	}
 	if len(found) > 0 {
 		subject := failureSubject{what: "programs", name: t.Name(), programs: true,
-			replay: "harness.ReplayCheck(t, %q, cfg, invariant, programs...)"}
+			replay: "harnesstest.ReplayCheck(t, %q, cfg, invariant, programs...)"}
 		t.Fatal(subject.report(found, schedules, run))
 	}
 }
@@ -78,12 +79,12 @@ func recipeDraw(recipe lock.Recipe, opts CheckOptions) func(*rapid.T) check {
 }
 
 func programsDraw(cfg sim.Config, programs int) func(*rapid.T) check {
-	return func(rt *rapid.T) check { return drawConfig(rt, Workload{Clients: programs}, cfg) }
+	return func(rt *rapid.T) check { return drawConfig(rt, harness.Workload{Clients: programs}, cfg) }
 }
 
 // programsRunner runs programs as a runner, judged by their verdicts.
 func programsRunner(invariant func(*sim.Sim) error, programs []sim.Program) runner {
-	return func(cfg sim.Config, ch sim.Chooser, _ Workload) (*Report, error) {
+	return func(cfg sim.Config, ch sim.Chooser, _ harness.Workload) (*harness.Report, error) {
 		if invariant != nil {
 			cfg.Observe = func(s *sim.Sim, _ int, _ sim.Event) error { return invariant(s) }
 		}
@@ -91,6 +92,6 @@ func programsRunner(invariant func(*sim.Sim) error, programs []sim.Program) runn
 		if err != nil {
 			return nil, err
 		}
-		return &Report{Result: res, Violations: res.Verdicts()}, nil
+		return &harness.Report{Result: res, Violations: res.Verdicts()}, nil
 	}
 }

@@ -1,4 +1,4 @@
-package harness
+package harnesstest
 
 import (
 	"flag"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/sim"
 )
@@ -16,7 +17,7 @@ import (
 func FindRecipe(t *testing.T, rapidSeed uint64, recipe lock.Recipe, opts CheckOptions, class string) int {
 	t.Helper()
 	withRapidSeed(t, rapidSeed)
-	found, _, err := explore(t, recipeDraw(recipe, opts), RunWorkload, shown(class))
+	found, _, err := explore(t, recipeDraw(recipe, opts), harness.RunWorkload, shown(class))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,32 +1,33 @@
-package harness
+package harnesstest
 
 import (
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/sim"
 )
 
 // CheckExhaustive explores every schedule of recipe's standard workload
-// within b (see Explore): opts.Workload is run as given (default 5
+// within b (see harness.Explore): opts.Workload is run as given (default 5
 // clients x 3 acquisitions: keep it small, 2 or 3 clients x 1), under
 // opts.Config's fault budgets. It fails t with the first counterexample
 // (with deepening, one with the fewest deviations), saved as a trace
 // file and reported like CheckRecipe's, and logs what it covered. It
 // returns the exploration for tests that assert on coverage.
-func CheckExhaustive(t *testing.T, recipe lock.Recipe, opts CheckOptions, b sim.Bounds) *Exploration {
+func CheckExhaustive(t *testing.T, recipe lock.Recipe, opts CheckOptions, b sim.Bounds) *harness.Exploration {
 	t.Helper()
 	w := opts.Workload
 	w.Recipe = recipe
-	res, err := Explore(t.Context(), opts.Config, w, b)
+	res, err := harness.Explore(t.Context(), opts.Config, w, b)
 	if err != nil {
 		t.Fatal(err)
 	}
 	subject := failureSubject{what: recipe.Name, name: t.Name() + "-" + recipe.Name, dir: opts.ArtifactDir,
-		replay: "harness.ReplayFile(t, %q, recipe)"}
+		replay: "harnesstest.ReplayFile(t, %q, recipe)"}
 	if ce := res.Counterexample; ce != nil {
 		subject.failSearch(t, res.Exploration, linearize.Worst(ce.Report.Classes()), *ce)
 	}
@@ -54,14 +55,14 @@ func CheckProgramsExhaustive(t *testing.T, cfg sim.Config, invariant func(s *sim
 		t.Fatal(err)
 	}
 	subject := failureSubject{what: "programs", name: t.Name(), programs: true,
-		replay: "harness.ReplayCheck(t, %q, cfg, invariant, programs...)"}
+		replay: "harnesstest.ReplayCheck(t, %q, cfg, invariant, programs...)"}
 	if f := res.Failure; f != nil {
 		cfg = b.RunConfig(cfg) // the search's own configuration, traced
-		rep, err := programsRunner(invariant, programs)(cfg, &sim.Decisions{List: f.Decisions}, Workload{})
+		rep, err := programsRunner(invariant, programs)(cfg, &sim.Decisions{List: f.Decisions}, harness.Workload{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		ce := Counterexample{Workload: Workload{Clients: len(programs)}, Config: cfg, Decisions: f.Decisions, Report: rep}
+		ce := harness.Counterexample{Workload: harness.Workload{Clients: len(programs)}, Config: cfg, Decisions: f.Decisions, Report: rep}
 		subject.failSearch(t, res, f.Class, ce)
 	}
 	t.Logf("%s: systematic search: %s", subject.what, res.Coverage())
@@ -70,7 +71,7 @@ func CheckProgramsExhaustive(t *testing.T, cfg sim.Config, invariant func(s *sim
 
 // failSearch fails t with what a systematic search covered and its
 // counterexample, saved.
-func (s failureSubject) failSearch(t *testing.T, res *sim.Exploration, class string, ce Counterexample) {
+func (s failureSubject) failSearch(t *testing.T, res *sim.Exploration, class string, ce harness.Counterexample) {
 	t.Helper()
 	var msg strings.Builder
 	msg.WriteString(s.what + ": systematic search: " + res.Coverage() + "\n\n")

@@ -1,4 +1,4 @@
-package harness_test
+package harnesstest_test
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/harness/harnesstest"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -32,12 +33,12 @@ func TestTraceFile_Programs(t *testing.T) {
 	}
 	path := t.TempDir() + "/programs.trace"
 	writeFile(t, path, text)
-	rep := harness.ReplayCheck(t, path, sim.Config{}, nil, enqueue, enqueue, enqueue)
+	rep := harnesstest.ReplayCheck(t, path, sim.Config{}, nil, enqueue, enqueue, enqueue)
 	if rep.Result.Steps != res.Steps {
 		t.Errorf("replayed %d steps of %d", rep.Result.Steps, res.Steps)
 	}
 	ft := &fakeTB{}
-	ft.run(func() { harness.ReplayCheck(ft, path, sim.Config{}, nil, enqueue, enqueue) })
+	ft.run(func() { harnesstest.ReplayCheck(ft, path, sim.Config{}, nil, enqueue, enqueue) })
 	if !strings.Contains(ft.fatal, "a trace of 3 programs, not of 2 programs") {
 		t.Errorf("two programs for three: %q", ft.fatal)
 	}

@@ -1,4 +1,4 @@
-package harness_test
+package harnesstest_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/harness/harnesstest"
 	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/lock/zoo"
@@ -35,18 +36,18 @@ func TestCheckRecipe_FindsEveryZooBugOnEveryRapidSeed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("asserts what rapid's default 100 checks find; -short makes them 20")
 	}
-	opts := harness.CheckOptions{Config: sim.Config{Faults: readmeFaults}}
+	opts := harnesstest.CheckOptions{Config: sim.Config{Faults: readmeFaults}}
 	for _, ex := range zoo.Exhibits() {
 		t.Run(ex.Name, func(t *testing.T) {
 			var at []int
 			for _, seed := range rapidSeeds {
-				n := harness.FindRecipe(t, seed, ex.Recipe, opts, string(ex.Violation))
+				n := harnesstest.FindRecipe(t, seed, ex.Recipe, opts, string(ex.Violation))
 				if n == 0 {
 					t.Errorf("rapid seed %d: no %s in 100 checks", seed, ex.Violation)
 				}
 				at = append(at, n)
 			}
-			t.Logf("%s first shown by schedule %v (of %d)", ex.Violation, at, 100*harness.SchedulesPerCheck)
+			t.Logf("%s first shown by schedule %v (of %d)", ex.Violation, at, 100*harnesstest.SchedulesPerCheck)
 		})
 	}
 }
@@ -87,7 +88,7 @@ func TestCheck_FindsAPlantedBugOnEveryRapidSeed(t *testing.T) {
 	cfg := sim.Config{Faults: readmeFaults}
 	var at []int
 	for _, seed := range rapidSeeds {
-		n := harness.FindPrograms(t, seed, cfg, atMostOnePerClient, "invariant", enqueue, enqueue, enqueue)
+		n := harnesstest.FindPrograms(t, seed, cfg, atMostOnePerClient, "invariant", enqueue, enqueue, enqueue)
 		if n == 0 {
 			t.Errorf("rapid seed %d: the invariant held in 100 checks", seed)
 		}
@@ -108,7 +109,7 @@ func TestCheck_FailingChild(t *testing.T) {
 		t.Skip("run by TestCheckRecipe_FailsTheTestOnce")
 	}
 	ex, _ := zoo.Lookup(zoo.NameSplitDash)
-	harness.CheckRecipe(t, ex.Recipe, harness.CheckOptions{Config: sim.Config{Faults: readmeFaults}, ArtifactDir: dir})
+	harnesstest.CheckRecipe(t, ex.Recipe, harnesstest.CheckOptions{Config: sim.Config{Faults: readmeFaults}, ArtifactDir: dir})
 }
 
 // TestCheck_FailingProgramsChild is TestCheck_FailingChild for Check.
@@ -118,7 +119,7 @@ func TestCheck_FailingProgramsChild(t *testing.T) {
 	}
 	// A bound on steps keeps shrinking quick: enqueue retries without
 	// pause, and a candidate schedule that never reconnects it spins.
-	harness.Check(t, sim.Config{Faults: readmeFaults, MaxSteps: 1000}, atMostOnePerClient, enqueue, enqueue)
+	harnesstest.Check(t, sim.Config{Faults: readmeFaults, MaxSteps: 1000}, atMostOnePerClient, enqueue, enqueue)
 }
 
 // runChild runs one test of this binary as a child process, with dir for
@@ -134,7 +135,7 @@ func runChild(t *testing.T, test, dir string) string {
 	return string(out)
 }
 
-var replayLine = regexp.MustCompile(`replay:   harness\.Replay(File|Check)\(t, "([^"]+)", `)
+var replayLine = regexp.MustCompile(`replay:   harnesstest\.Replay(File|Check)\(t, "([^"]+)", `)
 
 // replayPaths are the trace files a failure message names in its replay
 // calls.
@@ -176,7 +177,7 @@ func TestCheckRecipe_FailsTheTestOnce(t *testing.T) {
 		}
 		ft := &fakeTB{}
 		var rep *harness.Report
-		ft.run(func() { rep = harness.ReplayFile(ft, path, ex.Recipe) })
+		ft.run(func() { rep = harnesstest.ReplayFile(ft, path, ex.Recipe) })
 		// The trace is shown as WriteTrace shows it: its last 40 lines.
 		var shown strings.Builder
 		harness.WriteTrace(&shown, f.Trace, rep.Violations, harness.TraceView{})
@@ -213,7 +214,7 @@ func TestCheck_FailsTheTestOnce(t *testing.T) {
 	}
 	for _, path := range replayPaths(t, out) {
 		ft := &fakeTB{}
-		ft.run(func() { harness.ReplayCheck(ft, path, sim.Config{}, atMostOnePerClient, enqueue, enqueue) })
+		ft.run(func() { harnesstest.ReplayCheck(ft, path, sim.Config{}, atMostOnePerClient, enqueue, enqueue) })
 		if ft.fatal != "" || !strings.Contains(ft.errors, "nodes queued by 2 clients") {
 			t.Errorf("replay of %s: fatal %q, errors %q", path, ft.fatal, ft.errors)
 		}
@@ -224,27 +225,27 @@ func TestCheck_FailsTheTestOnce(t *testing.T) {
 // replays to another trace, and passes a clean replay.
 func TestReplayFile_Refuses(t *testing.T) {
 	ex, _ := zoo.Lookup(zoo.NameGoZKLock)
-	path := "testdata/regress/orphan-gozk.trace"
+	path := "../testdata/regress/orphan-gozk.trace"
 	other, _ := zoo.Lookup(zoo.NameDirWatch)
 	ft := &fakeTB{}
-	ft.run(func() { harness.ReplayFile(ft, path, other.Recipe) })
+	ft.run(func() { harnesstest.ReplayFile(ft, path, other.Recipe) })
 	if !strings.Contains(ft.fatal, `not of recipe "zoo/dirwatch"`) {
 		t.Errorf("another recipe: %q", ft.fatal)
 	}
 	changed := ex.Recipe
 	changed.Acquire = other.Recipe.Acquire // same name, other code
 	ft = &fakeTB{}
-	ft.run(func() { harness.ReplayFile(ft, path, changed) })
+	ft.run(func() { harnesstest.ReplayFile(ft, path, changed) })
 	if !strings.Contains(ft.fatal, "diverged from the saved trace at line 1") {
 		t.Errorf("changed code: %q", ft.fatal)
 	}
 	ft = &fakeTB{}
-	ft.run(func() { harness.ReplayFile(ft, path, ex.Recipe) })
+	ft.run(func() { harnesstest.ReplayFile(ft, path, ex.Recipe) })
 	if ft.fatal != "" || !strings.Contains(ft.errors, "orphan") {
 		t.Errorf("the saved recipe: fatal %q, errors %q", ft.fatal, ft.errors)
 	}
-	clean := "testdata/regress/ok-lock-session-replaced-under-create.trace"
-	if rep := harness.ReplayFile(t, clean, lock.MutexRecipe()); !rep.OK() {
+	clean := "../testdata/regress/ok-lock-session-replaced-under-create.trace"
+	if rep := harnesstest.ReplayFile(t, clean, lock.MutexRecipe()); !rep.OK() {
 		t.Errorf("a clean trace: %v", rep.Violations)
 	}
 }
@@ -258,7 +259,7 @@ func TestCheckProgramsExhaustive_LeaderElection(t *testing.T) {
 		Setup:  func(*fakezk.Machine) { clear(leaders) },
 		Faults: sim.Faults{Disconnect: 1, Crash: 1, LoseReply: 1},
 	}
-	res := harness.CheckProgramsExhaustive(t, cfg, oneLiveLeader(leaders), sim.Bounds{Deviations: 1}, p, p)
+	res := harnesstest.CheckProgramsExhaustive(t, cfg, oneLiveLeader(leaders), sim.Bounds{Deviations: 1}, p, p)
 	if !res.Exhausted || res.States == 0 {
 		t.Fatalf("not exhausted: %s", res.Coverage())
 	}
@@ -273,7 +274,7 @@ func TestCheckProgramsExhaustive_FailingChild(t *testing.T) {
 	// enqueue retries at once while disconnected, so a schedule that
 	// never reconnects it makes no progress: the search looks past that
 	// for the invariant's violation.
-	harness.CheckProgramsExhaustive(t, sim.Config{Faults: sim.Faults{LoseReply: 1}, MaxSteps: 1000}, atMostOnePerClient,
+	harnesstest.CheckProgramsExhaustive(t, sim.Config{Faults: sim.Faults{LoseReply: 1}, MaxSteps: 1000}, atMostOnePerClient,
 		sim.Bounds{Deviations: 2, Class: linearize.Invariant}, enqueue, enqueue)
 }
 
@@ -290,7 +291,7 @@ func TestCheckProgramsExhaustive_FailsTheTest(t *testing.T) {
 	}
 	for _, path := range replayPaths(t, out) {
 		ft := &fakeTB{}
-		ft.run(func() { harness.ReplayCheck(ft, path, sim.Config{}, atMostOnePerClient, enqueue, enqueue) })
+		ft.run(func() { harnesstest.ReplayCheck(ft, path, sim.Config{}, atMostOnePerClient, enqueue, enqueue) })
 		if ft.fatal != "" || !strings.Contains(ft.errors, "nodes queued by 2 clients") {
 			t.Errorf("replay of %s: fatal %q, errors %q", path, ft.fatal, ft.errors)
 		}

@@ -1,4 +1,4 @@
-package harness_test
+package harnesstest_test
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package harness
+package harnesstest
 
 import (
 	"cmp"
@@ -7,6 +7,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -18,13 +19,13 @@ import (
 // would be 0, never a fault and never a tick.
 type check struct {
 	seed     uint64
-	workload Workload // for programs: Clients only
+	workload harness.Workload // for programs: Clients only
 	config   sim.Config
 }
 
 // A runner runs one schedule of what is being checked, lock workload or
 // programs, and judges it.
-type runner func(cfg sim.Config, ch sim.Chooser, w Workload) (*Report, error)
+type runner func(cfg sim.Config, ch sim.Chooser, w harness.Workload) (*harness.Report, error)
 
 // A finding is a violation class that some schedules showed, with the
 // first schedule that showed it.
@@ -47,7 +48,7 @@ const schedulesPerCheck = 10
 // leaves at 0, a share of reads (read/write recipes), an acquire deadline
 // and the share of acquisitions that use it; and the configuration (see
 // drawConfig).
-func drawRecipeCheck(rt *rapid.T, w Workload, cfg sim.Config) check {
+func drawRecipeCheck(rt *rapid.T, w harness.Workload, cfg sim.Config) check {
 	w.Clients, w.Acquisitions = cmp.Or(w.Clients, 5), cmp.Or(w.Acquisitions, 3)
 	// Half the checks run the whole workload, where most bugs are likeliest
 	// (the shrinker finds the smallest one that still fails); the others a
@@ -80,7 +81,7 @@ func drawRecipeCheck(rt *rapid.T, w Workload, cfg sim.Config) check {
 // kinds goes deeper into the ones it has, and one fault does not mask
 // another), a follower when cfg has none, and the server's seed when cfg
 // leaves it at 0.
-func drawConfig(rt *rapid.T, w Workload, cfg sim.Config) check {
+func drawConfig(rt *rapid.T, w harness.Workload, cfg sim.Config) check {
 	seed := rapid.Uint64().Draw(rt, "seed")
 	for _, k := range faultKinds(&cfg.Faults) {
 		if *k.count > 0 && !rapid.Bool().Draw(rt, k.name) {
@@ -103,7 +104,7 @@ func drawConfig(rt *rapid.T, w Workload, cfg sim.Config) check {
 // first failure: a recipe can fail in several ways, and a class seen in
 // few schedules is worth knowing as much as the commonest. rapid's own
 // shrinking is not used (the property passes) because a schedule is
-// chaotic in its seed: shrinkFinding shrinks what was found.
+// chaotic in its seed: harness.ShrinkFound shrinks what was found.
 //
 // If until is not nil, the checks after the one in which until(found)
 // became true run nothing (rapid still counts them).
@@ -121,7 +122,7 @@ func explore(tb rapid.TB, draw func(*rapid.T) check, run runner, until func([]fi
 			schedules++
 			cfg := one.config
 			cfg.NoTrace = true
-			var rep *Report
+			var rep *harness.Report
 			if rep, err = run(cfg, sim.NewSeeded(one.seed), one.workload); err != nil {
 				return
 			}
