@@ -3,7 +3,8 @@
 # included, on a fresh machine. It installs Debian's zookeeper and
 # python3-kazoo packages when missing, starts a standalone server and two
 # 3-node ensembles (one with reconfig on) on free loopback ports, runs
-# gofmt, go vet, a parse of the example workflow, go mod tidy -diff,
+# gofmt, go vet, the commit messages since the recorded base
+# (scripts/check-commits.sh), a parse of the example workflow, go mod tidy -diff,
 # staticcheck (from the module proxy) and
 # go test -race with the real-server tests enabled (then, without -race,
 # the one test left out of race builds, and go-zookeeper's own suite on the
@@ -77,6 +78,14 @@ if [ -n "$unformatted" ]; then
 	exit 1
 fi
 go vet ./...
+# Commit subjects of at most 72 characters, from the base the script
+# records on (older ones are not rewritten). Needs the history down to
+# that base: a shallow clone fails here until it fetches more.
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	scripts/check-commits.sh
+else
+	log "not a git checkout: commit messages not checked"
+fi
 # The example workflow is not run here; it must at least parse (with
 # Debian's python3-yaml, when installed: no Go dependency for it).
 if python3 -c 'import yaml' 2>/dev/null; then
