@@ -3,7 +3,9 @@ package fakezk
 import (
 	"slices"
 	"sort"
+	"strings"
 
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -99,8 +101,8 @@ func (t *WatchTable[W]) Len() int {
 }
 
 // SetWatches is the request that re-registers the table after a reconnect.
-func (t *WatchTable[W]) SetWatches(lastZxid int64) SetWatches {
-	return SetWatches{
+func (t *WatchTable[W]) SetWatches(lastZxid int64) machine.SetWatches {
+	return machine.SetWatches{
 		RelativeZxid: lastZxid,
 		Data:         sortedKeys(t.m[KindData]),
 		Exist:        sortedKeys(t.m[KindExist]),
@@ -171,7 +173,7 @@ func (t *PersistentTable[P]) Match(ev zkapi.Event) []P {
 		if p == "/" {
 			return out
 		}
-		p, _ = parentOf(p)
+		p = p[:max(1, strings.LastIndexByte(p, '/'))] // its parent
 	}
 }
 
@@ -212,7 +214,7 @@ func (t *PersistentTable[P]) Each(f func(path string, recursive bool, p P)) {
 
 // Rewatch adds the table's paths to a reconnect's SetWatches (which
 // becomes a setWatches2 on the wire).
-func (t *PersistentTable[P]) Rewatch(sw SetWatches) SetWatches {
+func (t *PersistentTable[P]) Rewatch(sw machine.SetWatches) machine.SetWatches {
 	sw.Persistent, sw.PersistentRecursive = sortedKeys(t.m[0]), sortedKeys(t.m[1])
 	return sw
 }

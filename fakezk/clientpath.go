@@ -5,17 +5,18 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
 )
 
 // CheckClientPath is the check a client makes before sending req (none for
 // multi): what go-zookeeper v1.0.4 checks, as clientCheckPath.
-func CheckClientPath(req Request) error {
-	p, ok := requestPath(req)
+func CheckClientPath(req machine.Request) error {
+	p, ok := machine.RequestPath(req)
 	if !ok { // multi, setWatches, ping
 		return nil
 	}
-	c, _ := req.(Create) // only a create can be sequential
+	c, _ := req.(machine.Create) // only a create can be sequential
 	return clientCheckPath(p, c.Mode.IsSequential())
 }
 

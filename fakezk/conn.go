@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/zksim/zksim/fakezk/internal/ctxcond"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/internal/sessionlog"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -29,7 +30,7 @@ type Conn struct {
 	partitioned bool
 	closed      bool
 	watches     WatchTable[*watch]
-	creds       []AddAuth // every auth that succeeded, re-sent on reconnect
+	creds       []machine.AddAuth // every auth that succeeded, re-sent on reconnect
 	pwatches    PersistentTable[*pwatch]
 	sess        sessionlog.Log
 	changed     ctxcond.Var // broadcast at every session change
@@ -111,7 +112,7 @@ func (c *Conn) learnExpired() {
 // watches, or learns that it expired meanwhile. Like a real client it
 // skips servers that are behind what it has seen; the leader never is.
 func (c *Conn) reconnect() {
-	n := c.srv.m.cfg.Followers + 1
+	n := c.srv.m.Config().Followers + 1
 	var err error
 	for i := range n {
 		server := (c.server + i) % n
@@ -151,9 +152,9 @@ func (c *Conn) notify(ev zkapi.Event) {
 
 // Do sends one request (implementing Transport): the single path every
 // call takes.
-func (c *Conn) Do(ctx context.Context, op, path string, req Request) (Reply, zkapi.Watch, error) {
+func (c *Conn) Do(ctx context.Context, op, path string, req machine.Request) (machine.Reply, zkapi.Watch, error) {
 	var w *watch
-	r, err := c.do(ctx, op, path, req, func(r Reply) {
+	r, err := c.do(ctx, op, path, req, func(r machine.Reply) {
 		if k, ok := ReplyWatch(req, r); ok {
 			w = &watch{path: path, done: make(chan struct{})}
 			c.watches.Add(path, k, w)
@@ -165,24 +166,24 @@ func (c *Conn) Do(ctx context.Context, op, path string, req Request) (Reply, zka
 // do sends req and, when the server answered, runs replied with the
 // server still locked, before any later event is delivered: a watch the
 // request set is registered before it can fire.
-func (c *Conn) do(ctx context.Context, op, path string, req Request, replied func(Reply)) (Reply, error) {
+func (c *Conn) do(ctx context.Context, op, path string, req machine.Request, replied func(machine.Reply)) (machine.Reply, error) {
 	if err := ctx.Err(); err != nil {
-		return Reply{}, zkapi.Wrap(op, path, err)
+		return machine.Reply{}, zkapi.Wrap(op, path, err)
 	}
 	if err := CheckClientPath(req); err != nil {
-		return Reply{}, zkapi.Wrap(op, path, err)
+		return machine.Reply{}, zkapi.Wrap(op, path, err)
 	}
 	if err := refuseMultiCreates(req); err != nil {
-		return Reply{}, err
+		return machine.Reply{}, err
 	}
 	s := c.srv
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
 	case c.closed:
-		return Reply{}, zkapi.Wrap(op, path, zkapi.ErrClosed)
+		return machine.Reply{}, zkapi.Wrap(op, path, zkapi.ErrClosed)
 	case c.partitioned:
-		return Reply{}, zkapi.Wrap(op, path, zkapi.ErrConnectionLoss)
+		return machine.Reply{}, zkapi.Wrap(op, path, zkapi.ErrConnectionLoss)
 	}
 	fault := Deliver
 	if s.intercept != nil {
@@ -191,20 +192,20 @@ func (c *Conn) do(ctx context.Context, op, path string, req Request, replied fun
 	if fault == LoseRequest {
 		c.dropped()
 		s.deliver()
-		return Reply{}, zkapi.Wrap(op, path, zkapi.ErrConnectionLoss)
+		return machine.Reply{}, zkapi.Wrap(op, path, zkapi.ErrConnectionLoss)
 	}
 	r := s.m.Do(c.id, req)
 	if fault == LoseReply || r.Err == zkapi.ErrConnectionLoss {
 		c.dropped()
 		s.deliver()
-		return Reply{}, zkapi.Wrap(op, path, zkapi.ErrConnectionLoss)
+		return machine.Reply{}, zkapi.Wrap(op, path, zkapi.ErrConnectionLoss)
 	}
 	if r.Err == zkapi.ErrSessionExpired {
 		c.learnExpired()
 		s.deliver()
-		return Reply{}, zkapi.Wrap(op, path, zkapi.ErrSessionExpired)
+		return machine.Reply{}, zkapi.Wrap(op, path, zkapi.ErrSessionExpired)
 	}
-	if a, ok := req.(AddAuth); ok {
+	if a, ok := req.(machine.AddAuth); ok {
 		c.authDone(a, r.Err)
 	}
 	c.lastZxid = max(c.lastZxid, r.Zxid)
@@ -216,7 +217,7 @@ func (c *Conn) do(ctx context.Context, op, path string, req Request, replied fun
 // authDone follows an auth: a failed one closes the connection (the
 // client reconnects at once, to the same session), a good one is kept to
 // be re-sent on every new connection.
-func (c *Conn) authDone(a AddAuth, err error) {
+func (c *Conn) authDone(a machine.AddAuth, err error) {
 	if err != nil {
 		c.dropped()
 		return
@@ -232,8 +233,8 @@ func (c *Conn) authDone(a AddAuth, err error) {
 // scenario multi.txt) and has no TTL create for a multi. The Machine
 // itself, and so the wire server, still applies such a multi as
 // ZooKeeper does.
-func refuseMultiCreates(req Request) error {
-	m, ok := req.(Multi)
+func refuseMultiCreates(req machine.Request) error {
+	m, ok := req.(machine.Multi)
 	if !ok {
 		return nil
 	}
@@ -260,17 +261,17 @@ func watchOrNil(w *watch) zkapi.Watch {
 // ReplyWatch says, for a request sent with a watch and its reply, which
 // client watch table the new watch belongs in; false if the server left
 // no watch. Every client of a Machine uses it.
-func ReplyWatch(req Request, r Reply) (WatchKind, bool) {
+func ReplyWatch(req machine.Request, r machine.Reply) (WatchKind, bool) {
 	switch q := req.(type) {
-	case Exists:
+	case machine.Exists:
 		if q.Watch {
 			return existsWatch(r)
 		}
-	case GetData:
+	case machine.GetData:
 		if q.Watch {
 			return dataWatch(r)
 		}
-	case GetChildren:
+	case machine.GetChildren:
 		if q.Watch {
 			return childWatch(r)
 		}
@@ -280,7 +281,7 @@ func ReplyWatch(req Request, r Reply) (WatchKind, bool) {
 
 // existsWatch: a data watch on an existing node, an exists watch on a
 // missing one, none on a bad request.
-func existsWatch(r Reply) (WatchKind, bool) {
+func existsWatch(r machine.Reply) (WatchKind, bool) {
 	switch r.Err {
 	case nil:
 		return KindData, true
@@ -290,5 +291,5 @@ func existsWatch(r Reply) (WatchKind, bool) {
 	return 0, false
 }
 
-func dataWatch(r Reply) (WatchKind, bool)  { return KindData, r.Err == nil }
-func childWatch(r Reply) (WatchKind, bool) { return KindChild, r.Err == nil }
+func dataWatch(r machine.Reply) (WatchKind, bool)  { return KindData, r.Err == nil }
+func childWatch(r machine.Reply) (WatchKind, bool) { return KindChild, r.Err == nil }

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/zksim/zksim/fakezk/internal/ctxcond"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -24,7 +25,7 @@ type pwatch struct {
 // AddWatch implements zkapi.PersistentWatcher.
 func (c *Conn) AddWatch(ctx context.Context, path string, recursive bool) (zkapi.PersistentWatch, error) {
 	var p *pwatch
-	_, err := c.do(ctx, "addwatch", path, AddWatch{Path: path, Recursive: recursive}, func(r Reply) {
+	_, err := c.do(ctx, "addwatch", path, machine.AddWatch{Path: path, Recursive: recursive}, func(r machine.Reply) {
 		if r.Err == nil {
 			p = &pwatch{c: c, path: path, recursive: recursive}
 			c.pwatches.Add(path, recursive, p)
@@ -88,7 +89,7 @@ func (p *pwatch) Remove(ctx context.Context) error {
 		return nil
 	}
 	c.srv.mu.Unlock()
-	_, err := c.do(ctx, "removewatches", p.path, RemoveWatches{Path: p.path, Type: WatcherAny}, func(Reply) {
+	_, err := c.do(ctx, "removewatches", p.path, machine.RemoveWatches{Path: p.path, Type: machine.WatcherAny}, func(machine.Reply) {
 		p.finish(zkapi.ErrNoWatcher)
 	})
 	if errors.Is(err, zkapi.ErrNoWatcher) {

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/lock"
@@ -255,7 +255,7 @@ func TestCheckProgramsExhaustive_LeaderElection(t *testing.T) {
 	leaders := map[int64]bool{}
 	p := elect(leaders)
 	cfg := sim.Config{
-		Setup:  func(*fakezk.Machine) { clear(leaders) },
+		Setup:  func(*machine.Machine) { clear(leaders) },
 		Faults: sim.Faults{Disconnect: 1, Crash: 1, LoseReply: 1},
 	}
 	res := harness.CheckProgramsExhaustive(t, cfg, oneLiveLeader(leaders), sim.Bounds{Deviations: 1}, p, p)

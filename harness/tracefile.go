@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -205,7 +205,7 @@ func (f *TraceFile) parseServer(v []string) error {
 	switch overflow {
 	case "pin", "":
 	case "wrap":
-		s.Overflow = fakezk.OverflowWrap
+		s.Overflow = machine.OverflowWrap
 	default:
 		return fmt.Errorf("overflow: want pin or wrap, got %q", overflow)
 	}

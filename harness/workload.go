@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/report"
@@ -115,11 +115,11 @@ func (w Workload) start(s *sim.Sim) ([]sim.Program, *lockRun) {
 		holding: make([]bool, w.Clients), giveUps: map[int64]bool{}, expired: map[int64]int64{}}
 	m := s.Machine()
 	info, _ := m.CreateSession(0, 10000)
-	m.Do(info.ID, fakezk.Create{Path: Resource, Data: []byte("0")})
+	m.Do(info.ID, machine.Create{Path: Resource, Data: []byte("0")})
 	if w.SequenceStart != 0 {
 		segs := strings.Split(strings.TrimPrefix(w.Dir, "/"), "/")
 		for i := range segs {
-			m.Do(info.ID, fakezk.Create{Path: "/" + strings.Join(segs[:i+1], "/")})
+			m.Do(info.ID, machine.Create{Path: "/" + strings.Join(segs[:i+1], "/")})
 		}
 		m.SetSequence(w.Dir, w.SequenceStart)
 	}
@@ -167,8 +167,8 @@ const heldNone linearize.Mode = 255
 
 // Applied implements Observer: a successful delete by a client that does
 // not hold the lock is a give-up.
-func (run *lockRun) Applied(c *sim.Client, req fakezk.Request, rep fakezk.Reply) {
-	if _, del := req.(fakezk.Delete); del && rep.Err == nil {
+func (run *lockRun) Applied(c *sim.Client, req machine.Request, rep machine.Reply) {
+	if _, del := req.(machine.Delete); del && rep.Err == nil {
 		run.deletes = append(run.deletes, rep.Zxid)
 		if !run.holding[c.Index()] {
 			run.giveUps[rep.Zxid] = true

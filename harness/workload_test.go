@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/lock"
@@ -104,7 +105,7 @@ func TestWorkload_PausedHolderSplitBrain(t *testing.T) {
 // never grants twice; go-zookeeper's Lock, which trusts the numbers, is
 // caught holding twice.
 func TestWorkload_SequenceOverflow(t *testing.T) {
-	for _, ov := range []fakezk.Overflow{fakezk.OverflowPin, fakezk.OverflowWrap} {
+	for _, ov := range []machine.Overflow{machine.OverflowPin, machine.OverflowWrap} {
 		refused, broken := 0, 0
 		for seed := range uint64(100) {
 			cfg := sim.Config{Server: fakezk.Config{Seed: seed, Overflow: ov}}

@@ -7,6 +7,7 @@ import (
 	"iter"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -39,7 +40,7 @@ const (
 // call is the operation a parked client waits in, and its result.
 type call struct {
 	kind    callKind
-	req     fakezk.Request
+	req     machine.Request
 	session int64 // the session when the call was made
 	w       *watch
 	pw      *pwatch
@@ -48,7 +49,7 @@ type call struct {
 	until   int64
 	step    int // the step the call was made in: where a deadlock's waiter stopped
 
-	reply fakezk.Reply
+	reply machine.Reply
 	err   error
 
 	// ctx's state as of timer epoch epoch: a parked client's context can
@@ -61,8 +62,8 @@ type call struct {
 // (isReply) the reply to its pending request.
 type message struct {
 	isReply bool
-	note    fakezk.Notification
-	reply   fakezk.Reply
+	note    machine.Notification
+	reply   machine.Reply
 }
 
 // Client is one simulated ZooKeeper client. Its fields are touched only by

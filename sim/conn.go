@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -18,7 +19,7 @@ var _ zkapi.Conn = (*Conn)(nil)
 
 // Do sends one request and waits for the scheduler to deliver its fate
 // (implementing fakezk.Transport).
-func (cn *Conn) Do(ctx context.Context, op, path string, req fakezk.Request) (fakezk.Reply, zkapi.Watch, error) {
+func (cn *Conn) Do(ctx context.Context, op, path string, req machine.Request) (machine.Reply, zkapi.Watch, error) {
 	r, w, err := cn.do(ctx, path, req)
 	if cn.c.sim.hashing {
 		cn.c.foldReply(r, err)
@@ -31,21 +32,21 @@ func (cn *Conn) Do(ctx context.Context, op, path string, req fakezk.Request) (fa
 
 // do is Do before its result is wrapped and, when exploring, folded into
 // the client's history.
-func (cn *Conn) do(ctx context.Context, path string, req fakezk.Request) (fakezk.Reply, *watch, error) {
+func (cn *Conn) do(ctx context.Context, path string, req machine.Request) (machine.Reply, *watch, error) {
 	c := cn.c
 	if err := ctx.Err(); err != nil {
-		return fakezk.Reply{}, nil, err
+		return machine.Reply{}, nil, err
 	}
 	if c.closed {
-		return fakezk.Reply{}, nil, zkapi.ErrClosed
+		return machine.Reply{}, nil, zkapi.ErrClosed
 	}
 	if err := fakezk.CheckClientPath(req); err != nil {
-		return fakezk.Reply{}, nil, err
+		return machine.Reply{}, nil, err
 	}
 	cl := c.newCall(call{kind: callRequest, req: req, session: c.session})
 	c.park(cl, stCall)
 	if cl.err != nil {
-		return fakezk.Reply{}, nil, cl.err
+		return machine.Reply{}, nil, cl.err
 	}
 	r := cl.reply
 	var w *watch

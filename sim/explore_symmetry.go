@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 )
 
 // maxSymmetric is the most clients a search treats as interchangeable: a
@@ -27,7 +27,7 @@ const maxSymmetric = 4
 // is left out (see Bounds.Symmetry).
 type symmetry struct {
 	perms   [][]int // perms[k][i]: the position client i takes; perms[0] is the identity
-	renames []fakezk.Renaming
+	renames []machine.Renaming
 	s       *Sim
 	owner   map[int64]int64 // session id -> client<<16 | sessions of it before
 	count   []int           // per client: its sessions seen
@@ -36,7 +36,7 @@ type symmetry struct {
 
 func newSymmetry(clients int) *symmetry {
 	y := &symmetry{perms: permutations(clients)}
-	y.renames = make([]fakezk.Renaming, len(y.perms))
+	y.renames = make([]machine.Renaming, len(y.perms))
 	for k, pos := range y.perms {
 		r := &y.renames[k]
 		for i, p := range pos {

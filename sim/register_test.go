@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
@@ -66,9 +67,9 @@ func TestRegister_FakezkLinearizable(t *testing.T) {
 			var ops []linearize.RegisterOp
 			cfg := sim.Config{
 				Server: fakezk.Config{Seed: seed, Followers: followers},
-				Setup: func(m *fakezk.Machine) {
+				Setup: func(m *machine.Machine) {
 					info, _ := m.CreateSession(0, 10000)
-					m.Do(info.ID, fakezk.Create{Path: "/reg"})
+					m.Do(info.ID, machine.Create{Path: "/reg"})
 					m.CloseSession(info.ID)
 				},
 				Faults: sim.Faults{Percent: 5, LoseRequest: 2, LoseReply: 2, Disconnect: 2},
@@ -103,9 +104,9 @@ func TestRegister_StaleFollowerReadDetected(t *testing.T) {
 		var ops []linearize.RegisterOp
 		cfg := sim.Config{
 			Server: fakezk.Config{Seed: seed, Followers: 2},
-			Setup: func(m *fakezk.Machine) {
+			Setup: func(m *machine.Machine) {
 				info, _ := m.CreateSession(0, 10000)
-				m.Do(info.ID, fakezk.Create{Path: "/reg"})
+				m.Do(info.ID, machine.Create{Path: "/reg"})
 				m.CloseSession(info.ID)
 			},
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/linearize"
 )
 
@@ -66,7 +67,7 @@ type Config struct {
 	// schedule can be run again with tracing, deterministically.
 	NoTrace bool
 	// Setup runs on the Machine before the clients start.
-	Setup func(m *fakezk.Machine)
+	Setup func(m *machine.Machine)
 	// Observe runs after every step (for checking an invariant).
 	Observe func(s *Sim, step int, ev Event) error
 }
@@ -94,7 +95,7 @@ type timer struct {
 // Sim is one run: the ensemble, the clients, virtual time and the trace.
 type Sim struct {
 	cfg      Config
-	m        *fakezk.Machine
+	m        *machine.Machine
 	clients  []*Client
 	chooser  Chooser
 	stopping bool
@@ -160,7 +161,7 @@ func (res *Result) Verdicts() []linearize.Violation {
 }
 
 // Machine exposes the simulated ensemble to Setup, Observe and checkers.
-func (s *Sim) Machine() *fakezk.Machine { return s.m }
+func (s *Sim) Machine() *machine.Machine { return s.m }
 
 // Now is the virtual time in ticks.
 func (s *Sim) Now() int64 { return s.now }
@@ -187,7 +188,7 @@ func Run(cfg Config, ch Chooser, programs ...Program) (*Result, error) {
 // newSim makes the ensemble, set up, and a run with no clients yet.
 func newSim(cfg Config, ch Chooser) (*Sim, error) {
 	cfg = cfg.WithDefaults()
-	m, err := fakezk.NewMachine(cfg.Server)
+	m, err := machine.NewMachine(cfg.Server)
 	if err != nil {
 		return nil, err
 	}

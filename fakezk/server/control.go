@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -437,7 +438,7 @@ func (s *Server) getSessions(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *Server) getTree(w http.ResponseWriter, _ *http.Request) {
-	s.Inspect(func(m *fakezk.Machine) { writeTree(w, m) })
+	s.Inspect(func(m *machine.Machine) { writeTree(w, m) })
 }
 
 func (s *Server) getMembers(w http.ResponseWriter, _ *http.Request) {
@@ -451,7 +452,7 @@ func (s *Server) getMembers(w http.ResponseWriter, _ *http.Request) {
 }
 
 // writeTree writes one line per znode, / first, then depth first.
-func writeTree(w io.Writer, m *fakezk.Machine) {
+func writeTree(w io.Writer, m *machine.Machine) {
 	line := func(p string, st zkapi.Stat) {
 		owner := "-"
 		if st.EphemeralOwner != 0 {

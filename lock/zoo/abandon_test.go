@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/zkapi"
@@ -85,7 +86,7 @@ func abandonedSessionNodeAdopted() scenario {
 			e.run(b, r.Acquire)
 			// b holds at once on the node it adopted, or waits for the old
 			// session's node ahead of its own.
-			e.until(b, func(m *fakezk.Machine) bool {
+			e.until(b, func(m *machine.Machine) bool {
 				fresh := ac.fresh.Load()
 				return fresh != 0 && e.watchedBy(m, fresh) != ""
 			})
@@ -94,7 +95,7 @@ func abandonedSessionNodeAdopted() scenario {
 				t.Fatal("b did not create in the lock directory")
 			}
 			for range 100 {
-				if !inspect(e, func(m *fakezk.Machine) bool { return m.Alive(old) }) {
+				if !inspect(e, func(m *machine.Machine) bool { return m.Alive(old) }) {
 					break
 				}
 				e.srv.Tick(1)

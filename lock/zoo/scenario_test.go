@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/rwlock"
@@ -176,7 +177,7 @@ func herdOnRelease(kinds string) scenario {
 // firedBy counts the waiters whose watches the deletion of p fires: data
 // and child watches on p, and child watches on its directory.
 func (e *env) firedBy(p string, ws []*attempt) int {
-	return inspect(e, func(m *fakezk.Machine) int {
+	return inspect(e, func(m *machine.Machine) int {
 		data, child := m.Watchers(0, p)
 		_, dirChild := m.Watchers(0, e.dir)
 		n := 0
@@ -195,8 +196,8 @@ type faultFor func(e *env, a *attempt) rule
 // loseCreateReply: the attempt's first create in the lock directory is
 // applied and its reply lost (bug scenario 1).
 func loseCreateReply(e *env, a *attempt) rule {
-	return func(_ *fakezk.Machine, sid int64, req fakezk.Request) (fakezk.Fault, bool) {
-		c, ok := req.(fakezk.Create)
+	return func(_ *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
+		c, ok := req.(machine.Create)
 		return fakezk.LoseReply, ok && sid == a.sid && strings.HasPrefix(c.Path, e.dir+"/")
 	}
 }
@@ -204,8 +205,8 @@ func loseCreateReply(e *env, a *attempt) rule {
 // loseChildren: the attempt's first getChildren is lost before it reaches
 // the server.
 func loseChildren(_ *env, a *attempt) rule {
-	return func(_ *fakezk.Machine, sid int64, req fakezk.Request) (fakezk.Fault, bool) {
-		_, ok := req.(fakezk.GetChildren)
+	return func(_ *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
+		_, ok := req.(machine.GetChildren)
 		return fakezk.LoseRequest, ok && sid == a.sid
 	}
 }
@@ -284,11 +285,11 @@ func gaveUpBeforeWatch() scenario {
 				t.Fatal("b waits without a node of its own")
 			}
 			c := e.prepare("c")
-			e.once(func(m *fakezk.Machine, sid int64, req fakezk.Request) (fakezk.Fault, bool) {
+			e.once(func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
 				if sid != c.sid || readPath(req) != bNode {
 					return fakezk.Deliver, false
 				}
-				m.Do(b.sid, fakezk.Delete{Path: bNode, Version: -1})
+				m.Do(b.sid, machine.Delete{Path: bNode, Version: -1})
 				return fakezk.Deliver, true
 			})
 			e.run(c, r.Acquire)
@@ -302,11 +303,11 @@ func gaveUpBeforeWatch() scenario {
 }
 
 // readPath is the path of an exists or getData request.
-func readPath(req fakezk.Request) string {
+func readPath(req machine.Request) string {
 	switch r := req.(type) {
-	case fakezk.Exists:
+	case machine.Exists:
 		return r.Path
-	case fakezk.GetData:
+	case machine.GetData:
 		return r.Path
 	}
 	return ""
@@ -362,11 +363,11 @@ func lostDeleteReply() scenario {
 		run: func(t *testing.T, e *env, r lock.Recipe) (bool, string) {
 			holder, b, c := e.queueOfThree(r)
 			holderNode := e.nodeOf(holder.sid)
-			e.once(func(_ *fakezk.Machine, sid int64, req fakezk.Request) (fakezk.Fault, bool) {
-				d, ok := req.(fakezk.Delete)
+			e.once(func(_ *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
+				d, ok := req.(machine.Delete)
 				return fakezk.LoseReply, ok && sid == holder.sid && d.Path == holderNode
 			})
-			e.always(func(m *fakezk.Machine, sid int64, _ fakezk.Request) (fakezk.Fault, bool) {
+			e.always(func(m *machine.Machine, sid int64, _ machine.Request) (fakezk.Fault, bool) {
 				_, _, exists := m.Node(holderNode)
 				return fakezk.LoseRequest, sid == holder.sid && !exists && !b.finished()
 			})
@@ -404,7 +405,7 @@ func newcomerSortsFirst() scenario {
 func overflowGrantsTwice() scenario {
 	return scenario{name: "sequence-overflow", class: zoo.MutualExclusion,
 		run: func(t *testing.T, e *env, r lock.Recipe) (bool, string) {
-			e.srv.Inspect(func(m *fakezk.Machine) {
+			e.srv.Inspect(func(m *machine.Machine) {
 				if err := m.SetSequence(e.dir, math.MaxInt32); err != nil {
 					t.Error(err)
 				}

@@ -1,4 +1,4 @@
-package fakezk
+package machine
 
 import (
 	"fmt"
@@ -218,7 +218,7 @@ func (r RemoveWatches) String() string {
 // a Multi, in order. SetWatches and Ping name none: SetWatches carries
 // watches to re-register, not nodes to act on.
 func Paths(req Request) []string {
-	if p, ok := requestPath(req); ok {
+	if p, ok := RequestPath(req); ok {
 		return []string{p}
 	}
 	m, ok := req.(Multi)
@@ -234,10 +234,10 @@ func Paths(req Request) []string {
 	return ps
 }
 
-// requestPath is the one node a request other than Multi, SetWatches and
+// RequestPath is the one node a request other than Multi, SetWatches and
 // Ping names; the client checks it before every request, so it builds
 // nothing.
-func requestPath(req Request) (string, bool) {
+func RequestPath(req Request) (string, bool) {
 	switch r := req.(type) {
 	case Create:
 		return r.Path, true

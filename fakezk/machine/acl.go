@@ -1,4 +1,4 @@
-package fakezk
+package machine
 
 import (
 	"fmt"
