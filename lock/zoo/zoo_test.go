@@ -8,13 +8,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/zkapi"
 )
 
-var classes = []zoo.Violation{zoo.MutualExclusion, zoo.Herd, zoo.Deadlock, zoo.Orphan}
+var classes = []check.Class{check.MutualExclusion, check.Herd, check.Deadlock, check.Orphan}
 
 func TestExhibits_Catalog(t *testing.T) {
 	exs, all := zoo.Exhibits(), zoo.All()
