@@ -10,7 +10,7 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/zksim/zksim/linearize"
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/report"
 	"github.com/zksim/zksim/sim"
@@ -78,14 +78,14 @@ func Check(t *testing.T, cfg sim.Config, invariant func(s *sim.Sim) error, progr
 	}
 }
 
-func recipeDraw(recipe lock.Recipe, opts CheckOptions) func(*rapid.T) check {
+func recipeDraw(recipe lock.Recipe, opts CheckOptions) func(*rapid.T) drawn {
 	w := opts.Workload
 	w.Recipe = recipe
-	return func(rt *rapid.T) check { return drawRecipeCheck(rt, w, opts.Config) }
+	return func(rt *rapid.T) drawn { return drawRecipeCheck(rt, w, opts.Config) }
 }
 
-func programsDraw(cfg sim.Config, programs int) func(*rapid.T) check {
-	return func(rt *rapid.T) check { return drawConfig(rt, Workload{Clients: programs}, cfg) }
+func programsDraw(cfg sim.Config, programs int) func(*rapid.T) drawn {
+	return func(rt *rapid.T) drawn { return drawConfig(rt, Workload{Clients: programs}, cfg) }
 }
 
 // programsRunner runs programs as a runner, judged by their verdicts.
@@ -170,7 +170,7 @@ func writeSaved(w io.Writer, tracePath, htmlPath, replay string) {
 }
 
 // writeRun writes a failing run's violations, one a line, and its trace.
-func writeRun(w io.Writer, vs []linearize.Violation, trace []string, view TraceView) {
+func writeRun(w io.Writer, vs []check.Violation, trace []string, view TraceView) {
 	for _, v := range vs {
 		fmt.Fprintf(w, "  %v\n", v)
 	}

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/harness"
-	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/sim"
@@ -40,7 +40,7 @@ func TestCheckRecipe_FindsEveryZooBugOnEveryRapidSeed(t *testing.T) {
 		t.Run(ex.Name, func(t *testing.T) {
 			var at []int
 			for _, seed := range rapidSeeds {
-				n := harness.FindRecipe(t, seed, ex.Recipe, opts, string(ex.Violation))
+				n := harness.FindRecipe(t, seed, ex.Recipe, opts, ex.Violation)
 				if n == 0 {
 					t.Errorf("rapid seed %d: no %s in 100 checks", seed, ex.Violation)
 				}
@@ -274,7 +274,7 @@ func TestCheckProgramsExhaustive_FailingChild(t *testing.T) {
 	// never reconnects it makes no progress: the search looks past that
 	// for the invariant's violation.
 	harness.CheckProgramsExhaustive(t, sim.Config{Faults: sim.Faults{LoseReply: 1}, MaxSteps: 1000}, atMostOnePerClient,
-		sim.Bounds{Deviations: 2, Class: linearize.Invariant}, enqueue, enqueue)
+		sim.Bounds{Deviations: 2, Class: check.Invariant}, enqueue, enqueue)
 }
 
 // A failing CheckProgramsExhaustive fails its test with what it covered

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/zksim/zksim/linearize"
+	"github.com/zksim/zksim/check"
 )
 
 // excerptLines bounds the trace a test log shows of a counterexample; the
@@ -54,7 +54,7 @@ func (s failureSubject) report(found []finding, schedules int, run runner) strin
 // writeCounterexample saves a counterexample and writes what it shows:
 // its size, its violations, the end of its trace, the files and the
 // replay call.
-func (s failureSubject) writeCounterexample(w io.Writer, class string, ce Counterexample) {
+func (s failureSubject) writeCounterexample(w io.Writer, class check.Class, ce Counterexample) {
 	rep := ce.Report
 	if s.programs {
 		fmt.Fprintf(w, "%s, shrunk to %s:\n", class, plural(len(ce.Decisions), "decision"))
@@ -71,7 +71,7 @@ func (s failureSubject) writeCounterexample(w io.Writer, class string, ce Counte
 		dir = filepath.Join(os.TempDir(), "zksim")
 	}
 	replay := func(p string) string { return fmt.Sprintf(s.replay, p) }
-	tracePath, htmlPath, err := saveFailure(dir, s.name+"-"+class, ce.traceFile(s.programs), rep, ce.Seed, replay)
+	tracePath, htmlPath, err := saveFailure(dir, s.name+"-"+string(class), ce.traceFile(s.programs), rep, ce.Seed, replay)
 	if err != nil {
 		fmt.Fprintf(w, "could not save the failure: %v\n", err)
 		return
@@ -82,7 +82,7 @@ func (s failureSubject) writeCounterexample(w io.Writer, class string, ce Counte
 // writeExcerpt writes the last excerptLines lines of a trace as
 // WriteTrace shows it (blamed steps marked, ticks collapsed), saying how
 // many came before.
-func writeExcerpt(w io.Writer, trace []string, vs []linearize.Violation) {
+func writeExcerpt(w io.Writer, trace []string, vs []check.Violation) {
 	var b strings.Builder
 	WriteTrace(&b, trace, vs, TraceView{})
 	lines := strings.SplitAfter(b.String(), "\n")

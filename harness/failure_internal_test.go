@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/linearize"
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -17,11 +17,11 @@ func TestFailureReport_NondeterministicRun(t *testing.T) {
 		calls++
 		rep := &Report{Result: &sim.Result{}}
 		if calls == 1 {
-			rep.Violations = []linearize.Violation{{Class: linearize.Invariant, Detail: "first run only"}}
+			rep.Violations = []check.Violation{{Class: check.Invariant, Detail: "first run only"}}
 		}
 		return rep, nil
 	}
-	found := []finding{{class: linearize.Invariant, schedules: 1, index: 1, first: check{seed: 7, workload: Workload{Clients: 2}}}}
+	found := []finding{{class: check.Invariant, schedules: 1, index: 1, first: drawn{seed: 7, workload: Workload{Clients: 2}}}}
 	flaky(sim.Config{}, nil, Workload{}) // what explore ran
 	s := failureSubject{what: "programs", name: "flaky", dir: t.TempDir(), programs: true, replay: "%q"}
 	got := s.report(found, 1, flaky)
@@ -33,11 +33,11 @@ func TestFailureReport_NondeterministicRun(t *testing.T) {
 // TestBlamedSteps_UnionOrNil: the HTML report highlights the checkers'
 // own steps when every violation names some, and derives them otherwise.
 func TestBlamedSteps_UnionOrNil(t *testing.T) {
-	both := []linearize.Violation{{Steps: []int{40, 7}}, {Steps: []int{7, 12}}}
+	both := []check.Violation{{Steps: []int{40, 7}}, {Steps: []int{7, 12}}}
 	if got := blamedSteps(both); !slices.Equal(got, []int{7, 12, 40}) {
 		t.Errorf("blamedSteps = %v, want [7 12 40]", got)
 	}
-	if got := blamedSteps([]linearize.Violation{{Steps: []int{3}}, {}}); got != nil {
+	if got := blamedSteps([]check.Violation{{Steps: []int{3}}, {}}); got != nil {
 		t.Errorf("with a violation naming no step: %v, want nil", got)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/zksim/zksim/linearize"
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/report"
 )
 
@@ -41,7 +41,7 @@ func htmlReport(file TraceFile, rep *Report, seed uint64, replay string) report.
 // blamedSteps is the union of the steps the checkers blame, in order, or
 // nil when some violation names none (then the report derives them from
 // the violations' wording and the trace).
-func blamedSteps(vs []linearize.Violation) []int {
+func blamedSteps(vs []check.Violation) []int {
 	var steps []int
 	for _, v := range vs {
 		if len(v.Steps) == 0 {

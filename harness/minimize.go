@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -28,7 +29,7 @@ const shrinkBudget = 2000
 // first one found (see ShrinkSeed), then looks again at that size without
 // the fault kinds it injected that the failure does not need (see
 // fewerFaultKinds). ok is false if none was found.
-func Minimize(w Workload, config func(seed uint64) sim.Config, class string, perSize int) (ce Counterexample, ok bool) {
+func Minimize(w Workload, config func(seed uint64) sim.Config, class check.Class, perSize int) (ce Counterexample, ok bool) {
 	w = w.withDefaults()
 	for _, ws := range sizes(w) {
 		if ce, ok := firstShrunk(ws, config, class, perSize); ok {
@@ -40,7 +41,7 @@ func Minimize(w Workload, config func(seed uint64) sim.Config, class string, per
 
 // firstShrunk shrinks the first of perSize seeds whose run of w under
 // config(seed) shows class.
-func firstShrunk(w Workload, config func(seed uint64) sim.Config, class string, perSize int) (Counterexample, bool) {
+func firstShrunk(w Workload, config func(seed uint64) sim.Config, class check.Class, perSize int) (Counterexample, bool) {
 	for seed := uint64(1); seed <= uint64(perSize); seed++ {
 		if ce, ok := ShrinkSeed(w, config(seed), seed, class); ok {
 			return ce, true
@@ -57,7 +58,7 @@ func firstShrunk(w Workload, config func(seed uint64) sim.Config, class string, 
 // show a crash, a pause or a lost reply that has nothing to do with the
 // bug; shrinking decisions cannot always remove one (see dropFaults), a
 // search without it can.
-func fewerFaultKinds(ce Counterexample, config func(seed uint64) sim.Config, class string, perSize int) Counterexample {
+func fewerFaultKinds(ce Counterexample, config func(seed uint64) sim.Config, class check.Class, perSize int) Counterexample {
 	var off []string // kinds found unneeded so far
 	all := []string{}
 	for _, k := range faultKinds(&sim.Faults{}) {
@@ -133,11 +134,11 @@ func sizes(w Workload) []Workload {
 // the run shows violation class, shrinks its decisions (see Shrink, then
 // dropFaults) to a schedule that still shows it and returns that schedule
 // run again with its trace. ok is false if the run does not show class.
-func ShrinkSeed(w Workload, cfg sim.Config, seed uint64, class string) (ce Counterexample, ok bool) {
+func ShrinkSeed(w Workload, cfg sim.Config, seed uint64, class check.Class) (ce Counterexample, ok bool) {
 	return shrinkSeed(RunWorkload, w, cfg, seed, class)
 }
 
-func shrinkSeed(run runner, w Workload, cfg sim.Config, seed uint64, class string) (ce Counterexample, ok bool) {
+func shrinkSeed(run runner, w Workload, cfg sim.Config, seed uint64, class check.Class) (ce Counterexample, ok bool) {
 	cfg.NoTrace = true // search fast; the result is run again, traced
 	rec := &sim.Recorder{C: sim.NewSeeded(seed)}
 	if rep, err := run(cfg, rec, w); err != nil || !shows(rep, class) {
@@ -182,7 +183,7 @@ func shrinkFinding(f finding, run runner, programs bool) (ce Counterexample, ok 
 	return shrinkSeed(run, c.workload, c.config, c.seed, f.class)
 }
 
-func shows(rep *Report, class string) bool {
+func shows(rep *Report, class check.Class) bool {
 	return rep != nil && slices.Contains(rep.Classes(), class)
 }
 

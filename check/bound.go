@@ -1,4 +1,4 @@
-package linearize
+package check
 
 import (
 	"sync/atomic"
@@ -12,7 +12,7 @@ import (
 // partition sequentially and deterministically, so the same history meets
 // the bound at the same point on every machine.
 const (
-	// registerSteps bounds CheckRegister's search. The simulator's and the
+	// registerSteps bounds Register's search. The simulator's and the
 	// real server's register histories (tens to hundreds of operations,
 	// few unknown outcomes) take hundreds to thousands of steps.
 	registerSteps = 1 << 20

@@ -1,4 +1,4 @@
-package linearize
+package check
 
 import (
 	"cmp"
@@ -14,11 +14,11 @@ type Wakeup struct {
 	Step   int // when it was delivered, for blame; 0 if unknown
 }
 
-// CheckHerd counts, per change (zxid), the distinct clients woken; more
+// Wakeups counts, per change (zxid), the distinct clients woken; more
 // than limit(cause) is a herd. For an exclusive lock the limit is 1.
 // Wakeups with no single cause (Cause < 0: catching up after a reconnect)
 // are not counted.
-func CheckHerd(wakeups []Wakeup, limit func(cause int64) int) ([]Violation, map[int64]int) {
+func Wakeups(wakeups []Wakeup, limit func(cause int64) int) ([]Violation, map[int64]int) {
 	woken := wokenBy(wakeups)
 	counts := map[int64]int{}
 	var vs []Violation
@@ -86,10 +86,10 @@ type Accepted struct {
 	Zxid   int64 // the write's zxid: the resource's order of acceptance
 }
 
-// CheckFencing requires the accepted tokens to increase strictly in the
+// Tokens requires the accepted tokens to increase strictly in the
 // order the resource accepted them (by Zxid): a smaller or equal token came
 // from a holder that had lost the lock.
-func CheckFencing(accepted []Accepted) []Violation {
+func Tokens(accepted []Accepted) []Violation {
 	writes := slices.Clone(accepted)
 	slices.SortStableFunc(writes, func(a, b Accepted) int { return cmp.Compare(a.Zxid, b.Zxid) })
 	var vs []Violation
@@ -103,11 +103,11 @@ func CheckFencing(accepted []Accepted) []Violation {
 	return vs
 }
 
-// CheckOrphans reports lock nodes that nobody will remove: the caller
+// Orphans reports lock nodes that nobody will remove: the caller
 // passes those still present at the end, owned by live sessions of clients
 // that have finished. A node of a session that will expire (its client
 // crashed, or moved to a new session) is not one.
-func CheckOrphans(lock string, nodes []string) []Violation {
+func Orphans(lock string, nodes []string) []Violation {
 	if len(nodes) == 0 {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package linearize
+package check
 
 import (
 	"testing"
@@ -53,17 +53,17 @@ func drawHolds(t *rapid.T) []Hold {
 
 // The interval check and porcupine's search agree on every history: the
 // check is exact, not a fast path beside the search.
-func TestCheckLocks_AgreesWithPorcupine(t *testing.T) {
+func TestLocks_AgreesWithPorcupine(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		holds := drawHolds(t)
-		got, want := CheckLocks(holds).OK(), porcupineOK(t, holds)
+		got, want := Locks(holds).OK(), porcupineOK(t, holds)
 		if got != want {
 			t.Fatalf("interval check says linearizable=%v, porcupine %v: %+v", got, want, holds)
 		}
 	})
 }
 
-// BenchmarkPorcupine is porcupine's search alone (CheckLocks no longer
+// BenchmarkPorcupine is porcupine's search alone (Locks no longer
 // needs it to decide), on the same histories as BenchmarkCheckLocks.
 func BenchmarkPorcupine(b *testing.B) {
 	for _, n := range []int{1000, 10000} {

@@ -1,4 +1,4 @@
-package linearize
+package check
 
 import (
 	"cmp"
@@ -41,7 +41,7 @@ type Hold struct {
 	End    int64 // release called, or the session lost the lock
 }
 
-// LockReport is the outcome of CheckLocks.
+// LockReport is the outcome of Locks.
 type LockReport struct {
 	Violations []Violation
 	failed     []Hold // the holds on the lock that failed, for the timeline
@@ -63,7 +63,7 @@ func (r LockReport) WriteHTML(path string) error {
 	return porcupine.VisualizePath(lockModel, info, path)
 }
 
-// CheckLocks checks mutual and reader/writer exclusion: whether the holds
+// Locks checks mutual and reader/writer exclusion: whether the holds
 // can be ordered so that no two overlap unless both are reads. It decides
 // exactly, without search: the history is linearizable (against the
 // porcupine model of a mutex or read/write lock per path, an acquire
@@ -75,7 +75,7 @@ func (r LockReport) WriteHTML(path string) error {
 // conflicting holds must keep apart; and holds that merely touch (one's
 // End is the other's Start) can be ordered release first. A property test
 // checks this against porcupine.
-func CheckLocks(holds []Hold) LockReport {
+func Locks(holds []Hold) LockReport {
 	a, b, found := conflict(holds)
 	if !found {
 		return LockReport{ok: true}

@@ -1,4 +1,4 @@
-package linearize
+package check
 
 import (
 	"fmt"
@@ -60,14 +60,14 @@ var registerModel = porcupine.Model{
 	},
 }
 
-// CheckRegister checks that versioned gets and sets on one znode are
+// Register checks that versioned gets and sets on one znode are
 // linearizable (ZooKeeper promises it for writes and for reads after
 // sync). Unknown-outcome sets may count as applied or not. The search is
 // porcupine's, bounded by a number of model steps rather than by time, so
 // the verdict is the same on every machine: a history the bound cannot
 // decide (many unknown outcomes open at once make the search exponential)
 // is reported as Undecided, never as a Linearizability violation.
-func CheckRegister(ops []RegisterOp) []Violation {
+func Register(ops []RegisterOp) []Violation {
 	return checkRegister(ops, registerSteps)
 }
 

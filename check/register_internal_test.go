@@ -1,4 +1,4 @@
-package linearize
+package check
 
 import (
 	"fmt"
@@ -21,7 +21,7 @@ func unknownWrites(n int) []RegisterOp {
 
 // A history the bound cannot decide is reported undecided, never as a
 // violation; with room enough the same history is decided exactly.
-func TestCheckRegister_UndecidedWithinBound(t *testing.T) {
+func TestRegister_UndecidedWithinBound(t *testing.T) {
 	h := unknownWrites(8)
 	vs := checkRegister(h, 1000)
 	if len(vs) != 1 || vs[0].Class != Undecided {
@@ -43,11 +43,11 @@ func TestCheckRegister_UndecidedWithinBound(t *testing.T) {
 }
 
 // The default bound leaves histories beyond it undecided, not violated.
-func TestCheckRegister_DefaultBoundUndecided(t *testing.T) {
+func TestRegister_DefaultBoundUndecided(t *testing.T) {
 	if testing.Short() {
 		t.Skip("searches a million steps")
 	}
-	vs := CheckRegister(unknownWrites(20))
+	vs := Register(unknownWrites(20))
 	if len(vs) != 1 || vs[0].Class != Undecided {
 		t.Fatalf("%v, want undecided", vs)
 	}
@@ -116,11 +116,11 @@ func registerRun(t *rapid.T, clients, perClient int) []RegisterOp {
 // Linearizable histories of the size of the real-server test (4 clients,
 // 50 operations each, some outcomes unknown) are decided, and well within
 // the bound.
-func TestCheckRegister_DecidesRealisticHistories(t *testing.T) {
+func TestRegister_DecidesRealisticHistories(t *testing.T) {
 	most := 0
 	rapid.Check(t, func(rt *rapid.T) {
 		ops := registerRun(rt, 4, 50)
-		if vs := CheckRegister(ops); vs != nil {
+		if vs := Register(ops); vs != nil {
 			rt.Fatalf("%v", vs)
 		}
 		// The least bound that decides it: steps to the linearization.
