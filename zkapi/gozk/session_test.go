@@ -155,7 +155,7 @@ func testExpiry(t *testing.T, servers []string, open func(*testing.T, *cutDialer
 		t.Fatalf("observer ExistsW = %v, %v", ok, err)
 	}
 
-	d.Cut()
+	d.Disconnect()
 	disc := nextSession(t, ctx, c, old)
 	if want := (zkapi.Session{ID: old.ID, State: zkapi.StateDisconnected, Seq: old.Seq + 1}); disc != want {
 		t.Fatalf("after the cut: %v, want %v", disc, want)
@@ -169,7 +169,7 @@ func testExpiry(t *testing.T, servers []string, open func(*testing.T, *cutDialer
 	if ev := mustWait(t, ctx, gone); ev != (zkapi.Event{Type: zkapi.EventNodeDeleted, Path: eph}) {
 		t.Fatalf("observer: %v, want NodeDeleted %s", ev, eph)
 	}
-	d.Heal()
+	d.Reconnect()
 
 	checkReplaced(t, ctx, c, root, disc, pending)
 }
