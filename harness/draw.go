@@ -83,9 +83,9 @@ func drawRecipeCheck(rt *rapid.T, w Workload, cfg sim.Config) drawn {
 // leaves it at 0.
 func drawConfig(rt *rapid.T, w Workload, cfg sim.Config) drawn {
 	seed := rapid.Uint64().Draw(rt, "seed")
-	for _, k := range faultKinds(&cfg.Faults) {
-		if *k.count > 0 && !rapid.Bool().Draw(rt, k.name) {
-			*k.count = 0
+	for _, k := range sim.FaultKinds() {
+		if n := k.Budget(&cfg.Faults); *n > 0 && !rapid.Bool().Draw(rt, k.Name) {
+			*n = 0
 		}
 	}
 	if cfg.Server.Followers == 0 {
@@ -181,28 +181,13 @@ func (c drawn) describe(programs bool) string {
 	return b.String()
 }
 
-// faultKind is one kind's budget in a Faults.
-type faultKind struct {
-	name  string
-	count *int
-}
-
-// faultKinds lists f's budgets, in the trace file's order.
-func faultKinds(f *sim.Faults) []faultKind {
-	return []faultKind{
-		{"lose-request", &f.LoseRequest}, {"lose-reply", &f.LoseReply}, {"disconnect", &f.Disconnect},
-		{"crash", &f.Crash}, {"pause", &f.Pause}, {"reap", &f.Reap}, {"reorder", &f.Reorder},
-		{"abandon", &f.Abandon},
-	}
-}
-
 // faultList words a fault budget: "lose-reply=2 crash=1 at 10%", or
 // "none".
 func faultList(f sim.Faults) string {
 	var kinds []string
-	for _, k := range faultKinds(&f) {
-		if *k.count > 0 {
-			kinds = append(kinds, fmt.Sprintf("%s=%d", k.name, *k.count))
+	for _, k := range sim.FaultKinds() {
+		if n := *k.Budget(&f); n > 0 {
+			kinds = append(kinds, fmt.Sprintf("%s=%d", k.Name, n))
 		}
 	}
 	if len(kinds) == 0 || f.Percent == 0 {

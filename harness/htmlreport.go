@@ -7,6 +7,7 @@ import (
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/report"
+	"github.com/zksim/zksim/sim"
 )
 
 // htmlReport is what the HTML report of a saved failure shows: its
@@ -76,15 +77,10 @@ func describeWorkload(w Workload) string {
 // describeFaults is the fault budget of a run, the kinds it allows only.
 func describeFaults(file TraceFile) string {
 	fl := file.Config.Faults
-	kinds := []struct {
-		name string
-		n    int
-	}{{"lose-request", fl.LoseRequest}, {"lose-reply", fl.LoseReply}, {"disconnect", fl.Disconnect}, {"crash", fl.Crash},
-		{"pause", fl.Pause}, {"reap", fl.Reap}, {"reorder", fl.Reorder}, {"abandon", fl.Abandon}}
 	var parts []string
-	for _, k := range kinds {
-		if k.n > 0 {
-			parts = append(parts, fmt.Sprintf("%s=%d", k.name, k.n))
+	for _, k := range sim.FaultKinds() {
+		if n := *k.Budget(&fl); n > 0 {
+			parts = append(parts, fmt.Sprintf("%s=%d", k.Name, n))
 		}
 	}
 	if len(parts) == 0 {

@@ -61,8 +61,8 @@ func firstShrunk(w Workload, config func(seed uint64) sim.Config, class check.Cl
 func fewerFaultKinds(ce Counterexample, config func(seed uint64) sim.Config, class check.Class, perSize int) Counterexample {
 	var off []string // kinds found unneeded so far
 	all := []string{}
-	for _, k := range faultKinds(&sim.Faults{}) {
-		all = append(all, k.name)
+	for _, k := range sim.FaultKinds() {
+		all = append(all, k.Name)
 	}
 	tries := [][]string{all}
 	for _, k := range all {
@@ -77,9 +77,9 @@ func fewerFaultKinds(ce Counterexample, config func(seed uint64) sim.Config, cla
 		}
 		without := func(seed uint64) sim.Config {
 			cfg := config(seed)
-			for _, f := range faultKinds(&cfg.Faults) {
-				if slices.Contains(try, f.name) {
-					*f.count = 0
+			for _, k := range sim.FaultKinds() {
+				if slices.Contains(try, k.Name) {
+					*k.Budget(&cfg.Faults) = 0
 				}
 			}
 			return cfg

@@ -175,7 +175,7 @@ func (r *realTarget) Expire(ctx context.Context, c zkapi.Conn) error {
 	if !ok {
 		return fmt.Errorf("no credentials captured for session %#x", old.ID)
 	}
-	// Straight to the server: the session's own proxy may be paused.
+	// Straight to the server: the session's own proxy may be stalled.
 	if err := zktest.KillSession(ctx, r.addr, cred); err != nil {
 		return err
 	}
@@ -189,8 +189,8 @@ func (r *realTarget) Expire(ctx context.Context, c zkapi.Conn) error {
 
 func (r *realTarget) Disconnect(ctx context.Context, c zkapi.Conn) error {
 	p := r.proxy(c)
-	p.Pause()
-	p.Cut()
+	p.Stall()
+	p.Disconnect()
 	return waitSession(ctx, c, func(s zkapi.Session) bool { return s.State == zkapi.StateDisconnected })
 }
 
