@@ -9,6 +9,7 @@ import (
 	"github.com/zksim/zksim/fakezk/internal/ctxcond"
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/internal/sessionlog"
+	"github.com/zksim/zksim/internal/zkclient"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -18,8 +19,6 @@ import (
 // re-sends the identities it added (AddAuth) on every new connection,
 // before its watches.
 type Conn struct {
-	Calls // the request methods, over Do
-
 	srv       *Server
 	timeoutMs int64
 	server    int // the server it prefers; it moves on if that one is behind
@@ -29,9 +28,9 @@ type Conn struct {
 	lastZxid    int64
 	partitioned bool
 	closed      bool
-	watches     WatchTable[*watch]
+	watches     zkclient.WatchTable[*watch]
 	creds       []machine.AddAuth // every auth that succeeded, re-sent on reconnect
-	pwatches    PersistentTable[*pwatch]
+	pwatches    zkclient.PersistentTable[*pwatch]
 	sess        sessionlog.Log
 	changed     ctxcond.Var // broadcast at every session change
 }
@@ -150,12 +149,12 @@ func (c *Conn) notify(ev zkapi.Event) {
 	}
 }
 
-// Do sends one request (implementing Transport): the single path every
+// Do sends one request (implementing zkclient.Transport): the single path every
 // call takes.
 func (c *Conn) Do(ctx context.Context, op, path string, req machine.Request) (machine.Reply, zkapi.Watch, error) {
 	var w *watch
 	r, err := c.do(ctx, op, path, req, func(r machine.Reply) {
-		if k, ok := ReplyWatch(req, r); ok {
+		if k, ok := zkclient.ReplyWatch(req, r); ok {
 			w = &watch{path: path, done: make(chan struct{})}
 			c.watches.Add(path, k, w)
 		}
@@ -170,10 +169,10 @@ func (c *Conn) do(ctx context.Context, op, path string, req machine.Request, rep
 	if err := ctx.Err(); err != nil {
 		return machine.Reply{}, zkapi.Wrap(op, path, err)
 	}
-	if err := CheckClientPath(req); err != nil {
+	if err := zkclient.CheckPath(req); err != nil {
 		return machine.Reply{}, zkapi.Wrap(op, path, err)
 	}
-	if err := refuseMultiCreates(req); err != nil {
+	if err := zkclient.RefuseMultiCreates(req); err != nil {
 		return machine.Reply{}, err
 	}
 	s := c.srv
@@ -226,70 +225,9 @@ func (c *Conn) authDone(a machine.AddAuth, err error) {
 	c.creds = append(c.creds, a)
 }
 
-// refuseMultiCreates refuses a multi holding a container or TTL create
-// before anything is sent, as zkapi/gozk must: go-zookeeper v1.0.4 sends
-// every create of a multi with the create opcode, cannot decode a
-// createContainer result (recorded from 3.8.0 in the conformance
-// scenario multi.txt) and has no TTL create for a multi. The Machine
-// itself, and so the wire server, still applies such a multi as
-// ZooKeeper does.
-func refuseMultiCreates(req machine.Request) error {
-	m, ok := req.(machine.Multi)
-	if !ok {
-		return nil
-	}
-	for i, op := range m.Ops {
-		c, ok := op.(zkapi.CreateOp)
-		switch {
-		case !ok:
-		case c.Mode == zkapi.Container:
-			return zkapi.Wrap("multi", c.Path, fmt.Errorf("op %d: %w: container create inside multi is not supported by go-zookeeper", i, zkapi.ErrBadArguments))
-		case c.Mode.IsTTL() || c.TTLMillis != 0:
-			return zkapi.Wrap("multi", c.Path, fmt.Errorf("op %d: %w: TTL create inside multi is not supported by go-zookeeper", i, zkapi.ErrBadArguments))
-		}
-	}
-	return nil
-}
-
 func watchOrNil(w *watch) zkapi.Watch {
 	if w == nil {
 		return nil
 	}
 	return w
 }
-
-// ReplyWatch says, for a request sent with a watch and its reply, which
-// client watch table the new watch belongs in; false if the server left
-// no watch. Every client of a Machine uses it.
-func ReplyWatch(req machine.Request, r machine.Reply) (WatchKind, bool) {
-	switch q := req.(type) {
-	case machine.Exists:
-		if q.Watch {
-			return existsWatch(r)
-		}
-	case machine.GetData:
-		if q.Watch {
-			return dataWatch(r)
-		}
-	case machine.GetChildren:
-		if q.Watch {
-			return childWatch(r)
-		}
-	}
-	return 0, false
-}
-
-// existsWatch: a data watch on an existing node, an exists watch on a
-// missing one, none on a bad request.
-func existsWatch(r machine.Reply) (WatchKind, bool) {
-	switch r.Err {
-	case nil:
-		return KindData, true
-	case zkapi.ErrNoNode:
-		return KindExist, true
-	}
-	return 0, false
-}
-
-func dataWatch(r machine.Reply) (WatchKind, bool)  { return KindData, r.Err == nil }
-func childWatch(r machine.Reply) (WatchKind, bool) { return KindChild, r.Err == nil }

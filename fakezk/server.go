@@ -86,7 +86,6 @@ func (s *Server) Connect(opts ConnOptions) (*Conn, error) {
 		return nil, fmt.Errorf("fakezk: no server %d (leader 0 and %d followers)", opts.Server, s.m.Config().Followers)
 	}
 	c := &Conn{srv: s, timeoutMs: opts.SessionTimeoutMs, server: opts.Server}
-	c.Calls = Calls{T: c}
 	c.openSession()
 	s.deliver()
 	return c, nil

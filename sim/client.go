@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"iter"
 
-	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/internal/zkclient"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -90,8 +90,8 @@ type Client struct {
 	server   int
 	lastZxid int64
 	pauseEnd int64
-	watches  fakezk.WatchTable[*watch]
-	pwatches fakezk.PersistentTable[*pwatch]
+	watches  zkclient.WatchTable[*watch]
+	pwatches zkclient.PersistentTable[*pwatch]
 	sess     zkapi.Session
 	err      error
 

@@ -3,22 +3,26 @@ package sim
 import (
 	"context"
 
-	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/internal/zkclient"
 	"github.com/zksim/zksim/zkapi"
 )
 
 // Conn is a simulated client's zkapi.Conn: every call is a scheduling
-// point. The request methods come from fakezk.Calls over Do.
+// point. The request methods come from zkclient.Calls over Do.
 type Conn struct {
-	fakezk.Calls
+	calls
 	c *Client
 }
 
 var _ zkapi.Conn = (*Conn)(nil)
 
+// calls lets Conn embed the shared request methods without exporting a
+// field of an internal type.
+type calls = zkclient.Calls
+
 // Do sends one request and waits for the scheduler to deliver its fate
-// (implementing fakezk.Transport).
+// (implementing zkclient.Transport).
 func (cn *Conn) Do(ctx context.Context, op, path string, req machine.Request) (machine.Reply, zkapi.Watch, error) {
 	r, w, err := cn.do(ctx, path, req)
 	if cn.c.sim.hashing {
@@ -40,7 +44,7 @@ func (cn *Conn) do(ctx context.Context, path string, req machine.Request) (machi
 	if c.closed {
 		return machine.Reply{}, nil, zkapi.ErrClosed
 	}
-	if err := fakezk.CheckClientPath(req); err != nil {
+	if err := zkclient.CheckPath(req); err != nil {
 		return machine.Reply{}, nil, err
 	}
 	cl := c.newCall(call{kind: callRequest, req: req, session: c.session})
@@ -50,7 +54,7 @@ func (cn *Conn) do(ctx context.Context, path string, req machine.Request) (machi
 	}
 	r := cl.reply
 	var w *watch
-	if k, ok := fakezk.ReplyWatch(req, r); ok {
+	if k, ok := zkclient.ReplyWatch(req, r); ok {
 		w = &watch{c: c, path: path, stray: cl.session != c.session}
 		if c.sim.hashing {
 			w.id = len(c.made)

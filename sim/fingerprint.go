@@ -1,9 +1,9 @@
 package sim
 
 import (
-	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/internal/fphash"
+	"github.com/zksim/zksim/internal/zkclient"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -96,7 +96,7 @@ func (c *Client) fingerprint(r *machine.Renaming, k int) uint64 {
 		}
 	}
 	var table fphash.Hash
-	c.watches.Each(func(path string, kind fakezk.WatchKind, w *watch) {
+	c.watches.Each(func(path string, kind zkclient.WatchKind, w *watch) {
 		var e fphash.Hash
 		r.HashString(&e, path)
 		e.Uint(uint64(kind))

@@ -236,7 +236,7 @@ func (s *Sim) startClients(programs []Program) {
 	for i, p := range programs {
 		c := &Client{sim: s, idx: i, name: fmt.Sprintf("c%d", i+1), prog: p}
 		c.conn = &Conn{c: c}
-		c.conn.Calls = fakezk.Calls{T: c.conn}
+		c.conn.calls = calls{T: c.conn}
 		s.clients = append(s.clients, c)
 		c.openSession(i % (s.cfg.Server.Followers + 1))
 		c.start(ctx)
