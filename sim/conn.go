@@ -47,7 +47,7 @@ func (cn *Conn) do(ctx context.Context, path string, req machine.Request) (machi
 	if err := zkclient.CheckPath(req); err != nil {
 		return machine.Reply{}, nil, err
 	}
-	cl := c.newCall(call{kind: callRequest, req: req, session: c.session})
+	cl := c.newCall(call{kind: callRequest, req: req, session: c.model.ID})
 	c.park(cl, stCall)
 	if cl.err != nil {
 		return machine.Reply{}, nil, cl.err
@@ -55,12 +55,12 @@ func (cn *Conn) do(ctx context.Context, path string, req machine.Request) (machi
 	r := cl.reply
 	var w *watch
 	if k, ok := zkclient.ReplyWatch(req, r); ok {
-		w = &watch{c: c, path: path, stray: cl.session != c.session}
+		w = &watch{c: c, path: path, stray: cl.session != c.model.ID}
 		if c.sim.hashing {
 			w.id = len(c.made)
 			c.made = append(c.made, w)
 		}
-		c.watches.Add(path, k, w)
+		c.model.Watches.Add(path, k, w)
 	}
 	return r, w, r.Err
 }
@@ -98,17 +98,17 @@ func (cn *Conn) Close() error {
 	c.closed = true
 	if c.connected {
 		c.sim.closes++
-		for _, n := range c.sim.m.CloseSession(c.session) {
-			for _, w := range c.watches.Take(n.Event) {
+		for _, n := range c.sim.m.CloseSession(c.model.ID) {
+			for _, w := range c.model.Watches.Take(n.Event) {
 				w.fire(n.Event, n.Zxid)
 			}
-			for _, p := range c.pwatches.Match(n.Event) {
+			for _, p := range c.model.Persistent.Match(n.Event) {
 				p.queue = append(p.queue, n)
 			}
 		}
 		c.sim.collect()
 	}
-	for _, w := range c.watches.TakeAll() {
+	for _, w := range c.model.Watches.TakeAll() {
 		w.fire(zkapi.Event{Type: zkapi.EventNotWatching, Path: w.path, Err: zkapi.ErrClosed}, -1)
 	}
 	c.endPersistent(zkapi.ErrClosed)

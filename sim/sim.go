@@ -8,6 +8,7 @@ import (
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/internal/zkclient"
 	"github.com/zksim/zksim/linearize"
 )
 
@@ -238,7 +239,8 @@ func (s *Sim) startClients(programs []Program) {
 		c.conn = &Conn{c: c}
 		c.conn.calls = calls{T: c.conn}
 		s.clients = append(s.clients, c)
-		c.openSession(i % (s.cfg.Server.Followers + 1))
+		c.model = zkclient.NewSession[*watch, *pwatch](zkclient.PolicySimLegacy, s.cfg.Server.Followers+1, i%(s.cfg.Server.Followers+1))
+		c.openSession()
 		c.start(ctx)
 	}
 }
@@ -493,7 +495,7 @@ func (s *Sim) collect() {
 		if !c.connected {
 			continue
 		}
-		for _, n := range s.m.TakeNotifications(c.session) {
+		for _, n := range s.m.TakeNotifications(c.model.ID) {
 			c.inbox = append(c.inbox, message{note: n})
 		}
 	}
