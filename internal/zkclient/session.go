@@ -15,11 +15,17 @@ import (
 type Policy uint8
 
 const (
-	// PolicyInProcess is the in-process fakezk.Conn's policy: reconnect
-	// to the replica it had if it can, else to each next one in turn,
-	// skipping one behind it (the leader never is); a new session opens
-	// on the replica it had; the SetWatches reply's zxid counts as seen.
-	PolicyInProcess Policy = iota
+	// PolicyNext, the zero Policy, is go-zookeeper v1.0.4's (conn.go
+	// connect, loop and authenticate; dnshostprovider.go Next): every
+	// connect, the first after any disconnect included, goes to the next
+	// replica in turn, never back to the one it had; a replica that
+	// refuses the client (it is behind what the client has seen) is just
+	// a failed connect, and the next is tried. When a replica says the
+	// session expired, the client forgets its lastZxid (0) and opens the
+	// new session on the next replica. A connected client sees
+	// Disconnected before Expired, and every reply's zxid counts,
+	// SetWatches's included.
+	PolicyNext Policy = iota
 	// PolicySimLegacy is the simulator's policy for traces recorded
 	// before the reconnect key: reconnect to the replica it had, else to
 	// the leader; a new session opens on the replica it had; the program
@@ -60,6 +66,9 @@ func (s *Session[W, P]) Policy() Policy { return s.policy }
 // Opened records the new session id the Machine gave on s.Replica, whose
 // zxid was zxid: the client has seen nothing older.
 func (s *Session[W, P]) Opened(id, zxid int64) {
+	if s.policy == PolicyNext {
+		zxid = 0 // go-zookeeper sends lastZxidSeen 0 for a new session and learns from replies only
+	}
 	s.ID, s.LastZxid = id, zxid
 }
 
@@ -108,25 +117,31 @@ var errNoReplica = errors.New("zkclient: no replica took the session back")
 // s.Replica is the one that said so; call Expired next). A replica behind
 // the client refuses it (zkapi.ErrConnectionLoss) and is skipped.
 func (s *Session[W, P]) Reconnect(attach func(replica int) error) error {
-	switch s.policy {
-	case PolicySimLegacy:
+	if s.policy == PolicySimLegacy {
 		err := attach(s.Replica)
 		if errors.Is(err, zkapi.ErrConnectionLoss) {
 			s.Replica = 0
 			err = attach(0)
 		}
 		return err
-	default:
-		var err error
-		for i := range s.replicas {
-			r := (s.Replica + i) % s.replicas
-			if err = attach(r); err == nil || errors.Is(err, zkapi.ErrSessionExpired) {
-				s.Replica = r
-				return err
-			}
-		}
-		return fmt.Errorf("%w: %w", errNoReplica, err)
 	}
+	return s.moveOn(attach)
+}
+
+// moveOn is PolicyNext's reconnect: each replica after the current one
+// in turn, the current one last, until one takes the session back or
+// says it expired. The leader is among them and is never behind, so one
+// round ends it.
+func (s *Session[W, P]) moveOn(attach func(replica int) error) error {
+	var err error
+	for i := 1; i <= s.replicas; i++ {
+		r := (s.Replica + i) % s.replicas
+		if err = attach(r); err == nil || errors.Is(err, zkapi.ErrSessionExpired) {
+			s.Replica = r
+			return err
+		}
+	}
+	return fmt.Errorf("%w: %w", errNoReplica, err)
 }
 
 // Expired ends the session the client has learnt is gone: it returns the
@@ -134,11 +149,14 @@ func (s *Session[W, P]) Reconnect(attach func(replica int) error) error {
 // connection drop, as go-zookeeper reports it, unless the policy is the
 // simulator's legacy one), and every watch handle, which the caller ends
 // with ErrSessionExpired. Then the caller opens a new session on
-// s.Replica.
+// s.Replica, which PolicyNext has moved on to the next replica.
 func (s *Session[W, P]) Expired(connected bool) (states []zkapi.State, watches []W, persistent []P) {
 	if connected && s.policy != PolicySimLegacy {
 		states = append(states, zkapi.StateDisconnected)
 	}
 	states = append(states, zkapi.StateExpired)
+	if s.policy == PolicyNext {
+		s.Replica = (s.Replica + 1) % s.replicas
+	}
 	return states, s.Watches.TakeAll(), s.Persistent.TakeAll()
 }

@@ -24,11 +24,42 @@ func (a *attachScript) attach(replica int) error {
 
 var behind = zkapi.ErrConnectionLoss // a replica behind the client refuses it
 
-func TestSession_ReconnectInProcessTriesEachInTurn(t *testing.T) {
-	s := zkclient.NewSession[int, int](zkclient.PolicyInProcess, 3, 2)
-	a := &attachScript{answer: map[int]error{2: behind}}
-	if err := s.Reconnect(a.attach); err != nil || s.Replica != 0 || !slices.Equal(a.tried, []int{2, 0}) {
-		t.Fatalf("err %v, replica %d, tried %v; want nil, 0, [2 0]", err, s.Replica, a.tried)
+// go-zookeeper moves on to the next server at every connect, even when
+// the one it had is healthy (dnshostprovider.go Next).
+func TestSession_ReconnectNextMovesOn(t *testing.T) {
+	s := zkclient.NewSession[int, int](zkclient.PolicyNext, 3, 1)
+	a := &attachScript{}
+	if err := s.Reconnect(a.attach); err != nil || s.Replica != 2 || !slices.Equal(a.tried, []int{2}) {
+		t.Fatalf("err %v, replica %d, tried %v; want nil, 2, [2]", err, s.Replica, a.tried)
+	}
+}
+
+// A replica behind the client refuses it: a failed connect, and the next
+// replica in turn is tried, the one it had last.
+func TestSession_ReconnectNextSkipsRefusals(t *testing.T) {
+	s := zkclient.NewSession[int, int](zkclient.PolicyNext, 3, 1)
+	a := &attachScript{answer: map[int]error{2: behind, 0: behind}}
+	if err := s.Reconnect(a.attach); err != nil || s.Replica != 1 || !slices.Equal(a.tried, []int{2, 0, 1}) {
+		t.Fatalf("err %v, replica %d, tried %v; want nil, 1, [2 0 1]", err, s.Replica, a.tried)
+	}
+	a = &attachScript{answer: map[int]error{0: behind, 1: behind, 2: behind}}
+	if err := s.Reconnect(a.attach); err == nil || len(a.tried) != 3 {
+		t.Fatalf("every replica refused: err %v after %v, want an error after one round", err, a.tried)
+	}
+}
+
+// On expiry go-zookeeper forgets its lastZxid and opens the new session
+// on the next server (conn.go authenticate, loop).
+func TestSession_ExpiredNextMovesOnAndForgetsZxid(t *testing.T) {
+	s := zkclient.NewSession[int, int](zkclient.PolicyNext, 2, 1)
+	s.Opened(5, 10)
+	s.Replied(machine.Reply{Zxid: 12})
+	s.Expired(true)
+	if s.Replica != 0 {
+		t.Fatalf("new session on replica %d, want 0", s.Replica)
+	}
+	if s.Opened(6, 30); s.LastZxid != 0 {
+		t.Fatalf("LastZxid %d after a new session, want 0", s.LastZxid)
 	}
 }
 
@@ -41,7 +72,7 @@ func TestSession_ReconnectSimLegacyFallsBackToLeader(t *testing.T) {
 }
 
 func TestSession_ReconnectStopsAtExpiry(t *testing.T) {
-	s := zkclient.NewSession[int, int](zkclient.PolicyInProcess, 3, 1)
+	s := zkclient.NewSession[int, int](zkclient.PolicyNext, 3, 0)
 	a := &attachScript{answer: map[int]error{1: behind, 2: zkapi.ErrSessionExpired}}
 	if err := s.Reconnect(a.attach); !errors.Is(err, zkapi.ErrSessionExpired) || s.Replica != 2 {
 		t.Fatalf("err %v, replica %d; want ErrSessionExpired on 2", err, s.Replica)
@@ -54,8 +85,8 @@ func TestSession_ExpiredReportsDisconnectedFirst(t *testing.T) {
 		connected bool
 		want      []zkapi.State
 	}{
-		{zkclient.PolicyInProcess, true, []zkapi.State{zkapi.StateDisconnected, zkapi.StateExpired}},
-		{zkclient.PolicyInProcess, false, []zkapi.State{zkapi.StateExpired}},
+		{zkclient.PolicyNext, true, []zkapi.State{zkapi.StateDisconnected, zkapi.StateExpired}},
+		{zkclient.PolicyNext, false, []zkapi.State{zkapi.StateExpired}},
 		{zkclient.PolicySimLegacy, true, []zkapi.State{zkapi.StateExpired}},
 	} {
 		s := zkclient.NewSession[int, int](tc.policy, 1, 0)
@@ -72,11 +103,12 @@ func TestSession_ExpiredReportsDisconnectedFirst(t *testing.T) {
 }
 
 func TestSession_RewatchCarriesLastZxid(t *testing.T) {
-	s := zkclient.NewSession[int, int](zkclient.PolicyInProcess, 1, 0)
+	s := zkclient.NewSession[int, int](zkclient.PolicyNext, 1, 0)
 	if _, ok := s.Rewatch(); ok {
 		t.Fatal("Rewatch with no watch: want none")
 	}
 	s.Opened(5, 10)
+	s.Replied(machine.Reply{Zxid: 10})
 	s.Replied(machine.Reply{Zxid: 12})
 	s.Replied(machine.Reply{Zxid: 11}) // an older zxid never goes back
 	s.Watches.Add("/a", zkclient.KindExist, 1)
