@@ -46,12 +46,12 @@ func (c *Conn) Close() error {
 	}
 	c.closed = true
 	if !c.partitioned {
-		for _, n := range s.m.CloseSession(c.id) {
+		for _, n := range s.m.CloseSession(c.model.ID) {
 			c.notify(n.Event)
 		}
 	}
-	delete(s.conns, c.id)
-	for _, w := range c.watches.TakeAll() {
+	delete(s.conns, c.model.ID)
+	for _, w := range c.model.Watches.TakeAll() {
 		w.fire(zkapi.Event{Type: zkapi.EventNotWatching, Path: w.path, Err: zkapi.ErrClosed})
 	}
 	c.endPersistent(zkapi.ErrClosed)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/zksim/zksim/fakezk/internal/ctxcond"
 	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/internal/zkclient"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -85,8 +86,8 @@ func (s *Server) Connect(opts ConnOptions) (*Conn, error) {
 	if opts.Server < 0 || opts.Server > s.m.Config().Followers {
 		return nil, fmt.Errorf("fakezk: no server %d (leader 0 and %d followers)", opts.Server, s.m.Config().Followers)
 	}
-	c := &Conn{srv: s, timeoutMs: opts.SessionTimeoutMs, server: opts.Server}
-	c.Calls = Calls{T: c}
+	c := &Conn{srv: s, timeoutMs: opts.SessionTimeoutMs}
+	c.model = zkclient.NewSession[*watch, *pwatch](zkclient.PolicyNext, s.m.Config().Followers+1, opts.Server)
 	c.openSession()
 	s.deliver()
 	return c, nil
@@ -176,7 +177,7 @@ func (s *Server) Close() error {
 		conns = append(conns, c)
 	}
 	s.mu.Unlock()
-	sort.Slice(conns, func(i, j int) bool { return conns[i].id < conns[j].id })
+	sort.Slice(conns, func(i, j int) bool { return conns[i].model.ID < conns[j].model.ID })
 	for _, c := range conns {
 		c.Close()
 	}

@@ -77,7 +77,7 @@ func (s *Sim) NodeOwner(path string) (string, int) {
 	owner := "no client's session"
 	for _, c := range s.clients {
 		switch {
-		case c.session == st.EphemeralOwner:
+		case c.model.ID == st.EphemeralOwner:
 			owner = c.name + "'s node, its session"
 		case containsSession(c.old, st.EphemeralOwner):
 			owner = c.name + "'s node, its earlier session"

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"iter"
 
-	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/internal/zkclient"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -85,13 +85,9 @@ type Client struct {
 	yield    func(struct{}) bool
 	end      func()
 	conn     *Conn
-	session  int64
-	old      []int64 // sessions the client had before this one, for blame
-	server   int
-	lastZxid int64
+	model    zkclient.Session[*watch, *pwatch] // session, replica, lastZxid, watches
+	old      []int64                           // sessions the client had before this one, for blame
 	pauseEnd int64
-	watches  fakezk.WatchTable[*watch]
-	pwatches fakezk.PersistentTable[*pwatch]
 	sess     zkapi.Session
 	err      error
 
@@ -113,7 +109,7 @@ func (c *Client) Name() string { return c.name }
 func (c *Client) Index() int { return c.idx }
 
 // Session is the id of the client's current session.
-func (c *Client) Session() int64 { return c.session }
+func (c *Client) Session() int64 { return c.model.ID }
 
 // Sim is the run the client is in.
 func (c *Client) Sim() *Sim { return c.sim }
@@ -267,7 +263,7 @@ func (c *Client) finishWait() {
 }
 
 func (c *Client) setState(st zkapi.State) {
-	c.sess = zkapi.Session{ID: c.session, State: st, Seq: c.sess.Seq + 1}
+	c.sess = zkapi.Session{ID: c.model.ID, State: st, Seq: c.sess.Seq + 1}
 }
 
 // watch is a one-shot handle of a simulated client.

@@ -77,9 +77,9 @@ func (y *symmetry) reset(s *Sim) {
 // so that every session is known by the end of the step that opened it.
 func (y *symmetry) register() {
 	for i, c := range y.s.clients {
-		if c.session != y.last[i] {
-			y.last[i] = c.session
-			y.own(c.session)
+		if c.model.ID != y.last[i] {
+			y.last[i] = c.model.ID
+			y.own(c.model.ID)
 		}
 	}
 }
@@ -93,7 +93,7 @@ func (y *symmetry) own(id int64) (int64, bool) {
 		return o, true
 	}
 	for i, c := range y.s.clients {
-		if c.session == id {
+		if c.model.ID == id {
 			o := int64(i)<<16 | int64(y.count[i])
 			y.count[i]++
 			y.owner[id] = o

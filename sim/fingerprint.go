@@ -1,9 +1,9 @@
 package sim
 
 import (
-	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/internal/fphash"
+	"github.com/zksim/zksim/internal/zkclient"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -67,9 +67,9 @@ func (c *Client) fingerprint(r *machine.Renaming, k int) uint64 {
 	h.Bool(c.paused)
 	h.Bool(c.closed)
 	h.Int(c.pauseEnd)
-	r.HashSession(&h, c.session)
-	h.Int(int64(c.server))
-	h.Int(c.lastZxid)
+	r.HashSession(&h, c.model.ID)
+	h.Int(int64(c.model.Replica))
+	h.Int(c.model.LastZxid)
 	r.HashSession(&h, c.sess.ID)
 	h.Int(int64(c.sess.State))
 	h.Uint(c.sess.Seq)
@@ -96,7 +96,7 @@ func (c *Client) fingerprint(r *machine.Renaming, k int) uint64 {
 		}
 	}
 	var table fphash.Hash
-	c.watches.Each(func(path string, kind fakezk.WatchKind, w *watch) {
+	c.model.Watches.Each(func(path string, kind zkclient.WatchKind, w *watch) {
 		var e fphash.Hash
 		r.HashString(&e, path)
 		e.Uint(uint64(kind))
@@ -121,7 +121,7 @@ func (c *Client) fingerprint(r *machine.Renaming, k int) uint64 {
 // handles its table holds, and each handle's queued events and end.
 func (c *Client) persistentFingerprint(r *machine.Renaming) uint64 {
 	var h, table fphash.Hash
-	c.pwatches.Each(func(path string, recursive bool, p *pwatch) {
+	c.model.Persistent.Each(func(path string, recursive bool, p *pwatch) {
 		var e fphash.Hash
 		r.HashString(&e, path)
 		e.Bool(recursive)

@@ -37,12 +37,12 @@ func (cn *Conn) AddWatch(ctx context.Context, path string, recursive bool) (zkap
 		p.id = len(c.pmade)
 		c.pmade = append(c.pmade, p)
 	}
-	if c.call.session != c.session {
+	if c.call.session != c.model.ID {
 		// Set on a session that expired meanwhile: it will never fire.
 		p.end = zkapi.ErrSessionExpired
 		return p, nil
 	}
-	c.pwatches.Add(path, recursive, p)
+	c.model.Persistent.Add(path, recursive, p)
 	return p, nil
 }
 
@@ -57,7 +57,7 @@ func (p *pwatch) finish(why error) {
 
 // endPersistent ends every persistent watch of c: its session is gone.
 func (c *Client) endPersistent(why error) {
-	for _, p := range c.pwatches.TakeAll() {
+	for _, p := range c.model.Persistent.TakeAll() {
 		p.finish(why)
 	}
 }
@@ -109,7 +109,7 @@ func (p *pwatch) Remove(ctx context.Context) error {
 	if p.end != nil {
 		return nil
 	}
-	if c.pwatches.Remove(p.path, p.recursive, p) > 0 {
+	if c.model.Persistent.Remove(p.path, p.recursive, p) > 0 {
 		p.finish(zkapi.ErrNoWatcher)
 		return nil
 	}
@@ -122,7 +122,7 @@ func (p *pwatch) Remove(ctx context.Context) error {
 		p.finish(zkapi.ErrNoWatcher)
 		return nil
 	case p.end == nil:
-		c.pwatches.Add(p.path, p.recursive, p) // not removed: it still watches
+		c.model.Persistent.Add(p.path, p.recursive, p) // not removed: it still watches
 	}
 	return zkapi.Wrap("removewatches", p.path, err)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/internal/zkclient"
 )
 
 // Faults bounds the faults a run may inject: how many of each kind at most,
@@ -36,7 +37,14 @@ type Config struct {
 	Server fakezk.Config
 	// SessionTimeoutMs asked by every client; default 4 ticks.
 	SessionTimeoutMs int64
-	Faults           Faults
+	// LegacyReconnect gives the clients the reconnect policy of traces
+	// recorded before it became go-zookeeper's: back to the server they
+	// had, else the leader, and no Disconnected before Expired. Off, a
+	// client moves on to the next server at every connect, as
+	// go-zookeeper does. Trace files without a reconnect key replay
+	// with it on.
+	LegacyReconnect bool
+	Faults          Faults
 	// TickPercent is the chance that a step advances time when other
 	// events are possible; default 5.
 	TickPercent int
@@ -83,6 +91,14 @@ func (c Config) WithDefaults() Config {
 	c.PCTHorizon = cmp.Or(c.PCTHorizon, 400)
 	c.Faults.PauseTicks = cmp.Or(c.Faults.PauseTicks, int(2*c.SessionTimeoutMs/c.Server.TickMillis))
 	return c
+}
+
+// policy is the clients' reconnect policy.
+func (c Config) policy() zkclient.Policy {
+	if c.LegacyReconnect {
+		return zkclient.PolicySimLegacy
+	}
+	return zkclient.PolicyNext
 }
 
 type timer struct {
@@ -236,9 +252,10 @@ func (s *Sim) startClients(programs []Program) {
 	for i, p := range programs {
 		c := &Client{sim: s, idx: i, name: fmt.Sprintf("c%d", i+1), prog: p}
 		c.conn = &Conn{c: c}
-		c.conn.Calls = fakezk.Calls{T: c.conn}
+		c.conn.calls = calls{T: c.conn}
 		s.clients = append(s.clients, c)
-		c.openSession(i % (s.cfg.Server.Followers + 1))
+		c.model = zkclient.NewSession[*watch, *pwatch](s.cfg.policy(), s.cfg.Server.Followers+1, i%(s.cfg.Server.Followers+1))
+		c.openSession()
 		c.start(ctx)
 	}
 }
@@ -493,7 +510,7 @@ func (s *Sim) collect() {
 		if !c.connected {
 			continue
 		}
-		for _, n := range s.m.TakeNotifications(c.session) {
+		for _, n := range s.m.TakeNotifications(c.model.ID) {
 			c.inbox = append(c.inbox, message{note: n})
 		}
 	}

@@ -1,4 +1,4 @@
-package fakezk
+package zkclient
 
 import (
 	"slices"
@@ -218,3 +218,39 @@ func (t *PersistentTable[P]) Rewatch(sw machine.SetWatches) machine.SetWatches {
 	sw.Persistent, sw.PersistentRecursive = sortedKeys(t.m[0]), sortedKeys(t.m[1])
 	return sw
 }
+
+// ReplyWatch says, for a request sent with a watch and its reply, which
+// client watch table the new watch belongs in; false if the server left
+// no watch. Every client of a Machine uses it.
+func ReplyWatch(req machine.Request, r machine.Reply) (WatchKind, bool) {
+	switch q := req.(type) {
+	case machine.Exists:
+		if q.Watch {
+			return existsWatch(r)
+		}
+	case machine.GetData:
+		if q.Watch {
+			return dataWatch(r)
+		}
+	case machine.GetChildren:
+		if q.Watch {
+			return childWatch(r)
+		}
+	}
+	return 0, false
+}
+
+// existsWatch: a data watch on an existing node, an exists watch on a
+// missing one, none on a bad request.
+func existsWatch(r machine.Reply) (WatchKind, bool) {
+	switch r.Err {
+	case nil:
+		return KindData, true
+	case zkapi.ErrNoNode:
+		return KindExist, true
+	}
+	return 0, false
+}
+
+func dataWatch(r machine.Reply) (WatchKind, bool)  { return KindData, r.Err == nil }
+func childWatch(r machine.Reply) (WatchKind, bool) { return KindChild, r.Err == nil }
