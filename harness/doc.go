@@ -6,7 +6,7 @@
 // testing nor rapid.
 //
 // RunWorkload runs the workload for a lock.Recipe once and checks the
-// history (package linearize): mutual or reader/writer exclusion, herd,
+// history (package check): mutual or reader/writer exclusion, herd,
 // fencing, orphans and liveness; Report says what it found. The workload
 // learns what it judges from the scheduler's observations (sim.Observer),
 // and is a sim.Scenario, so the systematic search explores it (Explore;

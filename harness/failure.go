@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/zksim/zksim/linearize"
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/report"
 	"github.com/zksim/zksim/sim"
 )
@@ -105,7 +105,7 @@ func writeSaved(w io.Writer, tracePath, htmlPath, replay string) {
 }
 
 // writeRun writes a failing run's violations, one a line, and its trace.
-func writeRun(w io.Writer, vs []linearize.Violation, trace []string, view TraceView) {
+func writeRun(w io.Writer, vs []check.Violation, trace []string, view TraceView) {
 	for _, v := range vs {
 		fmt.Fprintf(w, "  %v\n", v)
 	}

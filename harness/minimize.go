@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -32,7 +33,7 @@ const shrinkBudget = 2000
 // first one found (see ShrinkSeed), then looks again at that size without
 // the fault kinds it injected that the failure does not need (see
 // fewerFaultKinds). ok is false if none was found.
-func Minimize(w Workload, config func(seed uint64) sim.Config, class string, perSize int) (ce Counterexample, ok bool) {
+func Minimize(w Workload, config func(seed uint64) sim.Config, class check.Class, perSize int) (ce Counterexample, ok bool) {
 	w = w.withDefaults()
 	for _, ws := range sizes(w) {
 		if ce, ok := firstShrunk(ws, config, class, perSize); ok {
@@ -44,7 +45,7 @@ func Minimize(w Workload, config func(seed uint64) sim.Config, class string, per
 
 // firstShrunk shrinks the first of perSize seeds whose run of w under
 // config(seed) shows class.
-func firstShrunk(w Workload, config func(seed uint64) sim.Config, class string, perSize int) (Counterexample, bool) {
+func firstShrunk(w Workload, config func(seed uint64) sim.Config, class check.Class, perSize int) (Counterexample, bool) {
 	for seed := uint64(1); seed <= uint64(perSize); seed++ {
 		if ce, ok := ShrinkSeed(w, config(seed), seed, class); ok {
 			return ce, true
@@ -61,11 +62,11 @@ func firstShrunk(w Workload, config func(seed uint64) sim.Config, class string, 
 // show a crash, a pause or a lost reply that has nothing to do with the
 // bug; shrinking decisions cannot always remove one (see dropFaults), a
 // search without it can.
-func fewerFaultKinds(ce Counterexample, config func(seed uint64) sim.Config, class string, perSize int) Counterexample {
+func fewerFaultKinds(ce Counterexample, config func(seed uint64) sim.Config, class check.Class, perSize int) Counterexample {
 	var off []string // kinds found unneeded so far
 	all := []string{}
-	for _, k := range faultKinds(&sim.Faults{}) {
-		all = append(all, k.name)
+	for _, k := range sim.FaultKinds() {
+		all = append(all, k.Name)
 	}
 	tries := [][]string{all}
 	for _, k := range all {
@@ -80,9 +81,9 @@ func fewerFaultKinds(ce Counterexample, config func(seed uint64) sim.Config, cla
 		}
 		without := func(seed uint64) sim.Config {
 			cfg := config(seed)
-			for _, f := range faultKinds(&cfg.Faults) {
-				if slices.Contains(try, f.name) {
-					*f.count = 0
+			for _, k := range sim.FaultKinds() {
+				if slices.Contains(try, k.Name) {
+					*k.Budget(&cfg.Faults) = 0
 				}
 			}
 			return cfg
@@ -95,21 +96,6 @@ func fewerFaultKinds(ce Counterexample, config func(seed uint64) sim.Config, cla
 		}
 	}
 	return ce
-}
-
-// faultKind is one kind's budget in a Faults.
-type faultKind struct {
-	name  string
-	count *int
-}
-
-// faultKinds lists f's budgets, in the trace file's order.
-func faultKinds(f *sim.Faults) []faultKind {
-	return []faultKind{
-		{"lose-request", &f.LoseRequest}, {"lose-reply", &f.LoseReply}, {"disconnect", &f.Disconnect},
-		{"crash", &f.Crash}, {"pause", &f.Pause}, {"reap", &f.Reap}, {"reorder", &f.Reorder},
-		{"abandon", &f.Abandon},
-	}
 }
 
 // injected is how many faults of the kind named ce's run injected.
@@ -152,11 +138,11 @@ func sizes(w Workload) []Workload {
 // the run shows violation class, shrinks its decisions (see Shrink, then
 // dropFaults) to a schedule that still shows it and returns that schedule
 // run again with its trace. ok is false if the run does not show class.
-func ShrinkSeed(w Workload, cfg sim.Config, seed uint64, class string) (ce Counterexample, ok bool) {
+func ShrinkSeed(w Workload, cfg sim.Config, seed uint64, class check.Class) (ce Counterexample, ok bool) {
 	return shrinkSeed(RunWorkload, w, cfg, seed, class)
 }
 
-func shrinkSeed(run runner, w Workload, cfg sim.Config, seed uint64, class string) (ce Counterexample, ok bool) {
+func shrinkSeed(run runner, w Workload, cfg sim.Config, seed uint64, class check.Class) (ce Counterexample, ok bool) {
 	cfg.NoTrace = true // search fast; the result is run again, traced
 	rec := &sim.Recorder{C: sim.NewSeeded(seed)}
 	if rep, err := run(cfg, rec, w); err != nil || !shows(rep, class) {
@@ -186,7 +172,7 @@ const perSizeSeeds = 20
 // the decisions of the first run found, or of the given one (see
 // ShrinkSeed). ok is false if the given schedule no longer shows the
 // class: what runs is not deterministic.
-func ShrinkFound(run func(sim.Config, sim.Chooser, Workload) (*Report, error), w Workload, cfg sim.Config, seed uint64, class string) (ce Counterexample, ok bool) {
+func ShrinkFound(run func(sim.Config, sim.Chooser, Workload) (*Report, error), w Workload, cfg sim.Config, seed uint64, class check.Class) (ce Counterexample, ok bool) {
 	for _, ws := range sizes(w) {
 		if ws.Clients*ws.Acquisitions >= w.Clients*w.Acquisitions {
 			break
@@ -200,7 +186,7 @@ func ShrinkFound(run func(sim.Config, sim.Chooser, Workload) (*Report, error), w
 	return shrinkSeed(run, w, cfg, seed, class)
 }
 
-func shows(rep *Report, class string) bool {
+func shows(rep *Report, class check.Class) bool {
 	return rep != nil && slices.Contains(rep.Classes(), class)
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/rwlock"
 	"github.com/zksim/zksim/zkapi"
@@ -81,7 +82,7 @@ func (w *world) async(acquire func(context.Context) (*rwlock.Lease, error)) *zkt
 // waiters blocks until n data watches are set in the directory.
 func (w *world) waiters(n int) {
 	w.t.Helper()
-	err := w.srv.WaitUntil(w.ctx, func(m *fakezk.Machine) bool {
+	err := w.srv.WaitUntil(w.ctx, func(m *machine.Machine) bool {
 		total := 0
 		for _, k := range m.Children(dir) {
 			d, _ := m.Watchers(0, dir+"/"+k)
@@ -97,7 +98,7 @@ func (w *world) waiters(n int) {
 // watchersOf reports how many sessions watch the node of a lease.
 func (w *world) watchersOf(l *rwlock.Lease) int {
 	var n int
-	w.srv.Inspect(func(m *fakezk.Machine) { d, _ := m.Watchers(0, l.Node()); n = len(d) })
+	w.srv.Inspect(func(m *machine.Machine) { d, _ := m.Watchers(0, l.Node()); n = len(d) })
 	return n
 }
 
@@ -211,7 +212,7 @@ func TestRWMutex_ExpiredWriterFenced(t *testing.T) {
 	w := newWorld(t)
 	wl := w.acquire(w.rw("a").Acquire)
 	var sid int64
-	w.srv.Inspect(func(mc *fakezk.Machine) {
+	w.srv.Inspect(func(mc *machine.Machine) {
 		_, st, _ := mc.Node(wl.Node())
 		sid = st.EphemeralOwner
 	})

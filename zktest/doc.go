@@ -38,10 +38,10 @@
 // session as the server would on expiry. Stopping a server with SIGSTOP
 // does not expire sessions reliably, which is why that exists.
 //
-// Connection loss comes from a [Proxy] between client and server: Pause
+// Connection loss comes from a [Proxy] between client and server: Stall
 // stops forwarding bytes while keeping both sockets open (the client times
-// out on its own, as on a partition), Cut closes the connections (the client
-// sees the loss at once).
+// out on its own, as on a partition), Disconnect closes the connections
+// (the client sees the loss at once).
 //
 // Leader failover: [Cluster.Leader] asks each server's srvr four-letter
 // command for its Mode, [Cluster.Kill] sends SIGKILL to the leader's recorded

@@ -122,7 +122,7 @@ func TestCluster_LeaderFailover(t *testing.T) {
 	}
 }
 
-// TestProxy_ConnectionLoss: a paused proxy leaves go-zookeeper's socket
+// TestProxy_ConnectionLoss: a stalled proxy leaves go-zookeeper's socket
 // open but silent, so the client gives the connection up on its own after
 // two thirds of the session timeout (ZK-SEMANTICS.md rule 19); a cut is
 // seen at once.
@@ -134,18 +134,18 @@ func TestProxy_ConnectionLoss(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	p.Pause()
-	paused := time.Now()
+	p.Stall()
+	stalled := time.Now()
 	c.waitState(t, zk.StateDisconnected, 10*time.Second)
-	if d := time.Since(paused); d < 500*time.Millisecond {
-		t.Fatalf("disconnected %v after Pause: the socket was closed, not silenced", d)
+	if d := time.Since(stalled); d < 500*time.Millisecond {
+		t.Fatalf("disconnected %v after Stall: the socket was closed, not silenced", d)
 	}
-	t.Logf("client gave up %v after Pause", time.Since(paused))
+	t.Logf("client gave up %v after Stall", time.Since(stalled))
 	p.Resume()
 	c.waitState(t, zk.StateHasSession, 10*time.Second)
 
 	cut := time.Now()
-	p.Cut()
+	p.Disconnect()
 	c.waitState(t, zk.StateDisconnected, 10*time.Second)
 	t.Logf("client saw the cut after %v", time.Since(cut))
 	c.waitState(t, zk.StateHasSession, 10*time.Second)

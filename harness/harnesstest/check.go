@@ -72,14 +72,14 @@ func Check(t *testing.T, cfg sim.Config, invariant func(s *sim.Sim) error, progr
 	}
 }
 
-func recipeDraw(recipe lock.Recipe, opts CheckOptions) func(*rapid.T) check {
+func recipeDraw(recipe lock.Recipe, opts CheckOptions) func(*rapid.T) drawn {
 	w := opts.Workload
 	w.Recipe = recipe
-	return func(rt *rapid.T) check { return drawRecipeCheck(rt, w, opts.Config) }
+	return func(rt *rapid.T) drawn { return drawRecipeCheck(rt, w, opts.Config) }
 }
 
-func programsDraw(cfg sim.Config, programs int) func(*rapid.T) check {
-	return func(rt *rapid.T) check { return drawConfig(rt, harness.Workload{Clients: programs}, cfg) }
+func programsDraw(cfg sim.Config, programs int) func(*rapid.T) drawn {
+	return func(rt *rapid.T) drawn { return drawConfig(rt, harness.Workload{Clients: programs}, cfg) }
 }
 
 // programsRunner runs programs as a runner, judged by their verdicts.

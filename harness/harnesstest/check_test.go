@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/harness/harnesstest"
-	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/sim"
@@ -41,7 +41,7 @@ func TestCheckRecipe_FindsEveryZooBugOnEveryRapidSeed(t *testing.T) {
 		t.Run(ex.Name, func(t *testing.T) {
 			var at []int
 			for _, seed := range rapidSeeds {
-				n := harnesstest.FindRecipe(t, seed, ex.Recipe, opts, string(ex.Violation))
+				n := harnesstest.FindRecipe(t, seed, ex.Recipe, opts, ex.Violation)
 				if n == 0 {
 					t.Errorf("rapid seed %d: no %s in 100 checks", seed, ex.Violation)
 				}
@@ -256,7 +256,7 @@ func TestCheckProgramsExhaustive_LeaderElection(t *testing.T) {
 	leaders := map[int64]bool{}
 	p := elect(leaders)
 	cfg := sim.Config{
-		Setup:  func(*fakezk.Machine) { clear(leaders) },
+		Setup:  func(*machine.Machine) { clear(leaders) },
 		Faults: sim.Faults{Disconnect: 1, Crash: 1, LoseReply: 1},
 	}
 	res := harnesstest.CheckProgramsExhaustive(t, cfg, oneLiveLeader(leaders), sim.Bounds{Deviations: 1}, p, p)
@@ -275,7 +275,7 @@ func TestCheckProgramsExhaustive_FailingChild(t *testing.T) {
 	// never reconnects it makes no progress: the search looks past that
 	// for the invariant's violation.
 	harnesstest.CheckProgramsExhaustive(t, sim.Config{Faults: sim.Faults{LoseReply: 1}, MaxSteps: 1000}, atMostOnePerClient,
-		sim.Bounds{Deviations: 2, Class: linearize.Invariant}, enqueue, enqueue)
+		sim.Bounds{Deviations: 2, Class: check.Invariant}, enqueue, enqueue)
 }
 
 // A failing CheckProgramsExhaustive fails its test with what it covered

@@ -7,17 +7,18 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/sim"
 )
 
-// A check is what one rapid check runs: a workload shape and a
+// A drawn check is what one rapid check runs: a workload shape and a
 // configuration drawn within the caller's bounds, and the seed of its
 // schedule. The schedule itself comes from NewSeeded(seed), so faults and
 // ticks are as likely on every step as in `zksim run`; a decision list
 // drawn by rapid would end after a few choices and every choice after it
 // would be 0, never a fault and never a tick.
-type check struct {
+type drawn struct {
 	seed     uint64
 	workload harness.Workload // for programs: Clients only
 	config   sim.Config
@@ -30,10 +31,10 @@ type runner func(cfg sim.Config, ch sim.Chooser, w harness.Workload) (*harness.R
 // A finding is a violation class that some schedules showed, with the
 // first schedule that showed it.
 type finding struct {
-	class     string
+	class     check.Class
 	schedules int // how many schedules showed it
 	index     int // the first one, counted from 1
-	first     check
+	first     drawn
 }
 
 // schedulesPerCheck is how many schedules a check runs, from consecutive
@@ -48,7 +49,7 @@ const schedulesPerCheck = 10
 // leaves at 0, a share of reads (read/write recipes), an acquire deadline
 // and the share of acquisitions that use it; and the configuration (see
 // drawConfig).
-func drawRecipeCheck(rt *rapid.T, w harness.Workload, cfg sim.Config) check {
+func drawRecipeCheck(rt *rapid.T, w harness.Workload, cfg sim.Config) drawn {
 	w.Clients, w.Acquisitions = cmp.Or(w.Clients, 5), cmp.Or(w.Acquisitions, 3)
 	// Half the checks run the whole workload, where most bugs are likeliest
 	// (the shrinker finds the smallest one that still fails); the others a
@@ -81,11 +82,11 @@ func drawRecipeCheck(rt *rapid.T, w harness.Workload, cfg sim.Config) check {
 // kinds goes deeper into the ones it has, and one fault does not mask
 // another), a follower when cfg has none, and the server's seed when cfg
 // leaves it at 0.
-func drawConfig(rt *rapid.T, w harness.Workload, cfg sim.Config) check {
+func drawConfig(rt *rapid.T, w harness.Workload, cfg sim.Config) drawn {
 	seed := rapid.Uint64().Draw(rt, "seed")
-	for _, k := range faultKinds(&cfg.Faults) {
-		if *k.count > 0 && !rapid.Bool().Draw(rt, k.name) {
-			*k.count = 0
+	for _, k := range sim.FaultKinds() {
+		if n := k.Budget(&cfg.Faults); *n > 0 && !rapid.Bool().Draw(rt, k.Name) {
+			*n = 0
 		}
 	}
 	if cfg.Server.Followers == 0 {
@@ -94,7 +95,7 @@ func drawConfig(rt *rapid.T, w harness.Workload, cfg sim.Config) check {
 	if cfg.Server.Seed == 0 {
 		cfg.Server.Seed = seed
 	}
-	return check{seed: seed, workload: w, config: cfg}
+	return drawn{seed: seed, workload: w, config: cfg}
 }
 
 // explore runs the checks rapid draws with draw (-rapid.checks of them,
@@ -108,9 +109,9 @@ func drawConfig(rt *rapid.T, w harness.Workload, cfg sim.Config) check {
 //
 // If until is not nil, the checks after the one in which until(found)
 // became true run nothing (rapid still counts them).
-func explore(tb rapid.TB, draw func(*rapid.T) check, run runner, until func([]finding) bool) (found []finding, schedules int, err error) {
+func explore(tb rapid.TB, draw func(*rapid.T) drawn, run runner, until func([]finding) bool) (found []finding, schedules int, err error) {
 	tb.Helper()
-	byClass := map[string]int{} // class -> index in found
+	byClass := map[check.Class]int{} // class -> index in found
 	rapid.Check(quietTB{tb, &found}, func(rt *rapid.T) {
 		c := draw(rt)
 		for i := range uint64(schedulesPerCheck) {
@@ -162,7 +163,7 @@ func (q quietTB) Log(args ...any) {
 }
 
 // describe words a check for a failure message.
-func (c check) describe(programs bool) string {
+func (c drawn) describe(programs bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "seed %d, ", c.seed)
 	w := c.workload
@@ -181,28 +182,13 @@ func (c check) describe(programs bool) string {
 	return b.String()
 }
 
-// faultKind is one kind's budget in a Faults.
-type faultKind struct {
-	name  string
-	count *int
-}
-
-// faultKinds lists f's budgets, in the trace file's order.
-func faultKinds(f *sim.Faults) []faultKind {
-	return []faultKind{
-		{"lose-request", &f.LoseRequest}, {"lose-reply", &f.LoseReply}, {"disconnect", &f.Disconnect},
-		{"crash", &f.Crash}, {"pause", &f.Pause}, {"reap", &f.Reap}, {"reorder", &f.Reorder},
-		{"abandon", &f.Abandon},
-	}
-}
-
 // faultList words a fault budget: "lose-reply=2 crash=1 at 10%", or
 // "none".
 func faultList(f sim.Faults) string {
 	var kinds []string
-	for _, k := range faultKinds(&f) {
-		if *k.count > 0 {
-			kinds = append(kinds, fmt.Sprintf("%s=%d", k.name, *k.count))
+	for _, k := range sim.FaultKinds() {
+		if n := *k.Budget(&f); n > 0 {
+			kinds = append(kinds, fmt.Sprintf("%s=%d", k.Name, n))
 		}
 	}
 	if len(kinds) == 0 || f.Percent == 0 {

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/harness/harnesstest"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/rwlock"
@@ -137,7 +137,7 @@ func TestCheck_LeaderElection(t *testing.T) {
 	leaders := map[int64]bool{}
 	p := elect(leaders)
 	cfg := sim.Config{
-		Setup:  func(*fakezk.Machine) { clear(leaders) },
+		Setup:  func(*machine.Machine) { clear(leaders) },
 		Faults: sim.Faults{Percent: 5, Disconnect: 2, Crash: 1, LoseReply: 1},
 	}
 	harnesstest.Check(t, cfg, oneLiveLeader(leaders), p, p, p)

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
-	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/sim"
 )
@@ -29,7 +29,7 @@ func CheckExhaustive(t *testing.T, recipe lock.Recipe, opts CheckOptions, b sim.
 	subject := failureSubject{what: recipe.Name, name: t.Name() + "-" + recipe.Name, dir: opts.ArtifactDir,
 		replay: "harnesstest.ReplayFile(t, %q, recipe)"}
 	if ce := res.Counterexample; ce != nil {
-		subject.failSearch(t, res.Exploration, linearize.Worst(ce.Report.Classes()), *ce)
+		subject.failSearch(t, res.Exploration, check.Worst(ce.Report.Classes()), *ce)
 	}
 	t.Logf("%s: systematic search: %s", subject.what, res.Coverage())
 	return res
@@ -71,7 +71,7 @@ func CheckProgramsExhaustive(t *testing.T, cfg sim.Config, invariant func(s *sim
 
 // failSearch fails t with what a systematic search covered and its
 // counterexample, saved.
-func (s failureSubject) failSearch(t *testing.T, res *sim.Exploration, class string, ce harness.Counterexample) {
+func (s failureSubject) failSearch(t *testing.T, res *sim.Exploration, class check.Class, ce harness.Counterexample) {
 	t.Helper()
 	var msg strings.Builder
 	msg.WriteString(s.what + ": systematic search: " + res.Coverage() + "\n\n")
@@ -96,12 +96,12 @@ type programJudge struct {
 }
 
 // Invariant implements sim.Judge.
-func (j programJudge) Invariant(s *sim.Sim) *linearize.Violation {
+func (j programJudge) Invariant(s *sim.Sim) *check.Violation {
 	if j.invariant == nil {
 		return nil
 	}
 	if err := j.invariant(s); err != nil {
-		return &linearize.Violation{Class: linearize.Invariant, Detail: err.Error(), Steps: linearize.Blame(s.Step())}
+		return &check.Violation{Class: check.Invariant, Detail: err.Error(), Steps: check.Blame(s.Step())}
 	}
 	return nil
 }
@@ -111,8 +111,8 @@ func (j programJudge) Invariant(s *sim.Sim) *linearize.Violation {
 func (j programJudge) Visible() int { return j.s.Step() }
 
 // Verdict implements sim.Judge.
-func (programJudge) Verdict(res *sim.Result) []string {
-	var classes []string
+func (programJudge) Verdict(res *sim.Result) []check.Class {
+	var classes []check.Class
 	for _, v := range res.Verdicts() {
 		if !slices.Contains(classes, v.Class) {
 			classes = append(classes, v.Class)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/sim"
@@ -14,7 +15,7 @@ import (
 // FindRecipe runs CheckRecipe's search with rapid's default 100 checks
 // from the given rapid seed until a schedule shows class, and returns
 // that schedule's number (from 1), or 0 if none did. It does not shrink.
-func FindRecipe(t *testing.T, rapidSeed uint64, recipe lock.Recipe, opts CheckOptions, class string) int {
+func FindRecipe(t *testing.T, rapidSeed uint64, recipe lock.Recipe, opts CheckOptions, class check.Class) int {
 	t.Helper()
 	withRapidSeed(t, rapidSeed)
 	found, _, err := explore(t, recipeDraw(recipe, opts), harness.RunWorkload, shown(class))
@@ -25,7 +26,7 @@ func FindRecipe(t *testing.T, rapidSeed uint64, recipe lock.Recipe, opts CheckOp
 }
 
 // FindPrograms is FindRecipe for Check.
-func FindPrograms(t *testing.T, rapidSeed uint64, cfg sim.Config, invariant func(*sim.Sim) error, class string, programs ...sim.Program) int {
+func FindPrograms(t *testing.T, rapidSeed uint64, cfg sim.Config, invariant func(*sim.Sim) error, class check.Class, programs ...sim.Program) int {
 	t.Helper()
 	withRapidSeed(t, rapidSeed)
 	found, _, err := explore(t, programsDraw(cfg, len(programs)), programsRunner(invariant, programs), shown(class))
@@ -38,11 +39,11 @@ func FindPrograms(t *testing.T, rapidSeed uint64, cfg sim.Config, invariant func
 // SchedulesPerCheck exports schedulesPerCheck.
 const SchedulesPerCheck = schedulesPerCheck
 
-func shown(class string) func([]finding) bool {
+func shown(class check.Class) func([]finding) bool {
 	return func(found []finding) bool { return firstShowing(found, class) > 0 }
 }
 
-func firstShowing(found []finding, class string) int {
+func firstShowing(found []finding, class check.Class) int {
 	i := slices.IndexFunc(found, func(f finding) bool { return f.class == class })
 	if i < 0 {
 		return 0

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
-	"github.com/zksim/zksim/linearize"
 )
 
 // excerptLines bounds the trace a test log shows of a counterexample; the
@@ -55,7 +55,7 @@ func (s failureSubject) report(found []finding, schedules int, run runner) strin
 // writeCounterexample saves a counterexample and writes what it shows:
 // its size, its violations, the end of its trace, the files and the
 // replay call.
-func (s failureSubject) writeCounterexample(w io.Writer, class string, ce harness.Counterexample) {
+func (s failureSubject) writeCounterexample(w io.Writer, class check.Class, ce harness.Counterexample) {
 	rep := ce.Report
 	if s.programs {
 		fmt.Fprintf(w, "%s, shrunk to %s:\n", class, plural(len(ce.Decisions), "decision"))
@@ -72,13 +72,13 @@ func (s failureSubject) writeCounterexample(w io.Writer, class string, ce harnes
 		dir = filepath.Join(os.TempDir(), "zksim")
 	}
 	replay := func(p string) string { return fmt.Sprintf(s.replay, p) }
-	harness.SaveCounterexample(w, dir, s.name+"-"+class, ce, s.programs, replay)
+	harness.SaveCounterexample(w, dir, s.name+"-"+string(class), ce, s.programs, replay)
 }
 
 // writeExcerpt writes the last excerptLines lines of a trace as
 // WriteTrace shows it (blamed steps marked, ticks collapsed), saying how
 // many came before.
-func writeExcerpt(w io.Writer, trace []string, vs []linearize.Violation) {
+func writeExcerpt(w io.Writer, trace []string, vs []check.Violation) {
 	var b strings.Builder
 	harness.WriteTrace(&b, trace, vs, harness.TraceView{})
 	lines := strings.SplitAfter(b.String(), "\n")

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
-	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -17,11 +17,11 @@ func TestFailureReport_NondeterministicRun(t *testing.T) {
 		calls++
 		rep := &harness.Report{Result: &sim.Result{}}
 		if calls == 1 {
-			rep.Violations = []linearize.Violation{{Class: linearize.Invariant, Detail: "first run only"}}
+			rep.Violations = []check.Violation{{Class: check.Invariant, Detail: "first run only"}}
 		}
 		return rep, nil
 	}
-	found := []finding{{class: linearize.Invariant, schedules: 1, index: 1, first: check{seed: 7, workload: harness.Workload{Clients: 2}}}}
+	found := []finding{{class: check.Invariant, schedules: 1, index: 1, first: drawn{seed: 7, workload: harness.Workload{Clients: 2}}}}
 	flaky(sim.Config{}, nil, harness.Workload{}) // what explore ran
 	s := failureSubject{what: "programs", name: "flaky", dir: t.TempDir(), programs: true, replay: "%q"}
 	got := s.report(found, 1, flaky)

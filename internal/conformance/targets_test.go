@@ -10,6 +10,7 @@ import (
 
 	"github.com/zksim/zksim/expire"
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/fakezk/server"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
@@ -89,8 +90,8 @@ func newServe(t testing.TB, seed uint64) *serveTarget {
 	srv, addr := zktest.ServeFake(t, server.Config{Machine: fakezk.Config{Seed: seed, TickMillis: 500, SuperDigest: superDigest}})
 	s := &serveTarget{realTarget: newWireTarget(t, addr), srv: srv,
 		resends: map[int64]int{}, pending: map[int64]bool{}}
-	srv.Intercept(func(_ *fakezk.Machine, session int64, req fakezk.Request) fakezk.Fault {
-		if _, ok := req.(fakezk.SetWatches); ok {
+	srv.Intercept(func(_ *machine.Machine, session int64, req machine.Request) fakezk.Fault {
+		if _, ok := req.(machine.SetWatches); ok {
 			s.mu.Lock()
 			s.resends[session]++
 			s.mu.Unlock()
@@ -103,7 +104,7 @@ func newServe(t testing.TB, seed uint64) *serveTarget {
 func (s *serveTarget) Disconnect(ctx context.Context, c zkapi.Conn) error {
 	id := c.Session().ID
 	var watches int
-	s.srv.Inspect(func(m *fakezk.Machine) { watches = m.SessionWatchCount(id) })
+	s.srv.Inspect(func(m *machine.Machine) { watches = m.SessionWatchCount(id) })
 	s.mu.Lock()
 	s.pending[id] = watches > 0
 	s.mu.Unlock()
@@ -120,7 +121,7 @@ func (s *serveTarget) Reconnect(ctx context.Context, c zkapi.Conn) error {
 		return err
 	}
 	if had && c.Session().ID == id {
-		err := s.srv.WaitUntil(ctx, func(*fakezk.Machine) bool {
+		err := s.srv.WaitUntil(ctx, func(*machine.Machine) bool {
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			return s.resends[id] > before
@@ -175,7 +176,7 @@ func (r *realTarget) Expire(ctx context.Context, c zkapi.Conn) error {
 	if !ok {
 		return fmt.Errorf("no credentials captured for session %#x", old.ID)
 	}
-	// Straight to the server: the session's own proxy may be paused.
+	// Straight to the server: the session's own proxy may be stalled.
 	if err := expire.Kill(ctx, r.addr, cred); err != nil {
 		return err
 	}
@@ -189,8 +190,8 @@ func (r *realTarget) Expire(ctx context.Context, c zkapi.Conn) error {
 
 func (r *realTarget) Disconnect(ctx context.Context, c zkapi.Conn) error {
 	p := r.proxy(c)
-	p.Pause()
-	p.Cut()
+	p.Stall()
+	p.Disconnect()
 	return waitSession(ctx, c, func(s zkapi.Session) bool { return s.State == zkapi.StateDisconnected })
 }
 

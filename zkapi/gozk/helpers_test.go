@@ -74,7 +74,8 @@ func newRoot(t testing.TB, servers []string) string {
 }
 
 // cutDialer is a zk.Dialer that can partition the client from the server:
-// Cut closes every connection it made and refuses new ones until Heal.
+// Disconnect closes every connection it made and refuses new ones until
+// Reconnect.
 type cutDialer struct {
 	mu    sync.Mutex
 	cut   bool
@@ -96,7 +97,7 @@ func (d *cutDialer) Dial(network, addr string, timeout time.Duration) (net.Conn,
 	return c, err
 }
 
-func (d *cutDialer) Cut() {
+func (d *cutDialer) Disconnect() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.cut = true
@@ -106,7 +107,7 @@ func (d *cutDialer) Cut() {
 	d.conns = nil
 }
 
-func (d *cutDialer) Heal() {
+func (d *cutDialer) Reconnect() {
 	d.mu.Lock()
 	d.cut = false
 	d.mu.Unlock()

@@ -64,7 +64,7 @@ func TestDial_FirstSession(t *testing.T) {
 	}
 }
 
-func TestWrap_Basic(t *testing.T) {
+func TestFromConn_Basic(t *testing.T) {
 	servers := standalone(t)
 	root := newRoot(t, servers)
 	ctx := testCtx(t)
@@ -72,7 +72,7 @@ func TestWrap_Basic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := gozk.Wrap(zc, events)
+	c := gozk.FromConn(zc, events)
 	t.Cleanup(func() { c.Close() })
 	s := c.Session()
 	for s.State != zkapi.StateConnected {
@@ -115,12 +115,12 @@ func TestSession_Expiry(t *testing.T) {
 		{"Dial", func(t *testing.T, d *cutDialer) *gozk.Conn {
 			return dial(t, servers, gozk.Config{SessionTimeout: time.Second, Dialer: d.Dial})
 		}},
-		{"Wrap", func(t *testing.T, d *cutDialer) *gozk.Conn {
+		{"FromConn", func(t *testing.T, d *cutDialer) *gozk.Conn {
 			zc, events, err := zk.Connect(servers, time.Second, zk.WithDialer(d.Dial), zk.WithLogger(quiet{}))
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := gozk.Wrap(zc, events)
+			c := gozk.FromConn(zc, events)
 			t.Cleanup(func() { c.Close() })
 			return c
 		}},
@@ -155,7 +155,7 @@ func testExpiry(t *testing.T, servers []string, open func(*testing.T, *cutDialer
 		t.Fatalf("observer ExistsW = %v, %v", ok, err)
 	}
 
-	d.Cut()
+	d.Disconnect()
 	disc := nextSession(t, ctx, c, old)
 	if want := (zkapi.Session{ID: old.ID, State: zkapi.StateDisconnected, Seq: old.Seq + 1}); disc != want {
 		t.Fatalf("after the cut: %v, want %v", disc, want)
@@ -169,7 +169,7 @@ func testExpiry(t *testing.T, servers []string, open func(*testing.T, *cutDialer
 	if ev := mustWait(t, ctx, gone); ev != (zkapi.Event{Type: zkapi.EventNodeDeleted, Path: eph}) {
 		t.Fatalf("observer: %v, want NodeDeleted %s", ev, eph)
 	}
-	d.Heal()
+	d.Reconnect()
 
 	checkReplaced(t, ctx, c, root, disc, pending)
 }
