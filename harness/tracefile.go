@@ -24,7 +24,7 @@ import (
 //	trace
 //	    1 t0   send c1 create /locks/l/lock-c1_0.1- "" ephemeral-sequential -> ...
 //
-// A run of client programs (harness.Check) has the recipe line "recipe
+// A run of client programs (harnesstest.Check) has the recipe line "recipe
 // programs" and a workload line with only the number of programs,
 // "workload clients=3"; everything else is the same. (So a recipe named
 // "programs" cannot be saved.)

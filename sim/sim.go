@@ -154,7 +154,7 @@ type Result struct {
 
 // Verdicts words what a run itself shows, whatever it ran: a deadlock, no
 // progress within the step bound, the programs' errors and Observe's
-// verdict. harness.Check fails on them; the lock workload adds them to its
+// verdict. harnesstest.Check fails on them; the lock workload adds them to its
 // checkers'.
 func (res *Result) Verdicts() []check.Violation {
 	var vs []check.Violation
