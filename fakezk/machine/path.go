@@ -46,8 +46,11 @@ func validatePath(path string) error {
 	return nil
 }
 
+// invalidRune mirrors PathUtils.validatePath, which tests Java chars (UTF-16
+// code units): a character above U+FFFF is two surrogates, both inside the
+// refused range U+D800..U+F8FF.
 func invalidRune(r rune) bool {
-	return r == 0 ||
+	return r == 0 || r > 0xffff ||
 		(r > 0 && r <= 0x1f) ||
 		(r >= 0x7f && r <= 0x9f) ||
 		(r >= 0xd800 && r <= 0xf8ff) ||
