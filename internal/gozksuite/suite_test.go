@@ -241,4 +241,4 @@ func goOutput(dir string, env []string, args ...string) ([]byte, error) {
 
 // realHeader heads testdata/real.txt.
 const realHeader = "# go-zookeeper v1.0.4's tests on the real ZooKeeper 3.8.0 (Debian), with the\n" +
-	"# module's own harness (its wait patched, see doc.go): ZKSIM_GOZK_REAL=1 go test ./internal/gozksuite -run Real -args -update\n"
+	"# module's own harness (its wait patched, see doc.go): ZKSIM_GOZK_REAL=1 go test ./internal/gozksuite -run TestSuite_Real -update\n"

@@ -27,7 +27,7 @@
 // under load can miss a test's few seconds; once, on serve, with the
 // whole module's tests running beside it, TestSemaphore's
 // test_handle_session_loss hung). With pytest-timeout installed a test
-// that hangs fails after 120 s instead of stopping the run. With -args -update it
+// that hangs fails after 120 s instead of stopping the run. With -update it
 // rewrites testdata/real.txt. ZKSIM_KAZOO_OUT=DIR keeps pytest's output
 // and JUnit XML of either run in DIR.
 //

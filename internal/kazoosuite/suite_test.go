@@ -125,7 +125,7 @@ func TestSuite_Real(t *testing.T) {
 	}
 	for _, name := range suitecheck.SortedNames(got) {
 		if _, ok := want[name]; !ok {
-			t.Errorf("%s (%s) is not in testdata/real.txt: rerun with -args -update", name, got[name])
+			t.Errorf("%s (%s) is not in testdata/real.txt: rerun with -update", name, got[name])
 		}
 	}
 }
@@ -327,7 +327,7 @@ func parseJUnit(path string) (map[string]string, error) {
 
 // realHeader heads testdata/real.txt.
 const realHeader = "# kazoo 2.8's tests (Debian's python3-kazoo) on the real ZooKeeper 3.8.0 (Debian),\n" +
-	"# with kazoo's own harness: ZKSIM_KAZOO_REAL=1 go test ./internal/kazoosuite -run Real -args -update\n"
+	"# with kazoo's own harness: ZKSIM_KAZOO_REAL=1 go test ./internal/kazoosuite -run TestSuite_Real -update\n"
 
 func nonEmpty(s string) string {
 	if s == "" {
