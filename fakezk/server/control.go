@@ -36,6 +36,9 @@ type faultKind struct {
 }
 
 // aliases are k's old spellings, still accepted.
+// delayWatches is the serve-only fault that holds a session's watch events.
+const delayWatches = "delay-watches"
+
 func (k faultKind) aliases() []string { return faultname.Aliases(k.name) }
 
 // faultKinds is the fault spec's vocabulary, in FaultSpecHelp's order.
@@ -44,7 +47,7 @@ var faultKinds = []faultKind{
 		"apply the next matching request, lose its reply (N times)", ruleAction},
 	{faultname.LoseRequest, "[:op=OP,path=/PREFIX,session=ID,count=N]",
 		"lose the next matching request before it is applied (N times)", ruleAction},
-	{"delay-watches", ":d=DURATION[,session=ID]",
+	{delayWatches, ":d=DURATION[,session=ID]",
 		"hold watch notifications (and what follows them) for DURATION; d=0 lifts it", delayAction},
 	{"expire", ":session=ID", "expire a session now", sessionAction},
 	{faultname.Disconnect, ":session=ID", "close a session's connection (the session lives on)", sessionAction},
@@ -273,7 +276,7 @@ func delayAction(a action, _ string, args specArgs) (action, error) {
 		if d == 0 {
 			return nil
 		}
-		return []ArmedFault{{ID: s.lastFault, Kind: "delay-watches", Session: id, Delay: d}}
+		return []ArmedFault{{ID: s.lastFault, Kind: delayWatches, Session: id, Delay: d}}
 	}
 	return a, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/internal/faultname"
 )
 
 // Match selects requests for a fault rule; every field set must match.
@@ -124,7 +125,7 @@ type ArmedFault struct {
 // own names: posting it arms the same fault again.
 func (a ArmedFault) Spec() string {
 	var args []string
-	if a.Kind == "delay-watches" {
+	if a.Kind == delayWatches {
 		args = append(args, "d="+a.Delay.String())
 		if a.Session != 0 {
 			args = append(args, fmt.Sprintf("session=%#x", a.Session))
@@ -198,7 +199,7 @@ func (s *Server) Faults() []ArmedFault {
 		out = append(out, ArmedFault{ID: r.id, Kind: faultName(r.fault), Match: r.match, Left: r.left})
 	}
 	for session, wd := range s.delays {
-		out = append(out, ArmedFault{ID: wd.id, Kind: "delay-watches", Session: session, Delay: wd.d})
+		out = append(out, ArmedFault{ID: wd.id, Kind: delayWatches, Session: session, Delay: wd.d})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
@@ -238,9 +239,9 @@ func (s *Server) ClearFault(id int) error {
 func faultName(f fakezk.Fault) string {
 	switch f {
 	case fakezk.LoseReply:
-		return "lose-reply"
+		return faultname.LoseReply
 	case fakezk.LoseRequest:
-		return "lose-request"
+		return faultname.LoseRequest
 	}
 	return "deliver"
 }
