@@ -231,10 +231,11 @@ func (f *TraceFile) parseServer(v []string) error {
 // before a fault kind existed (abandon) replay as they were recorded.
 func (f *TraceFile) parseFaults(v []string) error {
 	fl := &f.Config.Faults
-	return keyvals(v, map[string]any{"percent": &fl.Percent, "lose-request": &fl.LoseRequest,
-		"lose-reply": &fl.LoseReply, "disconnect": &fl.Disconnect, "crash": &fl.Crash,
-		"pause": &fl.Pause, "pause-ticks": &fl.PauseTicks, "reap": &fl.Reap, "reorder": &fl.Reorder,
-		"abandon": &fl.Abandon})
+	keys := map[string]any{"percent": &fl.Percent, "pause-ticks": &fl.PauseTicks}
+	for _, k := range sim.FaultKinds() {
+		keys[k.Name] = k.Budget(fl)
+	}
+	return keyvals(v, keys)
 }
 
 func (f *TraceFile) parseRun(v []string) error {

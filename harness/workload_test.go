@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/harness"
-	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/rwlock"
@@ -165,8 +165,8 @@ func TestWorkload_ChecksEveryDirOfAMultiLock(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		recipe lock.Recipe
-		want   []string
-	}{{multi, nil}, {leaky, []string{linearize.Orphan}}} {
+		want   []check.Class
+	}{{multi, nil}, {leaky, []check.Class{check.Orphan}}} {
 		rep, err := harness.RunWorkload(sim.Config{}, sim.NewSeeded(1), harness.Workload{Recipe: tc.recipe, Clients: 2, Acquisitions: 1})
 		if err != nil {
 			t.Fatal(err)

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/zksim/zksim/linearize"
+	"github.com/zksim/zksim/check"
 )
 
 // Wait is what an unfinished client waited on when a run ended: words
@@ -17,7 +17,7 @@ type Wait struct {
 }
 
 // deadlock is the verdict of a deadlocked run: who waited, on what.
-func (res *Result) deadlock() linearize.Violation {
+func (res *Result) deadlock() check.Violation {
 	who := strings.Join(res.Waiting, ", ") + " waited"
 	var steps []int
 	if len(res.Waits) > 0 {
@@ -28,7 +28,7 @@ func (res *Result) deadlock() linearize.Violation {
 		}
 		who = strings.Join(on, "; ")
 	}
-	return linearize.Violation{Class: linearize.Deadlock, Steps: linearize.Blame(steps...),
+	return check.Violation{Class: check.Deadlock, Steps: check.Blame(steps...),
 		Detail: fmt.Sprintf("only time could advance at step %d while %s", res.Steps, who)}
 }
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk/machine"
-	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -67,11 +67,11 @@ func (w *watchScenario) Start(s *sim.Sim) ([]sim.Program, sim.Judge) {
 	return []sim.Program{watcher, writer}, w
 }
 
-func (w *watchScenario) Invariant(*sim.Sim) *linearize.Violation { return nil }
-func (w *watchScenario) Visible() int                            { return len(w.sig) }
-func (w *watchScenario) Verdict(res *sim.Result) []string {
+func (w *watchScenario) Invariant(*sim.Sim) *check.Violation { return nil }
+func (w *watchScenario) Visible() int                        { return len(w.sig) }
+func (w *watchScenario) Verdict(res *sim.Result) []check.Class {
 	if res.Deadlock || res.Bounded {
-		return []string{"stuck"}
+		return []check.Class{"stuck"}
 	}
 	return nil
 }

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/internal/zkclient"
-	"github.com/zksim/zksim/linearize"
 )
 
 // Faults bounds the faults a run may inject: how many of each kind at most,
@@ -156,22 +156,22 @@ type Result struct {
 // progress within the step bound, the programs' errors and Observe's
 // verdict. harness.Check fails on them; the lock workload adds them to its
 // checkers'.
-func (res *Result) Verdicts() []linearize.Violation {
-	var vs []linearize.Violation
+func (res *Result) Verdicts() []check.Violation {
+	var vs []check.Violation
 	if res.Deadlock {
 		vs = append(vs, res.deadlock())
 	}
 	if res.Bounded {
-		vs = append(vs, linearize.Violation{Class: linearize.NoProgress,
+		vs = append(vs, check.Violation{Class: check.NoProgress,
 			Detail: fmt.Sprintf("unfinished after %d steps: %s", res.Steps, strings.Join(res.Waiting, ", "))})
 	}
 	for i, err := range res.Errors {
 		if err != nil {
-			vs = append(vs, linearize.Violation{Class: linearize.ClientError, Detail: fmt.Sprintf("c%d: %v", i+1, err)})
+			vs = append(vs, check.Violation{Class: check.ClientError, Detail: fmt.Sprintf("c%d: %v", i+1, err)})
 		}
 	}
 	if res.Err != nil {
-		vs = append(vs, linearize.Violation{Class: linearize.Invariant, Detail: res.Err.Error(), Steps: linearize.Blame(res.Steps)})
+		vs = append(vs, check.Violation{Class: check.Invariant, Detail: res.Err.Error(), Steps: check.Blame(res.Steps)})
 	}
 	return vs
 }

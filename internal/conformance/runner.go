@@ -10,8 +10,8 @@ import (
 
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/fakezk/wire"
+	"github.com/zksim/zksim/internal/ztree"
 	"github.com/zksim/zksim/zkapi"
-	"github.com/zksim/zksim/zktest"
 )
 
 // Runner interprets scripts against one Target. Sessions and watches live
@@ -58,7 +58,7 @@ func (r *Runner) Close(ctx context.Context) error {
 	for _, l := range r.labels() {
 		r.sess[l].Close()
 	}
-	err := zktest.DeleteTree(ctx, r.admin, r.root)
+	err := ztree.DeleteTree(ctx, r.admin, r.root)
 	r.admin.Close()
 	return err
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zksim/zksim/expire"
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/fakezk/server"
@@ -59,7 +60,7 @@ const sessionTimeout = 20 * time.Second
 // (to expire it with a raw closeSession).
 type realTarget struct {
 	addr    string
-	capture *zktest.SessionCapture
+	capture *expire.Capture
 	mu      sync.Mutex
 	proxies map[zkapi.Conn]*zktest.Proxy
 }
@@ -134,7 +135,7 @@ func (s *serveTarget) Reconnect(ctx context.Context, c zkapi.Conn) error {
 
 func newWireTarget(t testing.TB, addr string) *realTarget {
 	r := &realTarget{
-		addr: addr, capture: &zktest.SessionCapture{},
+		addr: addr, capture: &expire.Capture{},
 		proxies: map[zkapi.Conn]*zktest.Proxy{},
 	}
 	t.Cleanup(func() {
@@ -175,8 +176,8 @@ func (r *realTarget) Expire(ctx context.Context, c zkapi.Conn) error {
 	if !ok {
 		return fmt.Errorf("no credentials captured for session %#x", old.ID)
 	}
-	// Straight to the server: the session's own proxy may be paused.
-	if err := zktest.KillSession(ctx, r.addr, cred); err != nil {
+	// Straight to the server: the session's own proxy may be stalled.
+	if err := expire.Kill(ctx, r.addr, cred); err != nil {
 		return err
 	}
 	if old.State != zkapi.StateConnected {
@@ -189,8 +190,8 @@ func (r *realTarget) Expire(ctx context.Context, c zkapi.Conn) error {
 
 func (r *realTarget) Disconnect(ctx context.Context, c zkapi.Conn) error {
 	p := r.proxy(c)
-	p.Pause()
-	p.Cut()
+	p.Stall()
+	p.Disconnect()
 	return waitSession(ctx, c, func(s zkapi.Session) bool { return s.State == zkapi.StateDisconnected })
 }
 

@@ -7,10 +7,10 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/lock"
-	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -78,7 +78,7 @@ func (c *abandoningConn) WaitSession(ctx context.Context, seq uint64) (zkapi.Ses
 // then c comes. c must wait for b. A recipe that finds its node by name
 // alone holds on a node that is gone.
 func abandonedSessionNodeAdopted() scenario {
-	return scenario{name: "abandoned-session-node-adopted", class: zoo.MutualExclusion,
+	return scenario{name: "abandoned-session-node-adopted", class: check.MutualExclusion,
 		run: func(t *testing.T, e *env, r lock.Recipe) (bool, string) {
 			b := e.prepare("b")
 			ac := &abandoningConn{Conn: b.conn, srv: e.srv, dir: e.dir}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/lock"
@@ -15,7 +16,7 @@ import (
 	"github.com/zksim/zksim/zkapi"
 )
 
-var classes = []zoo.Violation{zoo.MutualExclusion, zoo.Herd, zoo.Deadlock, zoo.Orphan}
+var classes = []check.Class{check.MutualExclusion, check.Herd, check.Deadlock, check.Orphan}
 
 func TestExhibits_Catalog(t *testing.T) {
 	exs, all := zoo.Exhibits(), zoo.All()
