@@ -76,7 +76,7 @@ func (c *Conn) openSession() {
 // go-zookeeper does (resendZkAuth) before anything else it sends.
 func (c *Conn) resendAuth() {
 	for _, a := range c.model.Creds() {
-		c.srv.m.Do(c.model.ID, a)
+		c.model.Send(c.srv.m, a)
 	}
 }
 
@@ -118,7 +118,7 @@ func (c *Conn) reconnect() {
 	c.setState(zkapi.StateConnected)
 	c.resendAuth()
 	if sw, ok := c.model.Rewatch(); ok {
-		c.model.Rewatched(c.srv.m.Do(c.model.ID, sw))
+		c.model.Rewatched(c.model.Send(c.srv.m, sw))
 	}
 }
 
@@ -183,7 +183,7 @@ func (c *Conn) do(ctx context.Context, op, path string, req machine.Request, rep
 		s.deliver()
 		return machine.Reply{}, zkapi.Wrap(op, path, zkapi.ErrConnectionLoss)
 	}
-	r := s.m.Do(c.model.ID, req)
+	r := c.model.Send(s.m, req)
 	if fault == LoseReply || r.Err == zkapi.ErrConnectionLoss {
 		c.dropped()
 		s.deliver()

@@ -1,17 +1,22 @@
-// Package fakezk is an in-memory ZooKeeper 3.8 for unit tests: a
-// machine.Machine (package fakezk/machine, the deterministic server state)
-// behind a mutex, with in-process connections to it.
+// Package fakezk is an in-memory ZooKeeper 3.8 for unit tests: the
+// deterministic server state of package fakezk/machine behind a mutex,
+// with in-process connections to it.
 //
-// Server and Conn are the in-process driver of the Machine: a Server owns
-// a Machine behind a mutex, and each Conn is a zkapi.Conn (with
-// zkapi.ACLConn, zkapi.PersistentWatcher and zkapi.TTLCreator) that
-// answers as the go-zookeeper stack does against a real server. Nothing
-// waits: a request returns once the Machine has answered it, and events
-// are delivered before the next call returns. Time moves only by
+// A Server owns a machine.Machine behind a mutex; each Conn is a
+// zkapi.Conn (with zkapi.ACLConn, zkapi.PersistentWatcher and
+// zkapi.TTLCreator) that answers as the go-zookeeper stack does against a
+// real server: it moves on to the next server at every reconnect, opens a
+// new session by itself when its old one expired, and re-sends its
+// identities and watches on every new connection. Those decisions are
+// the client model the simulator's clients share (internal/zkclient); the
+// Conn only locks, sends and wakes its callers.
+//
+// Nothing waits: a request returns once the Machine has answered it, and
+// events are delivered before the next call returns. Time moves only by
 // Server.Tick; faults come from Server.Expire, Partition and Heal, and from
 // an Interceptor (a lost request, or a lost reply after the request was
 // applied: the lost create).
 //
 // The simulator (package sim) and the wire server (fakezk/server) drive
-// the same Machine in their own way; see package machine for how.
+// the same Machine their own way; see package machine for how.
 package fakezk

@@ -68,3 +68,35 @@ func TestFollower_NoGoingBack(t *testing.T) {
 		t.Fatalf("read after reconnect: %v, went back before zxid %d", got, r.Zxid)
 	}
 }
+
+// go-zookeeper v1.0.4 moves on to the next server at every connect, even
+// when the one it had is healthy (dnshostprovider.go Next), and a session
+// that has read nothing has lastZxid 0, so nothing stops it landing on a
+// follower that is behind: it may read older state than the leader it
+// left. A client that has read refuses to go back (TestFollower_NoGoingBack).
+func TestConn_ReconnectMovesOnToTheNextServer(t *testing.T) {
+	srv := newServer(t, fakezk.Config{Followers: 1})
+	writer := connect(t, srv, fakezk.ConnOptions{Server: 0})
+	reader := connect(t, srv, fakezk.ConnOptions{Server: 0})
+	mustCreate(t, writer, "/x", zkapi.Persistent)
+
+	id := reader.Session().ID
+	if err := srv.Partition(id); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Heal(id); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := reader.Exists(ctx, "/x"); err != nil || ok {
+		t.Fatalf("after a reconnect, exists /x = %v, %v: want the follower's older state (it moved on)", ok, err)
+	}
+	if err := srv.Partition(id); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Heal(id); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := reader.Exists(ctx, "/x"); err != nil || !ok {
+		t.Fatalf("after a second reconnect, exists /x = %v, %v: want the leader's state", ok, err)
+	}
+}

@@ -87,7 +87,7 @@ func (s *Server) Connect(opts ConnOptions) (*Conn, error) {
 		return nil, fmt.Errorf("fakezk: no server %d (leader 0 and %d followers)", opts.Server, s.m.Config().Followers)
 	}
 	c := &Conn{srv: s, timeoutMs: opts.SessionTimeoutMs}
-	c.model = zkclient.NewSession[*watch, *pwatch](zkclient.PolicyNext, s.m.Config().Followers+1, opts.Server)
+	c.model = zkclient.NewSession[*watch, *pwatch](zkclient.PolicyNext, s.m.Config(), opts.Server)
 	c.openSession()
 	s.deliver()
 	return c, nil

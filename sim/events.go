@@ -122,7 +122,7 @@ func (s *Sim) send(c *Client, lose bool) {
 		s.resumeWith(c, zkapi.ErrConnectionLoss)
 		return
 	}
-	r := s.m.Do(c.model.ID, cl.req)
+	r := c.model.Send(s.m, cl.req)
 	s.collect()
 	for _, o := range s.obs {
 		o.Applied(c, cl.req, r)
@@ -221,7 +221,7 @@ func (c *Client) reconnect() {
 	c.connected = true
 	c.setState(zkapi.StateConnected)
 	if sw, ok := c.model.Rewatch(); ok {
-		c.model.Rewatched(s.m.Do(c.model.ID, sw))
+		c.model.Rewatched(c.model.Send(s.m, sw))
 		s.collect()
 	}
 	if !s.cfg.NoTrace {

@@ -254,7 +254,7 @@ func (s *Sim) startClients(programs []Program) {
 		c.conn = &Conn{c: c}
 		c.conn.calls = calls{T: c.conn}
 		s.clients = append(s.clients, c)
-		c.model = zkclient.NewSession[*watch, *pwatch](s.cfg.policy(), s.cfg.Server.Followers+1, i%(s.cfg.Server.Followers+1))
+		c.model = zkclient.NewSession[*watch, *pwatch](s.cfg.policy(), s.m.Config(), i%(s.cfg.Server.Followers+1))
 		c.openSession()
 		c.start(ctx)
 	}

@@ -36,7 +36,9 @@ type Config struct {
 	// Overflow picks the sequence counter's behaviour past 2^31-1.
 	Overflow Overflow
 	// MaxFrame is jute.maxbuffer: a longer request frame closes the
-	// connection. Default DefaultMaxFrame.
+	// connection. Default DefaultMaxFrame. The Machine never sees a
+	// frame: the transports that send it requests (the wire server, the
+	// in-process and simulated clients) apply the limit.
 	MaxFrame int
 	// ContainerCheckTicks reaps empty containers (and, with
 	// ExtendedTypes, expired TTL nodes) every so many ticks, as
@@ -87,6 +89,10 @@ var errConfig = errors.New("fakezk: invalid config")
 
 // defaultTickMillis is ZooKeeper's default tickTime.
 const defaultTickMillis = 2000
+
+// DefaultMaxFrame is jute.maxbuffer's default: the server closes a
+// connection whose request frame (without its 4-byte length) is longer.
+const DefaultMaxFrame = 1<<20 - 1
 
 func (c Config) withDefaults() (Config, error) {
 	if c.TickMillis == 0 {

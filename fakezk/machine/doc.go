@@ -7,22 +7,48 @@
 // The Machine is the server's state and nothing else: no goroutines, no
 // clock, no I/O, no randomness but its seeded shuffle, so the same inputs
 // give the same answers and the same Fingerprint. Its purity test proves
-// it from the build graph (`go list -deps`). Drive it with:
+// that from the build graph (`go list -deps`), not from a list of files.
+//
+// # Inputs
 //
 //   - CreateSession, Attach, Detach and CloseSession for sessions and the
-//     connections they come over (a server index: 0 is the leader,
-//     1..Config.Followers the followers, which see the leader's writes
-//     when CatchUp says so);
-//   - Do for one request of a session (the Request types of this package:
-//     Create, GetData, Multi, AddWatch, SetACL...), answered by a Reply;
-//   - Tick to advance virtual time by one tick, which expires the sessions
-//     whose timeout has passed and, every Config.ContainerCheckTicks,
-//     reaps empty containers and expired TTL nodes;
-//   - TakeNotified and TakeNotifications for the watch events each
-//     session is owed, in the order the real server sends them.
+//     connections they come over. A session is on one server, by index:
+//     0 is the leader, 1..Config.Followers the followers. Attach refuses a
+//     client whose last seen zxid is ahead of the server (the client then
+//     tries another), and says ErrSessionExpired for a session that is
+//     gone.
+//   - Do for one request of a session: the Request types of this package
+//     (Create, GetData, Multi, AddWatch, SetACL...).
+//   - Tick to advance virtual time by one tick: it expires the detached
+//     sessions whose timeout has passed and, every
+//     Config.ContainerCheckTicks, reaps empty containers and expired TTL
+//     nodes (ReapContainers does so at once).
+//   - CatchUp to let a follower apply the leader's log up to a zxid;
+//     until then it answers reads from its older state.
+//
+// # Outputs
+//
+//   - The Reply of each Do: the result, and the zxid of the server that
+//     answered (a client's last seen zxid comes from these).
+//   - TakeNotified, the sessions owed watch events, and
+//     TakeNotifications, a session's events in the order the real server
+//     sends them. Every notification a request causes is queued before
+//     the reply to any later request of that session.
+//
+// # Invariants
+//
+//   - Writes go to the leader and get one zxid each (a multi one for all
+//     its ops); a follower serves its own session's write after catching
+//     up with it, so a client reads its own writes.
+//   - The leader is never behind: a session can always reconnect to it
+//     unless it expired.
+//   - Nothing the Machine does depends on the host: the transports bring
+//     time (Tick), the network (Attach, Detach) and frame limits
+//     (Config.MaxFrame is applied by the client and wire transports,
+//     which never hand the Machine an oversized request).
 //
 // The simulator (package sim), the wire server (fakezk/server) and the
-// in-process Server of package fakezk are such drivers: sim chooses the
-// order of every step, fakezk/server follows the network. None adds
-// behaviour the real server lacks.
+// in-process Server of package fakezk drive it: sim chooses the order of
+// every step, fakezk/server follows the network, fakezk.Server serves
+// unit tests behind a mutex. None adds behaviour the real server lacks.
 package machine

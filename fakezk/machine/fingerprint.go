@@ -243,9 +243,6 @@ func (r *Renaming) stat(h *fphash.Hash, st zkapi.Stat) {
 	h.Int(int64(st.NumChildren))
 }
 
-// HashNotification folds a notification into h.
-func HashNotification(h *fphash.Hash, n Notification) { (*Renaming)(nil).HashNotification(h, n) }
-
 // HashNotification folds a notification into h as renamed by r.
 func (r *Renaming) HashNotification(h *fphash.Hash, n Notification) {
 	h.Int(n.Zxid)
@@ -274,10 +271,8 @@ func hashErr(h *fphash.Hash, err error) {
 	h.String(name)
 }
 
-// HashReply folds a reply into h: everything a client can read from it.
-func HashReply(h *fphash.Hash, r Reply) { (*Renaming)(nil).HashReply(h, r) }
-
-// HashReply folds a reply into h as renamed by r.
+// HashReply folds a reply into h as renamed by r: everything a client
+// can read from it.
 func (r *Renaming) HashReply(h *fphash.Hash, rep Reply) {
 	h.Int(rep.Zxid)
 	hashErr(h, rep.Err)
@@ -304,9 +299,6 @@ func (r *Renaming) HashSession(h *fphash.Hash, id int64) { r.session(h, id) }
 
 // HashString folds a string that may name clients into h as renamed by r.
 func (r *Renaming) HashString(h *fphash.Hash, s string) { r.str(h, s) }
-
-// HashEvent folds a watch event into h.
-func HashEvent(h *fphash.Hash, ev zkapi.Event) { (*Renaming)(nil).HashEvent(h, ev) }
 
 // HashErr folds an error into h by its ZooKeeper code name.
 func HashErr(h *fphash.Hash, err error) { hashErr(h, err) }

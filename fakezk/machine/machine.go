@@ -402,11 +402,6 @@ func (m *Machine) Do(id int64, req Request) Reply {
 	if !s.attached {
 		return Reply{Zxid: m.zxid, Err: zkapi.ErrConnectionLoss}
 	}
-	if FrameSize(req) > m.cfg.MaxFrame {
-		// jute.maxbuffer: the server drops the connection unread.
-		m.Detach(id)
-		return Reply{Zxid: m.servers[s.server].zxid, Err: zkapi.ErrConnectionLoss}
-	}
 	s.deadline = m.now + s.timeout
 	r := m.apply(s, req)
 	m.dispatch()

@@ -21,7 +21,7 @@ func (m *Machine) create(s *session, r Create) Reply {
 }
 
 func (m *Machine) doCreate(s *session, r Create) (string, error) {
-	if err := m.CreateModeError(r); err != nil {
+	if err := m.createModeError(r); err != nil {
 		return "", err
 	}
 	parentPath, err := m.parentForWrite(r.Path)

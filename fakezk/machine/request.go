@@ -189,7 +189,7 @@ func (Ping) String() string          { return "ping" }
 func (r Multi) String() string {
 	parts := make([]string, len(r.Ops))
 	for i, op := range r.Ops {
-		parts[i] = OpString(op)
+		parts[i] = opString(op)
 	}
 	return "multi [" + strings.Join(parts, "; ") + "]"
 }
@@ -265,8 +265,8 @@ func RequestPath(req Request) (string, bool) {
 	return "", false
 }
 
-// OpString renders one Multi op the way the requests render.
-func OpString(op zkapi.Op) string {
+// opString renders one Multi op the way the requests render.
+func opString(op zkapi.Op) string {
 	switch o := op.(type) {
 	case zkapi.CreateOp:
 		return Create{Path: o.Path, Data: o.Data, Mode: o.Mode, TTLMillis: o.TTLMillis, ACL: o.ACL}.String()
@@ -328,7 +328,7 @@ func (r Reply) String() string {
 		b.WriteString(" data=" + quote(r.Data))
 	}
 	if r.Stat != (zkapi.Stat{}) {
-		fmt.Fprintf(&b, " stat=%s", StatString(r.Stat))
+		fmt.Fprintf(&b, " stat=%s", statString(r.Stat))
 	}
 	if r.Children != nil {
 		fmt.Fprintf(&b, " children=%v", r.Children)
@@ -345,8 +345,8 @@ func (r Reply) String() string {
 	return b.String()
 }
 
-// StatString renders every Stat field compactly.
-func StatString(s zkapi.Stat) string {
+// statString renders every Stat field compactly.
+func statString(s zkapi.Stat) string {
 	return fmt.Sprintf("{c=%d m=%d p=%d t=%d/%d v=%d cv=%d av=%d eph=%#x dl=%d nc=%d}",
 		s.Czxid, s.Mzxid, s.Pzxid, s.Ctime, s.Mtime, s.Version, s.Cversion, s.Aversion,
 		s.EphemeralOwner, s.DataLength, s.NumChildren)

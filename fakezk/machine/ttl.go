@@ -35,12 +35,12 @@ func isTTLOwner(owner int64) bool { return owner&extendedMask == extendedMask }
 // ttlOf is the TTL, in ms, that a TTL node's owner holds.
 func ttlOf(owner int64) int64 { return owner &^ (extendedMask | 0x00FFFF0000000000) }
 
-// CreateModeError is the error the Machine answers a create with for its
+// createModeError is the error the Machine answers a create with for its
 // mode and TTL alone, which ZooKeeper checks before anything else
 // (PrepRequestProcessor.validateCreateRequest), or nil. A server that
 // checks more than the Machine (fakezk/server: ACLs) asks it first, to
 // keep ZooKeeper's order.
-func (m *Machine) CreateModeError(r Create) error {
+func (m *Machine) createModeError(r Create) error {
 	if !r.Mode.Valid() {
 		return fmt.Errorf("%w: unknown create mode %d", zkapi.ErrBadArguments, r.Mode)
 	}

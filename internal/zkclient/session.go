@@ -1,11 +1,13 @@
 package zkclient
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
 
 	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/fakezk/wire"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -50,14 +52,29 @@ type Session[W any, P comparable] struct {
 
 	policy   Policy
 	replicas int               // the leader and its followers
+	maxFrame int               // jute.maxbuffer
 	creds    []machine.AddAuth // every auth that succeeded, re-sent on each connection
 }
 
-// NewSession returns the model of a client that will open its first
-// session on replica, one of replicas servers, moving between them by
-// policy.
-func NewSession[W any, P comparable](policy Policy, replicas, replica int) Session[W, P] {
-	return Session[W, P]{policy: policy, replicas: replicas, Replica: replica}
+// NewSession returns the model of a client of a Machine configured by
+// cfg (with its defaults filled in: Machine.Config) that will open its
+// first session on replica, moving between replicas by policy.
+func NewSession[W any, P comparable](policy Policy, cfg machine.Config, replica int) Session[W, P] {
+	maxFrame := cmp.Or(cfg.MaxFrame, machine.DefaultMaxFrame)
+	return Session[W, P]{policy: policy, replicas: cfg.Followers + 1, maxFrame: maxFrame, Replica: replica}
+}
+
+// Send hands req to the Machine as the session's server reads it: a frame
+// longer than jute.maxbuffer never reaches the Machine, since the server
+// drops the connection unread; the session is detached and the client
+// sees ErrConnectionLoss, with the server's zxid. The caller sends only
+// while its connection is up.
+func (s *Session[W, P]) Send(m *machine.Machine, req machine.Request) machine.Reply {
+	if wire.FrameSize(req) > s.maxFrame && m.Alive(s.ID) {
+		m.Detach(s.ID)
+		return machine.Reply{Zxid: m.ServerZxid(s.Replica), Err: zkapi.ErrConnectionLoss}
+	}
+	return m.Do(s.ID, req)
 }
 
 // Policy is the session's reconnect policy.

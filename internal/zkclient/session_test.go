@@ -22,12 +22,15 @@ func (a *attachScript) attach(replica int) error {
 	return a.answer[replica]
 }
 
+// replicas is the config of an ensemble of n servers.
+func replicas(n int) machine.Config { return machine.Config{Followers: n - 1} }
+
 var behind = zkapi.ErrConnectionLoss // a replica behind the client refuses it
 
 // go-zookeeper moves on to the next server at every connect, even when
 // the one it had is healthy (dnshostprovider.go Next).
 func TestSession_ReconnectNextMovesOn(t *testing.T) {
-	s := zkclient.NewSession[int, int](zkclient.PolicyNext, 3, 1)
+	s := zkclient.NewSession[int, int](zkclient.PolicyNext, replicas(3), 1)
 	a := &attachScript{}
 	if err := s.Reconnect(a.attach); err != nil || s.Replica != 2 || !slices.Equal(a.tried, []int{2}) {
 		t.Fatalf("err %v, replica %d, tried %v; want nil, 2, [2]", err, s.Replica, a.tried)
@@ -37,7 +40,7 @@ func TestSession_ReconnectNextMovesOn(t *testing.T) {
 // A replica behind the client refuses it: a failed connect, and the next
 // replica in turn is tried, the one it had last.
 func TestSession_ReconnectNextSkipsRefusals(t *testing.T) {
-	s := zkclient.NewSession[int, int](zkclient.PolicyNext, 3, 1)
+	s := zkclient.NewSession[int, int](zkclient.PolicyNext, replicas(3), 1)
 	a := &attachScript{answer: map[int]error{2: behind, 0: behind}}
 	if err := s.Reconnect(a.attach); err != nil || s.Replica != 1 || !slices.Equal(a.tried, []int{2, 0, 1}) {
 		t.Fatalf("err %v, replica %d, tried %v; want nil, 1, [2 0 1]", err, s.Replica, a.tried)
@@ -51,7 +54,7 @@ func TestSession_ReconnectNextSkipsRefusals(t *testing.T) {
 // On expiry go-zookeeper forgets its lastZxid and opens the new session
 // on the next server (conn.go authenticate, loop).
 func TestSession_ExpiredNextMovesOnAndForgetsZxid(t *testing.T) {
-	s := zkclient.NewSession[int, int](zkclient.PolicyNext, 2, 1)
+	s := zkclient.NewSession[int, int](zkclient.PolicyNext, replicas(2), 1)
 	s.Opened(5, 10)
 	s.Replied(machine.Reply{Zxid: 12})
 	s.Expired(true)
@@ -64,7 +67,7 @@ func TestSession_ExpiredNextMovesOnAndForgetsZxid(t *testing.T) {
 }
 
 func TestSession_ReconnectSimLegacyFallsBackToLeader(t *testing.T) {
-	s := zkclient.NewSession[int, int](zkclient.PolicySimLegacy, 3, 1)
+	s := zkclient.NewSession[int, int](zkclient.PolicySimLegacy, replicas(3), 1)
 	a := &attachScript{answer: map[int]error{1: behind}}
 	if err := s.Reconnect(a.attach); err != nil || s.Replica != 0 || !slices.Equal(a.tried, []int{1, 0}) {
 		t.Fatalf("err %v, replica %d, tried %v; want nil, 0, [1 0]", err, s.Replica, a.tried)
@@ -72,7 +75,7 @@ func TestSession_ReconnectSimLegacyFallsBackToLeader(t *testing.T) {
 }
 
 func TestSession_ReconnectStopsAtExpiry(t *testing.T) {
-	s := zkclient.NewSession[int, int](zkclient.PolicyNext, 3, 0)
+	s := zkclient.NewSession[int, int](zkclient.PolicyNext, replicas(3), 0)
 	a := &attachScript{answer: map[int]error{1: behind, 2: zkapi.ErrSessionExpired}}
 	if err := s.Reconnect(a.attach); !errors.Is(err, zkapi.ErrSessionExpired) || s.Replica != 2 {
 		t.Fatalf("err %v, replica %d; want ErrSessionExpired on 2", err, s.Replica)
@@ -89,7 +92,7 @@ func TestSession_ExpiredReportsDisconnectedFirst(t *testing.T) {
 		{zkclient.PolicyNext, false, []zkapi.State{zkapi.StateExpired}},
 		{zkclient.PolicySimLegacy, true, []zkapi.State{zkapi.StateExpired}},
 	} {
-		s := zkclient.NewSession[int, int](tc.policy, 1, 0)
+		s := zkclient.NewSession[int, int](tc.policy, replicas(1), 0)
 		s.Watches.Add("/a", zkclient.KindData, 7)
 		s.Persistent.Add("/", true, 8)
 		states, ws, ps := s.Expired(tc.connected)
@@ -103,7 +106,7 @@ func TestSession_ExpiredReportsDisconnectedFirst(t *testing.T) {
 }
 
 func TestSession_RewatchCarriesLastZxid(t *testing.T) {
-	s := zkclient.NewSession[int, int](zkclient.PolicyNext, 1, 0)
+	s := zkclient.NewSession[int, int](zkclient.PolicyNext, replicas(1), 0)
 	if _, ok := s.Rewatch(); ok {
 		t.Fatal("Rewatch with no watch: want none")
 	}

@@ -1,10 +1,9 @@
-package machine
+package wire
 
-import "github.com/zksim/zksim/zkapi"
-
-// DefaultMaxFrame is jute.maxbuffer's default: the server closes a
-// connection whose request frame (without its 4-byte length) is longer.
-const DefaultMaxFrame = 1<<20 - 1
+import (
+	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/zkapi"
+)
 
 // Jute sizes of the request bodies a client sends; the frame is the 8-byte
 // request header (xid, type) plus the body. A nil ACL is world:anyone,
@@ -33,37 +32,37 @@ func juteBytes(b []byte) int  { return juteInt + len(b) }
 // FrameSize is the length of req's frame on the wire, excluding the length
 // prefix, as go-zookeeper encodes it; above Config.MaxFrame the server drops
 // the connection.
-func FrameSize(req Request) int {
+func FrameSize(req machine.Request) int {
 	return juteHeader + bodySize(req)
 }
 
-func bodySize(req Request) int {
+func bodySize(req machine.Request) int {
 	switch r := req.(type) {
-	case Create:
+	case machine.Create:
 		n := juteString(r.Path) + juteBytes(r.Data) + juteACLs(r.ACL) + juteInt
 		if r.Mode.IsTTL() { // a CreateTTLRequest: the ttl follows the flags
 			n += 2 * juteInt
 		}
 		return n
-	case Delete:
+	case machine.Delete:
 		return juteString(r.Path) + juteInt
-	case Exists:
+	case machine.Exists:
 		return juteString(r.Path) + 1
-	case GetData:
+	case machine.GetData:
 		return juteString(r.Path) + 1
-	case SetData:
+	case machine.SetData:
 		return juteString(r.Path) + juteBytes(r.Data) + juteInt
-	case GetChildren:
+	case machine.GetChildren:
 		return juteString(r.Path) + 1
-	case Sync, GetACL:
-		return juteString(Paths(r)[0])
-	case SetACL:
+	case machine.Sync, machine.GetACL:
+		return juteString(machine.Paths(r)[0])
+	case machine.SetACL:
 		return juteString(r.Path) + juteACLs(r.ACL) + juteInt
-	case AddAuth:
+	case machine.AddAuth:
 		return juteInt + juteString(r.Scheme) + juteBytes(r.Data)
-	case Multi:
+	case machine.Multi:
 		return multiSize(r.Ops)
-	case SetWatches:
+	case machine.SetWatches:
 		n := 8
 		for _, l := range [][]string{r.Data, r.Exist, r.Child} {
 			n += juteInt
@@ -85,11 +84,11 @@ func multiSize(ops []zkapi.Op) int {
 		n += hdr
 		switch o := op.(type) {
 		case zkapi.CreateOp:
-			n += bodySize(Create{Path: o.Path, Data: o.Data, Mode: o.Mode, ACL: o.ACL})
+			n += bodySize(machine.Create{Path: o.Path, Data: o.Data, Mode: o.Mode, ACL: o.ACL})
 		case zkapi.DeleteOp:
-			n += bodySize(Delete{Path: o.Path})
+			n += bodySize(machine.Delete{Path: o.Path})
 		case zkapi.SetOp:
-			n += bodySize(SetData{Path: o.Path, Data: o.Data})
+			n += bodySize(machine.SetData{Path: o.Path, Data: o.Data})
 		case zkapi.CheckOp:
 			n += juteString(o.Path) + juteInt
 		}
