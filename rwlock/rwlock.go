@@ -70,27 +70,27 @@ func New(conn zkapi.Conn, dir string, opts lock.Options) (*RWMutex, error) {
 
 // Acquire takes the write lock, waiting until ctx ends.
 func (rw *RWMutex) Acquire(ctx context.Context) (*Lease, error) {
-	return rw.acquire(ctx, writeKind, queue.Predecessor, true)
+	return rw.acquire(ctx, writeKind, queue.Predecessor, queue.Wait)
 }
 
 // TryAcquire takes the write lock if it is free, or fails with
 // lock.ErrWouldBlock.
 func (rw *RWMutex) TryAcquire(ctx context.Context) (*Lease, error) {
-	return rw.acquire(ctx, writeKind, queue.Predecessor, false)
+	return rw.acquire(ctx, writeKind, queue.Predecessor, queue.Try)
 }
 
 // AcquireRead takes the lock for reading, waiting until ctx ends.
 func (rw *RWMutex) AcquireRead(ctx context.Context) (*Lease, error) {
-	return rw.acquire(ctx, readKind, readerRule, true)
+	return rw.acquire(ctx, readKind, readerRule, queue.Wait)
 }
 
 // TryAcquireRead takes the lock for reading if no writer holds or waits
 // ahead, or fails with lock.ErrWouldBlock.
 func (rw *RWMutex) TryAcquireRead(ctx context.Context) (*Lease, error) {
-	return rw.acquire(ctx, readKind, readerRule, false)
+	return rw.acquire(ctx, readKind, readerRule, queue.Try)
 }
 
-func (rw *RWMutex) acquire(ctx context.Context, kind string, rule queue.Rule, wait bool) (*Lease, error) {
+func (rw *RWMutex) acquire(ctx context.Context, kind string, rule queue.Rule, mode queue.Mode) (*Lease, error) {
 	rw.mu.Lock()
 	if kind == writeKind && rw.readers > 0 {
 		rw.mu.Unlock()
@@ -99,7 +99,11 @@ func (rw *RWMutex) acquire(ctx context.Context, kind string, rule queue.Rule, wa
 	rw.attempt++
 	guid := rw.opts.ID + "." + strconv.Itoa(rw.attempt)
 	rw.mu.Unlock()
-	h, err := queue.Enqueue(ctx, rw.q, []string{readKind, writeKind}, kind, guid, rw.opts.Data, rw.opts.LoseOnDisconnect, rule, wait)
+	h, err := queue.Enqueue(ctx, rw.q, queue.Request{
+		Kind: kind, GUID: guid, Data: rw.opts.Data,
+		Kinds: []string{readKind, writeKind}, Rule: rule, Mode: mode,
+		LoseOnDisconnect: rw.opts.LoseOnDisconnect,
+	})
 	if err != nil {
 		return nil, fmt.Errorf("rwlock %s: %w", rw.q.Dir, err)
 	}

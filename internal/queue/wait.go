@@ -26,17 +26,44 @@ func Predecessor(ms []Member, i int, _ map[string]bool) (string, bool) {
 	return ms[i-1].Name, false
 }
 
-// Enqueue joins the queue as kind/guid and waits until rule grants; without
-// wait it fails with ErrWouldBlock at once. The queue is the members of the
-// given kinds; other names in the directory are foreign and ignored. On any
-// failure the node is removed, through connection loss, before it returns.
-func Enqueue(ctx context.Context, q Queue, kinds []string, kind, guid string, data []byte, loseOnDisconnect bool, rule Rule, wait bool) (*Hold, error) {
-	path, sid, err := q.Join(ctx, kind, guid, data)
+// Mode says whether Enqueue waits for its turn.
+type Mode int
+
+// Modes of Enqueue.
+const (
+	// Wait waits until the rule grants or ctx ends.
+	Wait Mode = iota
+	// Try fails with ErrWouldBlock at once if the rule does not grant.
+	Try
+)
+
+// Request is one attempt to join a queue and hold its place.
+type Request struct {
+	// Kind and GUID name the member's node "<Kind>-<GUID>-<seq>"; the
+	// GUID is unique per attempt, so a lost create can be found again.
+	Kind, GUID string
+	// Data is stored in the node.
+	Data []byte
+	// Kinds are the member kinds the queue is made of; other names in
+	// the directory are foreign and ignored.
+	Kinds []string
+	// Rule says whether a member holds and whom it waits on.
+	Rule Rule
+	Mode Mode
+	// LoseOnDisconnect makes the Hold suspended while disconnected.
+	LoseOnDisconnect bool
+}
+
+// Enqueue joins the queue as r.Kind/r.GUID and waits until r.Rule grants
+// (or, with Try, fails with ErrWouldBlock at once). On any failure the node
+// is removed, through connection loss, before it returns.
+func Enqueue(ctx context.Context, q Queue, r Request) (*Hold, error) {
+	path, sid, err := q.Join(ctx, r.Kind, r.GUID, r.Data)
 	if err != nil {
 		return nil, err
 	}
-	h := &Hold{Q: q, Path: path, SID: sid, LoseOnDisconnect: loseOnDisconnect}
-	if err := waitTurn(ctx, h, kinds, rule, wait); err != nil {
+	h := &Hold{Q: q, Path: path, SID: sid, LoseOnDisconnect: r.LoseOnDisconnect}
+	if err := waitTurn(ctx, h, r); err != nil {
 		if lerr := q.Leave(ctx, path, sid); lerr != nil {
 			err = errors.Join(err, lerr)
 		}
@@ -48,7 +75,7 @@ func Enqueue(ctx context.Context, q Queue, kinds []string, kind, guid string, da
 // waitTurn lists the queue until rule grants, watching the node rule names
 // between listings. Every wake-up lists again: the node that went may have
 // given up rather than released.
-func waitTurn(ctx context.Context, h *Hold, kinds []string, rule Rule, wait bool) error {
+func waitTurn(ctx context.Context, h *Hold, r Request) error {
 	q := h.Q
 	marked := map[string]bool{}
 	for {
@@ -58,7 +85,7 @@ func waitTurn(ctx context.Context, h *Hold, kinds []string, rule Rule, wait bool
 		if s := q.Conn.Session(); s.Lost(h.SID) {
 			return fmt.Errorf("%w while waiting (%v)", ErrSessionLost, s)
 		}
-		ms, err := q.List(ctx, kinds...)
+		ms, err := q.List(ctx, r.Kinds...)
 		if errors.Is(err, zkapi.ErrConnectionLoss) {
 			if err := AwaitLink(ctx, q.Conn); err != nil {
 				return err
@@ -75,7 +102,7 @@ func waitTurn(ctx context.Context, h *Hold, kinds []string, rule Rule, wait bool
 		if err := CheckSeq(ms[i], q.Dir); err != nil {
 			return err
 		}
-		waitOn, granted := rule(ms, i, marked)
+		waitOn, granted := r.Rule(ms, i, marked)
 		if granted {
 			// The listing may have been answered after the client gave
 			// its session up (a client-side timeout, an abandoned
@@ -85,7 +112,7 @@ func waitTurn(ctx context.Context, h *Hold, kinds []string, rule Rule, wait bool
 			}
 			return nil
 		}
-		if !wait {
+		if r.Mode == Try {
 			return ErrWouldBlock
 		}
 		// A rule that still waits on a node it knows is marked waits for
