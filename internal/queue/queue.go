@@ -12,7 +12,6 @@
 package queue
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -53,16 +52,17 @@ type Queue struct {
 // Path returns the full path of a member name.
 func (q Queue) Path(name string) string { return q.Dir + "/" + name }
 
-// Join creates the member's node and returns its path and the session
-// that owns it. On connection loss it looks for a node with guid owned by
-// the current session before creating again. A missing directory is
-// created (as a container, with persistent parents), also when a container
-// reaper removes it between the attempts.
-func (q Queue) Join(ctx context.Context, kind, guid string, data []byte) (string, int64, error) {
-	base := q.Path(kind + "-" + guid + "-")
+// Join creates the member's node for r and returns its path and the
+// session that owns it. On connection loss it asks r.Steps.FindLost for
+// the node the create may have made before creating again. A missing
+// directory is created (as a container, with persistent parents), also
+// when a container reaper removes it between the attempts.
+func (q Queue) Join(ctx context.Context, r Request) (string, int64, error) {
+	steps := r.Steps.orDefault()
+	base := q.Path(r.Kind + "-" + r.GUID + "-")
 	for {
 		sid := q.Conn.Session().ID
-		p, err := q.Conn.Create(ctx, base, data, zkapi.EphemeralSequential)
+		p, err := q.Conn.Create(ctx, base, r.Data, zkapi.EphemeralSequential)
 		switch {
 		case err == nil && q.Conn.Session().ID == sid:
 			return p, sid, nil
@@ -80,7 +80,7 @@ func (q Queue) Join(ctx context.Context, kind, guid string, data []byte) (string
 		case errors.Is(err, zkapi.ErrConnectionLoss):
 			// The create may have been applied: find it even if ctx has
 			// ended meanwhile, so that the caller can remove it.
-			p, sid, err := q.findOwn(context.WithoutCancel(ctx), kind, guid)
+			p, sid, err := steps.FindLost(context.WithoutCancel(ctx), q, r)
 			if err != nil {
 				return "", 0, err
 			}
@@ -115,10 +115,12 @@ func (q Queue) owner(ctx context.Context, p string, guess int64) (int64, error) 
 	}
 }
 
-// findOwn looks for the node of guid owned by the current session. It
-// syncs first, since after a reconnect the server may lag behind the one
-// that applied the create. Reads are retried through connection loss.
-func (q Queue) findOwn(ctx context.Context, kind, guid string) (string, int64, error) {
+// findOwn looks for the node of r.GUID owned (as r.Steps.Owns judges) by
+// the current session. It syncs first, since after a reconnect the server
+// may lag behind the one that applied the create. Reads are retried
+// through connection loss.
+func findOwn(ctx context.Context, q Queue, r Request) (string, int64, error) {
+	owns := r.Steps.orDefault().Owns
 list:
 	for {
 		if err := ctx.Err(); err != nil {
@@ -144,7 +146,7 @@ list:
 		}
 		sort.Strings(kids)
 		for _, k := range kids {
-			if m, ok := parse(k); !ok || m.Kind != kind || m.GUID != guid {
+			if m, ok := parse(k); !ok || m.Kind != r.Kind || m.GUID != r.GUID {
 				continue
 			}
 			st, ok, err := q.Conn.Exists(ctx, q.Path(k))
@@ -157,7 +159,7 @@ list:
 			if err != nil {
 				return "", 0, err
 			}
-			if ok && st.EphemeralOwner == sid {
+			if ok && owns(st.EphemeralOwner, sid) {
 				return q.Path(k), sid, nil
 			}
 		}
@@ -195,8 +197,8 @@ func (q Queue) ensureDir(ctx context.Context) error {
 	return nil
 }
 
-// List returns the members of the given kinds (all kinds if none given) in
-// queue order. Other names are ignored.
+// List returns the members of the given kinds (all kinds if none given)
+// by sequence number. Other names are ignored.
 func (q Queue) List(ctx context.Context, kinds ...string) ([]Member, error) {
 	kids, _, err := q.Conn.Children(ctx, q.Dir)
 	if err != nil {
@@ -209,12 +211,7 @@ func (q Queue) List(ctx context.Context, kinds ...string) ([]Member, error) {
 			ms = append(ms, m)
 		}
 	}
-	slices.SortFunc(ms, func(a, b Member) int {
-		if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Name, b.Name)
-	})
+	slices.SortFunc(ms, bySeq)
 	for i := 1; i < len(ms); i++ {
 		if ms[i].Seq == ms[i-1].Seq {
 			return ms, fmt.Errorf("%w: %s and %s in %s", ErrDuplicateSequence, ms[i-1].Name, ms[i].Name, q.Dir)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/zksim/zksim/zkapi"
 )
@@ -52,19 +53,22 @@ type Request struct {
 	Mode Mode
 	// LoseOnDisconnect makes the Hold suspended while disconnected.
 	LoseOnDisconnect bool
+	// Steps are the recipe's steps; the zero Steps is the correct one.
+	Steps Steps
 }
 
 // Enqueue joins the queue as r.Kind/r.GUID and waits until r.Rule grants
 // (or, with Try, fails with ErrWouldBlock at once). On any failure the node
 // is removed, through connection loss, before it returns.
 func Enqueue(ctx context.Context, q Queue, r Request) (*Hold, error) {
-	path, sid, err := q.Join(ctx, r.Kind, r.GUID, r.Data)
+	r.Steps = r.Steps.orDefault()
+	path, sid, err := q.Join(ctx, r)
 	if err != nil {
 		return nil, err
 	}
-	h := &Hold{Q: q, Path: path, SID: sid, LoseOnDisconnect: r.LoseOnDisconnect}
+	h := &Hold{Q: q, Path: path, SID: sid, LoseOnDisconnect: r.LoseOnDisconnect, release: r.Steps.Release}
 	if err := waitTurn(ctx, h, r); err != nil {
-		if lerr := q.Leave(ctx, path, sid); lerr != nil {
+		if lerr := r.Steps.Abandon(ctx, h, err); lerr != nil {
 			err = errors.Join(err, lerr)
 		}
 		return nil, err
@@ -95,6 +99,7 @@ func waitTurn(ctx context.Context, h *Hold, r Request) error {
 		if err != nil {
 			return err
 		}
+		slices.SortStableFunc(ms, r.Steps.Order)
 		i := Index(ms, q.Dir, h.Path)
 		if i < 0 {
 			return fmt.Errorf("%w: %s vanished while waiting", ErrSessionLost, h.Path)
@@ -103,6 +108,22 @@ func waitTurn(ctx context.Context, h *Hold, r Request) error {
 			return err
 		}
 		waitOn, granted := r.Rule(ms, i, marked)
+		if !granted && r.Mode == Try {
+			return ErrWouldBlock
+		}
+		if !granted {
+			// A rule that still waits on a node it knows is marked waits
+			// for real; otherwise a marked node is first reported to the
+			// rule.
+			wake, err := r.Steps.Watch(ctx, h, q.Path(waitOn), marked[waitOn])
+			if err != nil {
+				return err
+			}
+			if wake == Marked {
+				marked[waitOn] = true
+			}
+			granted = wake == Granted
+		}
 		if granted {
 			// The listing may have been answered after the client gave
 			// its session up (a client-side timeout, an abandoned
@@ -112,39 +133,5 @@ func waitTurn(ctx context.Context, h *Hold, r Request) error {
 			}
 			return nil
 		}
-		if r.Mode == Try {
-			return ErrWouldBlock
-		}
-		// A rule that still waits on a node it knows is marked waits for
-		// real; otherwise a marked node is first reported to the rule.
-		mark, err := watchGone(ctx, q, h.SID, q.Path(waitOn), marked[waitOn])
-		if err != nil {
-			return err
-		}
-		if mark {
-			marked[waitOn] = true
-		}
 	}
-}
-
-// watchGone returns when the node at p changes or is found gone; a data
-// watch, so a node already gone leaves no watch behind. A node found marked
-// (data version above 0) is reported at once, without waiting. It does not
-// wait if session sid, whose node waits, was lost meanwhile: the watch is
-// then a new session's, which nothing would end, and whoever released
-// would wake a waiter that can only give up.
-func watchGone(ctx context.Context, q Queue, sid int64, p string, waitIfMarked bool) (marked bool, err error) {
-	_, st, w, err := q.Conn.GetW(ctx, p)
-	switch {
-	case errors.Is(err, zkapi.ErrNoNode), errors.Is(err, zkapi.ErrConnectionLoss):
-		return false, nil
-	case err != nil:
-		return false, err
-	case st.Version > 0 && !waitIfMarked:
-		return true, nil
-	case q.Conn.Session().Lost(sid):
-		return false, nil // the caller's next round reports it
-	}
-	_, err = w.Wait(ctx)
-	return false, err
 }
