@@ -118,14 +118,7 @@ func (rw *RWMutex) acquire(ctx context.Context, kind string, rule queue.Rule, mo
 
 // readerRule: no write node ahead, except write nodes marked as downgraded;
 // else wait for the nearest write node ahead.
-func readerRule(ms []queue.Member, i int, marked map[string]bool) (string, bool) {
-	for j := i - 1; j >= 0; j-- {
-		if ms[j].Kind == writeKind && !marked[ms[j].Name] {
-			return ms[j].Name, false
-		}
-	}
-	return "", true
-}
+var readerRule = queue.Reader(writeKind)
 
 // Lease is a held read or write lock.
 type Lease struct {

@@ -54,8 +54,9 @@ const (
 	// Marked: the node carries a mark (a data version above 0); the
 	// rule hears of it on the next listing.
 	Marked
-	// Granted: hold without listing again. No correct step answers it:
-	// only a listing says who holds.
+	// Granted: hold now, on the step's word alone: no listing and no
+	// session check follow. No correct step answers it: only a listing,
+	// under the session that owns the node, says who holds.
 	Granted
 )
 

@@ -57,6 +57,22 @@ type Request struct {
 	Steps Steps
 }
 
+// Reader is the rule for a read member of a read/write queue whose write
+// members are of kind writeKind: it holds when no write member precedes
+// it, except write members marked as downgraded, and otherwise waits for
+// the nearest write member ahead. A writer's release so wakes exactly the
+// readers it was blocking.
+func Reader(writeKind string) Rule {
+	return func(ms []Member, i int, marked map[string]bool) (string, bool) {
+		for j := i - 1; j >= 0; j-- {
+			if ms[j].Kind == writeKind && !marked[ms[j].Name] {
+				return ms[j].Name, false
+			}
+		}
+		return "", true
+	}
+}
+
 // Enqueue joins the queue as r.Kind/r.GUID and waits until r.Rule grants
 // (or, with Try, fails with ErrWouldBlock at once). On any failure the node
 // is removed, through connection loss, before it returns.
@@ -119,10 +135,13 @@ func waitTurn(ctx context.Context, h *Hold, r Request) error {
 			if err != nil {
 				return err
 			}
-			if wake == Marked {
+			switch wake {
+			case Marked:
 				marked[waitOn] = true
+			case Granted:
+				return nil // on the step's word alone
 			}
-			granted = wake == Granted
+			continue
 		}
 		if granted {
 			// The listing may have been answered after the client gave

@@ -103,7 +103,7 @@ func TestExhibits_OtherwiseCorrect(t *testing.T) {
 		skip []string
 	}{
 		{orphanBlocks(zoo.Deadlock, "lost-create-reply", loseCreateReply), nil},
-		{orphanBlocks(zoo.Deadlock, "waiter-gives-up"), nil},
+		{orphanBlocks(zoo.Deadlock, "waiter-gives-up"), fifo},
 		{orphanBlocks(zoo.Orphan, "lost-children", loseChildren), nil},
 		{orphanBlocks(zoo.Orphan, "lost-create-reply-and-lookup", loseCreateReply, loseChildren), nil},
 		{overflowGrantsTwice(), nil},
