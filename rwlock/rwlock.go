@@ -59,12 +59,11 @@ func New(conn zkapi.Conn, dir string, opts lock.Options) (*RWMutex, error) {
 	if opts.Reentrant {
 		return nil, fmt.Errorf("%w: rwlock is not re-entrant", lock.ErrConfig)
 	}
-	// Validate through lock.New, which owns the rules.
-	m, err := lock.New(conn, dir, opts)
+	id, err := queue.CheckConfig(dir, opts.ID)
 	if err != nil {
 		return nil, err
 	}
-	opts.ID = m.ID()
+	opts.ID = id
 	return &RWMutex{q: queue.Queue{Conn: conn, Dir: dir}, opts: opts}, nil
 }
 

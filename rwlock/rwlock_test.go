@@ -3,6 +3,7 @@ package rwlock_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -237,5 +238,32 @@ func TestNew_RejectsReentrant(t *testing.T) {
 	}
 	if _, err := rwlock.New(c, dir, lock.Options{Reentrant: true}); !errors.Is(err, lock.ErrConfig) {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// New checks the lock path and holder id by lock's rules, and a handle
+// with no ID gets one that names its nodes.
+func TestNew_ChecksPathAndID(t *testing.T) {
+	w := newWorld(t)
+	c, err := w.srv.Connect(fakezk.ConnOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range [][2]string{{"rel", "ok"}, {"/", "ok"}, {"/a/", "ok"}, {"/a", "has-dash"}} {
+		if _, err := rwlock.New(c, bad[0], lock.Options{ID: bad[1]}); !errors.Is(err, lock.ErrConfig) {
+			t.Errorf("New(%q, ID %q) = %v, want ErrConfig", bad[0], bad[1], err)
+		}
+	}
+	rw, err := rwlock.New(c, dir, lock.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := rw.Acquire(w.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release(w.ctx)
+	if n := l.Node(); !strings.HasPrefix(n, dir+"/write-") || strings.HasPrefix(n, dir+"/write-.") {
+		t.Errorf("node %s has no holder id", n)
 	}
 }

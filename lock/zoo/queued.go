@@ -91,12 +91,12 @@ type held struct{ h *queue.Hold }
 func (h held) Release(ctx context.Context) error { return h.h.Release(ctx) }
 
 // checkArgs refuses lock paths and holder ids the recipes cannot use, by
-// the good lock's rules: an id is a guid part of its queue.
+// the good lock's rules (queue.CheckConfig); an id must be given.
 func checkArgs(dir, id string) error {
-	if !queue.ValidGUIDPart(id) {
-		return fmt.Errorf("%w: holder id %q may hold only letters, digits, '.' and '_'", lock.ErrConfig, id)
+	if id == "" {
+		return fmt.Errorf("%w: empty holder id", lock.ErrConfig)
 	}
-	_, err := lock.New(nil, dir, lock.Options{ID: id})
+	_, err := queue.CheckConfig(dir, id)
 	return err
 }
 
