@@ -24,13 +24,15 @@ import (
 	"github.com/zksim/zksim/zkapi"
 )
 
-// Errors reported by the queue.
+// Errors reported by the queue. They say "lock:": the queue is how the
+// locks work, and a user sees them through lock and rwlock, which also
+// put the lock's directory in front of the other errors.
 var (
 	// ErrSequenceOverflow: the directory's sequence counter reached 2^31-1,
 	// after which ZooKeeper repeats or wraps numbers and FIFO order is lost.
-	ErrSequenceOverflow = errors.New("queue: sequence counter of the directory is at 2^31-1")
+	ErrSequenceOverflow = errors.New("lock: sequence counter of the directory is at 2^31-1")
 	// ErrDuplicateSequence: two members carry the same sequence number.
-	ErrDuplicateSequence = errors.New("queue: two members share a sequence number")
+	ErrDuplicateSequence = errors.New("lock: two lock nodes share a sequence number")
 	// ErrSessionLost: the session that owned the member's node ended.
 	ErrSessionLost = errors.New("lock: session lost, lock no longer held")
 )
@@ -191,7 +193,7 @@ func (q Queue) ensureDir(ctx context.Context) error {
 		}
 		_, err := q.Conn.Create(ctx, p, nil, mode)
 		if err != nil && !errors.Is(err, zkapi.ErrNodeExists) && !errors.Is(err, zkapi.ErrConnectionLoss) {
-			return fmt.Errorf("queue: create directory %s: %w", p, err)
+			return fmt.Errorf("create directory %s: %w", p, err)
 		}
 	}
 	return nil
@@ -275,7 +277,7 @@ func (q Queue) leave(ctx context.Context, p string, sid int64) (gone bool, err e
 		case errors.Is(err, zkapi.ErrClosed):
 			return false, nil // closing the Conn closes the session and its nodes
 		case !errors.Is(err, zkapi.ErrConnectionLoss):
-			return false, fmt.Errorf("queue: delete %s: %w", p, err)
+			return false, fmt.Errorf("delete %s: %w", p, err)
 		}
 		AwaitLink(ctx, q.Conn)
 	}
