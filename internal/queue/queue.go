@@ -249,7 +249,8 @@ func Index(ms []Member, dir, p string) int {
 // node is gone or the session sid that owned it has ended (taking the
 // node with it). It does not give up when ctx ends: an abandoned node
 // would block the queue for everyone behind it (CURATOR-202); the session
-// timeout bounds the wait.
+// timeout bounds the wait. If the Conn is closed while the link is down,
+// it returns that error: the node then stays until its session expires.
 func (q Queue) Leave(ctx context.Context, p string, sid int64) error {
 	_, err := q.leave(ctx, p, sid)
 	return err
@@ -279,7 +280,11 @@ func (q Queue) leave(ctx context.Context, p string, sid int64) (gone bool, err e
 		case !errors.Is(err, zkapi.ErrConnectionLoss):
 			return false, fmt.Errorf("delete %s: %w", p, err)
 		}
-		AwaitLink(ctx, q.Conn)
+		if aerr := AwaitLink(ctx, q.Conn); aerr != nil {
+			// The Conn closed while cut off (ctx cannot end here): the
+			// session, and the node, linger until the server expires it.
+			return false, fmt.Errorf("delete %s: %w", p, errors.Join(err, aerr))
+		}
 	}
 }
 
