@@ -129,8 +129,9 @@ type Lease struct {
 	released bool // Release has run: a read lease leaves the count once
 }
 
-// Write reports whether the lease is the write lock.
-func (l *Lease) Write() bool {
+// IsWrite reports whether the lease is the write lock (false once
+// downgraded).
+func (l *Lease) IsWrite() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.write

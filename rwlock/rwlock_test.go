@@ -158,6 +158,9 @@ func TestRWMutex_WriterReaderWriter(t *testing.T) {
 func TestRWMutex_DowngradeWithWriterWaiting(t *testing.T) {
 	w := newWorld(t)
 	w1 := w.acquire(w.rw("w1").Acquire)
+	if !w1.IsWrite() {
+		t.Fatal("a write lease says it is not")
+	}
 	tok1 := w.token(w1)
 	pr := w.async(w.rw("r").AcquireRead) // queued before the writer
 	w.waiters(1)
@@ -166,7 +169,7 @@ func TestRWMutex_DowngradeWithWriterWaiting(t *testing.T) {
 	if err := w1.Downgrade(w.ctx); err != nil {
 		t.Fatal(err)
 	}
-	if w1.Write() {
+	if w1.IsWrite() {
 		t.Fatal("still a write lease after downgrade")
 	}
 	r := pr.Receive(t, w.ctx, "Acquire") // shares with the downgraded holder
