@@ -9,6 +9,10 @@
 // name, and names of other shapes are ignored. Removing a member's node
 // survives connection loss: it retries until the node is gone or the
 // session that owned it has ended.
+//
+// The recipe's replaceable steps are the fields of Steps; the zero Steps
+// is the correct recipe, and lock/zoo's broken recipes are this queue with
+// one step replaced.
 package queue
 
 import (

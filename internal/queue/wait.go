@@ -27,6 +27,22 @@ func Predecessor(ms []Member, i int, _ map[string]bool) (string, bool) {
 	return ms[i-1].Name, false
 }
 
+// Reader is the rule for a read member of a read/write queue whose write
+// members are of kind writeKind: it holds when no write member precedes
+// it, except write members marked as downgraded, and otherwise waits for
+// the nearest write member ahead. A writer's release so wakes exactly the
+// readers it was blocking.
+func Reader(writeKind string) Rule {
+	return func(ms []Member, i int, marked map[string]bool) (string, bool) {
+		for j := i - 1; j >= 0; j-- {
+			if ms[j].Kind == writeKind && !marked[ms[j].Name] {
+				return ms[j].Name, false
+			}
+		}
+		return "", true
+	}
+}
+
 // Mode says whether Enqueue waits for its turn.
 type Mode int
 
@@ -57,25 +73,10 @@ type Request struct {
 	Steps Steps
 }
 
-// Reader is the rule for a read member of a read/write queue whose write
-// members are of kind writeKind: it holds when no write member precedes
-// it, except write members marked as downgraded, and otherwise waits for
-// the nearest write member ahead. A writer's release so wakes exactly the
-// readers it was blocking.
-func Reader(writeKind string) Rule {
-	return func(ms []Member, i int, marked map[string]bool) (string, bool) {
-		for j := i - 1; j >= 0; j-- {
-			if ms[j].Kind == writeKind && !marked[ms[j].Name] {
-				return ms[j].Name, false
-			}
-		}
-		return "", true
-	}
-}
-
 // Enqueue joins the queue as r.Kind/r.GUID and waits until r.Rule grants
-// (or, with Try, fails with ErrWouldBlock at once). On any failure the node
-// is removed, through connection loss, before it returns.
+// (or, with Try, fails with ErrWouldBlock at once). On any failure
+// r.Steps.Abandon has the node, which the correct step removes through
+// connection loss before Enqueue returns.
 func Enqueue(ctx context.Context, q Queue, r Request) (*Hold, error) {
 	r.Steps = r.Steps.orDefault()
 	path, sid, err := q.Join(ctx, r)
@@ -124,25 +125,6 @@ func waitTurn(ctx context.Context, h *Hold, r Request) error {
 			return err
 		}
 		waitOn, granted := r.Rule(ms, i, marked)
-		if !granted && r.Mode == Try {
-			return ErrWouldBlock
-		}
-		if !granted {
-			// A rule that still waits on a node it knows is marked waits
-			// for real; otherwise a marked node is first reported to the
-			// rule.
-			wake, err := r.Steps.Watch(ctx, h, q.Path(waitOn), marked[waitOn])
-			if err != nil {
-				return err
-			}
-			switch wake {
-			case Marked:
-				marked[waitOn] = true
-			case Granted:
-				return nil // on the step's word alone
-			}
-			continue
-		}
 		if granted {
 			// The listing may have been answered after the client gave
 			// its session up (a client-side timeout, an abandoned
@@ -151,6 +133,21 @@ func waitTurn(ctx context.Context, h *Hold, r Request) error {
 				return fmt.Errorf("%w while waiting (%v)", ErrSessionLost, s)
 			}
 			return nil
+		}
+		if r.Mode == Try {
+			return ErrWouldBlock
+		}
+		// A rule that still waits on a node it knows is marked waits for
+		// real; otherwise a marked node is first reported to the rule.
+		wake, err := r.Steps.Watch(ctx, h, q.Path(waitOn), marked[waitOn])
+		if err != nil {
+			return err
+		}
+		switch wake {
+		case Marked:
+			marked[waitOn] = true
+		case Granted:
+			return nil // on the step's word alone
 		}
 	}
 }
