@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 
 	"github.com/zksim/zksim/zkapi"
@@ -74,24 +75,11 @@ func DefaultSteps() Steps {
 
 // orDefault fills the nil fields of s with the correct steps.
 func (s Steps) orDefault() Steps {
-	d := DefaultSteps()
-	if s.FindLost == nil {
-		s.FindLost = d.FindLost
-	}
-	if s.Owns == nil {
-		s.Owns = d.Owns
-	}
-	if s.Order == nil {
-		s.Order = d.Order
-	}
-	if s.Watch == nil {
-		s.Watch = d.Watch
-	}
-	if s.Abandon == nil {
-		s.Abandon = d.Abandon
-	}
-	if s.Release == nil {
-		s.Release = d.Release
+	sv, dv := reflect.ValueOf(&s).Elem(), reflect.ValueOf(DefaultSteps())
+	for i := range sv.NumField() {
+		if sv.Field(i).IsNil() {
+			sv.Field(i).Set(dv.Field(i))
+		}
 	}
 	return s
 }
