@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -62,13 +63,13 @@ func TestACL_AuthResentAfterReconnect(t *testing.T) {
 	if _, _, err := c.Get(ctx, "/d"); err != nil {
 		t.Fatalf("get on the new session: %v", err)
 	}
-	var ids []fakezk.AuthID
+	var ids []machine.AuthID
 	cur := c.Session().ID
-	srv.Inspect(func(m *fakezk.Machine) {
+	srv.Inspect(func(m *machine.Machine) {
 		m.Detach(cur)
 		ids = m.Identities(cur)
 	})
-	if len(ids) != 1 || ids[0] != (fakezk.AuthID{Scheme: "ip", ID: fakezk.DefaultAddress}) {
+	if len(ids) != 1 || ids[0] != (machine.AuthID{Scheme: "ip", ID: machine.DefaultAddress}) {
 		t.Fatalf("identities after Detach = %v, want the ip one alone", ids)
 	}
 }
@@ -136,7 +137,7 @@ func TestACL_WatchEventsNeedRead(t *testing.T) {
 	}
 	var n int
 	id := other.Session().ID
-	srv.Inspect(func(m *fakezk.Machine) { n = m.SessionWatchCount(id) })
+	srv.Inspect(func(m *machine.Machine) { n = m.SessionWatchCount(id) })
 	if n != 0 {
 		t.Fatalf("the filtered watch is still held (%d watches)", n)
 	}
@@ -181,12 +182,12 @@ func TestACL_IPScheme(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		srv.Inspect(func(m *fakezk.Machine) { m.SetAddress(id, "127.0.0.1") })
+		srv.Inspect(func(m *machine.Machine) { m.SetAddress(id, "127.0.0.1") })
 		p, err := c.CreateWithACL(ctx, "/ip-", nil, zkapi.PersistentSequential, acl)
 		if err != nil {
 			t.Fatal(err)
 		}
-		srv.Inspect(func(m *fakezk.Machine) { m.SetAddress(id, tc.addr) })
+		srv.Inspect(func(m *machine.Machine) { m.SetAddress(id, tc.addr) })
 		_, _, err = c.Get(ctx, p)
 		if got := err == nil; got != tc.ok {
 			t.Errorf("client %s, ACL %s: get = %v, want allowed %v", tc.addr, tc.acl, err, tc.ok)
@@ -198,12 +199,12 @@ func TestACL_IPScheme(t *testing.T) {
 // differently, so a search must not take them for one state.
 func TestFingerprint_SeesACLs(t *testing.T) {
 	fp := func(acl []zkapi.ACL) uint64 {
-		m, err := fakezk.NewMachine(fakezk.Config{})
+		m, err := machine.NewMachine(fakezk.Config{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		s, _ := m.CreateSession(0, 4000)
-		if r := m.Do(s.ID, fakezk.Create{Path: "/a", ACL: acl}); r.Err != nil {
+		if r := m.Do(s.ID, machine.Create{Path: "/a", ACL: acl}); r.Err != nil {
 			t.Fatal(r.Err)
 		}
 		return m.Fingerprint()

@@ -2,129 +2,92 @@ package fakezk
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
+	"github.com/zksim/zksim/internal/zkclient"
 	"github.com/zksim/zksim/zkapi"
 )
 
-// Transport sends one request for a client of a Machine and returns the
-// reply, the watch the request left (if any) and the error, wrapped with
-// op and path. fakezk's Conn and the simulator's are Transports.
-type Transport interface {
-	Do(ctx context.Context, op, path string, req Request) (Reply, zkapi.Watch, error)
-}
+// The request methods map each call to a Request and its Reply back as
+// every client of a Machine does (zkclient.Calls), with the Conn as the
+// transport. They are spelled out here, not embedded, so that the Conn's
+// documentation lists them.
 
-// Calls implements zkapi.Conn's request methods over a Transport, so that
-// every client of a Machine maps requests and replies the same way.
-type Calls struct{ T Transport }
+func (c *Conn) calls() zkclient.Calls { return zkclient.Calls{T: c} }
 
-// Create implements zkapi.Conn. A TTL mode is refused before anything
-// is sent, as go-zookeeper's Create refuses it (ErrInvalidFlags): TTL
-// nodes go through CreateTTL.
-func (c Calls) Create(ctx context.Context, path string, data []byte, mode zkapi.CreateMode) (string, error) {
-	if mode.IsTTL() {
-		return "", zkapi.Wrap("create", path, fmt.Errorf("%w: mode %s needs CreateTTL", zkapi.ErrBadArguments, mode))
-	}
-	r, _, err := c.T.Do(ctx, "create", path, Create{Path: path, Data: data, Mode: mode})
-	return r.Path, err
+// Create implements zkapi.Conn. A TTL mode is refused before anything is
+// sent, as go-zookeeper's Create refuses it: TTL nodes go through
+// CreateTTL.
+func (c *Conn) Create(ctx context.Context, path string, data []byte, mode zkapi.CreateMode) (string, error) {
+	return c.calls().Create(ctx, path, data, mode)
 }
 
 // CreateTTL implements zkapi.TTLCreator as go-zookeeper's CreateTTL does:
 // a mode other than a TTL mode is refused before anything is sent.
-func (c Calls) CreateTTL(ctx context.Context, path string, data []byte, mode zkapi.CreateMode, ttlMillis int64) (string, error) {
-	if !mode.IsTTL() {
-		return "", zkapi.Wrap("create", path, fmt.Errorf("%w: CreateTTL needs a TTL mode, not %s", zkapi.ErrBadArguments, mode))
-	}
-	r, _, err := c.T.Do(ctx, "create", path, Create{Path: path, Data: data, Mode: mode, TTLMillis: ttlMillis})
-	return r.Path, err
-}
-
-// Delete implements zkapi.Conn.
-func (c Calls) Delete(ctx context.Context, path string, version int32) error {
-	_, _, err := c.T.Do(ctx, "delete", path, Delete{Path: path, Version: version})
-	return err
-}
-
-// Exists implements zkapi.Conn.
-func (c Calls) Exists(ctx context.Context, path string) (zkapi.Stat, bool, error) {
-	st, ok, _, err := c.exists(ctx, path, false)
-	return st, ok, err
-}
-
-// ExistsW implements zkapi.Conn.
-func (c Calls) ExistsW(ctx context.Context, path string) (zkapi.Stat, bool, zkapi.Watch, error) {
-	return c.exists(ctx, path, true)
-}
-
-func (c Calls) exists(ctx context.Context, path string, watch bool) (zkapi.Stat, bool, zkapi.Watch, error) {
-	r, w, err := c.T.Do(ctx, "exists", path, Exists{Path: path, Watch: watch})
-	if errors.Is(err, zkapi.ErrNoNode) {
-		return zkapi.Stat{}, false, w, nil
-	}
-	return r.Stat, err == nil, w, err
-}
-
-// Get implements zkapi.Conn.
-func (c Calls) Get(ctx context.Context, path string) ([]byte, zkapi.Stat, error) {
-	r, _, err := c.T.Do(ctx, "get", path, GetData{Path: path})
-	return r.Data, r.Stat, err
-}
-
-// GetW implements zkapi.Conn.
-func (c Calls) GetW(ctx context.Context, path string) ([]byte, zkapi.Stat, zkapi.Watch, error) {
-	r, w, err := c.T.Do(ctx, "get", path, GetData{Path: path, Watch: true})
-	return r.Data, r.Stat, w, err
-}
-
-// Set implements zkapi.Conn.
-func (c Calls) Set(ctx context.Context, path string, data []byte, version int32) (zkapi.Stat, error) {
-	r, _, err := c.T.Do(ctx, "set", path, SetData{Path: path, Data: data, Version: version})
-	return r.Stat, err
-}
-
-// Children implements zkapi.Conn.
-func (c Calls) Children(ctx context.Context, path string) ([]string, zkapi.Stat, error) {
-	r, _, err := c.T.Do(ctx, "children", path, GetChildren{Path: path})
-	return r.Children, r.Stat, err
-}
-
-// ChildrenW implements zkapi.Conn.
-func (c Calls) ChildrenW(ctx context.Context, path string) ([]string, zkapi.Stat, zkapi.Watch, error) {
-	r, w, err := c.T.Do(ctx, "children", path, GetChildren{Path: path, Watch: true})
-	return r.Children, r.Stat, w, err
-}
-
-// Multi implements zkapi.Conn; results are per op, success or failure.
-func (c Calls) Multi(ctx context.Context, ops ...zkapi.Op) ([]zkapi.OpResult, error) {
-	path := ""
-	if len(ops) > 0 {
-		path = zkapi.OpPath(ops[0])
-	}
-	r, _, err := c.T.Do(ctx, "multi", path, Multi{Ops: ops})
-	return r.Results, err
-}
-
-// Sync implements zkapi.Conn.
-func (c Calls) Sync(ctx context.Context, path string) error {
-	_, _, err := c.T.Do(ctx, "sync", path, Sync{Path: path})
-	return err
+func (c *Conn) CreateTTL(ctx context.Context, path string, data []byte, mode zkapi.CreateMode, ttlMillis int64) (string, error) {
+	return c.calls().CreateTTL(ctx, path, data, mode, ttlMillis)
 }
 
 // CreateWithACL implements zkapi.ACLConn.
-func (c Calls) CreateWithACL(ctx context.Context, path string, data []byte, mode zkapi.CreateMode, acl []zkapi.ACL) (string, error) {
-	r, _, err := c.T.Do(ctx, "create", path, Create{Path: path, Data: data, Mode: mode, ACL: acl})
-	return r.Path, err
+func (c *Conn) CreateWithACL(ctx context.Context, path string, data []byte, mode zkapi.CreateMode, acl []zkapi.ACL) (string, error) {
+	return c.calls().CreateWithACL(ctx, path, data, mode, acl)
+}
+
+// Delete implements zkapi.Conn.
+func (c *Conn) Delete(ctx context.Context, path string, version int32) error {
+	return c.calls().Delete(ctx, path, version)
+}
+
+// Exists implements zkapi.Conn.
+func (c *Conn) Exists(ctx context.Context, path string) (zkapi.Stat, bool, error) {
+	return c.calls().Exists(ctx, path)
+}
+
+// ExistsW implements zkapi.Conn.
+func (c *Conn) ExistsW(ctx context.Context, path string) (zkapi.Stat, bool, zkapi.Watch, error) {
+	return c.calls().ExistsW(ctx, path)
+}
+
+// Get implements zkapi.Conn.
+func (c *Conn) Get(ctx context.Context, path string) ([]byte, zkapi.Stat, error) {
+	return c.calls().Get(ctx, path)
+}
+
+// GetW implements zkapi.Conn.
+func (c *Conn) GetW(ctx context.Context, path string) ([]byte, zkapi.Stat, zkapi.Watch, error) {
+	return c.calls().GetW(ctx, path)
+}
+
+// Set implements zkapi.Conn.
+func (c *Conn) Set(ctx context.Context, path string, data []byte, version int32) (zkapi.Stat, error) {
+	return c.calls().Set(ctx, path, data, version)
+}
+
+// Children implements zkapi.Conn.
+func (c *Conn) Children(ctx context.Context, path string) ([]string, zkapi.Stat, error) {
+	return c.calls().Children(ctx, path)
+}
+
+// ChildrenW implements zkapi.Conn.
+func (c *Conn) ChildrenW(ctx context.Context, path string) ([]string, zkapi.Stat, zkapi.Watch, error) {
+	return c.calls().ChildrenW(ctx, path)
+}
+
+// Multi implements zkapi.Conn; results are per op, success or failure.
+func (c *Conn) Multi(ctx context.Context, ops ...zkapi.Op) ([]zkapi.OpResult, error) {
+	return c.calls().Multi(ctx, ops...)
+}
+
+// Sync implements zkapi.Conn.
+func (c *Conn) Sync(ctx context.Context, path string) error {
+	return c.calls().Sync(ctx, path)
 }
 
 // GetACL implements zkapi.ACLConn.
-func (c Calls) GetACL(ctx context.Context, path string) ([]zkapi.ACL, zkapi.Stat, error) {
-	r, _, err := c.T.Do(ctx, "getacl", path, GetACL{Path: path})
-	return r.ACL, r.Stat, err
+func (c *Conn) GetACL(ctx context.Context, path string) ([]zkapi.ACL, zkapi.Stat, error) {
+	return c.calls().GetACL(ctx, path)
 }
 
 // SetACL implements zkapi.ACLConn.
-func (c Calls) SetACL(ctx context.Context, path string, acl []zkapi.ACL, version int32) (zkapi.Stat, error) {
-	r, _, err := c.T.Do(ctx, "setacl", path, SetACL{Path: path, ACL: acl, Version: version})
-	return r.Stat, err
+func (c *Conn) SetACL(ctx context.Context, path string, acl []zkapi.ACL, version int32) (zkapi.Stat, error) {
+	return c.calls().SetACL(ctx, path, acl, version)
 }

@@ -2,35 +2,29 @@ package fakezk
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/zksim/zksim/fakezk/internal/ctxcond"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/internal/sessionlog"
+	"github.com/zksim/zksim/internal/zkclient"
 	"github.com/zksim/zksim/zkapi"
 )
 
 // Conn is an in-process zkapi.ACLConn on a Server. Like go-zookeeper's
-// client it opens a new session by itself after learning that its session
-// expired, reporting StateExpired for the old session id first, and
-// re-sends the identities it added (AddAuth) on every new connection,
-// before its watches.
+// client it moves on to the next server at every reconnect (skipping one
+// that is behind it), opens a new session by itself after learning that
+// its session expired, reporting StateExpired for the old session id
+// first, and re-sends the identities it added (AddAuth) on every new
+// connection, before its watches.
 type Conn struct {
-	Calls // the request methods, over Do
-
 	srv       *Server
 	timeoutMs int64
-	server    int // the server it prefers; it moves on if that one is behind
 
 	// guarded by srv.mu
-	id          int64
-	lastZxid    int64
+	model       zkclient.Session[*watch, *pwatch] // session, replica, lastZxid, creds, watches
 	partitioned bool
 	closed      bool
-	watches     WatchTable[*watch]
-	creds       []AddAuth // every auth that succeeded, re-sent on reconnect
-	pwatches    PersistentTable[*pwatch]
 	sess        sessionlog.Log
 	changed     ctxcond.Var // broadcast at every session change
 }
@@ -67,12 +61,13 @@ func (w *watch) fire(ev zkapi.Event) {
 }
 
 func (c *Conn) openSession() {
-	info, err := c.srv.m.CreateSession(c.server, c.timeoutMs)
+	replica := c.model.Replica
+	info, err := c.srv.m.CreateSession(replica, c.timeoutMs)
 	if err != nil {
-		panic(fmt.Sprintf("fakezk: invariant: Connect checked server %d: %v", c.server, err))
+		panic(fmt.Sprintf("fakezk: invariant: Connect checked server %d: %v", replica, err))
 	}
-	c.id, c.lastZxid = info.ID, c.srv.m.ServerZxid(c.server)
-	c.srv.conns[c.id] = c
+	c.model.Opened(info.ID, c.srv.m.ServerZxid(replica))
+	c.srv.conns[info.ID] = c
 	c.setState(zkapi.StateConnected)
 	c.resendAuth()
 }
@@ -80,13 +75,13 @@ func (c *Conn) openSession() {
 // resendAuth adds the Conn's identities to a new connection, as
 // go-zookeeper does (resendZkAuth) before anything else it sends.
 func (c *Conn) resendAuth() {
-	for _, a := range c.creds {
-		c.srv.m.Do(c.id, a)
+	for _, a := range c.model.Creds() {
+		c.srv.m.Do(c.model.ID, a)
 	}
 }
 
 func (c *Conn) setState(st zkapi.State) {
-	c.sess.Push(zkapi.Session{ID: c.id, State: st})
+	c.sess.Push(zkapi.Session{ID: c.model.ID, State: st})
 	c.changed.Broadcast()
 }
 
@@ -95,68 +90,63 @@ func (c *Conn) setState(st zkapi.State) {
 // connection drop, since the server closes it (ZooKeeper 3.8.0 through
 // go-zookeeper reports Disconnected, Expired, then the new Connected).
 func (c *Conn) learnExpired() {
-	if c.sess.Latest().State == zkapi.StateConnected {
-		c.setState(zkapi.StateDisconnected)
+	states, watches, persistent := c.model.Expired(c.sess.Latest().State == zkapi.StateConnected)
+	for _, st := range states {
+		c.setState(st)
 	}
-	c.setState(zkapi.StateExpired)
-	for _, w := range c.watches.TakeAll() {
+	for _, w := range watches {
 		w.fire(zkapi.Event{Type: zkapi.EventNotWatching, Path: w.path, Err: zkapi.ErrSessionExpired})
 	}
-	c.endPersistent(zkapi.ErrSessionExpired)
-	delete(c.srv.conns, c.id)
+	for _, p := range persistent {
+		p.finish(zkapi.ErrSessionExpired)
+	}
+	delete(c.srv.conns, c.model.ID)
 	c.openSession()
 }
 
 // reconnect resumes the session after a dropped connection, re-registering
-// watches, or learns that it expired meanwhile. Like a real client it
-// skips servers that are behind what it has seen; the leader never is.
+// watches, or learns that it expired meanwhile; the policy picks the
+// replica.
 func (c *Conn) reconnect() {
-	n := c.srv.m.cfg.Followers + 1
-	var err error
-	for i := range n {
-		server := (c.server + i) % n
-		if err = c.srv.m.Attach(c.id, server, c.lastZxid); err == nil || errors.Is(err, zkapi.ErrSessionExpired) {
-			c.server = server
-			break
-		}
-	}
+	err := c.model.Reconnect(func(replica int) error {
+		return c.srv.m.Attach(c.model.ID, replica, c.model.LastZxid)
+	})
 	if err != nil {
 		c.learnExpired()
 		return
 	}
 	c.setState(zkapi.StateConnected)
 	c.resendAuth()
-	if c.watches.Len()+c.pwatches.Len() > 0 {
-		r := c.srv.m.Do(c.id, c.pwatches.Rewatch(c.watches.SetWatches(c.lastZxid)))
-		c.lastZxid = max(c.lastZxid, r.Zxid)
+	if sw, ok := c.model.Rewatch(); ok {
+		c.model.Rewatched(c.srv.m.Do(c.model.ID, sw))
 	}
 }
 
 // dropped: the connection broke under a request; the client reconnects at
 // once (the in-process link is otherwise healthy).
 func (c *Conn) dropped() {
-	c.srv.m.Detach(c.id)
+	c.srv.m.Detach(c.model.ID)
 	c.setState(zkapi.StateDisconnected)
 	c.reconnect()
 }
 
 func (c *Conn) notify(ev zkapi.Event) {
-	for _, w := range c.watches.Take(ev) {
+	for _, w := range c.model.Watches.Take(ev) {
 		w.fire(ev)
 	}
-	for _, p := range c.pwatches.Match(ev) {
+	for _, p := range c.model.Persistent.Match(ev) {
 		p.push(ev)
 	}
 }
 
-// Do sends one request (implementing Transport): the single path every
+// Do sends one request (implementing zkclient.Transport): the single path every
 // call takes.
-func (c *Conn) Do(ctx context.Context, op, path string, req Request) (Reply, zkapi.Watch, error) {
+func (c *Conn) Do(ctx context.Context, op, path string, req machine.Request) (machine.Reply, zkapi.Watch, error) {
 	var w *watch
-	r, err := c.do(ctx, op, path, req, func(r Reply) {
-		if k, ok := ReplyWatch(req, r); ok {
+	r, err := c.do(ctx, op, path, req, func(r machine.Reply) {
+		if k, ok := zkclient.ReplyWatch(req, r); ok {
 			w = &watch{path: path, done: make(chan struct{})}
-			c.watches.Add(path, k, w)
+			c.model.Watches.Add(path, k, w)
 		}
 	})
 	return r, watchOrNil(w), err
@@ -165,49 +155,49 @@ func (c *Conn) Do(ctx context.Context, op, path string, req Request) (Reply, zka
 // do sends req and, when the server answered, runs replied with the
 // server still locked, before any later event is delivered: a watch the
 // request set is registered before it can fire.
-func (c *Conn) do(ctx context.Context, op, path string, req Request, replied func(Reply)) (Reply, error) {
+func (c *Conn) do(ctx context.Context, op, path string, req machine.Request, replied func(machine.Reply)) (machine.Reply, error) {
 	if err := ctx.Err(); err != nil {
-		return Reply{}, zkapi.Wrap(op, path, err)
+		return machine.Reply{}, zkapi.Wrap(op, path, err)
 	}
-	if err := CheckClientPath(req); err != nil {
-		return Reply{}, zkapi.Wrap(op, path, err)
+	if err := zkclient.CheckPath(req); err != nil {
+		return machine.Reply{}, zkapi.Wrap(op, path, err)
 	}
-	if err := refuseMultiCreates(req); err != nil {
-		return Reply{}, err
+	if err := zkclient.RefuseMultiCreates(req); err != nil {
+		return machine.Reply{}, err
 	}
 	s := c.srv
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
 	case c.closed:
-		return Reply{}, zkapi.Wrap(op, path, zkapi.ErrClosed)
+		return machine.Reply{}, zkapi.Wrap(op, path, zkapi.ErrClosed)
 	case c.partitioned:
-		return Reply{}, zkapi.Wrap(op, path, zkapi.ErrConnectionLoss)
+		return machine.Reply{}, zkapi.Wrap(op, path, zkapi.ErrConnectionLoss)
 	}
 	fault := Deliver
 	if s.intercept != nil {
-		fault = s.intercept(s.m, c.id, req)
+		fault = s.intercept(s.m, c.model.ID, req)
 	}
 	if fault == LoseRequest {
 		c.dropped()
 		s.deliver()
-		return Reply{}, zkapi.Wrap(op, path, zkapi.ErrConnectionLoss)
+		return machine.Reply{}, zkapi.Wrap(op, path, zkapi.ErrConnectionLoss)
 	}
-	r := s.m.Do(c.id, req)
+	r := s.m.Do(c.model.ID, req)
 	if fault == LoseReply || r.Err == zkapi.ErrConnectionLoss {
 		c.dropped()
 		s.deliver()
-		return Reply{}, zkapi.Wrap(op, path, zkapi.ErrConnectionLoss)
+		return machine.Reply{}, zkapi.Wrap(op, path, zkapi.ErrConnectionLoss)
 	}
 	if r.Err == zkapi.ErrSessionExpired {
 		c.learnExpired()
 		s.deliver()
-		return Reply{}, zkapi.Wrap(op, path, zkapi.ErrSessionExpired)
+		return machine.Reply{}, zkapi.Wrap(op, path, zkapi.ErrSessionExpired)
 	}
-	if a, ok := req.(AddAuth); ok {
+	if a, ok := req.(machine.AddAuth); ok {
 		c.authDone(a, r.Err)
 	}
-	c.lastZxid = max(c.lastZxid, r.Zxid)
+	c.model.Replied(r)
 	replied(r)
 	s.deliver()
 	return r, zkapi.Wrap(op, path, r.Err)
@@ -216,38 +206,12 @@ func (c *Conn) do(ctx context.Context, op, path string, req Request, replied fun
 // authDone follows an auth: a failed one closes the connection (the
 // client reconnects at once, to the same session), a good one is kept to
 // be re-sent on every new connection.
-func (c *Conn) authDone(a AddAuth, err error) {
+func (c *Conn) authDone(a machine.AddAuth, err error) {
 	if err != nil {
 		c.dropped()
 		return
 	}
-	a.Data = slices.Clone(a.Data)
-	c.creds = append(c.creds, a)
-}
-
-// refuseMultiCreates refuses a multi holding a container or TTL create
-// before anything is sent, as zkapi/gozk must: go-zookeeper v1.0.4 sends
-// every create of a multi with the create opcode, cannot decode a
-// createContainer result (recorded from 3.8.0 in the conformance
-// scenario multi.txt) and has no TTL create for a multi. The Machine
-// itself, and so the wire server, still applies such a multi as
-// ZooKeeper does.
-func refuseMultiCreates(req Request) error {
-	m, ok := req.(Multi)
-	if !ok {
-		return nil
-	}
-	for i, op := range m.Ops {
-		c, ok := op.(zkapi.CreateOp)
-		switch {
-		case !ok:
-		case c.Mode == zkapi.Container:
-			return zkapi.Wrap("multi", c.Path, fmt.Errorf("op %d: %w: container create inside multi is not supported by go-zookeeper", i, zkapi.ErrBadArguments))
-		case c.Mode.IsTTL() || c.TTLMillis != 0:
-			return zkapi.Wrap("multi", c.Path, fmt.Errorf("op %d: %w: TTL create inside multi is not supported by go-zookeeper", i, zkapi.ErrBadArguments))
-		}
-	}
-	return nil
+	c.model.Authed(a)
 }
 
 func watchOrNil(w *watch) zkapi.Watch {
@@ -256,39 +220,3 @@ func watchOrNil(w *watch) zkapi.Watch {
 	}
 	return w
 }
-
-// ReplyWatch says, for a request sent with a watch and its reply, which
-// client watch table the new watch belongs in; false if the server left
-// no watch. Every client of a Machine uses it.
-func ReplyWatch(req Request, r Reply) (WatchKind, bool) {
-	switch q := req.(type) {
-	case Exists:
-		if q.Watch {
-			return existsWatch(r)
-		}
-	case GetData:
-		if q.Watch {
-			return dataWatch(r)
-		}
-	case GetChildren:
-		if q.Watch {
-			return childWatch(r)
-		}
-	}
-	return 0, false
-}
-
-// existsWatch: a data watch on an existing node, an exists watch on a
-// missing one, none on a bad request.
-func existsWatch(r Reply) (WatchKind, bool) {
-	switch r.Err {
-	case nil:
-		return KindData, true
-	case zkapi.ErrNoNode:
-		return KindExist, true
-	}
-	return 0, false
-}
-
-func dataWatch(r Reply) (WatchKind, bool)  { return KindData, r.Err == nil }
-func childWatch(r Reply) (WatchKind, bool) { return KindChild, r.Err == nil }

@@ -3,6 +3,7 @@ package fakezk
 import (
 	"context"
 
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -45,12 +46,12 @@ func (c *Conn) Close() error {
 	}
 	c.closed = true
 	if !c.partitioned {
-		for _, n := range s.m.CloseSession(c.id) {
+		for _, n := range s.m.CloseSession(c.model.ID) {
 			c.notify(n.Event)
 		}
 	}
-	delete(s.conns, c.id)
-	for _, w := range c.watches.TakeAll() {
+	delete(s.conns, c.model.ID)
+	for _, w := range c.model.Watches.TakeAll() {
 		w.fire(zkapi.Event{Type: zkapi.EventNotWatching, Path: w.path, Err: zkapi.ErrClosed})
 	}
 	c.endPersistent(zkapi.ErrClosed)
@@ -61,6 +62,6 @@ func (c *Conn) Close() error {
 
 // AddAuth implements zkapi.ACLConn.
 func (c *Conn) AddAuth(ctx context.Context, scheme string, auth []byte) error {
-	_, _, err := c.Do(ctx, "addauth", "", AddAuth{Scheme: scheme, Data: auth})
+	_, _, err := c.Do(ctx, "addauth", "", machine.AddAuth{Scheme: scheme, Data: auth})
 	return err
 }

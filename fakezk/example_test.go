@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -44,8 +45,8 @@ func ExampleServer_Intercept() {
 	c, _ := srv.Connect(fakezk.ConnOptions{})
 	c.Create(ctx, "/lock", nil, zkapi.Persistent)
 
-	srv.Intercept(func(_ *fakezk.Machine, _ int64, req fakezk.Request) fakezk.Fault {
-		if _, ok := req.(fakezk.Create); ok {
+	srv.Intercept(func(_ *machine.Machine, _ int64, req machine.Request) fakezk.Fault {
+		if _, ok := req.(machine.Create); ok {
 			return fakezk.LoseReply
 		}
 		return fakezk.Deliver

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -19,8 +20,8 @@ func TestConn_LoseReplyAppliesCreate(t *testing.T) {
 	mustCreate(t, c, "/lock", zkapi.Persistent)
 	w := existsW(t, c, "/lock/watched")
 	sess := c.Session()
-	srv.Intercept(func(_ *fakezk.Machine, _ int64, req fakezk.Request) fakezk.Fault {
-		if cr, ok := req.(fakezk.Create); ok && strings.HasPrefix(cr.Path, "/lock/n-") {
+	srv.Intercept(func(_ *machine.Machine, _ int64, req machine.Request) fakezk.Fault {
+		if cr, ok := req.(machine.Create); ok && strings.HasPrefix(cr.Path, "/lock/n-") {
 			return fakezk.LoseReply
 		}
 		return fakezk.Deliver
@@ -50,7 +51,7 @@ func TestConn_LoseReplyAppliesCreate(t *testing.T) {
 func TestConn_LoseRequestAppliesNothing(t *testing.T) {
 	srv := newServer(t, fakezk.Config{})
 	c := connect(t, srv, fakezk.ConnOptions{})
-	srv.Intercept(func(*fakezk.Machine, int64, fakezk.Request) fakezk.Fault { return fakezk.LoseRequest })
+	srv.Intercept(func(*machine.Machine, int64, machine.Request) fakezk.Fault { return fakezk.LoseRequest })
 	_, err := c.Create(ctx, "/x", nil, zkapi.Persistent)
 	srv.Intercept(nil)
 	if !errors.Is(err, zkapi.ErrConnectionLoss) {

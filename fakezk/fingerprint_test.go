@@ -4,15 +4,16 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
 )
 
 // twoClients makes a Machine with two sessions in which first's
 // session creates its node, then the other's: client k's node is
 // /c<k>_0, holding "c<k>_0", ephemeral.
-func twoClients(t *testing.T, first int) (*fakezk.Machine, [2]int64) {
+func twoClients(t *testing.T, first int) (*machine.Machine, [2]int64) {
 	t.Helper()
-	m, err := fakezk.NewMachine(fakezk.Config{})
+	m, err := machine.NewMachine(fakezk.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +27,7 @@ func twoClients(t *testing.T, first int) (*fakezk.Machine, [2]int64) {
 	}
 	for _, k := range []int{first, 1 - first} {
 		name := []string{"c1_0", "c2_0"}[k]
-		if r := m.Do(ids[k], fakezk.Create{Path: "/" + name, Data: []byte(name), Mode: zkapi.Ephemeral}); r.Err != nil {
+		if r := m.Do(ids[k], machine.Create{Path: "/" + name, Data: []byte(name), Mode: zkapi.Ephemeral}); r.Err != nil {
 			t.Fatal(r.Err)
 		}
 	}
@@ -45,9 +46,9 @@ func TestMachine_FingerprintAsMirror(t *testing.T) {
 	}
 	// Sessions hash as their client's position: client k is k+1, and
 	// under the swap 2-k.
-	swap := &fakezk.Renaming{Session: positions(ida, 2, 1)}
+	swap := &machine.Renaming{Session: positions(ida, 2, 1)}
 	swap.Names[1], swap.Names[2] = '2', '1'
-	same := &fakezk.Renaming{Session: positions(idb, 1, 2)}
+	same := &machine.Renaming{Session: positions(idb, 1, 2)}
 	if a.FingerprintAs(swap) != b.FingerprintAs(same) {
 		t.Error("a state renamed does not hash as its mirror image")
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -49,9 +50,9 @@ func TestFollower_StaleReads(t *testing.T) {
 // ZK-SEMANTICS 22: a client never sees older state after reconnecting: a
 // server behind the client's last zxid refuses it.
 func TestFollower_NoGoingBack(t *testing.T) {
-	m, _ := fakezk.NewMachine(fakezk.Config{Followers: 1})
+	m, _ := machine.NewMachine(fakezk.Config{Followers: 1})
 	info, _ := m.CreateSession(0, 4000)
-	r := m.Do(info.ID, fakezk.Create{Path: "/a"})
+	r := m.Do(info.ID, machine.Create{Path: "/a"})
 	if r.Err != nil {
 		t.Fatal(r.Err)
 	}
@@ -63,7 +64,7 @@ func TestFollower_NoGoingBack(t *testing.T) {
 	if err := m.Attach(info.ID, 1, r.Zxid); err != nil {
 		t.Fatalf("attach after catch-up: %v", err)
 	}
-	if got := m.Do(info.ID, fakezk.Exists{Path: "/a"}); got.Err != nil || got.Zxid < r.Zxid {
+	if got := m.Do(info.ID, machine.Exists{Path: "/a"}); got.Err != nil || got.Zxid < r.Zxid {
 		t.Fatalf("read after reconnect: %v, went back before zxid %d", got, r.Zxid)
 	}
 }

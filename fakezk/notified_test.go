@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 )
 
 // TakeNotified lists each session whose queue filled since the last call
 // once, in id order, and only those: a server over many sessions visits
 // these instead of all.
 func TestMachine_TakeNotified(t *testing.T) {
-	m, _ := fakezk.NewMachine(fakezk.Config{})
+	m, _ := machine.NewMachine(fakezk.Config{})
 	var ids []int64
 	for range 3 {
 		info, err := m.CreateSession(0, 4000)
@@ -22,14 +23,14 @@ func TestMachine_TakeNotified(t *testing.T) {
 	}
 	// Sessions 2 and 0 watch /a (in that order), session 1 does not.
 	for _, k := range []int{2, 0} {
-		m.Do(ids[k], fakezk.Exists{Path: "/a", Watch: true})
-		m.Do(ids[k], fakezk.Exists{Path: "/b", Watch: true})
+		m.Do(ids[k], machine.Exists{Path: "/a", Watch: true})
+		m.Do(ids[k], machine.Exists{Path: "/b", Watch: true})
 	}
 	if got := m.TakeNotified(); len(got) != 0 {
 		t.Fatalf("before any change: %x", got)
 	}
-	m.Do(ids[1], fakezk.Create{Path: "/a"})
-	m.Do(ids[1], fakezk.Create{Path: "/b"})
+	m.Do(ids[1], machine.Create{Path: "/a"})
+	m.Do(ids[1], machine.Create{Path: "/b"})
 	if got, want := m.TakeNotified(), []int64{ids[0], ids[2]}; !slices.Equal(got, want) {
 		t.Fatalf("after the creates: %x, want %x", got, want)
 	}
@@ -44,7 +45,7 @@ func TestMachine_TakeNotified(t *testing.T) {
 // EndedSessions counts closes and expiries, so that a server knows when
 // to look for sessions gone behind its back.
 func TestMachine_EndedSessions(t *testing.T) {
-	m, _ := fakezk.NewMachine(fakezk.Config{})
+	m, _ := machine.NewMachine(fakezk.Config{})
 	a, _ := m.CreateSession(0, 4000)
 	b, _ := m.CreateSession(0, 4000)
 	if n := m.EndedSessions(); n != 0 {

@@ -8,6 +8,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -15,7 +16,7 @@ import (
 // follower catch-up (catchUp > 0), or a tick (tick).
 type step struct {
 	who     int
-	req     fakezk.Request
+	req     machine.Request
 	catchUp int
 	tick    bool
 }
@@ -26,22 +27,22 @@ func genSteps(t *rapid.T, followers int) []step {
 	for i := range steps {
 		who := rapid.IntRange(0, 2).Draw(t, "session")
 		p := rapid.SampledFrom(paths).Draw(t, "path")
-		var req fakezk.Request
+		var req machine.Request
 		switch rapid.IntRange(0, 8).Draw(t, "op") {
 		case 0:
-			req = fakezk.Create{Path: p, Mode: zkapi.CreateMode(rapid.IntRange(0, 4).Draw(t, "mode"))}
+			req = machine.Create{Path: p, Mode: zkapi.CreateMode(rapid.IntRange(0, 4).Draw(t, "mode"))}
 		case 1:
-			req = fakezk.Create{Path: "/a/s-", Mode: zkapi.EphemeralSequential}
+			req = machine.Create{Path: "/a/s-", Mode: zkapi.EphemeralSequential}
 		case 2:
-			req = fakezk.Delete{Path: p, Version: -1}
+			req = machine.Delete{Path: p, Version: -1}
 		case 3:
-			req = fakezk.SetData{Path: p, Data: []byte("x"), Version: -1}
+			req = machine.SetData{Path: p, Data: []byte("x"), Version: -1}
 		case 4:
-			req = fakezk.Exists{Path: p, Watch: true}
+			req = machine.Exists{Path: p, Watch: true}
 		case 5:
-			req = fakezk.GetChildren{Path: "/a", Watch: true}
+			req = machine.GetChildren{Path: "/a", Watch: true}
 		case 6:
-			req = fakezk.GetData{Path: p, Watch: true}
+			req = machine.GetData{Path: p, Watch: true}
 		case 7:
 			steps[i] = step{catchUp: rapid.IntRange(1, followers).Draw(t, "follower")}
 			continue
@@ -57,7 +58,7 @@ func genSteps(t *rapid.T, followers int) []step {
 // run applies steps to m, with three sessions spread over the servers, and
 // returns each session's stream: notifications and replies in the order
 // its client receives them.
-func run(t *rapid.T, m *fakezk.Machine, steps []step) [][]string {
+func run(t *rapid.T, m *machine.Machine, steps []step) [][]string {
 	var ids []int64
 	for i := range 3 {
 		info, err := m.CreateSession(i%(m.Config().Followers+1), 4000)
@@ -90,7 +91,7 @@ func run(t *rapid.T, m *fakezk.Machine, steps []step) [][]string {
 // sees a watch event before the new state, on the leader and on followers.
 func TestMachine_SessionStreamsInZxidOrder(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		m, _ := fakezk.NewMachine(fakezk.Config{Followers: 2})
+		m, _ := machine.NewMachine(fakezk.Config{Followers: 2})
 		for who, stream := range run(t, m, genSteps(t, 2)) {
 			last := int64(-1)
 			for i, line := range stream {
@@ -112,7 +113,7 @@ func TestMachine_Deterministic(t *testing.T) {
 		seed := rapid.Uint64().Draw(t, "seed")
 		steps := genSteps(t, 2)
 		out := func(seed uint64) string {
-			m, _ := fakezk.NewMachine(fakezk.Config{Seed: seed, Followers: 2})
+			m, _ := machine.NewMachine(fakezk.Config{Seed: seed, Followers: 2})
 			return fmt.Sprint(run(t, m, steps))
 		}
 		if a, b := out(seed), out(seed); a != b {

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/zksim/zksim/fakezk/internal/ctxcond"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -24,10 +25,10 @@ type pwatch struct {
 // AddWatch implements zkapi.PersistentWatcher.
 func (c *Conn) AddWatch(ctx context.Context, path string, recursive bool) (zkapi.PersistentWatch, error) {
 	var p *pwatch
-	_, err := c.do(ctx, "addwatch", path, AddWatch{Path: path, Recursive: recursive}, func(r Reply) {
+	_, err := c.do(ctx, "addwatch", path, machine.AddWatch{Path: path, Recursive: recursive}, func(r machine.Reply) {
 		if r.Err == nil {
 			p = &pwatch{c: c, path: path, recursive: recursive}
-			c.pwatches.Add(path, recursive, p)
+			c.model.Persistent.Add(path, recursive, p)
 		}
 	})
 	if err != nil {
@@ -38,7 +39,7 @@ func (c *Conn) AddWatch(ctx context.Context, path string, recursive bool) (zkapi
 
 // endPersistent ends every persistent watch: the session is gone.
 func (c *Conn) endPersistent(why error) {
-	for _, p := range c.pwatches.TakeAll() {
+	for _, p := range c.model.Persistent.TakeAll() {
 		p.finish(why)
 	}
 }
@@ -82,13 +83,13 @@ func (p *pwatch) Remove(ctx context.Context) error {
 		c.srv.mu.Unlock()
 		return nil
 	}
-	if c.pwatches.Remove(p.path, p.recursive, p) > 0 {
+	if c.model.Persistent.Remove(p.path, p.recursive, p) > 0 {
 		p.finish(zkapi.ErrNoWatcher)
 		c.srv.mu.Unlock()
 		return nil
 	}
 	c.srv.mu.Unlock()
-	_, err := c.do(ctx, "removewatches", p.path, RemoveWatches{Path: p.path, Type: WatcherAny}, func(Reply) {
+	_, err := c.do(ctx, "removewatches", p.path, machine.RemoveWatches{Path: p.path, Type: machine.WatcherAny}, func(machine.Reply) {
 		p.finish(zkapi.ErrNoWatcher)
 	})
 	if errors.Is(err, zkapi.ErrNoWatcher) {
@@ -97,7 +98,7 @@ func (p *pwatch) Remove(ctx context.Context) error {
 	if err != nil {
 		c.srv.mu.Lock()
 		if p.end == nil { // not sent or refused: it still watches
-			c.pwatches.Add(p.path, p.recursive, p)
+			c.model.Persistent.Add(p.path, p.recursive, p)
 		}
 		c.srv.mu.Unlock()
 	}

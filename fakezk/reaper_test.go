@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -60,7 +61,7 @@ func TestServer_ReaperOff(t *testing.T) {
 	if !exists(t, c, "/d") {
 		t.Error("ContainerCheckTicks -1: container reaped")
 	}
-	m, err := fakezk.NewMachine(fakezk.Config{})
+	m, err := machine.NewMachine(fakezk.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/zksim/zksim/fakezk/internal/ctxcond"
+	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/internal/zkclient"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -28,7 +30,7 @@ const (
 // the server locked, before the request reaches m, and may change m first
 // (expire a session, apply another session's request), which is how tests
 // stage a race at one exact point. It must not call the Server.
-type Interceptor func(m *Machine, session int64, req Request) Fault
+type Interceptor func(m *machine.Machine, session int64, req machine.Request) Fault
 
 // Server is a Machine behind a mutex, with in-process Conns for ordinary
 // unit tests: many sessions on one fake server, faults by method call.
@@ -36,7 +38,7 @@ type Interceptor func(m *Machine, session int64, req Request) Fault
 // later request, so tests need no waiting.
 type Server struct {
 	mu        sync.Mutex
-	m         *Machine
+	m         *machine.Machine
 	conns     map[int64]*Conn // by current session id
 	intercept Interceptor
 	changed   ctxcond.Var // broadcast after every change
@@ -45,7 +47,7 @@ type Server struct {
 // NewServer returns a fresh in-memory server. Unlike a bare Machine it
 // reaps empty containers by default (see Config.ContainerCheckTicks).
 func NewServer(cfg Config) (*Server, error) {
-	m, err := NewMachine(cfg.forServer())
+	m, err := machine.NewMachine(forServer(cfg))
 	if err != nil {
 		return nil, err
 	}
@@ -81,11 +83,11 @@ func (s *Server) Connect(opts ConnOptions) (*Conn, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if opts.Server < 0 || opts.Server > s.m.cfg.Followers {
-		return nil, fmt.Errorf("fakezk: no server %d (leader 0 and %d followers)", opts.Server, s.m.cfg.Followers)
+	if opts.Server < 0 || opts.Server > s.m.Config().Followers {
+		return nil, fmt.Errorf("fakezk: no server %d (leader 0 and %d followers)", opts.Server, s.m.Config().Followers)
 	}
-	c := &Conn{srv: s, timeoutMs: opts.SessionTimeoutMs, server: opts.Server}
-	c.Calls = Calls{T: c}
+	c := &Conn{srv: s, timeoutMs: opts.SessionTimeoutMs}
+	c.model = zkclient.NewSession[*watch, *pwatch](zkclient.PolicyNext, s.m.Config().Followers+1, opts.Server)
 	c.openSession()
 	s.deliver()
 	return c, nil
@@ -160,7 +162,7 @@ func (s *Server) Intercept(f Interceptor) {
 
 // Inspect runs f with the Machine locked, for reading state or setting
 // sequence counters in tests. Events that f causes are delivered after it.
-func (s *Server) Inspect(f func(m *Machine)) {
+func (s *Server) Inspect(f func(m *machine.Machine)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f(s.m)
@@ -175,7 +177,7 @@ func (s *Server) Close() error {
 		conns = append(conns, c)
 	}
 	s.mu.Unlock()
-	sort.Slice(conns, func(i, j int) bool { return conns[i].id < conns[j].id })
+	sort.Slice(conns, func(i, j int) bool { return conns[i].model.ID < conns[j].model.ID })
 	for _, c := range conns {
 		c.Close()
 	}
@@ -185,7 +187,7 @@ func (s *Server) Close() error {
 // WaitUntil blocks until cond, run with the Machine locked after every
 // change, holds, or ctx ends. Tests use it instead of sleeping: "until the
 // waiter has set its watch".
-func (s *Server) WaitUntil(ctx context.Context, cond func(m *Machine) bool) error {
+func (s *Server) WaitUntil(ctx context.Context, cond func(m *machine.Machine) bool) error {
 	return s.changed.Wait(ctx, &s.mu, func() bool { return cond(s.m) })
 }
 

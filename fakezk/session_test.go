@@ -7,12 +7,13 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
 )
 
 // ZK-SEMANTICS 19: the negotiated timeout is clamped to [2, 20] x tickTime.
 func TestSession_TimeoutClamped(t *testing.T) {
-	m, _ := fakezk.NewMachine(fakezk.Config{TickMillis: 500})
+	m, _ := machine.NewMachine(fakezk.Config{TickMillis: 500})
 	for _, c := range []struct{ ask, want int64 }{{1, 1000}, {4000, 4000}, {60000, 10000}} {
 		info, err := m.CreateSession(0, c.ask)
 		if err != nil {
@@ -187,7 +188,7 @@ func TestConfig_Invalid(t *testing.T) {
 		{TickMillis: -1}, {MaxFrame: -1},
 		{Followers: -1}, {Overflow: 7},
 	} {
-		if _, err := fakezk.NewMachine(cfg); err == nil {
+		if _, err := machine.NewMachine(cfg); err == nil {
 			t.Errorf("NewMachine(%+v) accepted a bad config", cfg)
 		}
 	}
@@ -225,7 +226,7 @@ func TestConn_MultiContainerRefused(t *testing.T) {
 // timeout from its election, in virtual time, so a detached session
 // expires exactly one timeout after the renewal, whatever it had left.
 func TestMachine_RenewSessions(t *testing.T) {
-	m, err := fakezk.NewMachine(fakezk.Config{TickMillis: 100})
+	m, err := machine.NewMachine(fakezk.Config{TickMillis: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

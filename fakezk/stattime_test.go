@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -34,7 +35,7 @@ func TestServer_StatTimesFromEpoch(t *testing.T) {
 // A bare Machine keeps virtual time (EpochMillis 0): the simulator's
 // traces print ctime and mtime as virtual milliseconds.
 func TestMachine_StatTimesVirtual(t *testing.T) {
-	m, err := fakezk.NewMachine(fakezk.Config{})
+	m, err := machine.NewMachine(fakezk.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,18 +45,18 @@ func TestMachine_StatTimesVirtual(t *testing.T) {
 	}
 	id := info.ID
 	m.Tick()
-	r := m.Do(id, fakezk.Create{Path: "/n"})
+	r := m.Do(id, machine.Create{Path: "/n"})
 	if r.Err != nil {
 		t.Fatal(r.Err)
 	}
-	r = m.Do(id, fakezk.Exists{Path: "/n"})
+	r = m.Do(id, machine.Exists{Path: "/n"})
 	if r.Stat.Ctime != 2000 {
 		t.Errorf("Machine ctime after one tick: %d, want 2000", r.Stat.Ctime)
 	}
 }
 
 func TestConfig_NegativeEpoch(t *testing.T) {
-	if _, err := fakezk.NewMachine(fakezk.Config{EpochMillis: -1}); err == nil {
+	if _, err := machine.NewMachine(fakezk.Config{EpochMillis: -1}); err == nil {
 		t.Error("negative EpochMillis accepted")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -118,7 +119,7 @@ func TestTTL_ReapedAfterTTL(t *testing.T) {
 
 func dueOf(srv *fakezk.Server) int64 {
 	var d int64
-	srv.Inspect(func(m *fakezk.Machine) { d = m.Due() })
+	srv.Inspect(func(m *machine.Machine) { d = m.Due() })
 	return d
 }
 
@@ -157,16 +158,16 @@ func TestTTL_Multi(t *testing.T) {
 	if _, err := c.Multi(ctx, op); !errors.Is(err, zkapi.ErrBadArguments) || !strings.Contains(err.Error(), "TTL") {
 		t.Errorf("Conn.Multi with a TTL create: %v, want ErrBadArguments", err)
 	}
-	srv.Inspect(func(m *fakezk.Machine) {
+	srv.Inspect(func(m *machine.Machine) {
 		id, err := m.CreateSession(0, 10000)
 		if err != nil {
 			t.Fatal(err)
 		}
-		bad := m.Do(id.ID, fakezk.Multi{Ops: []zkapi.Op{zkapi.CreateOp{Path: "/m", Mode: zkapi.PersistentWithTTL}}})
+		bad := m.Do(id.ID, machine.Multi{Ops: []zkapi.Op{zkapi.CreateOp{Path: "/m", Mode: zkapi.PersistentWithTTL}}})
 		if !errors.Is(bad.Err, zkapi.ErrBadArguments) {
 			t.Errorf("multi with a TTL create of ttl 0: %v, want ErrBadArguments", bad.Err)
 		}
-		if rep := m.Do(id.ID, fakezk.Multi{Ops: []zkapi.Op{op}}); rep.Err != nil {
+		if rep := m.Do(id.ID, machine.Multi{Ops: []zkapi.Op{op}}); rep.Err != nil {
 			t.Errorf("multi with a TTL create: %v", rep.Err)
 		}
 	})

@@ -58,7 +58,7 @@ func BenchmarkZooFind(b *testing.B) {
 						cfg := zooConfigFor(ex)(seed)
 						cfg.NoTrace = true
 						rep, _ := harness.RunWorkload(cfg, sim.NewSeeded(seed), zooWorkload(ex))
-						if slices.Contains(rep.Classes(), string(ex.Violation)) {
+						if slices.Contains(rep.Classes(), ex.Violation) {
 							break
 						}
 					}

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
-	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/lock/zoo"
 )
 
@@ -46,8 +46,10 @@ func replayFile(t *testing.T, path string) *harness.Report {
 // in; an orphan names its owner and blames the step that created it.
 func TestViolation_BlamesNodeAndOwner(t *testing.T) {
 	for _, tc := range []struct {
-		file, class, detail string
-		steps               []int
+		file   string
+		class  check.Class
+		detail string
+		steps  []int
 	}{
 		{"deadlock-noguidretry.trace", "deadlock",
 			"c3 waited for the watch on /locks/l/lock-c2_0-0000000000 (c2's node, its session 0x100000000000002, created at step 10)", []int{10, 26}},
@@ -56,7 +58,7 @@ func TestViolation_BlamesNodeAndOwner(t *testing.T) {
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			rep := replayRegress(t, tc.file)
-			i := slices.IndexFunc(rep.Violations, func(v linearize.Violation) bool { return v.Class == tc.class })
+			i := slices.IndexFunc(rep.Violations, func(v check.Violation) bool { return v.Class == tc.class })
 			if i < 0 {
 				t.Fatalf("no %s in %v", tc.class, rep.Violations)
 			}
@@ -83,7 +85,7 @@ func TestMinimize_DropsUnneededFaults(t *testing.T) {
 		{zoo.NameAdoptDying, "abandon"},
 	} {
 		ex, _ := zoo.Lookup(tc.name)
-		ce, ok := harness.Minimize(zooWorkload(ex), zooConfigFor(ex), string(ex.Violation), 60)
+		ce, ok := harness.Minimize(zooWorkload(ex), zooConfigFor(ex), ex.Violation, 60)
 		if !ok {
 			t.Fatalf("%s: no counterexample", tc.name)
 		}

@@ -32,7 +32,7 @@ func benchmarkExploreZoo(b *testing.B, symmetry bool) {
 			var res *harness.Exploration
 			for b.Loop() {
 				var err error
-				res, err = harness.Explore(context.Background(), sim.Config{Faults: exploreFaults}, w, sim.Bounds{Deviations: 4, Class: string(ex.Violation), Symmetry: symmetry})
+				res, err = harness.Explore(context.Background(), sim.Config{Faults: exploreFaults}, w, sim.Bounds{Deviations: 4, Class: ex.Violation, Symmetry: symmetry})
 				if err != nil || res.Counterexample == nil {
 					b.Fatalf("%v: not found: %s", err, res.Coverage())
 				}

@@ -2,42 +2,19 @@ package harness
 
 import (
 	"slices"
-	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/linearize"
-	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/check"
 )
-
-// A finding whose schedule passes when run again is reported as
-// nondeterminism, not shrunk into a counterexample that shows nothing.
-func TestFailureReport_NondeterministicRun(t *testing.T) {
-	calls := 0
-	flaky := func(cfg sim.Config, ch sim.Chooser, w Workload) (*Report, error) {
-		calls++
-		rep := &Report{Result: &sim.Result{}}
-		if calls == 1 {
-			rep.Violations = []linearize.Violation{{Class: linearize.Invariant, Detail: "first run only"}}
-		}
-		return rep, nil
-	}
-	found := []finding{{class: linearize.Invariant, schedules: 1, index: 1, first: check{seed: 7, workload: Workload{Clients: 2}}}}
-	flaky(sim.Config{}, nil, Workload{}) // what explore ran
-	s := failureSubject{what: "programs", name: "flaky", dir: t.TempDir(), programs: true, replay: "%q"}
-	got := s.report(found, 1, flaky)
-	if !strings.Contains(got, "invariant: schedule 1 does not show it when run again: the programs do not run deterministically") {
-		t.Fatalf("report:\n%s", got)
-	}
-}
 
 // TestBlamedSteps_UnionOrNil: the HTML report highlights the checkers'
 // own steps when every violation names some, and derives them otherwise.
 func TestBlamedSteps_UnionOrNil(t *testing.T) {
-	both := []linearize.Violation{{Steps: []int{40, 7}}, {Steps: []int{7, 12}}}
+	both := []check.Violation{{Steps: []int{40, 7}}, {Steps: []int{7, 12}}}
 	if got := blamedSteps(both); !slices.Equal(got, []int{7, 12, 40}) {
 		t.Errorf("blamedSteps = %v, want [7 12 40]", got)
 	}
-	if got := blamedSteps([]linearize.Violation{{Steps: []int{3}}, {}}); got != nil {
+	if got := blamedSteps([]check.Violation{{Steps: []int{3}}, {}}); got != nil {
 		t.Errorf("with a violation naming no step: %v, want nil", got)
 	}
 }

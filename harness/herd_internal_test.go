@@ -3,7 +3,7 @@ package harness
 import (
 	"testing"
 
-	"github.com/zksim/zksim/linearize"
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/rwlock"
 )
 
@@ -15,9 +15,9 @@ func TestHerdLimit_ReadersThatDidNotWaitAgain(t *testing.T) {
 	wake := func(c int, z int64, reader bool) received {
 		return received{client: c, zxid: z, path: "/l/n", held: heldNone, reader: reader}
 	}
-	mark := func(c int, m linearize.Mode) received { return received{client: c, held: m} }
+	mark := func(c int, m check.Mode) received { return received{client: c, held: m} }
 	run := &lockRun{giveUps: map[int64]bool{giveUp: true}, received: []received{
-		wake(0, release, true), mark(0, linearize.Read), // held
+		wake(0, release, true), mark(0, check.Read), // held
 		wake(1, release, true), mark(1, gaveUp), // deadline or session lost
 		wake(2, release, true),                                       // crashed: nothing after
 		wake(3, release, true), mark(3, waitsAgain), mark(3, gaveUp), // woken in vain
@@ -32,7 +32,7 @@ func TestHerdLimit_ReadersThatDidNotWaitAgain(t *testing.T) {
 	if got, want := limit(giveUp), 1+2; got != want {
 		t.Errorf("give-up: limit %d, want %d (one writer, and every reader it woke)", got, want)
 	}
-	vs, _ := linearize.CheckHerd(run.wakeups("/l"), limit)
+	vs, _ := check.Wakeups(run.wakeups("/l"), limit)
 	if len(vs) != 1 {
 		t.Errorf("the release woke 5 clients, 4 could proceed: %v", vs)
 	}

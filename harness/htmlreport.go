@@ -5,8 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/zksim/zksim/linearize"
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/report"
+	"github.com/zksim/zksim/sim"
 )
 
 // htmlReport is what the HTML report of a saved failure shows: its
@@ -41,7 +42,7 @@ func htmlReport(file TraceFile, rep *Report, seed uint64, replay string) report.
 // blamedSteps is the union of the steps the checkers blame, in order, or
 // nil when some violation names none (then the report derives them from
 // the violations' wording and the trace).
-func blamedSteps(vs []linearize.Violation) []int {
+func blamedSteps(vs []check.Violation) []int {
 	var steps []int
 	for _, v := range vs {
 		if len(v.Steps) == 0 {
@@ -53,14 +54,22 @@ func blamedSteps(vs []linearize.Violation) []int {
 	return slices.Compact(steps)
 }
 
+// ticks words a number of ticks: "1 tick", "6 ticks".
+func ticks(n int) string {
+	if n == 1 {
+		return "1 tick"
+	}
+	return fmt.Sprintf("%d ticks", n)
+}
+
 // describeWorkload is a lock workload in one line.
 func describeWorkload(w Workload) string {
-	s := fmt.Sprintf("%d clients x %d acquisitions of %s, holding %s", w.Clients, w.Acquisitions, w.Dir, plural(w.HoldTicks, "tick"))
+	s := fmt.Sprintf("%d clients x %d acquisitions of %s, holding %s", w.Clients, w.Acquisitions, w.Dir, ticks(w.HoldTicks))
 	if w.Recipe.AcquireRead != nil {
 		s += fmt.Sprintf(", %d%% reads", w.ReadPercent)
 	}
 	if w.TimeoutTicks > 0 {
-		s += fmt.Sprintf(", deadline %s for %d%%", plural(w.TimeoutTicks, "tick"), w.TimeoutPercent)
+		s += fmt.Sprintf(", deadline %s for %d%%", ticks(w.TimeoutTicks), w.TimeoutPercent)
 	} else {
 		s += ", no deadlines"
 	}
@@ -76,15 +85,10 @@ func describeWorkload(w Workload) string {
 // describeFaults is the fault budget of a run, the kinds it allows only.
 func describeFaults(file TraceFile) string {
 	fl := file.Config.Faults
-	kinds := []struct {
-		name string
-		n    int
-	}{{"lose-request", fl.LoseRequest}, {"lose-reply", fl.LoseReply}, {"disconnect", fl.Disconnect}, {"crash", fl.Crash},
-		{"pause", fl.Pause}, {"reap", fl.Reap}, {"reorder", fl.Reorder}, {"abandon", fl.Abandon}}
 	var parts []string
-	for _, k := range kinds {
-		if k.n > 0 {
-			parts = append(parts, fmt.Sprintf("%s=%d", k.name, k.n))
+	for _, k := range sim.FaultKinds() {
+		if n := *k.Budget(&fl); n > 0 {
+			parts = append(parts, fmt.Sprintf("%s=%d", k.Name, n))
 		}
 	}
 	if len(parts) == 0 {

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -19,6 +20,10 @@ type Counterexample struct {
 	Seed uint64
 }
 
+// A runner runs one schedule of what is being checked, lock workload or
+// programs, and judges it.
+type runner func(cfg sim.Config, ch sim.Chooser, w Workload) (*Report, error)
+
 // shrinkBudget bounds the runs one shrink may make.
 const shrinkBudget = 2000
 
@@ -28,7 +33,7 @@ const shrinkBudget = 2000
 // first one found (see ShrinkSeed), then looks again at that size without
 // the fault kinds it injected that the failure does not need (see
 // fewerFaultKinds). ok is false if none was found.
-func Minimize(w Workload, config func(seed uint64) sim.Config, class string, perSize int) (ce Counterexample, ok bool) {
+func Minimize(w Workload, config func(seed uint64) sim.Config, class check.Class, perSize int) (ce Counterexample, ok bool) {
 	w = w.withDefaults()
 	for _, ws := range sizes(w) {
 		if ce, ok := firstShrunk(ws, config, class, perSize); ok {
@@ -40,7 +45,7 @@ func Minimize(w Workload, config func(seed uint64) sim.Config, class string, per
 
 // firstShrunk shrinks the first of perSize seeds whose run of w under
 // config(seed) shows class.
-func firstShrunk(w Workload, config func(seed uint64) sim.Config, class string, perSize int) (Counterexample, bool) {
+func firstShrunk(w Workload, config func(seed uint64) sim.Config, class check.Class, perSize int) (Counterexample, bool) {
 	for seed := uint64(1); seed <= uint64(perSize); seed++ {
 		if ce, ok := ShrinkSeed(w, config(seed), seed, class); ok {
 			return ce, true
@@ -57,11 +62,11 @@ func firstShrunk(w Workload, config func(seed uint64) sim.Config, class string, 
 // show a crash, a pause or a lost reply that has nothing to do with the
 // bug; shrinking decisions cannot always remove one (see dropFaults), a
 // search without it can.
-func fewerFaultKinds(ce Counterexample, config func(seed uint64) sim.Config, class string, perSize int) Counterexample {
+func fewerFaultKinds(ce Counterexample, config func(seed uint64) sim.Config, class check.Class, perSize int) Counterexample {
 	var off []string // kinds found unneeded so far
 	all := []string{}
-	for _, k := range faultKinds(&sim.Faults{}) {
-		all = append(all, k.name)
+	for _, k := range sim.FaultKinds() {
+		all = append(all, k.Name)
 	}
 	tries := [][]string{all}
 	for _, k := range all {
@@ -76,9 +81,9 @@ func fewerFaultKinds(ce Counterexample, config func(seed uint64) sim.Config, cla
 		}
 		without := func(seed uint64) sim.Config {
 			cfg := config(seed)
-			for _, f := range faultKinds(&cfg.Faults) {
-				if slices.Contains(try, f.name) {
-					*f.count = 0
+			for _, k := range sim.FaultKinds() {
+				if slices.Contains(try, k.Name) {
+					*k.Budget(&cfg.Faults) = 0
 				}
 			}
 			return cfg
@@ -133,11 +138,11 @@ func sizes(w Workload) []Workload {
 // the run shows violation class, shrinks its decisions (see Shrink, then
 // dropFaults) to a schedule that still shows it and returns that schedule
 // run again with its trace. ok is false if the run does not show class.
-func ShrinkSeed(w Workload, cfg sim.Config, seed uint64, class string) (ce Counterexample, ok bool) {
+func ShrinkSeed(w Workload, cfg sim.Config, seed uint64, class check.Class) (ce Counterexample, ok bool) {
 	return shrinkSeed(RunWorkload, w, cfg, seed, class)
 }
 
-func shrinkSeed(run runner, w Workload, cfg sim.Config, seed uint64, class string) (ce Counterexample, ok bool) {
+func shrinkSeed(run runner, w Workload, cfg sim.Config, seed uint64, class check.Class) (ce Counterexample, ok bool) {
 	cfg.NoTrace = true // search fast; the result is run again, traced
 	rec := &sim.Recorder{C: sim.NewSeeded(seed)}
 	if rep, err := run(cfg, rec, w); err != nil || !shows(rep, class) {
@@ -154,35 +159,34 @@ func shrinkSeed(run runner, w Workload, cfg sim.Config, seed uint64, class strin
 	return Counterexample{Workload: w, Config: cfg, Decisions: d, Report: rep, Seed: seed}, true
 }
 
-// perSizeSeeds is how many seeds shrinkFinding tries at each workload
+// perSizeSeeds is how many seeds ShrinkFound tries at each workload
 // size smaller than the one found.
 const perSizeSeeds = 20
 
-// shrinkFinding makes a finding's first schedule a minimal
-// counterexample: it looks for the class at every smaller workload (a
-// lock workload's fewer clients, then fewer acquisitions; programs have
-// none) under the finding's configuration, perSizeSeeds seeds each, then
-// shrinks the decisions of the first run found, or of the finding's own.
-// ok is false if the finding's own schedule no longer shows the class:
-// what runs is not deterministic.
-func shrinkFinding(f finding, run runner, programs bool) (ce Counterexample, ok bool) {
-	c := f.first
-	if !programs {
-		for _, ws := range sizes(c.workload) {
-			if ws.Clients*ws.Acquisitions >= c.workload.Clients*c.workload.Acquisitions {
-				break
-			}
-			for i := range uint64(perSizeSeeds) {
-				if ce, ok := shrinkSeed(run, ws, c.config, c.seed+i, f.class); ok {
-					return ce, true
-				}
+// ShrinkFound makes a schedule that showed violation class a minimal
+// counterexample: run (RunWorkload, or a runner of client programs)
+// showed it for w under cfg with the choices of NewSeeded(seed). It looks
+// for the class at every smaller workload (a lock workload's fewer
+// clients, then fewer acquisitions; programs, which have no acquisitions,
+// have none) under cfg, perSizeSeeds seeds from seed each, then shrinks
+// the decisions of the first run found, or of the given one (see
+// ShrinkSeed). ok is false if the given schedule no longer shows the
+// class: what runs is not deterministic.
+func ShrinkFound(run func(sim.Config, sim.Chooser, Workload) (*Report, error), w Workload, cfg sim.Config, seed uint64, class check.Class) (ce Counterexample, ok bool) {
+	for _, ws := range sizes(w) {
+		if ws.Clients*ws.Acquisitions >= w.Clients*w.Acquisitions {
+			break
+		}
+		for i := range uint64(perSizeSeeds) {
+			if ce, ok := shrinkSeed(run, ws, cfg, seed+i, class); ok {
+				return ce, true
 			}
 		}
 	}
-	return shrinkSeed(run, c.workload, c.config, c.seed, f.class)
+	return shrinkSeed(run, w, cfg, seed, class)
 }
 
-func shows(rep *Report, class string) bool {
+func shows(rep *Report, class check.Class) bool {
 	return rep != nil && slices.Contains(rep.Classes(), class)
 }
 

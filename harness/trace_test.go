@@ -50,6 +50,10 @@ func TestTraceFile_RoundTripAndReplay(t *testing.T) {
 		// sequence counter started near the limit.
 		{"pct", sim.Config{Faults: allFaults, PCT: true, PCTDepth: 4, PCTHorizon: 300},
 			harness.Workload{Recipe: lock.MutexRecipe(), SequenceStart: 2147483640}},
+		// Both reconnect policies, with a follower to reconnect to.
+		{"reconnect-next", sim.Config{Faults: allFaults, Server: fakezkFollowers(1)}, harness.Workload{Recipe: lock.MutexRecipe()}},
+		{"reconnect-legacy", sim.Config{Faults: allFaults, Server: fakezkFollowers(1), LegacyReconnect: true},
+			harness.Workload{Recipe: lock.MutexRecipe()}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := &sim.Recorder{C: sim.NewSeeded(5)}
@@ -81,6 +85,7 @@ func TestParseTraceFile_Errors(t *testing.T) {
 		{strings.Replace(good, "recipe lock", "recipe", 1), "line 2"},
 		{strings.Replace(good, "clients=0", "clients=x", 1), "line 3: clients: not a count"},
 		{strings.Replace(good, "overflow=pin", "overflow=up", 1), "line 4: overflow"},
+		{strings.Replace(good, "reconnect=next", "reconnect=back", 1), "line 4: reconnect"},
 		{strings.Replace(good, "decisions 1 2", "decisions 1 -2", 1), "bad decision"},
 		{strings.Replace(good, "faults percent=0", "faults bogus=1", 1), "unknown field"},
 		{good[:strings.Index(good, "decisions")], "missing \"decisions\""},
@@ -89,5 +94,26 @@ func TestParseTraceFile_Errors(t *testing.T) {
 		if !errors.Is(err, harness.ErrTrace) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("parse of a bad file: %v, want %q", err, tc.want)
 		}
+	}
+}
+
+// A file written before the reconnect key existed has none and replays
+// under the legacy policy; a new run's file says reconnect=next, and
+// writing a legacy run leaves the key out, so old files stay as they are.
+func TestTraceFile_ReconnectKey(t *testing.T) {
+	next := harness.TraceFile{Recipe: "lock"}.String()
+	if !strings.Contains(next, " reconnect=next\n") {
+		t.Fatalf("a new run's file has no reconnect=next:\n%s", next)
+	}
+	old := strings.Replace(next, " reconnect=next", "", 1)
+	f, err := harness.ParseTraceFile(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.Config.LegacyReconnect || f.String() != old {
+		t.Fatalf("a file without the key: legacy %v, writes back as\n%s", f.Config.LegacyReconnect, f.String())
+	}
+	if f, _ := harness.ParseTraceFile(next); f.Config.LegacyReconnect {
+		t.Fatal("reconnect=next parsed as the legacy policy")
 	}
 }

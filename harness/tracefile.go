@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -17,7 +17,7 @@ import (
 //	zksim-trace v1
 //	recipe lock
 //	workload clients=5 acquisitions=3 hold=1 read=0 timeout=0 timeout-percent=100 unfenced=false dir=/locks/l
-//	server seed=0 followers=0 overflow=pin
+//	server seed=0 followers=0 overflow=pin reconnect=next
 //	faults percent=10 lose-request=2 lose-reply=2 disconnect=2 crash=1 pause=1 pause-ticks=8 reap=1 reorder=0 abandon=0
 //	run tick-ms=1000 session-ms=4000 tick-percent=5 max-steps=20000 deadlock-ticks=40
 //	decisions 0 17 3 ...
@@ -57,7 +57,11 @@ func (f TraceFile) String() string {
 		fmt.Fprintf(&b, "workload clients=%d acquisitions=%d hold=%d read=%d timeout=%d timeout-percent=%d unfenced=%t dir=%s sequence-start=%d\n",
 			w.Clients, w.Acquisitions, w.HoldTicks, w.ReadPercent, w.TimeoutTicks, w.TimeoutPercent, w.Unfenced, w.Dir, w.SequenceStart)
 	}
-	fmt.Fprintf(&b, "server seed=%d followers=%d overflow=%s\n", c.Server.Seed, c.Server.Followers, c.Server.Overflow)
+	fmt.Fprintf(&b, "server seed=%d followers=%d overflow=%s", c.Server.Seed, c.Server.Followers, c.Server.Overflow)
+	if !c.LegacyReconnect { // older files have no key: they replay under the legacy policy
+		b.WriteString(" reconnect=next")
+	}
+	b.WriteString("\n")
 	fmt.Fprintf(&b, "faults percent=%d lose-request=%d lose-reply=%d disconnect=%d crash=%d pause=%d pause-ticks=%d reap=%d reorder=%d abandon=%d\n",
 		fl.Percent, fl.LoseRequest, fl.LoseReply, fl.Disconnect, fl.Crash, fl.Pause, fl.PauseTicks, fl.Reap, fl.Reorder, fl.Abandon)
 	fmt.Fprintf(&b, "run tick-ms=%d session-ms=%d tick-percent=%d max-steps=%d deadlock-ticks=%d pct=%t pct-depth=%d pct-horizon=%d",
@@ -196,16 +200,27 @@ func (f *TraceFile) parseWorkload(v []string) error {
 		"unfenced": &w.Unfenced, "dir": &w.Dir, "sequence-start": &w.SequenceStart})
 }
 
+// parseServer reads the server line. A file without a reconnect key was
+// recorded before the clients' policy became go-zookeeper's, and replays
+// under the legacy one.
 func (f *TraceFile) parseServer(v []string) error {
-	var overflow string
+	var overflow, reconnect string
 	s := &f.Config.Server
-	if err := keyvals(v, map[string]any{"seed": &s.Seed, "followers": &s.Followers, "overflow": &overflow}); err != nil {
+	if err := keyvals(v, map[string]any{"seed": &s.Seed, "followers": &s.Followers, "overflow": &overflow,
+		"reconnect": &reconnect}); err != nil {
 		return err
+	}
+	switch reconnect {
+	case "next":
+	case "":
+		f.Config.LegacyReconnect = true
+	default:
+		return fmt.Errorf("reconnect: want next, got %q", reconnect)
 	}
 	switch overflow {
 	case "pin", "":
 	case "wrap":
-		s.Overflow = fakezk.OverflowWrap
+		s.Overflow = machine.OverflowWrap
 	default:
 		return fmt.Errorf("overflow: want pin or wrap, got %q", overflow)
 	}
@@ -216,10 +231,11 @@ func (f *TraceFile) parseServer(v []string) error {
 // before a fault kind existed (abandon) replay as they were recorded.
 func (f *TraceFile) parseFaults(v []string) error {
 	fl := &f.Config.Faults
-	return keyvals(v, map[string]any{"percent": &fl.Percent, "lose-request": &fl.LoseRequest,
-		"lose-reply": &fl.LoseReply, "disconnect": &fl.Disconnect, "crash": &fl.Crash,
-		"pause": &fl.Pause, "pause-ticks": &fl.PauseTicks, "reap": &fl.Reap, "reorder": &fl.Reorder,
-		"abandon": &fl.Abandon})
+	keys := map[string]any{"percent": &fl.Percent, "pause-ticks": &fl.PauseTicks}
+	for _, k := range sim.FaultKinds() {
+		keys[k.Name] = k.Budget(fl)
+	}
+	return keyvals(v, keys)
 }
 
 func (f *TraceFile) parseRun(v []string) error {

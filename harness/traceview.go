@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/zksim/zksim/linearize"
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -28,7 +28,7 @@ type TraceLine struct {
 	Text   string
 	// Blamed lists the classes of the violations that blame this line's
 	// step (Violation.Steps), worst first; empty if none.
-	Blamed []string
+	Blamed []check.Class
 	Raw    string
 }
 
@@ -45,8 +45,8 @@ func (l TraceLine) Ticks() int {
 // TraceLines takes a trace apart, one TraceLine per saved line, and marks
 // the lines whose steps vs blame. A line that is not in sim's form (step,
 // time, text) is kept whole as Text.
-func TraceLines(trace []string, vs []linearize.Violation) []TraceLine {
-	blame := map[int][]string{}
+func TraceLines(trace []string, vs []check.Violation) []TraceLine {
+	blame := map[int][]check.Class{}
 	for _, v := range vs {
 		for _, s := range v.Steps {
 			if cs := blame[s]; len(cs) == 0 || cs[len(cs)-1] != v.Class {
@@ -179,7 +179,7 @@ var ErrView = errors.New("harness: unknown trace view")
 // step, runs of ticks collapsed, the steps vs blame marked with "!" and
 // "<- class", in lines or columns (see TraceView). The saved trace file is
 // unchanged: this is only how it is shown.
-func WriteTrace(w io.Writer, trace []string, vs []linearize.Violation, v TraceView) {
+func WriteTrace(w io.Writer, trace []string, vs []check.Violation, v TraceView) {
 	if v.Legend {
 		io.WriteString(w, TraceLegend)
 		io.WriteString(w, "\n")
@@ -225,7 +225,16 @@ func blameSuffix(l TraceLine) string {
 	if len(l.Blamed) == 0 {
 		return ""
 	}
-	return "  <- " + strings.Join(l.Blamed, ", ")
+	return "  <- " + blamedWords(l)
+}
+
+// blamedWords lists a line's blamed classes, comma-separated.
+func blamedWords(l TraceLine) string {
+	ws := make([]string, len(l.Blamed))
+	for i, c := range l.Blamed {
+		ws[i] = string(c)
+	}
+	return strings.Join(ws, ", ")
 }
 
 // Columns view.
@@ -257,7 +266,7 @@ func writeColumns(w io.Writer, lines []TraceLine, v TraceView) {
 		cells := make([]string, clients+1)
 		cells[l.Client] = compact(l, v.Dir)
 		if len(l.Blamed) > 0 { // the ensemble's column is mostly empty
-			cells[0] = strings.TrimSpace(cells[0] + " <- " + strings.Join(l.Blamed, ", "))
+			cells[0] = strings.TrimSpace(cells[0] + " <- " + blamedWords(l))
 		}
 		writeRow(w, fmt.Sprintf("%s %*s t%-3d ", mark(l), idw, l.ID, l.Time), cells, cw)
 	}

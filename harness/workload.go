@@ -4,12 +4,12 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/linearize"
+	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/report"
 	"github.com/zksim/zksim/sim"
@@ -52,9 +52,9 @@ func (w Workload) withDefaults() Workload {
 
 // History is what a workload run observed.
 type History struct {
-	Holds    []linearize.Hold
-	Accepted []linearize.Accepted
-	Wakeups  []linearize.Wakeup
+	Holds    []check.Hold
+	Accepted []check.Accepted
+	Wakeups  []check.Wakeup
 	sessions []int64 // per hold: the session that held it
 	finished []bool  // per client: its program returned (it did not crash)
 }
@@ -63,10 +63,10 @@ type History struct {
 type Report struct {
 	Result     *sim.Result
 	History    *History
-	Violations []linearize.Violation
+	Violations []check.Violation
 	Herd       map[int64]int // clients woken per change
 	Deletes    []int64       // zxids of the deletes clients made (releases, give-ups)
-	lockReport linearize.LockReport
+	lockReport check.LockReport
 	expiries   []report.Expiry // the clients' sessions the server expired, for the HTML report
 }
 
@@ -78,16 +78,16 @@ func (r *Report) OK() bool { return len(r.Violations) == 0 }
 func (r *Report) WriteHTML(path string) error { return r.lockReport.WriteHTML(path) }
 
 // Classes lists the violation classes found, sorted, without repeats.
-func (r *Report) Classes() []string {
-	seen := map[string]bool{}
-	var out []string
+func (r *Report) Classes() []check.Class {
+	seen := map[check.Class]bool{}
+	var out []check.Class
 	for _, v := range r.Violations {
 		if !seen[v.Class] {
 			seen[v.Class] = true
 			out = append(out, v.Class)
 		}
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }
 
@@ -111,15 +111,15 @@ func (w Workload) Start(s *sim.Sim) ([]sim.Program, sim.Judge) {
 
 func (w Workload) start(s *sim.Sim) ([]sim.Program, *lockRun) {
 	w = w.withDefaults()
-	r := &lockRun{s: s, w: w, h: &History{finished: make([]bool, w.Clients)}, acquiring: make([]linearize.Mode, w.Clients),
+	r := &lockRun{s: s, w: w, h: &History{finished: make([]bool, w.Clients)}, acquiring: make([]check.Mode, w.Clients),
 		holding: make([]bool, w.Clients), giveUps: map[int64]bool{}, expired: map[int64]int64{}}
 	m := s.Machine()
 	info, _ := m.CreateSession(0, 10000)
-	m.Do(info.ID, fakezk.Create{Path: Resource, Data: []byte("0")})
+	m.Do(info.ID, machine.Create{Path: Resource, Data: []byte("0")})
 	if w.SequenceStart != 0 {
 		segs := strings.Split(strings.TrimPrefix(w.Dir, "/"), "/")
 		for i := range segs {
-			m.Do(info.ID, fakezk.Create{Path: "/" + strings.Join(segs[:i+1], "/")})
+			m.Do(info.ID, machine.Create{Path: "/" + strings.Join(segs[:i+1], "/")})
 		}
 		m.SetSequence(w.Dir, w.SequenceStart)
 	}
@@ -140,9 +140,9 @@ type lockRun struct {
 	s         *sim.Sim
 	w         Workload
 	h         *History
-	visible   int              // holds begun and ended: what the exclusion checkers see
-	acquiring []linearize.Mode // per client: what it is acquiring (heldNone: nothing)
-	holding   []bool           // per client: it holds the lock (or is releasing it)
+	visible   int          // holds begun and ended: what the exclusion checkers see
+	acquiring []check.Mode // per client: what it is acquiring (heldNone: nothing)
+	holding   []bool       // per client: it holds the lock (or is releasing it)
 	received  []received
 	giveUps   map[int64]bool  // zxids of deletes by clients not holding the lock
 	deletes   []int64         // zxids of the clients' successful deletes, in order
@@ -157,18 +157,18 @@ type received struct {
 	client int
 	zxid   int64
 	path   string
-	held   linearize.Mode
+	held   check.Mode
 	reader bool // a notification to a client acquiring for reading
 	step   int  // when it was delivered
 }
 
 // heldNone marks a received entry that is a notification.
-const heldNone linearize.Mode = 255
+const heldNone check.Mode = 255
 
 // Applied implements Observer: a successful delete by a client that does
 // not hold the lock is a give-up.
-func (run *lockRun) Applied(c *sim.Client, req fakezk.Request, rep fakezk.Reply) {
-	if _, del := req.(fakezk.Delete); del && rep.Err == nil {
+func (run *lockRun) Applied(c *sim.Client, req machine.Request, rep machine.Reply) {
+	if _, del := req.(machine.Delete); del && rep.Err == nil {
 		run.deletes = append(run.deletes, rep.Zxid)
 		if !run.holding[c.Index()] {
 			run.giveUps[rep.Zxid] = true
@@ -195,7 +195,7 @@ func (run *lockRun) Expired(session, zxid int64) {
 // Woken implements Observer.
 func (run *lockRun) Woken(c *sim.Client, path string, zxid int64) {
 	run.received = append(run.received, received{client: c.Index(), zxid: zxid, path: path, held: heldNone,
-		reader: run.acquiring[c.Index()] == linearize.Read, step: run.s.Step()})
+		reader: run.acquiring[c.Index()] == check.Read, step: run.s.Step()})
 }
 
 // Blocks implements Observer.
@@ -217,11 +217,11 @@ func (w Workload) program(r *lockRun) sim.Program {
 // once is one acquire-hold-write-release cycle. Acquire errors are part
 // of life under faults; the checkers judge the outcome.
 func (w Workload) once(ctx context.Context, c *sim.Client, r *lockRun, i int, read bool) {
-	acquire, mode := w.Recipe.Acquire, linearize.Exclusive
+	acquire, mode := w.Recipe.Acquire, check.Exclusive
 	if w.Recipe.AcquireRead != nil {
-		mode = linearize.Write
+		mode = check.Write
 		if read {
-			acquire, mode = w.Recipe.AcquireRead, linearize.Read
+			acquire, mode = w.Recipe.AcquireRead, check.Read
 		}
 	}
 	actx, cancel := ctx, context.CancelFunc(func() {})
@@ -242,7 +242,7 @@ func (w Workload) once(ctx context.Context, c *sim.Client, r *lockRun, i int, re
 	}
 	hold := len(h.Holds)
 	r.visible++
-	h.Holds = append(h.Holds, linearize.Hold{Client: c.Index(), Lock: w.Dir, Mode: mode, Call: call, Start: int64(c.Sim().Step()), End: -1})
+	h.Holds = append(h.Holds, check.Hold{Client: c.Index(), Lock: w.Dir, Mode: mode, Call: call, Start: int64(c.Sim().Step()), End: -1})
 	r.received = append(r.received, received{client: c.Index(), held: mode})
 	h.sessions = append(h.sessions, c.Session())
 	if c.Sim().Tracing() {
@@ -252,11 +252,11 @@ func (w Workload) once(ctx context.Context, c *sim.Client, r *lockRun, i int, re
 	// after the work: a holder paused in between writes with a stale one.
 	token, tokenErr := int64(0), error(nil)
 	tok, hasToken := held.(lock.Tokener)
-	if hasToken && mode != linearize.Read {
+	if hasToken && mode != check.Read {
 		token, tokenErr = tok.Token(ctx)
 	}
 	c.Sleep(ctx, w.HoldTicks)
-	if hasToken && mode != linearize.Read {
+	if hasToken && mode != check.Read {
 		if tokenErr != nil {
 			c.Logf("token: %v", tokenErr)
 		} else {
@@ -291,7 +291,7 @@ func (w Workload) write(ctx context.Context, c *sim.Client, h *History, held loc
 		c.Logf("write token %d refused: %v", token, err)
 		return
 	}
-	h.Accepted = append(h.Accepted, linearize.Accepted{Client: c.Index(), Token: token, Step: int64(c.Sim().Step()), Zxid: st.Mzxid})
+	h.Accepted = append(h.Accepted, check.Accepted{Client: c.Index(), Token: token, Step: int64(c.Sim().Step()), Zxid: st.Mzxid})
 }
 
 // report checks a run that ended with every checker.
@@ -302,7 +302,7 @@ func (run *lockRun) report(res *sim.Result) *Report {
 }
 
 // Verdict implements Judge.
-func (run *lockRun) Verdict(res *sim.Result) []string { return run.report(res).Classes() }
+func (run *lockRun) Verdict(res *sim.Result) []check.Class { return run.report(res).Classes() }
 
 // Visible implements Judge.
 func (run *lockRun) Visible() int { return run.visible }
@@ -310,7 +310,7 @@ func (run *lockRun) Visible() int { return run.visible }
 // Invariant implements Judge: the critical sections open now are
 // compatible. A hold is open from its acquisition until its release began
 // or its session expired.
-func (run *lockRun) Invariant(s *sim.Sim) *linearize.Violation {
+func (run *lockRun) Invariant(s *sim.Sim) *check.Violation {
 	h := run.h
 	writers, readers, exclusive := 0, 0, false
 	var who []int
@@ -323,9 +323,9 @@ func (run *lockRun) Invariant(s *sim.Sim) *linearize.Violation {
 		}
 		who = append(who, hd.Client+1)
 		switch hd.Mode {
-		case linearize.Read:
+		case check.Read:
 			readers++
-		case linearize.Exclusive:
+		case check.Exclusive:
 			exclusive = true
 			writers++
 		default:
@@ -333,12 +333,12 @@ func (run *lockRun) Invariant(s *sim.Sim) *linearize.Violation {
 		}
 	}
 	if writers > 1 || (writers == 1 && readers > 0) {
-		class := linearize.RWExclusion
+		class := check.RWExclusion
 		if exclusive {
-			class = linearize.MutualExclusion
+			class = check.MutualExclusion
 		}
-		return &linearize.Violation{Class: class, Detail: fmt.Sprintf("clients %v hold %s at once at step %d", who, run.w.Dir, s.Step()),
-			Steps: linearize.Blame(s.Step())}
+		return &check.Violation{Class: class, Detail: fmt.Sprintf("clients %v hold %s at once at step %d", who, run.w.Dir, s.Step()),
+			Steps: check.Blame(s.Step())}
 	}
 	return nil
 }
@@ -351,10 +351,10 @@ func (r *Report) check(run *lockRun) {
 			h.Holds[i].End = at
 		}
 	}
-	r.lockReport = linearize.CheckLocks(h.Holds)
+	r.lockReport = check.Locks(h.Holds)
 	r.Violations = append(r.Violations, r.lockReport.Violations...)
 
-	r.Violations = append(r.Violations, linearize.CheckFencing(h.Accepted)...)
+	r.Violations = append(r.Violations, check.Tokens(h.Accepted)...)
 
 	// Each lock is judged on its own: one change (a session's expiry)
 	// may delete nodes in several and wake a waiter in each.
@@ -363,7 +363,7 @@ func (r *Report) check(run *lockRun) {
 	for _, dir := range w.dirs() {
 		wakeups := run.wakeups(dir)
 		h.Wakeups = append(h.Wakeups, wakeups...)
-		herd, counts := linearize.CheckHerd(wakeups, limit)
+		herd, counts := check.Wakeups(wakeups, limit)
 		for cause, n := range counts {
 			r.Herd[cause] += n
 		}
@@ -378,8 +378,8 @@ func (r *Report) check(run *lockRun) {
 	if !res.Deadlock && !res.Bounded {
 		for _, dir := range w.dirs() {
 			nodes, steps := run.orphans(dir)
-			for _, v := range linearize.CheckOrphans(dir, nodes) {
-				v.Steps = linearize.Blame(steps...)
+			for _, v := range check.Orphans(dir, nodes) {
+				v.Steps = check.Blame(steps...)
 				r.Violations = append(r.Violations, v)
 			}
 		}
@@ -401,7 +401,7 @@ const (
 	// waitsAgain: a client called Wait on a watch that had not fired: it
 	// went back to waiting, so a wakeup it had since its last wait did not
 	// let it proceed.
-	waitsAgain linearize.Mode = 254 - iota
+	waitsAgain check.Mode = 254 - iota
 	// gaveUp: a client's acquisition ended without the lock.
 	gaveUp
 )
@@ -429,7 +429,7 @@ func (w Workload) herdLimit(run *lockRun) func(int64) int {
 			} else {
 				delete(last, r.client)
 			}
-		case linearize.Read, gaveUp:
+		case check.Read, gaveUp:
 			if cause, ok := last[r.client]; ok {
 				proceeded[cause]++
 			}
@@ -480,11 +480,11 @@ func (run *lockRun) orphans(dir string) (nodes []string, steps []int) {
 
 // wakeups lists the watch notifications clients received about dir and
 // its children.
-func (run *lockRun) wakeups(dir string) []linearize.Wakeup {
-	var out []linearize.Wakeup
+func (run *lockRun) wakeups(dir string) []check.Wakeup {
+	var out []check.Wakeup
 	for _, n := range run.received {
 		if n.held == heldNone && (n.path == dir || strings.HasPrefix(n.path, dir+"/")) {
-			out = append(out, linearize.Wakeup{Client: n.client, Cause: n.zxid, Path: n.path, Step: n.step})
+			out = append(out, check.Wakeup{Client: n.client, Cause: n.zxid, Path: n.path, Step: n.step})
 		}
 	}
 	return out

@@ -7,9 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/harness"
-	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/rwlock"
@@ -104,7 +105,7 @@ func TestWorkload_PausedHolderSplitBrain(t *testing.T) {
 // never grants twice; go-zookeeper's Lock, which trusts the numbers, is
 // caught holding twice.
 func TestWorkload_SequenceOverflow(t *testing.T) {
-	for _, ov := range []fakezk.Overflow{fakezk.OverflowPin, fakezk.OverflowWrap} {
+	for _, ov := range []machine.Overflow{machine.OverflowPin, machine.OverflowWrap} {
 		refused, broken := 0, 0
 		for seed := range uint64(100) {
 			cfg := sim.Config{Server: fakezk.Config{Seed: seed, Overflow: ov}}
@@ -164,8 +165,8 @@ func TestWorkload_ChecksEveryDirOfAMultiLock(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		recipe lock.Recipe
-		want   []string
-	}{{multi, nil}, {leaky, []string{linearize.Orphan}}} {
+		want   []check.Class
+	}{{multi, nil}, {leaky, []check.Class{check.Orphan}}} {
 		rep, err := harness.RunWorkload(sim.Config{}, sim.NewSeeded(1), harness.Workload{Recipe: tc.recipe, Clients: 2, Acquisitions: 1})
 		if err != nil {
 			t.Fatal(err)

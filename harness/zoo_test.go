@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/sim"
@@ -69,7 +70,7 @@ func huntWith(t *testing.T, ex zoo.Exhibit, cfg func(seed uint64) sim.Config, st
 		if err != nil {
 			t.Fatal(err)
 		}
-		if slices.Contains(rep.Classes(), string(ex.Violation)) {
+		if slices.Contains(rep.Classes(), ex.Violation) {
 			return i + 1, cfg(seed), rec.Decisions
 		}
 	}
@@ -86,7 +87,7 @@ func TestZoo_FoundAndShrunk(t *testing.T) {
 			if decisions == nil {
 				t.Fatalf("%s: no %s in 200 schedules", ex.Name, ex.Violation)
 			}
-			ce, ok := harness.Minimize(zooWorkload(ex), zooConfigFor(ex), string(ex.Violation), 60)
+			ce, ok := harness.Minimize(zooWorkload(ex), zooConfigFor(ex), ex.Violation, 60)
 			if !ok {
 				t.Fatalf("no minimal counterexample for %s", ex.Name)
 			}
@@ -156,7 +157,7 @@ func TestZoo_AdoptDyingNeedsAbandon(t *testing.T) {
 // byte.
 func TestZoo_AbandonTraceReplays(t *testing.T) {
 	ex, _ := zoo.Lookup(zoo.NameAdoptDying)
-	ce, ok := harness.Minimize(zooWorkload(ex), zooConfigFor(ex), string(ex.Violation), 60)
+	ce, ok := harness.Minimize(zooWorkload(ex), zooConfigFor(ex), ex.Violation, 60)
 	if !ok {
 		t.Fatal("no counterexample")
 	}
@@ -177,7 +178,7 @@ func TestZoo_AbandonTraceReplays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(rep.Classes(), string(ex.Violation)) {
+	if !slices.Contains(rep.Classes(), ex.Violation) {
 		t.Fatalf("the replay shows %v", rep.Violations)
 	}
 }
@@ -199,7 +200,7 @@ func TestZoo_CorrectQueueUnderAbandon(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if slices.Contains(rep.Classes(), string(zoo.MutualExclusion)) {
+		if slices.Contains(rep.Classes(), check.MutualExclusion) {
 			t.Fatalf("seed %d: %v", seed, rep.Violations)
 		}
 	}

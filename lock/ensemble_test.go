@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zksim/zksim/expire"
+	"github.com/zksim/zksim/internal/locktest"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
@@ -49,12 +51,12 @@ func TestMutex_EnsembleContention(t *testing.T) {
 		run.completed.Load(), len(conns), elapsed, elapsed/time.Duration(max(run.completed.Load(), 1)),
 		run.fenced.Load(), run.connLoss.Load())
 	zktest.CloseAll(t, conns)
-	zktest.NoChildren(t, ctx, admin, run.dir, "after every session closed")
+	locktest.NoChildren(t, ctx, admin, run.dir, "after every session closed")
 }
 
 // TestMutex_SessionExpiredMidHold is ZK-SEMANTICS.md bug scenario 3
 // (CURATOR-206): the holder's session is expired by the server (forced
-// with zktest.SessionCapture.Kill, Curator's KillSession) while a second
+// with expire.Capture.Kill, Curator's KillSession) while a second
 // client waits. The old holder is told (Wait and Check report ErrLost), the
 // second client acquires with a larger token, the stale holder's token is
 // refused by the fencing resource, its Fenced write is refused with
@@ -70,7 +72,7 @@ func testExpiredMidHold(t *testing.T, addrs []string) {
 	root := zktest.Root(t, ctx, admin, "/zksim-lock-test-")
 	dir, data := root+"/lock", root+"/data"
 	zktest.Create(t, ctx, admin, data)
-	var capture zktest.SessionCapture
+	var capture expire.Capture
 	// The longest timeout the servers grant (20 ticks): only the kill can
 	// expire this session within the test.
 	connA := zktest.Dial(t, ctx, addrs, gozk.Config{SessionTimeout: 10 * time.Second, Dialer: capture.Dial})
@@ -87,11 +89,11 @@ func testExpiredMidHold(t *testing.T, addrs []string) {
 	if err := res.write("A", tokA); err != nil {
 		t.Fatalf("A's first write: %v", err)
 	}
-	if _, err := la.Fenced(ctx, zkapi.SetOp{Path: data, Data: zktest.FormatInt(tokA), Version: zkapi.AnyVersion}); err != nil {
+	if _, err := la.Fenced(ctx, zkapi.SetOp{Path: data, Data: locktest.FormatInt(tokA), Version: zkapi.AnyVersion}); err != nil {
 		t.Fatalf("A: Fenced while holding: %v", err)
 	}
 	waiting := zktest.Go(t, ctx, next.Acquire)
-	if err := zktest.WaitChildren(ctx, admin, dir, 2); err != nil {
+	if err := locktest.WaitChildren(ctx, admin, dir, 2); err != nil {
 		t.Fatal(err)
 	}
 
@@ -115,7 +117,7 @@ func testExpiredMidHold(t *testing.T, addrs []string) {
 	if err := res.write("B", tokB); err != nil {
 		t.Errorf("B's write refused: %v", err)
 	}
-	if _, err := lb.Fenced(ctx, zkapi.SetOp{Path: data, Data: zktest.FormatInt(tokB), Version: zkapi.AnyVersion}); err != nil {
+	if _, err := lb.Fenced(ctx, zkapi.SetOp{Path: data, Data: locktest.FormatInt(tokB), Version: zkapi.AnyVersion}); err != nil {
 		t.Errorf("B: Fenced: %v", err)
 	}
 
@@ -126,7 +128,7 @@ func testExpiredMidHold(t *testing.T, addrs []string) {
 	if _, err := la.Fenced(ctx, zkapi.SetOp{Path: data, Data: []byte("stale"), Version: zkapi.AnyVersion}); !errors.Is(err, lock.ErrLost) {
 		t.Errorf("A: Fenced after the kill = %v, want ErrLost", err)
 	}
-	if got := zktest.ReadInt(t, ctx, admin, data); got != tokB {
+	if got := locktest.ReadInt(t, ctx, admin, data); got != tokB {
 		t.Errorf("data node holds %d, want B's token %d", got, tokB)
 	}
 	if err := la.Release(ctx); !errors.Is(err, lock.ErrLost) {
@@ -135,7 +137,7 @@ func testExpiredMidHold(t *testing.T, addrs []string) {
 	if err := lb.Release(ctx); err != nil {
 		t.Errorf("B: Release: %v", err)
 	}
-	zktest.NoChildren(t, ctx, admin, dir, "after both released")
+	locktest.NoChildren(t, ctx, admin, dir, "after both released")
 	t.Logf("after the kill: stale holder told in %v, B granted in %v; tokens A=%#x B=%#x; resource refused %v",
 		told, granted, tokA, tokB, res.rejections())
 }
@@ -201,7 +203,7 @@ func TestMutex_EnsembleLeaderKill(t *testing.T) {
 	t.Logf("killed leader %d after %d acquisitions; server %d leads %v later; %d acquisitions in %v, longest gap between two %v; %d connection losses retried",
 		old, killAt, leader, elected, run.completed.Load(), elapsed, run.longestGap(), run.connLoss.Load())
 	zktest.CloseAll(t, conns)
-	zktest.NoChildren(t, ctx, admin, run.dir, "after every session closed")
+	locktest.NoChildren(t, ctx, admin, run.dir, "after every session closed")
 	if err := c.Restart(old); err != nil {
 		t.Fatalf("Restart(%d): %v", old, err)
 	}
@@ -288,7 +290,7 @@ func newContention(t *testing.T, ctx context.Context, admin zkapi.Conn, root str
 // run starts a worker per Conn and returns their errors once all have
 // ended. The first error cancels the others.
 func (c *contention) run(ctx context.Context, conns []zkapi.Conn) []error {
-	return zktest.RunAll(ctx, len(conns), func(ctx context.Context, i int) error { return c.worker(ctx, i, conns[i]) })
+	return locktest.RunAll(ctx, len(conns), func(ctx context.Context, i int) error { return c.worker(ctx, i, conns[i]) })
 }
 
 func (c *contention) worker(ctx context.Context, id int, conn zkapi.Conn) error {
@@ -305,7 +307,7 @@ func (c *contention) worker(ctx context.Context, id int, conn zkapi.Conn) error 
 }
 
 func (c *contention) turn(ctx context.Context, m *lock.Mutex, conn zkapi.Conn, n int64) error {
-	lease, err := zktest.RetryLoss(ctx, &c.connLoss, m.Acquire)
+	lease, err := locktest.RetryLoss(ctx, &c.connLoss, m.Acquire)
 	if err != nil {
 		return fmt.Errorf("acquire: %w", err)
 	}
@@ -331,7 +333,7 @@ func (c *contention) critical(ctx context.Context, lease *lock.Lease, conn zkapi
 	if err := lease.Check(); err != nil {
 		return fmt.Errorf("Check inside the critical section: %w", err)
 	}
-	tok, err := zktest.RetryLoss(ctx, &c.connLoss, lease.Token)
+	tok, err := locktest.RetryLoss(ctx, &c.connLoss, lease.Token)
 	if err != nil {
 		return fmt.Errorf("Token: %w", err)
 	}
@@ -342,14 +344,14 @@ func (c *contention) critical(ctx context.Context, lease *lock.Lease, conn zkapi
 	return nil
 }
 
-// fencedWrite writes tok to the data node (zktest.FencedSet) and records
+// fencedWrite writes tok to the data node (locktest.FencedSet) and records
 // it as the last token fenced so far.
 func (c *contention) fencedWrite(ctx context.Context, lease *lock.Lease, conn zkapi.Conn, tok int64) error {
-	if err := zktest.FencedSet(ctx, conn, lease.Fenced, c.data, tok, &c.connLoss); err != nil {
+	if err := locktest.FencedSet(ctx, conn, lease.Fenced, c.data, tok, &c.connLoss); err != nil {
 		return err
 	}
 	c.fenced.Add(1)
-	zktest.StoreMax(&c.maxFenced, tok)
+	locktest.StoreMax(&c.maxFenced, tok)
 	return nil
 }
 
@@ -367,10 +369,10 @@ func (c *contention) check(t *testing.T, ctx context.Context, admin zkapi.Conn) 
 	if got := c.completed.Load(); got != c.total {
 		t.Errorf("%d acquisitions completed, want %d", got, c.total)
 	}
-	if got, want := zktest.ReadInt(t, ctx, admin, c.data), c.maxFenced.Load(); got != want {
+	if got, want := locktest.ReadInt(t, ctx, admin, c.data), c.maxFenced.Load(); got != want {
 		t.Errorf("%s holds token %#x, want the last fenced one %#x", c.data, got, want)
 	}
-	zktest.NoChildren(t, ctx, admin, c.dir, "with every lease released")
+	locktest.NoChildren(t, ctx, admin, c.dir, "with every lease released")
 }
 
 func (c *contention) longestGap() time.Duration {
@@ -469,7 +471,7 @@ func TestMutex_KazooInterop(t *testing.T) {
 		if err := l.Release(ctx); err != nil {
 			t.Fatal(err)
 		}
-		zktest.NoChildren(t, ctx, admin, dir, "after both released")
+		locktest.NoChildren(t, ctx, admin, dir, "after both released")
 	})
 
 	t.Run("zksim-names", func(t *testing.T) {
@@ -484,7 +486,7 @@ func TestMutex_KazooInterop(t *testing.T) {
 			t.Fatalf("lock.Mutex TryAcquire while kazoo holds = %v, want ErrWouldBlock", err)
 		}
 		waiting := zktest.Go(t, ctx, m.Acquire)
-		if err := zktest.WaitChildren(ctx, admin, dir, 2); err != nil {
+		if err := locktest.WaitChildren(ctx, admin, dir, 2); err != nil {
 			t.Fatal(err)
 		}
 		waiting.Pending(t, "lock.Mutex: Acquire behind kazoo")
@@ -497,7 +499,7 @@ func TestMutex_KazooInterop(t *testing.T) {
 		p.Expect(t, ctx, `^busy$`)
 		p.Wait(t)
 		p = kz.start(t, ctx, dir, "--zksim-names")
-		if err := zktest.WaitChildren(ctx, admin, dir, 2); err != nil {
+		if err := locktest.WaitChildren(ctx, admin, dir, 2); err != nil {
 			t.Fatal(err)
 		}
 		p.Pending(t, "kazoo behind lock.Mutex")
@@ -509,7 +511,7 @@ func TestMutex_KazooInterop(t *testing.T) {
 			t.Fatalf("lock.Mutex TryAcquire after kazoo took over = %v, want ErrWouldBlock", err)
 		}
 		p.release(t, ctx)
-		zktest.NoChildren(t, ctx, admin, dir, "after both released")
+		locktest.NoChildren(t, ctx, admin, dir, "after both released")
 	})
 }
 

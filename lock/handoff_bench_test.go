@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zksim/zksim/internal/locktest"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
@@ -205,7 +206,7 @@ func (h *handoffs) play(ctx context.Context, admin zkapi.Conn, dir string, seats
 		if err := send(ctx, seats[w].acquire); err != nil {
 			return err
 		}
-		if err := zktest.WaitChildren(ctx, admin, dir, 2); err != nil {
+		if err := locktest.WaitChildren(ctx, admin, dir, 2); err != nil {
 			return err
 		}
 		t0 := time.Now()

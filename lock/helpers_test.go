@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zktest"
@@ -24,7 +25,7 @@ type world struct {
 
 	mu       sync.Mutex
 	requests map[int64][]string // per session, what it sent
-	faults   []func(m *fakezk.Machine, sid int64, req fakezk.Request) (fakezk.Fault, bool)
+	faults   []func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool)
 }
 
 func newWorld(t *testing.T, cfg fakezk.Config) *world {
@@ -36,7 +37,7 @@ func newWorld(t *testing.T, cfg fakezk.Config) *world {
 
 // intercept records every request and applies the first matching fault
 // rule, which is then used up.
-func (w *world) intercept(m *fakezk.Machine, sid int64, req fakezk.Request) fakezk.Fault {
+func (w *world) intercept(m *machine.Machine, sid int64, req machine.Request) fakezk.Fault {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.requests[sid] = append(w.requests[sid], req.String())
@@ -50,7 +51,7 @@ func (w *world) intercept(m *fakezk.Machine, sid int64, req fakezk.Request) fake
 }
 
 // once adds a one-shot fault rule.
-func (w *world) once(f func(m *fakezk.Machine, sid int64, req fakezk.Request) (fakezk.Fault, bool)) {
+func (w *world) once(f func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool)) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.faults = append(w.faults, f)
@@ -103,14 +104,14 @@ func (w *world) release(l interface{ Release(context.Context) error }) {
 // children lists the lock directory, sorted.
 func (w *world) children(dir string) []string {
 	var kids []string
-	w.srv.Inspect(func(m *fakezk.Machine) { kids = m.Children(dir) })
+	w.srv.Inspect(func(m *machine.Machine) { kids = m.Children(dir) })
 	return kids
 }
 
 // waitWatched blocks until someone holds a data watch on path.
 func (w *world) waitWatched(path string) {
 	w.t.Helper()
-	err := w.srv.WaitUntil(w.ctx, func(m *fakezk.Machine) bool {
+	err := w.srv.WaitUntil(w.ctx, func(m *machine.Machine) bool {
 		data, _ := m.Watchers(0, path)
 		return len(data) > 0
 	})

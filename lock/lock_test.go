@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zktest"
@@ -54,7 +55,7 @@ func TestMutex_FIFOWithoutHerd(t *testing.T) {
 		kids := w.children(dir)
 		prev = dir + "/" + kids[len(kids)-1]
 	}
-	w.srv.Inspect(func(m *fakezk.Machine) {
+	w.srv.Inspect(func(m *machine.Machine) {
 		if _, child := m.Watchers(0, dir); len(child) != 0 {
 			t.Errorf("sessions %x watch the directory", child)
 		}
@@ -88,8 +89,8 @@ func TestMutex_LostCreateReply(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
 	m := w.mutex(w.conn(), "a")
 	w.release(w.acquire(m)) // directory exists from here
-	w.once(func(_ *fakezk.Machine, _ int64, req fakezk.Request) (fakezk.Fault, bool) {
-		cr, ok := req.(fakezk.Create)
+	w.once(func(_ *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
+		cr, ok := req.(machine.Create)
 		return fakezk.LoseReply, ok && strings.HasPrefix(cr.Path, dir+"/lock-")
 	})
 	l := w.acquire(m)
@@ -116,8 +117,8 @@ func TestMutex_LostCreateOfDyingSessionNotAdopted(t *testing.T) {
 	w.release(w.acquire(m))
 	w.srv.Tick(1) // follower caught up
 	old := c.Session().ID
-	w.once(func(m *fakezk.Machine, sid int64, req fakezk.Request) (fakezk.Fault, bool) {
-		if _, ok := req.(fakezk.Create); !ok {
+	w.once(func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
+		if _, ok := req.(machine.Create); !ok {
 			return 0, false
 		}
 		// Apply the create, then expire the session on the leader; the
@@ -138,7 +139,7 @@ func TestMutex_LostCreateOfDyingSessionNotAdopted(t *testing.T) {
 }
 
 func node(w *world, p string) (data []byte, st zkapi.Stat, ok bool) {
-	w.srv.Inspect(func(m *fakezk.Machine) { data, st, ok = m.Node(p) })
+	w.srv.Inspect(func(m *machine.Machine) { data, st, ok = m.Node(p) })
 	return
 }
 
@@ -216,16 +217,16 @@ func TestMutex_PredecessorGoneBeforeWatch(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
 	la := w.acquire(w.mutex(w.conn(), "a"))
 	holder := la.Session()
-	w.once(func(m *fakezk.Machine, _ int64, req fakezk.Request) (fakezk.Fault, bool) {
-		g, ok := req.(fakezk.GetData)
+	w.once(func(m *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
+		g, ok := req.(machine.GetData)
 		if !ok || !g.Watch || g.Path != la.Node() {
 			return 0, false
 		}
-		m.Do(holder, fakezk.Delete{Path: la.Node(), Version: -1}) // released just now
+		m.Do(holder, machine.Delete{Path: la.Node(), Version: -1}) // released just now
 		return fakezk.Deliver, true
 	})
 	lb := w.acquire(w.mutex(w.conn(), "b"))
-	w.srv.Inspect(func(m *fakezk.Machine) {
+	w.srv.Inspect(func(m *machine.Machine) {
 		if data, _ := m.Watchers(0, la.Node()); len(data) != 0 {
 			t.Errorf("dangling watch on the vanished predecessor: %x", data)
 		}
@@ -272,8 +273,8 @@ func TestMutex_CleanupThroughConnectionLoss(t *testing.T) {
 		pb := w.acquireAsync(bctx, w.mutex(w.conn(), "b"))
 		w.waitWatched(la.Node())
 		for range 2 { // two failures in a row
-			w.once(func(_ *fakezk.Machine, _ int64, req fakezk.Request) (fakezk.Fault, bool) {
-				d, ok := req.(fakezk.Delete)
+			w.once(func(_ *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
+				d, ok := req.(machine.Delete)
 				return fault, ok && d.Path != la.Node()
 			})
 		}
@@ -285,8 +286,8 @@ func TestMutex_CleanupThroughConnectionLoss(t *testing.T) {
 			t.Fatalf("%v: cancelled waiter's node survived cleanup: %v", fault, kids)
 		}
 		// Release also survives connection loss.
-		w.once(func(_ *fakezk.Machine, _ int64, req fakezk.Request) (fakezk.Fault, bool) {
-			_, ok := req.(fakezk.Delete)
+		w.once(func(_ *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
+			_, ok := req.(machine.Delete)
 			return fault, ok
 		})
 		w.release(la)
@@ -314,10 +315,10 @@ func TestMutex_Timeout(t *testing.T) {
 // Bug scenario 8: the directory's sequence counter at 2^31-1, under both
 // overflow behaviours: refused loudly, nothing granted, nothing left.
 func TestMutex_SequenceOverflow(t *testing.T) {
-	for _, ov := range []fakezk.Overflow{fakezk.OverflowPin, fakezk.OverflowWrap} {
+	for _, ov := range []machine.Overflow{machine.OverflowPin, machine.OverflowWrap} {
 		w := newWorld(t, fakezk.Config{Overflow: ov})
 		w.release(w.acquire(w.mutex(w.conn(), "a")))
-		w.srv.Inspect(func(m *fakezk.Machine) {
+		w.srv.Inspect(func(m *machine.Machine) {
 			if err := m.SetSequence(dir, math.MaxInt32); err != nil {
 				t.Error(err)
 			}
@@ -367,7 +368,7 @@ func TestMutex_MessyDirectory(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	w.srv.Inspect(func(m *fakezk.Machine) { m.ReapContainers() })
+	w.srv.Inspect(func(m *machine.Machine) { m.ReapContainers() })
 	if _, ok, err := c.Exists(ctx, dir); err != nil || ok {
 		t.Fatalf("container directory not reaped: exists %v, %v", ok, err)
 	}
@@ -379,16 +380,16 @@ func TestMutex_MessyDirectory(t *testing.T) {
 func TestMutex_ContainerReapedDuringCreate(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
 	c := w.conn()
-	w.once(func(m *fakezk.Machine, sid int64, req fakezk.Request) (fakezk.Fault, bool) {
-		cr, ok := req.(fakezk.Create)
+	w.once(func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
+		cr, ok := req.(machine.Create)
 		if !ok || cr.Path != dir || cr.Mode != zkapi.Container {
 			return 0, false
 		}
 		// The directory is created, gets a child, loses it, and is reaped
 		// before our retried create arrives.
 		m.Do(sid, req)
-		m.Do(sid, fakezk.Create{Path: dir + "/x"})
-		m.Do(sid, fakezk.Delete{Path: dir + "/x", Version: -1})
+		m.Do(sid, machine.Create{Path: dir + "/x"})
+		m.Do(sid, machine.Delete{Path: dir + "/x", Version: -1})
 		m.ReapContainers()
 		return fakezk.LoseReply, true
 	})

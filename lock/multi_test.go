@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/zktest"
 )
@@ -33,7 +34,7 @@ func TestMultiMutex_CanonicalOrder(t *testing.T) {
 	}
 	pb := zktest.Go(t, w.ctx, b.Acquire)
 	// b queues on /m/x first, never holding /m/y while waiting.
-	err = w.srv.WaitUntil(w.ctx, func(m *fakezk.Machine) bool { return len(m.Children("/m/x")) == 2 })
+	err = w.srv.WaitUntil(w.ctx, func(m *machine.Machine) bool { return len(m.Children("/m/x")) == 2 })
 	if err != nil {
 		t.Fatalf("b never queued on /m/x: %v (/m/y: %v)", err, w.children("/m/y"))
 	}
@@ -89,8 +90,8 @@ func TestMultiMutex_SessionLostMidwayFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.once(func(m *fakezk.Machine, sid int64, req fakezk.Request) (fakezk.Fault, bool) {
-		if cr, ok := req.(fakezk.Create); !ok || !strings.HasPrefix(cr.Path, "/m/y/") {
+	w.once(func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
+		if cr, ok := req.(machine.Create); !ok || !strings.HasPrefix(cr.Path, "/m/y/") {
 			return 0, false
 		}
 		// The create of the second lock's node is applied, then the

@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/harness"
-	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/sim"
 )
@@ -38,7 +38,7 @@ func fiveClientFailure(t testing.TB, dir string) (string, harness.Counterexample
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !hasClass(rep, linearize.MutualExclusion) {
+		if !hasClass(rep, check.MutualExclusion) {
 			continue
 		}
 		_, html, err := harness.SaveFailure(dir, "five", rep, w, cfg, rec.Decisions)
@@ -51,7 +51,7 @@ func fiveClientFailure(t testing.TB, dir string) (string, harness.Counterexample
 	return "", harness.Counterexample{}
 }
 
-func hasClass(rep *harness.Report, class string) bool {
+func hasClass(rep *harness.Report, class check.Class) bool {
 	for _, c := range rep.Classes() {
 		if c == class {
 			return true
@@ -133,8 +133,8 @@ func TestBrowser_FiveClients(t *testing.T) {
 	if err := json.Unmarshal([]byte(strings.ReplaceAll(string(m[1]), "&quot;", `"`)), &p); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(p.Verdict, linearize.MutualExclusion) {
-		t.Errorf("verdict shown %q, want it to start with %s", p.Verdict, linearize.MutualExclusion)
+	if !strings.HasPrefix(p.Verdict, string(check.MutualExclusion)) {
+		t.Errorf("verdict shown %q, want it to start with %s", p.Verdict, check.MutualExclusion)
 	}
 	if !p.OnScreen || !p.Shown || !p.Uncovered || !p.Unclipped || !p.Fits || !p.Timeline || !p.Trace {
 		t.Errorf("layout at 1400x900: %+v", p)

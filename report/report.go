@@ -19,7 +19,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/zksim/zksim/linearize"
+	"github.com/zksim/zksim/check"
 )
 
 // Failure is what a report shows.
@@ -29,11 +29,11 @@ type Failure struct {
 	Workload   string // one line
 	Faults     string // the fault budget, one line
 	Replay     string // the command or call that replays it
-	Violations []linearize.Violation
-	Clients    int              // rows c1..cN; 0: as many as the trace names
-	Holds      []linearize.Hold // critical sections, in steps
-	Expiries   []Expiry         // sessions the server expired
-	Trace      []string         // the trace lines, as sim writes them
+	Violations []check.Violation
+	Clients    int          // rows c1..cN; 0: as many as the trace names
+	Holds      []check.Hold // critical sections, in steps
+	Expiries   []Expiry     // sessions the server expired
+	Trace      []string     // the trace lines, as sim writes them
 	// Steps are the steps that show the violation, as the checkers give
 	// them. Nil: they are derived from the violations' wording and the
 	// trace ("at step 52", "c3 (exclusive, 52-60)", the change of "zxid
@@ -82,7 +82,7 @@ func Write(w io.Writer, f Failure) error {
 	})
 }
 
-func details(vs []linearize.Violation) []string {
+func details(vs []check.Violation) []string {
 	out := make([]string, len(vs))
 	for i, v := range vs {
 		out[i] = v.Detail
@@ -90,23 +90,23 @@ func details(vs []linearize.Violation) []string {
 	return out
 }
 
-// sorted lists the violations worst first, as linearize ranks them.
-func sorted(vs []linearize.Violation) []linearize.Violation {
+// sorted lists the violations worst first, as check ranks them.
+func sorted(vs []check.Violation) []check.Violation {
 	out := slices.Clone(vs)
-	slices.SortStableFunc(out, func(a, b linearize.Violation) int {
-		return linearize.Severity(a.Class) - linearize.Severity(b.Class)
+	slices.SortStableFunc(out, func(a, b check.Violation) int {
+		return check.Severity(a.Class) - check.Severity(b.Class)
 	})
 	return out
 }
 
 // verdict is the page's headline: the worst violation class, and how many
 // more there are.
-func verdict(vs []linearize.Violation) string {
+func verdict(vs []check.Violation) string {
 	if len(vs) == 0 {
 		return "no violation"
 	}
 	s := sorted(vs)
-	v := s[0].Class
+	v := string(s[0].Class)
 	if len(s) > 1 {
 		v += fmt.Sprintf(" (and %d more)", len(s)-1)
 	}
@@ -116,7 +116,7 @@ func verdict(vs []linearize.Violation) string {
 type pageData struct {
 	Failure
 	Verdict    string
-	Violations []linearize.Violation
+	Violations []check.Violation
 	Injected   string
 	SVG        template.HTML
 	Legend     []legendEntry

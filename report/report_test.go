@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/linearize"
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/report"
 )
 
@@ -17,12 +17,12 @@ func sample() report.Failure {
 		Title:  "zoo/deletefirstchild",
 		Seed:   "3",
 		Faults: "percent=10 crash=1",
-		Violations: []linearize.Violation{
-			{Class: linearize.Herd, Detail: "one change (zxid 19) woke 2 clients, at most 1 could proceed"},
-			{Class: linearize.MutualExclusion, Detail: "c3 (exclusive, 6-9) and c4 (exclusive, 8-10) both held /locks/l"},
+		Violations: []check.Violation{
+			{Class: check.Herd, Detail: "one change (zxid 19) woke 2 clients, at most 1 could proceed"},
+			{Class: check.MutualExclusion, Detail: "c3 (exclusive, 6-9) and c4 (exclusive, 8-10) both held /locks/l"},
 		},
 		Clients: 4,
-		Holds: []linearize.Hold{
+		Holds: []check.Hold{
 			{Client: 0, Lock: "/locks/l", Call: 1, Start: 2, End: 4},
 			{Client: 2, Lock: "/locks/l", Call: 3, Start: 6, End: 9},
 			{Client: 3, Lock: "/locks/l", Call: 3, Start: 8, End: 10},
@@ -131,7 +131,7 @@ func badSteps(page string) string {
 func TestWrite_HerdSteps(t *testing.T) {
 	f := report.Failure{
 		Title:      "zoo/dirwatch",
-		Violations: []linearize.Violation{{Class: linearize.Herd, Detail: "one change (zxid 13) woke 2 clients, at most 1 could proceed"}},
+		Violations: []check.Violation{{Class: check.Herd, Detail: "one change (zxid 13) woke 2 clients, at most 1 could proceed"}},
 		Trace: []string{
 			"   11 t0   send c1 create /locks/l/lock- \"c1_0\" ephemeral-sequential -> z=13 OK path=/locks/l/lock-0000000001",
 			"   12 t0   recv c2 NodeChildrenChanged /locks/l",
@@ -151,7 +151,7 @@ func TestWrite_HerdSteps(t *testing.T) {
 func TestWrite_OrphanSteps(t *testing.T) {
 	f := report.Failure{
 		Title:      "zoo/gozk",
-		Violations: []linearize.Violation{{Class: linearize.Orphan, Detail: "/locks/l still has [lock-0000000002] after all clients finished"}},
+		Violations: []check.Violation{{Class: check.Orphan, Detail: "/locks/l still has [lock-0000000002] after all clients finished"}},
 		Trace: []string{
 			"    1 t0   send c1 create /locks/l/lock- \"c1_0\" ephemeral-sequential -> z=13 OK path=/locks/l/lock-0000000001",
 			"    2 t0   lose-reply c2 create /locks/l/lock- \"c2_0\" ephemeral-sequential -> z=14 OK path=/locks/l/lock-0000000002",
@@ -167,7 +167,7 @@ func TestWrite_OrphanSteps(t *testing.T) {
 func TestWrite_DeadlockWaiters(t *testing.T) {
 	f := report.Failure{
 		Title:      "zoo/noguidretry",
-		Violations: []linearize.Violation{{Class: linearize.Deadlock, Detail: "only time could advance at step 5 while c2, c3 waited"}},
+		Violations: []check.Violation{{Class: check.Deadlock, Detail: "only time could advance at step 5 while c2, c3 waited"}},
 		Clients:    3,
 		Trace: []string{
 			"    1 t0   send c2 children /locks/l -> z=13 OK",

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zksim/zksim/expire"
+	"github.com/zksim/zksim/internal/locktest"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/rwlock"
 	"github.com/zksim/zksim/zkapi"
@@ -55,14 +57,14 @@ func TestRWMutex_EnsembleContention(t *testing.T) {
 	if got := run.completed.Load(); got != run.total {
 		t.Errorf("%d acquisitions completed, want %d", got, run.total)
 	}
-	if got, want := zktest.ReadInt(t, ctx, admin, run.data), run.maxFenced.Load(); got != want {
+	if got, want := locktest.ReadInt(t, ctx, admin, run.data), run.maxFenced.Load(); got != want {
 		t.Errorf("%s holds token %#x, want the last fenced one %#x", run.data, got, want)
 	}
-	zktest.NoChildren(t, ctx, admin, run.dir, "with every lease released")
+	locktest.NoChildren(t, ctx, admin, run.dir, "with every lease released")
 	t.Logf("%d reads and %d writes by %d sessions in %v; up to %d readers at once; %d fenced writes; %d connection losses retried",
 		run.reads.Load(), run.writes.Load(), len(conns), elapsed, run.res.peakReaders(), run.fenced.Load(), run.connLoss.Load())
 	zktest.CloseAll(t, conns)
-	zktest.NoChildren(t, ctx, admin, run.dir, "after every session closed")
+	locktest.NoChildren(t, ctx, admin, run.dir, "after every session closed")
 }
 
 // TestRWMutex_EnsembleDowngradeWithWaitingWriter is CURATOR-621
@@ -146,7 +148,7 @@ func TestRWMutex_EnsembleDowngradeWithWaitingWriter(t *testing.T) {
 	}
 	lw2 := w2.Receive(t, ctx, "W2 after W1 released")
 	tok := zktest.Token(t, ctx, lw2, "W2")
-	if _, err := lw2.Fenced(ctx, zkapi.SetOp{Path: data, Data: zktest.FormatInt(tok), Version: zkapi.AnyVersion}); err != nil {
+	if _, err := lw2.Fenced(ctx, zkapi.SetOp{Path: data, Data: locktest.FormatInt(tok), Version: zkapi.AnyVersion}); err != nil {
 		t.Errorf("W2: Fenced: %v", err)
 	}
 	r3.Pending(t, "R3 behind W2")
@@ -167,7 +169,7 @@ func TestRWMutex_EnsembleDowngradeWithWaitingWriter(t *testing.T) {
 	if got != "W1 R1 R2 W2 R3" && got != "W1 R2 R1 W2 R3" {
 		t.Errorf("grant order %q, want W1, then R1 and R2, then W2, then R3", got)
 	}
-	zktest.NoChildren(t, ctx, admin, dir, "after all released")
+	locktest.NoChildren(t, ctx, admin, dir, "after all released")
 }
 
 // TestRWMutex_EnsembleWriterExpired is bug scenario 3 for the read/write
@@ -182,7 +184,7 @@ func TestRWMutex_EnsembleWriterExpired(t *testing.T) {
 	root := zktest.Root(t, ctx, admin, "/zksim-rwlock-test-")
 	dir, data := root+"/lock", root+"/data"
 	zktest.Create(t, ctx, admin, data)
-	var capture zktest.SessionCapture
+	var capture expire.Capture
 	// The longest timeout the servers grant: only the kill expires it.
 	wconn := zktest.Dial(t, ctx, c.Addrs, gozk.Config{SessionTimeout: 10 * time.Second, Dialer: capture.Dial})
 	rconn := zktest.Dial(t, ctx, c.Addrs, gozk.Config{})
@@ -214,7 +216,7 @@ func TestRWMutex_EnsembleWriterExpired(t *testing.T) {
 	if _, err := w.Fenced(ctx, zkapi.SetOp{Path: data, Data: []byte("stale"), Version: zkapi.AnyVersion}); !errors.Is(err, lock.ErrLost) {
 		t.Errorf("W: Fenced after the kill = %v, want lock.ErrLost", err)
 	}
-	if got := zktest.ReadInt(t, ctx, admin, data); got != 0 {
+	if got := locktest.ReadInt(t, ctx, admin, data); got != 0 {
 		t.Errorf("data node holds %d after the stale writer's attempt, want it untouched", got)
 	}
 	if err := w.Release(ctx); !errors.Is(err, lock.ErrLost) {
@@ -227,7 +229,7 @@ func TestRWMutex_EnsembleWriterExpired(t *testing.T) {
 	if v := res.problems(); len(v) != 0 {
 		t.Errorf("violations:\n%s", strings.Join(v, "\n"))
 	}
-	zktest.NoChildren(t, ctx, admin, dir, "after both released")
+	locktest.NoChildren(t, ctx, admin, dir, "after both released")
 }
 
 func isNode(p string) func(string) bool { return func(s string) bool { return s == p } }
@@ -253,7 +255,7 @@ type rwContention struct {
 }
 
 func (c *rwContention) run(ctx context.Context, conns []zkapi.Conn) []error {
-	return zktest.RunAll(ctx, len(conns), func(ctx context.Context, i int) error { return c.worker(ctx, i, conns[i]) })
+	return locktest.RunAll(ctx, len(conns), func(ctx context.Context, i int) error { return c.worker(ctx, i, conns[i]) })
 }
 
 func (c *rwContention) worker(ctx context.Context, id int, conn zkapi.Conn) error {
@@ -275,7 +277,7 @@ func (c *rwContention) turn(ctx context.Context, rw *rwlock.RWMutex, conn zkapi.
 	if write {
 		acquire = rw.Acquire
 	}
-	lease, err := zktest.RetryLoss(ctx, &c.connLoss, acquire)
+	lease, err := locktest.RetryLoss(ctx, &c.connLoss, acquire)
 	if err != nil {
 		return fmt.Errorf("acquire (write %v): %w", write, err)
 	}
@@ -296,7 +298,7 @@ func (c *rwContention) turn(ctx context.Context, rw *rwlock.RWMutex, conn zkapi.
 }
 
 func (c *rwContention) critical(ctx context.Context, lease *rwlock.Lease, conn zkapi.Conn, n int64, write bool) error {
-	tok, err := zktest.RetryLoss(ctx, &c.connLoss, lease.Token)
+	tok, err := locktest.RetryLoss(ctx, &c.connLoss, lease.Token)
 	if err != nil {
 		return fmt.Errorf("Token: %w", err)
 	}
@@ -310,18 +312,18 @@ func (c *rwContention) critical(ctx context.Context, lease *rwlock.Lease, conn z
 }
 
 // useData reads the data node, which must hold an earlier writer's token,
-// or if asked writes tok there (zktest.FencedSet) and records it as the
+// or if asked writes tok there (locktest.FencedSet) and records it as the
 // last token fenced so far.
 func (c *rwContention) useData(ctx context.Context, lease *rwlock.Lease, conn zkapi.Conn, tok int64, fence bool) error {
 	if fence {
-		if err := zktest.FencedSet(ctx, conn, lease.Fenced, c.data, tok, &c.connLoss); err != nil {
+		if err := locktest.FencedSet(ctx, conn, lease.Fenced, c.data, tok, &c.connLoss); err != nil {
 			return err
 		}
 		c.fenced.Add(1)
-		zktest.StoreMax(&c.maxFenced, tok)
+		locktest.StoreMax(&c.maxFenced, tok)
 		return nil
 	}
-	prev, _, err := zktest.GetInt(ctx, conn, c.data, &c.connLoss)
+	prev, _, err := locktest.GetInt(ctx, conn, c.data, &c.connLoss)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/rwlock"
 	"github.com/zksim/zksim/zkapi"
@@ -82,7 +83,7 @@ func (w *world) async(acquire func(context.Context) (*rwlock.Lease, error)) *zkt
 // waiters blocks until n data watches are set in the directory.
 func (w *world) waiters(n int) {
 	w.t.Helper()
-	err := w.srv.WaitUntil(w.ctx, func(m *fakezk.Machine) bool {
+	err := w.srv.WaitUntil(w.ctx, func(m *machine.Machine) bool {
 		total := 0
 		for _, k := range m.Children(dir) {
 			d, _ := m.Watchers(0, dir+"/"+k)
@@ -98,7 +99,7 @@ func (w *world) waiters(n int) {
 // watchersOf reports how many sessions watch the node of a lease.
 func (w *world) watchersOf(l *rwlock.Lease) int {
 	var n int
-	w.srv.Inspect(func(m *fakezk.Machine) { d, _ := m.Watchers(0, l.Node()); n = len(d) })
+	w.srv.Inspect(func(m *machine.Machine) { d, _ := m.Watchers(0, l.Node()); n = len(d) })
 	return n
 }
 
@@ -215,7 +216,7 @@ func TestRWMutex_ExpiredWriterFenced(t *testing.T) {
 	w := newWorld(t)
 	wl := w.acquire(w.rw("a").Acquire)
 	var sid int64
-	w.srv.Inspect(func(mc *fakezk.Machine) {
+	w.srv.Inspect(func(mc *machine.Machine) {
 		_, st, _ := mc.Node(wl.Node())
 		sid = st.EphemeralOwner
 	})

@@ -105,7 +105,7 @@ if [ -n "${BENCH_EXHAUST:-}" ]; then
 	go test -run - -bench ExploreReductions -benchtime 1x -timeout 30m ./harness | tee -a "$raw" | grep -E '^Benchmark' >&2
 fi
 log "porcupine"
-go test -run - -bench 'CheckLocks|Porcupine' -benchtime "$t1" ./linearize | tee -a "$raw" | grep -E '^Benchmark' >&2
+go test -run - -bench 'CheckLocks|Porcupine' -benchtime "$t1" ./check | tee -a "$raw" | grep -E '^Benchmark' >&2
 log "lock handoff on the real servers"
 go test -run - -bench Handoff -benchtime "$handoff" ./lock | tee -a "$raw" | grep -E '^Benchmark' >&2
 log "exploration on 1 and 2 cores"

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/zksim/zksim/linearize"
+	"github.com/zksim/zksim/check"
 )
 
 // Wait is what an unfinished client waited on when a run ended: words
@@ -17,7 +17,7 @@ type Wait struct {
 }
 
 // deadlock is the verdict of a deadlocked run: who waited, on what.
-func (res *Result) deadlock() linearize.Violation {
+func (res *Result) deadlock() check.Violation {
 	who := strings.Join(res.Waiting, ", ") + " waited"
 	var steps []int
 	if len(res.Waits) > 0 {
@@ -28,7 +28,7 @@ func (res *Result) deadlock() linearize.Violation {
 		}
 		who = strings.Join(on, "; ")
 	}
-	return linearize.Violation{Class: linearize.Deadlock, Steps: linearize.Blame(steps...),
+	return check.Violation{Class: check.Deadlock, Steps: check.Blame(steps...),
 		Detail: fmt.Sprintf("only time could advance at step %d while %s", res.Steps, who)}
 }
 
@@ -77,7 +77,7 @@ func (s *Sim) NodeOwner(path string) (string, int) {
 	owner := "no client's session"
 	for _, c := range s.clients {
 		switch {
-		case c.session == st.EphemeralOwner:
+		case c.model.ID == st.EphemeralOwner:
 			owner = c.name + "'s node, its session"
 		case containsSession(c.old, st.EphemeralOwner):
 			owner = c.name + "'s node, its earlier session"

@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"iter"
 
-	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/internal/zkclient"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -39,7 +40,7 @@ const (
 // call is the operation a parked client waits in, and its result.
 type call struct {
 	kind    callKind
-	req     fakezk.Request
+	req     machine.Request
 	session int64 // the session when the call was made
 	w       *watch
 	pw      *pwatch
@@ -48,7 +49,7 @@ type call struct {
 	until   int64
 	step    int // the step the call was made in: where a deadlock's waiter stopped
 
-	reply fakezk.Reply
+	reply machine.Reply
 	err   error
 
 	// ctx's state as of timer epoch epoch: a parked client's context can
@@ -61,8 +62,8 @@ type call struct {
 // (isReply) the reply to its pending request.
 type message struct {
 	isReply bool
-	note    fakezk.Notification
-	reply   fakezk.Reply
+	note    machine.Notification
+	reply   machine.Reply
 }
 
 // Client is one simulated ZooKeeper client. Its fields are touched only by
@@ -84,13 +85,9 @@ type Client struct {
 	yield    func(struct{}) bool
 	end      func()
 	conn     *Conn
-	session  int64
-	old      []int64 // sessions the client had before this one, for blame
-	server   int
-	lastZxid int64
+	model    zkclient.Session[*watch, *pwatch] // session, replica, lastZxid, watches
+	old      []int64                           // sessions the client had before this one, for blame
 	pauseEnd int64
-	watches  fakezk.WatchTable[*watch]
-	pwatches fakezk.PersistentTable[*pwatch]
 	sess     zkapi.Session
 	err      error
 
@@ -112,7 +109,7 @@ func (c *Client) Name() string { return c.name }
 func (c *Client) Index() int { return c.idx }
 
 // Session is the id of the client's current session.
-func (c *Client) Session() int64 { return c.session }
+func (c *Client) Session() int64 { return c.model.ID }
 
 // Sim is the run the client is in.
 func (c *Client) Sim() *Sim { return c.sim }
@@ -266,7 +263,7 @@ func (c *Client) finishWait() {
 }
 
 func (c *Client) setState(st zkapi.State) {
-	c.sess = zkapi.Session{ID: c.session, State: st, Seq: c.sess.Seq + 1}
+	c.sess = zkapi.Session{ID: c.model.ID, State: st, Seq: c.sess.Seq + 1}
 }
 
 // watch is a one-shot handle of a simulated client.

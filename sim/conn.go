@@ -3,22 +3,27 @@ package sim
 import (
 	"context"
 
-	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/internal/zkclient"
 	"github.com/zksim/zksim/zkapi"
 )
 
 // Conn is a simulated client's zkapi.Conn: every call is a scheduling
-// point. The request methods come from fakezk.Calls over Do.
+// point. The request methods come from zkclient.Calls over Do.
 type Conn struct {
-	fakezk.Calls
+	calls
 	c *Client
 }
 
 var _ zkapi.Conn = (*Conn)(nil)
 
+// calls lets Conn embed the shared request methods without exporting a
+// field of an internal type.
+type calls = zkclient.Calls
+
 // Do sends one request and waits for the scheduler to deliver its fate
-// (implementing fakezk.Transport).
-func (cn *Conn) Do(ctx context.Context, op, path string, req fakezk.Request) (fakezk.Reply, zkapi.Watch, error) {
+// (implementing zkclient.Transport).
+func (cn *Conn) Do(ctx context.Context, op, path string, req machine.Request) (machine.Reply, zkapi.Watch, error) {
 	r, w, err := cn.do(ctx, path, req)
 	if cn.c.sim.hashing {
 		cn.c.foldReply(r, err)
@@ -31,31 +36,31 @@ func (cn *Conn) Do(ctx context.Context, op, path string, req fakezk.Request) (fa
 
 // do is Do before its result is wrapped and, when exploring, folded into
 // the client's history.
-func (cn *Conn) do(ctx context.Context, path string, req fakezk.Request) (fakezk.Reply, *watch, error) {
+func (cn *Conn) do(ctx context.Context, path string, req machine.Request) (machine.Reply, *watch, error) {
 	c := cn.c
 	if err := ctx.Err(); err != nil {
-		return fakezk.Reply{}, nil, err
+		return machine.Reply{}, nil, err
 	}
 	if c.closed {
-		return fakezk.Reply{}, nil, zkapi.ErrClosed
+		return machine.Reply{}, nil, zkapi.ErrClosed
 	}
-	if err := fakezk.CheckClientPath(req); err != nil {
-		return fakezk.Reply{}, nil, err
+	if err := zkclient.CheckPath(req); err != nil {
+		return machine.Reply{}, nil, err
 	}
-	cl := c.newCall(call{kind: callRequest, req: req, session: c.session})
+	cl := c.newCall(call{kind: callRequest, req: req, session: c.model.ID})
 	c.park(cl, stCall)
 	if cl.err != nil {
-		return fakezk.Reply{}, nil, cl.err
+		return machine.Reply{}, nil, cl.err
 	}
 	r := cl.reply
 	var w *watch
-	if k, ok := fakezk.ReplyWatch(req, r); ok {
-		w = &watch{c: c, path: path, stray: cl.session != c.session}
+	if k, ok := zkclient.ReplyWatch(req, r); ok {
+		w = &watch{c: c, path: path, stray: cl.session != c.model.ID}
 		if c.sim.hashing {
 			w.id = len(c.made)
 			c.made = append(c.made, w)
 		}
-		c.watches.Add(path, k, w)
+		c.model.Watches.Add(path, k, w)
 	}
 	return r, w, r.Err
 }
@@ -93,17 +98,17 @@ func (cn *Conn) Close() error {
 	c.closed = true
 	if c.connected {
 		c.sim.closes++
-		for _, n := range c.sim.m.CloseSession(c.session) {
-			for _, w := range c.watches.Take(n.Event) {
+		for _, n := range c.sim.m.CloseSession(c.model.ID) {
+			for _, w := range c.model.Watches.Take(n.Event) {
 				w.fire(n.Event, n.Zxid)
 			}
-			for _, p := range c.pwatches.Match(n.Event) {
+			for _, p := range c.model.Persistent.Match(n.Event) {
 				p.queue = append(p.queue, n)
 			}
 		}
 		c.sim.collect()
 	}
-	for _, w := range c.watches.TakeAll() {
+	for _, w := range c.model.Watches.TakeAll() {
 		w.fire(zkapi.Event{Type: zkapi.EventNotWatching, Path: w.path, Err: zkapi.ErrClosed}, -1)
 	}
 	c.endPersistent(zkapi.ErrClosed)

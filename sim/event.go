@@ -1,6 +1,10 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/zksim/zksim/internal/faultname"
+)
 
 // Kind is the kind of a scheduling event.
 type Kind uint8
@@ -24,8 +28,9 @@ const (
 	numKinds
 )
 
-var kindNames = [...]string{"send", "recv", "wake", "tick", "lose-request", "lose-reply",
-	"disconnect", "reconnect", "crash", "pause", "catchup", "reap", "reorder", "abandon"}
+var kindNames = [...]string{"send", "recv", "wake", "tick", faultname.LoseRequest, faultname.LoseReply,
+	faultname.Disconnect, "reconnect", faultname.Crash, faultname.Pause, "catchup", faultname.Reap,
+	faultname.Reorder, faultname.Abandon}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {

@@ -47,13 +47,13 @@ func (s *Sim) apply(ev Event) {
 	case Crash:
 		s.noteEvent(ev)
 		if c.connected {
-			s.m.Detach(c.session)
+			s.m.Detach(c.model.ID)
 		}
 		c.connected = false
 		c.state = stCrashed
 	case Pause:
 		c.paused, c.pauseEnd = true, s.now+int64(s.cfg.Faults.PauseTicks)
-		s.m.Detach(c.session)
+		s.m.Detach(c.model.ID)
 		if !s.cfg.NoTrace {
 			s.notef("%s for %d ticks", ev, s.cfg.Faults.PauseTicks)
 		}
@@ -122,7 +122,7 @@ func (s *Sim) send(c *Client, lose bool) {
 		s.resumeWith(c, zkapi.ErrConnectionLoss)
 		return
 	}
-	r := s.m.Do(c.session, cl.req)
+	r := s.m.Do(c.model.ID, cl.req)
 	s.collect()
 	for _, o := range s.obs {
 		o.Applied(c, cl.req, r)
@@ -155,10 +155,10 @@ func (s *Sim) recv(c *Client) {
 		if !s.cfg.NoTrace {
 			s.notef("recv %s %v", c.name, msg.note.Event)
 		}
-		for _, w := range c.watches.Take(msg.note.Event) {
+		for _, w := range c.model.Watches.Take(msg.note.Event) {
 			w.fire(msg.note.Event, msg.note.Zxid)
 		}
-		for _, p := range c.pwatches.Match(msg.note.Event) {
+		for _, p := range c.model.Persistent.Match(msg.note.Event) {
 			p.queue = append(p.queue, msg.note)
 		}
 		return
@@ -166,7 +166,7 @@ func (s *Sim) recv(c *Client) {
 	if !s.cfg.NoTrace {
 		s.notef("recv %s reply", c.name)
 	}
-	c.lastZxid = max(c.lastZxid, msg.reply.Zxid)
+	c.model.Replied(msg.reply)
 	c.call.reply = msg.reply
 	c.run()
 }
@@ -181,7 +181,7 @@ func (s *Sim) resumeWith(c *Client, err error) {
 // messages; a reply in flight is lost.
 func (c *Client) drop() {
 	if c.connected {
-		c.sim.m.Detach(c.session)
+		c.sim.m.Detach(c.model.ID)
 	}
 	c.connected, c.inbox = false, c.inbox[:0]
 	c.setState(zkapi.StateDisconnected)
@@ -191,40 +191,41 @@ func (c *Client) drop() {
 	}
 }
 
-func (c *Client) openSession(server int) {
-	info, err := c.sim.m.CreateSession(server, c.sim.cfg.SessionTimeoutMs)
+// openSession opens a new session on the replica the client's model
+// names.
+func (c *Client) openSession() {
+	replica := c.model.Replica
+	info, err := c.sim.m.CreateSession(replica, c.sim.cfg.SessionTimeoutMs)
 	if err != nil {
-		panic(fmt.Sprintf("sim: invariant: server %d exists: %v", server, err))
+		panic(fmt.Sprintf("sim: invariant: server %d exists: %v", replica, err))
 	}
-	c.session, c.server, c.connected = info.ID, server, true
-	c.lastZxid = c.sim.m.ServerZxid(server)
+	c.model.Opened(info.ID, c.sim.m.ServerZxid(replica))
+	c.connected = true
 	c.setState(zkapi.StateConnected)
 }
 
 // reconnect resumes the session (re-registering watches) or learns that
-// it expired. A server behind the client is skipped for the leader.
+// it expired; the client's policy picks the replica.
 func (c *Client) reconnect() {
 	s := c.sim
-	err := s.m.Attach(c.session, c.server, c.lastZxid)
-	if errors.Is(err, zkapi.ErrConnectionLoss) {
-		c.server = 0
-		err = s.m.Attach(c.session, 0, c.lastZxid)
-	}
+	err := c.model.Reconnect(func(replica int) error {
+		return s.m.Attach(c.model.ID, replica, c.model.LastZxid)
+	})
 	if err != nil {
 		if !s.cfg.NoTrace {
-			s.notef("reconnect %s -> session %#x expired", c.name, c.session)
+			s.notef("reconnect %s -> session %#x expired", c.name, c.model.ID)
 		}
 		c.learnExpired()
 		return
 	}
 	c.connected = true
 	c.setState(zkapi.StateConnected)
-	if c.watches.Len()+c.pwatches.Len() > 0 {
-		s.m.Do(c.session, c.pwatches.Rewatch(c.watches.SetWatches(c.lastZxid)))
+	if sw, ok := c.model.Rewatch(); ok {
+		c.model.Rewatched(s.m.Do(c.model.ID, sw))
 		s.collect()
 	}
 	if !s.cfg.NoTrace {
-		s.notef("reconnect %s -> session %#x", c.name, c.session)
+		s.notef("reconnect %s -> session %#x", c.name, c.model.ID)
 	}
 }
 
@@ -235,23 +236,28 @@ func (c *Client) reconnect() {
 // the old session is only detached, and it and its ephemerals live on
 // until it expires in virtual time.
 func (s *Sim) abandon(c *Client) {
-	old := c.session
+	old := c.model.ID
 	c.drop()
 	c.learnExpired()
 	if !s.cfg.NoTrace {
-		s.notef("abandon %s -> session %#x left to expire, new session %#x", c.name, old, c.session)
+		s.notef("abandon %s -> session %#x left to expire, new session %#x", c.name, old, c.model.ID)
 	}
 }
 
 // learnExpired reports the old session expired, ends its watches, and
 // opens a new session as go-zookeeper does.
 func (c *Client) learnExpired() {
-	c.old = append(c.old, c.session)
-	c.setState(zkapi.StateExpired)
-	for _, w := range c.watches.TakeAll() {
+	c.old = append(c.old, c.model.ID)
+	states, watches, persistent := c.model.Expired(c.connected)
+	for _, st := range states {
+		c.setState(st)
+	}
+	for _, w := range watches {
 		w.fire(zkapi.Event{Type: zkapi.EventNotWatching, Path: w.path, Err: zkapi.ErrSessionExpired}, -1)
 	}
-	c.endPersistent(zkapi.ErrSessionExpired)
+	for _, p := range persistent {
+		p.finish(zkapi.ErrSessionExpired)
+	}
 	c.inbox = c.inbox[:0]
-	c.openSession(c.server)
+	c.openSession()
 }

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/zksim/zksim/linearize"
+	"github.com/zksim/zksim/check"
 )
 
 // Bounds are the limits of a systematic exploration (Explore). The fault
@@ -57,7 +57,7 @@ type Bounds struct {
 	Shard, Shards int
 	// Class, if set, is the violation class searched for: the search goes
 	// on past runs that show only others.
-	Class string
+	Class check.Class
 	// Symmetry treats the clients as interchangeable: a state and its
 	// mirror images (the same state with clients' parts exchanged: their
 	// names in paths and data, their sessions) are one state, and the
@@ -157,10 +157,10 @@ type Exploration struct {
 // (choices past the list are 0), and what it broke.
 type Failure struct {
 	Decisions []int
-	Class     string
+	Class     check.Class
 	// Invariant is the Judge's Invariant verdict, if that is what the
 	// schedule broke: a run judged only at its end may not show it.
-	Invariant *linearize.Violation
+	Invariant *check.Violation
 }
 
 // Explore searches every schedule of sc within the bounds, systematically,
@@ -313,7 +313,7 @@ type explorer struct {
 	canon   int       // with symmetry: the current state's canonical permutation
 	canonAt int       // the step after which canon was computed; -1: none
 	before  stepMark
-	fail    *linearize.Violation
+	fail    *check.Violation
 	stopped bool // a budget ran out
 }
 
@@ -409,7 +409,7 @@ func (x *explorer) pass() error {
 		switch {
 		case len(failed) == 0:
 		case x.b.Class == "":
-			x.failure(linearize.Worst(failed))
+			x.failure(check.Worst(failed))
 			return nil
 		case slices.Contains(failed, x.b.Class):
 			x.failure(x.b.Class)
@@ -438,7 +438,7 @@ func (x *explorer) budgetOut() bool {
 
 // runOnce runs the schedule the stack describes, extending it at its
 // frontier, and returns the violation classes it shows.
-func (x *explorer) runOnce() ([]string, error) {
+func (x *explorer) runOnce() ([]check.Class, error) {
 	x.pos, x.sleep, x.lastEv, x.fail, x.canonAt = 0, x.sleep[:0], -1, nil, -1
 	s, err := newSim(x.cfg, x)
 	if err != nil {
@@ -460,7 +460,7 @@ func (x *explorer) runOnce() ([]string, error) {
 		panic(fmt.Sprintf("sim: invariant: a replayed schedule made %d choices, not %d: a run is not deterministic", x.pos, len(x.stack)))
 	}
 	if x.fail != nil {
-		return []string{x.fail.Class}, nil
+		return []check.Class{x.fail.Class}, nil
 	}
 	if !s.cut {
 		return judge.Verdict(res), nil
@@ -743,7 +743,7 @@ func (x *explorer) backtrack() bool {
 // default past the last deviation are implied (a decision list chooses 0
 // past its end), and Shrink also tries to drop deviations the violation
 // does not need.
-func (x *explorer) failure(class string) {
+func (x *explorer) failure(class check.Class) {
 	d := make([]int, len(x.stack))
 	for i, f := range x.stack {
 		d[i] = f.choice
@@ -758,20 +758,20 @@ func (x *explorer) failure(class string) {
 // runJudged runs sc once with the choices of ch and returns the violation
 // classes its judge finds: the invariant's after every step (the first
 // breach ends the run) and the verdict's at the end.
-func runJudged(cfg Config, ch Chooser, sc Scenario) []string {
+func runJudged(cfg Config, ch Chooser, sc Scenario) []check.Class {
 	s, err := newSim(cfg, ch)
 	if err != nil {
 		return nil
 	}
 	programs, judge := sc.Start(s)
-	var broke *linearize.Violation
+	var broke *check.Violation
 	s.after = func(Event) bool {
 		broke = judge.Invariant(s)
 		return broke == nil
 	}
 	res := s.run(programs)
 	if broke != nil {
-		return []string{broke.Class}
+		return []check.Class{broke.Class}
 	}
 	return judge.Verdict(res)
 }

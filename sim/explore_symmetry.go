@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 )
 
 // maxSymmetric is the most clients a search treats as interchangeable: a
@@ -27,7 +27,7 @@ const maxSymmetric = 4
 // is left out (see Bounds.Symmetry).
 type symmetry struct {
 	perms   [][]int // perms[k][i]: the position client i takes; perms[0] is the identity
-	renames []fakezk.Renaming
+	renames []machine.Renaming
 	s       *Sim
 	owner   map[int64]int64 // session id -> client<<16 | sessions of it before
 	count   []int           // per client: its sessions seen
@@ -36,7 +36,7 @@ type symmetry struct {
 
 func newSymmetry(clients int) *symmetry {
 	y := &symmetry{perms: permutations(clients)}
-	y.renames = make([]fakezk.Renaming, len(y.perms))
+	y.renames = make([]machine.Renaming, len(y.perms))
 	for k, pos := range y.perms {
 		r := &y.renames[k]
 		for i, p := range pos {
@@ -77,9 +77,9 @@ func (y *symmetry) reset(s *Sim) {
 // so that every session is known by the end of the step that opened it.
 func (y *symmetry) register() {
 	for i, c := range y.s.clients {
-		if c.session != y.last[i] {
-			y.last[i] = c.session
-			y.own(c.session)
+		if c.model.ID != y.last[i] {
+			y.last[i] = c.model.ID
+			y.own(c.model.ID)
 		}
 	}
 }
@@ -93,7 +93,7 @@ func (y *symmetry) own(id int64) (int64, bool) {
 		return o, true
 	}
 	for i, c := range y.s.clients {
-		if c.session == id {
+		if c.model.ID == id {
 			o := int64(i)<<16 | int64(y.count[i])
 			y.count[i]++
 			y.owner[id] = o

@@ -1,8 +1,9 @@
 package sim
 
 import (
-	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/internal/fphash"
+	"github.com/zksim/zksim/internal/zkclient"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -17,7 +18,7 @@ func (s *Sim) fingerprint() uint64 { return s.fingerprintAs(nil, nil, -1) }
 // fingerprintAs is the fingerprint of the state with its clients renamed
 // by r, client i moved to position pos[i], and each client's history as
 // hashed under renaming k (-1, with r and pos nil: the state as it is).
-func (s *Sim) fingerprintAs(r *fakezk.Renaming, pos []int, k int) uint64 {
+func (s *Sim) fingerprintAs(r *machine.Renaming, pos []int, k int) uint64 {
 	var h fphash.Hash
 	h.Uint(s.m.FingerprintAs(r))
 	h.Int(s.now)
@@ -59,16 +60,16 @@ func at(pos []int, i int) int {
 	return pos[i]
 }
 
-func (c *Client) fingerprint(r *fakezk.Renaming, k int) uint64 {
+func (c *Client) fingerprint(r *machine.Renaming, k int) uint64 {
 	var h fphash.Hash
 	h.Uint(uint64(c.state))
 	h.Bool(c.connected)
 	h.Bool(c.paused)
 	h.Bool(c.closed)
 	h.Int(c.pauseEnd)
-	r.HashSession(&h, c.session)
-	h.Int(int64(c.server))
-	h.Int(c.lastZxid)
+	r.HashSession(&h, c.model.ID)
+	h.Int(int64(c.model.Replica))
+	h.Int(c.model.LastZxid)
 	r.HashSession(&h, c.sess.ID)
 	h.Int(int64(c.sess.State))
 	h.Uint(c.sess.Seq)
@@ -78,7 +79,7 @@ func (c *Client) fingerprint(r *fakezk.Renaming, k int) uint64 {
 		h.Int(cl.until)
 		h.Uint(cl.seq)
 		r.HashSession(&h, cl.session)
-		fakezk.HashErr(&h, cl.err)
+		machine.HashErr(&h, cl.err)
 		if cl.w != nil {
 			h.Int(int64(cl.w.id))
 		}
@@ -95,7 +96,7 @@ func (c *Client) fingerprint(r *fakezk.Renaming, k int) uint64 {
 		}
 	}
 	var table fphash.Hash
-	c.watches.Each(func(path string, kind fakezk.WatchKind, w *watch) {
+	c.model.Watches.Each(func(path string, kind zkclient.WatchKind, w *watch) {
 		var e fphash.Hash
 		r.HashString(&e, path)
 		e.Uint(uint64(kind))
@@ -118,9 +119,9 @@ func (c *Client) fingerprint(r *fakezk.Renaming, k int) uint64 {
 
 // persistentFingerprint hashes the client's persistent watches: which
 // handles its table holds, and each handle's queued events and end.
-func (c *Client) persistentFingerprint(r *fakezk.Renaming) uint64 {
+func (c *Client) persistentFingerprint(r *machine.Renaming) uint64 {
 	var h, table fphash.Hash
-	c.pwatches.Each(func(path string, recursive bool, p *pwatch) {
+	c.model.Persistent.Each(func(path string, recursive bool, p *pwatch) {
 		var e fphash.Hash
 		r.HashString(&e, path)
 		e.Bool(recursive)
@@ -133,7 +134,7 @@ func (c *Client) persistentFingerprint(r *fakezk.Renaming) uint64 {
 		for _, n := range p.queue {
 			r.HashNotification(&h, n)
 		}
-		fakezk.HashErr(&h, p.end)
+		machine.HashErr(&h, p.end)
 	}
 	return h.Sum()
 }
@@ -160,7 +161,7 @@ func (hs *history) sum(k int) uint64 {
 
 // fold adds what f hashes to c's history, under every renaming when the
 // run is explored with symmetry.
-func (c *Client) fold(f func(h *fphash.Hash, r *fakezk.Renaming)) {
+func (c *Client) fold(f func(h *fphash.Hash, r *machine.Renaming)) {
 	y := c.sim.sym
 	if y == nil {
 		f(&c.hist.one, nil)
@@ -176,9 +177,9 @@ func (c *Client) fold(f func(h *fphash.Hash, r *fakezk.Renaming)) {
 
 // foldErr adds the end of a wait (tag) and its error to c's history.
 func (c *Client) foldErr(tag uint64, err error) {
-	c.fold(func(h *fphash.Hash, _ *fakezk.Renaming) {
+	c.fold(func(h *fphash.Hash, _ *machine.Renaming) {
 		h.Uint(tag)
-		fakezk.HashErr(h, err)
+		machine.HashErr(h, err)
 	})
 }
 
@@ -188,18 +189,18 @@ func (c *Client) foldSession(err error) {
 	if !c.sim.hashing {
 		return
 	}
-	c.fold(func(h *fphash.Hash, r *fakezk.Renaming) {
+	c.fold(func(h *fphash.Hash, r *machine.Renaming) {
 		h.Uint(3)
 		r.HashSession(h, c.sess.ID)
 		h.Int(int64(c.sess.State))
 		h.Uint(c.sess.Seq)
-		fakezk.HashErr(h, err)
+		machine.HashErr(h, err)
 	})
 }
 
 // foldAnswer adds the answer to a workload question to c's history.
 func (c *Client) foldAnswer(yes bool) {
-	c.fold(func(h *fphash.Hash, _ *fakezk.Renaming) {
+	c.fold(func(h *fphash.Hash, _ *machine.Renaming) {
 		h.Uint(4)
 		h.Bool(yes)
 	})
@@ -207,19 +208,19 @@ func (c *Client) foldAnswer(yes bool) {
 
 // foldEvent adds what a Watch.Wait returned to c's history.
 func (c *Client) foldEvent(ev zkapi.Event, zxid int64, err error) {
-	c.fold(func(h *fphash.Hash, r *fakezk.Renaming) {
+	c.fold(func(h *fphash.Hash, r *machine.Renaming) {
 		h.Uint(5)
 		r.HashEvent(h, ev)
 		h.Int(zxid)
-		fakezk.HashErr(h, err)
+		machine.HashErr(h, err)
 	})
 }
 
 // foldReply adds a request's reply and error to c's history.
-func (c *Client) foldReply(rep fakezk.Reply, err error) {
-	c.fold(func(h *fphash.Hash, r *fakezk.Renaming) {
+func (c *Client) foldReply(rep machine.Reply, err error) {
+	c.fold(func(h *fphash.Hash, r *machine.Renaming) {
 		h.Uint(1)
 		r.HashReply(h, rep)
-		fakezk.HashErr(h, err)
+		machine.HashErr(h, err)
 	})
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -18,14 +18,14 @@ type pwatch struct {
 	id        int // when exploring: its index in c.pmade
 	path      string
 	recursive bool
-	queue     []fakezk.Notification
+	queue     []machine.Notification
 	end       error // why it ended; nil while it lives
 }
 
 // AddWatch implements zkapi.PersistentWatcher: a request like any other.
 func (cn *Conn) AddWatch(ctx context.Context, path string, recursive bool) (zkapi.PersistentWatch, error) {
 	c := cn.c
-	r, _, err := cn.do(ctx, path, fakezk.AddWatch{Path: path, Recursive: recursive})
+	r, _, err := cn.do(ctx, path, machine.AddWatch{Path: path, Recursive: recursive})
 	if c.sim.hashing {
 		c.foldReply(r, err)
 	}
@@ -37,12 +37,12 @@ func (cn *Conn) AddWatch(ctx context.Context, path string, recursive bool) (zkap
 		p.id = len(c.pmade)
 		c.pmade = append(c.pmade, p)
 	}
-	if c.call.session != c.session {
+	if c.call.session != c.model.ID {
 		// Set on a session that expired meanwhile: it will never fire.
 		p.end = zkapi.ErrSessionExpired
 		return p, nil
 	}
-	c.pwatches.Add(path, recursive, p)
+	c.model.Persistent.Add(path, recursive, p)
 	return p, nil
 }
 
@@ -57,7 +57,7 @@ func (p *pwatch) finish(why error) {
 
 // endPersistent ends every persistent watch of c: its session is gone.
 func (c *Client) endPersistent(why error) {
-	for _, p := range c.pwatches.TakeAll() {
+	for _, p := range c.model.Persistent.TakeAll() {
 		p.finish(why)
 	}
 }
@@ -73,11 +73,11 @@ func (p *pwatch) Next(ctx context.Context) (zkapi.Event, error) {
 	return n.Event, err
 }
 
-func (p *pwatch) next(ctx context.Context) (fakezk.Notification, error) {
+func (p *pwatch) next(ctx context.Context) (machine.Notification, error) {
 	c := p.c
 	if !p.ready() {
 		if err := ctx.Err(); err != nil {
-			return fakezk.Notification{Zxid: -1}, err
+			return machine.Notification{Zxid: -1}, err
 		}
 		for _, o := range c.sim.obs {
 			o.Blocks(c)
@@ -85,11 +85,11 @@ func (p *pwatch) next(ctx context.Context) (fakezk.Notification, error) {
 		cl := c.newCall(call{kind: callPWatch, pw: p, ctx: ctx})
 		c.park(cl, stWait)
 		if !p.ready() {
-			return fakezk.Notification{Zxid: -1}, cl.err
+			return machine.Notification{Zxid: -1}, cl.err
 		}
 	}
 	if len(p.queue) == 0 {
-		return fakezk.Notification{Zxid: -1, Event: zkapi.Event{Type: zkapi.EventNotWatching, Path: p.path, Err: p.end}}, nil
+		return machine.Notification{Zxid: -1, Event: zkapi.Event{Type: zkapi.EventNotWatching, Path: p.path, Err: p.end}}, nil
 	}
 	n := p.queue[0]
 	p.queue = p.queue[1:]
@@ -109,11 +109,11 @@ func (p *pwatch) Remove(ctx context.Context) error {
 	if p.end != nil {
 		return nil
 	}
-	if c.pwatches.Remove(p.path, p.recursive, p) > 0 {
+	if c.model.Persistent.Remove(p.path, p.recursive, p) > 0 {
 		p.finish(zkapi.ErrNoWatcher)
 		return nil
 	}
-	r, _, err := c.conn.do(ctx, p.path, fakezk.RemoveWatches{Path: p.path, Type: fakezk.WatcherAny})
+	r, _, err := c.conn.do(ctx, p.path, machine.RemoveWatches{Path: p.path, Type: machine.WatcherAny})
 	if c.sim.hashing {
 		c.foldReply(r, err)
 	}
@@ -122,7 +122,7 @@ func (p *pwatch) Remove(ctx context.Context) error {
 		p.finish(zkapi.ErrNoWatcher)
 		return nil
 	case p.end == nil:
-		c.pwatches.Add(p.path, p.recursive, p) // not removed: it still watches
+		c.model.Persistent.Add(p.path, p.recursive, p) // not removed: it still watches
 	}
 	return zkapi.Wrap("removewatches", p.path, err)
 }

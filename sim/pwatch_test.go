@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/linearize"
+	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -67,11 +67,11 @@ func (w *watchScenario) Start(s *sim.Sim) ([]sim.Program, sim.Judge) {
 	return []sim.Program{watcher, writer}, w
 }
 
-func (w *watchScenario) Invariant(*sim.Sim) *linearize.Violation { return nil }
-func (w *watchScenario) Visible() int                            { return len(w.sig) }
-func (w *watchScenario) Verdict(res *sim.Result) []string {
+func (w *watchScenario) Invariant(*sim.Sim) *check.Violation { return nil }
+func (w *watchScenario) Visible() int                        { return len(w.sig) }
+func (w *watchScenario) Verdict(res *sim.Result) []check.Class {
 	if res.Deadlock || res.Bounded {
-		return []string{"stuck"}
+		return []check.Class{"stuck"}
 	}
 	return nil
 }
@@ -81,9 +81,9 @@ func (w *watchScenario) Verdict(res *sim.Result) []string {
 // requests.
 func TestExplore_PersistentWatchEventsInterleave(t *testing.T) {
 	w := &watchScenario{seen: map[string]bool{}}
-	cfg := sim.Config{Setup: func(m *fakezk.Machine) {
+	cfg := sim.Config{Setup: func(m *machine.Machine) {
 		s, _ := m.CreateSession(0, 4000)
-		m.Do(s.ID, fakezk.Create{Path: "/dir", Mode: zkapi.Persistent})
+		m.Do(s.ID, machine.Create{Path: "/dir", Mode: zkapi.Persistent})
 		m.CloseSession(s.ID)
 	}}
 	x, err := sim.Explore(context.Background(), cfg, w, sim.Bounds{Deviations: 3})
@@ -113,9 +113,9 @@ func TestExplore_PersistentWatchEventsInterleave(t *testing.T) {
 // reconnect, and the trace shows each event delivered.
 func TestRun_PersistentWatchTraced(t *testing.T) {
 	w := &watchScenario{seen: map[string]bool{}}
-	cfg := sim.Config{Setup: func(m *fakezk.Machine) {
+	cfg := sim.Config{Setup: func(m *machine.Machine) {
 		s, _ := m.CreateSession(0, 4000)
-		m.Do(s.ID, fakezk.Create{Path: "/dir", Mode: zkapi.Persistent})
+		m.Do(s.ID, machine.Create{Path: "/dir", Mode: zkapi.Persistent})
 		m.CloseSession(s.ID)
 	}}
 	s, err := sim.New(cfg, sim.NewSeeded(1))

@@ -1,6 +1,6 @@
 package sim
 
-import "github.com/zksim/zksim/linearize"
+import "github.com/zksim/zksim/check"
 
 // A Scenario is what a systematic search (Explore) runs on every
 // schedule: programs on the clients, and the judge of each run. The lock
@@ -16,13 +16,13 @@ type Scenario interface {
 type Judge interface {
 	// Invariant is checked after every step, so that a state reached on
 	// two paths is judged on both: nil if it holds.
-	Invariant(s *Sim) *linearize.Violation
+	Invariant(s *Sim) *check.Violation
 	// Visible counts what the checkers see happen in order (for the lock
 	// workload: critical sections begun and ended): two steps that each
 	// change it do not commute.
 	Visible() int
 	// Verdict judges a run that ended: the violation classes it shows.
-	Verdict(res *Result) []string
+	Verdict(res *Result) []check.Class
 }
 
 // New makes a run under cfg, its ensemble set up (cfg.Setup), with no

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/linearize"
+	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/internal/zkclient"
 )
 
 // Faults bounds the faults a run may inject: how many of each kind at most,
@@ -35,7 +37,14 @@ type Config struct {
 	Server fakezk.Config
 	// SessionTimeoutMs asked by every client; default 4 ticks.
 	SessionTimeoutMs int64
-	Faults           Faults
+	// LegacyReconnect gives the clients the reconnect policy of traces
+	// recorded before it became go-zookeeper's: back to the server they
+	// had, else the leader, and no Disconnected before Expired. Off, a
+	// client moves on to the next server at every connect, as
+	// go-zookeeper does. Trace files without a reconnect key replay
+	// with it on.
+	LegacyReconnect bool
+	Faults          Faults
 	// TickPercent is the chance that a step advances time when other
 	// events are possible; default 5.
 	TickPercent int
@@ -66,7 +75,7 @@ type Config struct {
 	// schedule can be run again with tracing, deterministically.
 	NoTrace bool
 	// Setup runs on the Machine before the clients start.
-	Setup func(m *fakezk.Machine)
+	Setup func(m *machine.Machine)
 	// Observe runs after every step (for checking an invariant).
 	Observe func(s *Sim, step int, ev Event) error
 }
@@ -84,6 +93,14 @@ func (c Config) WithDefaults() Config {
 	return c
 }
 
+// policy is the clients' reconnect policy.
+func (c Config) policy() zkclient.Policy {
+	if c.LegacyReconnect {
+		return zkclient.PolicySimLegacy
+	}
+	return zkclient.PolicyNext
+}
+
 type timer struct {
 	at     int64
 	client int
@@ -94,7 +111,7 @@ type timer struct {
 // Sim is one run: the ensemble, the clients, virtual time and the trace.
 type Sim struct {
 	cfg      Config
-	m        *fakezk.Machine
+	m        *machine.Machine
 	clients  []*Client
 	chooser  Chooser
 	stopping bool
@@ -139,28 +156,28 @@ type Result struct {
 // progress within the step bound, the programs' errors and Observe's
 // verdict. harness.Check fails on them; the lock workload adds them to its
 // checkers'.
-func (res *Result) Verdicts() []linearize.Violation {
-	var vs []linearize.Violation
+func (res *Result) Verdicts() []check.Violation {
+	var vs []check.Violation
 	if res.Deadlock {
 		vs = append(vs, res.deadlock())
 	}
 	if res.Bounded {
-		vs = append(vs, linearize.Violation{Class: linearize.NoProgress,
+		vs = append(vs, check.Violation{Class: check.NoProgress,
 			Detail: fmt.Sprintf("unfinished after %d steps: %s", res.Steps, strings.Join(res.Waiting, ", "))})
 	}
 	for i, err := range res.Errors {
 		if err != nil {
-			vs = append(vs, linearize.Violation{Class: linearize.ClientError, Detail: fmt.Sprintf("c%d: %v", i+1, err)})
+			vs = append(vs, check.Violation{Class: check.ClientError, Detail: fmt.Sprintf("c%d: %v", i+1, err)})
 		}
 	}
 	if res.Err != nil {
-		vs = append(vs, linearize.Violation{Class: linearize.Invariant, Detail: res.Err.Error(), Steps: linearize.Blame(res.Steps)})
+		vs = append(vs, check.Violation{Class: check.Invariant, Detail: res.Err.Error(), Steps: check.Blame(res.Steps)})
 	}
 	return vs
 }
 
 // Machine exposes the simulated ensemble to Setup, Observe and checkers.
-func (s *Sim) Machine() *fakezk.Machine { return s.m }
+func (s *Sim) Machine() *machine.Machine { return s.m }
 
 // Now is the virtual time in ticks.
 func (s *Sim) Now() int64 { return s.now }
@@ -187,7 +204,7 @@ func Run(cfg Config, ch Chooser, programs ...Program) (*Result, error) {
 // newSim makes the ensemble, set up, and a run with no clients yet.
 func newSim(cfg Config, ch Chooser) (*Sim, error) {
 	cfg = cfg.WithDefaults()
-	m, err := fakezk.NewMachine(cfg.Server)
+	m, err := machine.NewMachine(cfg.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -235,9 +252,10 @@ func (s *Sim) startClients(programs []Program) {
 	for i, p := range programs {
 		c := &Client{sim: s, idx: i, name: fmt.Sprintf("c%d", i+1), prog: p}
 		c.conn = &Conn{c: c}
-		c.conn.Calls = fakezk.Calls{T: c.conn}
+		c.conn.calls = calls{T: c.conn}
 		s.clients = append(s.clients, c)
-		c.openSession(i % (s.cfg.Server.Followers + 1))
+		c.model = zkclient.NewSession[*watch, *pwatch](s.cfg.policy(), s.cfg.Server.Followers+1, i%(s.cfg.Server.Followers+1))
+		c.openSession()
 		c.start(ctx)
 	}
 }
@@ -492,7 +510,7 @@ func (s *Sim) collect() {
 		if !c.connected {
 			continue
 		}
-		for _, n := range s.m.TakeNotifications(c.session) {
+		for _, n := range s.m.TakeNotifications(c.model.ID) {
 			c.inbox = append(c.inbox, message{note: n})
 		}
 	}

@@ -4,10 +4,11 @@ import (
 	"encoding/json"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
-	"github.com/zksim/zksim/linearize"
 )
 
 // Output for CI: run -json writes JSON lines on stdout (the text report
@@ -42,19 +43,19 @@ type jsonWorkload struct {
 // jsonFailureObject is a failing schedule (type "failure") or the saved
 // counterexample (type "counterexample", with its trace).
 type jsonFailureObject struct {
-	Type      string       `json:"type"`
-	Seed      uint64       `json:"seed"`
-	Schedule  *int         `json:"schedule,omitempty"` // k: the run's schedule seed-first_seed; none in a systematic search
-	Class     string       `json:"class"`              // the worst class
-	Classes   []string     `json:"classes"`            // every class, worst first
-	Message   string       `json:"message"`            // the worst class's first violation
-	Recipe    string       `json:"recipe"`
-	Workload  jsonWorkload `json:"workload"`
-	Faults    string       `json:"faults"`               // the -faults spec
-	TraceFile string       `json:"trace_file,omitempty"` // counterexample: the saved trace
-	Trace     []string     `json:"trace,omitempty"`      // counterexample: its lines
-	Replay    string       `json:"replay,omitempty"`     // counterexample: the command that replays it
-	NotSaved  string       `json:"not_saved,omitempty"`  // counterexample: why there is no trace file
+	Type      string        `json:"type"`
+	Seed      uint64        `json:"seed"`
+	Schedule  *int          `json:"schedule,omitempty"` // k: the run's schedule seed-first_seed; none in a systematic search
+	Class     check.Class   `json:"class"`              // the worst class
+	Classes   []check.Class `json:"classes"`            // every class, worst first
+	Message   string        `json:"message"`            // the worst class's first violation
+	Recipe    string        `json:"recipe"`
+	Workload  jsonWorkload  `json:"workload"`
+	Faults    string        `json:"faults"`               // the -faults spec
+	TraceFile string        `json:"trace_file,omitempty"` // counterexample: the saved trace
+	Trace     []string      `json:"trace,omitempty"`      // counterexample: its lines
+	Replay    string        `json:"replay,omitempty"`     // counterexample: the command that replays it
+	NotSaved  string        `json:"not_saved,omitempty"`  // counterexample: why there is no trace file
 }
 
 // jsonSummaryObject is the last object: the -summary file's fields, the
@@ -87,12 +88,12 @@ type ciOutput struct {
 	json  *json.Encoder // nil without -json
 	junit string        // "" without -junit
 	// firsts is each class's first failing schedule, for JUnit.
-	firsts map[string]jsonFailureObject
+	firsts map[check.Class]jsonFailureObject
 	ce     *jsonFailureObject
 }
 
 func newCIOutput(stdout io.Writer, asJSON bool, junit string) *ciOutput {
-	c := &ciOutput{junit: junit, firsts: map[string]jsonFailureObject{}}
+	c := &ciOutput{junit: junit, firsts: map[check.Class]jsonFailureObject{}}
 	if asJSON {
 		c.json = json.NewEncoder(stdout)
 		c.json.SetEscapeHTML(false)
@@ -108,7 +109,7 @@ func (rc runConfig) workloadJSON(w harness.Workload) jsonWorkload {
 }
 
 // failureObject describes a failing run of workload w with seed seed.
-func (rc runConfig) failureObject(typ string, seed uint64, w harness.Workload, vs []linearize.Violation) jsonFailureObject {
+func (rc runConfig) failureObject(typ string, seed uint64, w harness.Workload, vs []check.Violation) jsonFailureObject {
 	classes := worstFirst(vs)
 	f := jsonFailureObject{Type: typ, Seed: seed, Class: classes[0], Classes: classes,
 		Recipe: rc.recipe.Name, Workload: rc.workloadJSON(w), Faults: rc.faults}
@@ -117,7 +118,7 @@ func (rc runConfig) failureObject(typ string, seed uint64, w harness.Workload, v
 }
 
 // firstMessage is the detail of the first violation of class in vs.
-func firstMessage(vs []linearize.Violation, class string) string {
+func firstMessage(vs []check.Violation, class check.Class) string {
 	for _, v := range vs {
 		if v.Class == class {
 			return v.Detail
@@ -128,7 +129,7 @@ func firstMessage(vs []linearize.Violation, class string) string {
 
 // worstFirst is the classes of vs, without repeats, worst first (then by
 // name).
-func worstFirst(vs []linearize.Violation) []string {
+func worstFirst(vs []check.Violation) []check.Class {
 	rep := harness.Report{Violations: vs}
 	classes := rep.Classes()
 	sortBySeverity(classes)
@@ -137,13 +138,13 @@ func worstFirst(vs []linearize.Violation) []string {
 
 // sortBySeverity sorts classes worst first, keeping the order of those
 // that rank alike.
-func sortBySeverity(classes []string) {
-	slices.SortStableFunc(classes, func(a, b string) int { return linearize.Severity(a) - linearize.Severity(b) })
+func sortBySeverity(classes []check.Class) {
+	slices.SortStableFunc(classes, func(a, b check.Class) int { return check.Severity(a) - check.Severity(b) })
 }
 
 // failure records the failing schedule t of seed; with -json it writes
 // it at once.
-func (c *ciOutput) failure(rc runConfig, t int, seed uint64, vs []linearize.Violation) {
+func (c *ciOutput) failure(rc runConfig, t int, seed uint64, vs []check.Violation) {
 	f := rc.failureObject(jsonFailure, seed, rc.workload, vs)
 	f.Schedule = &t
 	for _, class := range f.Classes {
@@ -184,4 +185,13 @@ func (c *ciOutput) write(v any) {
 		// pipe) leaves the exit code to say the verdict.
 		_ = c.json.Encode(v)
 	}
+}
+
+// joinClasses words classes for a line of text, comma-separated.
+func joinClasses(classes []check.Class) string {
+	ws := make([]string, len(classes))
+	for i, c := range classes {
+		ws[i] = string(c)
+	}
+	return strings.Join(ws, ", ")
 }

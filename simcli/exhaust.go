@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/sim"
@@ -49,11 +50,11 @@ func (rc runConfig) exhaust(ctx context.Context, w, stderr io.Writer) int {
 		class := ce.Report.Classes()[0]
 		fmt.Fprintf(w, "\ncounterexample with %d deviations: %d clients x %d acquisitions, %d trace lines:\n",
 			res.Deviation, ce.Workload.Clients, ce.Workload.Acquisitions, len(ce.Report.Result.Trace))
-		path := rc.writeFailure(w, rc.out, rc.recipe.Name+"-"+class, *ce)
+		path := rc.writeFailure(w, rc.out, rc.recipe.Name+"-"+string(class), *ce)
 		rc.ci.counterexample(rc, rc.plan.seed, nil, ce, path)
 		classes := worstFirst(ce.Report.Violations)
 		s.First = &firstFailure{Seed: rc.plan.seed, Classes: classes, Trace: path, Message: firstMessage(ce.Report.Violations, classes[0])}
-		s.Failing, s.Classes = 1, map[string]int{s.First.Classes[0]: 1}
+		s.Failing, s.Classes = 1, map[check.Class]int{s.First.Classes[0]: 1}
 		code = ExitViolation
 	} else if context.Cause(ctx) == errInterrupted {
 		code = ExitInterrupted
@@ -73,7 +74,7 @@ func (rc runConfig) exhaust(ctx context.Context, w, stderr io.Writer) int {
 // for -json and -junit: schedules are the runs it made.
 func (rc runConfig) exhaustSummary(res *harness.Exploration) summary {
 	return summary{Run: rc.describe(), Seed: rc.plan.seed, Shard: rc.plan.shard, Shards: rc.plan.shards,
-		Schedules: res.Schedules, Seeds: fmt.Sprintf("seed %d", rc.plan.seed), Classes: map[string]int{},
+		Schedules: res.Schedules, Seeds: fmt.Sprintf("seed %d", rc.plan.seed), Classes: map[check.Class]int{},
 		Coverage: &coverage{Deviations: res.Deviation, Depth: res.Depth, Passes: res.Passes, States: res.States,
 			Visited: res.Visited, Complete: res.Complete}}
 }

@@ -11,8 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
-	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -75,14 +75,14 @@ func (p plan) seeds(n int) string {
 // outcome is what one schedule showed.
 type outcome struct {
 	t        int
-	classes  []string
+	classes  []check.Class
 	wakeups  int
 	changes  int
 	maxWoken int
 	trace    string
 	err      error
 	// violations are a failing schedule's findings.
-	violations []linearize.Violation
+	violations []check.Violation
 }
 
 // runOne runs and checks the shard's schedule t.
@@ -242,7 +242,7 @@ func (rc runConfig) explore(ctx context.Context, stdout, stderr io.Writer) int {
 // tallySeeds explores the plan's seeds, printing traces (-trace) and
 // progress as it goes.
 func (rc runConfig) tallySeeds(ctx context.Context, stdout, stderr io.Writer, start time.Time) (*tally, error) {
-	t := &tally{byClass: map[string]int{}}
+	t := &tally{byClass: map[check.Class]int{}}
 	prog := newProgress(stderr, rc.progress, start)
 	defer prog.done()
 	var err error

@@ -2,29 +2,28 @@ package simcli
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/zksim/zksim/sim"
 )
 
-// faultKinds names every fault -faults accepts, with what it does. The
-// names are the sim package's event kinds, and zksim serve's fault spec
-// uses the same ones for the faults it shares; alias is the spelling
-// serve used before (drop-reply), accepted here too so that one
-// vocabulary, old spellings included, works everywhere.
-var faultKinds = []struct {
-	name, alias, doc string
-	set              func(f *sim.Faults, n int)
-}{
-	{"lose-request", "drop-request", "a request is lost before the server sees it (connection loss, nothing applied)", func(f *sim.Faults, n int) { f.LoseRequest = n }},
-	{"lose-reply", "drop-reply", "a request is applied and its reply lost (the lost create)", func(f *sim.Faults, n int) { f.LoseReply = n }},
-	{"disconnect", "", "a client's connection drops; it reconnects and re-registers its watches", func(f *sim.Faults, n int) { f.Disconnect = n }},
-	{"crash", "", "a client stops for good; its session lingers until it expires", func(f *sim.Faults, n int) { f.Crash = n }},
-	{"pause", "", "a client stops for longer than its session timeout (a GC pause)", func(f *sim.Faults, n int) { f.Pause = n }},
-	{"reap", "", "the container reaper deletes the empty lock directory", func(f *sim.Faults, n int) { f.Reap = n }},
-	{"abandon", "", "a client gives up its session on its own for a new one; the old session and its nodes live on until it expires (CURATOR-498)", func(f *sim.Faults, n int) { f.Abandon = n }},
-	{"reorder", "", "ILLEGAL: a reply overtakes earlier notifications (breaks ZooKeeper's order)", func(f *sim.Faults, n int) { f.Reorder = n }},
+// faultKinds is every fault -faults accepts: sim's table (whose names
+// zksim serve shares, old spellings included), the legal kinds first.
+var faultKinds = legalFirst(sim.FaultKinds())
+
+func legalFirst(kinds []sim.FaultKind) []sim.FaultKind {
+	slices.SortStableFunc(kinds, func(a, b sim.FaultKind) int {
+		switch {
+		case a.Illegal == b.Illegal:
+			return 0
+		case b.Illegal:
+			return -1
+		}
+		return 1
+	})
+	return kinds
 }
 
 // defaultFaults is every legal fault, a few of each, at 10% of steps.
@@ -65,8 +64,8 @@ func parseFaults(spec string) (sim.Faults, error) {
 		}
 		known := false
 		for _, k := range faultKinds {
-			if k.name == name || k.alias != "" && k.alias == name {
-				k.set(&f, n)
+			if k.Name == name || slices.Contains(k.Aliases, name) {
+				*k.Budget(&f) = n
 				known = true
 			}
 		}
@@ -88,10 +87,8 @@ func parseFaults(spec string) (sim.Faults, error) {
 func faultNames() string {
 	var names, old []string
 	for _, k := range faultKinds {
-		names = append(names, k.name)
-		if k.alias != "" {
-			old = append(old, k.alias)
-		}
+		names = append(names, k.Name)
+		old = append(old, k.Aliases...)
 	}
 	return strings.Join(names, ", ") + "; old spellings " + strings.Join(old, ", ")
 }

@@ -1,9 +1,6 @@
 package simcli
 
 import (
-	"slices"
-	"sort"
-	"strings"
 	"testing"
 
 	"github.com/zksim/zksim/sim"
@@ -27,25 +24,5 @@ func TestParseFaults_OldSpellings(t *testing.T) {
 	got, err := parseFaults("drop-reply=2,drop-request,lose-request=3")
 	if want := (sim.Faults{Percent: 10, LoseReply: 2, LoseRequest: 3}); err != nil || got != want {
 		t.Errorf("parseFaults = %+v, %v; want %+v", got, err, want)
-	}
-}
-
-// TestFaultKinds_SimNames: -faults names each fault as the sim package's
-// event kinds (and so its traces) do, one vocabulary.
-func TestFaultKinds_SimNames(t *testing.T) {
-	var simFaults []string
-	for k := sim.Kind(0); !strings.HasPrefix(k.String(), "kind("); k++ {
-		if k.IsFault() {
-			simFaults = append(simFaults, k.String())
-		}
-	}
-	var names []string
-	for _, k := range faultKinds {
-		names = append(names, k.name)
-	}
-	sort.Strings(simFaults)
-	sort.Strings(names)
-	if !slices.Equal(names, simFaults) {
-		t.Errorf("-faults kinds %q, sim's fault kinds %q", names, simFaults)
 	}
 }

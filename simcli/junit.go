@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/zksim/zksim/check"
 )
 
 // The JUnit XML report (-junit FILE) is the shape Jenkins' junit plugin,
@@ -66,10 +68,10 @@ type junitVerdict struct {
 	classname  string // every testcase's
 	properties []junitProperty
 	schedules  int
-	classes    map[string]int               // failing schedules per class
-	firsts     map[string]jsonFailureObject // each class's first failing schedule
-	ce         *jsonFailureObject           // the saved counterexample, if any
-	problem    string                       // why the run cannot count as passed without a violation (Ctrl-C, missing shards); "" none
+	classes    map[check.Class]int               // failing schedules per class
+	firsts     map[check.Class]jsonFailureObject // each class's first failing schedule
+	ce         *jsonFailureObject                // the saved counterexample, if any
+	problem    string                            // why the run cannot count as passed without a violation (Ctrl-C, missing shards); "" none
 	elapsed    time.Duration
 }
 
@@ -93,8 +95,8 @@ func (v junitVerdict) cases() []junitCase {
 		if ok {
 			msg += fmt.Sprintf("; first: seed %d: %s", f.Seed, f.Message)
 		}
-		cases = append(cases, junitCase{Name: class, Classname: v.classname,
-			Failure: &junitProblem{Message: msg, Type: class, Text: failureText(f, ce)}})
+		cases = append(cases, junitCase{Name: string(class), Classname: v.classname,
+			Failure: &junitProblem{Message: msg, Type: string(class), Text: failureText(f, ce)}})
 	}
 	switch {
 	case len(cases) == 0:
@@ -116,7 +118,7 @@ func (v junitVerdict) cases() []junitCase {
 func failureText(f jsonFailureObject, ce *jsonFailureObject) string {
 	var b strings.Builder
 	if f.Class != "" {
-		fmt.Fprintf(&b, "first failing schedule: seed %d: %s: %s\n", f.Seed, strings.Join(f.Classes, ", "), f.Message)
+		fmt.Fprintf(&b, "first failing schedule: seed %d: %s: %s\n", f.Seed, joinClasses(f.Classes), f.Message)
 	}
 	if ce == nil {
 		if f.TraceFile != "" {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/zksim/zksim/sim"
 )
 
 // runList prints what run accepts.
@@ -21,11 +23,11 @@ func (c *CLI) runList(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, "\nfaults (-faults kind=count,...; default: "+describeFaults()+"):")
 	for _, k := range faultKinds {
-		doc := k.doc
-		if k.alias != "" {
-			doc += "; alias " + k.alias + " (serve's old name)"
+		doc := k.Doc
+		for _, a := range k.Aliases {
+			doc += "; alias " + a + " (serve's old name)"
 		}
-		fmt.Fprintf(stdout, "  %-22s %s\n", k.name, doc)
+		fmt.Fprintf(stdout, "  %-22s %s\n", k.Name, doc)
 	}
 	fmt.Fprintf(stdout, "  %-22s %s\n", "percent", "chance (0-100) that a step injects a fault when one is possible")
 	fmt.Fprintln(stdout, "\nstrategies (-strategy):")
@@ -37,6 +39,11 @@ func (c *CLI) runList(args []string, stdout, stderr io.Writer) int {
 
 func describeFaults() string {
 	f := defaultFaults
-	return fmt.Sprintf("percent=%d,lose-request=%d,lose-reply=%d,disconnect=%d,crash=%d,pause=%d,reap=%d,abandon=%d",
-		f.Percent, f.LoseRequest, f.LoseReply, f.Disconnect, f.Crash, f.Pause, f.Reap, f.Abandon)
+	s := fmt.Sprintf("percent=%d", f.Percent)
+	for _, k := range sim.FaultKinds() {
+		if !k.Illegal {
+			s += fmt.Sprintf(",%s=%d", k.Name, *k.Budget(&f))
+		}
+	}
+	return s
 }

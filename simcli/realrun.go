@@ -13,11 +13,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/zksim/zksim/linearize"
+	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/expire"
+	"github.com/zksim/zksim/internal/ztree"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
-	"github.com/zksim/zksim/zktest"
 )
 
 // realRun is the workload on real servers: real sessions and real time, so
@@ -27,14 +28,14 @@ import (
 // simulator's view of which change woke whom.
 type realRun struct {
 	rc      runConfig
-	capture *zktest.SessionCapture
+	capture *expire.Capture
 
 	clock    atomic.Int64
 	holdSeq  atomic.Int64 // holds begun, for choosing which to expire
 	expired  atomic.Int64 // sessions expired while holding
 	mu       sync.Mutex
-	holds    []linearize.Hold
-	accepted []linearize.Accepted
+	holds    []check.Hold
+	accepted []check.Accepted
 	errs     map[string]int
 }
 
@@ -62,7 +63,7 @@ func (r *realRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
 	r.header(stdout)
-	r.capture = &zktest.SessionCapture{}
+	r.capture = &expire.Capture{}
 	dial := func() (zkapi.Conn, error) {
 		return gozk.DialContext(ctx, r.rc.servers, gozk.Config{SessionTimeout: 4 * time.Second, ConnectTimeout: 3 * time.Second, Dialer: r.capture.Dial})
 	}
@@ -84,7 +85,7 @@ func (r *realRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		zktest.DeleteTree(cctx, admin, root)
+		ztree.DeleteTree(cctx, admin, root)
 	}()
 
 	start := time.Now()
@@ -120,11 +121,11 @@ func (r *realRun) client(ctx context.Context, i int, c zkapi.Conn, dir, resource
 	w := r.rc.workload
 	rnd := rand.New(rand.NewPCG(r.rc.plan.seed, uint64(i)))
 	for j := range w.Acquisitions {
-		acquire, mode := w.Recipe.Acquire, linearize.Exclusive
+		acquire, mode := w.Recipe.Acquire, check.Exclusive
 		if w.Recipe.AcquireRead != nil {
-			mode = linearize.Write
+			mode = check.Write
 			if rnd.IntN(100) < w.ReadPercent {
-				acquire, mode = w.Recipe.AcquireRead, linearize.Read
+				acquire, mode = w.Recipe.AcquireRead, check.Read
 			}
 		}
 		call := r.clock.Add(1)
@@ -135,9 +136,9 @@ func (r *realRun) client(ctx context.Context, i int, c zkapi.Conn, dir, resource
 			r.count("acquire: " + zkapi.Name(err))
 			continue
 		}
-		h := linearize.Hold{Client: i, Lock: dir, Mode: mode, Call: call, Start: r.clock.Add(1)}
+		h := check.Hold{Client: i, Lock: dir, Mode: mode, Call: call, Start: r.clock.Add(1)}
 		r.maybeExpire(ctx, c.Session().ID)
-		if mode != linearize.Read {
+		if mode != check.Read {
 			r.write(ctx, i, c, held, resource)
 		} else {
 			time.Sleep(time.Millisecond) // the critical section's work
@@ -186,7 +187,7 @@ func (r *realRun) write(ctx context.Context, i int, c zkapi.Conn, held lock.Held
 		zxid = st.Mzxid
 	}
 	r.mu.Lock()
-	r.accepted = append(r.accepted, linearize.Accepted{Client: i, Token: token, Step: r.clock.Load(), Zxid: zxid})
+	r.accepted = append(r.accepted, check.Accepted{Client: i, Token: token, Step: r.clock.Load(), Zxid: zxid})
 	r.mu.Unlock()
 }
 
@@ -215,10 +216,10 @@ func (r *realRun) count(what string) {
 	r.mu.Unlock()
 }
 
-func (r *realRun) violations(dir string, left []string) []linearize.Violation {
-	vs := linearize.CheckLocks(r.holds).Violations
-	vs = append(vs, linearize.CheckFencing(r.accepted)...)
-	return append(vs, linearize.CheckOrphans(dir, left)...)
+func (r *realRun) violations(dir string, left []string) []check.Violation {
+	vs := check.Locks(r.holds).Violations
+	vs = append(vs, check.Tokens(r.accepted)...)
+	return append(vs, check.Orphans(dir, left)...)
 }
 
 // header says at once what the run does.
@@ -233,7 +234,7 @@ func (r *realRun) header(w io.Writer) {
 	fmt.Fprint(w, "checked: exclusion (exact interval check), fencing, orphans; no schedule control, no herd check on real servers\n\n")
 }
 
-func (r *realRun) report(w io.Writer, elapsed time.Duration, vs []linearize.Violation, stopped error) {
+func (r *realRun) report(w io.Writer, elapsed time.Duration, vs []check.Violation, stopped error) {
 	if stopped != nil {
 		fmt.Fprintf(w, "  %-22s %v\n", "stopped early", stopped)
 	}

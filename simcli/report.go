@@ -5,10 +5,10 @@ import (
 	"io"
 	"os"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/sim"
 )
@@ -17,7 +17,7 @@ import (
 type tally struct {
 	schedules int
 	failing   int // schedules with at least one violation
-	byClass   map[string]int
+	byClass   map[check.Class]int
 	wakeups   int
 	changes   int
 	maxWoken  int
@@ -27,10 +27,10 @@ type tally struct {
 
 type failed struct {
 	seed    uint64
-	t       int      // its schedule
-	message string   // the worst class's first violation
-	classes []string // worst first
-	trace   string   // the saved counterexample, once reported
+	t       int           // its schedule
+	message string        // the worst class's first violation
+	classes []check.Class // worst first
+	trace   string        // the saved counterexample, once reported
 }
 
 func (t *tally) add(o outcome, seed uint64) {
@@ -124,12 +124,12 @@ func (rc runConfig) summaryText(w io.Writer, t *tally, elapsed time.Duration) {
 	fmt.Fprintf(w, "  %-22s %.2f clients woken per change (max %d)\n", "herd", herd, t.maxWoken)
 }
 
-func writeClasses(w io.Writer, byClass map[string]int) {
-	classes := make([]string, 0, len(byClass))
+func writeClasses(w io.Writer, byClass map[check.Class]int) {
+	classes := make([]check.Class, 0, len(byClass))
 	for c := range byClass {
 		classes = append(classes, c)
 	}
-	sort.Strings(classes)
+	slices.Sort(classes)
 	for _, c := range classes {
 		fmt.Fprintf(w, "    %-20s %d\n", c, byClass[c])
 	}
@@ -148,12 +148,12 @@ func (rc runConfig) reportFailure(w io.Writer, f *failed) (string, *harness.Coun
 	if !ok {
 		// Runs are deterministic: this is a bug in the simulator.
 		fmt.Fprintf(w, "\nfirst failure: seed %d, %s; run again, it showed no %s: a nondeterministic run, please report it\n",
-			f.seed, strings.Join(f.classes, ", "), class)
+			f.seed, joinClasses(f.classes), class)
 		return "", nil
 	}
 	fmt.Fprintf(w, "\nfirst failure: seed %d, %s. Minimal counterexample: %d clients x %d acquisitions, %d trace lines:\n",
-		f.seed, strings.Join(f.classes, ", "), ce.Workload.Clients, ce.Workload.Acquisitions, len(ce.Report.Result.Trace))
-	return rc.writeFailure(w, rc.out, rc.recipe.Name+"-"+class, ce), &ce
+		f.seed, joinClasses(f.classes), ce.Workload.Clients, ce.Workload.Acquisitions, len(ce.Report.Result.Trace))
+	return rc.writeFailure(w, rc.out, rc.recipe.Name+"-"+string(class), ce), &ce
 }
 
 // writeFailure saves a counterexample's trace and its HTML report into

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/sim"
@@ -30,7 +31,7 @@ type runConfig struct {
 	expire    int        // with servers: sessions to expire
 	strategy  strategy
 	followers int // -1: seed % 2
-	overflow  fakezk.Overflow
+	overflow  machine.Overflow
 	plan      plan
 	budget    time.Duration // 0: none
 	parallel  int
@@ -310,8 +311,8 @@ func (rc *runConfig) strategyFlags(f runFlags, set map[string]bool) error {
 	return rc.bounds.Validate()
 }
 
-func parseOverflow(s string) (fakezk.Overflow, error) {
-	for _, o := range []fakezk.Overflow{fakezk.OverflowPin, fakezk.OverflowWrap} {
+func parseOverflow(s string) (machine.Overflow, error) {
+	for _, o := range []machine.Overflow{machine.OverflowPin, machine.OverflowWrap} {
 		if o.String() == s {
 			return o, nil
 		}

@@ -9,29 +9,31 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/zksim/zksim/check"
 )
 
 // summary is the JSON a run writes with -summary FILE. merge joins the
 // summaries of the shards of one run: counts add up, and the first
 // failure of the run is the one with the smallest seed.
 type summary struct {
-	Run       string         `json:"run"`              // recipe, workload, faults, strategy: the shards of one run share it
-	Recipe    string         `json:"recipe,omitempty"` // the recipe's name
-	Seed      uint64         `json:"seed"`             // the run's first seed
-	Total     int            `json:"total"`            // schedules over all shards; 0: until a time limit
-	Shard     int            `json:"shard"`            // this is shard Shard of Shards
-	Shards    int            `json:"shards"`
-	Schedules int            `json:"schedules"`          // the shard's schedules t = 0..Schedules-1 ran: seeds seed+shard+t*shards
-	Seeds     string         `json:"seeds"`              // the same, in words
-	Stopped   string         `json:"stopped,omitempty"`  // why the shard ended before its plan: "time limit" or "interrupted"
-	Coverage  *coverage      `json:"coverage,omitempty"` // -strategy exhaustive (-json, -junit): what the search covered
-	Failing   int            `json:"failing"`            // schedules with at least one violation
-	Classes   map[string]int `json:"classes"`            // schedules per violation class
-	Wakeups   int            `json:"wakeups"`            // herd: clients woken by changes to the lock, in all
-	Changes   int            `json:"changes"`            // herd: changes that woke clients
-	MaxWoken  int            `json:"max_woken"`          // herd: most clients one change woke
-	First     *firstFailure  `json:"first_failure,omitempty"`
-	Exit      int            `json:"exit"` // the shard's exit code
+	Run       string              `json:"run"`              // recipe, workload, faults, strategy: the shards of one run share it
+	Recipe    string              `json:"recipe,omitempty"` // the recipe's name
+	Seed      uint64              `json:"seed"`             // the run's first seed
+	Total     int                 `json:"total"`            // schedules over all shards; 0: until a time limit
+	Shard     int                 `json:"shard"`            // this is shard Shard of Shards
+	Shards    int                 `json:"shards"`
+	Schedules int                 `json:"schedules"`          // the shard's schedules t = 0..Schedules-1 ran: seeds seed+shard+t*shards
+	Seeds     string              `json:"seeds"`              // the same, in words
+	Stopped   string              `json:"stopped,omitempty"`  // why the shard ended before its plan: "time limit" or "interrupted"
+	Coverage  *coverage           `json:"coverage,omitempty"` // -strategy exhaustive (-json, -junit): what the search covered
+	Failing   int                 `json:"failing"`            // schedules with at least one violation
+	Classes   map[check.Class]int `json:"classes"`            // schedules per violation class
+	Wakeups   int                 `json:"wakeups"`            // herd: clients woken by changes to the lock, in all
+	Changes   int                 `json:"changes"`            // herd: changes that woke clients
+	MaxWoken  int                 `json:"max_woken"`          // herd: most clients one change woke
+	First     *firstFailure       `json:"first_failure,omitempty"`
+	Exit      int                 `json:"exit"` // the shard's exit code
 }
 
 // coverage is what a systematic search covered, without its timing.
@@ -50,10 +52,10 @@ func (c coverage) String() string {
 }
 
 type firstFailure struct {
-	Seed    uint64   `json:"seed"`
-	Classes []string `json:"classes"`           // worst first
-	Trace   string   `json:"trace,omitempty"`   // the minimized counterexample's trace file
-	Message string   `json:"message,omitempty"` // the worst class's first violation in the failing schedule
+	Seed    uint64        `json:"seed"`
+	Classes []check.Class `json:"classes"`           // worst first
+	Trace   string        `json:"trace,omitempty"`   // the minimized counterexample's trace file
+	Message string        `json:"message,omitempty"` // the worst class's first violation in the failing schedule
 }
 
 // summaryOf is the verdict of a run that saw t and exits with code.
@@ -157,7 +159,7 @@ func mergeSummaries(sums []summary) (m summary, missing []int, err error) {
 	m.Schedules, m.Failing, m.Wakeups, m.Changes, m.MaxWoken, m.First = 0, 0, 0, 0, 0, nil
 	all := plan{seed: m.Seed, total: m.Total, shards: 1}
 	m.Shard, m.Seeds, m.Stopped, m.Exit = 0, all.seeds(all.count()), "", 0
-	m.Classes = map[string]int{}
+	m.Classes = map[check.Class]int{}
 	seen := map[int]bool{}
 	for _, s := range sums {
 		switch {
@@ -222,7 +224,7 @@ func (c *CLI) mergeReport(w io.Writer, m summary, sums []summary, missing []int)
 	}
 	fmt.Fprintf(w, "  %-22s %.2f clients woken per change (max %d)\n", "herd", herd, m.MaxWoken)
 	if f := m.First; f != nil {
-		fmt.Fprintf(w, "\nfirst failure: seed %d, %s\n", f.Seed, strings.Join(f.Classes, ", "))
+		fmt.Fprintf(w, "\nfirst failure: seed %d, %s\n", f.Seed, joinClasses(f.Classes))
 		if f.Trace != "" {
 			fmt.Fprintf(w, "trace:    %s (saved by its shard)\nreplay:   %s replay %s\n", f.Trace, c.replayCommand(), filepath.ToSlash(f.Trace))
 		}
@@ -248,7 +250,7 @@ func (c *CLI) mergeJUnit(m summary, sums []summary, missing []int) junitVerdict 
 		recipe, _, _ = strings.Cut(m.Run, ",")
 	}
 	v := junitVerdict{suite: c.name() + " merge " + recipe, classname: c.name() + "." + recipe, properties: summaryProperties(m),
-		schedules: m.Schedules, classes: m.Classes, firsts: map[string]jsonFailureObject{}}
+		schedules: m.Schedules, classes: m.Classes, firsts: map[check.Class]jsonFailureObject{}}
 	if f := m.First; f != nil && len(f.Classes) > 0 {
 		first := jsonFailureObject{Seed: f.Seed, Class: f.Classes[0], Classes: f.Classes, Message: f.Message, TraceFile: f.Trace}
 		if f.Trace != "" {

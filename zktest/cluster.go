@@ -30,7 +30,7 @@ func (c *Cluster) Mode(i int) (string, error) {
 	if err := c.check(i); err != nil {
 		return "", err
 	}
-	fields, err := Srvr(c.Addrs[i-1], srvrTimeout)
+	fields, err := srvr(c.Addrs[i-1], srvrTimeout)
 	if err != nil {
 		return "", fmt.Errorf("zktest: server %d: %w", i, err)
 	}

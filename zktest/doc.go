@@ -1,6 +1,6 @@
 // Package zktest runs tests against real ZooKeeper servers and forces the
-// faults that zksim's fake must reproduce: session expiry, connection loss
-// and leader failover.
+// faults that zksim's fake must reproduce: connection loss and leader
+// failover (session expiry: package expire).
 //
 // # Finding the servers
 //
@@ -32,19 +32,16 @@
 //
 // # Faults
 //
-// Session expiry on demand works as Curator's KillSession: a [SessionCapture]
-// passed to go-zookeeper as zk.WithDialer(capture.Dial) reads the
-// ConnectResponse the server sends first on every connection and keeps each
-// session's id, password and timeout. [KillSession] then presents those
-// credentials on a second, raw connection and sends closeSession: the server
-// deletes the session's ephemerals and fires their watches at once, and the
-// original client learns of the expiry when it reconnects. Stopping a server
-// with SIGSTOP does not expire sessions reliably, which is why this exists.
+// Session expiry on demand is package expire's (a product feature: zksim
+// run -faults expire=N uses it): pass an expire.Capture to go-zookeeper as
+// zk.WithDialer(capture.Dial), then capture.Kill(ctx, sessionID) ends the
+// session as the server would on expiry. Stopping a server with SIGSTOP
+// does not expire sessions reliably, which is why that exists.
 //
-// Connection loss comes from a [Proxy] between client and server: Pause
+// Connection loss comes from a [Proxy] between client and server: Stall
 // stops forwarding bytes while keeping both sockets open (the client times
-// out on its own, as on a partition), Cut closes the connections (the client
-// sees the loss at once).
+// out on its own, as on a partition), Disconnect closes the connections
+// (the client sees the loss at once).
 //
 // Leader failover: [Cluster.Leader] asks each server's srvr four-letter
 // command for its Mode, [Cluster.Kill] sends SIGKILL to the leader's recorded

@@ -62,7 +62,7 @@ func ensemble(t testing.TB, exclusive bool) *Cluster {
 	if dir == "" {
 		t.Skipf("real ZooKeeper ensemble not configured: set %s (the README test command does)", EnvEnsemble)
 	}
-	c, err := OpenCluster(dir)
+	c, err := openCluster(dir)
 	if err != nil {
 		t.Fatalf("%s=%s: %v", EnvEnsemble, dir, err)
 	}
@@ -72,9 +72,9 @@ func ensemble(t testing.TB, exclusive bool) *Cluster {
 	return c
 }
 
-// OpenCluster reads the state directory that "scripts/zk.sh start DIR N"
+// openCluster reads the state directory that "scripts/zk.sh start DIR N"
 // wrote.
-func OpenCluster(dir string) (*Cluster, error) {
+func openCluster(dir string) (*Cluster, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("zktest: cluster %s: %w", dir, err)

@@ -5,15 +5,6 @@ import "errors"
 // Errors returned by this package, compared with errors.Is; returned errors
 // wrap them with the address, server or session concerned.
 var (
-	// ErrSessionGone: the server refused the credentials because the session
-	// has already expired or been closed.
-	ErrSessionGone = errors.New("zktest: session already expired or closed")
-	// ErrUnknownSession: a SessionCapture saw no ConnectResponse for the id.
-	ErrUnknownSession = errors.New("zktest: session not captured")
-	// ErrBadFrame: a frame from the server does not parse as expected.
-	ErrBadFrame = errors.New("zktest: malformed frame")
-	// ErrServerError: the server answered closeSession with an error code.
-	ErrServerError = errors.New("zktest: server returned an error")
 	// ErrNotServing: srvr answered without a Mode line (no quorum yet).
 	ErrNotServing = errors.New("zktest: server not serving requests")
 	// ErrNoLeader: no server of the cluster reports leader or standalone.

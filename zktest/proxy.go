@@ -11,8 +11,8 @@ import (
 // can stop forwarding or drop connections on demand, to give a client
 // connection loss against a real server.
 //
-// Pause and Resume act on every connection, current and future; Cut closes
-// the current ones only. A Proxy's goroutines all end by the time Close
+// Stall and Resume act on every connection, current and future; Disconnect
+// closes the current ones only. A Proxy's goroutines all end by the time Close
 // returns.
 type Proxy struct {
 	target string
@@ -22,7 +22,7 @@ type Proxy struct {
 	wg     sync.WaitGroup
 
 	mu      sync.Mutex
-	running chan struct{} // closed while forwarding, open while paused
+	running chan struct{} // closed while forwarding, open while stalled
 	links   map[*link]struct{}
 	closed  bool
 
@@ -65,13 +65,14 @@ func NewProxy(target string) (*Proxy, error) {
 // Addr is the address clients should connect to.
 func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 
-// Pause stops forwarding in both directions; sockets stay open, so the
-// peers see silence rather than a closed connection. Bytes already being
-// written when Pause is called may still arrive.
-func (p *Proxy) Pause() {
+// Stall stops forwarding in both directions; sockets stay open, so the
+// peers see silence rather than a closed connection (not the simulator's
+// Pause, which stops a client). Bytes already being written when Stall is
+// called may still arrive.
+func (p *Proxy) Stall() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.paused() {
+	if !p.stalled() {
 		p.running = make(chan struct{})
 	}
 }
@@ -80,13 +81,13 @@ func (p *Proxy) Pause() {
 func (p *Proxy) Resume() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.paused() {
+	if p.stalled() {
 		close(p.running)
 	}
 }
 
-// paused is called with p.mu held.
-func (p *Proxy) paused() bool {
+// stalled is called with p.mu held.
+func (p *Proxy) stalled() bool {
 	select {
 	case <-p.running:
 		return false
@@ -95,9 +96,9 @@ func (p *Proxy) paused() bool {
 	}
 }
 
-// Cut closes every current connection, both sides; new connections are
-// still accepted.
-func (p *Proxy) Cut() {
+// Disconnect closes every current connection, both sides; new connections
+// are still accepted.
+func (p *Proxy) Disconnect() {
 	p.mu.Lock()
 	links := make([]*link, 0, len(p.links))
 	for l := range p.links {
@@ -118,7 +119,7 @@ func (p *Proxy) Close() error {
 		p.mu.Unlock()
 		p.cancel()
 		p.closeErr = p.ln.Close()
-		p.Cut()
+		p.Disconnect()
 		p.wg.Wait()
 	})
 	return p.closeErr
@@ -175,7 +176,7 @@ func (p *Proxy) unregister(l *link) {
 	delete(p.links, l)
 }
 
-// pipe copies src to dst, holding at the gate while paused, and closes the
+// pipe copies src to dst, holding at the gate while stalled, and closes the
 // link when either side fails so that the other direction ends too.
 func (p *Proxy) pipe(l *link, dst, src net.Conn) {
 	defer l.close()

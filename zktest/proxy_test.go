@@ -55,26 +55,26 @@ func expectRead(t *testing.T, c net.Conn, msg string) {
 	}
 }
 
-func TestProxy_PauseResume(t *testing.T) {
+func TestProxy_StallResume(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	target, stop := echoServer(t)
 	p := newProxy(t, target)
 	c := dial(t, p.Addr())
 	roundTrip(t, c, "before")
 
-	p.Pause()
+	p.Stall()
 	if _, err := io.WriteString(c, "held"); err != nil {
 		t.Fatal(err)
 	}
-	// Nothing may come back while paused; the socket stays open, so the
+	// Nothing may come back while stalled; the socket stays open, so the
 	// read ends by its deadline, not by EOF.
 	if err := c.SetReadDeadline(time.Now().Add(200 * time.Millisecond)); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := c.Read(make([]byte, 8)); !errors.Is(err, os.ErrDeadlineExceeded) {
-		t.Fatalf("read while paused = %d, %v; want a deadline error", n, err)
+		t.Fatalf("read while stalled = %d, %v; want a deadline error", n, err)
 	}
-	late := dial(t, p.Addr()) // accepted while paused, held too
+	late := dial(t, p.Addr()) // accepted while stalled, held too
 	if _, err := io.WriteString(late, "late"); err != nil {
 		t.Fatal(err)
 	}
@@ -90,19 +90,19 @@ func TestProxy_PauseResume(t *testing.T) {
 	stop()
 }
 
-func TestProxy_Cut(t *testing.T) {
+func TestProxy_Disconnect(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	target, stop := echoServer(t)
 	p := newProxy(t, target)
 	c := dial(t, p.Addr())
 	roundTrip(t, c, "x")
 
-	p.Cut()
+	p.Disconnect()
 	if err := c.SetReadDeadline(time.Now().Add(5 * time.Second)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.Read(make([]byte, 1)); !errors.Is(err, io.EOF) {
-		t.Fatalf("read after Cut = %v, want EOF", err)
+		t.Fatalf("read after Disconnect = %v, want EOF", err)
 	}
 	roundTrip(t, dial(t, p.Addr()), "new connections still work")
 
@@ -112,19 +112,19 @@ func TestProxy_Cut(t *testing.T) {
 	stop()
 }
 
-func TestProxy_CutWhilePaused(t *testing.T) {
+func TestProxy_DisconnectWhileStalled(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	target, stop := echoServer(t)
 	p := newProxy(t, target)
 	c := dial(t, p.Addr())
 	roundTrip(t, c, "x")
-	p.Pause()
-	p.Cut()
+	p.Stall()
+	p.Disconnect()
 	if err := c.SetReadDeadline(time.Now().Add(5 * time.Second)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.Read(make([]byte, 1)); !errors.Is(err, io.EOF) {
-		t.Fatalf("read after Cut = %v, want EOF", err)
+		t.Fatalf("read after Disconnect = %v, want EOF", err)
 	}
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
@@ -138,7 +138,7 @@ func TestProxy_Close(t *testing.T) {
 	p := newProxy(t, target)
 	c := dial(t, p.Addr())
 	roundTrip(t, c, "x")
-	p.Pause() // Close must also end goroutines held at the gate
+	p.Stall() // Close must also end goroutines held at the gate
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}

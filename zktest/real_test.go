@@ -69,17 +69,6 @@ func (c *client) waitState(t *testing.T, state zk.State, d time.Duration) {
 	}
 }
 
-func waitWatch(t *testing.T, ch <-chan zk.Event, d time.Duration) zk.Event {
-	t.Helper()
-	select {
-	case e := <-ch:
-		return e
-	case <-time.After(d):
-		t.Fatalf("no watch event within %v", d)
-		return zk.Event{}
-	}
-}
-
 func uniquePath(t *testing.T) string {
 	name := strings.NewReplacer("/", "-", " ", "-").Replace(t.Name())
 	return fmt.Sprintf("/zktest-%s-%d", name, time.Now().UnixNano())
@@ -133,65 +122,7 @@ func TestCluster_LeaderFailover(t *testing.T) {
 	}
 }
 
-// TestKillSession_Expires: closing the session from a second connection
-// deletes its ephemerals at once (watchers see NodeDeleted; Programmer's
-// Guide, "Ephemeral Nodes") and its owner sees StateExpired on reconnecting
-// (ZK-SEMANTICS.md rule 20), as with Curator's KillSession.
-func TestKillSession_Expires(t *testing.T) {
-	t.Run("standalone", func(t *testing.T) { testKillSession(t, zktest.Standalone(t)) })
-	t.Run("ensemble", func(t *testing.T) {
-		c := zktest.Ensemble(t)
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if _, err := c.WaitLeader(ctx); err != nil {
-			t.Fatal(err)
-		}
-		testKillSession(t, c.Addrs)
-	})
-}
-
-func testKillSession(t *testing.T, addrs []string) {
-	var capture zktest.SessionCapture
-	// The longest timeout the servers allow (20 ticks), so that an expiry
-	// within the waits below can only come from KillSession.
-	owner := connect(t, addrs, 10*time.Second, capture.Dial)
-	observer := connect(t, addrs, 10*time.Second, nil)
-	path := uniquePath(t)
-	if _, err := owner.Create(path, nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
-		t.Fatal(err)
-	}
-	// The observer may be on a follower that has not applied the create
-	// yet: sync first, as any cross-session read on an ensemble must
-	// (Programmer's Guide, "Consistency Guarantees").
-	if _, err := observer.Sync(path); err != nil {
-		t.Fatal(err)
-	}
-	ok, _, watch, err := observer.ExistsW(path)
-	if err != nil || !ok {
-		t.Fatalf("ExistsW(%s) = %v, %v", path, ok, err)
-	}
-	sid := owner.SessionID()
-	if cred, ok := capture.Credentials(sid); !ok || len(cred.Passwd) != 16 {
-		t.Fatalf("Credentials(0x%x) = %+v, %v", sid, cred, ok)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	start := time.Now()
-	if err := capture.Kill(ctx, sid); err != nil {
-		t.Fatal(err)
-	}
-	if e := waitWatch(t, watch, 5*time.Second); e.Type != zk.EventNodeDeleted || e.Path != path {
-		t.Fatalf("watch event %+v, want NodeDeleted %s", e, path)
-	}
-	deleted := time.Since(start)
-	owner.waitState(t, zk.StateExpired, 5*time.Second)
-	t.Logf("after KillSession: NodeDeleted in %v, owner expired in %v", deleted, time.Since(start))
-	if err := capture.Kill(ctx, sid); !errors.Is(err, zktest.ErrSessionGone) {
-		t.Fatalf("second Kill = %v, want ErrSessionGone", err)
-	}
-}
-
-// TestProxy_ConnectionLoss: a paused proxy leaves go-zookeeper's socket
+// TestProxy_ConnectionLoss: a stalled proxy leaves go-zookeeper's socket
 // open but silent, so the client gives the connection up on its own after
 // two thirds of the session timeout (ZK-SEMANTICS.md rule 19); a cut is
 // seen at once.
@@ -203,18 +134,18 @@ func TestProxy_ConnectionLoss(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	p.Pause()
-	paused := time.Now()
+	p.Stall()
+	stalled := time.Now()
 	c.waitState(t, zk.StateDisconnected, 10*time.Second)
-	if d := time.Since(paused); d < 500*time.Millisecond {
-		t.Fatalf("disconnected %v after Pause: the socket was closed, not silenced", d)
+	if d := time.Since(stalled); d < 500*time.Millisecond {
+		t.Fatalf("disconnected %v after Stall: the socket was closed, not silenced", d)
 	}
-	t.Logf("client gave up %v after Pause", time.Since(paused))
+	t.Logf("client gave up %v after Stall", time.Since(stalled))
 	p.Resume()
 	c.waitState(t, zk.StateHasSession, 10*time.Second)
 
 	cut := time.Now()
-	p.Cut()
+	p.Disconnect()
 	c.waitState(t, zk.StateDisconnected, 10*time.Second)
 	t.Logf("client saw the cut after %v", time.Since(cut))
 	c.waitState(t, zk.StateHasSession, 10*time.Second)

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Srvr sends the srvr four-letter command to addr and returns its
+// srvr sends the srvr four-letter command to addr and returns its
 // "Key: value" lines as a map ("Mode" is "standalone", "leader", "follower"
 // or "observer"). A server that answers without a Mode line, as one without
 // quorum does, yields an error wrapping ErrNotServing.
@@ -18,7 +18,7 @@ import (
 // its pattern expects a plain version and an MM/DD/YYYY build date, and gets
 // "3.8.0-${mvngit.commit.id}, built on 2024-12-29 17:54 UTC". Hence this
 // parser, which keeps every line whatever its format.
-func Srvr(addr string, timeout time.Duration) (map[string]string, error) {
+func srvr(addr string, timeout time.Duration) (map[string]string, error) {
 	conn, err := net.DialTimeout("tcp", addr, timeout)
 	if err != nil {
 		return nil, fmt.Errorf("zktest: srvr %s: %w", addr, err)

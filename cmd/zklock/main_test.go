@@ -356,7 +356,7 @@ func TestZklock_SessionLostSignalsCommand(t *testing.T) {
 
 // The issue's measurement, as a test: the session expires during a short
 // command, which ends before zklock has heard of the expiry (its link is
-// paused meanwhile). zklock must not take the command's 0 for its own.
+// stalled meanwhile). zklock must not take the command's 0 for its own.
 func TestZklock_SessionExpiredDuringShortCommand(t *testing.T) {
 	srv, addr := serveFake(t)
 	proxy, err := zktest.NewProxy(addr)
@@ -370,7 +370,7 @@ func TestZklock_SessionExpiredDuringShortCommand(t *testing.T) {
 	z := startZklock([]string{"-servers", proxy.Addr(), unique("short"), "--", "sh", "-c", `echo "$ZKLOCK_NODE"; read x; echo done`}, stdin)
 	node := z.line(t, ctx)
 	id := owner(t, ctx, addr, node)
-	proxy.Pause()
+	proxy.Stall()
 	if err := srv.Expire(id); err != nil {
 		t.Fatal(err)
 	}

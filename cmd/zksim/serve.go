@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/fakezk/server"
 	"github.com/zksim/zksim/simcli"
 )
@@ -84,7 +85,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 	fs.IntVar(&c.followers, "followers", 0, "follower servers, each on its own port; they catch up after every request, as a real ensemble's do (see -follower-lag)")
 	lag := fs.Bool("follower-lag", false, "followers apply the leader's writes only on the next tick, so their sessions read stale data for up to a tick (as in the simulator)")
 	maxConns := fs.Int("max-conns", 60, "connections per client IP (maxClientCnxns; 0 no limit)")
-	maxFrame := fs.Int("max-frame", fakezk.DefaultMaxFrame, "largest request frame in bytes (jute.maxbuffer)")
+	maxFrame := fs.Int("max-frame", machine.DefaultMaxFrame, "largest request frame in bytes (jute.maxbuffer)")
 	budget := fs.Int("frame-budget", server.DefaultFrameBudget,
 		"bytes all connections together may hold for request frames still arriving (at least -max-frame; 0 no limit)")
 	overflow := fs.String("overflow", "pin", "sequence counter past 2^31-1: pin (ZooKeeper 3.6+) or wrap")
@@ -157,7 +158,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 		c.srv.FrameBudget = *budget
 	}
 	if *overflow == "wrap" {
-		c.srv.Machine.Overflow = fakezk.OverflowWrap
+		c.srv.Machine.Overflow = machine.OverflowWrap
 	}
 	return c, -1
 }

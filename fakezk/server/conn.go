@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/fakezk/wire"
 )
 
@@ -63,18 +63,18 @@ func (c *conn) push(f outFrame) {
 func (c *conn) send(b []byte) { c.push(outFrame{b: b}) }
 
 // noteWatch records the paths on which req asks for watches.
-func (c *conn) noteWatch(req fakezk.Request) {
+func (c *conn) noteWatch(req machine.Request) {
 	var paths []string
 	switch r := req.(type) {
-	case fakezk.Exists:
+	case machine.Exists:
 		paths = watchPath(r.Path, r.Watch)
-	case fakezk.GetData:
+	case machine.GetData:
 		paths = watchPath(r.Path, r.Watch)
-	case fakezk.GetChildren:
+	case machine.GetChildren:
 		paths = watchPath(r.Path, r.Watch)
-	case fakezk.SetWatches:
+	case machine.SetWatches:
 		paths = slices.Concat(r.Data, r.Exist, r.Child, r.Persistent, r.PersistentRecursive)
-	case fakezk.AddWatch:
+	case machine.AddWatch:
 		paths = []string{r.Path}
 	}
 	if len(paths) > 0 && c.watched == nil {
@@ -92,7 +92,7 @@ func watchPath(path string, watch bool) []string {
 	return nil
 }
 
-func (c *conn) sendNotification(n fakezk.Notification, delay time.Duration) {
+func (c *conn) sendNotification(n machine.Notification, delay time.Duration) {
 	f := outFrame{b: wire.AppendNotification(nil, n)}
 	if delay > 0 {
 		f.at = time.Now().Add(delay)

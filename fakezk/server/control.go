@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/internal/faultname"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -22,28 +24,31 @@ import (
 // separated by ','. The kinds are faultKinds; FaultSpecHelp lists them.
 // IDs are decimal or 0x-prefixed hex; durations are Go's (250ms, 2s).
 
-// faultKind is one word of the fault vocabulary that zksim serve shares
-// with zksim run's -faults and the sim package's event kinds: a fault
-// both can inject has the same name in both (lose-reply, not drop-reply).
+// faultKind is one word of the fault spec. A fault that zksim run's
+// -faults (package sim) can inject too has the name and old spellings of
+// internal/faultname (lose-reply, not drop-reply); only the serve-only
+// kinds (delay-watches, expire) are named here.
 type faultKind struct {
-	name    string
-	aliases []string // spellings of earlier versions, still accepted
-	args    string   // what may follow the name
-	doc     string
-	parse   func(a action, kind string, args specArgs) (action, error)
+	name  string
+	args  string // what may follow the name
+	doc   string
+	parse func(a action, kind string, args specArgs) (action, error)
 }
+
+// aliases are k's old spellings, still accepted.
+func (k faultKind) aliases() []string { return faultname.Aliases(k.name) }
 
 // faultKinds is the fault spec's vocabulary, in FaultSpecHelp's order.
 var faultKinds = []faultKind{
-	{"lose-reply", []string{"drop-reply"}, "[:op=OP,path=/PREFIX,session=ID,count=N]",
+	{faultname.LoseReply, "[:op=OP,path=/PREFIX,session=ID,count=N]",
 		"apply the next matching request, lose its reply (N times)", ruleAction},
-	{"lose-request", []string{"drop-request"}, "[:op=OP,path=/PREFIX,session=ID,count=N]",
+	{faultname.LoseRequest, "[:op=OP,path=/PREFIX,session=ID,count=N]",
 		"lose the next matching request before it is applied (N times)", ruleAction},
-	{"delay-watches", nil, ":d=DURATION[,session=ID]",
+	{"delay-watches", ":d=DURATION[,session=ID]",
 		"hold watch notifications (and what follows them) for DURATION; d=0 lifts it", delayAction},
-	{"expire", nil, ":session=ID", "expire a session now", sessionAction},
-	{"disconnect", nil, ":session=ID", "close a session's connection (the session lives on)", sessionAction},
-	{"abandon", nil, ":session=ID",
+	{"expire", ":session=ID", "expire a session now", sessionAction},
+	{faultname.Disconnect, ":session=ID", "close a session's connection (the session lives on)", sessionAction},
+	{faultname.Abandon, ":session=ID",
 		"make the client give its session up for a new one (the old one lives until it times out)", sessionAction},
 }
 
@@ -60,7 +65,7 @@ func faultSpecHelp() string {
 	var old []string
 	for _, k := range faultKinds {
 		fmt.Fprintf(&b, "  %-*s  %s\n", width, k.name+k.args, k.doc)
-		for _, a := range k.aliases {
+		for _, a := range k.aliases() {
 			old = append(old, a+" for "+k.name)
 		}
 	}
@@ -72,7 +77,7 @@ func faultSpecHelp() string {
 // lookupKind finds a kind by its name or an old spelling.
 func lookupKind(name string) (faultKind, bool) {
 	for _, k := range faultKinds {
-		if k.name == name || slices.Contains(k.aliases, name) {
+		if k.name == name || slices.Contains(k.aliases(), name) {
 			return k, true
 		}
 	}
@@ -85,7 +90,7 @@ func kindNames() string {
 	var names, old []string
 	for _, k := range faultKinds {
 		names = append(names, k.name)
-		old = append(old, k.aliases...)
+		old = append(old, k.aliases()...)
 	}
 	return strings.Join(names, ", ") + "; old spellings " + strings.Join(old, ", ")
 }
@@ -240,7 +245,7 @@ func ruleAction(a action, kind string, args specArgs) (action, error) {
 		return a, err
 	}
 	fault := fakezk.LoseReply
-	if kind == "lose-request" {
+	if kind == faultname.LoseRequest {
 		fault = fakezk.LoseRequest
 	}
 	a.apply = func(s *Server) []ArmedFault { return []ArmedFault{s.armRule(m, fault, count)} }
@@ -285,7 +290,7 @@ func sessionAction(a action, kind string, args specArgs) (action, error) {
 	case "expire":
 		a.check = func(s *Server) error { return s.checkLive(id) }
 		a.apply = func(s *Server) []ArmedFault { s.expireByRequest(id); return nil }
-	case "abandon":
+	case faultname.Abandon:
 		a.check = func(s *Server) error { return s.checkLive(id) }
 		a.apply = func(s *Server) []ArmedFault { s.abandon(id); return nil }
 	default:
@@ -437,7 +442,7 @@ func (s *Server) getSessions(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *Server) getTree(w http.ResponseWriter, _ *http.Request) {
-	s.Inspect(func(m *fakezk.Machine) { writeTree(w, m) })
+	s.Inspect(func(m *machine.Machine) { writeTree(w, m) })
 }
 
 func (s *Server) getMembers(w http.ResponseWriter, _ *http.Request) {
@@ -451,7 +456,7 @@ func (s *Server) getMembers(w http.ResponseWriter, _ *http.Request) {
 }
 
 // writeTree writes one line per znode, / first, then depth first.
-func writeTree(w io.Writer, m *fakezk.Machine) {
+func writeTree(w io.Writer, m *machine.Machine) {
 	line := func(p string, st zkapi.Stat) {
 		owner := "-"
 		if st.EphemeralOwner != 0 {

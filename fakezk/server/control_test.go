@@ -10,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/fakezk/server"
 )
 
@@ -92,7 +93,7 @@ func TestServer_InterceptedExpiryClosesConnection(t *testing.T) {
 	a, aEvents := connect(t, addr.String())
 	b, _ := connect(t, addr.String())
 	aID := a.SessionID()
-	srv.Intercept(func(m *fakezk.Machine, session int64, _ fakezk.Request) fakezk.Fault {
+	srv.Intercept(func(m *machine.Machine, session int64, _ machine.Request) fakezk.Fault {
 		if session == b.SessionID() && m.Alive(aID) {
 			m.Expire(aID)
 		}
@@ -262,7 +263,7 @@ func TestServer_AbandonKeepsOldSession(t *testing.T) {
 		t.Fatalf("the client resumed its abandoned session %#x", old)
 	}
 	var alive, owned bool
-	srv.Inspect(func(m *fakezk.Machine) {
+	srv.Inspect(func(m *machine.Machine) {
 		_, st, ok := m.Node("/e")
 		alive, owned = m.Alive(old), ok && st.EphemeralOwner == old
 	})
@@ -272,7 +273,7 @@ func TestServer_AbandonKeepsOldSession(t *testing.T) {
 	left := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := srv.WaitUntil(ctx, func(m *fakezk.Machine) bool { return !m.Alive(old) }); err != nil {
+	if err := srv.WaitUntil(ctx, func(m *machine.Machine) bool { return !m.Alive(old) }); err != nil {
 		t.Fatalf("the abandoned session %#x never expired", old)
 	}
 	t.Logf("old session expired %v after the client had a new one", time.Since(left).Round(10*time.Millisecond))

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 )
 
 // Match selects requests for a fault rule; every field set must match.
@@ -62,7 +63,7 @@ func (m Match) String() string {
 	return strings.Join(parts, ",")
 }
 
-func (m Match) matches(session int64, req fakezk.Request) bool {
+func (m Match) matches(session int64, req machine.Request) bool {
 	if m.Session != 0 && m.Session != session {
 		return false
 	}
@@ -72,7 +73,7 @@ func (m Match) matches(session int64, req fakezk.Request) bool {
 	if m.Path == "" {
 		return true
 	}
-	for _, p := range fakezk.Paths(req) {
+	for _, p := range machine.Paths(req) {
 		if strings.HasPrefix(p, m.Path) {
 			return true
 		}
@@ -80,7 +81,7 @@ func (m Match) matches(session int64, req fakezk.Request) bool {
 	return false
 }
 
-func opName(req fakezk.Request) string {
+func opName(req machine.Request) string {
 	name, _, _ := strings.Cut(req.String(), " ")
 	return name
 }
@@ -247,7 +248,7 @@ func faultName(f fakezk.Fault) string {
 // fate decides what happens to a request: the first matching rule fires
 // (and is gone once it has fired its count); otherwise the interceptor,
 // if any, decides.
-func (s *Server) fate(session int64, req fakezk.Request) fakezk.Fault {
+func (s *Server) fate(session int64, req machine.Request) fakezk.Fault {
 	for i := range s.rules {
 		r := &s.rules[i]
 		if !r.match.matches(session, req) {

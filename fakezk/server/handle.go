@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/fakezk/wire"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -122,7 +123,7 @@ func (s *Server) handle(c *conn, req wire.Request) bool {
 	switch {
 	case req.Op == wire.OpPing:
 		// The ping's xid is always -2, whatever the client sent.
-		rep := s.m.Do(c.session, fakezk.Ping{})
+		rep := s.m.Do(c.session, machine.Ping{})
 		c.send(wire.AppendHeader(nil, wire.XidPing, rep.Zxid, 0))
 	case req.Op == wire.OpCloseSession:
 		s.closeSession(c, req)
@@ -149,7 +150,7 @@ func (s *Server) handle(c *conn, req wire.Request) bool {
 func (s *Server) refuse(c *conn, req wire.Request) bool {
 	zxid := s.m.ServerZxid(c.replica)
 	if req.Txn {
-		rep := s.m.Do(c.session, fakezk.Multi{Ops: []zkapi.Op{}})
+		rep := s.m.Do(c.session, machine.Multi{Ops: []zkapi.Op{}})
 		if lost(rep.Err) {
 			s.drop(c)
 			return false
@@ -210,9 +211,9 @@ func (s *Server) multiRefusal(_ *conn, req wire.Request) (int, int32) {
 // multi takes one zxid. The Machine runs the ops before k followed by a
 // check that always fails, so that it decides the first case.
 func (s *Server) failMulti(c *conn, req wire.Request, k int, code int32) bool {
-	m := req.Body.(fakezk.Multi)
+	m := req.Body.(machine.Multi)
 	ops := append(m.Ops[:k:k], zkapi.CheckOp{Path: "/", Version: -2})
-	rep := s.m.Do(c.session, fakezk.Multi{Ops: ops})
+	rep := s.m.Do(c.session, machine.Multi{Ops: ops})
 	if lost(rep.Err) {
 		s.drop(c)
 		return false
@@ -249,7 +250,7 @@ func lost(err error) bool {
 
 // reply queues rep for c, after the notifications the request caused
 // (a client sees a watch event before the reply to any later request).
-func (s *Server) reply(c *conn, req wire.Request, rep fakezk.Reply) bool {
+func (s *Server) reply(c *conn, req wire.Request, rep machine.Reply) bool {
 	if lost(rep.Err) {
 		s.drop(c)
 		return false
@@ -269,7 +270,7 @@ func (s *Server) drop(c *conn) {
 // fillCreateStats adds the Stat of each created node to the replies of
 // create2, createContainer and createTTL, and to a multi's container and
 // TTL creates, which carry one.
-func (s *Server) fillCreateStats(req wire.Request, rep *fakezk.Reply) {
+func (s *Server) fillCreateStats(req wire.Request, rep *machine.Reply) {
 	stat := func(p string) zkapi.Stat {
 		_, st, _ := s.m.Node(p)
 		return st

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/fakezk/server"
 )
 
@@ -157,7 +158,7 @@ func TestServer_NoQuorum(t *testing.T) {
 	c := dialRaw(t, addrs[0])
 	id, pw, timeout := c.handshake(2*tick, 0, nil) // the shortest timeout: 2 ticks
 	var before int64
-	srv.Inspect(func(m *fakezk.Machine) { before = m.Now() })
+	srv.Inspect(func(m *machine.Machine) { before = m.Now() })
 	for _, i := range []int{1, 2} {
 		if err := srv.StopMember(i); err != nil {
 			t.Fatal(err)
@@ -189,7 +190,7 @@ func TestServer_NoQuorum(t *testing.T) {
 	<-time.After(time.Duration(10*timeout) * time.Millisecond)
 	var after int64
 	var alive bool
-	srv.Inspect(func(m *fakezk.Machine) { after, alive = m.Now(), m.Alive(id) })
+	srv.Inspect(func(m *machine.Machine) { after, alive = m.Now(), m.Alive(id) })
 	if !alive || after != before {
 		t.Fatalf("without quorum: session alive %v, virtual time %d -> %d; want alive, paused", alive, before, after)
 	}

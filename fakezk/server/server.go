@@ -1,6 +1,6 @@
 // Package server puts fakezk on the network: a TCP server speaking
 // ZooKeeper 3.8's client protocol (package wire) in front of one
-// fakezk.Machine, so that any unmodified client (go-zookeeper, kazoo, the
+// machine.Machine, so that any unmodified client (go-zookeeper, kazoo, the
 // Java client behind zkCli.sh) can be tested against the fake, with faults
 // injected by method call: lose the reply to the next matching request
 // (the lost create), lose the request, expire a session, cut a client's
@@ -43,6 +43,7 @@ import (
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/internal/ctxcond"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -92,7 +93,7 @@ type Config struct {
 // real server's expiry buckets stretch it to 10-20 s.
 const sessionlessTimeout = 10 * time.Second
 
-// Server is a fakezk.Machine served over TCP. Its methods are safe for
+// Server is a machine.Machine served over TCP. Its methods are safe for
 // concurrent use.
 type Server struct {
 	cfg  Config
@@ -101,7 +102,7 @@ type Server struct {
 	sessionless time.Duration
 
 	mu        sync.Mutex
-	m         *fakezk.Machine
+	m         *machine.Machine
 	conns     map[*conn]struct{}
 	bySession map[int64]*conn
 	perIP     map[string]int
@@ -150,7 +151,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxClientCnxns == 0 {
 		cfg.MaxClientCnxns = 60
 	}
-	m, err := fakezk.NewMachine(cfg.Machine)
+	m, err := machine.NewMachine(cfg.Machine)
 	if err != nil {
 		return nil, err
 	}
@@ -587,7 +588,7 @@ func (s *Server) Intercept(f fakezk.Interceptor) {
 
 // Inspect runs f with the Machine locked; events f causes are delivered
 // after it.
-func (s *Server) Inspect(f func(m *fakezk.Machine)) {
+func (s *Server) Inspect(f func(m *machine.Machine)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f(s.m)
@@ -596,6 +597,6 @@ func (s *Server) Inspect(f func(m *fakezk.Machine)) {
 
 // WaitUntil blocks until cond, run with the Machine locked after every
 // change, holds, or ctx ends.
-func (s *Server) WaitUntil(ctx context.Context, cond func(m *fakezk.Machine) bool) error {
+func (s *Server) WaitUntil(ctx context.Context, cond func(m *machine.Machine) bool) error {
 	return s.changed.Wait(ctx, &s.mu, func() bool { return cond(s.m) })
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 )
 
 // zkCli is Debian's ZooKeeper command-line client (package zookeeper).
@@ -65,7 +65,7 @@ func TestZkCli_CreateLsGetDelete(t *testing.T) {
 		t.Errorf("get /x: no \"data\" in\n%s", out)
 	}
 	run("delete", "/x")
-	srv.Inspect(func(m *fakezk.Machine) {
+	srv.Inspect(func(m *machine.Machine) {
 		if _, _, ok := m.Node("/x"); ok {
 			t.Error("/x still exists after zkCli.sh delete /x")
 		}

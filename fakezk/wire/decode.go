@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -29,7 +29,7 @@ type Request struct {
 	Xid int32
 	Op  Op
 	// Body is the request for the Machine.
-	Body fakezk.Request
+	Body machine.Request
 	// Local is a request the server answers itself, from the connection's
 	// state and what the Machine shows.
 	Local Local
@@ -312,13 +312,13 @@ func decodeBody(r *reader, req *Request) {
 	}
 }
 
-func lookupNUL(body fakezk.Request) bool {
+func lookupNUL(body machine.Request) bool {
 	switch b := body.(type) {
-	case fakezk.GetData:
+	case machine.GetData:
 		return strings.IndexByte(b.Path, 0) >= 0
-	case fakezk.GetChildren:
+	case machine.GetChildren:
 		return strings.IndexByte(b.Path, 0) >= 0
-	case fakezk.GetACL:
+	case machine.GetACL:
 		return strings.IndexByte(b.Path, 0) >= 0
 	}
 	return false
@@ -333,26 +333,26 @@ func refuse(req *Request, code int32) {
 
 // decodeOne decodes the body of a request the Machine serves, or returns
 // nil for a type it does not serve.
-func decodeOne(r *reader, op Op) fakezk.Request {
+func decodeOne(r *reader, op Op) machine.Request {
 	switch op {
 	case OpDelete:
-		return fakezk.Delete{Path: r.path("path"), Version: r.int32("version")}
+		return machine.Delete{Path: r.path("path"), Version: r.int32("version")}
 	case OpExists:
-		return fakezk.Exists{Path: r.path("path"), Watch: r.bool("watch")}
+		return machine.Exists{Path: r.path("path"), Watch: r.bool("watch")}
 	case OpGetData:
-		return fakezk.GetData{Path: r.path("path"), Watch: r.bool("watch")}
+		return machine.GetData{Path: r.path("path"), Watch: r.bool("watch")}
 	case OpSetData:
-		return fakezk.SetData{Path: r.path("path"), Data: r.buffer("data"), Version: r.int32("version")}
+		return machine.SetData{Path: r.path("path"), Data: r.buffer("data"), Version: r.int32("version")}
 	case OpGetChildren, OpGetChildren2:
-		return fakezk.GetChildren{Path: r.path("path"), Watch: r.bool("watch")}
+		return machine.GetChildren{Path: r.path("path"), Watch: r.bool("watch")}
 	case OpSync:
-		return fakezk.Sync{Path: r.path("path")}
+		return machine.Sync{Path: r.path("path")}
 	case OpGetACL:
-		return fakezk.GetACL{Path: r.path("path")}
+		return machine.GetACL{Path: r.path("path")}
 	case OpSetACL:
-		return fakezk.SetACL{Path: r.path("path"), ACL: r.acls(), Version: r.int32("version")}
+		return machine.SetACL{Path: r.path("path"), ACL: r.acls(), Version: r.int32("version")}
 	case OpCheck:
-		return fakezk.Multi{Ops: []zkapi.Op{zkapi.CheckOp{Path: r.path("path"), Version: r.int32("version")}}}
+		return machine.Multi{Ops: []zkapi.Op{zkapi.CheckOp{Path: r.path("path"), Version: r.int32("version")}}}
 	}
 	return nil
 }
@@ -365,8 +365,8 @@ func decodeOne(r *reader, op Op) fakezk.Request {
 // ZooKeeper's ttl for them, -1, which the Machine refuses. A
 // createContainer request makes a container whatever its flags say,
 // unless they are a TTL mode.
-func decodeCreate(r *reader, op Op) (fakezk.Create, int32) {
-	c := fakezk.Create{Path: r.path("path"), Data: r.buffer("data"), ACL: r.acls()}
+func decodeCreate(r *reader, op Op) (machine.Create, int32) {
+	c := machine.Create{Path: r.path("path"), Data: r.buffer("data"), ACL: r.acls()}
 	flags := r.int32("flags")
 	ttl := int64(-1)
 	if op == OpCreateTTL {
@@ -403,8 +403,8 @@ func createMode(flags int32, ttlOp bool) (zkapi.CreateMode, int32) {
 	}
 }
 
-func decodeSetWatches(r *reader, v2 bool) fakezk.SetWatches {
-	sw := fakezk.SetWatches{
+func decodeSetWatches(r *reader, v2 bool) machine.SetWatches {
+	sw := machine.SetWatches{
 		RelativeZxid: r.int64("relativeZxid"),
 		Data:         r.strings("dataWatches"),
 		Exist:        r.strings("existWatches"),
@@ -420,8 +420,8 @@ func decodeSetWatches(r *reader, v2 bool) fakezk.SetWatches {
 // decodeMulti decodes a MultiOperationRecord: (MultiHeader, op) pairs up
 // to a header with done set. A read op (multi takes only writes) or an
 // unknown type makes the whole request unreadable: nil, nil.
-func decodeMulti(r *reader) (fakezk.Request, []MultiOp) {
-	m := fakezk.Multi{Ops: []zkapi.Op{}}
+func decodeMulti(r *reader) (machine.Request, []MultiOp) {
+	m := machine.Multi{Ops: []zkapi.Op{}}
 	ops := []MultiOp{}
 	for r.err == nil {
 		typ, done := Op(r.int32("multi type")), r.bool("multi done")

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/fakezk/wire"
 	"github.com/zksim/zksim/zkapi"
 	"pgregory.net/rapid"
@@ -65,7 +65,7 @@ func genOp(t *rapid.T) zkapi.Op {
 	return zkapi.CheckOp{Path: path, Version: version}
 }
 
-func genRequest(t *rapid.T) (wire.Op, fakezk.Request) {
+func genRequest(t *rapid.T) (wire.Op, machine.Request) {
 	path, watch := genPath(t, "path"), rapid.Bool().Draw(t, "watch")
 	paths := func(label string) []string {
 		if rapid.Bool().Draw(t, label+" empty") {
@@ -80,29 +80,29 @@ func genRequest(t *rapid.T) (wire.Op, fakezk.Request) {
 		if mode == zkapi.Container && rapid.Bool().Draw(t, "createContainer") {
 			op = wire.OpCreateContainer
 		}
-		return op, fakezk.Create{Path: path, Data: genData(t, "data"), Mode: mode, ACL: genACL(t)}
+		return op, machine.Create{Path: path, Data: genData(t, "data"), Mode: mode, ACL: genACL(t)}
 	case 1:
-		return wire.OpDelete, fakezk.Delete{Path: path, Version: rapid.Int32().Draw(t, "version")}
+		return wire.OpDelete, machine.Delete{Path: path, Version: rapid.Int32().Draw(t, "version")}
 	case 2:
-		return wire.OpExists, fakezk.Exists{Path: path, Watch: watch}
+		return wire.OpExists, machine.Exists{Path: path, Watch: watch}
 	case 3:
-		return wire.OpGetData, fakezk.GetData{Path: path, Watch: watch}
+		return wire.OpGetData, machine.GetData{Path: path, Watch: watch}
 	case 4:
-		return wire.OpSetData, fakezk.SetData{Path: path, Data: genData(t, "data"), Version: rapid.Int32().Draw(t, "version")}
+		return wire.OpSetData, machine.SetData{Path: path, Data: genData(t, "data"), Version: rapid.Int32().Draw(t, "version")}
 	case 5:
 		op := rapid.SampledFrom([]wire.Op{wire.OpGetChildren, wire.OpGetChildren2}).Draw(t, "children op")
-		return op, fakezk.GetChildren{Path: path, Watch: watch}
+		return op, machine.GetChildren{Path: path, Watch: watch}
 	case 6:
-		return wire.OpSync, fakezk.Sync{Path: path}
+		return wire.OpSync, machine.Sync{Path: path}
 	case 7:
-		return wire.OpCheck, fakezk.Multi{Ops: []zkapi.Op{zkapi.CheckOp{Path: path, Version: rapid.Int32().Draw(t, "version")}}}
+		return wire.OpCheck, machine.Multi{Ops: []zkapi.Op{zkapi.CheckOp{Path: path, Version: rapid.Int32().Draw(t, "version")}}}
 	case 9:
-		return wire.OpGetACL, fakezk.GetACL{Path: path}
+		return wire.OpGetACL, machine.GetACL{Path: path}
 	case 10:
-		return wire.OpSetACL, fakezk.SetACL{Path: path, ACL: genACL(t), Version: rapid.Int32().Draw(t, "version")}
+		return wire.OpSetACL, machine.SetACL{Path: path, ACL: genACL(t), Version: rapid.Int32().Draw(t, "version")}
 	case 8:
 		op := rapid.SampledFrom([]wire.Op{wire.OpSetWatches, wire.OpSetWatches2}).Draw(t, "setWatches op")
-		sw := fakezk.SetWatches{RelativeZxid: rapid.Int64().Draw(t, "zxid"), Data: paths("data"), Exist: paths("exist"), Child: paths("child")}
+		sw := machine.SetWatches{RelativeZxid: rapid.Int64().Draw(t, "zxid"), Data: paths("data"), Exist: paths("exist"), Child: paths("child")}
 		if op == wire.OpSetWatches2 {
 			sw.Persistent, sw.PersistentRecursive = paths("persistent"), paths("recursive")
 		}
@@ -112,5 +112,5 @@ func genRequest(t *rapid.T) (wire.Op, fakezk.Request) {
 	if ops == nil {
 		ops = []zkapi.Op{}
 	}
-	return wire.OpMulti, fakezk.Multi{Ops: ops}
+	return wire.OpMulti, machine.Multi{Ops: ops}
 }

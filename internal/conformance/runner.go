@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/internal/ztree"
 	"github.com/zksim/zksim/zkapi"
-	"github.com/zksim/zksim/zktest"
 )
 
 // Runner interprets scripts against one Target. Sessions and watches live
@@ -57,7 +57,7 @@ func (r *Runner) Close(ctx context.Context) error {
 	for _, l := range r.labels() {
 		r.sess[l].Close()
 	}
-	err := zktest.DeleteTree(ctx, r.admin, r.root)
+	err := ztree.DeleteTree(ctx, r.admin, r.root)
 	r.admin.Close()
 	return err
 }
@@ -170,7 +170,7 @@ func (r *Runner) exec(ctx context.Context, label string, c zkapi.Conn, cmd strin
 		return r.get(ctx, label, c, a)
 	case "set":
 		path := r.abs(a.next("path"))
-		data := r.data(a, fakezk.FrameSize(fakezk.SetData{Path: path}))
+		data := r.data(a, machine.FrameSize(machine.SetData{Path: path}))
 		v := a.version()
 		if err := a.done(); err != nil {
 			return "", err
@@ -263,7 +263,7 @@ func (r *Runner) history(ctx context.Context, label string, c zkapi.Conn) (strin
 func (r *Runner) dataAndMode(a *args, path string) ([]byte, zkapi.CreateMode, []zkapi.ACL) {
 	var data []byte
 	if len(a.toks) > 0 && (a.toks[0].quoted || strings.HasPrefix(a.toks[0].s, "maxdata")) {
-		data = r.data(a, fakezk.FrameSize(fakezk.Create{Path: path}))
+		data = r.data(a, machine.FrameSize(machine.Create{Path: path}))
 	}
 	mode := zkapi.Persistent
 	if len(a.toks) > 0 && !strings.HasPrefix(a.toks[0].s, "acl=") {
@@ -301,7 +301,7 @@ func (r *Runner) data(a *args, frame int) []byte {
 	} else if tok != "maxdata" {
 		a.fail("bad %q", tok)
 	}
-	return []byte(strings.Repeat("x", fakezk.DefaultMaxFrame-frame+extra))
+	return []byte(strings.Repeat("x", machine.DefaultMaxFrame-frame+extra))
 }
 
 func (r *Runner) exists(ctx context.Context, label string, c zkapi.Conn, a *args) (string, error) {

@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zksim/zksim/expire"
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/fakezk/server"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
@@ -58,7 +60,7 @@ const sessionTimeout = 20 * time.Second
 // (to expire it with a raw closeSession).
 type realTarget struct {
 	addr    string
-	capture *zktest.SessionCapture
+	capture *expire.Capture
 	mu      sync.Mutex
 	proxies map[zkapi.Conn]*zktest.Proxy
 }
@@ -88,8 +90,8 @@ func newServe(t testing.TB, seed uint64) *serveTarget {
 	srv, addr := zktest.ServeFake(t, server.Config{Machine: fakezk.Config{Seed: seed, TickMillis: 500, SuperDigest: superDigest}})
 	s := &serveTarget{realTarget: newWireTarget(t, addr), srv: srv,
 		resends: map[int64]int{}, pending: map[int64]bool{}}
-	srv.Intercept(func(_ *fakezk.Machine, session int64, req fakezk.Request) fakezk.Fault {
-		if _, ok := req.(fakezk.SetWatches); ok {
+	srv.Intercept(func(_ *machine.Machine, session int64, req machine.Request) fakezk.Fault {
+		if _, ok := req.(machine.SetWatches); ok {
 			s.mu.Lock()
 			s.resends[session]++
 			s.mu.Unlock()
@@ -102,7 +104,7 @@ func newServe(t testing.TB, seed uint64) *serveTarget {
 func (s *serveTarget) Disconnect(ctx context.Context, c zkapi.Conn) error {
 	id := c.Session().ID
 	var watches int
-	s.srv.Inspect(func(m *fakezk.Machine) { watches = m.SessionWatchCount(id) })
+	s.srv.Inspect(func(m *machine.Machine) { watches = m.SessionWatchCount(id) })
 	s.mu.Lock()
 	s.pending[id] = watches > 0
 	s.mu.Unlock()
@@ -119,7 +121,7 @@ func (s *serveTarget) Reconnect(ctx context.Context, c zkapi.Conn) error {
 		return err
 	}
 	if had && c.Session().ID == id {
-		err := s.srv.WaitUntil(ctx, func(*fakezk.Machine) bool {
+		err := s.srv.WaitUntil(ctx, func(*machine.Machine) bool {
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			return s.resends[id] > before
@@ -133,7 +135,7 @@ func (s *serveTarget) Reconnect(ctx context.Context, c zkapi.Conn) error {
 
 func newWireTarget(t testing.TB, addr string) *realTarget {
 	r := &realTarget{
-		addr: addr, capture: &zktest.SessionCapture{},
+		addr: addr, capture: &expire.Capture{},
 		proxies: map[zkapi.Conn]*zktest.Proxy{},
 	}
 	t.Cleanup(func() {
@@ -174,8 +176,8 @@ func (r *realTarget) Expire(ctx context.Context, c zkapi.Conn) error {
 	if !ok {
 		return fmt.Errorf("no credentials captured for session %#x", old.ID)
 	}
-	// Straight to the server: the session's own proxy may be paused.
-	if err := zktest.KillSession(ctx, r.addr, cred); err != nil {
+	// Straight to the server: the session's own proxy may be stalled.
+	if err := expire.Kill(ctx, r.addr, cred); err != nil {
 		return err
 	}
 	if old.State != zkapi.StateConnected {
@@ -188,8 +190,8 @@ func (r *realTarget) Expire(ctx context.Context, c zkapi.Conn) error {
 
 func (r *realTarget) Disconnect(ctx context.Context, c zkapi.Conn) error {
 	p := r.proxy(c)
-	p.Pause()
-	p.Cut()
+	p.Stall()
+	p.Disconnect()
 	return waitSession(ctx, c, func(s zkapi.Session) bool { return s.State == zkapi.StateDisconnected })
 }
 

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/fakezk/server"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
@@ -60,7 +61,7 @@ type node struct {
 // nodes lists dir's children, sorted by name, with their owners.
 func (f *fake) nodes(dir string) []node {
 	var out []node
-	f.srv.Inspect(func(m *fakezk.Machine) {
+	f.srv.Inspect(func(m *machine.Machine) {
 		for _, k := range m.Children(dir) {
 			_, st, ok := m.Node(path.Join(dir, k))
 			if ok {
@@ -143,7 +144,7 @@ const hangWindow = 2 * time.Second
 func (f *fake) waitParked(t *testing.T, ctx context.Context, session int64, dir string) string {
 	t.Helper()
 	var on string
-	err := f.srv.WaitUntil(ctx, func(m *fakezk.Machine) bool {
+	err := f.srv.WaitUntil(ctx, func(m *machine.Machine) bool {
 		for _, k := range m.Children(dir) {
 			data, _ := m.Watchers(0, dir+"/"+k)
 			if slices.Contains(data, session) {
@@ -167,12 +168,12 @@ func (f *fake) expireBeforeWatch(t *testing.T, dir string, holder, watcher int64
 	t.Helper()
 	target := dir + "/" + f.only(t, dir, "the holder's node", ownedBy(holder)).Name
 	fired := new(atomic.Int32)
-	f.srv.Intercept(func(m *fakezk.Machine, session int64, req fakezk.Request) fakezk.Fault {
+	f.srv.Intercept(func(m *machine.Machine, session int64, req machine.Request) fakezk.Fault {
 		var p string
 		switch r := req.(type) {
-		case fakezk.GetData:
+		case machine.GetData:
 			p = r.Path
-		case fakezk.Exists:
+		case machine.Exists:
 			p = r.Path
 		}
 		if session == watcher && p == target && m.Alive(holder) {
@@ -201,6 +202,6 @@ func (f *fake) predecessorGone(t *testing.T, dir string, fired *atomic.Int32, wa
 // watchCount is the number of watches the server holds.
 func (f *fake) watchCount() int {
 	var n int
-	f.srv.Inspect(func(m *fakezk.Machine) { n = m.WatchCount(0) })
+	f.srv.Inspect(func(m *machine.Machine) { n = m.WatchCount(0) })
 	return n
 }

@@ -162,7 +162,7 @@ func TestZksimLock_PredecessorExpiresBeforeWatch(t *testing.T) {
 }
 
 // TestZksimLock_SessionExpiredWhilePartitioned is scenario 3 with the
-// holder cut off (a paused proxy) when its session expires, as after a
+// holder cut off (a stalled proxy) when its session expires, as after a
 // long GC pause or a partition: B acquires, and A cannot know yet, so
 // Check still says it holds (no lock can do better; this is the window
 // that fencing closes). Once A's Conn reaches the server again it learns
@@ -178,7 +178,7 @@ func TestZksimLock_SessionExpiredWhilePartitioned(t *testing.T) {
 	a := zktest.Dial(t, ctx, []string{proxy.Addr()}, gozk.Config{SessionTimeout: 4 * time.Second})
 	b := dialZksim(t, ctx, f)
 	la := acquire(t, ctx, "A", newMutex(t, a, dir, "a"))
-	lb := expireWhileBWaits(t, ctx, f, dir, la, b, proxy.Pause)
+	lb := expireWhileBWaits(t, ctx, f, dir, la, b, proxy.Stall)
 	if err := la.Check(); err != nil {
 		t.Fatalf("A: Check while partitioned = %v; measured: nil (A cannot know yet)", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/internal/queue"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -49,7 +50,7 @@ func TestLeave_ClosedWhileCutOff(t *testing.T) {
 		t.Fatalf("Leave = %v, want connection loss and ErrClosed", err)
 	}
 	var left bool
-	srv.Inspect(func(m *fakezk.Machine) { _, _, left = m.Node(p) })
+	srv.Inspect(func(m *machine.Machine) { _, _, left = m.Node(p) })
 	if !left {
 		t.Fatal("the node is gone: the test shows nothing")
 	}

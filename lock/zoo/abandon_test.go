@@ -7,9 +7,10 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/lock"
-	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -77,7 +78,7 @@ func (c *abandoningConn) WaitSession(ctx context.Context, seq uint64) (zkapi.Ses
 // then c comes. c must wait for b. A recipe that finds its node by name
 // alone holds on a node that is gone.
 func abandonedSessionNodeAdopted() scenario {
-	return scenario{name: "abandoned-session-node-adopted", class: zoo.MutualExclusion,
+	return scenario{name: "abandoned-session-node-adopted", class: check.MutualExclusion,
 		run: func(t *testing.T, e *env, r lock.Recipe) (bool, string) {
 			b := e.prepare("b")
 			ac := &abandoningConn{Conn: b.conn, srv: e.srv, dir: e.dir}
@@ -85,7 +86,7 @@ func abandonedSessionNodeAdopted() scenario {
 			e.run(b, r.Acquire)
 			// b holds at once on the node it adopted, or waits for the old
 			// session's node ahead of its own.
-			e.until(b, func(m *fakezk.Machine) bool {
+			e.until(b, func(m *machine.Machine) bool {
 				fresh := ac.fresh.Load()
 				return fresh != 0 && e.watchedBy(m, fresh) != ""
 			})
@@ -94,7 +95,7 @@ func abandonedSessionNodeAdopted() scenario {
 				t.Fatal("b did not create in the lock directory")
 			}
 			for range 100 {
-				if !inspect(e, func(m *fakezk.Machine) bool { return m.Alive(old) }) {
+				if !inspect(e, func(m *machine.Machine) bool { return m.Alive(old) }) {
 					break
 				}
 				e.srv.Tick(1)

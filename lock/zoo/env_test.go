@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -39,7 +40,7 @@ type env struct {
 }
 
 // rule is a one-shot fault: ok says whether it applies to this request.
-type rule func(m *fakezk.Machine, sid int64, req fakezk.Request) (f fakezk.Fault, ok bool)
+type rule func(m *machine.Machine, sid int64, req machine.Request) (f fakezk.Fault, ok bool)
 
 // attempt is one Acquire call running in its own goroutine.
 type attempt struct {
@@ -87,7 +88,7 @@ func (e *env) connect() *fakezk.Conn {
 	return c
 }
 
-func (e *env) intercept(m *fakezk.Machine, sid int64, req fakezk.Request) fakezk.Fault {
+func (e *env) intercept(m *machine.Machine, sid int64, req machine.Request) fakezk.Fault {
 	e.imu.Lock()
 	defer e.imu.Unlock()
 	if e.senders != nil {
@@ -215,7 +216,7 @@ func (e *env) firstDone(as []*attempt) *attempt {
 
 // until waits until cond holds of the server while a is still running
 // (true) or until a returns (false).
-func (e *env) until(a *attempt, cond func(*fakezk.Machine) bool) bool {
+func (e *env) until(a *attempt, cond func(*machine.Machine) bool) bool {
 	e.t.Helper()
 	ctx, cancel := context.WithCancel(e.ctx)
 	watcher := make(chan struct{})
@@ -244,12 +245,12 @@ func (e *env) until(a *attempt, cond func(*fakezk.Machine) bool) bool {
 // lock directory's children, or on the directory while there is a node to
 // wait for (the directory-watching recipes' holders keep the child watch
 // of the listing that granted them the lock).
-func (e *env) waiting(sid int64) func(*fakezk.Machine) bool {
-	return func(m *fakezk.Machine) bool { return e.watchedBy(m, sid) != "" }
+func (e *env) waiting(sid int64) func(*machine.Machine) bool {
+	return func(m *machine.Machine) bool { return e.watchedBy(m, sid) != "" }
 }
 
 // watchedBy names the node of the lock directory the session waits on.
-func (e *env) watchedBy(m *fakezk.Machine, sid int64) string {
+func (e *env) watchedBy(m *machine.Machine, sid int64) string {
 	if _, child := m.Watchers(0, e.dir); slices.Contains(child, sid) && blocked(m, e.dir, sid) {
 		return e.dir
 	}
@@ -262,7 +263,7 @@ func (e *env) watchedBy(m *fakezk.Machine, sid int64) string {
 }
 
 // blocked: dir holds a node of another session, or two of sid's own.
-func blocked(m *fakezk.Machine, dir string, sid int64) bool {
+func blocked(m *machine.Machine, dir string, sid int64) bool {
 	own := 0
 	for _, k := range m.Children(dir) {
 		_, st, _ := m.Node(dir + "/" + k)
@@ -316,7 +317,7 @@ func (e *env) queueOfThree(r lock.Recipe) (holder, b, c *attempt) {
 // allWaiting: every attempt's session waits for the lock at once.
 func (e *env) allWaiting(as []*attempt) {
 	e.t.Helper()
-	err := e.srv.WaitUntil(e.ctx, func(m *fakezk.Machine) bool {
+	err := e.srv.WaitUntil(e.ctx, func(m *machine.Machine) bool {
 		for _, a := range as {
 			if e.watchedBy(m, a.sid) == "" {
 				return false
@@ -330,15 +331,15 @@ func (e *env) allWaiting(as []*attempt) {
 }
 
 // inspect reads the server's state.
-func inspect[T any](e *env, f func(m *fakezk.Machine) T) T {
+func inspect[T any](e *env, f func(m *machine.Machine) T) T {
 	var v T
-	e.srv.Inspect(func(m *fakezk.Machine) { v = f(m) })
+	e.srv.Inspect(func(m *machine.Machine) { v = f(m) })
 	return v
 }
 
 // nodeOf names the child of the lock directory the session owns.
 func (e *env) nodeOf(sid int64) string {
-	return inspect(e, func(m *fakezk.Machine) string {
+	return inspect(e, func(m *machine.Machine) string {
 		for _, k := range m.Children(e.dir) {
 			if _, st, ok := m.Node(e.dir + "/" + k); ok && st.EphemeralOwner == sid {
 				return e.dir + "/" + k
@@ -350,7 +351,7 @@ func (e *env) nodeOf(sid int64) string {
 
 // describe names who waits on what, for failure details.
 func (e *env) describe(a *attempt) string {
-	return inspect(e, func(m *fakezk.Machine) string {
+	return inspect(e, func(m *machine.Machine) string {
 		p := e.watchedBy(m, a.sid)
 		_, st, _ := m.Node(p)
 		return fmt.Sprintf("%s waits on %s (owner %#x, alive %v)", a.id, p, st.EphemeralOwner, m.Alive(st.EphemeralOwner))

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/rwlock"
@@ -18,7 +20,7 @@ import (
 // and what happened.
 type scenario struct {
 	name  string
-	class zoo.Violation
+	class check.Class
 	run   func(t *testing.T, e *env, r lock.Recipe) (broke bool, detail string)
 	// good are the good recipes the scenario must not break, besides
 	// lock.MutexRecipe.
@@ -33,18 +35,18 @@ var scenarios = map[string][]scenario{
 	zoo.NameSingleNode: {herdOnRelease("wwww")},
 	zoo.NameHerdShared: {herdOnRelease("wrrw")},
 	zoo.NameNoGUIDRetry: {
-		orphanBlocks(zoo.Deadlock, "lost-create-reply", loseCreateReply),
-		orphanBlocks(zoo.Deadlock, "lost-create-reply-and-lookup", loseCreateReply, loseChildren),
+		orphanBlocks(check.Deadlock, "lost-create-reply", loseCreateReply),
+		orphanBlocks(check.Deadlock, "lost-create-reply-and-lookup", loseCreateReply, loseChildren),
 	},
 	zoo.NameAssumeOnWake:     {gaveUpWhileWatched()},
 	zoo.NameExistsAbsence:    {gaveUpBeforeWatch()},
-	zoo.NameTimeoutLeak:      {orphanBlocks(zoo.Deadlock, "waiter-gives-up")},
+	zoo.NameTimeoutLeak:      {orphanBlocks(check.Deadlock, "waiter-gives-up")},
 	zoo.NameDeleteFirstChild: {expiredHolderReleases(), lostDeleteReply()},
 	zoo.NameSplitDash:        {newcomerSortsFirst()},
 	zoo.NameGoZKLock: {
-		orphanBlocks(zoo.Orphan, "lost-children", loseChildren),
-		orphanBlocks(zoo.Orphan, "lost-create-reply-and-lookup", loseCreateReply, loseChildren),
-		orphanBlocks(zoo.Orphan, "waiter-gives-up"),
+		orphanBlocks(check.Orphan, "lost-children", loseChildren),
+		orphanBlocks(check.Orphan, "lost-create-reply-and-lookup", loseCreateReply, loseChildren),
+		orphanBlocks(check.Orphan, "waiter-gives-up"),
 		overflowGrantsTwice(),
 		abandonedSessionNodeAdopted(),
 	},
@@ -102,10 +104,10 @@ func TestExhibits_OtherwiseCorrect(t *testing.T) {
 		sc   scenario
 		skip []string
 	}{
-		{orphanBlocks(zoo.Deadlock, "lost-create-reply", loseCreateReply), nil},
-		{orphanBlocks(zoo.Deadlock, "waiter-gives-up"), fifo},
-		{orphanBlocks(zoo.Orphan, "lost-children", loseChildren), nil},
-		{orphanBlocks(zoo.Orphan, "lost-create-reply-and-lookup", loseCreateReply, loseChildren), nil},
+		{orphanBlocks(check.Deadlock, "lost-create-reply", loseCreateReply), nil},
+		{orphanBlocks(check.Deadlock, "waiter-gives-up"), fifo},
+		{orphanBlocks(check.Orphan, "lost-children", loseChildren), nil},
+		{orphanBlocks(check.Orphan, "lost-create-reply-and-lookup", loseCreateReply, loseChildren), nil},
 		{overflowGrantsTwice(), nil},
 		{gaveUpWhileWatched(), givingUp},
 		{gaveUpBeforeWatch(), givingUp},
@@ -144,7 +146,7 @@ func acquireFor(r lock.Recipe, kind rune) lock.AcquireFunc {
 // just before it) and the waiter sessions that send a request after it
 // (woken); a herd is more than one of either.
 func herdOnRelease(kinds string) scenario {
-	return scenario{name: "herd-on-release-" + kinds, class: zoo.Herd, good: []lock.Recipe{rwlock.Recipe()},
+	return scenario{name: "herd-on-release-" + kinds, class: check.Herd, good: []lock.Recipe{rwlock.Recipe()},
 		run: func(t *testing.T, e *env, r lock.Recipe) (bool, string) {
 			holder := e.holder(r.Acquire, "holder")
 			ws := make([]*attempt, len(kinds))
@@ -176,7 +178,7 @@ func herdOnRelease(kinds string) scenario {
 // firedBy counts the waiters whose watches the deletion of p fires: data
 // and child watches on p, and child watches on its directory.
 func (e *env) firedBy(p string, ws []*attempt) int {
-	return inspect(e, func(m *fakezk.Machine) int {
+	return inspect(e, func(m *machine.Machine) int {
 		data, child := m.Watchers(0, p)
 		_, dirChild := m.Watchers(0, e.dir)
 		n := 0
@@ -195,8 +197,8 @@ type faultFor func(e *env, a *attempt) rule
 // loseCreateReply: the attempt's first create in the lock directory is
 // applied and its reply lost (bug scenario 1).
 func loseCreateReply(e *env, a *attempt) rule {
-	return func(_ *fakezk.Machine, sid int64, req fakezk.Request) (fakezk.Fault, bool) {
-		c, ok := req.(fakezk.Create)
+	return func(_ *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
+		c, ok := req.(machine.Create)
 		return fakezk.LoseReply, ok && sid == a.sid && strings.HasPrefix(c.Path, e.dir+"/")
 	}
 }
@@ -204,8 +206,8 @@ func loseCreateReply(e *env, a *attempt) rule {
 // loseChildren: the attempt's first getChildren is lost before it reaches
 // the server.
 func loseChildren(_ *env, a *attempt) rule {
-	return func(_ *fakezk.Machine, sid int64, req fakezk.Request) (fakezk.Fault, bool) {
-		_, ok := req.(fakezk.GetChildren)
+	return func(_ *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
+		_, ok := req.(machine.GetChildren)
 		return fakezk.LoseRequest, ok && sid == a.sid
 	}
 }
@@ -217,7 +219,7 @@ func loseChildren(_ *env, a *attempt) rule {
 // still waits waits forever: the recipe is broken if b or the last one is
 // left waiting, on a node no running attempt owns (an orphan, whose live
 // session keeps it: a deadlock).
-func orphanBlocks(class zoo.Violation, name string, faults ...faultFor) scenario {
+func orphanBlocks(class check.Class, name string, faults ...faultFor) scenario {
 	return scenario{name: name, class: class, run: func(t *testing.T, e *env, r lock.Recipe) (bool, string) {
 		holder := e.holder(r.Acquire, "holder")
 		b := e.prepare("b")
@@ -258,7 +260,7 @@ func orphanBlocks(class zoo.Violation, name string, faults ...faultFor) scenario
 // gaveUpWhileWatched (bug scenario 5): a holder holds, b waits on it, c
 // waits on b; b gives up. c must wait on, not hold alongside, the holder.
 func gaveUpWhileWatched() scenario {
-	return scenario{name: "predecessor-gives-up", class: zoo.MutualExclusion,
+	return scenario{name: "predecessor-gives-up", class: check.MutualExclusion,
 		run: func(t *testing.T, e *env, r lock.Recipe) (bool, string) {
 			holder, b, c := e.queueOfThree(r)
 			b.cancel()
@@ -275,7 +277,7 @@ func gaveUpWhileWatched() scenario {
 // request, and b, cancelled, returns before anything else happens. c must
 // list again and wait on the holder.
 func gaveUpBeforeWatch() scenario {
-	return scenario{name: "predecessor-gives-up-before-watch", class: zoo.MutualExclusion,
+	return scenario{name: "predecessor-gives-up-before-watch", class: check.MutualExclusion,
 		run: func(t *testing.T, e *env, r lock.Recipe) (bool, string) {
 			holder := e.holder(r.Acquire, "holder")
 			b := e.waiter(r.Acquire, "b")
@@ -284,11 +286,11 @@ func gaveUpBeforeWatch() scenario {
 				t.Fatal("b waits without a node of its own")
 			}
 			c := e.prepare("c")
-			e.once(func(m *fakezk.Machine, sid int64, req fakezk.Request) (fakezk.Fault, bool) {
+			e.once(func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
 				if sid != c.sid || readPath(req) != bNode {
 					return fakezk.Deliver, false
 				}
-				m.Do(b.sid, fakezk.Delete{Path: bNode, Version: -1})
+				m.Do(b.sid, machine.Delete{Path: bNode, Version: -1})
 				return fakezk.Deliver, true
 			})
 			e.run(c, r.Acquire)
@@ -302,11 +304,11 @@ func gaveUpBeforeWatch() scenario {
 }
 
 // readPath is the path of an exists or getData request.
-func readPath(req fakezk.Request) string {
+func readPath(req machine.Request) string {
 	switch r := req.(type) {
-	case fakezk.Exists:
+	case machine.Exists:
 		return r.Path
-	case fakezk.GetData:
+	case machine.GetData:
 		return r.Path
 	}
 	return ""
@@ -340,7 +342,7 @@ func (e *env) settle(holder, c *attempt, cWaits bool) (bool, string) {
 // lock; then the old holder, which was not told, releases. c must go on
 // waiting for b.
 func expiredHolderReleases() scenario {
-	return scenario{name: "expired-holder-releases", class: zoo.MutualExclusion,
+	return scenario{name: "expired-holder-releases", class: check.MutualExclusion,
 		run: func(t *testing.T, e *env, r lock.Recipe) (bool, string) {
 			holder, b, c := e.queueOfThree(r)
 			if err := e.srv.Expire(holder.sid); err != nil {
@@ -358,15 +360,15 @@ func expiredHolderReleases() scenario {
 // down (its requests are lost) until b has the lock, and then its release
 // goes on. c must go on waiting for b.
 func lostDeleteReply() scenario {
-	return scenario{name: "lost-delete-reply", class: zoo.MutualExclusion,
+	return scenario{name: "lost-delete-reply", class: check.MutualExclusion,
 		run: func(t *testing.T, e *env, r lock.Recipe) (bool, string) {
 			holder, b, c := e.queueOfThree(r)
 			holderNode := e.nodeOf(holder.sid)
-			e.once(func(_ *fakezk.Machine, sid int64, req fakezk.Request) (fakezk.Fault, bool) {
-				d, ok := req.(fakezk.Delete)
+			e.once(func(_ *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
+				d, ok := req.(machine.Delete)
 				return fakezk.LoseReply, ok && sid == holder.sid && d.Path == holderNode
 			})
-			e.always(func(m *fakezk.Machine, sid int64, _ fakezk.Request) (fakezk.Fault, bool) {
+			e.always(func(m *machine.Machine, sid int64, _ machine.Request) (fakezk.Fault, bool) {
 				_, _, exists := m.Node(holderNode)
 				return fakezk.LoseRequest, sid == holder.sid && !exists && !b.finished()
 			})
@@ -381,7 +383,7 @@ func lostDeleteReply() scenario {
 // contender comes; in each of the two orders of two ids. The second must
 // wait both times.
 func newcomerSortsFirst() scenario {
-	return scenario{name: "newcomer-sorts-first", class: zoo.MutualExclusion,
+	return scenario{name: "newcomer-sorts-first", class: check.MutualExclusion,
 		run: func(t *testing.T, e *env, r lock.Recipe) (bool, string) {
 			var both []string
 			for i, ids := range [][2]string{{"h0", "h1"}, {"h1", "h0"}} {
@@ -402,9 +404,9 @@ func newcomerSortsFirst() scenario {
 // is at 2^31-1 and the server pins it there (3.6+), so two contenders get
 // the same number.
 func overflowGrantsTwice() scenario {
-	return scenario{name: "sequence-overflow", class: zoo.MutualExclusion,
+	return scenario{name: "sequence-overflow", class: check.MutualExclusion,
 		run: func(t *testing.T, e *env, r lock.Recipe) (bool, string) {
-			e.srv.Inspect(func(m *fakezk.Machine) {
+			e.srv.Inspect(func(m *machine.Machine) {
 				if err := m.SetSequence(e.dir, math.MaxInt32); err != nil {
 					t.Error(err)
 				}

@@ -1,21 +1,8 @@
 package zoo
 
-import "github.com/zksim/zksim/lock"
-
-// Violation is a class of failure a checker of zksim's harness reports.
-type Violation string
-
-// Violation classes.
-const (
-	// MutualExclusion: two holders held the lock at once.
-	MutualExclusion Violation = "mutual-exclusion"
-	// Herd: one lock node's deletion woke more waiters than could proceed.
-	Herd Violation = "herd"
-	// Deadlock: a liveness failure; someone waits and nothing will wake it.
-	Deadlock Violation = "deadlock"
-	// Orphan: a cleanliness failure; a lock node no live holder owns is
-	// left behind when all sessions end, or blocks the queue forever.
-	Orphan Violation = "orphan"
+import (
+	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/lock"
 )
 
 // Recipe names, the Name of each exhibit's lock.Recipe.
@@ -47,9 +34,9 @@ type Exhibit struct {
 	// harness must reproduce" that the defect maps to.
 	Scenarios []int
 	// Violation is the class a harness run must report.
-	Violation Violation
+	Violation check.Class
 	// Also are classes some schedules show as well.
-	Also []Violation
+	Also []check.Class
 
 	_ struct{}
 }
@@ -63,7 +50,7 @@ func Exhibits() []Exhibit {
 				"watches the lock directory; the ZooKeeper recipes page warns against it",
 			Bug: "every waiter keeps a getChildren watch on the directory, so every " +
 				"release (and every newcomer) wakes all waiters",
-			Scenarios: []int{7}, Violation: Herd,
+			Scenarios: []int{7}, Violation: check.Herd,
 		},
 		{
 			Name: NameSingleNode, Recipe: SingleNode(),
@@ -71,7 +58,7 @@ func Exhibits() []Exhibit {
 				"ZooKeeper articles and books",
 			Bug: "all losers watch the directory's children and race on create after " +
 				"every release; no queue, no fairness",
-			Scenarios: []int{7}, Violation: Herd, Also: []Violation{MutualExclusion},
+			Scenarios: []int{7}, Violation: check.Herd, Also: []check.Class{check.MutualExclusion},
 		},
 		{
 			Name: NameHerdShared, Recipe: HerdShared(),
@@ -79,7 +66,7 @@ func Exhibits() []Exhibit {
 				"articles, every contender watching the directory",
 			Bug: "a writer's release wakes every waiter, also writers and readers " +
 				"behind the next writer, who cannot proceed",
-			Scenarios: []int{7}, Violation: Herd,
+			Scenarios: []int{7}, Violation: check.Herd,
 		},
 		{
 			Name: NameNoGUIDRetry, Recipe: NoGUIDRetry(),
@@ -87,7 +74,7 @@ func Exhibits() []Exhibit {
 				"zk-ruby/zk#54; samuel/go-zookeeper#229",
 			Bug: "after a create whose reply was lost it creates again without " +
 				"looking, and waits forever on its own first node",
-			Scenarios: []int{1}, Violation: Deadlock, Also: []Violation{Orphan},
+			Scenarios: []int{1}, Violation: check.Deadlock, Also: []check.Class{check.Orphan},
 		},
 		{
 			Name: NameAssumeOnWake, Recipe: AssumeOnWake(),
@@ -95,7 +82,7 @@ func Exhibits() []Exhibit {
 				"means the lock is mine",
 			Bug: "woken by a predecessor that gave up while an earlier node still " +
 				"holds, it holds too, without listing again",
-			Scenarios: []int{5}, Violation: MutualExclusion,
+			Scenarios: []int{5}, Violation: check.MutualExclusion,
 		},
 		{
 			Name: NameExistsAbsence, Recipe: ExistsAbsence(),
@@ -103,14 +90,14 @@ func Exhibits() []Exhibit {
 				"taken as acquisition",
 			Bug: "a predecessor that gave up between getChildren and exists makes " +
 				"it hold while an earlier node still holds",
-			Scenarios: []int{4, 5}, Violation: MutualExclusion,
+			Scenarios: []int{4, 5}, Violation: check.MutualExclusion,
 		},
 		{
 			Name: NameTimeoutLeak, Recipe: TimeoutLeak(),
 			Origin: "CURATOR-202; micro-fan/aiozk#34 (dead lock on acquire timeout)",
 			Bug: "when ctx ends while waiting it returns without deleting its node, " +
 				"which blocks everyone behind it until its session ends",
-			Scenarios: []int{6}, Violation: Deadlock, Also: []Violation{Orphan},
+			Scenarios: []int{6}, Violation: check.Deadlock, Also: []check.Class{check.Orphan},
 		},
 		{
 			Name: NameDeleteFirstChild, Recipe: DeleteFirstChild(),
@@ -118,7 +105,7 @@ func Exhibits() []Exhibit {
 				"sorted directory",
 			Bug: "a holder whose node is already gone (session expired, or a retried " +
 				"delete whose reply was lost) deletes the next holder's node",
-			Scenarios: []int{3, 6}, Violation: MutualExclusion,
+			Scenarios: []int{3, 6}, Violation: check.MutualExclusion,
 		},
 		{
 			Name: NameSplitDash, Recipe: SplitDash(),
@@ -126,7 +113,7 @@ func Exhibits() []Exhibit {
 				"holder id in them; ZOOKEEPER-2931",
 			Bug: "nodes are ordered by what follows the first '-', the holder id, so " +
 				"a newcomer can sort before the holder and hold too",
-			Scenarios: []int{10}, Violation: MutualExclusion,
+			Scenarios: []int{10}, Violation: check.MutualExclusion,
 		},
 		{
 			Name: NameGoZKLock, Recipe: GoZKLock(),
@@ -135,8 +122,8 @@ func Exhibits() []Exhibit {
 			Bug: "any error after the create returns without deleting the node, which " +
 				"blocks the queue; sequence numbers past 2^31-1 grant twice; a lost create " +
 				"adopts a dying session's node",
-			Scenarios: []int{1, 2, 6, 8, 10}, Violation: Orphan,
-			Also: []Violation{Deadlock, MutualExclusion},
+			Scenarios: []int{1, 2, 6, 8, 10}, Violation: check.Orphan,
+			Also: []check.Class{check.Deadlock, check.MutualExclusion},
 		},
 		{
 			Name: NameAdoptDying, Recipe: AdoptDying(),
@@ -145,7 +132,7 @@ func Exhibits() []Exhibit {
 			Bug: "after a lost create on a session the client has since given up, " +
 				"it adopts the old session's node, which goes when that session expires " +
 				"while the adopter goes on holding",
-			Scenarios: []int{2}, Violation: MutualExclusion,
+			Scenarios: []int{2}, Violation: check.MutualExclusion,
 		},
 	}
 }

@@ -8,13 +8,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/zkapi"
 )
 
-var classes = []zoo.Violation{zoo.MutualExclusion, zoo.Herd, zoo.Deadlock, zoo.Orphan}
+var classes = []check.Class{check.MutualExclusion, check.Herd, check.Deadlock, check.Orphan}
 
 func TestExhibits_Catalog(t *testing.T) {
 	exs, all := zoo.Exhibits(), zoo.All()
@@ -68,7 +70,7 @@ func TestExhibits_PlainRun(t *testing.T) {
 				e.release(r1)
 				e.release(r2)
 			}
-			if kids := inspect(e, func(m *fakezk.Machine) []string { return m.Children(e.dir) }); len(kids) != 0 {
+			if kids := inspect(e, func(m *machine.Machine) []string { return m.Children(e.dir) }); len(kids) != 0 {
 				t.Fatalf("nodes left behind: %v", kids)
 			}
 		})
@@ -84,7 +86,7 @@ func TestExhibits_NamesDeterministic(t *testing.T) {
 			for i := range runs {
 				e := newEnv(t)
 				e.holder(r.Acquire, "holder.7")
-				runs[i] = inspect(e, func(m *fakezk.Machine) string {
+				runs[i] = inspect(e, func(m *machine.Machine) string {
 					kids := m.Children(e.dir)
 					data, _, _ := m.Node(e.dir + "/" + kids[0])
 					return fmt.Sprintf("%v %q", kids, data)
@@ -133,7 +135,7 @@ func TestExhibits_CreateUnderRenewedSession(t *testing.T) {
 			if err := h.Release(e.ctx); err != nil {
 				t.Fatalf("Release: %v", err)
 			}
-			if kids := inspect(e, func(m *fakezk.Machine) []string { return m.Children(e.dir) }); len(kids) != 0 {
+			if kids := inspect(e, func(m *machine.Machine) []string { return m.Children(e.dir) }); len(kids) != 0 {
 				t.Fatalf("nodes left behind: %v", kids)
 			}
 		})

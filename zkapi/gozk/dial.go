@@ -152,14 +152,14 @@ func (c *Conn) awaitSession(ctx context.Context, timeout time.Duration) error {
 	return nil
 }
 
-// Wrap adopts zc and events, the values zk.Connect returned; the Conn owns
+// FromConn adopts zc and events, the values zk.Connect returned; the Conn owns
 // both from now on (Close closes zc; nothing else may read events). It does
 // not wait for a session. Session changes are read from events, which
-// go-zookeeper lets overflow: see the package doc. Wrap panics if zc or
+// go-zookeeper lets overflow: see the package doc. FromConn panics if zc or
 // events is nil.
-func Wrap(zc *zk.Conn, events <-chan zk.Event) *Conn {
+func FromConn(zc *zk.Conn, events <-chan zk.Event) *Conn {
 	if zc == nil || events == nil {
-		panic("gozk: Wrap needs the *zk.Conn and the event channel zk.Connect returned")
+		panic("gozk: FromConn needs the *zk.Conn and the event channel zk.Connect returned")
 	}
 	first := zkapi.Session{ID: zc.SessionID(), State: zkapi.StateConnecting}
 	switch {
@@ -176,7 +176,7 @@ func Wrap(zc *zk.Conn, events <-chan zk.Event) *Conn {
 // drain is the Conn's one goroutine: it reads go-zookeeper's event channel
 // until go-zookeeper closes it, which it does once its own goroutines have
 // ended; the Conn is closed from then on, however zc came to be closed. With
-// observe set (Wrap) it also feeds session events to the tracker.
+// observe set (FromConn) it also feeds session events to the tracker.
 func (c *Conn) drain(events <-chan zk.Event, observe bool) {
 	defer func() {
 		c.closing.Store(true)

@@ -13,8 +13,8 @@
 // has no sentinel for (it reports them as "unknown error: <code>") are
 // mapped by their code; anything else is returned wrapped but unchanged.
 //
-// Dial and DialContext connect and wait for the first session; Wrap adopts a
-// *zk.Conn the caller made. Close ends the session and waits until
+// Dial and DialContext connect and wait for the first session; FromConn
+// adopts a *zk.Conn the caller made. Close ends the session and waits until
 // go-zookeeper's goroutines have stopped; afterwards every call returns
 // zkapi.ErrClosed.
 //
@@ -60,12 +60,12 @@
 // remembers, so a caller that steps through snapshots sees every transition.
 // Session returns the latest.
 //
-// Dial registers an event callback with go-zookeeper and updates the snapshot
-// synchronously, so no transition can be lost. Wrap can only read the event
-// channel the caller passes, which go-zookeeper fills without blocking and
-// drops events from when it is full (6 events; every invalidated watch also
-// takes a slot). The ID-change rule above still reports an expiry, but a
-// short Disconnected spell may go unreported.
+// Dial registers an event callback with go-zookeeper and updates the
+// snapshot synchronously, so no transition can be lost. FromConn can only
+// read the event channel the caller passes, which go-zookeeper fills without
+// blocking and drops events from when it is full (6 events; every
+// invalidated watch also takes a slot). The ID-change rule above still
+// reports an expiry, but a short Disconnected spell may go unreported.
 //
 // # Persistent watches
 //
@@ -74,7 +74,7 @@
 // go-zookeeper dials, writes addWatch, removeWatches and (on reconnect)
 // setWatches2 between go-zookeeper's frames, and takes their replies out
 // of the stream before go-zookeeper reads it (persistent.go). A Conn made
-// by Wrap cannot: its AddWatch answers zkapi.ErrUnimplemented.
+// by FromConn cannot: its AddWatch answers zkapi.ErrUnimplemented.
 //
 // Caveats inherited from go-zookeeper v1.0.4:
 //   - A request issued while disconnected is queued and sent on the next

@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/zksim/zksim/internal/ztree"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
 	"github.com/zksim/zksim/zktest"
@@ -65,7 +66,7 @@ func newRoot(t testing.TB, servers []string) string {
 	t.Cleanup(func() {
 		cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		if err := zktest.DeleteTree(cctx, admin, root); err != nil {
+		if err := ztree.DeleteTree(cctx, admin, root); err != nil {
 			t.Errorf("delete test root: %v", err)
 		}
 	})
@@ -73,7 +74,8 @@ func newRoot(t testing.TB, servers []string) string {
 }
 
 // cutDialer is a zk.Dialer that can partition the client from the server:
-// Cut closes every connection it made and refuses new ones until Heal.
+// Disconnect closes every connection it made and refuses new ones until
+// Reconnect.
 type cutDialer struct {
 	mu    sync.Mutex
 	cut   bool
@@ -95,7 +97,7 @@ func (d *cutDialer) Dial(network, addr string, timeout time.Duration) (net.Conn,
 	return c, err
 }
 
-func (d *cutDialer) Cut() {
+func (d *cutDialer) Disconnect() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.cut = true
@@ -105,7 +107,7 @@ func (d *cutDialer) Cut() {
 	d.conns = nil
 }
 
-func (d *cutDialer) Heal() {
+func (d *cutDialer) Reconnect() {
 	d.mu.Lock()
 	d.cut = false
 	d.mu.Unlock()

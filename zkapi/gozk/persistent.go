@@ -25,7 +25,7 @@ import (
 // requests between go-zookeeper's own frames (it writes each frame in one
 // Write), takes their replies out of the stream before go-zookeeper reads
 // it, and reads every watch event on the way past, for the persistent
-// watches, leaving it for go-zookeeper too. A Conn made by Wrap has no
+// watches, leaving it for go-zookeeper too. A Conn made by FromConn has no
 // shim: its AddWatch answers ErrUnimplemented.
 
 // shimXidBase is where the shim's own xids count down from: go-zookeeper
@@ -347,7 +347,7 @@ func (j *jute) strs(ss []string) *jute {
 var _ zkapi.PersistentWatcher = (*Conn)(nil)
 
 // AddWatch implements zkapi.PersistentWatcher, for a Conn made by Dial
-// (see above); a Conn made by Wrap answers ErrUnimplemented. Like any
+// (see above); a Conn made by FromConn answers ErrUnimplemented. Like any
 // request it waits for its outcome once sent, whatever ctx does, except
 // that a Conn that loses its connection meanwhile reports
 // ErrConnectionLoss (the watch may or may not have been set; it is not
@@ -357,7 +357,7 @@ func (c *Conn) AddWatch(ctx context.Context, path string, recursive bool) (zkapi
 		return nil, err
 	}
 	if c.shim == nil {
-		return nil, zkapi.Wrap("addwatch", path, fmt.Errorf("%w: a Conn made by Wrap cannot send addWatch through go-zookeeper v1.0.4", zkapi.ErrUnimplemented))
+		return nil, zkapi.Wrap("addwatch", path, fmt.Errorf("%w: a Conn made by FromConn cannot send addWatch through go-zookeeper v1.0.4", zkapi.ErrUnimplemented))
 	}
 	if err := checkPath(path); err != nil {
 		return nil, zkapi.Wrap("addwatch", path, err)

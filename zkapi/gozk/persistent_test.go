@@ -68,11 +68,11 @@ func TestConn_AddWatchThroughTheShim(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := a.Session()
-		d.Cut()
+		d.Disconnect()
 		for s.State == zkapi.StateConnected {
 			s = nextSession(t, ctx, a, s)
 		}
-		d.Heal()
+		d.Reconnect()
 		for s.State != zkapi.StateConnected {
 			s = nextSession(t, ctx, a, s)
 		}

@@ -10,9 +10,9 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zksim/zksim/expire"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
-	"github.com/zksim/zksim/zktest"
 )
 
 func TestDial_InvalidConfig(t *testing.T) {
@@ -64,7 +64,7 @@ func TestDial_FirstSession(t *testing.T) {
 	}
 }
 
-func TestWrap_Basic(t *testing.T) {
+func TestFromConn_Basic(t *testing.T) {
 	servers := standalone(t)
 	root := newRoot(t, servers)
 	ctx := testCtx(t)
@@ -72,7 +72,7 @@ func TestWrap_Basic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := gozk.Wrap(zc, events)
+	c := gozk.FromConn(zc, events)
 	t.Cleanup(func() { c.Close() })
 	s := c.Session()
 	for s.State != zkapi.StateConnected {
@@ -115,12 +115,12 @@ func TestSession_Expiry(t *testing.T) {
 		{"Dial", func(t *testing.T, d *cutDialer) *gozk.Conn {
 			return dial(t, servers, gozk.Config{SessionTimeout: time.Second, Dialer: d.Dial})
 		}},
-		{"Wrap", func(t *testing.T, d *cutDialer) *gozk.Conn {
+		{"FromConn", func(t *testing.T, d *cutDialer) *gozk.Conn {
 			zc, events, err := zk.Connect(servers, time.Second, zk.WithDialer(d.Dial), zk.WithLogger(quiet{}))
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := gozk.Wrap(zc, events)
+			c := gozk.FromConn(zc, events)
 			t.Cleanup(func() { c.Close() })
 			return c
 		}},
@@ -155,7 +155,7 @@ func testExpiry(t *testing.T, servers []string, open func(*testing.T, *cutDialer
 		t.Fatalf("observer ExistsW = %v, %v", ok, err)
 	}
 
-	d.Cut()
+	d.Disconnect()
 	disc := nextSession(t, ctx, c, old)
 	if want := (zkapi.Session{ID: old.ID, State: zkapi.StateDisconnected, Seq: old.Seq + 1}); disc != want {
 		t.Fatalf("after the cut: %v, want %v", disc, want)
@@ -169,7 +169,7 @@ func testExpiry(t *testing.T, servers []string, open func(*testing.T, *cutDialer
 	if ev := mustWait(t, ctx, gone); ev != (zkapi.Event{Type: zkapi.EventNodeDeleted, Path: eph}) {
 		t.Fatalf("observer: %v, want NodeDeleted %s", ev, eph)
 	}
-	d.Heal()
+	d.Reconnect()
 
 	checkReplaced(t, ctx, c, root, disc, pending)
 }
@@ -211,14 +211,14 @@ func checkReplaced(t *testing.T, ctx context.Context, c *gozk.Conn, root string,
 }
 
 // TestSession_KillSession expires the session while the client is
-// connected, as zktest (after Curator) does: a second connection takes the
+// connected, as package expire (after Curator) does: a second connection takes the
 // session over with its credentials, so the server drops the client's
 // connection, and closes it. The client reconnects to find it expired.
 func TestSession_KillSession(t *testing.T) {
 	servers := standalone(t)
 	root := newRoot(t, servers)
 	ctx := testCtx(t)
-	var capture zktest.SessionCapture
+	var capture expire.Capture
 	c := dial(t, servers, gozk.Config{Dialer: capture.Dial})
 	observer := dial(t, servers, gozk.Config{})
 	old := c.Session()

@@ -1,0 +1,134 @@
+package check_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/zksim/zksim/check"
+)
+
+func TestLocks_Overlap(t *testing.T) {
+	ok := []check.Hold{
+		{Client: 0, Lock: "/l", Call: 0, Start: 1, End: 3},
+		{Client: 1, Lock: "/l", Call: 0, Start: 4, End: 6},
+		{Client: 2, Lock: "/other", Call: 0, Start: 2, End: 5},
+	}
+	if r := check.Locks(ok); !r.OK() {
+		t.Fatalf("disjoint holds reported: %v", r.Violations)
+	}
+	bad := append(ok, check.Hold{Client: 3, Lock: "/l", Call: 0, Start: 2, End: 5})
+	r := check.Locks(bad)
+	if r.OK() || r.Violations[0].Class != check.MutualExclusion || !strings.Contains(r.Violations[0].Detail, "c1") {
+		t.Fatalf("overlap not reported: %v", r.Violations)
+	}
+	path := filepath.Join(t.TempDir(), "timeline.html")
+	if err := r.WriteHTML(path); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); !strings.Contains(string(b), "<html") {
+		t.Fatal("no HTML written")
+	}
+}
+
+func TestLocks_ReadersShare(t *testing.T) {
+	holds := []check.Hold{
+		{Client: 0, Lock: "/l", Mode: check.Read, Start: 1, End: 5},
+		{Client: 1, Lock: "/l", Mode: check.Read, Start: 2, End: 6},
+		{Client: 2, Lock: "/l", Mode: check.Write, Start: 7, End: 8},
+		{Client: 3, Lock: "/l", Mode: check.Write, Start: 9, End: -1},
+	}
+	if r := check.Locks(holds); !r.OK() {
+		t.Fatalf("%v", r.Violations)
+	}
+	holds = append(holds, check.Hold{Client: 4, Lock: "/l", Mode: check.Read, Start: 7, End: 8})
+	if r := check.Locks(holds); r.OK() || r.Violations[0].Class != check.RWExclusion {
+		t.Fatal("reader beside a writer not reported")
+	}
+}
+
+func TestWakeupsTokensOrphans(t *testing.T) {
+	vs, counts := check.Wakeups([]check.Wakeup{{Client: 0, Cause: 5}, {Client: 1, Cause: 5}, {Client: 2, Cause: 7}, {Client: 3, Cause: -1}},
+		func(int64) int { return 1 })
+	if len(vs) != 1 || counts[5] != 2 || counts[7] != 1 {
+		t.Fatalf("herd: %v %v", vs, counts)
+	}
+	if vs := check.Tokens([]check.Accepted{{Token: 3}, {Token: 5}, {Token: 4}}); len(vs) != 1 || vs[0].Class != check.Fencing {
+		t.Fatalf("fencing: %v", vs)
+	}
+	// The order that counts is the resource's (Zxid), not the order the
+	// writes were recorded in.
+	recorded := []check.Accepted{{Token: 5, Zxid: 20}, {Token: 3, Zxid: 10}, {Token: 7, Zxid: 30}}
+	if vs := check.Tokens(recorded); len(vs) != 0 {
+		t.Fatalf("fencing by zxid: %v", vs)
+	}
+	if recorded[0].Token != 5 {
+		t.Fatal("Tokens reordered its argument")
+	}
+	if vs := check.Tokens([]check.Accepted{{Token: 3, Zxid: 20}, {Token: 5, Zxid: 10}}); len(vs) != 1 {
+		t.Fatalf("stale token accepted later not reported: %v", vs)
+	}
+	if vs := check.Orphans("/l", []string{"lock-a-0000000001"}); len(vs) != 1 {
+		t.Fatal("orphan not reported")
+	}
+}
+
+func TestRegister(t *testing.T) {
+	good := []check.RegisterOp{
+		{Client: 0, Value: "a", Expect: 0, Ok: true, Version: 1, Call: 0, Return: 2},
+		{Client: 1, Value: "b", Expect: 0, Ok: false, Call: 1, Return: 3},
+		{Client: 1, Read: true, Value: "a", Version: 1, Call: 4, Return: 5},
+		{Client: 2, Value: "c", Expect: -1, Unknown: true, Call: 6, Return: 7},
+		{Client: 0, Read: true, Value: "c", Version: 2, Call: 8, Return: 9},
+	}
+	if vs := check.Register(good); vs != nil {
+		t.Fatalf("%v", vs)
+	}
+	stale := append(good, check.RegisterOp{Client: 1, Read: true, Value: "a", Version: 1, Call: 10, Return: 11})
+	if vs := check.Register(stale); vs == nil {
+		t.Fatal("stale read after a newer one not reported")
+	}
+}
+
+// A run is reported by its worst class: exclusion before liveness before
+// herd; undecided and unknown classes rank last.
+func TestWorst_OrdersClasses(t *testing.T) {
+	for _, c := range []struct {
+		classes []check.Class
+		want    check.Class
+	}{
+		{[]check.Class{check.Herd, check.Deadlock, check.MutualExclusion}, check.MutualExclusion},
+		{[]check.Class{check.Orphan, check.Fencing}, check.Fencing},
+		{[]check.Class{"made-up", check.Undecided, check.Herd}, check.Herd},
+	} {
+		if got := check.Worst(c.classes); got != c.want {
+			t.Errorf("Worst(%v) = %s, want %s", c.classes, got, c.want)
+		}
+	}
+}
+
+// Each checker blames the steps of what it found: the two holds'
+// starts, the wakeups of one change, the two writes.
+func TestViolation_Steps(t *testing.T) {
+	holds := []check.Hold{
+		{Client: 0, Lock: "/l", Call: 2, Start: 5, End: 9},
+		{Client: 1, Lock: "/l", Call: 3, Start: 7, End: 12},
+	}
+	herd, _ := check.Wakeups([]check.Wakeup{{Client: 0, Cause: 5, Step: 11}, {Client: 1, Cause: 5, Step: 8}, {Client: 2, Cause: 7, Step: 3}},
+		func(int64) int { return 1 })
+	fencing := check.Tokens([]check.Accepted{{Client: 0, Token: 2, Step: 20, Zxid: 5}, {Client: 1, Token: 1, Step: 14, Zxid: 6}})
+	for _, tc := range []struct {
+		vs   []check.Violation
+		want string
+	}{
+		{check.Locks(holds).Violations, "[5 7]"},
+		{herd, "[8 11]"},
+		{fencing, "[14 20]"},
+	} {
+		if len(tc.vs) != 1 || fmt.Sprint(tc.vs[0].Steps) != tc.want {
+			t.Errorf("%v: want steps %s", tc.vs, tc.want)
+		}
+	}
+}

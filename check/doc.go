@@ -1,0 +1,80 @@
+// Package check holds the checkers that judge a run: histories of lock
+// clients, wakeups, fencing tokens, left-over nodes and register histories.
+//
+// The lock histories are critical sections (Hold): when a client asked for
+// a lock, when it got it, and when it stopped holding it, which is when it
+// began to release or, earlier, when its session lost the lock node. Mutual
+// exclusion and reader/writer exclusion are linearizability against
+// porcupine models of a mutex and of a read/write lock, partitioned by lock
+// path; Locks decides it exactly by an interval check (no search, no
+// budget), and a failing check can be rendered as porcupine's HTML
+// timeline. Beside these, checkers that are not about linearizability:
+// herd (how many clients one lock-node deletion woke), fencing (tokens
+// accepted by the protected resource strictly increase), cleanliness (no
+// lock node left behind) and liveness (decided by the simulator).
+//
+// A third porcupine model, of a znode as a versioned register (gets and
+// compare-and-set writes, with connection-loss outcomes unknown), checks
+// ZooKeeper itself: fakezk under the simulator and a real server. Its
+// search is bounded by a number of steps, never by time: no verdict here
+// depends on the machine or its load. A register history the bound cannot
+// decide is reported with the class Undecided, which is not a violation.
+//
+// Every checker reports Violations, each naming its class.
+package check
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Class names a kind of violation. Its string is what traces, reports and
+// `zksim ci` output print, so the values below never change.
+type Class string
+
+// Violation classes.
+const (
+	MutualExclusion Class = "mutual-exclusion"
+	Linearizability Class = "linearizability" // of a register history
+	RWExclusion     Class = "reader-writer-exclusion"
+	Herd            Class = "herd"
+	Fencing         Class = "fencing"
+	Orphan          Class = "orphan"
+	Deadlock        Class = "deadlock"
+	NoProgress      Class = "no-progress"
+	ClientError     Class = "client-error"
+	Invariant       Class = "invariant"
+	// Undecided is not a violation: the check met its bound before it
+	// could tell (Register), and says so rather than guess.
+	Undecided Class = "undecided"
+)
+
+// severities orders the classes, worst first.
+var severities = []Class{MutualExclusion, RWExclusion, Fencing, Deadlock, NoProgress, Orphan,
+	ClientError, Invariant, Linearizability, Herd, Undecided}
+
+// Severity ranks a violation class, 0 the worst: a run is reported by the
+// worst class it shows. Unknown classes rank last.
+func Severity(class Class) int {
+	if i := slices.Index(severities, class); i >= 0 {
+		return i
+	}
+	return len(severities)
+}
+
+// Worst is the most severe of classes (which must not be empty); the
+// first of those that rank alike.
+func Worst(classes []Class) Class {
+	return slices.MinFunc(classes, func(a, b Class) int { return Severity(a) - Severity(b) })
+}
+
+// Violation is one finding of a checker.
+type Violation struct {
+	Class  Class
+	Detail string
+	// Steps are the simulator steps the checker blames, ascending (none
+	// if it cannot point at any): a trace view marks their lines.
+	Steps []int
+}
+
+func (v Violation) String() string { return fmt.Sprintf("%s: %s", v.Class, v.Detail) }

@@ -1,0 +1,305 @@
+package check
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// Mode is how a lock was held.
+type Mode uint8
+
+// Lock modes.
+const (
+	Exclusive Mode = iota
+	Read
+	Write
+)
+
+func (m Mode) String() string {
+	switch m {
+	case Read:
+		return "read"
+	case Write:
+		return "write"
+	}
+	return "exclusive"
+}
+
+// Hold is one critical section. Times are logical (simulator steps, or
+// any monotonic clock); End < 0 means still held when the history ended.
+type Hold struct {
+	Client int
+	Lock   string
+	Mode   Mode
+	Call   int64 // acquire called
+	Start  int64 // acquire returned: held from here
+	End    int64 // release called, or the session lost the lock
+}
+
+// LockReport is the outcome of Locks.
+type LockReport struct {
+	Violations []Violation
+	failed     []Hold // the holds on the lock that failed, for the timeline
+	ok         bool
+}
+
+// OK reports whether the history was linearizable.
+func (r LockReport) OK() bool { return r.ok }
+
+// WriteHTML writes porcupine's timeline of the failed lock's history to
+// path (only a failed check has one). Porcupine's search behind it is
+// bounded by a number of steps, not by time, so the file is the same on
+// every machine; it illustrates the verdict and does not decide it.
+func (r LockReport) WriteHTML(path string) error {
+	if r.ok {
+		return fmt.Errorf("linearize: no timeline: the history was linearizable")
+	}
+	_, info, _ := porcupineLocks(r.failed, timelineSteps)
+	return porcupine.VisualizePath(lockModel, info, path)
+}
+
+// Locks checks mutual and reader/writer exclusion: whether the holds
+// can be ordered so that no two overlap unless both are reads. It decides
+// exactly, without search: the history is linearizable (against the
+// porcupine model of a mutex or read/write lock per path, an acquire
+// taking effect between its call and its return, a release at its call)
+// if and only if no two holds on one lock that are not both reads overlap,
+// each taken from its Start to its End. The proof: taking every acquire
+// at its return and every release at its call gives each hold its
+// shortest possible span, so any linearization can only widen the spans
+// conflicting holds must keep apart; and holds that merely touch (one's
+// End is the other's Start) can be ordered release first. A property test
+// checks this against porcupine.
+func Locks(holds []Hold) LockReport {
+	a, b, found := conflict(holds)
+	if !found {
+		return LockReport{ok: true}
+	}
+	class := MutualExclusion
+	if slices.ContainsFunc(holds, func(h Hold) bool { return h.Mode != Exclusive }) {
+		class = RWExclusion
+	}
+	detail := fmt.Sprintf("c%d (%s, %d-%s) and c%d (%s, %d-%s) both held %s",
+		a.Client+1, a.Mode, a.Start, endString(a), b.Client+1, b.Mode, b.Start, endString(b), a.Lock)
+	failed := slices.DeleteFunc(slices.Clone(holds), func(h Hold) bool { return h.Lock != a.Lock })
+	steps := Blame(int(a.Start), int(b.Start))
+	return LockReport{Violations: []Violation{{Class: class, Detail: detail, Steps: steps}}, failed: failed}
+}
+
+// conflict finds two holds on one lock, not both reads, that overlap: each
+// starts before the other ends. Locks are taken in path order and holds by
+// Start, so the pair reported is the same for the same history.
+//
+// Sorted by (Start, End), a hold b overlaps an earlier hold a exactly when
+// b starts before a ends; so one pass per lock that remembers the
+// latest-ending write and read so far finds a conflict if there is one.
+func conflict(holds []Hold) (a, b Hold, found bool) {
+	if len(holds) > 0 && !slices.ContainsFunc(holds, func(h Hold) bool { return h.Lock != holds[0].Lock }) {
+		// One lock, as a simulator's workload has: sorted in place of a
+		// copy when the holds come sorted, as they usually do.
+		hs := holds
+		if !slices.IsSortedFunc(hs, byStart) {
+			hs = slices.Clone(holds)
+			slices.SortStableFunc(hs, byStart)
+		}
+		return conflictOn(hs)
+	}
+	byLock := map[string][]Hold{}
+	for _, h := range holds {
+		byLock[h.Lock] = append(byLock[h.Lock], h)
+	}
+	locks := make([]string, 0, len(byLock))
+	for l := range byLock {
+		locks = append(locks, l)
+	}
+	sort.Strings(locks)
+	for _, l := range locks {
+		hs := byLock[l]
+		slices.SortStableFunc(hs, byStart)
+		if a, b, found := conflictOn(hs); found {
+			return a, b, true
+		}
+	}
+	return Hold{}, Hold{}, false
+}
+
+// byStart orders one lock's holds by (Start, End).
+func byStart(x, y Hold) int {
+	return cmp.Or(cmp.Compare(x.Start, y.Start), cmp.Compare(end(x), end(y)))
+}
+
+// conflictOn scans the holds of one lock, sorted by (Start, End).
+func conflictOn(hs []Hold) (a, b Hold, found bool) {
+	var write, read Hold // the latest-ending write and read so far
+	hasWrite, hasRead := false, false
+	for _, h := range hs {
+		switch {
+		case hasWrite && h.Start < end(write):
+			return write, h, true
+		case h.Mode != Read && hasRead && h.Start < end(read):
+			return read, h, true
+		}
+		if h.Mode == Read {
+			if !hasRead || end(h) > end(read) {
+				read, hasRead = h, true
+			}
+		} else if !hasWrite || end(h) > end(write) {
+			write, hasWrite = h, true
+		}
+	}
+	return Hold{}, Hold{}, false
+}
+
+func end(h Hold) int64 {
+	if h.End < 0 {
+		return 1 << 62
+	}
+	return h.End
+}
+
+func endString(h Hold) string {
+	if h.End < 0 {
+		return "end"
+	}
+	return fmt.Sprint(h.End)
+}
+
+type lockInput struct {
+	acquire bool
+	mode    Mode
+	client  int
+	lock    string
+}
+
+type lockState struct {
+	writer  int    // -1: none
+	readers string // the reading clients, sorted, a client once per read it holds
+}
+
+// lockModel is a mutex (Exclusive) or read/write lock (Read, Write) per
+// lock path; an Exclusive hold is a write. Read holds are counted per
+// client, so one client may hold two reads at once, as readers may.
+var lockModel = porcupine.Model{
+	Partition: func(h []porcupine.Operation) [][]porcupine.Operation {
+		byLock := map[string][]porcupine.Operation{}
+		var keys []string
+		for _, op := range h {
+			l := op.Input.(lockInput).lock
+			if _, ok := byLock[l]; !ok {
+				keys = append(keys, l)
+			}
+			byLock[l] = append(byLock[l], op)
+		}
+		sort.Strings(keys)
+		out := make([][]porcupine.Operation, len(keys))
+		for i, k := range keys {
+			out[i] = byLock[k]
+		}
+		return out
+	},
+	Init:  func() interface{} { return lockState{writer: -1} },
+	Step:  stepLock,
+	Equal: func(a, b interface{}) bool { return a.(lockState) == b.(lockState) },
+	DescribeOperation: func(input, _ interface{}) string {
+		in := input.(lockInput)
+		verb := "release"
+		if in.acquire {
+			verb = "acquire"
+		}
+		return fmt.Sprintf("c%d %s %s %s", in.client+1, verb, in.mode, in.lock)
+	},
+	DescribeState: func(state interface{}) string {
+		s := state.(lockState)
+		switch {
+		case s.writer >= 0:
+			return fmt.Sprintf("held by c%d", s.writer+1)
+		case s.readers != "":
+			return "read by " + s.readers
+		}
+		return "free"
+	},
+}
+
+func stepLock(state, input, _ interface{}) (bool, interface{}) {
+	s, in := state.(lockState), input.(lockInput)
+	readers := decodeReaders(s.readers)
+	switch {
+	case in.acquire && in.mode == Read:
+		if s.writer >= 0 {
+			return false, s
+		}
+		readers = append(readers, in.client)
+		return true, lockState{writer: -1, readers: encodeReaders(readers)}
+	case in.acquire:
+		if s.writer >= 0 || len(readers) > 0 {
+			return false, s
+		}
+		return true, lockState{writer: in.client, readers: s.readers}
+	case in.mode == Read:
+		i := slices.Index(readers, in.client)
+		if i < 0 {
+			return false, s
+		}
+		readers = slices.Delete(readers, i, i+1)
+		return true, lockState{writer: s.writer, readers: encodeReaders(readers)}
+	default:
+		if s.writer != in.client {
+			return false, s
+		}
+		return true, lockState{writer: -1, readers: s.readers}
+	}
+}
+
+func encodeReaders(ids []int) string {
+	slices.Sort(ids)
+	var b strings.Builder
+	for _, id := range ids {
+		fmt.Fprintf(&b, "c%d ", id+1)
+	}
+	return b.String()
+}
+
+func decodeReaders(s string) []int {
+	var ids []int
+	for _, f := range strings.Fields(s) {
+		var id int
+		if _, err := fmt.Sscanf(f, "c%d", &id); err == nil {
+			ids = append(ids, id-1)
+		}
+	}
+	return ids
+}
+
+// lockOps is the history of holds as porcupine operations: an acquire
+// from its call to its return, a release at its call. Times are doubled so
+// that a release (2End to 2End+1) ends before an acquire called at the
+// next instant starts.
+func lockOps(holds []Hold) []porcupine.Operation {
+	var ops []porcupine.Operation
+	for _, h := range holds {
+		ops = append(ops, porcupine.Operation{
+			ClientId: h.Client, Input: lockInput{true, h.Mode, h.Client, h.Lock},
+			Call: 2 * h.Call, Return: 2 * h.Start,
+		})
+		if h.End >= 0 {
+			ops = append(ops, porcupine.Operation{
+				ClientId: h.Client, Input: lockInput{false, h.Mode, h.Client, h.Lock},
+				Call: 2 * h.End, Return: 2*h.End + 1,
+			})
+		}
+	}
+	return ops
+}
+
+// porcupineLocks runs porcupine's search on the holds, bounded by steps
+// model steps; undecided reports that the bound was reached.
+func porcupineLocks(holds []Hold, steps int64) (res porcupine.CheckResult, info porcupine.LinearizationInfo, undecided bool) {
+	m, b := bounded(lockModel, steps)
+	res, info = porcupine.CheckOperationsVerbose(m, lockOps(holds), 0)
+	return res, info, b.reached()
+}

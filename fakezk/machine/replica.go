@@ -1,0 +1,278 @@
+package machine
+
+import (
+	"math"
+	"slices"
+
+	"github.com/zksim/zksim/zkapi"
+)
+
+// containerOwner is the ephemeralOwner ZooKeeper stores for container
+// nodes (EphemeralType.CONTAINER_EPHEMERAL_OWNER); clients see 0, as
+// measured on 3.8.0.
+const containerOwner = math.MinInt64
+
+// znode is one node of a tree. cversion is the stored child-creation
+// counter: it names sequential children and is never lowered by deletes;
+// clients see 2*cversion - numChildren (DataNode.copyStat).
+type znode struct {
+	data     []byte
+	acl      []zkapi.ACL // shared with other nodes and replicas; replaced, never written to
+	stat     zkapi.Stat
+	cversion int32
+	children []string // names, sorted: listings need no sort
+}
+
+// addChild inserts name in sorted order. A node's first child makes room
+// for a few: a node with one child usually gets more (a lock's queue).
+func (n *znode) addChild(name string) {
+	if n.children == nil {
+		n.children = make([]string, 0, 4)
+	}
+	i, _ := slices.BinarySearch(n.children, name)
+	n.children = slices.Insert(n.children, i, name)
+}
+
+// removeChild deletes name if present.
+func (n *znode) removeChild(name string) {
+	if i, ok := slices.BinarySearch(n.children, name); ok {
+		n.children = slices.Delete(n.children, i, i+1)
+	}
+}
+
+func (n *znode) view() zkapi.Stat {
+	st := n.stat
+	st.NumChildren = int32(len(n.children))
+	st.Cversion = 2*n.cversion - st.NumChildren
+	st.DataLength = int32(len(n.data))
+	if st.EphemeralOwner == containerOwner || isTTLOwner(st.EphemeralOwner) {
+		st.EphemeralOwner = 0
+	}
+	return st
+}
+
+// configPath is the dynamic configuration's node. ZooKeeper gives it a
+// read-only ACL (world:anyone READ, ZOOKEEPER-2014) with aversion -1: a
+// setData on it and a create under it answer NoAuth, except to super.
+const configPath = "/zookeeper/config"
+
+// specialPaths cannot be deleted (the server answers BadArguments).
+var specialPaths = map[string]bool{
+	"/": true, "/zookeeper": true, "/zookeeper/quota": true, "/zookeeper/config": true,
+}
+
+// primKind is the kind of a primitive change to a data tree.
+type primKind uint8
+
+const (
+	primAdd primKind = iota
+	primRemove
+	primSet
+	// primConfig sets /zookeeper/config's data as a reconfig does: the
+	// real server's SetDataTxn(CONFIG_NODE, data, -1) stamps the node's
+	// version with -1 instead of counting it (measured on 3.8.0).
+	primConfig
+	primACL // setACL: the node's ACL replaced, its aversion up by one
+)
+
+// prim is one primitive change. A transaction is the prims sharing a zxid;
+// the leader applies them as it decides them and followers replay them
+// from the log, so every replica's tree goes through the same states.
+type prim struct {
+	kind  primKind
+	path  string
+	data  []byte
+	acl   []zkapi.ACL // primAdd, primACL: the node's ACL, fixed up
+	owner int64       // primAdd: ephemeral session, containerOwner, a ttlOwner, or 0
+	zxid  int64
+	now   int64
+}
+
+// replica is one server's copy of the data tree with its own watch tables:
+// the leader (index 0) or a follower. Sessions read from, and watch on,
+// the replica they are connected to.
+type replica struct {
+	tree map[string]*znode
+	zxid int64 // last transaction applied
+	next int   // followers: index of the next log entry to apply
+
+	// path -> watching sessions; exists watches on missing nodes live in
+	// dataW, as on the real server.
+	dataW  watchTable
+	childW watchTable
+	// modes holds the mode of every watch that is not standard, and
+	// recursive counts the recursive ones by kind: only with some does a
+	// trigger look at its path's ancestors.
+	modes     map[modeKey]watchMode
+	recursive [2]int
+
+	free []*znode // removed nodes, for newNode
+}
+
+func newReplica() *replica {
+	t := map[string]*znode{}
+	nodes := new([4]znode) // one allocation: a simulator makes a tree per run
+	for i, p := range [...]string{"/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config"} {
+		// Empty data, not null, as DataTree makes them (the config node
+		// too: measured on 3.8.0, raw case "/zookeeper/config is
+		// read-only").
+		nodes[i].data = []byte{}
+		nodes[i].acl = openACL
+		t[p] = &nodes[i]
+		if p != "/" {
+			parent, name := parentOf(p)
+			t[parent].addChild(name)
+		}
+	}
+	t[configPath].stat.Aversion = -1 // measured on 3.8.0
+	t[configPath].acl = readOnlyACL
+	return &replica{
+		tree:  t,
+		dataW: watchTable{}, childW: watchTable{},
+	}
+}
+
+// undoRec is what undoes one change a multi made on the leader, should a
+// later op of the multi fail. It is plain data in a list the Machine
+// reuses, so that a multi builds no closures.
+type undoRec struct {
+	p       prim
+	parent  *znode      // add, remove
+	n       *znode      // remove: the node taken out; set: the node changed
+	oldC    int32       // add: the parent's counter before
+	oldP    int64       // add, remove: the parent's Pzxid before
+	oldData []byte      // set
+	oldACL  []zkapi.ACL // acl
+	oldStat zkapi.Stat  // set, acl
+	owner   *session    // an ephemeral's add or remove: its session
+	oldPeak int         // and its peak of ephemerals before
+}
+
+// apply performs p and appends the watch triggers it causes to fired,
+// each with the ACL that decides who is told (the node's, or the
+// parent's for NodeChildrenChanged).
+// With u it also records in u what undoes p: only a multi, which may roll
+// back, asks for that. The sequence counter follows the configured
+// overflow rule.
+func (r *replica) apply(p prim, overflow Overflow, fired []trigger, u *undoRec) []trigger {
+	parentPath, name := parentOf(p.path)
+	switch p.kind {
+	case primAdd:
+		parent := r.add(p, parentPath, name, overflow, u)
+		return append(fired, trigger{p.path, zkapi.EventNodeCreated, p.acl},
+			trigger{parentPath, zkapi.EventNodeChildrenChanged, parent.acl})
+	case primRemove:
+		parent, n := r.remove(p, parentPath, name, u)
+		return append(fired, trigger{p.path, zkapi.EventNodeDeleted, n.acl},
+			trigger{parentPath, zkapi.EventNodeChildrenChanged, parent.acl})
+	case primACL:
+		r.setACL(p, u) // fires no watch
+		return fired
+	default:
+		n := r.set(p, u)
+		return append(fired, trigger{p.path, zkapi.EventNodeDataChanged, n.acl})
+	}
+}
+
+// add, remove and set share p.data with the other replicas and the log:
+// Machine.change copied it from the caller once, and node data is only
+// ever replaced, never written to.
+func (r *replica) add(p prim, parentPath, name string, overflow Overflow, u *undoRec) (parent *znode) {
+	parent = r.tree[parentPath]
+	if u != nil {
+		*u = undoRec{p: p, parent: parent, oldC: parent.cversion, oldP: parent.stat.Pzxid}
+	}
+	n := r.newNode()
+	n.data, n.acl = p.data, p.acl
+	n.stat = zkapi.Stat{
+		Czxid: p.zxid, Mzxid: p.zxid, Pzxid: p.zxid,
+		Ctime: p.now, Mtime: p.now, EphemeralOwner: p.owner,
+	}
+	r.tree[p.path] = n
+	parent.addChild(name)
+	// ZOOKEEPER-3249 (3.6.0+): a wrapped counter is never stored.
+	if next := parent.cversion + 1; next > parent.cversion || overflow == OverflowWrap {
+		parent.cversion = next
+	}
+	parent.stat.Pzxid = p.zxid
+	return parent
+}
+
+// remove returns the parent and the removed node, which a free list may
+// hand out again only after the caller is done with it (the next add).
+func (r *replica) remove(p prim, parentPath, name string, u *undoRec) (parent, n *znode) {
+	parent, n = r.tree[parentPath], r.tree[p.path]
+	if u != nil {
+		*u = undoRec{p: p, parent: parent, n: n, oldP: parent.stat.Pzxid}
+	} else {
+		r.free = append(r.free, n) // nothing can bring it back
+	}
+	delete(r.tree, p.path)
+	parent.removeChild(name)
+	parent.stat.Pzxid = p.zxid
+	return parent, n
+}
+
+func (r *replica) set(p prim, u *undoRec) *znode {
+	n := r.tree[p.path]
+	if u != nil {
+		*u = undoRec{p: p, n: n, oldData: n.data, oldStat: n.stat}
+	}
+	n.data = p.data
+	if p.kind == primConfig {
+		n.stat.Version = -1
+	} else {
+		n.stat.Version++
+	}
+	n.stat.Mzxid = p.zxid
+	n.stat.Mtime = p.now
+	return n
+}
+
+func (r *replica) setACL(p prim, u *undoRec) {
+	n := r.tree[p.path]
+	if u != nil {
+		*u = undoRec{p: p, n: n, oldACL: n.acl, oldStat: n.stat}
+	}
+	n.acl = p.acl
+	n.stat.Aversion++
+}
+
+// undo reverts the change u recorded, the last one not yet undone.
+func (r *replica) undo(u *undoRec) {
+	_, name := parentOf(u.p.path)
+	switch u.p.kind {
+	case primAdd:
+		delete(r.tree, u.p.path)
+		u.parent.removeChild(name)
+		u.parent.cversion, u.parent.stat.Pzxid = u.oldC, u.oldP
+	case primRemove:
+		r.tree[u.p.path] = u.n
+		u.parent.addChild(name)
+		u.parent.stat.Pzxid = u.oldP
+	case primACL:
+		u.n.acl, u.n.stat = u.oldACL, u.oldStat
+	default:
+		u.n.data, u.n.stat = u.oldData, u.oldStat
+	}
+}
+
+// newNode returns an empty node, reusing one removed for good: a lock's
+// nodes come and go all the time. No removed node is referred to: reads
+// copy what they return, and only a multi's undo keeps one, which is then
+// not freed.
+func (r *replica) newNode() *znode {
+	k := len(r.free)
+	if k == 0 {
+		return &znode{}
+	}
+	n := r.free[k-1]
+	r.free[k-1] = nil
+	r.free = r.free[:k-1]
+	*n = znode{children: n.children[:0]} // a removed node had no children
+	return n
+}
+
+// childNames returns a copy of n's children, sorted, for the caller to
+// shuffle.
+func childNames(n *znode) []string { return slices.Clone(n.children) }

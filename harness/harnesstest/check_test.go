@@ -1,0 +1,299 @@
+package harnesstest_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/harness/harnesstest"
+	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/lock/zoo"
+	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zkapi"
+)
+
+// rapidSeeds are the rapid seeds the power tests start from. rapid moves
+// from its seed by adding the check's number, so that nearby seeds share
+// most of their checks; these are far apart.
+var rapidSeeds = []uint64{1, 0x5eed, 20251, 7340033, 1 << 40, 0x9e3779b97f4a7c15, 424242424242, 31337}
+
+// readmeFaults are the faults of the README's "Checking your own recipe".
+var readmeFaults = sim.Faults{Percent: 10, LoseRequest: 2, LoseReply: 2, Disconnect: 2, Crash: 1, Pause: 1, Reap: 1, Abandon: 1}
+
+// CheckRecipe, with the README's options and rapid's default 100 checks,
+// finds every zoo bug with its class from every rapid seed tried. (Before
+// rapid drew a seed per check, it found 4 of the 10 in 10,000 checks.)
+func TestCheckRecipe_FindsEveryZooBugOnEveryRapidSeed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("asserts what rapid's default 100 checks find; -short makes them 20")
+	}
+	opts := harnesstest.CheckOptions{Config: sim.Config{Faults: readmeFaults}}
+	for _, ex := range zoo.Exhibits() {
+		t.Run(ex.Name, func(t *testing.T) {
+			var at []int
+			for _, seed := range rapidSeeds {
+				n := harnesstest.FindRecipe(t, seed, ex.Recipe, opts, ex.Violation)
+				if n == 0 {
+					t.Errorf("rapid seed %d: no %s in 100 checks", seed, ex.Violation)
+				}
+				at = append(at, n)
+			}
+			t.Logf("%s first shown by schedule %v (of %d)", ex.Violation, at, 100*harnesstest.SchedulesPerCheck)
+		})
+	}
+}
+
+// enqueue is a planted bug for Check: each client adds one sequential node
+// to a queue, and retries a create that failed with a connection loss
+// without looking whether it was applied, so a lost reply queues it twice.
+func enqueue(ctx context.Context, c *sim.Client) error {
+	conn := c.Conn()
+	for {
+		_, err := conn.Create(ctx, "/q", nil, zkapi.Persistent)
+		if err == nil || errors.Is(err, zkapi.ErrNodeExists) {
+			break
+		}
+	}
+	for {
+		_, err := conn.Create(ctx, "/q/n-", nil, zkapi.PersistentSequential)
+		if !errors.Is(err, zkapi.ErrConnectionLoss) {
+			return err
+		}
+	}
+}
+
+// atMostOnePerClient is enqueue's invariant.
+func atMostOnePerClient(s *sim.Sim) error {
+	if n := len(s.Machine().Children("/q")); n > len(s.Clients()) {
+		return fmt.Errorf("%d nodes queued by %d clients", n, len(s.Clients()))
+	}
+	return nil
+}
+
+// Check, with the README's faults and rapid's default 100 checks, finds the
+// planted lost-reply bug from every rapid seed tried.
+func TestCheck_FindsAPlantedBugOnEveryRapidSeed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("asserts what rapid's default 100 checks find; -short makes them 20")
+	}
+	cfg := sim.Config{Faults: readmeFaults}
+	var at []int
+	for _, seed := range rapidSeeds {
+		n := harnesstest.FindPrograms(t, seed, cfg, atMostOnePerClient, "invariant", enqueue, enqueue, enqueue)
+		if n == 0 {
+			t.Errorf("rapid seed %d: the invariant held in 100 checks", seed)
+		}
+		at = append(at, n)
+	}
+	t.Logf("first shown by schedule %v", at)
+}
+
+// childEnv names what TestCheck_FailingChild runs when the parent test
+// starts this test binary again.
+const childEnv = "ZKSIM_CHECK_CHILD"
+
+// TestCheck_FailingChild runs only as a child of
+// TestCheckRecipe_FailsTheTestOnce: it is a user's test that fails.
+func TestCheck_FailingChild(t *testing.T) {
+	dir := os.Getenv(childEnv)
+	if dir == "" {
+		t.Skip("run by TestCheckRecipe_FailsTheTestOnce")
+	}
+	ex, _ := zoo.Lookup(zoo.NameSplitDash)
+	harnesstest.CheckRecipe(t, ex.Recipe, harnesstest.CheckOptions{Config: sim.Config{Faults: readmeFaults}, ArtifactDir: dir})
+}
+
+// TestCheck_FailingProgramsChild is TestCheck_FailingChild for Check.
+func TestCheck_FailingProgramsChild(t *testing.T) {
+	if os.Getenv(childEnv) == "" {
+		t.Skip("run by TestCheck_FailsTheTestOnce")
+	}
+	// A bound on steps keeps shrinking quick: enqueue retries without
+	// pause, and a candidate schedule that never reconnects it spins.
+	harnesstest.Check(t, sim.Config{Faults: readmeFaults, MaxSteps: 1000}, atMostOnePerClient, enqueue, enqueue)
+}
+
+// runChild runs one test of this binary as a child process, with dir for
+// its artifacts, and returns its output; the child must fail.
+func runChild(t *testing.T, test, dir string) string {
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.v", "-rapid.seed=1")
+	cmd.Env = append(os.Environ(), childEnv+"="+dir, "TMPDIR="+dir)
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("%s: want exit status 1, got %v:\n%s", test, err, out)
+	}
+	return string(out)
+}
+
+var replayLine = regexp.MustCompile(`replay:   harnesstest\.Replay(File|Check)\(t, "([^"]+)", `)
+
+// replayPaths are the trace files a failure message names in its replay
+// calls.
+func replayPaths(t *testing.T, out string) []string {
+	var paths []string
+	for _, m := range replayLine.FindAllStringSubmatch(out, -1) {
+		paths = append(paths, m[2])
+	}
+	if len(paths) == 0 {
+		t.Fatalf("no replay call in:\n%s", out)
+	}
+	return paths
+}
+
+// A failing CheckRecipe fails its test, through the public API, with each
+// class's counterexample once: the violations, at most 40 lines of trace,
+// the trace file and the ReplayFile call, whose replay fails again with
+// the same violations. rapid reports nothing of its own.
+func TestCheckRecipe_FailsTheTestOnce(t *testing.T) {
+	dir := t.TempDir()
+	out := runChild(t, "TestCheck_FailingChild", dir)
+	for _, want := range []string{"--- FAIL: TestCheck_FailingChild", "zoo/splitdash: ", "mutual-exclusion, shrunk to 2 clients x 1 acquisition",
+		"report:   " + filepath.Join(dir, "TestCheck_FailingChild-zoo_splitdash-mutual-exclusion.html")} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "[rapid]") {
+		t.Errorf("rapid reported too:\n%s", out)
+	}
+	// The test log indents the lines of a message after its first.
+	out = strings.ReplaceAll(out, "\n        ", "\n")
+	ex, _ := zoo.Lookup(zoo.NameSplitDash)
+	for _, path := range replayPaths(t, out) {
+		text, _ := os.ReadFile(path)
+		f, err := harness.ParseTraceFile(string(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ft := &fakeTB{}
+		var rep *harness.Report
+		ft.run(func() { rep = harnesstest.ReplayFile(ft, path, ex.Recipe) })
+		// The trace is shown as WriteTrace shows it: its last 40 lines.
+		var shown strings.Builder
+		harness.WriteTrace(&shown, f.Trace, rep.Violations, harness.TraceView{})
+		lines := strings.SplitAfter(strings.TrimSuffix(shown.String(), "\n"), "\n")
+		excerpt := lines[max(0, len(lines)-40):]
+		if n := strings.Count(out, strings.Join(excerpt, "")+"\n"); n != 1 {
+			t.Errorf("the end of %s's trace printed %d times", path, n)
+		}
+		if len(excerpt) < len(lines) && strings.Contains(out, lines[0]) {
+			t.Errorf("%s: more than the last 40 of %d trace lines printed", path, len(lines))
+		}
+		class := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(path), "TestCheck_FailingChild-zoo_splitdash-"), ".trace")
+		if ft.fatal != "" || !strings.Contains(ft.errors, "\n  "+class+": ") {
+			t.Errorf("replay of %s: fatal %q, errors %q", path, ft.fatal, ft.errors)
+		}
+	}
+}
+
+// The same for Check: the programs' trace file replays with ReplayCheck.
+func TestCheck_FailsTheTestOnce(t *testing.T) {
+	dir := t.TempDir()
+	out := runChild(t, "TestCheck_FailingProgramsChild", dir)
+	if !strings.Contains(out, "invariant, shrunk to ") || !strings.Contains(out, "--- FAIL: TestCheck_FailingProgramsChild") {
+		t.Errorf("no shrunk invariant violation in:\n%s", out)
+	}
+	reports := regexp.MustCompile(`report:   (\S+\.html)`).FindAllStringSubmatch(out, -1)
+	if len(reports) == 0 {
+		t.Errorf("no HTML report named in:\n%s", out)
+	}
+	for _, m := range reports {
+		if b, err := os.ReadFile(m[1]); err != nil || !strings.Contains(string(b), "<h1>invariant") || !strings.Contains(string(b), "<dd>programs</dd>") {
+			t.Errorf("report %s (%v) lacks the verdict or the recipe line", m[1], err)
+		}
+	}
+	for _, path := range replayPaths(t, out) {
+		ft := &fakeTB{}
+		ft.run(func() { harnesstest.ReplayCheck(ft, path, sim.Config{}, atMostOnePerClient, enqueue, enqueue) })
+		if ft.fatal != "" || !strings.Contains(ft.errors, "nodes queued by 2 clients") {
+			t.Errorf("replay of %s: fatal %q, errors %q", path, ft.fatal, ft.errors)
+		}
+	}
+}
+
+// ReplayFile fails the test when the file names another recipe or
+// replays to another trace, and passes a clean replay.
+func TestReplayFile_Refuses(t *testing.T) {
+	ex, _ := zoo.Lookup(zoo.NameGoZKLock)
+	path := "../testdata/regress/orphan-gozk.trace"
+	other, _ := zoo.Lookup(zoo.NameDirWatch)
+	ft := &fakeTB{}
+	ft.run(func() { harnesstest.ReplayFile(ft, path, other.Recipe) })
+	if !strings.Contains(ft.fatal, `not of recipe "zoo/dirwatch"`) {
+		t.Errorf("another recipe: %q", ft.fatal)
+	}
+	changed := ex.Recipe
+	changed.Acquire = other.Recipe.Acquire // same name, other code
+	ft = &fakeTB{}
+	ft.run(func() { harnesstest.ReplayFile(ft, path, changed) })
+	if !strings.Contains(ft.fatal, "diverged from the saved trace at line 1") {
+		t.Errorf("changed code: %q", ft.fatal)
+	}
+	ft = &fakeTB{}
+	ft.run(func() { harnesstest.ReplayFile(ft, path, ex.Recipe) })
+	if ft.fatal != "" || !strings.Contains(ft.errors, "orphan") {
+		t.Errorf("the saved recipe: fatal %q, errors %q", ft.fatal, ft.errors)
+	}
+	clean := "../testdata/regress/ok-lock-session-replaced-under-create.trace"
+	if rep := harnesstest.ReplayFile(t, clean, lock.MutexRecipe()); !rep.OK() {
+		t.Errorf("a clean trace: %v", rep.Violations)
+	}
+}
+
+// CheckProgramsExhaustive covers every schedule of the leader election
+// within its bounds and finds nothing: the bounded space is exhausted.
+func TestCheckProgramsExhaustive_LeaderElection(t *testing.T) {
+	leaders := map[int64]bool{}
+	p := elect(leaders)
+	cfg := sim.Config{
+		Setup:  func(*machine.Machine) { clear(leaders) },
+		Faults: sim.Faults{Disconnect: 1, Crash: 1, LoseReply: 1},
+	}
+	res := harnesstest.CheckProgramsExhaustive(t, cfg, oneLiveLeader(leaders), sim.Bounds{Deviations: 1}, p, p)
+	if !res.Exhausted || res.States == 0 {
+		t.Fatalf("not exhausted: %s", res.Coverage())
+	}
+}
+
+// TestCheckProgramsExhaustive_FailingChild runs only as a child of
+// TestCheckProgramsExhaustive_FailsTheTest.
+func TestCheckProgramsExhaustive_FailingChild(t *testing.T) {
+	if os.Getenv(childEnv) == "" {
+		t.Skip("run by TestCheckProgramsExhaustive_FailsTheTest")
+	}
+	// enqueue retries at once while disconnected, so a schedule that
+	// never reconnects it makes no progress: the search looks past that
+	// for the invariant's violation.
+	harnesstest.CheckProgramsExhaustive(t, sim.Config{Faults: sim.Faults{LoseReply: 1}, MaxSteps: 1000}, atMostOnePerClient,
+		sim.Bounds{Deviations: 2, Class: check.Invariant}, enqueue, enqueue)
+}
+
+// A failing CheckProgramsExhaustive fails its test with what it covered
+// and the counterexample, whose trace file ReplayCheck replays to the same
+// violation.
+func TestCheckProgramsExhaustive_FailsTheTest(t *testing.T) {
+	dir := t.TempDir()
+	out := runChild(t, "TestCheckProgramsExhaustive_FailingChild", dir)
+	for _, want := range []string{"programs: systematic search: deviations <= ", "stopped at the first counterexample", "invariant, shrunk to "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	for _, path := range replayPaths(t, out) {
+		ft := &fakeTB{}
+		ft.run(func() { harnesstest.ReplayCheck(ft, path, sim.Config{}, atMostOnePerClient, enqueue, enqueue) })
+		if ft.fatal != "" || !strings.Contains(ft.errors, "nodes queued by 2 clients") {
+			t.Errorf("replay of %s: fatal %q, errors %q", path, ft.fatal, ft.errors)
+		}
+	}
+}

@@ -1,0 +1,209 @@
+package harnesstest
+
+import (
+	"cmp"
+	"fmt"
+	"strings"
+
+	"pgregory.net/rapid"
+
+	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/sim"
+)
+
+// A drawn check is what one rapid check runs: a workload shape and a
+// configuration drawn within the caller's bounds, and the seed of its
+// schedule. The schedule itself comes from NewSeeded(seed), so faults and
+// ticks are as likely on every step as in `zksim run`; a decision list
+// drawn by rapid would end after a few choices and every choice after it
+// would be 0, never a fault and never a tick.
+type drawn struct {
+	seed     uint64
+	workload harness.Workload // for programs: Clients only
+	config   sim.Config
+}
+
+// A runner runs one schedule of what is being checked, lock workload or
+// programs, and judges it.
+type runner func(cfg sim.Config, ch sim.Chooser, w harness.Workload) (*harness.Report, error)
+
+// A finding is a violation class that some schedules showed, with the
+// first schedule that showed it.
+type finding struct {
+	class     check.Class
+	schedules int // how many schedules showed it
+	index     int // the first one, counted from 1
+	first     drawn
+}
+
+// schedulesPerCheck is how many schedules a check runs, from consecutive
+// seeds. A check is one rapid draw of shape and configuration; running a
+// few schedules of it costs little more than drawing, and the rarest zoo
+// bug (zoo/existsabsence) shows in about 2% of schedules, too few for 100
+// single schedules to find on every rapid seed.
+const schedulesPerCheck = 10
+
+// drawRecipeCheck draws a check of a lock workload: the number of
+// clients and acquisitions up to w's (default 5 and 3); for the settings w
+// leaves at 0, a share of reads (read/write recipes), an acquire deadline
+// and the share of acquisitions that use it; and the configuration (see
+// drawConfig).
+func drawRecipeCheck(rt *rapid.T, w harness.Workload, cfg sim.Config) drawn {
+	w.Clients, w.Acquisitions = cmp.Or(w.Clients, 5), cmp.Or(w.Acquisitions, 3)
+	// Half the checks run the whole workload, where most bugs are likeliest
+	// (the shrinker finds the smallest one that still fails); the others a
+	// smaller one.
+	if !rapid.Bool().Draw(rt, "whole workload") {
+		w.Clients = rapid.IntRange(min(2, w.Clients), w.Clients).Draw(rt, "clients")
+		w.Acquisitions = rapid.IntRange(1, w.Acquisitions).Draw(rt, "acquisitions")
+	}
+	if w.HoldTicks == 0 {
+		// Holds longer than a session timeout meet the bugs of a session
+		// that dies (expiry, a client giving its session up) under a holder.
+		w.HoldTicks = rapid.SampledFrom([]int{1, 6}).Draw(rt, "hold ticks")
+	}
+	if w.Recipe.AcquireRead != nil && w.ReadPercent == 0 {
+		w.ReadPercent = rapid.SampledFrom([]int{0, 50, 100}).Draw(rt, "read percent")
+	}
+	if w.TimeoutTicks == 0 {
+		// Short deadlines make give-ups common, long ones rare; waiters
+		// without one beside those with one turn leaks into deadlocks.
+		w.TimeoutTicks = rapid.SampledFrom([]int{0, 4, 8, 12}).Draw(rt, "timeout ticks")
+		if w.TimeoutTicks > 0 && w.TimeoutPercent == 0 {
+			w.TimeoutPercent = rapid.SampledFrom([]int{50, 100}).Draw(rt, "timeout percent")
+		}
+	}
+	return drawConfig(rt, w, cfg)
+}
+
+// drawConfig draws the seed and the configuration of a check: each fault
+// kind cfg allows is kept or left out (swarm testing: a run with fewer
+// kinds goes deeper into the ones it has, and one fault does not mask
+// another), a follower when cfg has none, and the server's seed when cfg
+// leaves it at 0.
+func drawConfig(rt *rapid.T, w harness.Workload, cfg sim.Config) drawn {
+	seed := rapid.Uint64().Draw(rt, "seed")
+	for _, k := range sim.FaultKinds() {
+		if n := k.Budget(&cfg.Faults); *n > 0 && !rapid.Bool().Draw(rt, k.Name) {
+			*n = 0
+		}
+	}
+	if cfg.Server.Followers == 0 {
+		cfg.Server.Followers = rapid.IntRange(0, 1).Draw(rt, "followers")
+	}
+	if cfg.Server.Seed == 0 {
+		cfg.Server.Seed = seed
+	}
+	return drawn{seed: seed, workload: w, config: cfg}
+}
+
+// explore runs the checks rapid draws with draw (-rapid.checks of them,
+// default 100), each schedulesPerCheck schedules through run, untraced and
+// to the end, and returns every violation class they showed, in the order
+// first seen, and the number of schedules run. It does not stop at the
+// first failure: a recipe can fail in several ways, and a class seen in
+// few schedules is worth knowing as much as the commonest. rapid's own
+// shrinking is not used (the property passes) because a schedule is
+// chaotic in its seed: harness.ShrinkFound shrinks what was found.
+//
+// If until is not nil, the checks after the one in which until(found)
+// became true run nothing (rapid still counts them).
+func explore(tb rapid.TB, draw func(*rapid.T) drawn, run runner, until func([]finding) bool) (found []finding, schedules int, err error) {
+	tb.Helper()
+	byClass := map[check.Class]int{} // class -> index in found
+	rapid.Check(quietTB{tb, &found}, func(rt *rapid.T) {
+		c := draw(rt)
+		for i := range uint64(schedulesPerCheck) {
+			if err != nil || (until != nil && until(found)) {
+				return // (a bad configuration fails every schedule alike)
+			}
+			one := c
+			one.seed += i
+			schedules++
+			cfg := one.config
+			cfg.NoTrace = true
+			var rep *harness.Report
+			if rep, err = run(cfg, sim.NewSeeded(one.seed), one.workload); err != nil {
+				return
+			}
+			for _, class := range rep.Classes() {
+				j, ok := byClass[class]
+				if !ok {
+					j, byClass[class] = len(found), len(found)
+					found = append(found, finding{class: class, index: schedules, first: one})
+				}
+				found[j].schedules++
+			}
+		}
+	})
+	return found, schedules, err
+}
+
+// quietTB passes rapid's reports on, except its closing "OK, passed"
+// line once a check has failed: explore's property passes whatever the
+// checks found, and the caller reports that.
+type quietTB struct {
+	rapid.TB
+	found *[]finding
+}
+
+func (q quietTB) Logf(format string, args ...any) {
+	if len(*q.found) == 0 {
+		q.TB.Helper()
+		q.TB.Logf(format, args...)
+	}
+}
+
+func (q quietTB) Log(args ...any) {
+	if len(*q.found) == 0 {
+		q.TB.Helper()
+		q.TB.Log(args...)
+	}
+}
+
+// describe words a check for a failure message.
+func (c drawn) describe(programs bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "seed %d, ", c.seed)
+	w := c.workload
+	if programs {
+		b.WriteString(plural(w.Clients, "program"))
+	} else {
+		fmt.Fprintf(&b, "%s x %s", plural(w.Clients, "client"), plural(w.Acquisitions, "acquisition"))
+		if w.Recipe.AcquireRead != nil {
+			fmt.Fprintf(&b, ", %d%% reads", w.ReadPercent)
+		}
+		if w.TimeoutTicks > 0 {
+			fmt.Fprintf(&b, ", deadline %d ticks on %d%%", w.TimeoutTicks, cmp.Or(w.TimeoutPercent, 100))
+		}
+	}
+	fmt.Fprintf(&b, ", %s, faults %s", plural(c.config.Server.Followers, "follower"), faultList(c.config.Faults))
+	return b.String()
+}
+
+// faultList words a fault budget: "lose-reply=2 crash=1 at 10%", or
+// "none".
+func faultList(f sim.Faults) string {
+	var kinds []string
+	for _, k := range sim.FaultKinds() {
+		if n := *k.Budget(&f); n > 0 {
+			kinds = append(kinds, fmt.Sprintf("%s=%d", k.Name, n))
+		}
+	}
+	if len(kinds) == 0 || f.Percent == 0 {
+		return "none"
+	}
+	return fmt.Sprintf("%s at %d%%", strings.Join(kinds, " "), f.Percent)
+}
+
+// plural words a count of things: "1 client", "3 clients", "2 classes".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	if strings.HasSuffix(thing, "s") {
+		return fmt.Sprintf("%d %ses", n, thing)
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}

@@ -1,0 +1,65 @@
+package harnesstest
+
+import (
+	"flag"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/sim"
+)
+
+// FindRecipe runs CheckRecipe's search with rapid's default 100 checks
+// from the given rapid seed until a schedule shows class, and returns
+// that schedule's number (from 1), or 0 if none did. It does not shrink.
+func FindRecipe(t *testing.T, rapidSeed uint64, recipe lock.Recipe, opts CheckOptions, class check.Class) int {
+	t.Helper()
+	withRapidSeed(t, rapidSeed)
+	found, _, err := explore(t, recipeDraw(recipe, opts), harness.RunWorkload, shown(class))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return firstShowing(found, class)
+}
+
+// FindPrograms is FindRecipe for Check.
+func FindPrograms(t *testing.T, rapidSeed uint64, cfg sim.Config, invariant func(*sim.Sim) error, class check.Class, programs ...sim.Program) int {
+	t.Helper()
+	withRapidSeed(t, rapidSeed)
+	found, _, err := explore(t, programsDraw(cfg, len(programs)), programsRunner(invariant, programs), shown(class))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return firstShowing(found, class)
+}
+
+// SchedulesPerCheck exports schedulesPerCheck.
+const SchedulesPerCheck = schedulesPerCheck
+
+func shown(class check.Class) func([]finding) bool {
+	return func(found []finding) bool { return firstShowing(found, class) > 0 }
+}
+
+func firstShowing(found []finding, class check.Class) int {
+	i := slices.IndexFunc(found, func(f finding) bool { return f.class == class })
+	if i < 0 {
+		return 0
+	}
+	return found[i].index
+}
+
+// withRapidSeed sets rapid's -rapid.seed, and -rapid.checks to its
+// default, until the test ends.
+func withRapidSeed(t *testing.T, seed uint64) {
+	for name, value := range map[string]string{"rapid.seed": fmt.Sprint(seed), "rapid.checks": "100"} {
+		f := flag.Lookup(name)
+		old := f.Value.String()
+		if err := f.Value.Set(value); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Value.Set(old) })
+	}
+}

@@ -1,0 +1,162 @@
+package zkclient
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/zkapi"
+)
+
+// Policy is how a client moves between the replicas of an ensemble: which
+// one it reconnects to, where it opens a new session after its old one
+// expired, and what it tells its program on the way.
+type Policy uint8
+
+const (
+	// PolicyNext, the zero Policy, is go-zookeeper v1.0.4's (conn.go
+	// connect, loop and authenticate; dnshostprovider.go Next): every
+	// connect, the first after any disconnect included, goes to the next
+	// replica in turn, never back to the one it had; a replica that
+	// refuses the client (it is behind what the client has seen) is just
+	// a failed connect, and the next is tried. When a replica says the
+	// session expired, the client forgets its lastZxid (0) and opens the
+	// new session on the next replica. A connected client sees
+	// Disconnected before Expired, and every reply's zxid counts,
+	// SetWatches's included.
+	PolicyNext Policy = iota
+	// PolicySimLegacy is the simulator's policy for traces recorded
+	// before the reconnect key: reconnect to the replica it had, else to
+	// the leader; a new session opens on the replica it had; the program
+	// sees no Disconnected before Expired when its session turns out to
+	// have expired, and the SetWatches reply's zxid is not counted.
+	PolicySimLegacy
+)
+
+// Session is a client's view of its ZooKeeper session, as every client of
+// a Machine keeps it: which session and replica it is on, the last zxid
+// it has seen, the identities it added and its watch handles. It decides
+// what the client does; the transport that owns it does the talking to
+// the Machine and the waking of its program. It has no lock: its owner
+// guards it.
+type Session[W any, P comparable] struct {
+	ID       int64 // the current session
+	Replica  int   // the server the session is, or was last, connected to
+	LastZxid int64 // the highest zxid the client has seen in a reply
+
+	Watches    WatchTable[W]
+	Persistent PersistentTable[P]
+
+	policy   Policy
+	replicas int               // the leader and its followers
+	creds    []machine.AddAuth // every auth that succeeded, re-sent on each connection
+}
+
+// NewSession returns the model of a client that will open its first
+// session on replica, one of replicas servers, moving between them by
+// policy.
+func NewSession[W any, P comparable](policy Policy, replicas, replica int) Session[W, P] {
+	return Session[W, P]{policy: policy, replicas: replicas, Replica: replica}
+}
+
+// Policy is the session's reconnect policy.
+func (s *Session[W, P]) Policy() Policy { return s.policy }
+
+// Opened records the new session id the Machine gave on s.Replica, whose
+// zxid was zxid: the client has seen nothing older.
+func (s *Session[W, P]) Opened(id, zxid int64) {
+	if s.policy == PolicyNext {
+		zxid = 0 // go-zookeeper sends lastZxidSeen 0 for a new session and learns from replies only
+	}
+	s.ID, s.LastZxid = id, zxid
+}
+
+// Replied folds a reply into what the client has seen.
+func (s *Session[W, P]) Replied(r machine.Reply) {
+	s.LastZxid = max(s.LastZxid, r.Zxid)
+}
+
+// Authed keeps an identity the server accepted, to re-send on every new
+// connection as go-zookeeper does (resendZkAuth).
+func (s *Session[W, P]) Authed(a machine.AddAuth) {
+	a.Data = slices.Clone(a.Data)
+	s.creds = append(s.creds, a)
+}
+
+// Creds are the identities to re-send, in the order they were added,
+// first thing on a new connection.
+func (s *Session[W, P]) Creds() []machine.AddAuth { return s.creds }
+
+// Rewatch is the SetWatches a new connection of the same session sends
+// after its auths, re-registering every watch; false if there is none.
+func (s *Session[W, P]) Rewatch() (machine.SetWatches, bool) {
+	if s.Watches.Len()+s.Persistent.Len() == 0 {
+		return machine.SetWatches{}, false
+	}
+	return s.Persistent.Rewatch(s.Watches.SetWatches(s.LastZxid)), true
+}
+
+// Rewatched folds the reply to Rewatch's request in, if the policy
+// counts it.
+func (s *Session[W, P]) Rewatched(r machine.Reply) {
+	if s.policy != PolicySimLegacy {
+		s.Replied(r)
+	}
+}
+
+// errNoReplica is returned by Reconnect when every replica it may try
+// refused it without saying the session expired; with the leader among
+// them that breaks an invariant of the Machine (the leader is never
+// behind a client).
+var errNoReplica = errors.New("zkclient: no replica took the session back")
+
+// Reconnect brings the session back on a new connection, calling attach
+// for each replica the policy tries until one takes it (nil: s.Replica is
+// now that one) or one says the session expired (zkapi.ErrSessionExpired:
+// s.Replica is the one that said so; call Expired next). A replica behind
+// the client refuses it (zkapi.ErrConnectionLoss) and is skipped.
+func (s *Session[W, P]) Reconnect(attach func(replica int) error) error {
+	if s.policy == PolicySimLegacy {
+		err := attach(s.Replica)
+		if errors.Is(err, zkapi.ErrConnectionLoss) {
+			s.Replica = 0
+			err = attach(0)
+		}
+		return err
+	}
+	return s.moveOn(attach)
+}
+
+// moveOn is PolicyNext's reconnect: each replica after the current one
+// in turn, the current one last, until one takes the session back or
+// says it expired. The leader is among them and is never behind, so one
+// round ends it.
+func (s *Session[W, P]) moveOn(attach func(replica int) error) error {
+	var err error
+	for i := 1; i <= s.replicas; i++ {
+		r := (s.Replica + i) % s.replicas
+		if err = attach(r); err == nil || errors.Is(err, zkapi.ErrSessionExpired) {
+			s.Replica = r
+			return err
+		}
+	}
+	return fmt.Errorf("%w: %w", errNoReplica, err)
+}
+
+// Expired ends the session the client has learnt is gone: it returns the
+// states its program sees, in order (a connected client first sees its
+// connection drop, as go-zookeeper reports it, unless the policy is the
+// simulator's legacy one), and every watch handle, which the caller ends
+// with ErrSessionExpired. Then the caller opens a new session on
+// s.Replica, which PolicyNext has moved on to the next replica.
+func (s *Session[W, P]) Expired(connected bool) (states []zkapi.State, watches []W, persistent []P) {
+	if connected && s.policy != PolicySimLegacy {
+		states = append(states, zkapi.StateDisconnected)
+	}
+	states = append(states, zkapi.StateExpired)
+	if s.policy == PolicyNext {
+		s.Replica = (s.Replica + 1) % s.replicas
+	}
+	return states, s.Watches.TakeAll(), s.Persistent.TakeAll()
+}

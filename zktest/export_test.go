@@ -1,0 +1,4 @@
+package zktest
+
+// Srvr exports srvr to the tests.
+var Srvr = srvr
