@@ -165,8 +165,11 @@ list:
 			if err != nil {
 				return "", 0, err
 			}
-			if ok && owns(st.EphemeralOwner, sid) {
-				return q.Path(k), sid, nil
+			if !ok {
+				continue
+			}
+			if holder, mine := owns(q, st.EphemeralOwner, sid); mine {
+				return q.Path(k), holder, nil
 			}
 		}
 		return "", 0, nil

@@ -25,10 +25,11 @@ type Steps struct {
 	// node carrying r.GUID that Owns says is the current session's.
 	FindLost func(ctx context.Context, q Queue, r Request) (path string, sid int64, err error)
 	// Owns says whether a node found by FindLost, whose ephemeralOwner is
-	// owner, belongs to the current session sid. Correct: owner == sid
-	// (a node of an earlier, dying session is not the client's:
+	// owner, is the client's, and which session holds it: sid is the
+	// session current when the lookup began. Correct: owner == sid, held
+	// by sid (a node of an earlier, dying session is not the client's:
 	// CURATOR-498).
-	Owns func(owner, sid int64) bool
+	Owns func(q Queue, owner, sid int64) (holder int64, mine bool)
 	// Order is the queue order of members. Correct: by sequence number.
 	Order func(a, b Member) int
 	// Watch waits, for the member h that Rule did not grant, on the node
@@ -84,7 +85,7 @@ func (s Steps) orDefault() Steps {
 	return s
 }
 
-func sameSession(owner, sid int64) bool { return owner == sid }
+func sameSession(_ Queue, owner, sid int64) (int64, bool) { return sid, owner == sid }
 
 // bySeq orders members by sequence number, and by name for equal ones
 // (which List refuses).

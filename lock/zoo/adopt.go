@@ -1,6 +1,9 @@
 package zoo
 
-import "github.com/zksim/zksim/lock"
+import (
+	"github.com/zksim/zksim/internal/queue"
+	"github.com/zksim/zksim/lock"
+)
 
 // AdoptDying is the queue lock whose lost-create lookup trusts the name:
 // each contender creates "lock-<id>-<seq>", and after a create fails with
@@ -29,5 +32,6 @@ import "github.com/zksim/zksim/lock"
 func AdoptDying() lock.Recipe { return queued(NameAdoptDying) }
 
 // anyOwner is AdoptDying's Owns step, and its defect: a node with the
-// right guid is taken as the current session's, whoever owns it.
-func anyOwner(owner, sid int64) bool { return true }
+// right guid is taken as the session's the client has now, whoever owns
+// it.
+func anyOwner(q queue.Queue, _, _ int64) (int64, bool) { return q.Conn.Session().ID, true }
