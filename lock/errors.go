@@ -1,10 +1,6 @@
 package lock
 
-import (
-	"errors"
-
-	"github.com/zksim/zksim/internal/queue"
-)
+import "github.com/zksim/zksim/internal/queue"
 
 // Errors of the lock package.
 var (
@@ -24,5 +20,5 @@ var (
 	// ErrDuplicateSequence: two lock nodes share a sequence number.
 	ErrDuplicateSequence = queue.ErrDuplicateSequence
 	// ErrConfig: a bad lock path or option.
-	ErrConfig = errors.New("lock: invalid configuration")
+	ErrConfig = queue.ErrConfig
 )

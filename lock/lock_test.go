@@ -324,8 +324,12 @@ func TestMutex_SequenceOverflow(t *testing.T) {
 			}
 		})
 		for _, id := range []string{"b", "c"} {
-			if _, err := w.mutex(w.conn(), id).Acquire(w.ctx); !errors.Is(err, lock.ErrSequenceOverflow) {
+			_, err := w.mutex(w.conn(), id).Acquire(w.ctx)
+			if !errors.Is(err, lock.ErrSequenceOverflow) {
 				t.Fatalf("%v: acquire at 2^31-1: %v, want ErrSequenceOverflow", ov, err)
+			}
+			if strings.Contains(err.Error(), "queue") {
+				t.Errorf("the error names lock's internals: %v", err)
 			}
 		}
 		if kids := w.children(dir); len(kids) != 0 {

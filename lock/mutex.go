@@ -38,13 +38,13 @@ func (m *Mutex) Dir() string { return m.q.Dir }
 
 // Acquire waits until the lock is held or ctx ends. On any failure its node
 // is removed before it returns.
-func (m *Mutex) Acquire(ctx context.Context) (*Lease, error) { return m.acquire(ctx, true) }
+func (m *Mutex) Acquire(ctx context.Context) (*Lease, error) { return m.acquire(ctx, queue.Wait) }
 
 // TryAcquire takes the lock if it is free and returns ErrWouldBlock
 // otherwise, without waiting.
-func (m *Mutex) TryAcquire(ctx context.Context) (*Lease, error) { return m.acquire(ctx, false) }
+func (m *Mutex) TryAcquire(ctx context.Context) (*Lease, error) { return m.acquire(ctx, queue.Try) }
 
-func (m *Mutex) acquire(ctx context.Context, wait bool) (*Lease, error) {
+func (m *Mutex) acquire(ctx context.Context, mode queue.Mode) (*Lease, error) {
 	m.mu.Lock()
 	if l := m.held; l != nil {
 		if err := l.h.Check(); err != nil {
@@ -59,8 +59,11 @@ func (m *Mutex) acquire(ctx context.Context, wait bool) (*Lease, error) {
 	guid := m.opts.ID + "." + strconv.Itoa(m.attempt)
 	m.mu.Unlock()
 
-	h, err := queue.Enqueue(ctx, m.q, []string{kind}, kind, guid, m.opts.Data, m.opts.LoseOnDisconnect,
-		queue.Predecessor, wait)
+	h, err := queue.Enqueue(ctx, m.q, queue.Request{
+		Kind: kind, GUID: guid, Data: m.opts.Data,
+		Kinds: []string{kind}, Rule: queue.Predecessor, Mode: mode,
+		LoseOnDisconnect: m.opts.LoseOnDisconnect,
+	})
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", m.q.Dir, err)
 	}

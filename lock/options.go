@@ -1,13 +1,6 @@
 package lock
 
-import (
-	"crypto/rand"
-	"encoding/hex"
-	"fmt"
-	"strings"
-
-	"github.com/zksim/zksim/internal/queue"
-)
+import "github.com/zksim/zksim/internal/queue"
 
 // Options configures a Mutex.
 type Options struct {
@@ -27,25 +20,10 @@ type Options struct {
 	_ struct{}
 }
 
-// validate fills defaults and checks dir and the options.
+// validate fills defaults and checks dir and the options
+// (queue.CheckConfig, which rwlock uses too).
 func (o Options) validate(dir string) (Options, error) {
-	if err := checkDir(dir); err != nil {
-		return o, err
-	}
-	if o.ID == "" {
-		b := make([]byte, 8)
-		rand.Read(b)
-		o.ID = hex.EncodeToString(b)
-	}
-	if !queue.ValidGUIDPart(o.ID) {
-		return o, fmt.Errorf("%w: ID %q may hold only letters, digits, '.' and '_'", ErrConfig, o.ID)
-	}
-	return o, nil
-}
-
-func checkDir(dir string) error {
-	if !strings.HasPrefix(dir, "/") || dir == "/" || strings.HasSuffix(dir, "/") || strings.Contains(dir, "//") {
-		return fmt.Errorf("%w: lock path %q must be an absolute node path other than /", ErrConfig, dir)
-	}
-	return nil
+	id, err := queue.CheckConfig(dir, o.ID)
+	o.ID = id
+	return o, err
 }

@@ -59,38 +59,37 @@ func New(conn zkapi.Conn, dir string, opts lock.Options) (*RWMutex, error) {
 	if opts.Reentrant {
 		return nil, fmt.Errorf("%w: rwlock is not re-entrant", lock.ErrConfig)
 	}
-	// Validate through lock.New, which owns the rules.
-	m, err := lock.New(conn, dir, opts)
+	id, err := queue.CheckConfig(dir, opts.ID)
 	if err != nil {
 		return nil, err
 	}
-	opts.ID = m.ID()
+	opts.ID = id
 	return &RWMutex{q: queue.Queue{Conn: conn, Dir: dir}, opts: opts}, nil
 }
 
 // Acquire takes the write lock, waiting until ctx ends.
 func (rw *RWMutex) Acquire(ctx context.Context) (*Lease, error) {
-	return rw.acquire(ctx, writeKind, queue.Predecessor, true)
+	return rw.acquire(ctx, writeKind, queue.Predecessor, queue.Wait)
 }
 
 // TryAcquire takes the write lock if it is free, or fails with
 // lock.ErrWouldBlock.
 func (rw *RWMutex) TryAcquire(ctx context.Context) (*Lease, error) {
-	return rw.acquire(ctx, writeKind, queue.Predecessor, false)
+	return rw.acquire(ctx, writeKind, queue.Predecessor, queue.Try)
 }
 
 // AcquireRead takes the lock for reading, waiting until ctx ends.
 func (rw *RWMutex) AcquireRead(ctx context.Context) (*Lease, error) {
-	return rw.acquire(ctx, readKind, readerRule, true)
+	return rw.acquire(ctx, readKind, readerRule, queue.Wait)
 }
 
 // TryAcquireRead takes the lock for reading if no writer holds or waits
 // ahead, or fails with lock.ErrWouldBlock.
 func (rw *RWMutex) TryAcquireRead(ctx context.Context) (*Lease, error) {
-	return rw.acquire(ctx, readKind, readerRule, false)
+	return rw.acquire(ctx, readKind, readerRule, queue.Try)
 }
 
-func (rw *RWMutex) acquire(ctx context.Context, kind string, rule queue.Rule, wait bool) (*Lease, error) {
+func (rw *RWMutex) acquire(ctx context.Context, kind string, rule queue.Rule, mode queue.Mode) (*Lease, error) {
 	rw.mu.Lock()
 	if kind == writeKind && rw.readers > 0 {
 		rw.mu.Unlock()
@@ -99,7 +98,11 @@ func (rw *RWMutex) acquire(ctx context.Context, kind string, rule queue.Rule, wa
 	rw.attempt++
 	guid := rw.opts.ID + "." + strconv.Itoa(rw.attempt)
 	rw.mu.Unlock()
-	h, err := queue.Enqueue(ctx, rw.q, []string{readKind, writeKind}, kind, guid, rw.opts.Data, rw.opts.LoseOnDisconnect, rule, wait)
+	h, err := queue.Enqueue(ctx, rw.q, queue.Request{
+		Kind: kind, GUID: guid, Data: rw.opts.Data,
+		Kinds: []string{readKind, writeKind}, Rule: rule, Mode: mode,
+		LoseOnDisconnect: rw.opts.LoseOnDisconnect,
+	})
 	if err != nil {
 		return nil, fmt.Errorf("rwlock %s: %w", rw.q.Dir, err)
 	}
@@ -114,14 +117,7 @@ func (rw *RWMutex) acquire(ctx context.Context, kind string, rule queue.Rule, wa
 
 // readerRule: no write node ahead, except write nodes marked as downgraded;
 // else wait for the nearest write node ahead.
-func readerRule(ms []queue.Member, i int, marked map[string]bool) (string, bool) {
-	for j := i - 1; j >= 0; j-- {
-		if ms[j].Kind == writeKind && !marked[ms[j].Name] {
-			return ms[j].Name, false
-		}
-	}
-	return "", true
-}
+var readerRule = queue.Reader(writeKind)
 
 // Lease is a held read or write lock.
 type Lease struct {
@@ -133,8 +129,9 @@ type Lease struct {
 	released bool // Release has run: a read lease leaves the count once
 }
 
-// Write reports whether the lease is the write lock.
-func (l *Lease) Write() bool {
+// IsWrite reports whether the lease is the write lock (false once
+// downgraded).
+func (l *Lease) IsWrite() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.write

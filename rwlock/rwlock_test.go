@@ -3,6 +3,7 @@ package rwlock_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -158,6 +159,9 @@ func TestRWMutex_WriterReaderWriter(t *testing.T) {
 func TestRWMutex_DowngradeWithWriterWaiting(t *testing.T) {
 	w := newWorld(t)
 	w1 := w.acquire(w.rw("w1").Acquire)
+	if !w1.IsWrite() {
+		t.Fatal("a write lease says it is not")
+	}
 	tok1 := w.token(w1)
 	pr := w.async(w.rw("r").AcquireRead) // queued before the writer
 	w.waiters(1)
@@ -166,7 +170,7 @@ func TestRWMutex_DowngradeWithWriterWaiting(t *testing.T) {
 	if err := w1.Downgrade(w.ctx); err != nil {
 		t.Fatal(err)
 	}
-	if w1.Write() {
+	if w1.IsWrite() {
 		t.Fatal("still a write lease after downgrade")
 	}
 	r := pr.Receive(t, w.ctx, "Acquire") // shares with the downgraded holder
@@ -238,5 +242,32 @@ func TestNew_RejectsReentrant(t *testing.T) {
 	}
 	if _, err := rwlock.New(c, dir, lock.Options{Reentrant: true}); !errors.Is(err, lock.ErrConfig) {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// New checks the lock path and holder id by lock's rules, and a handle
+// with no ID gets one that names its nodes.
+func TestNew_ChecksPathAndID(t *testing.T) {
+	w := newWorld(t)
+	c, err := w.srv.Connect(fakezk.ConnOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range [][2]string{{"rel", "ok"}, {"/", "ok"}, {"/a/", "ok"}, {"/a", "has-dash"}} {
+		if _, err := rwlock.New(c, bad[0], lock.Options{ID: bad[1]}); !errors.Is(err, lock.ErrConfig) {
+			t.Errorf("New(%q, ID %q) = %v, want ErrConfig", bad[0], bad[1], err)
+		}
+	}
+	rw, err := rwlock.New(c, dir, lock.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := rw.Acquire(w.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release(w.ctx)
+	if n := l.Node(); !strings.HasPrefix(n, dir+"/write-") || strings.HasPrefix(n, dir+"/write-.") {
+		t.Errorf("node %s has no holder id", n)
 	}
 }

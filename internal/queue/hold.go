@@ -23,6 +23,8 @@ type Hold struct {
 	SID              int64 // the session that owns the node
 	LoseOnDisconnect bool
 
+	release func(ctx context.Context, h *Hold) (gone bool, err error) // Steps.Release; nil: the correct one
+
 	mu       sync.Mutex
 	token    int64
 	released bool
@@ -171,7 +173,11 @@ func (h *Hold) Release(ctx context.Context) error {
 	}
 	h.mu.Unlock()
 	lost := h.checkSession(h.Q.Conn.Session())
-	gone, err := h.Q.leave(ctx, h.Path, h.SID)
+	release := h.release
+	if release == nil {
+		release = deleteOwn
+	}
+	gone, err := release(ctx, h)
 	if err != nil {
 		return err
 	}

@@ -9,10 +9,13 @@
 // name, and names of other shapes are ignored. Removing a member's node
 // survives connection loss: it retries until the node is gone or the
 // session that owned it has ended.
+//
+// The recipe's replaceable steps are the fields of Steps; the zero Steps
+// is the correct recipe, and lock/zoo's broken recipes are this queue with
+// one step replaced.
 package queue
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -25,13 +28,15 @@ import (
 	"github.com/zksim/zksim/zkapi"
 )
 
-// Errors reported by the queue.
+// Errors reported by the queue. They say "lock:": the queue is how the
+// locks work, and a user sees them through lock and rwlock, which also
+// put the lock's directory in front of the other errors.
 var (
 	// ErrSequenceOverflow: the directory's sequence counter reached 2^31-1,
 	// after which ZooKeeper repeats or wraps numbers and FIFO order is lost.
-	ErrSequenceOverflow = errors.New("queue: sequence counter of the directory is at 2^31-1")
+	ErrSequenceOverflow = errors.New("lock: sequence counter of the directory is at 2^31-1")
 	// ErrDuplicateSequence: two members carry the same sequence number.
-	ErrDuplicateSequence = errors.New("queue: two members share a sequence number")
+	ErrDuplicateSequence = errors.New("lock: two lock nodes share a sequence number")
 	// ErrSessionLost: the session that owned the member's node ended.
 	ErrSessionLost = errors.New("lock: session lost, lock no longer held")
 )
@@ -53,16 +58,17 @@ type Queue struct {
 // Path returns the full path of a member name.
 func (q Queue) Path(name string) string { return q.Dir + "/" + name }
 
-// Join creates the member's node and returns its path and the session
-// that owns it. On connection loss it looks for a node with guid owned by
-// the current session before creating again. A missing directory is
-// created (as a container, with persistent parents), also when a container
-// reaper removes it between the attempts.
-func (q Queue) Join(ctx context.Context, kind, guid string, data []byte) (string, int64, error) {
-	base := q.Path(kind + "-" + guid + "-")
+// Join creates the member's node for r and returns its path and the
+// session that owns it. On connection loss it asks r.Steps.FindLost for
+// the node the create may have made before creating again. A missing
+// directory is created (as a container, with persistent parents), also
+// when a container reaper removes it between the attempts.
+func (q Queue) Join(ctx context.Context, r Request) (string, int64, error) {
+	steps := r.Steps.orDefault()
+	base := q.Path(r.Kind + "-" + r.GUID + "-")
 	for {
 		sid := q.Conn.Session().ID
-		p, err := q.Conn.Create(ctx, base, data, zkapi.EphemeralSequential)
+		p, err := q.Conn.Create(ctx, base, r.Data, zkapi.EphemeralSequential)
 		switch {
 		case err == nil && q.Conn.Session().ID == sid:
 			return p, sid, nil
@@ -80,7 +86,7 @@ func (q Queue) Join(ctx context.Context, kind, guid string, data []byte) (string
 		case errors.Is(err, zkapi.ErrConnectionLoss):
 			// The create may have been applied: find it even if ctx has
 			// ended meanwhile, so that the caller can remove it.
-			p, sid, err := q.findOwn(context.WithoutCancel(ctx), kind, guid)
+			p, sid, err := steps.FindLost(context.WithoutCancel(ctx), q, r)
 			if err != nil {
 				return "", 0, err
 			}
@@ -115,10 +121,12 @@ func (q Queue) owner(ctx context.Context, p string, guess int64) (int64, error) 
 	}
 }
 
-// findOwn looks for the node of guid owned by the current session. It
-// syncs first, since after a reconnect the server may lag behind the one
-// that applied the create. Reads are retried through connection loss.
-func (q Queue) findOwn(ctx context.Context, kind, guid string) (string, int64, error) {
+// findOwn looks for the node of r.GUID owned (as r.Steps.Owns judges) by
+// the current session. It syncs first, since after a reconnect the server
+// may lag behind the one that applied the create. Reads are retried
+// through connection loss.
+func findOwn(ctx context.Context, q Queue, r Request) (string, int64, error) {
+	owns := r.Steps.orDefault().Owns
 list:
 	for {
 		if err := ctx.Err(); err != nil {
@@ -144,7 +152,7 @@ list:
 		}
 		sort.Strings(kids)
 		for _, k := range kids {
-			if m, ok := parse(k); !ok || m.Kind != kind || m.GUID != guid {
+			if m, ok := parse(k); !ok || m.Kind != r.Kind || m.GUID != r.GUID {
 				continue
 			}
 			st, ok, err := q.Conn.Exists(ctx, q.Path(k))
@@ -157,8 +165,11 @@ list:
 			if err != nil {
 				return "", 0, err
 			}
-			if ok && st.EphemeralOwner == sid {
-				return q.Path(k), sid, nil
+			if !ok {
+				continue
+			}
+			if holder, mine := owns(q, st.EphemeralOwner, sid); mine {
+				return q.Path(k), holder, nil
 			}
 		}
 		return "", 0, nil
@@ -189,14 +200,14 @@ func (q Queue) ensureDir(ctx context.Context) error {
 		}
 		_, err := q.Conn.Create(ctx, p, nil, mode)
 		if err != nil && !errors.Is(err, zkapi.ErrNodeExists) && !errors.Is(err, zkapi.ErrConnectionLoss) {
-			return fmt.Errorf("queue: create directory %s: %w", p, err)
+			return fmt.Errorf("create directory %s: %w", p, err)
 		}
 	}
 	return nil
 }
 
-// List returns the members of the given kinds (all kinds if none given) in
-// queue order. Other names are ignored.
+// List returns the members of the given kinds (all kinds if none given)
+// by sequence number. Other names are ignored.
 func (q Queue) List(ctx context.Context, kinds ...string) ([]Member, error) {
 	kids, _, err := q.Conn.Children(ctx, q.Dir)
 	if err != nil {
@@ -209,12 +220,7 @@ func (q Queue) List(ctx context.Context, kinds ...string) ([]Member, error) {
 			ms = append(ms, m)
 		}
 	}
-	slices.SortFunc(ms, func(a, b Member) int {
-		if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Name, b.Name)
-	})
+	slices.SortFunc(ms, bySeq)
 	for i := 1; i < len(ms); i++ {
 		if ms[i].Seq == ms[i-1].Seq {
 			return ms, fmt.Errorf("%w: %s and %s in %s", ErrDuplicateSequence, ms[i-1].Name, ms[i].Name, q.Dir)
@@ -250,7 +256,8 @@ func Index(ms []Member, dir, p string) int {
 // node is gone or the session sid that owned it has ended (taking the
 // node with it). It does not give up when ctx ends: an abandoned node
 // would block the queue for everyone behind it (CURATOR-202); the session
-// timeout bounds the wait.
+// timeout bounds the wait. If the Conn is closed while the link is down,
+// it returns that error: the node then stays until its session expires.
 func (q Queue) Leave(ctx context.Context, p string, sid int64) error {
 	_, err := q.leave(ctx, p, sid)
 	return err
@@ -278,9 +285,13 @@ func (q Queue) leave(ctx context.Context, p string, sid int64) (gone bool, err e
 		case errors.Is(err, zkapi.ErrClosed):
 			return false, nil // closing the Conn closes the session and its nodes
 		case !errors.Is(err, zkapi.ErrConnectionLoss):
-			return false, fmt.Errorf("queue: delete %s: %w", p, err)
+			return false, fmt.Errorf("delete %s: %w", p, err)
 		}
-		AwaitLink(ctx, q.Conn)
+		if aerr := AwaitLink(ctx, q.Conn); aerr != nil {
+			// The Conn closed while cut off (ctx cannot end here): the
+			// session, and the node, linger until the server expires it.
+			return false, fmt.Errorf("delete %s: %w", p, errors.Join(err, aerr))
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/zksim/zksim/zkapi"
 )
@@ -26,18 +27,65 @@ func Predecessor(ms []Member, i int, _ map[string]bool) (string, bool) {
 	return ms[i-1].Name, false
 }
 
-// Enqueue joins the queue as kind/guid and waits until rule grants; without
-// wait it fails with ErrWouldBlock at once. The queue is the members of the
-// given kinds; other names in the directory are foreign and ignored. On any
-// failure the node is removed, through connection loss, before it returns.
-func Enqueue(ctx context.Context, q Queue, kinds []string, kind, guid string, data []byte, loseOnDisconnect bool, rule Rule, wait bool) (*Hold, error) {
-	path, sid, err := q.Join(ctx, kind, guid, data)
+// Reader is the rule for a read member of a read/write queue whose write
+// members are of kind writeKind: it holds when no write member precedes
+// it, except write members marked as downgraded, and otherwise waits for
+// the nearest write member ahead. A writer's release so wakes exactly the
+// readers it was blocking.
+func Reader(writeKind string) Rule {
+	return func(ms []Member, i int, marked map[string]bool) (string, bool) {
+		for j := i - 1; j >= 0; j-- {
+			if ms[j].Kind == writeKind && !marked[ms[j].Name] {
+				return ms[j].Name, false
+			}
+		}
+		return "", true
+	}
+}
+
+// Mode says whether Enqueue waits for its turn.
+type Mode int
+
+// Modes of Enqueue.
+const (
+	// Wait waits until the rule grants or ctx ends.
+	Wait Mode = iota
+	// Try fails with ErrWouldBlock at once if the rule does not grant.
+	Try
+)
+
+// Request is one attempt to join a queue and hold its place.
+type Request struct {
+	// Kind and GUID name the member's node "<Kind>-<GUID>-<seq>"; the
+	// GUID is unique per attempt, so a lost create can be found again.
+	Kind, GUID string
+	// Data is stored in the node.
+	Data []byte
+	// Kinds are the member kinds the queue is made of; other names in
+	// the directory are foreign and ignored.
+	Kinds []string
+	// Rule says whether a member holds and whom it waits on.
+	Rule Rule
+	Mode Mode
+	// LoseOnDisconnect makes the Hold suspended while disconnected.
+	LoseOnDisconnect bool
+	// Steps are the recipe's steps; the zero Steps is the correct one.
+	Steps Steps
+}
+
+// Enqueue joins the queue as r.Kind/r.GUID and waits until r.Rule grants
+// (or, with Try, fails with ErrWouldBlock at once). On any failure
+// r.Steps.Abandon has the node, which the correct step removes through
+// connection loss before Enqueue returns.
+func Enqueue(ctx context.Context, q Queue, r Request) (*Hold, error) {
+	r.Steps = r.Steps.orDefault()
+	path, sid, err := q.Join(ctx, r)
 	if err != nil {
 		return nil, err
 	}
-	h := &Hold{Q: q, Path: path, SID: sid, LoseOnDisconnect: loseOnDisconnect}
-	if err := waitTurn(ctx, h, kinds, rule, wait); err != nil {
-		if lerr := q.Leave(ctx, path, sid); lerr != nil {
+	h := &Hold{Q: q, Path: path, SID: sid, LoseOnDisconnect: r.LoseOnDisconnect, release: r.Steps.Release}
+	if err := waitTurn(ctx, h, r); err != nil {
+		if lerr := r.Steps.Abandon(ctx, h, err); lerr != nil {
 			err = errors.Join(err, lerr)
 		}
 		return nil, err
@@ -48,7 +96,7 @@ func Enqueue(ctx context.Context, q Queue, kinds []string, kind, guid string, da
 // waitTurn lists the queue until rule grants, watching the node rule names
 // between listings. Every wake-up lists again: the node that went may have
 // given up rather than released.
-func waitTurn(ctx context.Context, h *Hold, kinds []string, rule Rule, wait bool) error {
+func waitTurn(ctx context.Context, h *Hold, r Request) error {
 	q := h.Q
 	marked := map[string]bool{}
 	for {
@@ -58,7 +106,7 @@ func waitTurn(ctx context.Context, h *Hold, kinds []string, rule Rule, wait bool
 		if s := q.Conn.Session(); s.Lost(h.SID) {
 			return fmt.Errorf("%w while waiting (%v)", ErrSessionLost, s)
 		}
-		ms, err := q.List(ctx, kinds...)
+		ms, err := q.List(ctx, r.Kinds...)
 		if errors.Is(err, zkapi.ErrConnectionLoss) {
 			if err := AwaitLink(ctx, q.Conn); err != nil {
 				return err
@@ -68,6 +116,7 @@ func waitTurn(ctx context.Context, h *Hold, kinds []string, rule Rule, wait bool
 		if err != nil {
 			return err
 		}
+		slices.SortStableFunc(ms, r.Steps.Order)
 		i := Index(ms, q.Dir, h.Path)
 		if i < 0 {
 			return fmt.Errorf("%w: %s vanished while waiting", ErrSessionLost, h.Path)
@@ -75,7 +124,7 @@ func waitTurn(ctx context.Context, h *Hold, kinds []string, rule Rule, wait bool
 		if err := CheckSeq(ms[i], q.Dir); err != nil {
 			return err
 		}
-		waitOn, granted := rule(ms, i, marked)
+		waitOn, granted := r.Rule(ms, i, marked)
 		if granted {
 			// The listing may have been answered after the client gave
 			// its session up (a client-side timeout, an abandoned
@@ -85,39 +134,20 @@ func waitTurn(ctx context.Context, h *Hold, kinds []string, rule Rule, wait bool
 			}
 			return nil
 		}
-		if !wait {
+		if r.Mode == Try {
 			return ErrWouldBlock
 		}
 		// A rule that still waits on a node it knows is marked waits for
 		// real; otherwise a marked node is first reported to the rule.
-		mark, err := watchGone(ctx, q, h.SID, q.Path(waitOn), marked[waitOn])
+		wake, err := r.Steps.Watch(ctx, h, q.Path(waitOn), marked[waitOn])
 		if err != nil {
 			return err
 		}
-		if mark {
+		switch wake {
+		case Marked:
 			marked[waitOn] = true
+		case Granted:
+			return nil // on the step's word alone
 		}
 	}
-}
-
-// watchGone returns when the node at p changes or is found gone; a data
-// watch, so a node already gone leaves no watch behind. A node found marked
-// (data version above 0) is reported at once, without waiting. It does not
-// wait if session sid, whose node waits, was lost meanwhile: the watch is
-// then a new session's, which nothing would end, and whoever released
-// would wake a waiter that can only give up.
-func watchGone(ctx context.Context, q Queue, sid int64, p string, waitIfMarked bool) (marked bool, err error) {
-	_, st, w, err := q.Conn.GetW(ctx, p)
-	switch {
-	case errors.Is(err, zkapi.ErrNoNode), errors.Is(err, zkapi.ErrConnectionLoss):
-		return false, nil
-	case err != nil:
-		return false, err
-	case st.Version > 0 && !waitIfMarked:
-		return true, nil
-	case q.Conn.Session().Lost(sid):
-		return false, nil // the caller's next round reports it
-	}
-	_, err = w.Wait(ctx)
-	return false, err
 }

@@ -1,19 +1,17 @@
 package zoo
 
 import (
-	"context"
-
+	"github.com/zksim/zksim/internal/queue"
 	"github.com/zksim/zksim/lock"
-	"github.com/zksim/zksim/zkapi"
 )
 
 // AdoptDying is the queue lock whose lost-create lookup trusts the name:
-// each contender creates "lock-<id>-<seq>" holding its id, and after a
-// create fails with connection loss it syncs, lists the directory and
-// takes the node with its prefix and its data as the one the lost create
-// made, whichever session owns it. Everything else is correct: numeric
-// order, one watch on the predecessor, re-listing after every wake-up,
-// cleanup through connection loss.
+// each contender creates "lock-<id>-<seq>", and after a create fails with
+// connection loss it syncs, lists the directory and takes the node with
+// its guid as the one the lost create made, whichever session owns it.
+// Everything else is the good lock: numeric order, one watch on the
+// predecessor, re-listing after every wake-up, cleanup through connection
+// loss. It is the queue with its Owns step swapped.
 //
 // Origin: Curator's protected mode until CURATOR-498 was fixed in 2019
 // (findProtectedNodeInForeground matched the "_c_<UUID>-" prefix only), and
@@ -31,20 +29,9 @@ import (
 // next in line holds too. Only a client that abandons its session on its
 // own shows it: a session the server has expired has no nodes left to
 // adopt. Violation: mutual-exclusion.
-func AdoptDying() lock.Recipe {
-	return lock.Recipe{Name: NameAdoptDying,
-		Acquire: queueRecipe(NameAdoptDying, lockPrefix, joinByName, leaveOnFailure(NameAdoptDying, waitLockFirst))}
-}
+func AdoptDying() lock.Recipe { return queued(NameAdoptDying) }
 
-// joinByName carries AdoptDying's defect.
-func joinByName(ctx context.Context, conn zkapi.Conn, dir, prefix string, data []byte) (*node, error) {
-	return createLoop(ctx, conn, dir, prefix, data, func(ctx context.Context) (*node, error) {
-		return findNode(ctx, conn, dir, prefix, data, anyOwner)
-	})
-}
-
-// anyOwner is the defect: a node with the right name and data is taken as
-// the current session's, without comparing its ephemeralOwner.
-func anyOwner(conn zkapi.Conn, _ zkapi.Stat) (int64, bool) {
-	return conn.Session().ID, true
-}
+// anyOwner is AdoptDying's Owns step, and its defect: a node with the
+// right guid is taken as the session's the client has now, whoever owns
+// it.
+func anyOwner(q queue.Queue, _, _ int64) (int64, bool) { return q.Conn.Session().ID, true }

@@ -26,20 +26,20 @@
 //
 // # One defect each
 //
-// Except for GoZKLock, which is go-zookeeper's code as it is, every
-// exhibit carries one planted defect and is otherwise correct, so that a
-// harness finding something else in it has found a bug of its own or of
-// the exhibit (SingleNode also has the inherent window its doc
-// describes): a lost create is looked up by name, data and
-// ephemeralOwner, after a sync; children are ordered by sequence number
-// (where the original design did so), foreign names are ignored, and a
-// sequence number at 2^31-1 is refused; a listing that puts the node
-// first grants only while the node's session is still the client's (the
-// queue recipes); requests are retried through connection loss, after
-// waiting for the link to come back; an Acquire that fails or whose ctx
-// ends removes its node, and Release deletes the holder's own node. Like lock.Mutex's cleanup, that removal and the
-// lookup of a lost create outlive ctx: they end when the node is gone or
-// its session is.
+// Every exhibit but two is the queue that lock.Mutex and rwlock run
+// (internal/queue), with exactly one of its steps (queue.Steps) replaced
+// by the defect: the planted bug is the diff, and a harness finding
+// something else in it has found a bug of its own or of the good lock.
+// The steps are: the lookup of a lost create (FindLost) and its ownership
+// test (Owns), the queue order (Order), the wait on the node the rule
+// names (Watch), what a failed wait does with the node (Abandon), and the
+// release (Release). Each constructor's doc comment names its step, and
+// TestVariants_OneStepSwapped checks that nothing else differs.
+//
+// SingleNode has no queue at all (one fixed node, losers racing on
+// create), so it carries its own create loop (with the inherent window its
+// doc describes); GoZKLock is go-zookeeper's code transcribed as it is,
+// with all its defects. Neither is a variant of the queue.
 //
 // # Determinism
 //
@@ -47,7 +47,9 @@
 // is the id too), so the same schedule gives the same names. The recipes
 // start no goroutines or timers and read no clock: every wait is a zkapi
 // call taking ctx (a request, Watch.Wait or Conn.WaitSession), so the
-// simulator can order everything they do. A missing lock directory is
-// created with persistent nodes, as these designs did before containers.
-// The Helds offer neither Token nor Fenced: the originals had no fencing.
+// simulator can order everything they do. The queue variants create a
+// missing lock directory as the good lock does (a container, with
+// persistent parents); SingleNode and GoZKLock with persistent nodes, as
+// those designs did before containers. The Helds offer neither Token nor
+// Fenced: the originals had no fencing.
 package zoo

@@ -2,6 +2,7 @@ package zoo
 
 import (
 	"context"
+	"crypto/md5"
 	"errors"
 	"fmt"
 	"strconv"
@@ -35,7 +36,7 @@ import (
 // zkapi's ErrConnectionLoss stands for go-zookeeper's ErrConnectionClosed;
 // go-zookeeper cannot be cancelled, so the end of ctx while waiting
 // aborts Lock like any other error; the guid is not 16 random bytes but
-// the 16 bytes of the holder id's name-based UUID (see SplitDash), printed
+// the 16 bytes of the holder id's name-based UUID (holderUUID), printed
 // the same way (32 hex digits); the lookup checks a name's length before
 // slicing it, where go-zookeeper would panic on a short "_c_" name; the
 // node's data is the holder id (LockWithData).
@@ -262,4 +263,13 @@ func (l *goZKLock) Release(ctx context.Context) error {
 	}
 	l.lockPath, l.seq = "", 0
 	return nil
+}
+
+// holderUUID is the name-based (version 3, MD5) UUID of id, byte for byte
+// Java's UUID.nameUUIDFromBytes, so that guids are deterministic.
+func holderUUID(id string) [16]byte {
+	u := md5.Sum([]byte(id))
+	u[6] = u[6]&0x0f | 0x30
+	u[8] = u[8]&0x3f | 0x80
+	return u
 }

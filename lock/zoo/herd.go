@@ -3,18 +3,20 @@ package zoo
 import (
 	"context"
 	"errors"
+	"path"
 	"slices"
-	"strings"
 
+	"github.com/zksim/zksim/internal/queue"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/zkapi"
 )
 
 // DirWatch is the queue lock that watches the whole directory: each
-// contender creates an ephemeral sequential node "lock-<id>-<seq>" and
-// calls getChildren(dir, watch) until its node has the lowest sequence
-// number. It is otherwise correct (lost-create lookup, numeric order,
-// cleanup on failure).
+// contender creates an ephemeral sequential node "lock-<id>-<seq>", lists
+// the directory, and if it is not first waits for any change among the
+// directory's children (getChildren with a watch) before listing again.
+// It is otherwise the good lock (lost-create lookup, numeric order,
+// cleanup on failure): the queue with its Watch step swapped.
 //
 // Origin: the first design of countless blog posts, and of Chinese-language
 // articles ("sequential ephemeral nodes, watching the directory"). The
@@ -24,39 +26,15 @@ import (
 // Bug (ZK-SEMANTICS bug scenario 7): every waiter holds a child watch on
 // the directory, so every release wakes every waiter, and they all list
 // the directory again although only one can proceed; every newcomer wakes
-// them too. The holder also keeps the child watch of its last listing.
-// Violation: herd.
-func DirWatch() lock.Recipe {
-	return exclusive(NameDirWatch, func(ctx context.Context, n *node, dir string) error {
-		return watchDir(ctx, n, dir, bySeq("lock-"), writerGranted)
-	})
-}
-
-// watchDir is the herd: list the directory with a child watch, and if
-// granted does not hold, wait for any change there and list again.
-func watchDir(ctx context.Context, n *node, dir string, order func([]string) []string,
-	granted func(ordered []string, i int) bool) error {
-	for {
-		kids, w, err := n.list(ctx, dir, true)
-		if err != nil {
-			return err
-		}
-		ordered := order(kids)
-		i, err := n.index(ordered)
-		if err != nil || granted(ordered, i) {
-			return err
-		}
-		if _, err := w.Wait(ctx); err != nil {
-			return err
-		}
-	}
-}
+// them too. Violation: herd.
+func DirWatch() lock.Recipe { return queued(NameDirWatch) }
 
 // HerdShared is the shared (read/write) lock that watches the directory:
-// readers create "read-<id>-<seq>", writers "write-<id>-<seq>"; every
-// contender lists the directory with a child watch; a reader holds when
-// no writer is ahead of it, a writer when it is first. It is otherwise
-// correct.
+// readers create "read-<id>-<seq>", writers "write-<id>-<seq>"; a reader
+// holds when no writer is ahead of it, a writer when it is first; a
+// contender that does not hold waits for any change among the directory's
+// children. It is otherwise rwlock's recipe: the queue with its Watch step
+// swapped, as DirWatch.
 //
 // Origin: the shared lock of Chinese-language ZooKeeper articles and books
 // (nodes "/shared_lock/<host>-R-<seq>" and "-W-", every client watching
@@ -67,24 +45,24 @@ func watchDir(ctx context.Context, n *node, dir string, order func([]string) []s
 // Bug (ZK-SEMANTICS bug scenario 7): a writer's release wakes every
 // waiter, also the writers and the readers queued behind the next writer,
 // none of whom can proceed. Violation: herd.
-func HerdShared() lock.Recipe {
-	return lock.Recipe{Name: NameHerdShared, Acquire: herdShared(false), AcquireRead: herdShared(true)}
-}
+func HerdShared() lock.Recipe { return queued(NameHerdShared) }
 
-func herdShared(read bool) lock.AcquireFunc {
-	kind, granted := "write", writerGranted
-	if read {
-		kind, granted = "read", readerGranted
+// watchDir is the Watch step of DirWatch and HerdShared, and their
+// defect: it waits for any change among the directory's children, where
+// the good step watches the one node p. Like the good step it returns at
+// once if p is gone by now.
+func watchDir(ctx context.Context, h *queue.Hold, p string, _ bool) (queue.Wake, error) {
+	kids, _, w, err := h.Q.Conn.ChildrenW(ctx, h.Q.Dir)
+	switch {
+	case errors.Is(err, zkapi.ErrNoNode), errors.Is(err, zkapi.ErrConnectionLoss):
+		return queue.Changed, nil
+	case err != nil:
+		return queue.Changed, err
+	case !slices.Contains(kids, path.Base(p)):
+		return queue.Changed, nil
 	}
-	return queued(NameHerdShared, func(id string) string { return kind + "-" + id + "-" }, func(ctx context.Context, n *node, dir string) error {
-		return watchDir(ctx, n, dir, bySeq("read-", "write-"), granted)
-	})
-}
-
-func writerGranted(_ []string, i int) bool { return i == 0 }
-
-func readerGranted(ordered []string, i int) bool {
-	return !slices.ContainsFunc(ordered[:i], func(m string) bool { return strings.HasPrefix(m, "write-") })
+	_, err = h.WaitWatch(ctx, w)
+	return queue.Changed, err
 }
 
 // SingleNode is the lock on one fixed node: every contender tries to
@@ -92,6 +70,11 @@ func readerGranted(ordered []string, i int) bool {
 // directory with a child watch and tries again after any change. A create
 // whose reply was lost is recognised by the node's ephemeralOwner and
 // data, and a holder deletes only its own node.
+//
+// It is not a variant of the queue: there is no queue, so it carries its
+// own create loop (and creates a missing directory with persistent
+// nodes, as these designs did before containers); its Held is a
+// queue.Hold, released as the good lock releases.
 //
 // Origin: the "/exclusive_lock/lock" exclusive lock of Chinese-language
 // ZooKeeper articles and books (the "non-fair exclusive lock": uniqueness
@@ -115,14 +98,14 @@ func singleNode(ctx context.Context, conn zkapi.Conn, dir, id string) (lock.Held
 	if err := checkArgs(dir, id); err != nil {
 		return nil, err
 	}
-	n, err := singleNodeLoop(ctx, conn, dir, []byte(id))
+	h, err := singleNodeLoop(ctx, conn, dir, []byte(id))
 	if err != nil {
 		return nil, wrap(NameSingleNode, dir, err)
 	}
-	return n, nil
+	return held{h}, nil
 }
 
-func singleNodeLoop(ctx context.Context, conn zkapi.Conn, dir string, data []byte) (*node, error) {
+func singleNodeLoop(ctx context.Context, conn zkapi.Conn, dir string, data []byte) (*queue.Hold, error) {
 	p := dir + "/lock"
 	for {
 		if err := ctx.Err(); err != nil {
@@ -134,15 +117,15 @@ func singleNodeLoop(ctx context.Context, conn zkapi.Conn, dir string, data []byt
 		case err == nil:
 			return created(ctx, conn, p, sid), nil
 		case errors.Is(err, zkapi.ErrNoNode):
-			err = ensureDir(ctx, conn, dir)
+			err = ensurePersistentDir(ctx, conn, dir)
 		case isLoss(err), errors.Is(err, zkapi.ErrNodeExists):
-			var n *node
-			if n, err = waitSingle(ctx, conn, dir, data); n != nil {
-				return n, nil
+			var h *queue.Hold
+			if h, err = waitSingle(ctx, conn, dir, data); h != nil {
+				return h, nil
 			}
 		}
 		if isLoss(err) {
-			err = awaitConnected(ctx, conn)
+			err = queue.AwaitLink(ctx, conn)
 		}
 		if err != nil {
 			return nil, errors.Join(err, dropIfMine(ctx, conn, p, data))
@@ -153,10 +136,10 @@ func singleNodeLoop(ctx context.Context, conn zkapi.Conn, dir string, data []byt
 // waitSingle runs after a create that failed or may have been applied: if
 // the node is this client's it holds; otherwise it waits for any change
 // in the directory (the herd).
-func waitSingle(ctx context.Context, conn zkapi.Conn, dir string, data []byte) (*node, error) {
+func waitSingle(ctx context.Context, conn zkapi.Conn, dir string, data []byte) (*queue.Hold, error) {
 	p := dir + "/lock"
-	if n, err := mine(ctx, conn, p, data); n != nil || err != nil {
-		return n, err
+	if h, err := mine(ctx, conn, p, data); h != nil || err != nil {
+		return h, err
 	}
 	kids, _, w, err := conn.ChildrenW(ctx, dir)
 	if errors.Is(err, zkapi.ErrNoNode) {
@@ -169,9 +152,30 @@ func waitSingle(ctx context.Context, conn zkapi.Conn, dir string, data []byte) (
 	return nil, err
 }
 
+// created returns the node a successful create made at p. sid is the
+// session before the create; if the Conn has moved to a new session since
+// (a client that renews an expired session sends a request queued during
+// the outage under the new one), the node's ephemeralOwner decides whose
+// it is, read even if ctx has ended: a node attributed to a dead session
+// would never be removed. A node already gone belonged to the dead one.
+func created(ctx context.Context, conn zkapi.Conn, p string, sid int64) *queue.Hold {
+	bg := context.WithoutCancel(ctx)
+	for conn.Session().ID != sid {
+		st, ok, err := conn.Exists(bg, p)
+		if isLoss(err) && queue.AwaitLink(bg, conn) == nil {
+			continue
+		}
+		if err == nil && ok {
+			sid = st.EphemeralOwner
+		}
+		break
+	}
+	return &queue.Hold{Q: queue.Queue{Conn: conn, Dir: path.Dir(p)}, Path: p, SID: sid}
+}
+
 // mine returns the node at p if the session current after reading it owns
 // it with data.
-func mine(ctx context.Context, conn zkapi.Conn, p string, data []byte) (*node, error) {
+func mine(ctx context.Context, conn zkapi.Conn, p string, data []byte) (*queue.Hold, error) {
 	got, st, err := conn.Get(ctx, p)
 	if errors.Is(err, zkapi.ErrNoNode) {
 		return nil, nil
@@ -179,7 +183,7 @@ func mine(ctx context.Context, conn zkapi.Conn, p string, data []byte) (*node, e
 	if err != nil || st.EphemeralOwner != conn.Session().ID || string(got) != string(data) {
 		return nil, err
 	}
-	return &node{conn: conn, path: p, sid: st.EphemeralOwner}, nil
+	return &queue.Hold{Q: queue.Queue{Conn: conn, Dir: path.Dir(p)}, Path: p, SID: st.EphemeralOwner}, nil
 }
 
 // dropIfMine deletes the node at p if a create of this attempt made it,
@@ -187,16 +191,33 @@ func mine(ctx context.Context, conn zkapi.Conn, p string, data []byte) (*node, e
 func dropIfMine(ctx context.Context, conn zkapi.Conn, p string, data []byte) error {
 	bg := context.WithoutCancel(ctx)
 	for {
-		n, err := mine(bg, conn, p, data)
+		h, err := mine(bg, conn, p, data)
 		if isLoss(err) {
-			if err := awaitConnected(bg, conn); err != nil {
+			if err := queue.AwaitLink(bg, conn); err != nil {
 				return err
 			}
 			continue
 		}
-		if n == nil || err != nil {
+		if h == nil || err != nil {
 			return err
 		}
-		return n.leave(bg)
+		return h.Q.Leave(bg, h.Path, h.SID)
 	}
 }
+
+// ensurePersistentDir creates dir and its ancestors as persistent nodes,
+// as the classic recipes did before container nodes existed.
+func ensurePersistentDir(ctx context.Context, conn zkapi.Conn, dir string) error {
+	for i := 1; i <= len(dir); i++ {
+		if i < len(dir) && dir[i] != '/' {
+			continue
+		}
+		_, err := conn.Create(ctx, dir[:i], nil, zkapi.Persistent)
+		if err != nil && !errors.Is(err, zkapi.ErrNodeExists) && !isLoss(err) {
+			return err
+		}
+	}
+	return nil
+}
+
+func isLoss(err error) bool { return errors.Is(err, zkapi.ErrConnectionLoss) }

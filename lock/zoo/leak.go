@@ -2,17 +2,17 @@ package zoo
 
 import (
 	"context"
-	"errors"
 
+	"github.com/zksim/zksim/internal/queue"
 	"github.com/zksim/zksim/lock"
-	"github.com/zksim/zksim/zkapi"
 )
 
 // NoGUIDRetry is the queue lock that retries a create blindly: each
 // contender creates "lock-<id>-<seq>", and when the create fails with
-// connection loss it simply creates again. It then waits correctly on its
-// predecessor (numeric order, re-listing after every wake-up, cleanup of
-// the node it knows on failure).
+// connection loss it waits for the link and simply creates again. It then
+// waits as the good lock does (numeric order, one watch on the
+// predecessor, re-listing after every wake-up, cleanup of the node it
+// knows on failure): the queue with its FindLost step swapped.
 //
 // Origin: the lock as the ZooKeeper recipes page described it before
 // ZOOKEEPER-1262 added the GUID and its note on recoverable errors; zk-ruby
@@ -26,24 +26,20 @@ import (
 // but nobody looks. Everyone queued behind waits too, until the session
 // ends; giving up removes only the second node. Violation: deadlock (and
 // orphan).
-func NoGUIDRetry() lock.Recipe {
-	return lock.Recipe{Name: NameNoGUIDRetry,
-		Acquire: queueRecipe(NameNoGUIDRetry, lockPrefix, createBlindly, leaveOnFailure(NameNoGUIDRetry, waitLockFirst))}
+func NoGUIDRetry() lock.Recipe { return queued(NameNoGUIDRetry) }
+
+// lookNowhere is NoGUIDRetry's FindLost step, and its defect: the create
+// may have been applied, but it reports nothing found, so the queue
+// creates again.
+func lookNowhere(ctx context.Context, q queue.Queue, _ queue.Request) (string, int64, error) {
+	return "", 0, queue.AwaitLink(ctx, q.Conn)
 }
 
-// createBlindly carries NoGUIDRetry's defect.
-func createBlindly(ctx context.Context, conn zkapi.Conn, dir, prefix string, data []byte) (*node, error) {
-	return createLoop(ctx, conn, dir, prefix, data, func(ctx context.Context) (*node, error) {
-		// The defect: the create may have been applied; create again
-		// without looking for the node it made.
-		return nil, awaitConnected(ctx, conn)
-	})
-}
-
-// TimeoutLeak is a correct queue lock (lost-create lookup, numeric order,
+// TimeoutLeak is the good queue lock (lost-create lookup, numeric order,
 // one watch on the predecessor, re-listing after every wake-up, cleanup
 // through connection loss) except when ctx ends while it waits: then
-// Acquire returns ctx's error and leaves its node in the queue.
+// Acquire returns ctx's error and leaves its node in the queue. It is the
+// queue with its Abandon step swapped.
 //
 // Origin: ZK-SEMANTICS bug scenario 6 (CURATOR-202, a timed acquire whose
 // node is not removed); aiozk's "Dead lock on acquire timeout"
@@ -53,17 +49,13 @@ func createBlindly(ctx context.Context, conn zkapi.Conn, dir, prefix string, dat
 // go, and nobody will delete it: everyone behind waits until the session
 // that made it ends (for a long-lived client process, forever). Violation:
 // deadlock while the session lives, an orphan node in any case.
-func TimeoutLeak() lock.Recipe {
-	return lock.Recipe{Name: NameTimeoutLeak, Acquire: queueRecipe(NameTimeoutLeak, lockPrefix, join, leaveUnlessTimedOut)}
-}
+func TimeoutLeak() lock.Recipe { return queued(NameTimeoutLeak) }
 
-// leaveUnlessTimedOut carries TimeoutLeak's defect.
-func leaveUnlessTimedOut(ctx context.Context, n *node, dir string) (lock.Held, error) {
-	if err := waitLockFirst(ctx, n, dir); err != nil {
-		if ctx.Err() != nil {
-			return nil, wrap(NameTimeoutLeak, dir, err) // the defect: the node stays
-		}
-		return nil, wrap(NameTimeoutLeak, dir, errors.Join(err, n.leave(ctx)))
+// stayOnTimeout is TimeoutLeak's Abandon step, and its defect: when ctx
+// has ended, the node stays.
+func stayOnTimeout(ctx context.Context, h *queue.Hold, _ error) error {
+	if ctx.Err() != nil {
+		return nil // the defect
 	}
-	return n, nil
+	return h.Q.Leave(ctx, h.Path, h.SID)
 }

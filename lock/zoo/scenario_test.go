@@ -105,7 +105,7 @@ func TestExhibits_OtherwiseCorrect(t *testing.T) {
 		skip []string
 	}{
 		{orphanBlocks(check.Deadlock, "lost-create-reply", loseCreateReply), nil},
-		{orphanBlocks(check.Deadlock, "waiter-gives-up"), nil},
+		{orphanBlocks(check.Deadlock, "waiter-gives-up"), fifo},
 		{orphanBlocks(check.Orphan, "lost-children", loseChildren), nil},
 		{orphanBlocks(check.Orphan, "lost-create-reply-and-lookup", loseCreateReply, loseChildren), nil},
 		{overflowGrantsTwice(), nil},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/zksim/zksim/internal/queue"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -12,9 +13,10 @@ import (
 // the grant: each contender creates "lock-<id>-<seq>", lists the
 // directory, and if it is not first watches the node just before its own
 // (getData with a watch); when that node's NodeDeleted arrives it returns
-// holding the lock without listing again. Everything else is correct:
-// lost-create lookup, numeric order, and an Acquire that honours ctx by
-// deleting its node and returning, so waiters can give up.
+// holding the lock without listing again. Everything else is the good
+// lock (lost-create lookup, numeric order, and an Acquire that honours
+// ctx by deleting its node, so waiters can give up): the queue with its
+// Watch step swapped.
 //
 // Origin: the usual simplification of the recipe in blog posts (in Java,
 // a Watcher that counts down a CountDownLatch on NodeDeleted, after which
@@ -25,36 +27,24 @@ import (
 // a holder's release but also by a waiter that gives up (timeout, cancel,
 // its session's end). Then the node before it may still be held, and this
 // waiter holds alongside that holder. Violation: mutual-exclusion.
-func AssumeOnWake() lock.Recipe {
-	return watchingPredecessor(NameAssumeOnWake, wakeMeansGranted)
-}
+func AssumeOnWake() lock.Recipe { return queued(NameAssumeOnWake) }
 
-// watchingPredecessor is the exclusive queue lock that waits in
-// waitPredecessor with watch, where the two exhibits here put their defect.
-func watchingPredecessor(name string, watch predecessorWatch) lock.Recipe {
-	return exclusive(name, func(ctx context.Context, n *node, dir string) error {
-		return waitPredecessor(ctx, n, dir, bySeq("lock-"), watch)
-	})
-}
-
-// wakeMeansGranted carries AssumeOnWake's defect.
-func wakeMeansGranted(ctx context.Context, n *node, pred string) (bool, error) {
-	_, _, w, err := n.conn.GetW(ctx, pred)
+// wakeMeansGranted is AssumeOnWake's Watch step.
+func wakeMeansGranted(ctx context.Context, h *queue.Hold, p string, _ bool) (queue.Wake, error) {
+	_, _, w, err := h.Q.Conn.GetW(ctx, p)
 	switch {
-	case errors.Is(err, zkapi.ErrNoNode):
-		return false, nil // gone already: list again (correct)
-	case isLoss(err):
-		return false, awaitConnected(ctx, n.conn)
+	case errors.Is(err, zkapi.ErrNoNode), errors.Is(err, zkapi.ErrConnectionLoss):
+		return queue.Changed, nil // gone already: list again (correct)
 	case err != nil:
-		return false, err
+		return queue.Changed, err
 	}
-	ev, err := w.Wait(ctx)
-	if err != nil {
-		return false, err
+	ev, err := h.WaitWatch(ctx, w)
+	if err != nil || ev.Type != zkapi.EventNodeDeleted {
+		return queue.Changed, err
 	}
 	// The defect: whoever deleted the predecessor, the lock is taken to be
 	// ours now, without listing the directory again.
-	return ev.Type == zkapi.EventNodeDeleted, nil
+	return queue.Granted, nil
 }
 
 // ExistsAbsence is the queue lock that takes a missing predecessor as the
@@ -62,7 +52,8 @@ func wakeMeansGranted(ctx context.Context, n *node, pred string) (bool, error) {
 // and calls exists(predecessor, watch); if exists says the predecessor is
 // gone it returns holding the lock without listing again; if it exists,
 // it waits for the watch and lists again (correct). Everything else is
-// correct, and Acquire honours ctx by deleting its node.
+// the good lock, and Acquire honours ctx by deleting its node: the queue
+// with its Watch step swapped.
 //
 // Origin: step 5 of the lock on the ZooKeeper recipes page ("if exists()
 // returns null, go to step 2") read as "if exists() returns null, the lock
@@ -74,21 +65,19 @@ func wakeMeansGranted(ctx context.Context, n *node, pred string) (bool, error) {
 // then holds alongside its holder. It also leaves the exists watch on the
 // missing node behind (a creation watch that never fires: sequential names
 // are not reused). Violation: mutual-exclusion.
-func ExistsAbsence() lock.Recipe {
-	return watchingPredecessor(NameExistsAbsence, absenceMeansGranted)
-}
+func ExistsAbsence() lock.Recipe { return queued(NameExistsAbsence) }
 
-// absenceMeansGranted carries ExistsAbsence's defect.
-func absenceMeansGranted(ctx context.Context, n *node, pred string) (bool, error) {
-	_, ok, w, err := n.conn.ExistsW(ctx, pred)
+// absenceMeansGranted is ExistsAbsence's Watch step.
+func absenceMeansGranted(ctx context.Context, h *queue.Hold, p string, _ bool) (queue.Wake, error) {
+	_, ok, w, err := h.Q.Conn.ExistsW(ctx, p)
 	switch {
-	case isLoss(err):
-		return false, awaitConnected(ctx, n.conn)
+	case errors.Is(err, zkapi.ErrConnectionLoss):
+		return queue.Changed, nil
 	case err != nil:
-		return false, err
+		return queue.Changed, err
 	case !ok:
-		return true, nil // the defect: absent is taken as released by a holder
+		return queue.Granted, nil // the defect: absent is taken as released by a holder
 	}
-	_, err = w.Wait(ctx)
-	return false, err
+	_, err = h.WaitWatch(ctx, w)
+	return queue.Changed, err
 }

@@ -105,15 +105,14 @@ func Exhibits() []Exhibit {
 				"sorted directory",
 			Bug: "a holder whose node is already gone (session expired, or a retried " +
 				"delete whose reply was lost) deletes the next holder's node",
-			Scenarios: []int{3, 6, 10}, Violation: check.MutualExclusion,
-			Also: []check.Class{check.Deadlock, check.Orphan},
+			Scenarios: []int{3, 6}, Violation: check.MutualExclusion,
 		},
 		{
 			Name: NameSplitDash, Recipe: SplitDash(),
-			Origin: "Curator protected names (_c_<UUID>-lock-<seq>) read by code written " +
-				"for dash-free guids; ZOOKEEPER-2931",
-			Bug: "nodes are ordered by the tail of the holder's UUID, so a newcomer " +
-				"can sort before the holder and hold too",
+			Origin: `code written for names "<prefix>-<seq>" reading names with a ` +
+				"holder id in them; ZOOKEEPER-2931",
+			Bug: "nodes are ordered by what follows the first '-', the holder id, so " +
+				"a newcomer can sort before the holder and hold too",
 			Scenarios: []int{10}, Violation: check.MutualExclusion,
 		},
 		{

@@ -173,7 +173,7 @@ func ExampleExhibits() {
 	// zoo/assumeonwake     mutual-exclusion scenarios [5]
 	// zoo/existsabsence    mutual-exclusion scenarios [4 5]
 	// zoo/timeoutleak      deadlock         scenarios [6]
-	// zoo/deletefirstchild mutual-exclusion scenarios [3 6 10]
+	// zoo/deletefirstchild mutual-exclusion scenarios [3 6]
 	// zoo/splitdash        mutual-exclusion scenarios [10]
 	// zoo/gozk             orphan           scenarios [1 2 6 8 10]
 	// zoo/adoptdying       mutual-exclusion scenarios [2]

@@ -1,0 +1,109 @@
+package zoo
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/zksim/zksim/internal/queue"
+	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/zkapi"
+)
+
+// variant is a queue exhibit: the queue recipe of internal/queue, which
+// lock.Mutex and rwlock run, with the one field of queue.Steps named by
+// step set in steps. The planted bug is exactly that field; everything
+// else is the good lock's code.
+type variant struct {
+	name   string
+	step   string // the field of queue.Steps that carries the defect
+	steps  queue.Steps
+	shared bool // read/write: nodes "read-" and "write-", rwlock's rules
+}
+
+// variants are the exhibits that are the queue with one step swapped, in
+// the order of Exhibits. SingleNode (no queue at all) and GoZKLock (a
+// transcription of go-zookeeper's code, several defects) are not.
+func variants() []variant {
+	return []variant{
+		{name: NameDirWatch, step: "Watch", steps: queue.Steps{Watch: watchDir}},
+		{name: NameHerdShared, step: "Watch", steps: queue.Steps{Watch: watchDir}, shared: true},
+		{name: NameNoGUIDRetry, step: "FindLost", steps: queue.Steps{FindLost: lookNowhere}},
+		{name: NameAssumeOnWake, step: "Watch", steps: queue.Steps{Watch: wakeMeansGranted}},
+		{name: NameExistsAbsence, step: "Watch", steps: queue.Steps{Watch: absenceMeansGranted}},
+		{name: NameTimeoutLeak, step: "Abandon", steps: queue.Steps{Abandon: stayOnTimeout}},
+		{name: NameDeleteFirstChild, step: "Release", steps: queue.Steps{Release: deleteFirstChild}},
+		{name: NameSplitDash, step: "Order", steps: queue.Steps{Order: afterFirstDash}},
+		{name: NameAdoptDying, step: "Owns", steps: queue.Steps{Owns: anyOwner}},
+	}
+}
+
+// queued returns the recipe of the variant called name.
+func queued(name string) lock.Recipe {
+	for _, v := range variants() {
+		if v.name == name {
+			return v.recipe()
+		}
+	}
+	panic("zoo: no queue variant " + name)
+}
+
+// Node kinds, as lock.Mutex and rwlock name their nodes.
+const (
+	lockKind  = "lock"
+	readKind  = "read"
+	writeKind = "write"
+)
+
+func (v variant) recipe() lock.Recipe {
+	if !v.shared {
+		return lock.Recipe{Name: v.name, Acquire: v.acquire(lockKind, []string{lockKind}, queue.Predecessor)}
+	}
+	kinds := []string{readKind, writeKind}
+	return lock.Recipe{
+		Name:        v.name,
+		Acquire:     v.acquire(writeKind, kinds, queue.Predecessor),
+		AcquireRead: v.acquire(readKind, kinds, queue.Reader(writeKind)),
+	}
+}
+
+// acquire joins the queue as a node "<kind>-<id>-<seq>" holding the id,
+// and waits for its turn under rule.
+func (v variant) acquire(kind string, kinds []string, rule queue.Rule) lock.AcquireFunc {
+	return func(ctx context.Context, conn zkapi.Conn, dir, id string) (lock.Held, error) {
+		if err := checkArgs(dir, id); err != nil {
+			return nil, err
+		}
+		h, err := queue.Enqueue(ctx, queue.Queue{Conn: conn, Dir: dir}, queue.Request{
+			Kind: kind, GUID: id, Data: []byte(id),
+			Kinds: kinds, Rule: rule, Steps: v.steps,
+		})
+		if err != nil {
+			return nil, wrap(v.name, dir, err)
+		}
+		return held{h}, nil
+	}
+}
+
+// held is a variant's lock.Held. It offers neither Token nor Fenced: the
+// designs the zoo keeps had no fencing.
+type held struct{ h *queue.Hold }
+
+func (h held) Release(ctx context.Context) error { return h.h.Release(ctx) }
+
+// checkArgs refuses lock paths and holder ids the recipes cannot use, by
+// the good lock's rules (queue.CheckConfig); an id must be given.
+func checkArgs(dir, id string) error {
+	if id == "" {
+		return fmt.Errorf("%w: empty holder id", lock.ErrConfig)
+	}
+	_, err := queue.CheckConfig(dir, id)
+	return err
+}
+
+// wrap names the recipe and the lock in an error.
+func wrap(name, dir string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s %s: %w", name, dir, err)
+}

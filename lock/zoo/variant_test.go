@@ -1,0 +1,60 @@
+package zoo
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/zksim/zksim/internal/queue"
+)
+
+// Each queue exhibit is the good queue with exactly the one step it names
+// swapped: the planted bug is the diff. Every other step is the queue's
+// own (a nil field of queue.Steps), and the swapped one is not the
+// default. The exhibits that are not variants are the two that say why.
+func TestVariants_OneStepSwapped(t *testing.T) {
+	def := reflect.ValueOf(queue.DefaultSteps())
+	fields := reflect.TypeFor[queue.Steps]()
+	var names []string
+	for _, v := range variants() {
+		names = append(names, v.name)
+		s := reflect.ValueOf(v.steps)
+		var set []string
+		for i := range fields.NumField() {
+			if !s.Field(i).IsNil() {
+				set = append(set, fields.Field(i).Name)
+			}
+		}
+		if !slices.Equal(set, []string{v.step}) {
+			t.Errorf("%s swaps %v, want exactly [%s]", v.name, set, v.step)
+			continue
+		}
+		f, ok := fields.FieldByName(v.step)
+		if !ok {
+			t.Errorf("%s: queue.Steps has no step %s", v.name, v.step)
+			continue
+		}
+		if s.FieldByIndex(f.Index).Pointer() == def.FieldByIndex(f.Index).Pointer() {
+			t.Errorf("%s: its %s is the default step", v.name, v.step)
+		}
+	}
+	var standalone []string
+	for _, ex := range Exhibits() {
+		if !slices.Contains(names, ex.Name) {
+			standalone = append(standalone, ex.Name)
+		}
+	}
+	if want := []string{NameSingleNode, NameGoZKLock}; !slices.Equal(standalone, want) {
+		t.Errorf("exhibits that are not queue variants: %v, want %v", standalone, want)
+	}
+}
+
+// The zero Steps is the good queue: every default is set.
+func TestDefaultSteps_AllSet(t *testing.T) {
+	s := reflect.ValueOf(queue.DefaultSteps())
+	for i := range s.NumField() {
+		if s.Field(i).IsNil() {
+			t.Errorf("DefaultSteps leaves %s nil", s.Type().Field(i).Name)
+		}
+	}
+}
