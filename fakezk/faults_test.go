@@ -10,7 +10,7 @@ import (
 	"github.com/zksim/zksim/zkapi"
 )
 
-// ZK-SEMANTICS 21, bug scenario 1: a create applied whose reply is lost
+// docs/zk-semantics.md rule 21, bug scenario 1: a create applied whose reply is lost
 // reaches the caller as connection loss, with the node in place; the
 // session survives, and watches are re-registered on reconnect and fire.
 func TestConn_LoseReplyAppliesCreate(t *testing.T) {
@@ -62,7 +62,7 @@ func TestConn_LoseRequestAppliesNothing(t *testing.T) {
 	}
 }
 
-// ZK-SEMANTICS 4: oversized frames drop the connection, nothing applied,
+// docs/zk-semantics.md rule 4: oversized frames drop the connection, nothing applied,
 // the session survives (the boundary itself is checked against the real
 // server in internal/conformance, sizes.txt).
 func TestMachine_OversizedFrame(t *testing.T) {
@@ -78,7 +78,7 @@ func TestMachine_OversizedFrame(t *testing.T) {
 	}
 }
 
-// ZK-SEMANTICS 23: on failure nothing is applied; earlier ops report OK,
+// docs/zk-semantics.md rule 23: on failure nothing is applied; earlier ops report OK,
 // the failing op its code, later ops RuntimeInconsistency. All ops of a
 // multi share one zxid (12).
 func TestMulti_PerOpResults(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"github.com/zksim/zksim/zkapi"
 )
 
-// ZK-SEMANTICS 22: reads may be stale (served by a follower); a client sees
+// docs/zk-semantics.md rule 22: reads may be stale (served by a follower); a client sees
 // its own writes; sync makes its server catch up; watches on a follower fire
 // when the follower applies the change.
 func TestFollower_StaleReads(t *testing.T) {
@@ -47,7 +47,7 @@ func TestFollower_StaleReads(t *testing.T) {
 	}
 }
 
-// ZK-SEMANTICS 22: a client never sees older state after reconnecting: a
+// docs/zk-semantics.md rule 22: a client never sees older state after reconnecting: a
 // server behind the client's last zxid refuses it.
 func TestFollower_NoGoingBack(t *testing.T) {
 	m, _ := machine.NewMachine(fakezk.Config{Followers: 1})

@@ -87,7 +87,7 @@ func run(t *rapid.T, m *machine.Machine, steps []step) [][]string {
 	return streams
 }
 
-// ZK-SEMANTICS 17: a client sees events and replies in zxid order, so it
+// docs/zk-semantics.md rule 17: a client sees events and replies in zxid order, so it
 // sees a watch event before the new state, on the leader and on followers.
 func TestMachine_SessionStreamsInZxidOrder(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {

@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// TestPackage_IsPure enforces DESIGN.md's rule for fakezk: no wall clock,
+// TestPackage_IsPure enforces docs/design.md's rule for fakezk: no wall clock,
 // no global randomness, no I/O and no goroutines in the package (tests
 // excepted). Determinism of every reply depends on it.
 func TestPackage_IsPure(t *testing.T) {

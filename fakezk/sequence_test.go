@@ -10,7 +10,7 @@ import (
 	"github.com/zksim/zksim/zkapi"
 )
 
-// ZK-SEMANTICS 7, ZOOKEEPER-3249: from 3.6.0 the wrapped counter is never
+// docs/zk-semantics.md rule 7, ZOOKEEPER-3249: from 3.6.0 the wrapped counter is never
 // stored, so every create after 2^31-1 gets 2147483647 again.
 func TestSequence_OverflowPins(t *testing.T) {
 	srv := newServer(t, fakezk.Config{Overflow: machine.OverflowPin})
@@ -32,7 +32,7 @@ func TestSequence_OverflowPins(t *testing.T) {
 	}
 }
 
-// ZK-SEMANTICS 7: the documented behaviour (servers up to 3.5.x) wraps to
+// docs/zk-semantics.md rule 7: the documented behaviour (servers up to 3.5.x) wraps to
 // -2147483648, printed by Java's %010d with the sign before the padding.
 func TestSequence_OverflowWraps(t *testing.T) {
 	srv := newServer(t, fakezk.Config{Overflow: machine.OverflowWrap})
@@ -57,7 +57,7 @@ func TestSetSequence_MissingNode(t *testing.T) {
 	}
 }
 
-// ZK-SEMANTICS 13: getChildren order is unspecified; the fake shuffles it
+// docs/zk-semantics.md rule 13: getChildren order is unspecified; the fake shuffles it
 // from the seed, the same way every time for the same seed.
 func TestChildren_SeededShuffle(t *testing.T) {
 	list := func(seed uint64, sorted bool) [][]string {

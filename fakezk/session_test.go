@@ -11,7 +11,7 @@ import (
 	"github.com/zksim/zksim/zkapi"
 )
 
-// ZK-SEMANTICS 19: the negotiated timeout is clamped to [2, 20] x tickTime.
+// docs/zk-semantics.md rule 19: the negotiated timeout is clamped to [2, 20] x tickTime.
 func TestSession_TimeoutClamped(t *testing.T) {
 	m, _ := machine.NewMachine(fakezk.Config{TickMillis: 500})
 	for _, c := range []struct{ ask, want int64 }{{1, 1000}, {4000, 4000}, {60000, 10000}} {
@@ -25,7 +25,7 @@ func TestSession_TimeoutClamped(t *testing.T) {
 	}
 }
 
-// ZK-SEMANTICS 8, 19, 20: only the server decides expiry, after the timeout
+// docs/zk-semantics.md rules 8, 19, 20: only the server decides expiry, after the timeout
 // without hearing from the client; ephemerals go in one transaction; the
 // client learns on reconnect, sees Expired for the old id, its watches end
 // with SessionExpired, and (like go-zookeeper) it continues on a new session.

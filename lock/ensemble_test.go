@@ -54,7 +54,7 @@ func TestMutex_EnsembleContention(t *testing.T) {
 	locktest.NoChildren(t, ctx, admin, run.dir, "after every session closed")
 }
 
-// TestMutex_SessionExpiredMidHold is ZK-SEMANTICS.md bug scenario 3
+// TestMutex_SessionExpiredMidHold is docs/zk-semantics.md bug scenario 3
 // (CURATOR-206): the holder's session is expired by the server (forced
 // with expire.Capture.Kill, Curator's KillSession) while a second
 // client waits. The old holder is told (Wait and Check report ErrLost), the

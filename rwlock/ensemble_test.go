@@ -68,7 +68,7 @@ func TestRWMutex_EnsembleContention(t *testing.T) {
 }
 
 // TestRWMutex_EnsembleDowngradeWithWaitingWriter is CURATOR-621
-// (ZK-SEMANTICS.md bug scenario 9). W1 holds the write lock; two readers
+// (docs/zk-semantics.md bug scenario 9). W1 holds the write lock; two readers
 // queue behind it, then a writer W2, then a reader R3. When W1 downgrades,
 // the two readers queued between it and W2 get in at once, alongside W1,
 // now a reader; W2 must not get in until W1 releases, even once the two

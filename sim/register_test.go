@@ -64,7 +64,7 @@ var stepCounter int64
 func stepOf(*sim.Client) int64 { stepCounter++; return stepCounter }
 
 // Versioned gets and sets on fakezk are linearizable under faults; with
-// followers, reads are linearizable after a sync (ZK-SEMANTICS 22: reads
+// followers, reads are linearizable after a sync (docs/zk-semantics.md rule 22: reads
 // alone may be stale).
 func TestRegister_FakezkLinearizable(t *testing.T) {
 	for _, followers := range []int{0, 2} {

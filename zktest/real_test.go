@@ -124,7 +124,7 @@ func TestCluster_LeaderFailover(t *testing.T) {
 
 // TestProxy_ConnectionLoss: a stalled proxy leaves go-zookeeper's socket
 // open but silent, so the client gives the connection up on its own after
-// two thirds of the session timeout (ZK-SEMANTICS.md rule 19); a cut is
+// two thirds of the session timeout (docs/zk-semantics.md rule 19); a cut is
 // seen at once.
 func TestProxy_ConnectionLoss(t *testing.T) {
 	addrs := zktest.Standalone(t)

@@ -54,3 +54,35 @@ func goList(t *testing.T, args ...string) []string {
 	}
 	return strings.Fields(string(out))
 }
+
+// recipes are the packages whose code ships to users' real ensembles:
+// they reach ZooKeeper only through zkapi, so the code the harness tests
+// is the code that runs (docs/design.md, "Two import rules").
+var recipes = []string{
+	"github.com/zksim/zksim/lock",
+	"github.com/zksim/zksim/rwlock",
+	"github.com/zksim/zksim/lock/zoo",
+}
+
+// notForRecipes are what a recipe must not link: the fake, the
+// simulator and the real client.
+var notForRecipes = []string{
+	"github.com/zksim/zksim/fakezk",
+	"github.com/zksim/zksim/sim",
+	"github.com/zksim/zksim/harness",
+	"github.com/go-zookeeper/zk",
+}
+
+// TestRecipes_LinkOnlyZkapi fails if a recipe depends on the fake, the
+// simulator or go-zookeeper.
+func TestRecipes_LinkOnlyZkapi(t *testing.T) {
+	for _, r := range recipes {
+		for _, dep := range goList(t, "-deps", r) {
+			for _, p := range notForRecipes {
+				if dep == p || strings.HasPrefix(dep, p+"/") {
+					t.Errorf("%s links %s", r, dep)
+				}
+			}
+		}
+	}
+}

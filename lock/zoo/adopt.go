@@ -19,7 +19,7 @@ import (
 // looking at ephemeralOwner, such as go-zookeeper's
 // CreateProtectedEphemeralSequential.
 //
-// Bug (ZK-SEMANTICS bug scenario 2): the client may have given up its
+// Bug (docs/zk-semantics.md bug scenario 2): the client may have given up its
 // session between the create and the lookup (a client-side session
 // timeout, or a handle closed and reopened after a long disconnection,
 // without the server hearing of it) and now runs on a new one, while the

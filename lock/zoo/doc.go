@@ -19,7 +19,7 @@
 //	zoo/gozk               go-zookeeper v1.0.4's zk.Lock             orphan
 //	zoo/adoptdying         lost create found by name, any owner      mutual-exclusion
 //
-// Exhibits lists them with their origin, defect, the ZK-SEMANTICS.md bug
+// Exhibits lists them with their origin, defect, the docs/zk-semantics.md bug
 // scenarios they map to and the violation class a harness must report;
 // All lists the recipes in the same order. Each constructor's doc comment
 // says where the design comes from and exactly when its defect bites.

@@ -52,7 +52,7 @@ import (
 // its session, it is the old session's, which goes when that session
 // expires while the new one holds (scenario 2, CURATOR-498). Sequence
 // numbers are compared as plain integers, so past 2^31-1 several holders
-// see themselves lowest (ZK-SEMANTICS 7 and scenario 8). The holder is
+// see themselves lowest (docs/zk-semantics.md rule 7 and scenario 8). The holder is
 // never told that its session ended. Violation: orphan (a node no holder
 // owns blocks the queue; deadlock while its session lives), and
 // mutual-exclusion at the sequence limit and after an adopted node goes.

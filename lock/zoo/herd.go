@@ -23,7 +23,7 @@ import (
 // ZooKeeper recipes page ("Locks") warns against it: each waiter should
 // watch only the node just before its own, "to avoid the herd effect".
 //
-// Bug (ZK-SEMANTICS bug scenario 7): every waiter holds a child watch on
+// Bug (docs/zk-semantics.md bug scenario 7): every waiter holds a child watch on
 // the directory, so every release wakes every waiter, and they all list
 // the directory again although only one can proceed; every newcomer wakes
 // them too. Violation: herd.
@@ -42,7 +42,7 @@ func DirWatch() lock.Recipe { return queued(NameDirWatch) }
 // has each waiter watch one node instead, and notes that waking all the
 // readers a writer's release makes grantable is not a herd.
 //
-// Bug (ZK-SEMANTICS bug scenario 7): a writer's release wakes every
+// Bug (docs/zk-semantics.md bug scenario 7): a writer's release wakes every
 // waiter, also the writers and the readers queued behind the next writer,
 // none of whom can proceed. Violation: herd.
 func HerdShared() lock.Recipe { return queued(NameHerdShared) }
@@ -80,7 +80,7 @@ func watchDir(ctx context.Context, h *queue.Hold, p string, _ bool) (queue.Wake,
 // ZooKeeper articles and books (the "non-fair exclusive lock": uniqueness
 // of a node name, losers watching /exclusive_lock's children).
 //
-// Bug (ZK-SEMANTICS bug scenario 7): every loser watches the directory,
+// Bug (docs/zk-semantics.md bug scenario 7): every loser watches the directory,
 // so each release wakes all of them to race on create; there is no queue,
 // hence no fairness either. Violation: herd.
 //

@@ -19,7 +19,7 @@ import (
 // zk#54 ("creates an additional ephemeral znode ... preventing the
 // instance from ever getting the lock"); samuel/go-zookeeper#229.
 //
-// Bug (ZK-SEMANTICS bug scenario 1): a create applied by the server whose
+// Bug (docs/zk-semantics.md bug scenario 1): a create applied by the server whose
 // reply was lost leaves a node the client does not know about. The blind
 // retry queues a second node behind it, which then waits on the first, its
 // own orphan, forever: the holder id is right there in the orphan's name,
@@ -41,7 +41,7 @@ func lookNowhere(ctx context.Context, q queue.Queue, _ queue.Request) (string, i
 // Acquire returns ctx's error and leaves its node in the queue. It is the
 // queue with its Abandon step swapped.
 //
-// Origin: ZK-SEMANTICS bug scenario 6 (CURATOR-202, a timed acquire whose
+// Origin: docs/zk-semantics.md bug scenario 6 (CURATOR-202, a timed acquire whose
 // node is not removed); aiozk's "Dead lock on acquire timeout"
 // (micro-fan/aiozk#34) is the same defect.
 //

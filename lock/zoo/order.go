@@ -24,7 +24,7 @@ import (
 // Bug: in a plain run the holder's node is first and release is right.
 // It breaks whenever the releaser's node is no longer first: it is
 // already gone when it releases, because its session expired while it
-// held (the holder is not told; ZK-SEMANTICS bug scenario 3), or because
+// held (the holder is not told; docs/zk-semantics.md bug scenario 3), or because
 // its first delete was applied, the reply lost, and the retry listed
 // again (bug scenario 6). The first node is then the next holder's,
 // deleted from under it, and the waiter behind that one acquires: two
@@ -73,7 +73,7 @@ func deleteFirst(ctx context.Context, q queue.Queue) error {
 // "x-<sessionId>-<seq>" by the whole name, session id before sequence,
 // and two clients held the lock.
 //
-// Bug (ZK-SEMANTICS bug scenario 10): the order is that of the holder
+// Bug (docs/zk-semantics.md bug scenario 10): the order is that of the holder
 // ids, not of the sequence numbers, so a newcomer whose id sorts low is
 // first at once and holds alongside the current holder. Violation:
 // mutual-exclusion.

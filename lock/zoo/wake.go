@@ -23,7 +23,7 @@ import (
 // the lock is "acquired"). The ZooKeeper recipes page says to go back to
 // getChildren after the notification.
 //
-// Bug (ZK-SEMANTICS bug scenario 5): a predecessor is deleted not only by
+// Bug (docs/zk-semantics.md bug scenario 5): a predecessor is deleted not only by
 // a holder's release but also by a waiter that gives up (timeout, cancel,
 // its session's end). Then the node before it may still be held, and this
 // waiter holds alongside that holder. Violation: mutual-exclusion.
@@ -59,7 +59,7 @@ func wakeMeansGranted(ctx context.Context, h *queue.Hold, p string, _ bool) (que
 // returns null, go to step 2") read as "if exists() returns null, the lock
 // is mine", a shortcut common in blog-post code.
 //
-// Bug (ZK-SEMANTICS bug scenarios 4 and 5): the predecessor can vanish
+// Bug (docs/zk-semantics.md bug scenarios 4 and 5): the predecessor can vanish
 // between getChildren and exists because its owner gave up, not because it
 // held and released; an earlier node may still be held, and this waiter
 // then holds alongside its holder. It also leaves the exists watch on the

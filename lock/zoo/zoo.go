@@ -30,8 +30,8 @@ type Exhibit struct {
 	// Bug is the defect, in one paragraph; the constructor's doc comment
 	// says exactly when it bites.
 	Bug string
-	// Scenarios are the numbers of ZK-SEMANTICS.md's "Bug scenarios the
-	// harness must reproduce" that the defect maps to.
+	// Scenarios are the numbers of the bug scenarios (docs/zk-semantics.md,
+	// "Bug scenarios") that the defect maps to.
 	Scenarios []int
 	// Violation is the class a harness run must report.
 	Violation check.Class

@@ -39,7 +39,7 @@ func TestExhibits_Catalog(t *testing.T) {
 		}
 		for _, n := range ex.Scenarios {
 			if n < 1 || n > 10 {
-				t.Errorf("%s: ZK-SEMANTICS has no bug scenario %d", ex.Name, n)
+				t.Errorf("%s: docs/zk-semantics.md has no bug scenario %d", ex.Name, n)
 			}
 		}
 		seen[ex.Name] = true

@@ -31,7 +31,7 @@ func TestConn_CreateModes(t *testing.T) {
 		{root + "/e", zkapi.Ephemeral, root + "/e", true},
 		{root + "/ps-", zkapi.PersistentSequential, "", false},
 		{root + "/es-", zkapi.EphemeralSequential, "", true},
-		// ZK-SEMANTICS 2: the name is validated after the suffix is added.
+		// docs/zk-semantics.md rule 2: the name is validated after the suffix is added.
 		{root + "/p/", zkapi.PersistentSequential, "", false},
 		{root + "/c", zkapi.Container, root + "/c", false},
 	}
@@ -44,7 +44,7 @@ func TestConn_CreateModes(t *testing.T) {
 		if tt.wantName != "" && name != tt.wantName {
 			t.Errorf("Create(%s, %v) = %s", tt.path, tt.mode, name)
 		}
-		// ZK-SEMANTICS 5: the suffix is %010d of the parent's creation count.
+		// docs/zk-semantics.md rule 5: the suffix is %010d of the parent's creation count.
 		if tt.wantName == "" && !isSequentialName(name, tt.path) {
 			t.Errorf("Create(%s, %v) = %s, want the path and 10 digits", tt.path, tt.mode, name)
 		}
@@ -122,7 +122,7 @@ func TestConn_GetSetVersions(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(kids, []string{"kid"}) || pst.NumChildren != 1 {
 		t.Fatalf("Children = %v, %+v, %v", kids, pst, err)
 	}
-	// ZK-SEMANTICS 11: BadVersion is checked before NotEmpty.
+	// docs/zk-semantics.md rule 11: BadVersion is checked before NotEmpty.
 	checkErr(t, "delete bad version", c.Delete(ctx, p, 7), zkapi.ErrBadVersion, "delete", p)
 	checkErr(t, "delete non-empty", c.Delete(ctx, p, 2), zkapi.ErrNotEmpty, "delete", p)
 	if err := c.Delete(ctx, p+"/kid", 0); err != nil {
@@ -147,7 +147,7 @@ func TestConn_GetSetVersions(t *testing.T) {
 	}
 }
 
-// ZK-SEMANTICS 14: exists on a missing node sets a watch that fires
+// docs/zk-semantics.md rule 14: exists on a missing node sets a watch that fires
 // NodeCreated.
 func TestConn_ExistsWatchFiresNodeCreated(t *testing.T) {
 	servers := standalone(t)
@@ -171,7 +171,7 @@ func TestConn_ExistsWatchFiresNodeCreated(t *testing.T) {
 	}
 }
 
-// ZK-SEMANTICS 15: setData fires NodeDataChanged on exists and data watches;
+// docs/zk-semantics.md rule 15: setData fires NodeDataChanged on exists and data watches;
 // delete fires NodeDeleted on the node and NodeChildrenChanged on the parent.
 func TestConn_DataAndDeleteWatches(t *testing.T) {
 	servers := standalone(t)
@@ -228,7 +228,7 @@ func TestConn_ChildWatch(t *testing.T) {
 	if ev := mustWait(t, ctx, w); ev != (zkapi.Event{Type: zkapi.EventNodeChildrenChanged, Path: root}) {
 		t.Errorf("child watch: %v", ev)
 	}
-	// Closing the other session deletes its ephemeral (ZK-SEMANTICS 8).
+	// Closing the other session deletes its ephemeral (docs/zk-semantics.md rule 8).
 	_, ok, w, err := c.ExistsW(ctx, root+"/kid")
 	if err != nil || !ok {
 		t.Fatalf("ExistsW = %v, %v", ok, err)
@@ -241,7 +241,7 @@ func TestConn_ChildWatch(t *testing.T) {
 	}
 }
 
-// ZK-SEMANTICS 14: getData and getChildren on a missing node return NoNode
+// docs/zk-semantics.md rule 14: getData and getChildren on a missing node return NoNode
 // and set no watch.
 func TestConn_WatchOnMissingNode(t *testing.T) {
 	servers := standalone(t)
@@ -262,7 +262,7 @@ func TestConn_WatchOnMissingNode(t *testing.T) {
 }
 
 // go-zookeeper rejects malformed paths before sending (ErrInvalidPath); the
-// server gives BadArguments for the special nodes (ZK-SEMANTICS 1, 3).
+// server gives BadArguments for the special nodes (docs/zk-semantics.md rules 1, 3).
 func TestConn_BadPath(t *testing.T) {
 	servers := standalone(t)
 	c := dial(t, servers, gozk.Config{})
@@ -309,13 +309,13 @@ func TestConn_Multi(t *testing.T) {
 			t.Errorf("op %d: %v", i, r.Err)
 		}
 	}
-	// ZK-SEMANTICS 12: all ops of one multi share one zxid.
+	// docs/zk-semantics.md rule 12: all ops of one multi share one zxid.
 	if st := res[2].Stat; st.Czxid != st.Mzxid {
 		t.Errorf("create and set in one multi: czxid %d, mzxid %d", st.Czxid, st.Mzxid)
 	}
 }
 
-// ZK-SEMANTICS 23. Observed on 3.8.0 with go-zookeeper v1.0.4: the reply
+// docs/zk-semantics.md rule 23. Observed on 3.8.0 with go-zookeeper v1.0.4: the reply
 // header carries no error, so there is a result per op: OK (nil) before the
 // failing op, its code, then RuntimeInconsistency (-2, which go-zookeeper
 // reports as "unknown error: -2"). Nothing is applied.

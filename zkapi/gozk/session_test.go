@@ -103,7 +103,7 @@ func (quiet) Printf(string, ...any) {}
 // TestSession_Expiry partitions a client for longer than its session
 // timeout. The server expires the session (an observer sees its ephemeral
 // go); on healing, go-zookeeper learns of the expiry and opens a new
-// session on the same *zk.Conn (ZK-SEMANTICS 20). The Conn must report
+// session on the same *zk.Conn (docs/zk-semantics.md rule 20). The Conn must report
 // Disconnected, Expired for the old ID, then Connected with a new ID, and end
 // pending watches with NotWatching and ErrSessionExpired.
 func TestSession_Expiry(t *testing.T) {
