@@ -54,8 +54,8 @@ func TestACL_AuthResentAfterReconnect(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := c.Session().ID
-	srv.Partition(id)
-	srv.Heal(id)
+	srv.Disconnect(id)
+	srv.Reconnect(id)
 	if _, _, err := c.Get(ctx, "/d"); err != nil {
 		t.Fatalf("get after reconnect: %v", err)
 	}

@@ -22,11 +22,11 @@ type Conn struct {
 	timeoutMs int64
 
 	// guarded by srv.mu
-	model       zkclient.Session[*watch, *pwatch] // session, replica, lastZxid, creds, watches
-	partitioned bool
-	closed      bool
-	sess        sessionlog.Log
-	changed     ctxcond.Var // broadcast at every session change
+	model        zkclient.Session[*watch, *pwatch] // session, replica, lastZxid, creds, watches
+	disconnected bool
+	closed       bool
+	sess         sessionlog.Log
+	changed      ctxcond.Var // broadcast at every session change
 }
 
 var (
@@ -171,7 +171,7 @@ func (c *Conn) do(ctx context.Context, op, path string, req machine.Request, rep
 	switch {
 	case c.closed:
 		return machine.Reply{}, zkapi.Wrap(op, path, zkapi.ErrClosed)
-	case c.partitioned:
+	case c.disconnected:
 		return machine.Reply{}, zkapi.Wrap(op, path, zkapi.ErrConnectionLoss)
 	}
 	fault := Deliver

@@ -34,7 +34,7 @@ func (c *Conn) WaitSession(ctx context.Context, seq uint64) (zkapi.Session, erro
 }
 
 // Close implements zkapi.Conn: the session is closed on the server (unless
-// the Conn is partitioned, when it lingers until it expires) and every
+// the Conn is disconnected, when it lingers until it expires) and every
 // pending watch ends with ErrClosed. Later calls, Close included, return
 // ErrClosed, as zkapi/gozk's do.
 func (c *Conn) Close() error {
@@ -45,7 +45,7 @@ func (c *Conn) Close() error {
 		return zkapi.Wrap("close", "", zkapi.ErrClosed)
 	}
 	c.closed = true
-	if !c.partitioned {
+	if !c.disconnected {
 		for _, n := range s.m.CloseSession(c.model.ID) {
 			c.notify(n.Event)
 		}

@@ -13,7 +13,7 @@
 //
 // Nothing waits: a request returns once the Machine has answered it, and
 // events are delivered before the next call returns. Time moves only by
-// Server.Tick; faults come from Server.Expire, Partition and Heal, and from
+// Server.Tick; faults come from Server.Expire, Disconnect and Reconnect, and from
 // an Interceptor (a lost request, or a lost reply after the request was
 // applied: the lost create).
 //

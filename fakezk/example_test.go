@@ -26,7 +26,7 @@ func Example() {
 	_, ok, watch, _ := bob.ExistsW(ctx, node)
 	fmt.Println("bob sees it:", ok)
 
-	srv.Expire(alice.Session().ID) // as if alice were partitioned too long
+	srv.Expire(alice.Session().ID) // as if alice were disconnected too long
 	ev, _ := watch.Wait(ctx)
 	fmt.Println("bob's watch:", ev)
 	// Output:

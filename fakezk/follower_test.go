@@ -81,19 +81,19 @@ func TestConn_ReconnectMovesOnToTheNextServer(t *testing.T) {
 	mustCreate(t, writer, "/x", zkapi.Persistent)
 
 	id := reader.Session().ID
-	if err := srv.Partition(id); err != nil {
+	if err := srv.Disconnect(id); err != nil {
 		t.Fatal(err)
 	}
-	if err := srv.Heal(id); err != nil {
+	if err := srv.Reconnect(id); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok, err := reader.Exists(ctx, "/x"); err != nil || ok {
 		t.Fatalf("after a reconnect, exists /x = %v, %v: want the follower's older state (it moved on)", ok, err)
 	}
-	if err := srv.Partition(id); err != nil {
+	if err := srv.Disconnect(id); err != nil {
 		t.Fatal(err)
 	}
-	if err := srv.Heal(id); err != nil {
+	if err := srv.Reconnect(id); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok, err := reader.Exists(ctx, "/x"); err != nil || !ok {

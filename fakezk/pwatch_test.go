@@ -115,11 +115,11 @@ func TestConn_PersistentWatchSurvivesReconnectButMissesWhatHappenedMeanwhile(t *
 	a, b := connect(t, srv, fakezk.ConnOptions{}), connect(t, srv, fakezk.ConnOptions{})
 	mustCreate(t, b, "/p", zkapi.Persistent)
 	w := addWatch(t, a, "/p", true)
-	if err := srv.Partition(a.Session().ID); err != nil {
+	if err := srv.Disconnect(a.Session().ID); err != nil {
 		t.Fatal(err)
 	}
 	mustCreate(t, b, "/p/missed", zkapi.Persistent)
-	if err := srv.Heal(a.Session().ID); err != nil {
+	if err := srv.Reconnect(a.Session().ID); err != nil {
 		t.Fatal(err)
 	}
 	mustCreate(t, b, "/p/seen", zkapi.Persistent)

@@ -96,7 +96,7 @@ func (s *Server) Connect(opts ConnOptions) (*Conn, error) {
 // Expire makes the server expire a session now, as if its client had been
 // silent for the whole timeout. A connected client learns at once (the
 // server closes its connection and the reconnect is refused); a
-// partitioned one on Heal.
+// disconnected one on Reconnect.
 func (s *Server) Expire(session int64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -104,40 +104,40 @@ func (s *Server) Expire(session int64) error {
 		return fmt.Errorf("fakezk: expire %#x: %w", session, zkapi.ErrSessionExpired)
 	}
 	s.m.Expire(session)
-	if c := s.conns[session]; c != nil && !c.partitioned {
+	if c := s.conns[session]; c != nil && !c.disconnected {
 		c.learnExpired()
 	}
 	s.deliver()
 	return nil
 }
 
-// Partition cuts a session's connection: its calls fail with
+// Disconnect cuts a session's connection: its calls fail with
 // ErrConnectionLoss, the server stops hearing from it, and ticks past its
-// timeout expire it.
-func (s *Server) Partition(session int64) error {
+// timeout expire it. The session lives on until then.
+func (s *Server) Disconnect(session int64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := s.conns[session]
-	if c == nil || c.partitioned {
-		return fmt.Errorf("fakezk: partition %#x: no connected client has that session", session)
+	if c == nil || c.disconnected {
+		return fmt.Errorf("fakezk: disconnect %#x: no connected client has that session", session)
 	}
-	c.partitioned = true
+	c.disconnected = true
 	s.m.Detach(session)
 	c.setState(zkapi.StateDisconnected)
 	s.deliver()
 	return nil
 }
 
-// Heal reconnects a partitioned session's client: it resumes its session
-// (re-registering its watches) or learns that it expired.
-func (s *Server) Heal(session int64) error {
+// Reconnect restores a disconnected session's client: it resumes its
+// session (re-registering its watches) or learns that it expired.
+func (s *Server) Reconnect(session int64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := s.conns[session]
-	if c == nil || !c.partitioned {
-		return fmt.Errorf("fakezk: heal %#x: no partitioned client has that session", session)
+	if c == nil || !c.disconnected {
+		return fmt.Errorf("fakezk: reconnect %#x: no disconnected client has that session", session)
 	}
-	c.partitioned = false
+	c.disconnected = false
 	c.reconnect()
 	s.deliver()
 	return nil

@@ -29,7 +29,7 @@ func TestSession_TimeoutClamped(t *testing.T) {
 // without hearing from the client; ephemerals go in one transaction; the
 // client learns on reconnect, sees Expired for the old id, its watches end
 // with SessionExpired, and (like go-zookeeper) it continues on a new session.
-func TestSession_ExpiresWhilePartitioned(t *testing.T) {
+func TestSession_ExpiresWhileDisconnected(t *testing.T) {
 	srv := newServer(t, fakezk.Config{TickMillis: 1000})
 	holder := connect(t, srv, fakezk.ConnOptions{SessionTimeoutMs: 4000})
 	observer := connect(t, srv, fakezk.ConnOptions{})
@@ -40,11 +40,11 @@ func TestSession_ExpiresWhilePartitioned(t *testing.T) {
 	own := existsW(t, holder, "/zz")
 	old := holder.Session()
 
-	if err := srv.Partition(old.ID); err != nil {
+	if err := srv.Disconnect(old.ID); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := holder.Exists(ctx, "/a"); !errors.Is(err, zkapi.ErrConnectionLoss) {
-		t.Fatalf("partitioned call: %v, want ConnectionLoss", err)
+		t.Fatalf("disconnected call: %v, want ConnectionLoss", err)
 	}
 	srv.Tick(3)
 	if _, ok := fired(t, wa); ok {
@@ -60,12 +60,12 @@ func TestSession_ExpiresWhilePartitioned(t *testing.T) {
 		t.Fatalf("holder learned of expiry before reconnecting: %v", holder.Session())
 	}
 
-	if err := srv.Heal(old.ID); err != nil {
+	if err := srv.Reconnect(old.ID); err != nil {
 		t.Fatal(err)
 	}
 	s := holder.Session()
 	if s.ID == old.ID || s.State != zkapi.StateConnected || !s.Lost(old.ID) {
-		t.Fatalf("after heal: %v, want a new connected session", s)
+		t.Fatalf("after reconnect: %v, want a new connected session", s)
 	}
 	ev, ok := fired(t, own)
 	if !ok || ev.Type != zkapi.EventNotWatching || !errors.Is(ev.Err, zkapi.ErrSessionExpired) {
@@ -108,24 +108,24 @@ func TestSession_WaitSeesExpiry(t *testing.T) {
 	}
 }
 
-// A partitioned session that expires is learnt on Heal: WaitSession still
+// A disconnected session that expires is learnt on Reconnect: WaitSession still
 // steps through Expired for the old id before the new session, though the
 // Conn makes both changes at once.
-func TestSession_WaitSeesPartitionedExpiry(t *testing.T) {
+func TestSession_WaitSeesDisconnectedExpiry(t *testing.T) {
 	srv := newServer(t, fakezk.Config{})
 	c := connect(t, srv, fakezk.ConnOptions{})
 	s0 := c.Session()
 	for _, step := range []func() error{
-		func() error { return srv.Partition(s0.ID) },
+		func() error { return srv.Disconnect(s0.ID) },
 		func() error { return srv.Expire(s0.ID) },
-		func() error { return srv.Heal(s0.ID) },
+		func() error { return srv.Reconnect(s0.ID) },
 	} {
 		if err := step(); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if got, want := steps(t, c, s0), "Disconnected Expired Connected(new)"; got != want {
-		t.Fatalf("WaitSession after a partitioned expiry: %s, want %s", got, want)
+		t.Fatalf("WaitSession after a disconnected expiry: %s, want %s", got, want)
 	}
 }
 

@@ -161,7 +161,7 @@ func TestMutex_ExpiryWhileHolding(t *testing.T) {
 	pb := w.acquireAsync(ctx, w.mutex(b, "b"))
 	w.waitWatched(la.Node())
 
-	w.srv.Partition(la.Session()) // the holder pauses
+	w.srv.Disconnect(la.Session()) // the holder pauses
 	if err := la.Check(); err != nil {
 		t.Fatalf("disconnected holder without LoseOnDisconnect: %v", err)
 	}
@@ -174,7 +174,7 @@ func TestMutex_ExpiryWhileHolding(t *testing.T) {
 	if tokB <= tokA {
 		t.Fatalf("token of the new holder %d not above the old %d", tokB, tokA)
 	}
-	w.srv.Heal(la.Session()) // the holder wakes up
+	w.srv.Reconnect(la.Session()) // the holder wakes up
 	if err := la.Check(); !errors.Is(err, lock.ErrLost) {
 		t.Fatalf("stale holder's Check: %v, want ErrLost", err)
 	}
@@ -204,7 +204,7 @@ func TestLease_LoseOnDisconnect(t *testing.T) {
 	c := w.conn()
 	l := w.acquire(w.mutex(c, "a", func(o *lock.Options) { o.LoseOnDisconnect = true }))
 	waiting := zktest.Go(t, w.ctx, func(ctx context.Context) (struct{}, error) { return struct{}{}, l.Wait(ctx) })
-	w.srv.Partition(c.Session().ID)
+	w.srv.Disconnect(c.Session().ID)
 	if _, err := waiting.Wait(t, w.ctx); !errors.Is(err, lock.ErrSuspended) {
 		t.Fatalf("Wait on disconnect: %v, want ErrSuspended", err)
 	}

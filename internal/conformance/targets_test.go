@@ -39,11 +39,11 @@ func (f *fakeTarget) Expire(_ context.Context, c zkapi.Conn) error {
 }
 
 func (f *fakeTarget) Disconnect(_ context.Context, c zkapi.Conn) error {
-	return f.srv.Partition(c.Session().ID)
+	return f.srv.Disconnect(c.Session().ID)
 }
 
 func (f *fakeTarget) Reconnect(_ context.Context, c zkapi.Conn) error {
-	return f.srv.Heal(c.Session().ID)
+	return f.srv.Reconnect(c.Session().ID)
 }
 
 func (f *fakeTarget) Settle(context.Context, []zkapi.Conn) error { return nil }

@@ -42,7 +42,7 @@ func TestLeave_ClosedWhileCutOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	sid := c.Session().ID
-	if err := srv.Partition(sid); err != nil {
+	if err := srv.Disconnect(sid); err != nil {
 		t.Fatal(err)
 	}
 	q := queue.Queue{Conn: closingConn{c}, Dir: "/"}

@@ -40,7 +40,7 @@ func (c *abandoningConn) Create(ctx context.Context, path string, data []byte, m
 		return "", err
 	}
 	old := c.Conn.Session()
-	if err := c.srv.Partition(old.ID); err != nil {
+	if err := c.srv.Disconnect(old.ID); err != nil {
 		return "", err
 	}
 	c.Conn.Close() // partitioned: the session lingers
