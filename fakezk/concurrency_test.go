@@ -21,7 +21,7 @@ func TestServer_ConcurrentUse(t *testing.T) {
 	names := make(chan string, workers*each)
 	errs := make(chan error, workers)
 	for i := range workers {
-		c := connect(t, srv, fakezk.ConnOptions{Server: i % 2})
+		c := connect(t, srv, fakezk.ConnOptions{Replica: i % 2})
 		wg.Add(2)
 		go func() {
 			defer wg.Done()

@@ -64,9 +64,9 @@ func (c *Conn) openSession() {
 	replica := c.model.Replica
 	info, err := c.srv.m.CreateSession(replica, c.timeoutMs)
 	if err != nil {
-		panic(fmt.Sprintf("fakezk: invariant: Connect checked server %d: %v", replica, err))
+		panic(fmt.Sprintf("fakezk: invariant: Connect checked replica %d: %v", replica, err))
 	}
-	c.model.Opened(info.ID, c.srv.m.ServerZxid(replica))
+	c.model.Opened(info.ID, c.srv.m.ReplicaZxid(replica))
 	c.srv.conns[info.ID] = c
 	c.setState(zkapi.StateConnected)
 	c.resendAuth()

@@ -14,8 +14,8 @@ import (
 // when the follower applies the change.
 func TestFollower_StaleReads(t *testing.T) {
 	srv := newServer(t, fakezk.Config{Followers: 1})
-	writer := connect(t, srv, fakezk.ConnOptions{Server: 0})
-	reader := connect(t, srv, fakezk.ConnOptions{Server: 1})
+	writer := connect(t, srv, fakezk.ConnOptions{Replica: 0})
+	reader := connect(t, srv, fakezk.ConnOptions{Replica: 1})
 
 	mustCreate(t, writer, "/x", zkapi.Persistent)
 	if _, ok, _ := reader.Exists(ctx, "/x"); ok {
@@ -76,8 +76,8 @@ func TestFollower_NoGoingBack(t *testing.T) {
 // left. A client that has read refuses to go back (TestFollower_NoGoingBack).
 func TestConn_ReconnectMovesOnToTheNextServer(t *testing.T) {
 	srv := newServer(t, fakezk.Config{Followers: 1})
-	writer := connect(t, srv, fakezk.ConnOptions{Server: 0})
-	reader := connect(t, srv, fakezk.ConnOptions{Server: 0})
+	writer := connect(t, srv, fakezk.ConnOptions{Replica: 0})
+	reader := connect(t, srv, fakezk.ConnOptions{Replica: 0})
 	mustCreate(t, writer, "/x", zkapi.Persistent)
 
 	id := reader.Session().ID

@@ -69,8 +69,9 @@ type ConnOptions struct {
 	// SessionTimeoutMs is the requested session timeout (default 10000);
 	// the server clamps it to [2, 20] ticks.
 	SessionTimeoutMs int64
-	// Server is the server to connect to: 0 the leader, 1.. followers.
-	Server int
+	// Replica is the ensemble member to connect to: 0 the leader, 1..
+	// followers.
+	Replica int
 }
 
 // Connect opens a new session and returns its Conn.
@@ -83,11 +84,11 @@ func (s *Server) Connect(opts ConnOptions) (*Conn, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if opts.Server < 0 || opts.Server > s.m.Config().Followers {
-		return nil, fmt.Errorf("fakezk: no server %d (leader 0 and %d followers)", opts.Server, s.m.Config().Followers)
+	if opts.Replica < 0 || opts.Replica > s.m.Config().Followers {
+		return nil, fmt.Errorf("fakezk: no replica %d (leader 0 and %d followers)", opts.Replica, s.m.Config().Followers)
 	}
 	c := &Conn{srv: s, timeoutMs: opts.SessionTimeoutMs}
-	c.model = zkclient.NewSession[*watch, *pwatch](zkclient.PolicyNext, s.m.Config(), opts.Server)
+	c.model = zkclient.NewSession[*watch, *pwatch](zkclient.PolicyNext, s.m.Config(), opts.Replica)
 	c.openSession()
 	s.deliver()
 	return c, nil

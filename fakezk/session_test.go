@@ -196,7 +196,7 @@ func TestConfig_Invalid(t *testing.T) {
 	if _, err := srv.Connect(fakezk.ConnOptions{SessionTimeoutMs: -5}); err == nil {
 		t.Error("negative session timeout accepted")
 	}
-	if _, err := srv.Connect(fakezk.ConnOptions{Server: 1}); err == nil {
+	if _, err := srv.Connect(fakezk.ConnOptions{Replica: 1}); err == nil {
 		t.Error("connect to a follower of a standalone server accepted")
 	}
 }

@@ -109,7 +109,7 @@ func TestMutex_LostCreateReply(t *testing.T) {
 // create a node of its own.
 func TestMutex_LostCreateOfDyingSessionNotAdopted(t *testing.T) {
 	w := newWorld(t, fakezk.Config{Followers: 1})
-	c, err := w.srv.Connect(fakezk.ConnOptions{Server: 1, SessionTimeoutMs: 4000})
+	c, err := w.srv.Connect(fakezk.ConnOptions{Replica: 1, SessionTimeoutMs: 4000})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -197,9 +197,9 @@ func (c *Client) openSession() {
 	replica := c.model.Replica
 	info, err := c.sim.m.CreateSession(replica, c.sim.cfg.SessionTimeoutMs)
 	if err != nil {
-		panic(fmt.Sprintf("sim: invariant: server %d exists: %v", replica, err))
+		panic(fmt.Sprintf("sim: invariant: replica %d exists: %v", replica, err))
 	}
-	c.model.Opened(info.ID, c.sim.m.ServerZxid(replica))
+	c.model.Opened(info.ID, c.sim.m.ReplicaZxid(replica))
 	c.connected = true
 	c.setState(zkapi.StateConnected)
 }

@@ -354,7 +354,7 @@ type footprint struct {
 	kind    Kind
 	global  bool // time, followers, the reaper: depends on everything
 	read    bool // read the ensemble's data (a request, a reconnect)
-	write   bool // changed the data or a server's position in the log
+	write   bool // changed the data or a replica's position in the log
 	visible bool // changed what the judge sees (Judge.Visible)
 }
 
@@ -378,7 +378,7 @@ type sleeper struct {
 // stepMark is what a step's footprint is measured against.
 type stepMark struct {
 	closes  int
-	log     int64 // the sum of every server's last applied zxid
+	log     int64 // the sum of every replica's last applied zxid
 	visible int
 }
 
@@ -589,7 +589,7 @@ func (x *explorer) logMark() int64 {
 	m := x.s.m
 	sum := m.Zxid()
 	for i := 1; i <= x.cfg.Server.Followers; i++ {
-		sum += m.ServerZxid(i)
+		sum += m.ReplicaZxid(i)
 	}
 	return sum
 }

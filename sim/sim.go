@@ -382,7 +382,7 @@ func (s *Sim) enabled() {
 		}
 	}
 	for i := 1; i <= s.cfg.Server.Followers; i++ {
-		if s.m.ServerZxid(i) < s.m.Zxid() {
+		if s.m.ReplicaZxid(i) < s.m.Zxid() {
 			normal = append(normal, Event{Kind: CatchUp, Client: i})
 		}
 	}

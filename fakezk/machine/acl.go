@@ -320,9 +320,9 @@ func maskDigests(acl []zkapi.ACL) []zkapi.ACL {
 	return out
 }
 
-// getACL answers from the session's server: NoNode, then READ or ADMIN.
+// getACL answers from the session's replica: NoNode, then READ or ADMIN.
 func (m *Machine) getACL(s *session, r GetACL) Reply {
-	n, err := lookup(m.servers[s.server], r.Path)
+	n, err := lookup(m.replicas[s.replica], r.Path)
 	if err != nil {
 		return Reply{Err: err}
 	}

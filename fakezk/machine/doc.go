@@ -12,9 +12,9 @@
 // # Inputs
 //
 //   - CreateSession, Attach, Detach and CloseSession for sessions and the
-//     connections they come over. A session is on one server, by index:
+//     connections they come over. A session is on one replica, by index:
 //     0 is the leader, 1..Config.Followers the followers. Attach refuses a
-//     client whose last seen zxid is ahead of the server (the client then
+//     client whose last seen zxid is ahead of that replica (the client then
 //     tries another), and says ErrSessionExpired for a session that is
 //     gone.
 //   - Do for one request of a session: the Request types of this package
@@ -28,7 +28,7 @@
 //
 // # Outputs
 //
-//   - The Reply of each Do: the result, and the zxid of the server that
+//   - The Reply of each Do: the result, and the zxid of the replica that
 //     answered (a client's last seen zxid comes from these).
 //   - TakeNotified, the sessions owed watch events, and
 //     TakeNotifications, a session's events in the order the real server

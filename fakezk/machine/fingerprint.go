@@ -27,7 +27,7 @@ func (m *Machine) FingerprintAs(r *Renaming) uint64 {
 	h.Int(m.ticks)
 	h.Uint(m.rng.s)
 	h.Int(m.nextID)
-	for _, rep := range m.servers {
+	for _, rep := range m.replicas {
 		h.Uint(rep.fingerprint(r))
 	}
 	for _, t := range m.log {
@@ -196,7 +196,7 @@ func (t watchTable) fingerprint(r *Renaming) uint64 {
 func (s *session) fingerprint(r *Renaming) uint64 {
 	var h fphash.Hash
 	r.session(&h, s.id)
-	h.Int(int64(s.server))
+	h.Int(int64(s.replica))
 	h.Int(s.timeout)
 	h.Int(s.deadline)
 	h.Bool(s.attached)
@@ -323,8 +323,8 @@ func (m *Machine) Due() int64 {
 			next(max(1, (s.deadline-m.now+m.cfg.TickMillis-1)/m.cfg.TickMillis))
 		}
 	}
-	for i := 1; i < len(m.servers); i++ {
-		if m.servers[i].zxid < m.zxid {
+	for i := 1; i < len(m.replicas); i++ {
+		if m.replicas[i].zxid < m.zxid {
 			next(1)
 		}
 	}

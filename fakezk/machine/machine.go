@@ -18,12 +18,12 @@ const firstSessionID int64 = 0x100000000000000
 // is not safe for concurrent use: wrap it (as Server does) or drive it from
 // one goroutine (as the simulator does).
 //
-// Server 0 is the leader; Config.Followers more servers replay the
+// Replica 0 is the leader; Config.Followers more replicas replay the
 // leader's transaction log when told to (CatchUp, Sync, a write of one of
 // their sessions, or every Tick), so their sessions can read stale state.
 type Machine struct {
 	cfg      Config
-	servers  []*replica
+	replicas []*replica
 	log      []txn // committed transactions some follower has not applied
 	zxid     int64
 	now      int64 // virtual milliseconds
@@ -54,7 +54,7 @@ type txn struct {
 
 type session struct {
 	id         int64
-	server     int   // the replica it is connected to
+	replica    int   // the replica it is connected to
 	timeout    int64 // negotiated, ms
 	deadline   int64 // virtual ms after which the session expires if unheard
 	attached   bool  // a live connection: the server hears (pings) from it
@@ -76,12 +76,12 @@ func NewMachine(cfg Config) (*Machine, error) {
 	if err != nil {
 		return nil, err
 	}
-	servers := make([]*replica, 1+cfg.Followers)
-	for i := range servers {
-		servers[i] = newReplica()
+	replicas := make([]*replica, 1+cfg.Followers)
+	for i := range replicas {
+		replicas[i] = newReplica()
 	}
 	return &Machine{
-		cfg: cfg, servers: servers, rng: rng{s: cfg.Seed},
+		cfg: cfg, replicas: replicas, rng: rng{s: cfg.Seed},
 		sessions: map[int64]*session{}, nextID: firstSessionID,
 	}, nil
 }
@@ -92,13 +92,13 @@ func (m *Machine) Config() Config { return m.cfg }
 // Zxid is the last zxid the leader assigned.
 func (m *Machine) Zxid() int64 { return m.zxid }
 
-// ServerZxid is the last zxid server i has applied.
-func (m *Machine) ServerZxid(i int) int64 { return m.servers[i].zxid }
+// ReplicaZxid is the last zxid replica i has applied.
+func (m *Machine) ReplicaZxid(i int) int64 { return m.replicas[i].zxid }
 
 // Now is the virtual time in milliseconds.
 func (m *Machine) Now() int64 { return m.now }
 
-func (m *Machine) leader() *replica { return m.servers[0] }
+func (m *Machine) leader() *replica { return m.replicas[0] }
 
 // SessionInfo describes an open session.
 type SessionInfo struct {
@@ -107,20 +107,20 @@ type SessionInfo struct {
 }
 
 // CreateSession opens a session (a createSession transaction) connected to
-// server. The timeout is clamped to [2, 20] ticks.
-func (m *Machine) CreateSession(server int, timeoutMs int64) (SessionInfo, error) {
-	if server < 0 || server >= len(m.servers) {
-		return SessionInfo{}, fmt.Errorf("fakezk: no server %d (ensemble of %d)", server, len(m.servers))
+// replica. The timeout is clamped to [2, 20] ticks.
+func (m *Machine) CreateSession(replica int, timeoutMs int64) (SessionInfo, error) {
+	if replica < 0 || replica >= len(m.replicas) {
+		return SessionInfo{}, fmt.Errorf("fakezk: no replica %d (ensemble of %d)", replica, len(m.replicas))
 	}
 	timeoutMs = m.clampTimeout(timeoutMs)
 	m.newTxn()
 	s := &session{
-		id: m.nextID, server: server, timeout: timeoutMs, deadline: m.now + timeoutMs,
+		id: m.nextID, replica: replica, timeout: timeoutMs, deadline: m.now + timeoutMs,
 		attached: true,
 	}
 	m.nextID++
 	m.sessions[s.id] = s
-	m.CatchUp(server, m.zxid)
+	m.CatchUp(replica, m.zxid)
 	return SessionInfo{ID: s.id, TimeoutMs: timeoutMs}, nil
 }
 
@@ -167,7 +167,7 @@ func (m *Machine) SessionIDs() []int64 {
 	return ids
 }
 
-// Detach drops the session's connection: its server forgets its watches,
+// Detach drops the session's connection: its replica forgets its watches,
 // undelivered notifications and authenticated identities, and stops
 // hearing pings, so the session
 // expires after its timeout unless it is re-attached.
@@ -183,24 +183,24 @@ func (m *Machine) Detach(id int64) {
 }
 
 // Attach reconnects a client that has seen lastZxid to its session through
-// server. It fails with ErrSessionExpired if the session is gone, and with
-// ErrConnectionLoss if that server is behind the client (a client never
+// replica. It fails with ErrSessionExpired if the session is gone, and with
+// ErrConnectionLoss if that replica is behind the client (a client never
 // goes back in time). The client should follow with SetWatches.
-func (m *Machine) Attach(id int64, server int, lastZxid int64) error {
+func (m *Machine) Attach(id int64, replica int, lastZxid int64) error {
 	s := m.sessions[id]
 	switch {
 	case s == nil:
 		return zkapi.ErrSessionExpired
-	case server < 0 || server >= len(m.servers):
-		return fmt.Errorf("fakezk: no server %d (ensemble of %d)", server, len(m.servers))
-	case m.servers[server].zxid < lastZxid:
-		return fmt.Errorf("%w: server %d has zxid %#x, client has seen %#x",
-			zkapi.ErrConnectionLoss, server, m.servers[server].zxid, lastZxid)
+	case replica < 0 || replica >= len(m.replicas):
+		return fmt.Errorf("fakezk: no replica %d (ensemble of %d)", replica, len(m.replicas))
+	case m.replicas[replica].zxid < lastZxid:
+		return fmt.Errorf("%w: replica %d has zxid %#x, client has seen %#x",
+			zkapi.ErrConnectionLoss, replica, m.replicas[replica].zxid, lastZxid)
 	}
 	if s.attached {
 		m.Detach(id)
 	}
-	s.attached, s.server = true, server
+	s.attached, s.replica = true, replica
 	s.deadline = m.now + s.timeout
 	return nil
 }
@@ -240,7 +240,7 @@ func (m *Machine) endSession(s *session) {
 		m.removeNode(p)
 	}
 	m.dispatch()
-	m.CatchUp(s.server, m.zxid)
+	m.CatchUp(s.replica, m.zxid)
 	m.dropWatches(s)
 	delete(m.sessions, s.id)
 	m.ended++
@@ -265,7 +265,7 @@ func (m *Machine) RenewSessions() {
 func (m *Machine) Tick() []int64 {
 	m.now += m.cfg.TickMillis
 	m.ticks++
-	for i := 1; i < len(m.servers); i++ {
+	for i := 1; i < len(m.replicas); i++ {
 		m.CatchUp(i, m.zxid)
 	}
 	var expired []int64
@@ -289,7 +289,7 @@ func (m *Machine) Tick() []int64 {
 // CatchUp makes follower i apply the log up to zxid, firing the watches of
 // its sessions as it goes. On the leader it does nothing.
 func (m *Machine) CatchUp(i int, zxid int64) {
-	r := m.servers[i]
+	r := m.replicas[i]
 	if i == 0 {
 		return
 	}
@@ -310,14 +310,14 @@ func (m *Machine) CatchUp(i int, zxid int64) {
 // trimLog drops the transactions every follower has applied.
 func (m *Machine) trimLog() {
 	done := len(m.log)
-	for _, r := range m.servers[1:] {
+	for _, r := range m.replicas[1:] {
 		done = min(done, r.next)
 	}
 	if done == 0 {
 		return
 	}
 	m.log = append(m.log[:0], m.log[done:]...)
-	for _, r := range m.servers[1:] {
+	for _, r := range m.replicas[1:] {
 		r.next -= done
 	}
 }
@@ -346,7 +346,7 @@ func (m *Machine) SetSequence(path string, n int32) error {
 	if m.leader().tree[path] == nil {
 		return zkapi.Wrap("setsequence", path, zkapi.ErrNoNode)
 	}
-	for _, r := range m.servers {
+	for _, r := range m.replicas {
 		if node := r.tree[path]; node != nil {
 			node.cversion = n
 		}
@@ -392,7 +392,7 @@ func (m *Machine) EndedSessions() int64 { return m.ended }
 // Do applies one request from a session and returns the reply. Watch
 // notifications it causes are queued on the sessions they are for, each
 // before any later reply to that session. Reads are served by the
-// session's server; writes by the leader, and the session's server catches
+// session's replica; writes by the leader, and the session's replica catches
 // up with them before replying.
 func (m *Machine) Do(id int64, req Request) Reply {
 	s := m.sessions[id]
@@ -409,9 +409,9 @@ func (m *Machine) Do(id int64, req Request) Reply {
 		// A follower applies a write it forwarded before it replies; a read
 		// it answers first, so that a watch the read sets is known to the
 		// client before the change that fires it arrives.
-		m.CatchUp(s.server, m.zxid)
+		m.CatchUp(s.replica, m.zxid)
 	}
-	r.Zxid = m.servers[s.server].zxid
+	r.Zxid = m.replicas[s.replica].zxid
 	return r
 }
 
@@ -458,7 +458,7 @@ func (m *Machine) apply(s *session, req Request) Reply {
 	case RemoveWatches:
 		return m.removeWatches(s, r)
 	case Sync:
-		m.CatchUp(s.server, m.zxid)
+		m.CatchUp(s.replica, m.zxid)
 		return Reply{Path: r.Path}
 	case Ping:
 		return Reply{}
@@ -471,7 +471,7 @@ func (m *Machine) apply(s *session, req Request) Reply {
 func (m *Machine) newTxn() {
 	m.zxid++
 	m.leader().zxid = m.zxid
-	if len(m.servers) > 1 {
+	if len(m.replicas) > 1 {
 		m.log = append(m.log, txn{zxid: m.zxid})
 	}
 }
@@ -504,7 +504,7 @@ func (m *Machine) change(p prim) {
 		}
 		owner.setEphemeral(p.path, p.kind == primAdd)
 	}
-	if len(m.servers) > 1 {
+	if len(m.replicas) > 1 {
 		last := &m.log[len(m.log)-1]
 		last.prims = append(last.prims, p)
 	}
@@ -556,7 +556,7 @@ func (m *Machine) rollback() {
 		}
 		m.leader().undo(u)
 	}
-	if len(m.servers) > 1 {
+	if len(m.replicas) > 1 {
 		m.log[len(m.log)-1].prims = nil
 	}
 	m.fired = m.fired[:0]

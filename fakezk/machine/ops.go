@@ -185,7 +185,7 @@ func (m *Machine) exists(s *session, r Exists) Reply {
 	if r.Watch {
 		m.watch(s, r.Path, watchData)
 	}
-	n := m.servers[s.server].tree[r.Path]
+	n := m.replicas[s.replica].tree[r.Path]
 	if n == nil {
 		return Reply{Err: zkapi.ErrNoNode}
 	}
@@ -195,7 +195,7 @@ func (m *Machine) exists(s *session, r Exists) Reply {
 // getData and getChildren check: node missing -> READ; a refused read
 // leaves no watch.
 func (m *Machine) getData(s *session, r GetData) Reply {
-	n, err := lookup(m.servers[s.server], r.Path)
+	n, err := lookup(m.replicas[s.replica], r.Path)
 	if err != nil {
 		return Reply{Err: err}
 	}
@@ -209,7 +209,7 @@ func (m *Machine) getData(s *session, r GetData) Reply {
 }
 
 func (m *Machine) getChildren(s *session, r GetChildren) Reply {
-	n, err := lookup(m.servers[s.server], r.Path)
+	n, err := lookup(m.replicas[s.replica], r.Path)
 	if err != nil {
 		return Reply{Err: err}
 	}

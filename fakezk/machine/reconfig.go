@@ -20,8 +20,8 @@ func (m *Machine) Reconfig(id int64, build func(zxid int64) []byte) Reply {
 	}
 	s.deadline = m.now + s.timeout
 	m.setConfig(build)
-	m.CatchUp(s.server, m.zxid)
-	r := m.servers[s.server]
+	m.CatchUp(s.replica, m.zxid)
+	r := m.replicas[s.replica]
 	n := r.tree[configPath]
 	return Reply{Zxid: r.zxid, Data: n.data, Stat: n.view()}
 }

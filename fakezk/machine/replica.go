@@ -88,7 +88,7 @@ type prim struct {
 	now   int64
 }
 
-// replica is one server's copy of the data tree with its own watch tables:
+// replica is one ensemble member's copy of the data tree with its own watch tables:
 // the leader (index 0) or a follower. Sessions read from, and watch on,
 // the replica they are connected to.
 type replica struct {

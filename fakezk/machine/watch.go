@@ -66,15 +66,15 @@ type modeKey struct {
 	id   int64
 }
 
-// watch registers a standard watch on the session's server.
+// watch registers a standard watch on the session's replica.
 func (m *Machine) watch(s *session, path string, k watchKind) {
 	m.watchAs(s, path, k, modeStandard)
 }
 
-// watchAs registers a watch of the given mode on the session's server,
+// watchAs registers a watch of the given mode on the session's replica,
 // replacing the mode of one the session already holds there.
 func (m *Machine) watchAs(s *session, path string, k watchKind, mode watchMode) {
-	r := m.servers[s.server]
+	r := m.replicas[s.replica]
 	t := r.table(k)
 	ids := t[path]
 	if !slices.Contains(ids, s.id) {
@@ -144,7 +144,7 @@ func (m *Machine) unwatch(r *replica, s *session, path string, k watchKind) bool
 // watches of a type on path, whatever their mode; ErrNoWatcher if it held
 // none. Nothing fires.
 func (m *Machine) removeWatches(s *session, q RemoveWatches) Reply {
-	r := m.servers[s.server]
+	r := m.replicas[s.replica]
 	removed := false
 	if q.Type == WatcherChildren || q.Type == WatcherAny {
 		removed = m.unwatch(r, s, q.Path, watchChild)
@@ -160,7 +160,7 @@ func (m *Machine) removeWatches(s *session, q RemoveWatches) Reply {
 
 // CheckWatches answers checkWatches for session id as ZooKeeper 3.8.0
 // does (WatchManager.containsWatcher): nil if any session holds a watch
-// of the type on path at id's server (not only id: measured on 3.8.0,
+// of the type on path at id's replica (not only id: measured on 3.8.0,
 // raw case "checkWatches and removeWatches of another session's
 // watches"), else ErrNoWatcher. With a recursive watch anywhere in a
 // table it looks for one on path's ancestors first, which fails with
@@ -170,7 +170,7 @@ func (m *Machine) CheckWatches(id int64, path string, typ WatcherType) error {
 	if s == nil {
 		return zkapi.ErrSessionExpired
 	}
-	r := m.servers[s.server]
+	r := m.replicas[s.replica]
 	var kinds []watchKind
 	switch typ {
 	case WatcherChildren:
@@ -215,7 +215,7 @@ func (m *Machine) unwatchPath(t watchTable, path string) {
 }
 
 func (m *Machine) dropWatches(s *session) {
-	r := m.servers[s.server]
+	r := m.replicas[s.replica]
 	s.watches.each(func(k watchKey) {
 		t := r.table(k.kind)
 		ids := slices.DeleteFunc(t[k.path], func(id int64) bool { return id == s.id })
@@ -238,13 +238,13 @@ func (m *Machine) dispatch() {
 	m.fired = m.fired[:0]
 }
 
-// notifyOn turns triggers applied on server i into one notification per
+// notifyOn turns triggers applied on replica i into one notification per
 // session, path and trigger, and removes the standard watches (one-shot);
 // persistent and recursive ones stay. A deletion
 // notifies a session once even if it held both a data and a child watch
 // (WatchManager's suppression set).
 func (m *Machine) notifyOn(i int, fired []trigger, zxid int64) {
-	r := m.servers[i]
+	r := m.replicas[i]
 	for _, t := range fired {
 		var kinds []watchKind
 		switch t.typ {
@@ -345,7 +345,7 @@ func appendOnce(ids []int64, id int64) []int64 {
 // (DataTree.setWatches).
 func (m *Machine) setWatches(s *session, r SetWatches) {
 	m.rewatch(s, r.Data, watchData, r.RelativeZxid)
-	tree := m.servers[s.server].tree
+	tree := m.replicas[s.replica].tree
 	for _, p := range r.Exist {
 		if tree[p] != nil {
 			m.queue(s, zkapi.EventNodeCreated, p)
@@ -369,7 +369,7 @@ func (m *Machine) setWatches(s *session, r SetWatches) {
 // gone fires NodeDeleted, a node whose data (Mzxid) or children (Pzxid)
 // changed after zxid fires the event the client missed.
 func (m *Machine) rewatch(s *session, paths []string, k watchKind, zxid int64) {
-	tree := m.servers[s.server].tree
+	tree := m.replicas[s.replica].tree
 	for _, p := range paths {
 		n := tree[p]
 		if n == nil {
@@ -404,16 +404,16 @@ func (m *Machine) post(s *session, n Notification) {
 }
 
 // Watchers returns the sessions holding data (and exists) watches and child
-// watches on path at server i, in increasing order.
+// watches on path at replica i, in increasing order.
 func (m *Machine) Watchers(i int, path string) (data, child []int64) {
-	r := m.servers[i]
+	r := m.replicas[i]
 	return sortedIDs(r.dataW[path]), sortedIDs(r.childW[path])
 }
 
-// WatchCount is the number of (session, path, kind) watches at server i.
+// WatchCount is the number of (session, path, kind) watches at replica i.
 func (m *Machine) WatchCount(i int) int {
 	n := 0
-	for _, t := range []watchTable{m.servers[i].dataW, m.servers[i].childW} {
+	for _, t := range []watchTable{m.replicas[i].dataW, m.replicas[i].childW} {
 		for _, ids := range t {
 			n += len(ids)
 		}
@@ -422,7 +422,7 @@ func (m *Machine) WatchCount(i int) int {
 }
 
 // SessionWatchCount is the number of watches session id holds at its
-// server: set and not yet fired, nor dropped by a disconnect.
+// replica: set and not yet fired, nor dropped by a disconnect.
 func (m *Machine) SessionWatchCount(id int64) int {
 	if s := m.sessions[id]; s != nil {
 		return s.watches.len()

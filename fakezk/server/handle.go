@@ -29,7 +29,7 @@ func (s *Server) connect(c *conn, req wire.ConnectRequest) bool {
 		s.logf("%s: refusing session request: no quorum", c.nc.RemoteAddr())
 		return false
 	}
-	if zxid := s.m.ServerZxid(c.replica); req.LastZxidSeen > zxid {
+	if zxid := s.m.ReplicaZxid(c.replica); req.LastZxidSeen > zxid {
 		// The client has seen a newer state than this server's: it must
 		// try another server, so the server hangs up without a reply.
 		s.logf("%s: refusing session request: client has seen zxid %#x, ours is %#x",
@@ -148,7 +148,7 @@ func (s *Server) handle(c *conn, req wire.Request) bool {
 // refuse answers a request with req.Code without applying it; a refused
 // write (req.Txn) is an error transaction, and takes a zxid.
 func (s *Server) refuse(c *conn, req wire.Request) bool {
-	zxid := s.m.ServerZxid(c.replica)
+	zxid := s.m.ReplicaZxid(c.replica)
 	if req.Txn {
 		rep := s.m.Do(c.session, machine.Multi{Ops: []zkapi.Op{}})
 		if lost(rep.Err) {

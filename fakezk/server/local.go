@@ -48,7 +48,7 @@ func (s *Server) local(c *conn, req wire.Request) bool {
 	default:
 		panic("server: local request of unknown type")
 	}
-	c.send(wire.AppendResponse(nil, req.Xid, s.m.ServerZxid(c.replica), code, body))
+	c.send(wire.AppendResponse(nil, req.Xid, s.m.ReplicaZxid(c.replica), code, body))
 	return true
 }
 

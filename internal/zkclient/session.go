@@ -44,7 +44,7 @@ const (
 // guards it.
 type Session[W any, P comparable] struct {
 	ID       int64 // the current session
-	Replica  int   // the server the session is, or was last, connected to
+	Replica  int   // the replica the session is, or was last, connected to
 	LastZxid int64 // the highest zxid the client has seen in a reply
 
 	Watches    WatchTable[W]
@@ -72,7 +72,7 @@ func NewSession[W any, P comparable](policy Policy, cfg machine.Config, replica 
 func (s *Session[W, P]) Send(m *machine.Machine, req machine.Request) machine.Reply {
 	if wire.FrameSize(req) > s.maxFrame && m.Alive(s.ID) {
 		m.Detach(s.ID)
-		return machine.Reply{Zxid: m.ServerZxid(s.Replica), Err: zkapi.ErrConnectionLoss}
+		return machine.Reply{Zxid: m.ReplicaZxid(s.Replica), Err: zkapi.ErrConnectionLoss}
 	}
 	return m.Do(s.ID, req)
 }
