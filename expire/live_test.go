@@ -13,7 +13,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/expire"
-	"github.com/zksim/zksim/fakezk/server"
+	"github.com/zksim/zksim/fakezk/netserver"
 	"github.com/zksim/zksim/zktest"
 )
 
@@ -23,7 +23,7 @@ import (
 // fake server (zksim serve) always runs; the real ones when configured.
 func TestKill_Expires(t *testing.T) {
 	t.Run("serve", func(t *testing.T) {
-		_, addr := zktest.ServeFake(t, server.Config{})
+		_, addr := zktest.ServeFake(t, netserver.Config{})
 		testKill(t, []string{addr})
 	})
 	t.Run("standalone", func(t *testing.T) { testKill(t, zktest.Standalone(t)) })

@@ -17,6 +17,6 @@
 // an Interceptor (a lost request, or a lost reply after the request was
 // applied: the lost create).
 //
-// The simulator (package sim) and the wire server (fakezk/server) drive
+// The simulator (package sim) and the wire server (fakezk/netserver) drive
 // the same Machine their own way; see package machine for how.
 package fakezk

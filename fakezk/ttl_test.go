@@ -14,7 +14,7 @@ import (
 // and EphemeralType.validateTTL for the checks, ContainerManager.getCandidates
 // for the expiry, DataNode.copyStat for what clients see. The answers were
 // recorded from 3.8.0 with zookeeper.extendedTypesEnabled=true
-// (fakezk/server/testdata/rawttl.golden).
+// (fakezk/netserver/testdata/rawttl.golden).
 
 func ttlServer(t *testing.T, cfg fakezk.Config) (*fakezk.Server, *fakezk.Conn) {
 	t.Helper()

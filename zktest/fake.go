@@ -3,16 +3,16 @@ package zktest
 import (
 	"testing"
 
-	"github.com/zksim/zksim/fakezk/server"
+	"github.com/zksim/zksim/fakezk/netserver"
 )
 
 // ServeFake starts the wire-protocol fake (zksim serve's server) with cfg
 // on a free loopback port, closed when t ends, and returns it with its
 // address: the stand-in for a real server that any unmodified client can
 // dial.
-func ServeFake(t testing.TB, cfg server.Config) (*server.Server, string) {
+func ServeFake(t testing.TB, cfg netserver.Config) (*netserver.Server, string) {
 	t.Helper()
-	srv, err := server.New(cfg)
+	srv, err := netserver.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zksim/zksim/fakezk/server"
+	"github.com/zksim/zksim/fakezk/netserver"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/rwlock"
 	"github.com/zksim/zksim/zkapi"
@@ -102,8 +102,8 @@ func TestZklock_Unreachable(t *testing.T) {
 }
 
 // serveFake starts zksim serve's server in process.
-func serveFake(t *testing.T) (*server.Server, string) {
-	return zktest.ServeFake(t, server.Config{})
+func serveFake(t *testing.T) (*netserver.Server, string) {
+	return zktest.ServeFake(t, netserver.Config{})
 }
 
 // The command runs under the lock with the token and node in its
@@ -407,7 +407,7 @@ func TestZklock_NodeDeletedDuringCommand(t *testing.T) {
 	if _, err := m.TryAcquire(ctx); err != nil {
 		t.Fatalf("another holder could not take the lock: %v", err)
 	}
-	if _, err := srv.LoseRequest(server.Match{Op: "delete", Path: node}); err != nil {
+	if _, err := srv.LoseRequest(netserver.Match{Op: "delete", Path: node}); err != nil {
 		t.Fatal(err)
 	}
 	release()

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/fakezk/server"
+	"github.com/zksim/zksim/fakezk/netserver"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -72,7 +72,7 @@ func TestReadme_FaultVocabulary(t *testing.T) {
 		t.Errorf("README table names %q, want run's and serve's faults %q", names, want)
 	}
 	dir := t.TempDir()
-	srv, err := server.New(server.Config{Machine: fakezk.Config{TickMillis: 100}})
+	srv, err := netserver.New(netserver.Config{Machine: fakezk.Config{TickMillis: 100}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestReadme_FaultVocabulary(t *testing.T) {
 // serveKinds are the kinds serve's fault spec help lists.
 func serveKinds() []string {
 	var kinds []string
-	for _, line := range strings.Split(server.FaultSpecHelp, "\n") {
+	for _, line := range strings.Split(netserver.FaultSpecHelp, "\n") {
 		if rest, ok := strings.CutPrefix(line, "  "); ok {
 			kinds = append(kinds, rest[:strings.IndexAny(rest, "[:")])
 		}

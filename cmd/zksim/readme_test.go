@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/fakezk/server"
+	"github.com/zksim/zksim/fakezk/netserver"
 	"github.com/zksim/zksim/zktest"
 )
 
@@ -67,7 +67,7 @@ func TestReadme_ServeFaults(t *testing.T) {
 	if len(specs) < 5 {
 		t.Fatalf("found %d fault specs in the README, want the serve section's", len(specs))
 	}
-	srv, addr := zktest.ServeFake(t, server.Config{Machine: fakezk.Config{TickMillis: 500}})
+	srv, addr := zktest.ServeFake(t, netserver.Config{Machine: fakezk.Config{TickMillis: 500}})
 	conn := dial(t, addr)
 	defer conn.Close()
 	for _, spec := range specs {

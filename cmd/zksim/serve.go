@@ -18,7 +18,7 @@ import (
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
-	"github.com/zksim/zksim/fakezk/server"
+	"github.com/zksim/zksim/fakezk/netserver"
 	"github.com/zksim/zksim/simcli"
 )
 
@@ -72,12 +72,12 @@ type serveConfig struct {
 	addr, control, faults string
 	followers             int
 	verbose               bool
-	srv                   server.Config
+	srv                   netserver.Config
 }
 
 func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 	var c serveConfig
-	fs := simcli.NewFlags("serve", serveUsage+"\n"+server.FaultSpecHelp+"\n\nFlags:\n", stderr)
+	fs := simcli.NewFlags("serve", serveUsage+"\n"+netserver.FaultSpecHelp+"\n\nFlags:\n", stderr)
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:0", "client address of the leader (port 0: a free port)")
 	fs.StringVar(&c.control, "control", "127.0.0.1:0", `control interface address ("off" for none)`)
 	tick := fs.Int64("tick", 2000, "tickTime in real milliseconds; session timeouts are 2-20 ticks")
@@ -86,7 +86,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 	lag := fs.Bool("follower-lag", false, "followers apply the leader's writes only on the next tick, so their sessions read stale data for up to a tick (as in the simulator)")
 	maxConns := fs.Int("max-conns", 60, "connections per client IP (maxClientCnxns; 0 no limit)")
 	maxFrame := fs.Int("max-frame", machine.DefaultMaxFrame, "largest request frame in bytes (jute.maxbuffer)")
-	budget := fs.Int("frame-budget", server.DefaultFrameBudget,
+	budget := fs.Int("frame-budget", netserver.DefaultFrameBudget,
 		"bytes all connections together may hold for request frames still arriving (at least -max-frame; 0 no limit)")
 	overflow := fs.String("overflow", "pin", "sequence counter past 2^31-1: pin (ZooKeeper 3.6+) or wrap")
 	check := fs.Int64("container-check", fakezk.DefaultContainerCheckMillis,
@@ -130,7 +130,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 			return bad("%s %q is not HOST:PORT", a.flag, a.val)
 		}
 	}
-	c.srv = server.Config{
+	c.srv = netserver.Config{
 		Machine: fakezk.Config{
 			Seed: *seed, TickMillis: *tick, MaxFrame: *maxFrame, Followers: c.followers,
 			ContainerCheckTicks: int(max(1, min(*check / *tick, math.MaxInt32))),
@@ -173,7 +173,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "zksim serve: "+format+"\n", a...)
 		}
 	}
-	srv, err := server.New(c.srv)
+	srv, err := netserver.New(c.srv)
 	if err != nil {
 		fmt.Fprintf(stderr, "zksim serve: %v\n", err)
 		return 2
@@ -203,7 +203,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // listen binds the leader's address, then one free port per follower on
 // the same host, and prints each.
-func listen(srv *server.Server, c serveConfig, stdout io.Writer) error {
+func listen(srv *netserver.Server, c serveConfig, stdout io.Writer) error {
 	host, _, _ := net.SplitHostPort(c.addr)
 	for i := 0; i <= c.followers; i++ {
 		addr := c.addr
@@ -224,7 +224,7 @@ func listen(srv *server.Server, c serveConfig, stdout io.Writer) error {
 	return nil
 }
 
-func startControl(srv *server.Server, addr string, stdout io.Writer) (func(), error) {
+func startControl(srv *netserver.Server, addr string, stdout io.Writer) (func(), error) {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err

@@ -2,7 +2,7 @@
 // a deterministic state machine that answers as the real server does,
 // down to sequence numbers, Stat fields, ACLs, watch triggers and session
 // expiry, judged by the conformance scenarios and raw frames recorded
-// from 3.8.0 (internal/conformance, fakezk/server).
+// from 3.8.0 (internal/conformance, fakezk/netserver).
 //
 // The Machine is the server's state and nothing else: no goroutines, no
 // clock, no I/O, no randomness but its seeded shuffle, so the same inputs
@@ -47,8 +47,8 @@
 //     (Config.MaxFrame is applied by the client and wire transports,
 //     which never hand the Machine an oversized request).
 //
-// The simulator (package sim), the wire server (fakezk/server) and the
+// The simulator (package sim), the wire server (fakezk/netserver) and the
 // in-process Server of package fakezk drive it: sim chooses the order of
-// every step, fakezk/server follows the network, fakezk.Server serves
+// every step, fakezk/netserver follows the network, fakezk.Server serves
 // unit tests behind a mutex. None adds behaviour the real server lacks.
 package machine

@@ -38,7 +38,7 @@ func ttlOf(owner int64) int64 { return owner &^ (extendedMask | 0x00FFFF00000000
 // createModeError is the error the Machine answers a create with for its
 // mode and TTL alone, which ZooKeeper checks before anything else
 // (PrepRequestProcessor.validateCreateRequest), or nil. A server that
-// checks more than the Machine (fakezk/server: ACLs) asks it first, to
+// checks more than the Machine (fakezk/netserver: ACLs) asks it first, to
 // keep ZooKeeper's order.
 func (m *Machine) createModeError(r Create) error {
 	if !r.Mode.Valid() {

@@ -66,7 +66,7 @@ func skipUnderRace(t *testing.T) {
 }
 
 // TestConformance_Serve runs them a third time on fakezk over TCP
-// (fakezk/server), through go-zookeeper, exactly as on the real server.
+// (fakezk/netserver), through go-zookeeper, exactly as on the real server.
 func TestConformance_Serve(t *testing.T) {
 	skipWhenUpdating(t)
 	runScenarios(t, func(t *testing.T) conformance.Target { return newServe(t, 1) })

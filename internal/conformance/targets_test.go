@@ -11,7 +11,7 @@ import (
 	"github.com/zksim/zksim/expire"
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
-	"github.com/zksim/zksim/fakezk/server"
+	"github.com/zksim/zksim/fakezk/netserver"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
 	"github.com/zksim/zksim/zktest"
@@ -67,7 +67,7 @@ type realTarget struct {
 
 func newReal(t testing.TB) *realTarget { return newWireTarget(t, zktest.Standalone(t)[0]) }
 
-// serveTarget is fakezk behind its TCP front (fakezk/server), driven
+// serveTarget is fakezk behind its TCP front (fakezk/netserver), driven
 // exactly as the real server is: through go-zookeeper, proxies and
 // KillSession. Its Reconnect also waits for the client's setWatches to
 // reach the server when the session had watches: go-zookeeper v1.0.4
@@ -79,7 +79,7 @@ func newReal(t testing.TB) *realTarget { return newWireTarget(t, zktest.Standalo
 // differential_serve_test.go).
 type serveTarget struct {
 	*realTarget
-	srv *server.Server
+	srv *netserver.Server
 
 	mu      sync.Mutex
 	resends map[int64]int  // setWatches requests seen, by session
@@ -87,7 +87,7 @@ type serveTarget struct {
 }
 
 func newServe(t testing.TB, seed uint64) *serveTarget {
-	srv, addr := zktest.ServeFake(t, server.Config{Machine: fakezk.Config{Seed: seed, TickMillis: 500, SuperDigest: superDigest}})
+	srv, addr := zktest.ServeFake(t, netserver.Config{Machine: fakezk.Config{Seed: seed, TickMillis: 500, SuperDigest: superDigest}})
 	s := &serveTarget{realTarget: newWireTarget(t, addr), srv: srv,
 		resends: map[int64]int{}, pending: map[int64]bool{}}
 	srv.Intercept(func(_ *machine.Machine, session int64, req machine.Request) fakezk.Fault {

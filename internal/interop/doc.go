@@ -1,5 +1,5 @@
 // Package interop runs lock recipes that zksim does not own, unmodified,
-// against the fake ZooKeeper served over TCP (fakezk/server), under the
+// against the fake ZooKeeper served over TCP (fakezk/netserver), under the
 // fault scenarios of the zoo, and records what each does. It has only
 // tests:
 //

@@ -14,7 +14,7 @@ import (
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
-	"github.com/zksim/zksim/fakezk/server"
+	"github.com/zksim/zksim/fakezk/netserver"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
 	"github.com/zksim/zksim/zktest"
@@ -24,13 +24,13 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // fake is one in-process fakezk server for one test.
 type fake struct {
-	srv  *server.Server
+	srv  *netserver.Server
 	addr string
 }
 
 func newFake(t *testing.T) *fake {
 	t.Helper()
-	srv, addr := zktest.ServeFake(t, server.Config{Machine: fakezk.Config{Seed: 1, TickMillis: 500}, Logf: t.Logf})
+	srv, addr := zktest.ServeFake(t, netserver.Config{Machine: fakezk.Config{Seed: 1, TickMillis: 500}, Logf: t.Logf})
 	return &fake{srv: srv, addr: addr}
 }
 
@@ -88,7 +88,7 @@ func scenario(t *testing.T, dir string) (*fake, context.Context) {
 // create in dir and drops its reply.
 func (f *fake) loseCreateReply(t *testing.T, dir string, session int64) {
 	t.Helper()
-	if _, err := f.srv.LoseReply(server.Match{Op: "create", Path: dir + "/", Session: session}); err != nil {
+	if _, err := f.srv.LoseReply(netserver.Match{Op: "create", Path: dir + "/", Session: session}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -97,7 +97,7 @@ func (f *fake) loseCreateReply(t *testing.T, dir string, session int64) {
 // getChildren of dir, before the server sees it.
 func (f *fake) loseChildren(t *testing.T, dir string, session int64) {
 	t.Helper()
-	if _, err := f.srv.LoseRequest(server.Match{Op: "children", Path: dir, Session: session}); err != nil {
+	if _, err := f.srv.LoseRequest(netserver.Match{Op: "children", Path: dir, Session: session}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,6 +1,6 @@
 // Package ctxcond is a condition variable that honours a context: the one
 // wait loop behind fakezk.Server.WaitUntil, fakezk.Conn.WaitSession and
-// server.Server.WaitUntil. sync.Cond cannot be abandoned when a context
+// netserver.Server.WaitUntil. sync.Cond cannot be abandoned when a context
 // ends; a channel closed at every change can.
 //
 // The state a Var announces is guarded by its owner's mutex, and so is the
