@@ -22,7 +22,7 @@ const keepBuffer = 16 << 10
 
 // errFrameBudget closes a connection whose frame does not fit in the
 // frame budget.
-var errFrameBudget = errors.New("server: frame budget exhausted")
+var errFrameBudget = errors.New("netserver: frame budget exhausted")
 
 // frameBudget bounds the bytes that all connections together hold for
 // request frames still arriving (Config.FrameBudget).

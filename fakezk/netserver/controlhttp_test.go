@@ -101,8 +101,8 @@ func TestControl_Faults(t *testing.T) {
 		code int
 		body string
 	}{
-		"/faults/2":   {http.StatusNotFound, "server: no armed fault 2: it fired its last time, was cleared, or never was (GET /faults lists the armed ones)\n"},
-		"/faults/99":  {http.StatusNotFound, "server: no armed fault 99: "},
+		"/faults/2":   {http.StatusNotFound, "netserver: no armed fault 2: it fired its last time, was cleared, or never was (GET /faults lists the armed ones)\n"},
+		"/faults/99":  {http.StatusNotFound, "netserver: no armed fault 99: "},
 		"/faults/two": {http.StatusBadRequest, `fault id "two" is not a positive number`},
 	} {
 		if code, body := do(t, "DELETE", url+path, ""); code != want.code || !strings.HasPrefix(body, want.body) {

@@ -31,11 +31,11 @@ var ops = []string{"create", "delete", "exists", "get", "set", "children", "mult
 
 // ErrNoFault is returned for a fault id that is not armed: it fired its
 // last time, was cleared, or never was.
-var ErrNoFault = errors.New("server: no armed fault")
+var ErrNoFault = errors.New("netserver: no armed fault")
 
 func (m Match) validate() error {
 	if m.Path != "" && !strings.HasPrefix(m.Path, "/") {
-		return fmt.Errorf("server: path %q is not absolute: it must start with \"/\" (a request's path always does, so it would never match)", m.Path)
+		return fmt.Errorf("netserver: path %q is not absolute: it must start with \"/\" (a request's path always does, so it would never match)", m.Path)
 	}
 	if m.Op == "" {
 		return nil
@@ -45,7 +45,7 @@ func (m Match) validate() error {
 			return nil
 		}
 	}
-	return fmt.Errorf("server: unknown op %q (known: %s)", m.Op, strings.Join(ops, ", "))
+	return fmt.Errorf("netserver: unknown op %q (known: %s)", m.Op, strings.Join(ops, ", "))
 }
 
 // String is m as a fault spec's arguments (op=create,path=/l/), or "" for

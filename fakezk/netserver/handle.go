@@ -40,7 +40,7 @@ func (s *Server) connect(c *conn, req wire.ConnectRequest) bool {
 	if req.SessionID == 0 {
 		info, err := s.m.CreateSession(c.replica, int64(req.TimeoutMs))
 		if err != nil {
-			panic(fmt.Sprintf("server: replica %d checked at accept: %v", c.replica, err))
+			panic(fmt.Sprintf("netserver: replica %d checked at accept: %v", c.replica, err))
 		}
 		resp.SessionID, resp.TimeoutMs = info.ID, int32(info.TimeoutMs)
 		s.m.SetAddress(info.ID, c.ip)
@@ -239,7 +239,7 @@ func codeError(code int32) error {
 
 type rawCode struct{ code int32 }
 
-func (e *rawCode) Error() string { return fmt.Sprintf("server: result code %d", e.code) }
+func (e *rawCode) Error() string { return fmt.Sprintf("netserver: result code %d", e.code) }
 
 // lost reports whether the Machine has detached or ended the session (a
 // frame over jute.maxbuffer, an expiry racing the request): the server

@@ -46,7 +46,7 @@ func (s *Server) local(c *conn, req wire.Request) bool {
 	case wire.MultiRead:
 		code, body = s.multiRead(c, l)
 	default:
-		panic("server: local request of unknown type")
+		panic("netserver: local request of unknown type")
 	}
 	c.send(wire.AppendResponse(nil, req.Xid, s.m.ReplicaZxid(c.replica), code, body))
 	return true

@@ -63,10 +63,10 @@ type MemberInfo struct {
 
 var (
 	// ErrNoMember is returned for a member index outside the ensemble.
-	ErrNoMember = errors.New("server: no such member")
+	ErrNoMember = errors.New("netserver: no such member")
 	// ErrMemberState is returned for stopping a stopped member or
 	// starting a running one, or for a member never served.
-	ErrMemberState = errors.New("server: member state")
+	ErrMemberState = errors.New("netserver: member state")
 )
 
 // notServing is what a member without quorum answers most four-letter
@@ -109,7 +109,7 @@ func (s *Server) StopMember(i int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.checkMember(i, false); err != nil {
-		return fmt.Errorf("server: stop member %d: %w", i, err)
+		return fmt.Errorf("netserver: stop member %d: %w", i, err)
 	}
 	mb := &s.members[i]
 	mb.stopped = true
@@ -127,12 +127,12 @@ func (s *Server) StartMember(i int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.checkMember(i, true); err != nil {
-		return fmt.Errorf("server: start member %d: %w", i, err)
+		return fmt.Errorf("netserver: start member %d: %w", i, err)
 	}
 	mb := &s.members[i]
 	l, err := net.Listen(mb.addr.Network(), mb.addr.String())
 	if err != nil {
-		return fmt.Errorf("server: start member %d: %w", i, err)
+		return fmt.Errorf("netserver: start member %d: %w", i, err)
 	}
 	mb.l, mb.stopped = l, false
 	s.listeners[l] = struct{}{}
@@ -202,7 +202,7 @@ func (s *Server) lowestRunning() int {
 			return i
 		}
 	}
-	panic("server: settle found a quorum with no running member")
+	panic("netserver: settle found a quorum with no running member")
 }
 
 // serving reports whether the ensemble has a quorum.

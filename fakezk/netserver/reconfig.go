@@ -47,7 +47,7 @@ const (
 )
 
 // errConfigSyntax is a server line the real server's parser refuses.
-var errConfigSyntax = errors.New("server: bad server line")
+var errConfigSyntax = errors.New("netserver: bad server line")
 
 // quorumServer is one server.N line.
 type quorumServer struct {

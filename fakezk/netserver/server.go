@@ -127,9 +127,9 @@ type Server struct {
 
 var (
 	// ErrClosed is returned by Serve once the Server is closed.
-	ErrClosed = errors.New("server: closed")
+	ErrClosed = errors.New("netserver: closed")
 	// errConfig is returned by New for a Config it cannot serve.
-	errConfig = errors.New("server: invalid config")
+	errConfig = errors.New("netserver: invalid config")
 )
 
 // frameBudgetFor is the limit of Config.FrameBudget, checked: 0 for no
@@ -213,7 +213,7 @@ func (s *Server) Serve(l net.Listener) error { return s.ServeReplica(l, 0) }
 func (s *Server) ServeReplica(l net.Listener, i int) error {
 	if i < 0 || i > s.m.Config().Followers {
 		l.Close()
-		return fmt.Errorf("server: no replica %d (leader 0 and %d followers)", i, s.m.Config().Followers)
+		return fmt.Errorf("netserver: no replica %d (leader 0 and %d followers)", i, s.m.Config().Followers)
 	}
 	s.mu.Lock()
 	if s.closed {
@@ -224,7 +224,7 @@ func (s *Server) ServeReplica(l net.Listener, i int) error {
 	if mb := &s.members[i]; mb.l != nil || mb.stopped {
 		s.mu.Unlock()
 		l.Close()
-		return fmt.Errorf("server: serve member %d: %w: already served or stopped", i, ErrMemberState)
+		return fmt.Errorf("netserver: serve member %d: %w: already served or stopped", i, ErrMemberState)
 	}
 	s.members[i].addr, s.members[i].l = l.Addr(), l
 	s.listeners[l] = struct{}{}
@@ -246,7 +246,7 @@ func (s *Server) acceptLoop(l net.Listener, i int) error {
 			s.mu.Lock()
 			delete(s.listeners, l)
 			if s.members[i].l != l && !errors.Is(err, ErrClosed) {
-				err = fmt.Errorf("server: member %d: %w: stopped", i, ErrMemberState)
+				err = fmt.Errorf("netserver: member %d: %w: stopped", i, ErrMemberState)
 			}
 			s.mu.Unlock()
 			return err
@@ -463,7 +463,7 @@ func (s *Server) Expire(id int64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.checkLive(id); err != nil {
-		return fmt.Errorf("server: expire: %w", err)
+		return fmt.Errorf("netserver: expire: %w", err)
 	}
 	s.expireByRequest(id)
 	s.deliver()
@@ -476,7 +476,7 @@ func (s *Server) Disconnect(id int64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.checkConnected(id); err != nil {
-		return fmt.Errorf("server: disconnect: %w", err)
+		return fmt.Errorf("netserver: disconnect: %w", err)
 	}
 	s.disconnect(id)
 	s.deliver()
@@ -496,7 +496,7 @@ func (s *Server) Abandon(id int64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.checkLive(id); err != nil {
-		return fmt.Errorf("server: abandon: %w", err)
+		return fmt.Errorf("netserver: abandon: %w", err)
 	}
 	s.abandon(id)
 	s.deliver()
@@ -558,7 +558,7 @@ func (s *Server) forgetAbandoned() {
 // force is an armed fault: Faults lists it, ClearFault lifts it.
 func (s *Server) DelayWatches(id int64, d time.Duration) error {
 	if d < 0 {
-		return fmt.Errorf("server: negative watch delay %v", d)
+		return fmt.Errorf("netserver: negative watch delay %v", d)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
