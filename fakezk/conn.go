@@ -12,7 +12,7 @@ import (
 )
 
 // Conn is an in-process zkapi.ACLConn on a Server. Like go-zookeeper's
-// client it moves on to the next server at every reconnect (skipping one
+// client it moves on to the next replica at every reconnect (skipping one
 // that is behind it), opens a new session by itself after learning that
 // its session expired, reporting StateExpired for the old session id
 // first, and re-sends the identities it added (AddAuth) on every new

@@ -5,7 +5,7 @@
 // A Server owns a machine.Machine behind a mutex; each Conn is a
 // zkapi.Conn (with zkapi.ACLConn, zkapi.PersistentWatcher and
 // zkapi.TTLCreator) that answers as the go-zookeeper stack does against a
-// real server: it moves on to the next server at every reconnect, opens a
+// real server: it moves on to the next replica at every reconnect, opens a
 // new session by itself when its old one expired, and re-sends its
 // identities and watches on every new connection. Those decisions are
 // the client model the simulator's clients share (internal/zkclient); the

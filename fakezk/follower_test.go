@@ -10,7 +10,7 @@ import (
 )
 
 // docs/zk-semantics.md rule 22: reads may be stale (served by a follower); a client sees
-// its own writes; sync makes its server catch up; watches on a follower fire
+// its own writes; sync makes its replica catch up; watches on a follower fire
 // when the follower applies the change.
 func TestFollower_StaleReads(t *testing.T) {
 	srv := newServer(t, fakezk.Config{Followers: 1})

@@ -38,9 +38,9 @@ type Config struct {
 	// SessionTimeoutMs asked by every client; default 4 ticks.
 	SessionTimeoutMs int64
 	// LegacyReconnect gives the clients the reconnect policy of traces
-	// recorded before it became go-zookeeper's: back to the server they
+	// recorded before it became go-zookeeper's: back to the replica they
 	// had, else the leader, and no Disconnected before Expired. Off, a
-	// client moves on to the next server at every connect, as
+	// client moves on to the next replica at every connect, as
 	// go-zookeeper does. Trace files without a reconnect key replay
 	// with it on.
 	LegacyReconnect bool

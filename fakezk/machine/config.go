@@ -49,7 +49,7 @@ type Config struct {
 	// znode.container.checkIntervalMs default), so plain tests see
 	// containers reaped as on a real server; set -1 to turn that off.
 	ContainerCheckTicks int
-	// Followers is the number of follower servers beside the leader (0: a
+	// Followers is the number of follower replicas beside the leader (0: a
 	// standalone server). Sessions on a follower may read stale state until
 	// it catches up (see Machine.CatchUp).
 	Followers int
