@@ -26,7 +26,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/zksim/zksim/fakezk/wire"
+	"github.com/zksim/zksim/internal/wire"
 )
 
 // Errors returned by this package, compared with errors.Is; returned

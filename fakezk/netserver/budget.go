@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/zksim/zksim/fakezk/internal/ctxcond"
-	"github.com/zksim/zksim/fakezk/wire"
+	"github.com/zksim/zksim/internal/wire"
 )
 
 // DefaultFrameBudget is Config.FrameBudget's default: 64 frames of

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/fakezk/machine"
-	"github.com/zksim/zksim/fakezk/wire"
+	"github.com/zksim/zksim/internal/wire"
 )
 
 // conn is one client connection: a reader goroutine that decodes requests

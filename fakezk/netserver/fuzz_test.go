@@ -9,7 +9,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/zksim/zksim/fakezk/wire"
+	"github.com/zksim/zksim/internal/wire"
 )
 
 // FuzzServer_BytesAfterHandshake sends arbitrary bytes on an established

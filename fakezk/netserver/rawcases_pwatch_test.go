@@ -1,6 +1,6 @@
 package netserver_test
 
-import "github.com/zksim/zksim/fakezk/wire"
+import "github.com/zksim/zksim/internal/wire"
 
 // persistentWatches: addWatch (ZooKeeper 3.6+) and the requests that see
 // or undo its watches, as DataTree.addWatch, WatchManager.triggerWatch,

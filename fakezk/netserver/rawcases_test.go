@@ -3,7 +3,7 @@ package netserver_test
 import (
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/netserver"
-	"github.com/zksim/zksim/fakezk/wire"
+	"github.com/zksim/zksim/internal/wire"
 )
 
 // Known gaps between the fake and ZooKeeper 3.8.0 at the wire level.

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/fakezk/netserver"
-	"github.com/zksim/zksim/fakezk/wire"
+	"github.com/zksim/zksim/internal/wire"
 	"github.com/zksim/zksim/zkapi/gozk"
 	"github.com/zksim/zksim/zktest"
 )

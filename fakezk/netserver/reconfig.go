@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/zksim/zksim/fakezk/wire"
+	"github.com/zksim/zksim/internal/wire"
 	"github.com/zksim/zksim/zkapi"
 )
 

@@ -15,7 +15,7 @@ import (
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/netserver"
-	"github.com/zksim/zksim/fakezk/wire"
+	"github.com/zksim/zksim/internal/wire"
 )
 
 // The reconfig scenario runs on a 3-member ensemble with reconfig enabled

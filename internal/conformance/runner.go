@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/fakezk/machine"
-	"github.com/zksim/zksim/fakezk/wire"
+	"github.com/zksim/zksim/internal/wire"
 	"github.com/zksim/zksim/internal/ztree"
 	"github.com/zksim/zksim/zkapi"
 )

@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"github.com/zksim/zksim/fakezk/machine"
-	"github.com/zksim/zksim/fakezk/wire"
+	"github.com/zksim/zksim/internal/wire"
 	"github.com/zksim/zksim/zkapi"
 )
 
