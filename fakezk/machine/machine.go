@@ -395,14 +395,10 @@ func (m *Machine) EndedSessions() int64 { return m.ended }
 // session's replica; writes by the leader, and the session's replica catches
 // up with them before replying.
 func (m *Machine) Do(id int64, req Request) Reply {
-	s := m.sessions[id]
+	s, refused := m.requester(id)
 	if s == nil {
-		return Reply{Zxid: m.zxid, Err: zkapi.ErrSessionExpired}
+		return refused
 	}
-	if !s.attached {
-		return Reply{Zxid: m.zxid, Err: zkapi.ErrConnectionLoss}
-	}
-	s.deadline = m.now + s.timeout
 	r := m.apply(s, req)
 	m.dispatch()
 	if isWrite(req) {
@@ -413,6 +409,21 @@ func (m *Machine) Do(id int64, req Request) Reply {
 	}
 	r.Zxid = m.replicas[s.replica].zxid
 	return r
+}
+
+// requester is the session id sending a request, its timeout renewed by
+// the request; or nil and the reply a session gone (ErrSessionExpired) or
+// detached (ErrConnectionLoss) gets.
+func (m *Machine) requester(id int64) (*session, Reply) {
+	s := m.sessions[id]
+	if s == nil {
+		return nil, Reply{Zxid: m.zxid, Err: zkapi.ErrSessionExpired}
+	}
+	if !s.attached {
+		return nil, Reply{Zxid: m.zxid, Err: zkapi.ErrConnectionLoss}
+	}
+	s.deadline = m.now + s.timeout
+	return s, Reply{}
 }
 
 func isWrite(req Request) bool {

@@ -1,7 +1,5 @@
 package machine
 
-import "github.com/zksim/zksim/zkapi"
-
 // Reconfig commits a reconfiguration for session id: one transaction that
 // sets /zookeeper/config to the data build returns for the transaction's
 // zxid (ZooKeeper's config names its own version: the zxid, in hex). The
@@ -11,14 +9,10 @@ import "github.com/zksim/zksim/zkapi"
 // business: the Machine models no quorum. Like Do, it fails with
 // ErrSessionExpired or ErrConnectionLoss for a session gone or detached.
 func (m *Machine) Reconfig(id int64, build func(zxid int64) []byte) Reply {
-	s := m.sessions[id]
+	s, refused := m.requester(id)
 	if s == nil {
-		return Reply{Zxid: m.zxid, Err: zkapi.ErrSessionExpired}
+		return refused
 	}
-	if !s.attached {
-		return Reply{Zxid: m.zxid, Err: zkapi.ErrConnectionLoss}
-	}
-	s.deadline = m.now + s.timeout
 	m.setConfig(build)
 	m.CatchUp(s.replica, m.zxid)
 	r := m.replicas[s.replica]
