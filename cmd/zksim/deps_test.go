@@ -1,7 +1,11 @@
 package main
 
 import (
+	"maps"
+	"os"
 	"os/exec"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -85,4 +89,51 @@ func TestRecipes_LinkOnlyZkapi(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestReadme_LayoutNamesEveryPackage fails when a package of the module
+// is missing from the README's layout table, or the table names a
+// package path that does not exist, so the table follows the folders.
+func TestReadme_LayoutNamesEveryPackage(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(readme), "\n## Layout\n")
+	if !ok {
+		t.Fatal("README.md has no ## Layout section")
+	}
+	table, _, _ = strings.Cut(table, "\n\n###")
+	named := map[string]bool{}
+	for _, line := range strings.Split(table, "\n") {
+		if first, _, ok := strings.Cut(strings.TrimPrefix(line, "| "), " | "); ok && strings.HasPrefix(line, "| `") {
+			for _, m := range codeSpan.FindAllStringSubmatch(first, -1) {
+				named[m[1]] = true
+			}
+		}
+	}
+	const module = "github.com/zksim/zksim/"
+	pkgs := goList(t, module+"...")
+	have := map[string]bool{}
+	for _, p := range pkgs {
+		rel := strings.TrimPrefix(p, module)
+		have[rel] = true
+		if !named[rel] {
+			t.Errorf("README layout table does not name package %s", rel)
+		}
+	}
+	for _, n := range slices.Sorted(maps.Keys(named)) {
+		if isPackagePath(n) && !have[n] {
+			t.Errorf("README layout table names %s, which is not a package", n)
+		}
+	}
+}
+
+// codeSpan matches a `code` span in a table cell.
+var codeSpan = regexp.MustCompile("`([^`]+)`")
+
+// isPackagePath says whether a name in the table's first column is meant
+// as a Go package (not a script, a folder of docs or a workflow file).
+func isPackagePath(n string) bool {
+	return !strings.Contains(n, ".") && !strings.HasPrefix(n, "scripts/") && !strings.HasSuffix(n, "/")
 }
