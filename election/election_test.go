@@ -1,0 +1,274 @@
+package election_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/zksim/zksim/election"
+	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zktest"
+)
+
+// Followers queue each with one data watch on its immediate predecessor
+// and none on the directory; each Resign hands leadership to the next
+// candidate only, with a higher term.
+func TestCampaign_ResignHandsOverToNextOnly(t *testing.T) {
+	w := newWorld(t, fakezk.Config{})
+	leader := w.campaign(w.election(w.conn(), "a"))
+	const n = 4
+	followers := make([]*zktest.Async[*election.Leadership], n)
+	prev := leader.Node()
+	for i := range followers {
+		followers[i] = w.campaignAsync(w.ctx, w.election(w.conn(), "f"+string(rune('a'+i))))
+		w.waitWatched(prev)
+		kids := w.children()
+		prev = dir + "/" + kids[len(kids)-1]
+	}
+	w.srv.Inspect(func(m *machine.Machine) {
+		if _, child := m.Watchers(0, dir); len(child) != 0 {
+			t.Errorf("sessions %x watch the directory", child)
+		}
+		for _, k := range m.Children(dir) {
+			if data, _ := m.Watchers(0, dir+"/"+k); len(data) > 1 {
+				t.Errorf("%s has %d watchers, want at most 1", k, len(data))
+			}
+		}
+	})
+	for i, f := range followers {
+		term := leader.Term()
+		w.resign(leader)
+		next, err := f.Wait(t, w.ctx)
+		if err != nil {
+			t.Fatalf("follower %d: %v", i, err)
+		}
+		for _, g := range followers[i+1:] {
+			if g.Returned() {
+				t.Fatalf("resign woke a follower out of turn")
+			}
+		}
+		if next.Term() <= term {
+			t.Fatalf("follower %d leads with term %d, not above %d", i, next.Term(), term)
+		}
+		leader = next
+	}
+	w.resign(leader)
+	if kids := w.children(); len(kids) != 0 {
+		t.Fatalf("nodes left: %v", kids)
+	}
+}
+
+// The leader's term is its node's czxid, and Leader reports the same
+// leader, term and data to an observer that is not a candidate.
+func TestElection_LeaderObserved(t *testing.T) {
+	w := newWorld(t, fakezk.Config{})
+	obs := w.election(w.conn(), "obs")
+	if _, err := obs.Leader(w.ctx); !errors.Is(err, election.ErrNoLeader) {
+		t.Fatalf("Leader before any candidate: %v, want ErrNoLeader", err)
+	}
+	first := zktest.Go(t, w.ctx, func(ctx context.Context) (election.Leader, error) { return obs.Observe(ctx, 0) })
+	l := w.campaign(w.election(w.conn(), "a"))
+	_, st, _ := node(w, l.Node())
+	if l.Term() != st.Czxid {
+		t.Fatalf("term %d, node czxid %d", l.Term(), st.Czxid)
+	}
+	seen := first.Receive(t, w.ctx, "Observe")
+	ld, err := obs.Leader(w.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, got := range []election.Leader{seen, ld} {
+		if got.Node != l.Node() || got.Term != l.Term() || got.Session != l.Session() || string(got.Data) != "a" {
+			t.Fatalf("observed %+v, leader %s term %d", got, l.Node(), l.Term())
+		}
+	}
+	pb := w.campaignAsync(w.ctx, w.election(w.conn(), "b"))
+	w.waitWatched(l.Node())
+	next := zktest.Go(t, w.ctx, func(ctx context.Context) (election.Leader, error) { return obs.Observe(ctx, ld.Term) })
+	w.resign(l)
+	lb := pb.Receive(t, w.ctx, "Campaign")
+	if got := next.Receive(t, w.ctx, "Observe"); got.Term != lb.Term() || got.Term <= ld.Term {
+		t.Fatalf("next observed term %d, leader b's %d, old %d", got.Term, lb.Term(), ld.Term)
+	}
+	w.resign(lb)
+}
+
+// A create whose reply is lost is found again by its guid: no orphan, and
+// the candidate leads on that node.
+func TestCampaign_LostCreateReply(t *testing.T) {
+	w := newWorld(t, fakezk.Config{})
+	e := w.election(w.conn(), "a")
+	w.resign(w.campaign(e)) // the directory exists from here
+	w.once(func(_ *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
+		cr, ok := req.(machine.Create)
+		return fakezk.LoseReply, ok && strings.HasPrefix(cr.Path, dir+"/cand-")
+	})
+	l := w.campaign(e)
+	if kids := w.children(); len(kids) != 1 || dir+"/"+kids[0] != l.Node() {
+		t.Fatalf("after a lost create reply: children %v, leader %s", kids, l.Node())
+	}
+	w.resign(l)
+	if kids := w.children(); len(kids) != 0 {
+		t.Fatalf("orphan left: %v", kids)
+	}
+}
+
+// A follower that gives up (its ctx ends) removes its node even when the
+// delete's request and then its reply are lost, and the follower behind
+// it moves up to watch the leader.
+func TestCampaign_CancelCleansUpThroughConnectionLoss(t *testing.T) {
+	for _, fault := range []fakezk.Fault{fakezk.LoseRequest, fakezk.LoseReply} {
+		w := newWorld(t, fakezk.Config{})
+		la := w.campaign(w.election(w.conn(), "a"))
+		bctx, cancelB := context.WithCancel(w.ctx)
+		pb := w.campaignAsync(bctx, w.election(w.conn(), "b"))
+		w.waitWatched(la.Node())
+		kids := w.children()
+		pc := w.campaignAsync(w.ctx, w.election(w.conn(), "c"))
+		w.waitWatched(dir + "/" + kids[1])
+		for range 2 {
+			w.once(func(_ *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
+				d, ok := req.(machine.Delete)
+				return fault, ok && d.Path == dir+"/"+kids[1]
+			})
+		}
+		cancelB()
+		if _, err := pb.Wait(t, w.ctx); !errors.Is(err, context.Canceled) {
+			t.Fatalf("%v: cancelled candidate: %v", fault, err)
+		}
+		if kids := w.children(); len(kids) != 2 {
+			t.Fatalf("%v: cancelled candidate's node survived: %v", fault, kids)
+		}
+		w.waitWatched(la.Node())
+		if pc.Returned() {
+			t.Fatalf("%v: c leads while a does", fault)
+		}
+		w.resign(la)
+		w.resign(pc.Receive(t, w.ctx, "Campaign"))
+	}
+}
+
+// A Campaign with a ctx already done fails and leaves nothing behind.
+func TestCampaign_Timeout(t *testing.T) {
+	w := newWorld(t, fakezk.Config{})
+	la := w.campaign(w.election(w.conn(), "a"))
+	ctx, cancel := context.WithCancel(w.ctx)
+	cancel()
+	if _, err := w.election(w.conn(), "b").Campaign(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("campaign with a done ctx: %v", err)
+	}
+	if kids := w.children(); len(kids) != 1 {
+		t.Fatalf("nodes: %v", kids)
+	}
+	if _, err := w.election(w.conn(), "c").TryCampaign(w.ctx); !errors.Is(err, election.ErrNotElected) {
+		t.Fatalf("TryCampaign behind a leader: %v, want ErrNotElected", err)
+	}
+	if kids := w.children(); len(kids) != 1 {
+		t.Fatalf("nodes after TryCampaign: %v", kids)
+	}
+	w.resign(la)
+}
+
+// A leader whose session the server expires while it is connected is told
+// at once: its Wait returns ErrLost, and by the time the next candidate
+// leads, with a higher term, the old leader's Check already says ErrLost.
+func TestLeadership_ExpiryToldBeforeNewLeader(t *testing.T) {
+	w := newWorld(t, fakezk.Config{})
+	a := w.conn()
+	la := w.campaign(w.election(a, "a"))
+	waiting := w.waitAsync(la)
+	pb := w.campaignAsync(w.ctx, w.election(w.conn(), "b"))
+	w.waitWatched(la.Node())
+	if err := w.srv.Expire(la.Session()); err != nil {
+		t.Fatal(err)
+	}
+	lb := pb.Receive(t, w.ctx, "Campaign")
+	if err := la.Check(); !errors.Is(err, election.ErrLost) {
+		t.Fatalf("old leader's Check once b leads: %v, want ErrLost", err)
+	}
+	if _, err := waiting.Wait(t, w.ctx); !errors.Is(err, election.ErrLost) {
+		t.Fatalf("old leader's Wait: %v, want ErrLost", err)
+	}
+	if lb.Term() <= la.Term() {
+		t.Fatalf("new term %d not above old %d", lb.Term(), la.Term())
+	}
+	if err := la.Resign(w.ctx); !errors.Is(err, election.ErrLost) {
+		t.Fatalf("old leader's Resign: %v, want ErrLost", err)
+	}
+	w.resign(lb)
+}
+
+// A partitioned leader cannot be told before the server moves on: it is
+// told when it reconnects, and meanwhile its fenced write is refused while
+// the new leader's lands.
+func TestLeadership_PartitionedLeaderFenced(t *testing.T) {
+	w := newWorld(t, fakezk.Config{TickMillis: 1000})
+	a, b := w.conn(), w.conn()
+	if _, err := b.Create(w.ctx, "/resource", nil, zkapi.Persistent); err != nil {
+		t.Fatal(err)
+	}
+	la := w.campaign(w.election(a, "a"))
+	waiting := w.waitAsync(la)
+	pb := w.campaignAsync(w.ctx, w.election(b, "b"))
+	w.waitWatched(la.Node())
+	w.srv.Disconnect(la.Session())
+	w.srv.Tick(4) // past the session timeout
+	lb := pb.Receive(t, w.ctx, "Campaign")
+	if waiting.Returned() {
+		t.Fatal("a partitioned leader heard of its loss before reconnecting")
+	}
+	w.srv.Reconnect(la.Session())
+	if _, err := waiting.Wait(t, w.ctx); !errors.Is(err, election.ErrLost) {
+		t.Fatalf("stale leader's Wait: %v, want ErrLost", err)
+	}
+	set := zkapi.SetOp{Path: "/resource", Data: []byte("stale"), Version: -1}
+	if _, err := la.Fenced(w.ctx, set); !errors.Is(err, election.ErrLost) {
+		t.Fatalf("stale fenced write: %v, want ErrLost", err)
+	}
+	set.Data = []byte("fresh")
+	if _, err := lb.Fenced(w.ctx, set); err != nil {
+		t.Fatalf("leader's fenced write: %v", err)
+	}
+	if data, _, _ := node(w, "/resource"); string(data) != "fresh" {
+		t.Fatalf("resource holds %q", data)
+	}
+	w.resign(lb)
+}
+
+// A leader whose node someone else deletes is told by Wait, and its
+// fenced writes are refused.
+func TestLeadership_NodeDeletedEndsLeadership(t *testing.T) {
+	w := newWorld(t, fakezk.Config{})
+	la := w.campaign(w.election(w.conn(), "a"))
+	waiting := w.waitAsync(la)
+	w.waitWatched(la.Node())
+	if err := w.conn().Delete(w.ctx, la.Node(), -1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waiting.Wait(t, w.ctx); !errors.Is(err, election.ErrLost) {
+		t.Fatalf("Wait after the node was deleted: %v, want ErrLost", err)
+	}
+	if _, err := la.Fenced(w.ctx, zkapi.CreateOp{Path: "/x"}); !errors.Is(err, election.ErrLost) {
+		t.Fatalf("fenced write without the node: %v, want ErrLost", err)
+	}
+}
+
+// Resign from another goroutine ends a Wait with ErrResigned, and a second
+// Resign is a no-op.
+func TestLeadership_ResignEndsWait(t *testing.T) {
+	w := newWorld(t, fakezk.Config{})
+	la := w.campaign(w.election(w.conn(), "a"))
+	waiting := w.waitAsync(la)
+	w.waitWatched(la.Node())
+	w.resign(la)
+	if _, err := waiting.Wait(t, w.ctx); !errors.Is(err, election.ErrResigned) {
+		t.Fatalf("Wait after Resign: %v, want ErrResigned", err)
+	}
+	if err := la.Check(); !errors.Is(err, election.ErrResigned) {
+		t.Fatalf("Check after Resign: %v", err)
+	}
+	w.resign(la)
+}

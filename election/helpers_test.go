@@ -1,0 +1,121 @@
+package election_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zksim/zksim/election"
+	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zktest"
+)
+
+const dir = "/elect/e"
+
+// testTimeout bounds every test on the fake, so that a lost wake-up fails
+// it instead of hanging it; the tests take milliseconds.
+const testTimeout = 30 * time.Second
+
+// world is a fake ZooKeeper with helpers for scripted election scenarios.
+type world struct {
+	t   *testing.T
+	ctx context.Context
+	srv *fakezk.Server
+
+	mu     sync.Mutex
+	faults []func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool)
+}
+
+func newWorld(t *testing.T, cfg fakezk.Config) *world {
+	w := &world{t: t, ctx: zktest.Context(t, testTimeout), srv: fakezk.MustServer(cfg)}
+	w.srv.Intercept(w.intercept)
+	t.Cleanup(func() { w.srv.Close() })
+	return w
+}
+
+// intercept applies the first matching fault rule, which is then used up.
+func (w *world) intercept(m *machine.Machine, sid int64, req machine.Request) fakezk.Fault {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for i, f := range w.faults {
+		if fault, ok := f(m, sid, req); ok {
+			w.faults = append(w.faults[:i], w.faults[i+1:]...)
+			return fault
+		}
+	}
+	return fakezk.Deliver
+}
+
+// once adds a one-shot fault rule.
+func (w *world) once(f func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool)) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.faults = append(w.faults, f)
+}
+
+func (w *world) conn() *fakezk.Conn {
+	c, err := w.srv.Connect(fakezk.ConnOptions{SessionTimeoutMs: 4000})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return c
+}
+
+func (w *world) election(c zkapi.Conn, id string) *election.Election {
+	e, err := election.New(c, dir, election.Options{ID: id, Data: []byte(id)})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return e
+}
+
+// campaign wins e's election or fails the test.
+func (w *world) campaign(e *election.Election) *election.Leadership {
+	w.t.Helper()
+	l, err := e.Campaign(w.ctx)
+	if err != nil {
+		w.t.Fatalf("%s: Campaign: %v", e.ID(), err)
+	}
+	return l
+}
+
+func (w *world) resign(l *election.Leadership) {
+	w.t.Helper()
+	if err := l.Resign(w.ctx); err != nil {
+		w.t.Fatalf("Resign: %v", err)
+	}
+}
+
+func (w *world) campaignAsync(ctx context.Context, e *election.Election) *zktest.Async[*election.Leadership] {
+	return zktest.Go(w.t, ctx, e.Campaign)
+}
+
+func (w *world) waitAsync(l *election.Leadership) *zktest.Async[struct{}] {
+	return zktest.Go(w.t, w.ctx, func(ctx context.Context) (struct{}, error) { return struct{}{}, l.Wait(ctx) })
+}
+
+func (w *world) children() []string {
+	var kids []string
+	w.srv.Inspect(func(m *machine.Machine) { kids = m.Children(dir) })
+	return kids
+}
+
+// waitWatched blocks until someone holds a data watch on path.
+func (w *world) waitWatched(path string) {
+	w.t.Helper()
+	err := w.srv.WaitUntil(w.ctx, func(m *machine.Machine) bool {
+		data, _ := m.Watchers(0, path)
+		return len(data) > 0
+	})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+func node(w *world, p string) (data []byte, st zkapi.Stat, ok bool) {
+	w.srv.Inspect(func(m *machine.Machine) { data, st, ok = m.Node(p) })
+	return
+}
