@@ -15,15 +15,20 @@ import (
 
 // Followers queue each with one data watch on its immediate predecessor
 // and none on the directory; each Resign hands leadership to the next
-// candidate only, with a higher term.
+// candidate only, with a higher term. Counting wake-ups: every follower
+// lists the directory exactly twice, once on joining and once when its
+// predecessor resigned; a herd would list once per resign.
 func TestCampaign_ResignHandsOverToNextOnly(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
 	leader := w.campaign(w.election(w.conn(), "a"))
 	const n = 4
 	followers := make([]*zktest.Async[*election.Leadership], n)
+	sessions := make([]int64, n)
 	prev := leader.Node()
 	for i := range followers {
-		followers[i] = w.campaignAsync(w.ctx, w.election(w.conn(), "f"+string(rune('a'+i))))
+		c := w.conn()
+		sessions[i] = c.Session().ID
+		followers[i] = w.campaignAsync(w.ctx, w.election(c, "f"+string(rune('a'+i))))
 		w.waitWatched(prev)
 		kids := w.children()
 		prev = dir + "/" + kids[len(kids)-1]
@@ -58,6 +63,11 @@ func TestCampaign_ResignHandsOverToNextOnly(t *testing.T) {
 	w.resign(leader)
 	if kids := w.children(); len(kids) != 0 {
 		t.Fatalf("nodes left: %v", kids)
+	}
+	for i, sid := range sessions {
+		if got := w.listed(sid); got != 2 {
+			t.Errorf("follower %d listed the directory %d times, want 2 (join, handover)", i, got)
+		}
 	}
 }
 

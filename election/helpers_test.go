@@ -25,21 +25,27 @@ type world struct {
 	ctx context.Context
 	srv *fakezk.Server
 
-	mu     sync.Mutex
-	faults []func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool)
+	mu       sync.Mutex
+	listings map[int64]int // per session, getChildren requests on dir
+	faults   []func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool)
 }
 
 func newWorld(t *testing.T, cfg fakezk.Config) *world {
-	w := &world{t: t, ctx: zktest.Context(t, testTimeout), srv: fakezk.MustServer(cfg)}
+	w := &world{t: t, ctx: zktest.Context(t, testTimeout), srv: fakezk.MustServer(cfg), listings: map[int64]int{}}
 	w.srv.Intercept(w.intercept)
 	t.Cleanup(func() { w.srv.Close() })
 	return w
 }
 
-// intercept applies the first matching fault rule, which is then used up.
+// intercept counts listings of the election directory (every wake-up of
+// a candidate lists it) and applies the first matching fault rule, which
+// is then used up.
 func (w *world) intercept(m *machine.Machine, sid int64, req machine.Request) fakezk.Fault {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if g, ok := req.(machine.GetChildren); ok && g.Path == dir {
+		w.listings[sid]++
+	}
 	for i, f := range w.faults {
 		if fault, ok := f(m, sid, req); ok {
 			w.faults = append(w.faults[:i], w.faults[i+1:]...)
@@ -118,4 +124,11 @@ func (w *world) waitWatched(path string) {
 func node(w *world, p string) (data []byte, st zkapi.Stat, ok bool) {
 	w.srv.Inspect(func(m *machine.Machine) { data, st, ok = m.Node(p) })
 	return
+}
+
+// listed returns how often session sid listed the election directory.
+func (w *world) listed(sid int64) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.listings[sid]
 }
