@@ -282,3 +282,38 @@ func TestLeadership_ResignEndsWait(t *testing.T) {
 	}
 	w.resign(la)
 }
+
+// Two leaders after a reconnect (CURATOR-653/620, CURATOR-498's shape): a
+// create's reply is lost and the session expires; a lagging follower
+// still lists the old session's node, whose guid matches. The candidate
+// must not lead on that node: it leads on a node its new session owns.
+func TestCampaign_LostCreateOfDyingSessionNotAdopted(t *testing.T) {
+	w := newWorld(t, fakezk.Config{Followers: 1})
+	c, err := w.srv.Connect(fakezk.ConnOptions{Replica: 1, SessionTimeoutMs: 4000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := w.election(c, "a")
+	w.resign(w.campaign(e))
+	w.srv.Tick(1) // the follower caught up
+	old := c.Session().ID
+	w.once(func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
+		if _, ok := req.(machine.Create); !ok {
+			return 0, false
+		}
+		// Apply the create, then expire the session on the leader; the
+		// follower has not caught up with the expiry yet.
+		m.Do(sid, req)
+		m.Expire(sid)
+		return fakezk.LoseRequest, true
+	})
+	l := w.campaign(e)
+	if l.Session() == old {
+		t.Fatalf("leads on the expired session %#x", old)
+	}
+	_, st, ok := node(w, l.Node())
+	if !ok || st.EphemeralOwner != c.Session().ID {
+		t.Fatalf("leader node %s owner %#x, want current session %#x", l.Node(), st.EphemeralOwner, c.Session().ID)
+	}
+	w.resign(l)
+}

@@ -28,6 +28,7 @@ type world struct {
 	mu       sync.Mutex
 	listings map[int64]int // per session, getChildren requests on dir
 	faults   []func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool)
+	every    func(m *machine.Machine, sid int64, req machine.Request) fakezk.Fault // if set, asked after faults
 }
 
 func newWorld(t *testing.T, cfg fakezk.Config) *world {
@@ -51,6 +52,9 @@ func (w *world) intercept(m *machine.Machine, sid int64, req machine.Request) fa
 			w.faults = append(w.faults[:i], w.faults[i+1:]...)
 			return fault
 		}
+	}
+	if w.every != nil {
+		return w.every(m, sid, req)
 	}
 	return fakezk.Deliver
 }
