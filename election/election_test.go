@@ -128,7 +128,8 @@ func TestCampaign_LostCreateReply(t *testing.T) {
 
 // A follower that gives up (its ctx ends) removes its node even when the
 // delete's request and then its reply are lost, and the follower behind
-// it moves up to watch the leader.
+// it moves up to watch the leader; a Resign whose delete is lost still
+// removes the leader's node.
 func TestCampaign_CancelCleansUpThroughConnectionLoss(t *testing.T) {
 	for _, fault := range []fakezk.Fault{fakezk.LoseRequest, fakezk.LoseReply} {
 		w := newWorld(t, fakezk.Config{})
@@ -156,7 +157,16 @@ func TestCampaign_CancelCleansUpThroughConnectionLoss(t *testing.T) {
 		if pc.Returned() {
 			t.Fatalf("%v: c leads while a does", fault)
 		}
+		// Resign also removes the leader's node through connection loss,
+		// and hands over to c.
+		w.once(func(_ *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
+			d, ok := req.(machine.Delete)
+			return fault, ok && d.Path == la.Node()
+		})
 		w.resign(la)
+		if _, _, ok := node(w, la.Node()); ok {
+			t.Fatalf("%v: resigned leader's node survived", fault)
+		}
 		w.resign(pc.Receive(t, w.ctx, "Campaign"))
 	}
 }
