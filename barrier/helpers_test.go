@@ -1,0 +1,105 @@
+package barrier_test
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zktest"
+)
+
+// testTimeout bounds every test on the fake, so that a lost wake-up fails
+// it instead of hanging it; the tests take milliseconds.
+const testTimeout = 30 * time.Second
+
+// world is a fake ZooKeeper with one-shot faults and a count of watch
+// wake-ups.
+type world struct {
+	t   *testing.T
+	ctx context.Context
+	srv *fakezk.Server
+
+	mu     sync.Mutex
+	faults []func(req machine.Request) (fakezk.Fault, bool)
+	wakes  atomic.Int64 // watches that fired with a node event
+}
+
+func newWorld(t *testing.T) *world {
+	w := &world{t: t, ctx: zktest.Context(t, testTimeout), srv: fakezk.MustServer(fakezk.Config{TickMillis: 1000})}
+	w.srv.Intercept(func(_ *machine.Machine, _ int64, req machine.Request) fakezk.Fault {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		for i, f := range w.faults {
+			if fault, ok := f(req); ok {
+				w.faults = append(w.faults[:i], w.faults[i+1:]...)
+				return fault
+			}
+		}
+		return fakezk.Deliver
+	})
+	t.Cleanup(func() { w.srv.Close() })
+	return w
+}
+
+// conn opens a session (4 s timeout: 4 ticks) whose watch wake-ups count
+// in w.wakes.
+func (w *world) conn() (zkapi.Conn, int64) {
+	c, err := w.srv.Connect(fakezk.ConnOptions{SessionTimeoutMs: 4000})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return counting{Conn: c, wakes: &w.wakes}, c.Session().ID
+}
+
+// children lists a directory of the fake, sorted.
+func (w *world) children(p string) []string {
+	var kids []string
+	w.srv.Inspect(func(m *machine.Machine) { kids = m.Children(p) })
+	return kids
+}
+
+// exists says whether a node exists on the fake.
+func (w *world) exists(p string) bool {
+	var ok bool
+	w.srv.Inspect(func(m *machine.Machine) { _, _, ok = m.Node(p) })
+	return ok
+}
+
+// counting wraps a Conn to count watch wake-ups by node events.
+type counting struct {
+	zkapi.Conn
+	wakes *atomic.Int64
+}
+
+func (c counting) GetW(ctx context.Context, p string) ([]byte, zkapi.Stat, zkapi.Watch, error) {
+	data, st, w, err := c.Conn.GetW(ctx, p)
+	return data, st, countingWatch{w, c.wakes}, err
+}
+
+func (c counting) ExistsW(ctx context.Context, p string) (zkapi.Stat, bool, zkapi.Watch, error) {
+	st, ok, w, err := c.Conn.ExistsW(ctx, p)
+	return st, ok, countingWatch{w, c.wakes}, err
+}
+
+func (c counting) ChildrenW(ctx context.Context, p string) ([]string, zkapi.Stat, zkapi.Watch, error) {
+	kids, st, w, err := c.Conn.ChildrenW(ctx, p)
+	return kids, st, countingWatch{w, c.wakes}, err
+}
+
+type countingWatch struct {
+	w     zkapi.Watch
+	wakes *atomic.Int64
+}
+
+func (w countingWatch) Wait(ctx context.Context) (zkapi.Event, error) {
+	ev, err := w.w.Wait(ctx)
+	if err == nil && ev.Type != zkapi.EventNotWatching {
+		w.wakes.Add(1)
+	}
+	return ev, err
+}
