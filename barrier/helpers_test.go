@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
@@ -16,6 +17,8 @@ import (
 // testTimeout bounds every test on the fake, so that a lost wake-up fails
 // it instead of hanging it; the tests take milliseconds.
 const testTimeout = 30 * time.Second
+
+const dir = "/barriers/b"
 
 // world is a fake ZooKeeper with one-shot faults and a count of watch
 // wake-ups.
@@ -46,6 +49,13 @@ func newWorld(t *testing.T) *world {
 	return w
 }
 
+// once adds a one-shot fault rule.
+func (w *world) once(f func(req machine.Request) (fakezk.Fault, bool)) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.faults = append(w.faults, f)
+}
+
 // conn opens a session (4 s timeout: 4 ticks) whose watch wake-ups count
 // in w.wakes.
 func (w *world) conn() (zkapi.Conn, int64) {
@@ -54,6 +64,23 @@ func (w *world) conn() (zkapi.Conn, int64) {
 		w.t.Fatal(err)
 	}
 	return counting{Conn: c, wakes: &w.wakes}, c.Session().ID
+}
+
+func (w *world) double(n int, id string) (*barrier.DoubleBarrier, int64) {
+	c, sid := w.conn()
+	d, err := barrier.NewDouble(c, dir, n, barrier.Options{ID: id})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return d, sid
+}
+
+func (w *world) enter(d *barrier.DoubleBarrier) *zktest.Async[*barrier.Member] {
+	return zktest.Go(w.t, w.ctx, d.Enter)
+}
+
+func (w *world) leave(m *barrier.Member) *zktest.Async[struct{}] {
+	return zktest.Go(w.t, w.ctx, func(ctx context.Context) (struct{}, error) { return struct{}{}, m.Leave(ctx) })
 }
 
 // children lists a directory of the fake, sorted.
@@ -68,6 +95,44 @@ func (w *world) exists(p string) bool {
 	var ok bool
 	w.srv.Inspect(func(m *machine.Machine) { _, _, ok = m.Node(p) })
 	return ok
+}
+
+// waitDataWatches blocks until n sessions hold data watches on nodes
+// under dir: so many members are waiting.
+func (w *world) waitDataWatches(n int) {
+	w.t.Helper()
+	err := w.srv.WaitUntil(w.ctx, func(m *machine.Machine) bool {
+		got := 0
+		for _, k := range m.Children(dir) {
+			data, _ := m.Watchers(0, dir+"/"+k)
+			got += len(data)
+		}
+		return got >= n
+	})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// noDirWatch fails the test if anyone watches the directory's children.
+func (w *world) noDirWatch() {
+	w.t.Helper()
+	w.srv.Inspect(func(m *machine.Machine) {
+		if _, child := m.Watchers(0, dir); len(child) != 0 {
+			w.t.Errorf("sessions %x watch the directory", child)
+		}
+	})
+}
+
+// reapedEmpty runs the container reaper and fails the test if anything
+// is left of the barrier's directory.
+func (w *world) reapedEmpty() {
+	w.t.Helper()
+	w.srv.Inspect(func(m *machine.Machine) { m.ReapContainers() })
+	w.srv.Inspect(func(m *machine.Machine) { m.ReapContainers() })
+	if w.exists(dir) {
+		w.t.Errorf("directory left after everyone left: children %v", w.children(dir))
+	}
 }
 
 // counting wraps a Conn to count watch wake-ups by node events.
