@@ -9,6 +9,7 @@ import (
 	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zktest"
 )
 
@@ -228,4 +229,68 @@ func TestNewDouble_Config(t *testing.T) {
 			t.Errorf("NewDouble(%q, %d, %q): %v, want ErrConfig", bad.dir, bad.n, bad.id, err)
 		}
 	}
+}
+
+// The mark's reply is lost (connection loss after the multi applied):
+// the marker lists again, finds itself marked, and every member enters.
+func TestDouble_LostMarkReply(t *testing.T) {
+	w := newWorld(t)
+	w.once(func(req machine.Request) (fakezk.Fault, bool) {
+		_, ok := req.(machine.Multi)
+		return fakezk.LoseReply, ok
+	})
+	ms := enterAll(t, w, 3)
+	leaveAll(t, w, ms...)
+	w.reapedEmpty()
+}
+
+// Bug scenario 2 (CURATOR-498): the create is applied, then the session
+// expires before the reply; a lagging follower still lists the old
+// session's node with the member's guid. Enter must not adopt it (wrong
+// ephemeralOwner): it creates a node of its own under the new session.
+func TestDouble_LostCreateOfDyingSessionNotAdopted(t *testing.T) {
+	w := newWorld(t, fakezk.Config{Followers: 1})
+	c, err := w.srv.Connect(fakezk.ConnOptions{Replica: 1, SessionTimeoutMs: 4000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Create(w.ctx, "/barriers", nil, zkapi.Persistent); err != nil {
+		t.Fatal(err)
+	}
+	w.srv.Tick(1) // follower caught up
+	old := c.Session().ID
+	w.onceM(func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
+		cr, ok := req.(machine.Create)
+		if !ok || sid != old || !strings.HasPrefix(cr.Path, dir+"/member-a") {
+			return 0, false
+		}
+		m.Do(sid, req)
+		m.Expire(sid)
+		return fakezk.LoseRequest, true
+	})
+	da, err := barrier.NewDouble(c, dir, 2, barrier.Options{ID: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := w.enter(da)
+	db, _ := w.double(2, "b")
+	mb := w.enter(db).Receive(t, w.ctx, "Enter")
+	ma := a.Receive(t, w.ctx, "Enter")
+	if ma.Session() == old {
+		t.Fatalf("member belongs to the expired session %#x", old)
+	}
+	if kids := w.children(dir); len(kids) != 2 {
+		t.Fatalf("children %v, want a's and b's nodes only", kids)
+	}
+	// The fake's follower applies the leader's changes only at a tick
+	// or a sync, so a Leave read from it would wait for the next tick:
+	// closing a's session removes its member instead.
+	c.Close()
+	if kids := w.children(dir); len(kids) != 1 {
+		t.Fatalf("after a's session closed: children %v, want b's node", kids)
+	}
+	if err := mb.Leave(w.ctx); err != nil {
+		t.Fatal(err)
+	}
+	w.reapedEmpty()
 }

@@ -28,17 +28,22 @@ type world struct {
 	srv *fakezk.Server
 
 	mu     sync.Mutex
-	faults []func(req machine.Request) (fakezk.Fault, bool)
+	faults []func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool)
 	wakes  atomic.Int64 // watches that fired with a node event
 }
 
-func newWorld(t *testing.T) *world {
-	w := &world{t: t, ctx: zktest.Context(t, testTimeout), srv: fakezk.MustServer(fakezk.Config{TickMillis: 1000})}
-	w.srv.Intercept(func(_ *machine.Machine, _ int64, req machine.Request) fakezk.Fault {
+// newWorld starts a fake server, by default with 1 s ticks.
+func newWorld(t *testing.T, cfg ...fakezk.Config) *world {
+	c := fakezk.Config{TickMillis: 1000}
+	if len(cfg) > 0 {
+		c = cfg[0]
+	}
+	w := &world{t: t, ctx: zktest.Context(t, testTimeout), srv: fakezk.MustServer(c)}
+	w.srv.Intercept(func(m *machine.Machine, sid int64, req machine.Request) fakezk.Fault {
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		for i, f := range w.faults {
-			if fault, ok := f(req); ok {
+			if fault, ok := f(m, sid, req); ok {
 				w.faults = append(w.faults[:i], w.faults[i+1:]...)
 				return fault
 			}
@@ -51,6 +56,11 @@ func newWorld(t *testing.T) *world {
 
 // once adds a one-shot fault rule.
 func (w *world) once(f func(req machine.Request) (fakezk.Fault, bool)) {
+	w.onceM(func(_ *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) { return f(req) })
+}
+
+// onceM adds a one-shot fault rule that may act on the machine.
+func (w *world) onceM(f func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool)) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.faults = append(w.faults, f)
