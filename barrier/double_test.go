@@ -294,3 +294,34 @@ func TestDouble_LostCreateOfDyingSessionNotAdopted(t *testing.T) {
 	}
 	w.reapedEmpty()
 }
+
+// CURATOR-202's lesson for barriers: an Enter cancelled while the link is
+// down removes its node once the link is back, instead of leaving it to
+// be counted as a member.
+func TestDouble_CancelledEnterCleansUpThroughConnectionLoss(t *testing.T) {
+	w := newWorld(t)
+	da, sa := w.double(2, "a")
+	ctx, cancel := context.WithCancel(w.ctx)
+	a := zktest.Go(t, ctx, da.Enter)
+	w.waitDataWatches(1)
+	if err := w.srv.Disconnect(sa); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if kids := w.children(dir); len(kids) != 1 {
+		t.Fatalf("children while cut off: %v", kids)
+	}
+	if err := w.srv.Reconnect(sa); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Wait(t, w.ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled Enter: %v", err)
+	}
+	if kids := w.children(dir); len(kids) != 0 {
+		t.Fatalf("node left after a cancelled Enter: %v", kids)
+	}
+	db, _ := w.double(2, "b")
+	b := w.enter(db)
+	w.waitDataWatches(1)
+	b.Pending(t, "Enter counting a member that gave up")
+}
