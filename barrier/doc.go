@@ -73,12 +73,25 @@
 //     ready node; a round is the range of sequence numbers in its marks,
 //     so arrivals during a Leave start the next round and a directory
 //     never needs resetting.
+//   - A member that misses the ready node: kazoo's first Leave deletes
+//     "ready", so a member still in Enter (retrying after connection
+//     loss) sets its exists watch afterwards and waits forever; kazoo
+//     also counts a leftover "ready" among the members, and waits on a
+//     creation that never comes if one is left. Here the mark is on the
+//     member's own node and stays until the member deletes it, so
+//     re-reading it after any wake-up or reconnect always finds it.
 //   - A member's node left after Enter or Leave fails (CURATOR-80): on
 //     any failure the node is deleted before the call returns, through
-//     connection loss, as package lock does.
+//     connection loss, as package lock does (kazoo tries once).
 //   - A lost create reply (ZOOKEEPER-1262): the node is found again by
-//     its guid and adopted only if the current session owns it.
-//   - Silent session loss: Check, Wait, Enter and Leave report ErrLost.
+//     its guid and adopted only if the current session owns it (kazoo's
+//     retry takes "node exists" for its own node, whatever its owner).
+//   - Silent failure: kazoo's enter and leave swallow errors, leaving
+//     only a participating flag; here Check, Wait, Enter and Leave
+//     return errors, and ErrLost when the session ended.
+//
+// An Enter that fails or is cancelled after its round formed has still
+// been counted: for the others it arrived and left at once.
 //
 // Every wait takes a context; there are no goroutines or timers.
 package barrier
