@@ -85,6 +85,7 @@ func TestDouble_LeaveWaitsForAll(t *testing.T) {
 	for _, c := range calls {
 		c.Receive(t, w.ctx, "Leave")
 	}
+	t.Logf("leaving woke %d times (n=%d)", w.wakes.Load(), n)
 	if got := w.wakes.Load(); got > 3*(n-1) {
 		t.Errorf("leaving woke %d times, want at most %d", got, 3*(n-1))
 	}
@@ -275,6 +276,7 @@ func TestDouble_LostCreateOfDyingSessionNotAdopted(t *testing.T) {
 	a := w.enter(da)
 	db, _ := w.double(2, "b")
 	mb := w.enter(db).Receive(t, w.ctx, "Enter")
+	w.srv.Tick(1) // the follower a reads from applies the mark
 	ma := a.Receive(t, w.ctx, "Enter")
 	if ma.Session() == old {
 		t.Fatalf("member belongs to the expired session %#x", old)

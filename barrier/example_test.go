@@ -3,20 +3,29 @@ package barrier_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/fakezk"
 )
 
-// Three workers start and finish a computation together.
+// Three workers start and finish a step together: every Enter returns
+// before any Leave does.
 func ExampleDoubleBarrier() {
 	srv := fakezk.MustServer(fakezk.Config{})
 	defer srv.Close()
 	ctx := context.Background()
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	entered := 0
+	var (
+		wg     sync.WaitGroup
+		mu     sync.Mutex
+		events []string
+	)
+	note := func(e string) {
+		mu.Lock()
+		defer mu.Unlock()
+		events = append(events, e)
+	}
 	for i := range 3 {
 		conn, err := srv.Connect(fakezk.ConnOptions{})
 		if err != nil {
@@ -31,16 +40,15 @@ func ExampleDoubleBarrier() {
 			if err != nil {
 				panic(err)
 			}
-			mu.Lock()
-			entered++
-			mu.Unlock()
+			note("in")
 			if err := m.Leave(ctx); err != nil {
 				panic(err)
 			}
+			note("out")
 		})
 	}
 	wg.Wait()
-	fmt.Println("entered:", entered)
+	fmt.Println(strings.Join(events, " "))
 	// Output:
-	// entered: 3
+	// in in in out out out
 }
