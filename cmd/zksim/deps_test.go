@@ -67,6 +67,7 @@ var recipes = []string{
 	"github.com/zksim/zksim/rwlock",
 	"github.com/zksim/zksim/lock/zoo",
 	"github.com/zksim/zksim/election",
+	"github.com/zksim/zksim/barrier",
 }
 
 // notForRecipes are what a recipe must not link: the fake, the
