@@ -9,6 +9,7 @@ import (
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/semaphore"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zktest"
@@ -356,5 +357,63 @@ func TestNew_BadConfig(t *testing.T) {
 		if _, err := semaphore.New(c, tc.dir, tc.n, semaphore.Options{ID: tc.id}); !errors.Is(err, semaphore.ErrConfig) {
 			t.Errorf("New(%q, %d, %q) = %v, want ErrConfig", tc.dir, tc.n, tc.id, err)
 		}
+	}
+}
+
+// Recipe's Held is a Lease, with a token and fenced writes.
+func TestRecipe_AcquiresALease(t *testing.T) {
+	w := newWorld(t, fakezk.Config{})
+	r := semaphore.Recipe(2)
+	if r.Name != "semaphore/2" {
+		t.Errorf("Name = %q", r.Name)
+	}
+	h, err := r.Acquire(w.ctx, w.conn(), dir, "c1_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := h.(lock.Tokener); !ok {
+		t.Errorf("%T has no Token", h)
+	}
+	if _, ok := h.(lock.Fencer); !ok {
+		t.Errorf("%T has no Fenced", h)
+	}
+	if err := h.Release(w.ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A member joining behind the first waiter wakes the first waiter alone:
+// it lists again (twice: once plain, once leaving its watch) and no one
+// else does.
+func TestSemaphore_JoinWakesOnlyTheFirstWaiter(t *testing.T) {
+	w := newWorld(t, fakezk.Config{})
+	la := w.acquire(w.sem(w.conn(), "a", 1))
+	var sids []int64
+	var ps []*zktest.Async[*semaphore.Lease]
+	for i := range 3 {
+		c := w.conn()
+		sids = append(sids, c.Session().ID)
+		ps = append(ps, w.acquireAsync(w.ctx, w.sem(c, fmt.Sprint("w", i), 1)))
+		w.settle(1, i+2)
+	}
+	before := []int{w.listings(sids[0]), w.listings(sids[1]), w.listings(sids[2])}
+	pd := w.acquireAsync(w.ctx, w.sem(w.conn(), "late", 1))
+	w.settle(1, 5)
+	// The first waiter's re-listing ends with the watch settle waits for.
+	if err := w.srv.WaitUntil(w.ctx, func(*machine.Machine) bool { return w.listings(sids[0]) >= before[0]+2 }); err != nil {
+		t.Fatal(err)
+	}
+	for i, sid := range sids {
+		want := before[i]
+		if i == 0 {
+			want += 2
+		}
+		if got := w.listings(sid); got != want {
+			t.Errorf("waiter %d listed %d times, want %d", i, got-before[i], want-before[i])
+		}
+	}
+	w.release(la)
+	for _, p := range append(ps, pd) {
+		w.release(p.Receive(t, w.ctx, "Acquire"))
 	}
 }
