@@ -66,6 +66,7 @@ var recipes = []string{
 	"github.com/zksim/zksim/lock",
 	"github.com/zksim/zksim/rwlock",
 	"github.com/zksim/zksim/lock/zoo",
+	"github.com/zksim/zksim/semaphore",
 }
 
 // notForRecipes are what a recipe must not link: the fake, the
