@@ -417,3 +417,96 @@ func TestSemaphore_JoinWakesOnlyTheFirstWaiter(t *testing.T) {
 		w.release(p.Receive(t, w.ctx, "Acquire"))
 	}
 }
+
+// Bug scenario 2 (CURATOR-498): after a lost create the session expires;
+// a lagging follower still lists the old session's node with the same
+// guid. It is not adopted: the lease is the current session's own node.
+func TestSemaphore_LostCreateOfDyingSessionNotAdopted(t *testing.T) {
+	w := newWorld(t, fakezk.Config{Followers: 1})
+	c, err := w.srv.Connect(fakezk.ConnOptions{Replica: 1, SessionTimeoutMs: 4000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := w.sem(c, "a", 2)
+	w.release(w.acquire(s))
+	w.srv.Tick(1) // the follower caught up
+	old := c.Session().ID
+	w.once(func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
+		if _, ok := req.(machine.Create); !ok {
+			return 0, false
+		}
+		m.Do(sid, req)
+		m.Expire(sid)
+		return fakezk.LoseRequest, true
+	})
+	l := w.acquire(s)
+	if l.Session() == old {
+		t.Fatalf("lease belongs to the expired session %#x", old)
+	}
+	var st zkapi.Stat
+	var ok bool
+	w.srv.Inspect(func(m *machine.Machine) { _, st, ok = m.Node(l.Node()) })
+	if !ok || st.EphemeralOwner != c.Session().ID {
+		t.Fatalf("lease node %s owner %#x, want the current session %#x", l.Node(), st.EphemeralOwner, c.Session().ID)
+	}
+	w.release(l)
+}
+
+// Bug scenario 4, for the first waiter: a holder releases between its
+// plain listing and the listing that sets its child watch. That listing
+// itself shows the free lease, so the waiter takes it instead of waiting
+// for a change that has already happened.
+func TestSemaphore_HolderGoneBeforeTheDirectoryWatch(t *testing.T) {
+	w := newWorld(t, fakezk.Config{})
+	la := w.acquire(w.sem(w.conn(), "a", 1))
+	w.once(func(m *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
+		g, ok := req.(machine.GetChildren)
+		if !ok || !g.Watch || g.Path != dir {
+			return 0, false
+		}
+		m.Do(la.Session(), machine.Delete{Path: la.Node(), Version: -1}) // released just now
+		return fakezk.Deliver, true
+	})
+	lb := w.acquire(w.sem(w.conn(), "b", 1))
+	w.release(lb)
+}
+
+// Bug scenario 4, for a later waiter: its predecessor leaves between the
+// listing and the data watch. It lists again instead of hanging, and
+// leaves no watch on the vanished node.
+func TestSemaphore_PredecessorGoneBeforeWatch(t *testing.T) {
+	w := newWorld(t, fakezk.Config{})
+	la := w.acquire(w.sem(w.conn(), "a", 1))
+	bctx, cancelB := context.WithCancel(w.ctx)
+	defer cancelB()
+	b := w.conn()
+	pb := w.acquireAsync(bctx, w.sem(b, "b", 1))
+	w.settle(1, 2)
+	var bNode string
+	for _, k := range w.children() {
+		if strings.Contains(k, "-b.") {
+			bNode = dir + "/" + k
+		}
+	}
+	w.once(func(m *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
+		g, ok := req.(machine.GetData)
+		if !ok || !g.Watch || g.Path != bNode {
+			return 0, false
+		}
+		m.Do(b.Session().ID, machine.Delete{Path: bNode, Version: -1}) // b gave up just now
+		return fakezk.Deliver, true
+	})
+	pc := w.acquireAsync(w.ctx, w.sem(w.conn(), "c", 1))
+	w.settle(1, 2) // c is the first waiter now
+	w.srv.Inspect(func(m *machine.Machine) {
+		if data, _ := m.Watchers(0, bNode); len(data) != 0 {
+			t.Errorf("dangling watch on the vanished predecessor: %x", data)
+		}
+	})
+	cancelB()
+	if _, err := pb.Wait(t, w.ctx); err == nil {
+		t.Fatal("b acquired although its node was deleted")
+	}
+	w.release(la)
+	w.release(pc.Receive(t, w.ctx, "Acquire"))
+}
