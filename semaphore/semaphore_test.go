@@ -488,12 +488,13 @@ func TestSemaphore_PredecessorGoneBeforeWatch(t *testing.T) {
 			bNode = dir + "/" + k
 		}
 	}
+	bSID := b.Session().ID // not from inside the fault: the server is locked there
 	w.once(func(m *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
 		g, ok := req.(machine.GetData)
 		if !ok || !g.Watch || g.Path != bNode {
 			return 0, false
 		}
-		m.Do(b.Session().ID, machine.Delete{Path: bNode, Version: -1}) // b gave up just now
+		m.Do(bSID, machine.Delete{Path: bNode, Version: -1}) // b gave up just now
 		return fakezk.Deliver, true
 	})
 	pc := w.acquireAsync(w.ctx, w.sem(w.conn(), "c", 1))
