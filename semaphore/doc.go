@@ -19,12 +19,22 @@
 //     directory.
 //
 // So a release (or a holder's session expiring) wakes exactly one waiter,
-// the first, which takes the freed lease; that grant wakes at most one
-// more, the new first waiter, which takes no lease but re-hooks. A waiter
-// that gives up wakes only its successor. The first waiter also wakes when
-// a member joins or leaves behind it (its watch is on the directory): one
-// client per change, never a herd. Every wake-up lists the directory again
-// and re-checks; no watch event is taken as a grant.
+// the first, which takes the freed lease (one listing); that grant wakes
+// at most one more, the new first waiter, which takes no lease but
+// re-hooks (two listings). A waiter that gives up wakes only its
+// successor. The first waiter also wakes when a member joins or leaves
+// behind it (its watch is on the directory; ZooKeeper has no child watch
+// narrower than that, and zkapi no wait on several watches at once, which
+// watching the N holders would need): one client per change, never a
+// herd. Every wake-up lists the directory again and re-checks; no watch
+// event is taken as a grant.
+//
+// After a wake-up the first waiter lists without a watch, and only if it
+// is still the first waiter lists again leaving the child watch, so a
+// waiter granted on a wake-up leaves no watch behind. Only when a lease
+// is freed between those two listings does the second one grant, and its
+// watch then stays until the directory next changes: one stray
+// notification to a holder, which wakes nothing.
 //
 // A free lease is never left untaken while someone waits: the first
 // waiter's child watch fires on any holder leaving, and a waiter whose
@@ -33,12 +43,17 @@
 // # Max leases
 //
 // N is part of every node's name, so each listing checks it at no cost.
-// The directory's N is that of its oldest member: a client whose N differs
-// fails with ErrMaxLeases (and removes its node) instead of counting the
-// others' leases with its own N (Curator's InterProcessSemaphoreV2 trusts
-// each client's maxLeases, so two clients that disagree over-grant). Nodes
-// of another N are ignored while they leave. Once every member has gone,
-// the next client's N is the directory's.
+// A client that finds a member of another N ahead of its own node fails
+// with ErrMaxLeases (and removes its node) instead of counting the others'
+// leases with its own N (Curator's InterProcessSemaphoreV2 trusts each
+// client's maxLeases, so two clients that disagree over-grant). Members of
+// another N behind it are ignored: they find it ahead and refuse. Any two
+// leases held at once were granted under one N, since the younger
+// holder's listing showed the older; so nothing is granted beyond the N
+// the holders share. Once every member has gone, any N may start afresh.
+// The price is that a waiter of the established N also fails if a client
+// of another N sits ahead of it, even one about to refuse itself: mixing N
+// is a deployment error, and it fails loudly.
 //
 // # Fencing tokens
 //

@@ -189,22 +189,22 @@ func (s *Semaphore) list(ctx context.Context, watch bool) ([]queue.Member, zkapi
 
 // judge says, from one listing ordered by sequence, whether the member at
 // p holds a lease, is the first waiter, or waits behind pred. Members of
-// other kinds are foreign; the oldest semaphore member sets the
-// directory's N; members of another N are ignored while they leave.
+// other kinds are foreign; a member of another N ahead of p is refused
+// (ErrMaxLeases), one behind it is ignored: it refuses itself.
 func (s *Semaphore) judge(all []queue.Member, p string) (turn, string, error) {
 	var ms []queue.Member
-	oldest := true
 	for _, m := range all {
 		if !strings.HasPrefix(m.Kind, kindPrefix) {
 			continue
 		}
-		if oldest && m.Kind != s.kind {
-			return 0, "", fmt.Errorf("%w: its oldest member is %s, this handle has %d leases", ErrMaxLeases, m.Name, s.n)
-		}
-		oldest = false
-		if m.Kind == s.kind {
+		if s.q.Path(m.Name) == p {
 			ms = append(ms, m)
+			break
 		}
+		if m.Kind != s.kind {
+			return 0, "", fmt.Errorf("%w: %s is ahead, this handle has %d leases", ErrMaxLeases, m.Name, s.n)
+		}
+		ms = append(ms, m)
 	}
 	i := queue.Index(ms, s.q.Dir, p)
 	if i < 0 {

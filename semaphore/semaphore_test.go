@@ -511,3 +511,20 @@ func TestSemaphore_PredecessorGoneBeforeWatch(t *testing.T) {
 	w.release(la)
 	w.release(pc.Receive(t, w.ctx, "Acquire"))
 }
+
+// A member of another N ahead of a client, even one that is not the
+// oldest, makes the client refuse: counting it out would let the two N
+// grant side by side once the older members leave.
+func TestSemaphore_MaxLeasesMismatchBehindTheOldest(t *testing.T) {
+	w := newWorld(t, fakezk.Config{})
+	c := w.conn()
+	a := w.acquire(w.sem(c, "a", 1))
+	// A client of N=2 that has created its node and not listed yet.
+	if _, err := c.Create(w.ctx, dir+"/lease_n2-b.1-", nil, zkapi.EphemeralSequential); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.sem(w.conn(), "c", 1).TryAcquire(w.ctx); !errors.Is(err, semaphore.ErrMaxLeases) {
+		t.Fatalf("N=1 behind an N=2 member: %v, want ErrMaxLeases", err)
+	}
+	w.release(a)
+}
