@@ -213,6 +213,26 @@ func (q Queue) List(ctx context.Context, kinds ...string) ([]Member, error) {
 	if err != nil {
 		return nil, err
 	}
+	return q.members(kids, kinds)
+}
+
+// ListW is List leaving a child watch on the directory, set by the same
+// request that lists it, so no change between the listing and the watch
+// goes unseen. It is for a recipe in which one member alone waits on the
+// whole directory (package semaphore's first waiter); a lock's waiters
+// never watch the directory.
+func (q Queue) ListW(ctx context.Context, kinds ...string) ([]Member, zkapi.Watch, error) {
+	kids, _, w, err := q.Conn.ChildrenW(ctx, q.Dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	ms, err := q.members(kids, kinds)
+	return ms, w, err
+}
+
+// members parses the names of kids of the given kinds (all if none) and
+// orders them by sequence number, refusing duplicate numbers.
+func (q Queue) members(kids, kinds []string) ([]Member, error) {
 	ms := make([]Member, 0, len(kids))
 	for _, k := range kids {
 		m, ok := parse(k)

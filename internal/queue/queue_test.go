@@ -55,3 +55,40 @@ func TestLeave_ClosedWhileCutOff(t *testing.T) {
 		t.Fatal("the node is gone: the test shows nothing")
 	}
 }
+
+// ListW lists as List does and leaves a child watch that the next
+// membership change fires.
+func TestListW_WatchesTheDirectory(t *testing.T) {
+	srv := fakezk.MustServer(fakezk.Config{})
+	defer srv.Close()
+	c, err := srv.Connect(fakezk.ConnOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := c.Create(ctx, "/q", nil, zkapi.Persistent); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"/q/a-g1-", "/q/b-g2-", "/q/foreign"} {
+		mode := zkapi.EphemeralSequential
+		if name == "/q/foreign" {
+			mode = zkapi.Ephemeral
+		}
+		if _, err := c.Create(ctx, name, nil, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := queue.Queue{Conn: c, Dir: "/q"}
+	ms, w, err := q.ListW(ctx, "a")
+	if err != nil || len(ms) != 1 || ms[0].GUID != "g1" {
+		t.Fatalf("ListW = %v, %v; want the one member of kind a", ms, err)
+	}
+	if _, err := c.Create(ctx, "/q/b-g3-", nil, zkapi.EphemeralSequential); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := w.Wait(ctx)
+	if err != nil || ev.Type != zkapi.EventNodeChildrenChanged {
+		t.Fatalf("watch: %v, %v; want NodeChildrenChanged", ev, err)
+	}
+}
