@@ -99,7 +99,7 @@ run_staticcheck
 go test -race -count=1 ./...
 # Tests left out of -race builds, for a race inside go-zookeeper v1.0.4
 # (see internal/conformance: differential_serve_test.go, skipUnderRace).
-go test -count=1 -run '^(TestDifferential_Serve|TestConformance_Real|TestDifferential_Real|TestRegister_RealLinearizable)$' ./internal/conformance
+go test -count=1 -run '^(TestDifferential_Serve|TestConformance_Serve|TestConformance_Real|TestDifferential_Real|TestRegister_RealLinearizable)$' ./internal/conformance
 
 # go-zookeeper's own suite on the real server, with its own harness
 # (internal/gozksuite; about 3 minutes); the serve run is part of go test
