@@ -260,7 +260,7 @@ func TestDouble_LostCreateOfDyingSessionNotAdopted(t *testing.T) {
 	}
 	w.srv.Tick(1) // follower caught up
 	old := c.Session().ID
-	w.onceM(func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
+	w.Once(func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
 		cr, ok := req.(machine.Create)
 		if !ok || sid != old || !strings.HasPrefix(cr.Path, dir+"/member-a") {
 			return 0, false

@@ -2,7 +2,6 @@ package barrier_test
 
 import (
 	"context"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/internal/locktest"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zktest"
 )
@@ -23,13 +23,11 @@ const dir = "/barriers/b"
 // world is a fake ZooKeeper with one-shot faults and a count of watch
 // wake-ups.
 type world struct {
-	t   *testing.T
-	ctx context.Context
-	srv *fakezk.Server
-
-	mu     sync.Mutex
-	faults []func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool)
-	wakes  atomic.Int64 // watches that fired with a node event
+	*locktest.Fake
+	t     *testing.T
+	ctx   context.Context
+	srv   *fakezk.Server
+	wakes atomic.Int64 // watches that fired with a node event
 }
 
 // newWorld starts a fake server, by default with 1 s ticks.
@@ -38,32 +36,13 @@ func newWorld(t *testing.T, cfg ...fakezk.Config) *world {
 	if len(cfg) > 0 {
 		c = cfg[0]
 	}
-	w := &world{t: t, ctx: zktest.Context(t, testTimeout), srv: fakezk.MustServer(c)}
-	w.srv.Intercept(func(m *machine.Machine, sid int64, req machine.Request) fakezk.Fault {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		for i, f := range w.faults {
-			if fault, ok := f(m, sid, req); ok {
-				w.faults = append(w.faults[:i], w.faults[i+1:]...)
-				return fault
-			}
-		}
-		return fakezk.Deliver
-	})
-	t.Cleanup(func() { w.srv.Close() })
-	return w
+	f := locktest.NewFake(t, c)
+	return &world{Fake: f, t: t, ctx: zktest.Context(t, testTimeout), srv: f.Srv}
 }
 
-// once adds a one-shot fault rule.
+// once adds a one-shot fault rule on the request alone.
 func (w *world) once(f func(req machine.Request) (fakezk.Fault, bool)) {
-	w.onceM(func(_ *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) { return f(req) })
-}
-
-// onceM adds a one-shot fault rule that may act on the machine.
-func (w *world) onceM(f func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool)) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.faults = append(w.faults, f)
+	w.Once(func(_ *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) { return f(req) })
 }
 
 // conn opens a session (4 s timeout: 4 ticks) whose watch wake-ups count

@@ -63,8 +63,11 @@ func TestElection_ContentionWithLostCreatesAndExpiries(t *testing.T) {
 	if _, err := setup.Create(w.ctx, "/fence", []byte("0"), zkapi.Persistent); err != nil {
 		t.Fatal(err)
 	}
-	var creates, watches, multis, lostCreates, expiries int // under w.mu
-	w.every = func(m *machine.Machine, sid int64, req machine.Request) fakezk.Fault {
+	var mu sync.Mutex // guards the counters
+	var creates, watches, multis, lostCreates, expiries int
+	w.Every(func(m *machine.Machine, sid int64, req machine.Request) fakezk.Fault {
+		mu.Lock()
+		defer mu.Unlock()
 		switch r := req.(type) {
 		case machine.Create:
 			if strings.HasPrefix(r.Path, dir+"/cand-") {
@@ -89,7 +92,7 @@ func TestElection_ContentionWithLostCreatesAndExpiries(t *testing.T) {
 			}
 		}
 		return fakezk.Deliver
-	}
+	})
 	rec := &contention{t: t, active: map[*election.Leadership]string{}}
 	const clients, total = 5, 60
 	var (
@@ -141,13 +144,13 @@ func TestElection_ContentionWithLostCreatesAndExpiries(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	w.mu.Lock()
+	mu.Lock()
 	t.Logf("%d leaderships, %d fenced writes landed, %d refused; %d lost create replies, %d expiries",
 		rec.granted, rec.fenced, rec.refused, lostCreates, expiries)
 	if lostCreates == 0 || expiries == 0 {
 		t.Errorf("faults not exercised: %d lost creates, %d expiries", lostCreates, expiries)
 	}
-	w.mu.Unlock()
+	mu.Unlock()
 	if kids := w.children(); len(kids) != 0 {
 		t.Errorf("nodes left: %v", kids)
 	}

@@ -112,7 +112,7 @@ func TestCampaign_LostCreateReply(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
 	e := w.election(w.conn(), "a")
 	w.resign(w.campaign(e)) // the directory exists from here
-	w.once(func(_ *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
+	w.Once(func(_ *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
 		cr, ok := req.(machine.Create)
 		return fakezk.LoseReply, ok && strings.HasPrefix(cr.Path, dir+"/cand-")
 	})
@@ -141,7 +141,7 @@ func TestCampaign_CancelCleansUpThroughConnectionLoss(t *testing.T) {
 		pc := w.campaignAsync(w.ctx, w.election(w.conn(), "c"))
 		w.waitWatched(dir + "/" + kids[1])
 		for range 2 {
-			w.once(func(_ *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
+			w.Once(func(_ *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
 				d, ok := req.(machine.Delete)
 				return fault, ok && d.Path == dir+"/"+kids[1]
 			})
@@ -159,7 +159,7 @@ func TestCampaign_CancelCleansUpThroughConnectionLoss(t *testing.T) {
 		}
 		// Resign also removes the leader's node through connection loss,
 		// and hands over to c.
-		w.once(func(_ *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
+		w.Once(func(_ *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
 			d, ok := req.(machine.Delete)
 			return fault, ok && d.Path == la.Node()
 		})
@@ -307,7 +307,7 @@ func TestCampaign_LostCreateOfDyingSessionNotAdopted(t *testing.T) {
 	w.resign(w.campaign(e))
 	w.srv.Tick(1) // the follower caught up
 	old := c.Session().ID
-	w.once(func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
+	w.Once(func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
 		if _, ok := req.(machine.Create); !ok {
 			return 0, false
 		}

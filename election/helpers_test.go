@@ -2,13 +2,13 @@ package election_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/zksim/zksim/election"
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/internal/locktest"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zktest"
 )
@@ -19,60 +19,21 @@ const dir = "/elect/e"
 // it instead of hanging it; the tests take milliseconds.
 const testTimeout = 30 * time.Second
 
-// world is a fake ZooKeeper with helpers for scripted election scenarios.
+// world is a fake ZooKeeper (recording requests, with one-shot faults)
+// with helpers for scripted election scenarios.
 type world struct {
+	*locktest.Fake
 	t   *testing.T
 	ctx context.Context
 	srv *fakezk.Server
-
-	mu       sync.Mutex
-	listings map[int64]int // per session, getChildren requests on dir
-	faults   []func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool)
-	every    func(m *machine.Machine, sid int64, req machine.Request) fakezk.Fault // if set, asked after faults
 }
 
 func newWorld(t *testing.T, cfg fakezk.Config) *world {
-	w := &world{t: t, ctx: zktest.Context(t, testTimeout), srv: fakezk.MustServer(cfg), listings: map[int64]int{}}
-	w.srv.Intercept(w.intercept)
-	t.Cleanup(func() { w.srv.Close() })
-	return w
+	f := locktest.NewFake(t, cfg)
+	return &world{Fake: f, t: t, ctx: zktest.Context(t, testTimeout), srv: f.Srv}
 }
 
-// intercept counts listings of the election directory (every wake-up of
-// a candidate lists it) and applies the first matching fault rule, which
-// is then used up.
-func (w *world) intercept(m *machine.Machine, sid int64, req machine.Request) fakezk.Fault {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if g, ok := req.(machine.GetChildren); ok && g.Path == dir {
-		w.listings[sid]++
-	}
-	for i, f := range w.faults {
-		if fault, ok := f(m, sid, req); ok {
-			w.faults = append(w.faults[:i], w.faults[i+1:]...)
-			return fault
-		}
-	}
-	if w.every != nil {
-		return w.every(m, sid, req)
-	}
-	return fakezk.Deliver
-}
-
-// once adds a one-shot fault rule.
-func (w *world) once(f func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool)) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.faults = append(w.faults, f)
-}
-
-func (w *world) conn() *fakezk.Conn {
-	c, err := w.srv.Connect(fakezk.ConnOptions{SessionTimeoutMs: 4000})
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	return c
-}
+func (w *world) conn() *fakezk.Conn { return w.Conn(w.t) }
 
 func (w *world) election(c zkapi.Conn, id string) *election.Election {
 	e, err := election.New(c, dir, election.Options{ID: id, Data: []byte(id)})
@@ -132,7 +93,5 @@ func node(w *world, p string) (data []byte, st zkapi.Stat, ok bool) {
 
 // listed returns how often session sid listed the election directory.
 func (w *world) listed(sid int64) int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.listings[sid]
+	return w.Listings(sid, dir)
 }

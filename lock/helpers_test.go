@@ -2,12 +2,12 @@ package lock_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/internal/locktest"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zktest"
@@ -17,59 +17,21 @@ import (
 // it instead of hanging it; the tests take milliseconds.
 const testTimeout = 30 * time.Second
 
-// world is a fake ZooKeeper with helpers for scripted lock scenarios.
+// world is a fake ZooKeeper (recording requests, with one-shot faults)
+// with helpers for scripted lock scenarios.
 type world struct {
+	*locktest.Fake
 	t   *testing.T
 	ctx context.Context // ends at the test's deadline
 	srv *fakezk.Server
-
-	mu       sync.Mutex
-	requests map[int64][]string // per session, what it sent
-	faults   []func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool)
 }
 
 func newWorld(t *testing.T, cfg fakezk.Config) *world {
-	w := &world{t: t, ctx: zktest.Context(t, testTimeout), srv: fakezk.MustServer(cfg), requests: map[int64][]string{}}
-	w.srv.Intercept(w.intercept)
-	t.Cleanup(func() { w.srv.Close() })
-	return w
+	f := locktest.NewFake(t, cfg)
+	return &world{Fake: f, t: t, ctx: zktest.Context(t, testTimeout), srv: f.Srv}
 }
 
-// intercept records every request and applies the first matching fault
-// rule, which is then used up.
-func (w *world) intercept(m *machine.Machine, sid int64, req machine.Request) fakezk.Fault {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.requests[sid] = append(w.requests[sid], req.String())
-	for i, f := range w.faults {
-		if fault, ok := f(m, sid, req); ok {
-			w.faults = append(w.faults[:i], w.faults[i+1:]...)
-			return fault
-		}
-	}
-	return fakezk.Deliver
-}
-
-// once adds a one-shot fault rule.
-func (w *world) once(f func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool)) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.faults = append(w.faults, f)
-}
-
-func (w *world) sent(sid int64) []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return append([]string(nil), w.requests[sid]...)
-}
-
-func (w *world) conn() *fakezk.Conn {
-	c, err := w.srv.Connect(fakezk.ConnOptions{SessionTimeoutMs: 4000})
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	return c
-}
+func (w *world) conn() *fakezk.Conn { return w.Conn(w.t) }
 
 func (w *world) mutex(c zkapi.Conn, id string, opts ...func(*lock.Options)) *lock.Mutex {
 	o := lock.Options{ID: id}

@@ -25,11 +25,11 @@ func TestMutex_RoundTrips(t *testing.T) {
 	m := w.mutex(c, "a")
 	w.release(w.acquire(m)) // creates the directory on first use
 	sid := c.Session().ID
-	before := len(w.sent(sid))
+	before := len(w.Sent(sid))
 	l := w.acquire(m)
-	acquired := len(w.sent(sid))
+	acquired := len(w.Sent(sid))
 	w.release(l)
-	reqs := w.sent(sid)
+	reqs := w.Sent(sid)
 	if got := acquired - before; got != 2 {
 		t.Errorf("uncontended acquire sent %d requests, want 2: %v", got, reqs[before:acquired])
 	}
@@ -89,7 +89,7 @@ func TestMutex_LostCreateReply(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
 	m := w.mutex(w.conn(), "a")
 	w.release(w.acquire(m)) // directory exists from here
-	w.once(func(_ *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
+	w.Once(func(_ *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
 		cr, ok := req.(machine.Create)
 		return fakezk.LoseReply, ok && strings.HasPrefix(cr.Path, dir+"/lock-")
 	})
@@ -117,7 +117,7 @@ func TestMutex_LostCreateOfDyingSessionNotAdopted(t *testing.T) {
 	w.release(w.acquire(m))
 	w.srv.Tick(1) // follower caught up
 	old := c.Session().ID
-	w.once(func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
+	w.Once(func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
 		if _, ok := req.(machine.Create); !ok {
 			return 0, false
 		}
@@ -217,7 +217,7 @@ func TestMutex_PredecessorGoneBeforeWatch(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
 	la := w.acquire(w.mutex(w.conn(), "a"))
 	holder := la.Session()
-	w.once(func(m *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
+	w.Once(func(m *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
 		g, ok := req.(machine.GetData)
 		if !ok || !g.Watch || g.Path != la.Node() {
 			return 0, false
@@ -273,7 +273,7 @@ func TestMutex_CleanupThroughConnectionLoss(t *testing.T) {
 		pb := w.acquireAsync(bctx, w.mutex(w.conn(), "b"))
 		w.waitWatched(la.Node())
 		for range 2 { // two failures in a row
-			w.once(func(_ *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
+			w.Once(func(_ *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
 				d, ok := req.(machine.Delete)
 				return fault, ok && d.Path != la.Node()
 			})
@@ -286,7 +286,7 @@ func TestMutex_CleanupThroughConnectionLoss(t *testing.T) {
 			t.Fatalf("%v: cancelled waiter's node survived cleanup: %v", fault, kids)
 		}
 		// Release also survives connection loss.
-		w.once(func(_ *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
+		w.Once(func(_ *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
 			_, ok := req.(machine.Delete)
 			return fault, ok
 		})
@@ -380,7 +380,7 @@ func TestMutex_MessyDirectory(t *testing.T) {
 func TestMutex_ContainerReapedDuringCreate(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
 	c := w.conn()
-	w.once(func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
+	w.Once(func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
 		cr, ok := req.(machine.Create)
 		if !ok || cr.Path != dir || cr.Mode != zkapi.Container {
 			return 0, false

@@ -90,7 +90,7 @@ func TestMultiMutex_SessionLostMidwayFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.once(func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
+	w.Once(func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
 		if cr, ok := req.(machine.Create); !ok || !strings.HasPrefix(cr.Path, "/m/y/") {
 			return 0, false
 		}

@@ -3,12 +3,12 @@ package semaphore_test
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/internal/locktest"
 	"github.com/zksim/zksim/semaphore"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zktest"
@@ -23,62 +23,22 @@ const testTimeout = 30 * time.Second
 // world is a fake ZooKeeper that records every request per session and
 // can apply one-shot faults.
 type world struct {
+	*locktest.Fake
 	t   *testing.T
 	ctx context.Context
 	srv *fakezk.Server
-
-	mu       sync.Mutex
-	requests map[int64][]string
-	faults   []func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool)
 }
 
 func newWorld(t *testing.T, cfg fakezk.Config) *world {
-	w := &world{t: t, ctx: zktest.Context(t, testTimeout), srv: fakezk.MustServer(cfg), requests: map[int64][]string{}}
-	w.srv.Intercept(w.intercept)
-	t.Cleanup(func() { w.srv.Close() })
-	return w
-}
-
-func (w *world) intercept(m *machine.Machine, sid int64, req machine.Request) fakezk.Fault {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.requests[sid] = append(w.requests[sid], req.String())
-	for i, f := range w.faults {
-		if fault, ok := f(m, sid, req); ok {
-			w.faults = append(w.faults[:i], w.faults[i+1:]...)
-			return fault
-		}
-	}
-	return fakezk.Deliver
-}
-
-func (w *world) once(f func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool)) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.faults = append(w.faults, f)
+	f := locktest.NewFake(t, cfg)
+	return &world{Fake: f, t: t, ctx: zktest.Context(t, testTimeout), srv: f.Srv}
 }
 
 // listings counts the directory listings session sid has sent: one per
 // wake-up of a waiter (and one per attempt).
-func (w *world) listings(sid int64) int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	n := 0
-	for _, r := range w.requests[sid] {
-		if rest, ok := strings.CutPrefix(r, "children "+dir); ok && (rest == "" || rest[0] == ' ') {
-			n++
-		}
-	}
-	return n
-}
+func (w *world) listings(sid int64) int { return w.Listings(sid, dir) }
 
-func (w *world) conn() *fakezk.Conn {
-	c, err := w.srv.Connect(fakezk.ConnOptions{SessionTimeoutMs: 4000})
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	return c
-}
+func (w *world) conn() *fakezk.Conn { return w.Conn(w.t) }
 
 func (w *world) sem(c zkapi.Conn, id string, n int) *semaphore.Semaphore {
 	s, err := semaphore.New(c, dir, n, semaphore.Options{ID: id})

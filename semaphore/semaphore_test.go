@@ -242,7 +242,7 @@ func TestSemaphore_LostCreateReply(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
 	s := w.sem(w.conn(), "a", 2)
 	w.release(w.acquire(s)) // the directory exists from here
-	w.once(func(_ *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
+	w.Once(func(_ *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
 		cr, ok := req.(machine.Create)
 		return fakezk.LoseReply, ok && strings.HasPrefix(cr.Path, dir+"/")
 	})
@@ -268,7 +268,7 @@ func TestSemaphore_CancelCleansUpThroughConnectionLoss(t *testing.T) {
 		pc := w.acquireAsync(w.ctx, w.sem(w.conn(), "c", 1))
 		w.settle(1, 3)
 		for range 2 {
-			w.once(func(_ *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
+			w.Once(func(_ *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
 				d, ok := req.(machine.Delete)
 				return fault, ok && d.Path != la.Node()
 			})
@@ -431,7 +431,7 @@ func TestSemaphore_LostCreateOfDyingSessionNotAdopted(t *testing.T) {
 	w.release(w.acquire(s))
 	w.srv.Tick(1) // the follower caught up
 	old := c.Session().ID
-	w.once(func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
+	w.Once(func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
 		if _, ok := req.(machine.Create); !ok {
 			return 0, false
 		}
@@ -459,7 +459,7 @@ func TestSemaphore_LostCreateOfDyingSessionNotAdopted(t *testing.T) {
 func TestSemaphore_HolderGoneBeforeTheDirectoryWatch(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
 	la := w.acquire(w.sem(w.conn(), "a", 1))
-	w.once(func(m *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
+	w.Once(func(m *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
 		g, ok := req.(machine.GetChildren)
 		if !ok || !g.Watch || g.Path != dir {
 			return 0, false
@@ -489,7 +489,7 @@ func TestSemaphore_PredecessorGoneBeforeWatch(t *testing.T) {
 		}
 	}
 	bSID := b.Session().ID // not from inside the fault: the server is locked there
-	w.once(func(m *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
+	w.Once(func(m *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
 		g, ok := req.(machine.GetData)
 		if !ok || !g.Watch || g.Path != bNode {
 			return 0, false
