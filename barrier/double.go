@@ -22,8 +22,7 @@ type DoubleBarrier struct {
 	n    int
 	opts Options
 
-	mu      sync.Mutex
-	attempt int
+	attempts queue.Attempts
 }
 
 // NewDouble returns a handle on the double barrier of n members whose
@@ -72,10 +71,7 @@ func parseRound(data []byte) (round, bool) {
 // (through connection loss) before it returns. A member whose session is
 // lost before its round formed is not counted: Enter returns ErrLost.
 func (d *DoubleBarrier) Enter(ctx context.Context) (*Member, error) {
-	d.mu.Lock()
-	d.attempt++
-	guid := d.opts.ID + "." + strconv.Itoa(d.attempt)
-	d.mu.Unlock()
+	guid := d.attempts.Next(d.opts.ID)
 	path, sid, err := d.q.Join(ctx, queue.Request{Kind: kind, GUID: guid})
 	if err != nil {
 		return nil, d.errorf("enter", err)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
-	"sync"
 
 	"github.com/zksim/zksim/internal/queue"
 	"github.com/zksim/zksim/zkapi"
@@ -21,8 +19,7 @@ type Election struct {
 	q    queue.Queue
 	opts Options
 
-	mu      sync.Mutex
-	attempt int
+	attempts queue.Attempts
 }
 
 // New returns a handle on the election whose candidate nodes live under
@@ -55,10 +52,7 @@ func (e *Election) TryCampaign(ctx context.Context) (*Leadership, error) {
 }
 
 func (e *Election) campaign(ctx context.Context, mode queue.Mode) (*Leadership, error) {
-	e.mu.Lock()
-	e.attempt++
-	guid := e.opts.ID + "." + strconv.Itoa(e.attempt)
-	e.mu.Unlock()
+	guid := e.attempts.Next(e.opts.ID)
 	h, err := queue.Enqueue(ctx, e.q, queue.Request{
 		Kind: kind, GUID: guid, Data: e.opts.Data,
 		Kinds: []string{kind}, Rule: queue.Predecessor, Mode: mode,

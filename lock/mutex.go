@@ -3,7 +3,6 @@ package lock
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"sync"
 
 	"github.com/zksim/zksim/internal/queue"
@@ -18,9 +17,9 @@ type Mutex struct {
 	q    queue.Queue
 	opts Options
 
-	mu      sync.Mutex
-	attempt int
-	held    *Lease // Reentrant: the current lease, if any
+	mu       sync.Mutex
+	attempts queue.Attempts
+	held     *Lease // Reentrant: the current lease, if any
 }
 
 // New returns a handle on the lock whose nodes live under dir (created on
@@ -55,9 +54,8 @@ func (m *Mutex) acquire(ctx context.Context, mode queue.Mode) (*Lease, error) {
 		m.mu.Unlock()
 		return l, nil
 	}
-	m.attempt++
-	guid := m.opts.ID + "." + strconv.Itoa(m.attempt)
 	m.mu.Unlock()
+	guid := m.attempts.Next(m.opts.ID)
 
 	h, err := queue.Enqueue(ctx, m.q, queue.Request{
 		Kind: kind, GUID: guid, Data: m.opts.Data,

@@ -25,7 +25,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"sync"
 
 	"github.com/zksim/zksim/internal/queue"
@@ -49,9 +48,9 @@ type RWMutex struct {
 	q    queue.Queue
 	opts lock.Options
 
-	mu      sync.Mutex
-	attempt int
-	readers int // read leases this handle holds
+	mu       sync.Mutex
+	attempts queue.Attempts
+	readers  int // read leases this handle holds
 }
 
 // New returns a handle on the read/write lock whose nodes live under dir.
@@ -95,9 +94,8 @@ func (rw *RWMutex) acquire(ctx context.Context, kind string, rule queue.Rule, mo
 		rw.mu.Unlock()
 		return nil, fmt.Errorf("rwlock %s: %w", rw.q.Dir, ErrUpgrade)
 	}
-	rw.attempt++
-	guid := rw.opts.ID + "." + strconv.Itoa(rw.attempt)
 	rw.mu.Unlock()
+	guid := rw.attempts.Next(rw.opts.ID)
 	h, err := queue.Enqueue(ctx, rw.q, queue.Request{
 		Kind: kind, GUID: guid, Data: rw.opts.Data,
 		Kinds: []string{readKind, writeKind}, Rule: rule, Mode: mode,

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/zksim/zksim/internal/queue"
 	"github.com/zksim/zksim/zkapi"
@@ -61,8 +60,7 @@ type Semaphore struct {
 	kind string
 	opts Options
 
-	mu      sync.Mutex
-	attempt int
+	attempts queue.Attempts
 }
 
 // New returns a handle on the semaphore of n leases whose nodes live under
@@ -99,10 +97,7 @@ func (s *Semaphore) TryAcquire(ctx context.Context) (*Lease, error) {
 }
 
 func (s *Semaphore) acquire(ctx context.Context, mode queue.Mode) (*Lease, error) {
-	s.mu.Lock()
-	s.attempt++
-	guid := s.opts.ID + "." + strconv.Itoa(s.attempt)
-	s.mu.Unlock()
+	guid := s.attempts.Next(s.opts.ID)
 	path, sid, err := s.q.Join(ctx, queue.Request{Kind: s.kind, GUID: guid, Data: s.opts.Data})
 	if err != nil {
 		return nil, fmt.Errorf("semaphore %s: %w", s.q.Dir, err)
