@@ -101,7 +101,11 @@ func (rc runConfig) header(w io.Writer) {
 	if rc.recipe.AcquireRead != nil {
 		model = "reader/writer exclusion"
 	}
-	fmt.Fprintf(w, "checked: %s (exact interval check), herd, fencing, orphans, deadlock, progress\n\n", model)
+	fencing := "fencing"
+	if rc.recipe.Terms {
+		fencing = "terms (one leader per term, growing), fencing"
+	}
+	fmt.Fprintf(w, "checked: %s (exact interval check), herd, %s, orphans, deadlock, progress\n\n", model, fencing)
 }
 
 // summaryText reports the counts.
