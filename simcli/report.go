@@ -101,11 +101,16 @@ func (rc runConfig) header(w io.Writer) {
 	if rc.recipe.AcquireRead != nil {
 		model = "reader/writer exclusion"
 	}
-	fencing := "fencing"
+	fmt.Fprintf(w, "checked: %s (exact interval check), herd, %s, orphans, deadlock, progress\n\n", model, rc.fencingChecks())
+}
+
+// fencingChecks names the checks of the tokens: fencing, and for an
+// election (lock.Recipe.Terms) its terms first.
+func (rc runConfig) fencingChecks() string {
 	if rc.recipe.Terms {
-		fencing = "terms (one leader per term, growing), fencing"
+		return "terms (one leader per term, growing), fencing"
 	}
-	fmt.Fprintf(w, "checked: %s (exact interval check), herd, %s, orphans, deadlock, progress\n\n", model, fencing)
+	return "fencing"
 }
 
 // summaryText reports the counts.
