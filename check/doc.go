@@ -11,7 +11,10 @@
 // timeline. Beside these, checkers that are not about linearizability:
 // herd (how many clients one lock-node deletion woke), fencing (tokens
 // accepted by the protected resource strictly increase), cleanliness (no
-// lock node left behind) and liveness (decided by the simulator).
+// lock node left behind) and liveness (decided by the simulator). An
+// election's leaderships are holds whose token is the term: Terms checks
+// one leader per term, terms growing from one leadership to the next,
+// and no write accepted from a term older than one already begun.
 //
 // A third porcupine model, of a znode as a versioned register (gets and
 // compare-and-set writes, with connection-loss outcomes unknown), checks
@@ -44,13 +47,18 @@ const (
 	NoProgress      Class = "no-progress"
 	ClientError     Class = "client-error"
 	Invariant       Class = "invariant"
+	// SharedTerm: two leaderships of an election had one term (Terms).
+	SharedTerm Class = "shared-term"
+	// TermOrder: a leadership began with a term below one that began
+	// before it (Terms).
+	TermOrder Class = "term-order"
 	// Undecided is not a violation: the check met its bound before it
 	// could tell (Register), and says so rather than guess.
 	Undecided Class = "undecided"
 )
 
 // severities orders the classes, worst first.
-var severities = []Class{MutualExclusion, RWExclusion, Fencing, Deadlock, NoProgress, Orphan,
+var severities = []Class{MutualExclusion, RWExclusion, SharedTerm, TermOrder, Fencing, Deadlock, NoProgress, Orphan,
 	ClientError, Invariant, Linearizability, Herd, Undecided}
 
 // Severity ranks a violation class, 0 the worst: a run is reported by the

@@ -84,6 +84,9 @@ type Accepted struct {
 	Token  int64
 	Step   int64
 	Zxid   int64 // the write's zxid: the resource's order of acceptance
+	// Call is when the write was sent (0: unknown): Terms refuses a
+	// write from a term older than one begun before it.
+	Call int64
 }
 
 // Tokens requires the accepted tokens to increase strictly in the

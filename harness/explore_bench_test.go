@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/election"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/lock/zoo"
@@ -46,9 +47,9 @@ func benchmarkExploreZoo(b *testing.B, symmetry bool) {
 	}
 }
 
-// exploreRecipes are the good locks the systematic search exhausts.
+// exploreRecipes are the good recipes the systematic search exhausts.
 func exploreRecipes() []lock.Recipe {
-	return []lock.Recipe{lock.MutexRecipe(), rwlock.Recipe(), lock.ReentrantRecipe(), lock.MultiRecipe()}
+	return []lock.Recipe{lock.MutexRecipe(), rwlock.Recipe(), lock.ReentrantRecipe(), lock.MultiRecipe(), election.Recipe()}
 }
 
 // BenchmarkExploreExhaust: the systematic search exhausts each good lock

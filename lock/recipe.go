@@ -24,6 +24,12 @@ type Recipe struct {
 	// they are more than dir (a multi-lock's): the harness looks in each
 	// for nodes left behind and for herds. nil: dir alone.
 	Dirs func(dir string) []string
+	// Terms says the Held's Token is a leadership's term (an election,
+	// package election): the harness then also checks that no two
+	// acquisitions share a term, that terms grow in the order the
+	// acquisitions began, and that no write from an older term lands once
+	// a newer one has begun (check.Terms).
+	Terms bool
 }
 
 // AcquireFunc takes a lock and returns what releases it.

@@ -101,7 +101,16 @@ func (rc runConfig) header(w io.Writer) {
 	if rc.recipe.AcquireRead != nil {
 		model = "reader/writer exclusion"
 	}
-	fmt.Fprintf(w, "checked: %s (exact interval check), herd, fencing, orphans, deadlock, progress\n\n", model)
+	fmt.Fprintf(w, "checked: %s (exact interval check), herd, %s, orphans, deadlock, progress\n\n", model, rc.fencingChecks())
+}
+
+// fencingChecks names the checks of the tokens: fencing, and for an
+// election (lock.Recipe.Terms) its terms first.
+func (rc runConfig) fencingChecks() string {
+	if rc.recipe.Terms {
+		return "terms (one leader per term, growing), fencing"
+	}
+	return "fencing"
 }
 
 // summaryText reports the counts.

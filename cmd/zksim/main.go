@@ -10,7 +10,7 @@
 //
 // run (the default) explores seeded schedules of the standard lock
 // workload (5 clients x 3 acquisitions, every fault) for a recipe: lock,
-// rwlock or one of the zoo's broken ones, on every core, and reports
+// rwlock, election or one of the zoo's broken ones, on every core, and reports
 // violations; replay re-runs a saved trace byte for byte; run and replay
 // show a trace as -view says (lines, one column per client, or the saved
 // lines raw); explain prints the words a trace uses; merge joins the
@@ -33,6 +33,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/zksim/zksim/election"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/rwlock"
@@ -46,12 +47,13 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 func cli() *simcli.CLI {
 	c := &simcli.CLI{
 		Name:    "zksim",
-		Recipes: []lock.Recipe{lock.MutexRecipe(), rwlock.Recipe(), lock.ReentrantRecipe(), lock.MultiRecipe()},
+		Recipes: []lock.Recipe{lock.MutexRecipe(), rwlock.Recipe(), lock.ReentrantRecipe(), lock.MultiRecipe(), election.Recipe()},
 		Docs: map[string]string{
 			"lock":           "herd-free exclusive lock (zksim's lock.Mutex)",
 			"rwlock":         "herd-free read/write lock (zksim's rwlock.RWMutex)",
 			"lock/reentrant": "lock.Mutex with Reentrant: each acquisition takes it twice on one handle",
 			"lock/multi":     "lock.MultiMutex: each acquisition takes two locks, all or nothing",
+			"election":       "leader election with terms: each acquisition campaigns, leads, writes fenced with its term, resigns",
 		},
 		Commands: []simcli.Command{
 			{Name: "herd", Synopsis: "herd [-waiters 10,100,1000]", Summary: "count the notifications one release causes, per recipe", Run: runHerd},
