@@ -37,7 +37,12 @@ type BarrierWorkload struct {
 	Rounds    int    // per client; default 2 (the single barrier has one)
 	WorkTicks int    // virtual time inside; default 1
 	Attempts  int    // Enter calls a round before a client drops out; default 2
-	Single    bool
+	// LatePercent is the share of Enter calls (and single-barrier waits)
+	// made a tick late, so that members arrive apart: a client's yes/no
+	// question (sim.Client.Chance), which the systematic search explores
+	// both ways. Default 50; -1: none, all arrive at once.
+	LatePercent int
+	Single      bool
 }
 
 func (w BarrierWorkload) withDefaults() BarrierWorkload {
@@ -46,6 +51,7 @@ func (w BarrierWorkload) withDefaults() BarrierWorkload {
 	w.Rounds = cmp.Or(w.Rounds, 2)
 	w.WorkTicks = cmp.Or(w.WorkTicks, 1)
 	w.Attempts = cmp.Or(w.Attempts, 2)
+	w.LatePercent = cmp.Or(w.LatePercent, 50)
 	return w
 }
 
@@ -234,8 +240,16 @@ func (run *barrierRun) member(ctx context.Context, c *sim.Client) error {
 	return nil
 }
 
+// arrive makes a client late, by LatePercent's chance.
+func (run *barrierRun) arrive(ctx context.Context, c *sim.Client) {
+	if run.w.LatePercent > 0 && c.Chance(run.w.LatePercent, "late?") {
+		c.Sleep(ctx, 1)
+	}
+}
+
 // enter is one Enter call, recorded.
 func (run *barrierRun) enter(ctx context.Context, c *sim.Client, id string) barrier.Leaver {
+	run.arrive(ctx, c)
 	i := len(run.visits)
 	step := int64(c.Sim().Step())
 	run.visits = append(run.visits, visit{Visit: check.Visit{Client: c.Index(), Arrive: step, Entered: -1, Left: -1, Gone: -1, Passed: -1},
@@ -299,6 +313,7 @@ func (run *barrierRun) controller(ctx context.Context, c *sim.Client) error {
 
 // waiter waits on the single barrier.
 func (run *barrierRun) waiter(ctx context.Context, c *sim.Client) error {
+	run.arrive(ctx, c)
 	i := len(run.waits)
 	run.waits = append(run.waits, check.SingleWait{Client: c.Index(), Call: int64(c.Sim().Step()), Return: -1})
 	run.phase[c.Index()], run.visible = waiting, run.visible+1

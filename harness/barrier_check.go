@@ -26,36 +26,46 @@ func (run *barrierRun) history() []check.Visit {
 	out := make([]check.Visit, len(run.visits))
 	for i, v := range run.visits {
 		cv := v.Visit
+		// Its node is on one of the sessions the call ran on (a session
+		// given up during the call may have it): as far as the others
+		// may know, it left when the first of them ended, and it is gone
+		// once all have.
+		first, last := int64(-1), int64(0)
+		for _, s := range run.holders(v) {
+			first, last = earliest(first, run.expiry(s)), latest(last, run.expiry(s))
+		}
 		switch {
 		case v.Entered >= 0:
-			// Its node is on one of the sessions the call ran on (a
-			// session given up during the call may have it): it left
-			// when the first of them ended, as far as others may know,
-			// and is gone once all have.
-			first, last := run.expiry(v.after), run.expiry(v.after)
-			for _, s := range v.sessions {
-				first, last = earliest(first, run.expiry(s)), latest(last, run.expiry(s))
-			}
 			cv.Left, cv.Gone = earliest(v.leaveCall, first), earliest(v.leaveCall, last)
 		case v.failed >= 0:
-			cv.Left = earliest(v.failed, run.expiry(v.sessions[0]))
+			cv.Left = earliest(v.failed, first)
 			// Its node went with the failure, unless it is on a session
 			// the client had given up: then it lingers until that ends.
 			cv.Gone = v.failed
-			for _, s := range v.sessions {
+			for _, s := range run.holders(v) {
 				if s != v.after {
 					cv.Gone = latest(cv.Gone, run.expiry(s))
 				}
 			}
 		default: // still in Enter, or crashed in it
-			cv.Gone = run.expiry(v.sessions[0])
-			for _, s := range v.sessions[1:] {
-				cv.Gone = latest(cv.Gone, run.expiry(s))
-			}
+			cv.Gone = last
 		}
 		out[i] = cv
 	}
 	return out
+}
+
+// holders are the sessions that may hold a visit's node: those its
+// requests ran on, less any that had ended before it arrived (a client
+// learns of an expiry late, and then moves to a new session).
+func (run *barrierRun) holders(v visit) []int64 {
+	ss := slices.Clone(v.sessions)
+	if !v.open {
+		ss = append(ss, v.after)
+	}
+	ss = slices.DeleteFunc(ss, func(s int64) bool { at := run.expiry(s); return at >= 0 && at < v.Arrive })
+	slices.Sort(ss)
+	return slices.Compact(ss)
 }
 
 // earliest is the earlier of two steps, -1 (never) counting as latest.
