@@ -24,12 +24,30 @@ import (
 // works WorkTicks and removes it; the others wait on it.
 //
 // The checkers (see BarrierReport): entry and exit safety, the single
-// barrier's, herd, nodes left behind, and liveness. Liveness accepts what
-// a barrier cannot help: when fewer than all the clients are left to
-// enter (some crashed, or dropped out), those waiting in Enter wait
-// forever; and a single barrier whose controller crashed before removing
-// it is never lowered. Nobody may hang in Leave: a member that crashed
-// or lost its session inside has left.
+// barrier's, herd, nodes left behind, and liveness.
+//
+// What they accept when a member's session ends (it expired: the
+// member crashed, was paused or cut off too long; or the client gave it
+// up) or a member drops out:
+//   - Enter: a member counts as arrived from its Enter call until its
+//     node is surely gone: its Leave call, the end of every session its
+//     call ran on, or, for an Enter that failed, the failure (or the end
+//     of a session it gave up, whose node lingers). A member may pass
+//     only after a moment at which all N counted at once. So a round may
+//     count a member whose Enter then fails: for the others it arrived
+//     and left at once, as for ZooKeeper.
+//   - Leave: a member of the round has left once it called Leave, its
+//     Enter failed, or the first session its call ran on ended; nobody
+//     passes Leave before all the others of its round left.
+//   - Liveness: the simulator's deadlock, except what a barrier cannot
+//     help: when fewer than N clients are left waiting in Enter (the
+//     others crashed, or dropped out), they wait forever; and a single
+//     barrier whose controller crashed before removing it is never
+//     lowered. Nobody may hang in Leave: a member that crashed or lost
+//     its session inside has left. N clients waiting in Enter is a
+//     deadlock whatever happened before.
+//   - Herd: a session's end may wake every client that watched its
+//     nodes; any other change, the clients that go on plus one.
 type BarrierWorkload struct {
 	Recipe    barrier.Recipe
 	Dir       string // the double barrier's directory, or the single barrier's node; default /barriers/b
