@@ -11,7 +11,7 @@ import (
 
 // barrierZooWorkload is the smallest workload that shows ex's defect.
 func barrierZooWorkload(ex zoo.Exhibit) harness.BarrierWorkload {
-	return harness.BarrierWorkload{Recipe: ex.Recipe, Clients: ex.Clients, Rounds: ex.Rounds}
+	return harness.BarrierWorkload{Recipe: ex.Recipe, Clients: ex.Clients, Rounds: ex.Rounds, Single: ex.Single}
 }
 
 // barrierHunt runs seeds from start until a run shows ex's class and

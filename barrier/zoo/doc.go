@@ -10,9 +10,10 @@
 //	zoo/noready       the recipes page's double barrier, no "ready"   deadlock
 //	zoo/leaveearly    Leave deletes its node and returns at once      barrier-leave
 //	zoo/dirleave      Leave waits on the directory's children         herd
+//	zoo/waitonerror   single barrier: a failed exists() means gone    barrier-wait
 //
 // Exhibits lists them with their origin, defect and the violation class a
-// harness must report. The last two are the good barrier (package
+// harness must report. The last three are the good barriers (package
 // barrier) with one step replaced, so the planted bug is the diff; the
 // first two are the classic design as the ZooKeeper recipes page and
 // many tutorials give it, less the "ready" node, which the page adds so

@@ -195,3 +195,26 @@ func seqOf(name string) (int64, bool) {
 	seq, err := strconv.ParseInt(name[i+1:], 10, 64)
 	return seq, err == nil
 }
+
+// WaitOnError is the good barriers but for the single barrier's Wait,
+// which takes a failed exists() for a missing node, as code that keeps
+// only the Stat of exists() (null on an error it swallowed) does: a
+// waiter cut off from the server passes a barrier still raised.
+func WaitOnError() barrier.Recipe {
+	r := barrier.DoubleRecipe()
+	r.Name = NameWaitOnError
+	single := *r.Single
+	single.Wait = func(ctx context.Context, conn zkapi.Conn, path string) error {
+		for {
+			_, ok, w, err := conn.ExistsW(ctx, path)
+			if err != nil || !ok {
+				return nil
+			}
+			if _, err := w.Wait(ctx); err != nil {
+				return nil
+			}
+		}
+	}
+	r.Single = &single
+	return r
+}

@@ -11,6 +11,7 @@ const (
 	NameNoReady      = "zoo/noready"
 	NameLeaveEarly   = "zoo/leaveearly"
 	NameDirLeave     = "zoo/dirleave"
+	NameWaitOnError  = "zoo/waitonerror"
 )
 
 // Exhibit is one broken barrier with what a harness should find in it.
@@ -29,6 +30,9 @@ type Exhibit struct {
 	// Clients is the smallest barrier (clients, all members) that shows
 	// the defect; Rounds the rounds each client needs.
 	Clients, Rounds int
+	// Single: the defect is in the single barrier, which the harness
+	// drives instead of the double one.
+	Single bool
 
 	_ struct{}
 }
@@ -71,6 +75,14 @@ func Exhibits() []Exhibit {
 				"member's delete (and each arrival of the next round) wakes all of them",
 			Violation: check.Herd, Also: []check.Class{check.Deadlock},
 			Clients: 4, Rounds: 1,
+		},
+		{
+			Name: NameWaitOnError, Recipe: WaitOnError(),
+			Origin: "single-barrier waits that read any failure of exists() as " +
+				"\"no node\" (a null Stat with the error swallowed)",
+			Bug:       "a waiter whose exists() fails with connection loss takes the barrier for removed and passes",
+			Violation: check.BarrierWait,
+			Clients:   2, Rounds: 1, Single: true,
 		},
 	}
 }
