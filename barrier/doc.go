@@ -86,6 +86,15 @@
 //   - A lost create reply (ZOOKEEPER-1262): the node is found again by
 //     its guid and adopted only if the current session owns it (kazoo's
 //     retry takes "node exists" for its own node, whatever its owner).
+//     A node so found on a session the client has given up (which the
+//     server keeps until it expires) is deleted before the create is
+//     retried: left there, it would count as a second member of the same
+//     client, and a round could pass Enter with a member missing.
+//   - A directory reaped and made again: the container goes once the
+//     last member has deleted its node, and the next one numbers its
+//     members from 0, while members of the last round may still wait to
+//     leave. A node created after a round's mark is no member of it,
+//     whatever its number, so they do not wait on the next round.
 //   - Silent failure: kazoo's enter and leave swallow errors, leaving
 //     only a participating flag; here Check, Wait, Enter and Leave
 //     return errors, and ErrLost when the session ended.

@@ -49,8 +49,15 @@ func (d *DoubleBarrier) Dir() string { return d.q.Dir }
 func (d *DoubleBarrier) ID() string { return d.opts.ID }
 
 // round is the range of sequence numbers of one round's members, as a
-// mark stores it: "<first> <last>".
-type round struct{ first, last int64 }
+// mark stores it: "<first> <last>", and the zxid of the mark. A node
+// created after the mark is not a member, whatever its number: once the
+// directory is empty the server may reap it (a container), and the one
+// created next numbers its members from 0 again, while members of the
+// last round may still be waiting to leave.
+type round struct {
+	first, last int64
+	formed      int64
+}
 
 func (r round) String() string { return fmt.Sprintf("%d %d", r.first, r.last) }
 
@@ -63,7 +70,7 @@ func parseRound(data []byte) (round, bool) {
 	}
 	first, err1 := strconv.ParseInt(a, 10, 64)
 	last, err2 := strconv.ParseInt(b, 10, 64)
-	return round{first, last}, err1 == nil && err2 == nil && first <= last
+	return round{first: first, last: last}, err1 == nil && err2 == nil && first <= last
 }
 
 // Enter joins the barrier and returns once n members, this one among
@@ -72,7 +79,7 @@ func parseRound(data []byte) (round, bool) {
 // lost before its round formed is not counted: Enter returns ErrLost.
 func (d *DoubleBarrier) Enter(ctx context.Context) (*Member, error) {
 	guid := d.attempts.Next(d.opts.ID)
-	path, sid, err := d.q.Join(ctx, queue.Request{Kind: kind, GUID: guid})
+	path, sid, err := d.q.Join(ctx, queue.Request{Kind: kind, GUID: guid, Steps: queue.Steps{FindLost: findOrClear}})
 	if err != nil {
 		return nil, d.errorf("enter", err)
 	}
@@ -104,6 +111,8 @@ type Member struct {
 
 	mu   sync.Mutex
 	left bool
+
+	strangers map[string]bool // nodes in the round's range created after its mark
 }
 
 // Node is the path of the member's node.

@@ -72,7 +72,7 @@ func (m *Member) scan(ctx context.Context) (ms []queue.Member, first int, mine *
 		seq = ms[i].Seq
 	}
 	for first < len(ms) {
-		data, _, err := q.Conn.Get(ctx, q.Path(ms[first].Name))
+		data, st, err := q.Conn.Get(ctx, q.Path(ms[first].Name))
 		if errors.Is(err, zkapi.ErrNoNode) {
 			first++ // gone: left or expired; the listing is otherwise still good
 			continue
@@ -84,6 +84,7 @@ func (m *Member) scan(ctx context.Context) (ms []queue.Member, first int, mine *
 		if !ok {
 			break
 		}
+		r.formed = st.Mzxid // one multi marks the whole round
 		if r.has(seq) {
 			mine = &r
 		}

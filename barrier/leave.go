@@ -87,11 +87,12 @@ func (m *Member) leave(ctx context.Context) (deleted bool, err error) {
 	}
 }
 
-// inRound keeps the members of m's round.
+// inRound keeps the members of m's round: the nodes numbered in its
+// range, less those found to be newer than its mark.
 func (m *Member) inRound(ms []queue.Member) []queue.Member {
 	var in []queue.Member
 	for _, x := range ms {
-		if m.round.has(x.Seq) {
+		if m.round.has(x.Seq) && !m.strangers[x.Name] {
 			in = append(in, x)
 		}
 	}
@@ -99,9 +100,11 @@ func (m *Member) inRound(ms []queue.Member) []queue.Member {
 }
 
 // awaitGone waits until the member node name changes or is gone: a data
-// watch, which leaves nothing behind on a node already gone.
+// watch, which leaves nothing behind on a node already gone. A node
+// created after the round's mark is no member of it (see round): it is
+// noted, and the caller lists again.
 func (m *Member) awaitGone(ctx context.Context, name string) error {
-	_, _, w, err := m.d.q.Conn.GetW(ctx, m.d.q.Path(name))
+	_, st, w, err := m.d.q.Conn.GetW(ctx, m.d.q.Path(name))
 	switch {
 	case errors.Is(err, zkapi.ErrNoNode):
 		return nil
@@ -109,6 +112,12 @@ func (m *Member) awaitGone(ctx context.Context, name string) error {
 		return queue.AwaitLink(ctx, m.d.q.Conn)
 	case err != nil:
 		return err
+	case st.Czxid > m.round.formed:
+		if m.strangers == nil {
+			m.strangers = map[string]bool{}
+		}
+		m.strangers[name] = true
+		return nil
 	}
 	_, err = w.Wait(ctx)
 	return err

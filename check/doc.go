@@ -16,6 +16,11 @@
 // one leader per term, terms growing from one leadership to the next,
 // and no write accepted from a term older than one already begun.
 //
+// Barriers (package barrier) are judged on Visits, one per Enter call:
+// nobody passes Enter before n members arrived (BarrierEnters), nobody
+// passes Leave before the rest of its round left (BarrierLeaves), and no
+// Wait passes a single barrier before Remove (BarrierWaits).
+//
 // A third porcupine model, of a znode as a versioned register (gets and
 // compare-and-set writes, with connection-loss outcomes unknown), checks
 // ZooKeeper itself: fakezk under the simulator and a real server. Its
@@ -58,7 +63,7 @@ const (
 )
 
 // severities orders the classes, worst first.
-var severities = []Class{MutualExclusion, RWExclusion, SharedTerm, TermOrder, Fencing, Deadlock, NoProgress, Orphan,
+var severities = []Class{MutualExclusion, RWExclusion, SharedTerm, TermOrder, BarrierEnter, BarrierLeave, BarrierWait, Fencing, Deadlock, NoProgress, Orphan,
 	ClientError, Invariant, Linearizability, Herd, Undecided}
 
 // Severity ranks a violation class, 0 the worst: a run is reported by the

@@ -12,6 +12,13 @@
 // and is a sim.Scenario, so the systematic search explores it (Explore;
 // harnesstest.CheckExhaustive in a test).
 //
+// BarrierWorkload does the same for a barrier.Recipe (RunBarrier,
+// BarrierReport): N clients form a double barrier of N and go through
+// rounds, or wait on a single barrier a controller removes; the checkers
+// are entry and exit safety (check.BarrierEnters, BarrierLeaves,
+// BarrierWaits), herd, orphans and liveness, and it too is a
+// sim.Scenario (harnesstest.CheckBarrier, CheckBarrierExhaustive).
+//
 // ShrinkSeed and Minimize shrink a failing run to a minimal
 // counterexample; ShrinkFound does it for any runner of the same shape
 // (harnesstest's client programs). A run saves to a TraceFile

@@ -104,6 +104,11 @@ if [ -n "${BENCH_EXHAUST:-}" ]; then
 	log "what each reduction saves: plain enumeration of a whole space (about 13 minutes)"
 	go test -run - -bench ExploreReductions -benchtime 1x -timeout 30m ./harness | tee -a "$raw" | grep -E '^Benchmark' >&2
 fi
+log "the barriers: 100k schedules, the zoo, the systematic search"
+barrier_n=100000x barrier_exhaust='BarrierExhaust'
+if [ -n "${BENCH_QUICK:-}" ]; then barrier_n=2000x barrier_exhaust='BarrierExhaust/double/2x2'; fi
+go test -run - -bench BarrierSchedules -benchtime "$barrier_n" ./harness | tee -a "$raw" | grep -E '^Benchmark' >&2
+go test -run - -bench "BarrierZooFind|BarrierExploreZoo|$barrier_exhaust" -benchtime 1x -timeout 30m ./harness | tee -a "$raw" | grep -E '^Benchmark' >&2
 log "porcupine"
 go test -run - -bench 'CheckLocks|Porcupine' -benchtime "$t1" ./check | tee -a "$raw" | grep -E '^Benchmark' >&2
 log "lock handoff on the real servers"

@@ -91,6 +91,13 @@ type Client struct {
 	sess     zkapi.Session
 	err      error
 
+	// rewatch is the reply to the SetWatches of the last reconnect while
+	// rewatchNotes notifications it fired are still in the inbox: on the
+	// wire they come before it, so the client sees its zxid only once it
+	// has read them, and a connection that drops first loses them all.
+	rewatch      machine.Reply
+	rewatchNotes int
+
 	slot call // reused by each call: a client has one at a time
 
 	// hist hashes everything the program has been told (replies, events,

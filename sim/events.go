@@ -158,6 +158,11 @@ func (s *Sim) recv(c *Client) {
 		for _, w := range c.model.Watches.Take(msg.note.Event) {
 			w.fire(msg.note.Event, msg.note.Zxid)
 		}
+		if c.rewatchNotes > 0 {
+			if c.rewatchNotes--; c.rewatchNotes == 0 {
+				c.model.Rewatched(c.rewatch)
+			}
+		}
 		for _, p := range c.model.Persistent.Match(msg.note.Event) {
 			p.queue = append(p.queue, msg.note)
 		}
@@ -183,7 +188,7 @@ func (c *Client) drop() {
 	if c.connected {
 		c.sim.m.Detach(c.model.ID)
 	}
-	c.connected, c.inbox = false, c.inbox[:0]
+	c.connected, c.inbox, c.rewatchNotes = false, c.inbox[:0], 0
 	c.setState(zkapi.StateDisconnected)
 	if c.state == stAwaitReply {
 		c.call.err = zkapi.ErrConnectionLoss
@@ -221,8 +226,11 @@ func (c *Client) reconnect() {
 	c.connected = true
 	c.setState(zkapi.StateConnected)
 	if sw, ok := c.model.Rewatch(); ok {
-		c.model.Rewatched(c.model.Send(s.m, sw))
+		r := c.model.Send(s.m, sw)
 		s.collect()
+		if c.rewatch, c.rewatchNotes = r, len(c.inbox); c.rewatchNotes == 0 {
+			c.model.Rewatched(r)
+		}
 	}
 	if !s.cfg.NoTrace {
 		s.notef("reconnect %s -> session %#x", c.name, c.model.ID)

@@ -70,6 +70,10 @@ func (c *Client) fingerprint(r *machine.Renaming, k int) uint64 {
 	r.HashSession(&h, c.model.ID)
 	h.Int(int64(c.model.Replica))
 	h.Int(c.model.LastZxid)
+	if c.rewatchNotes > 0 {
+		h.Int(int64(c.rewatchNotes))
+		h.Int(c.rewatch.Zxid)
+	}
 	r.HashSession(&h, c.sess.ID)
 	h.Int(int64(c.sess.State))
 	h.Uint(c.sess.Seq)

@@ -162,6 +162,7 @@ func report(w io.Writer, r results, herd string) error {
 
 	exploreTables(w, r)
 	reductionsTable(w, r)
+	barrierTables(w, r)
 
 	fmt.Fprint(w, "\n## Checking lock histories\n\n")
 	fmt.Fprint(w, "check.Locks decides every history exactly, without search; porcupine's search is what it replaced as the verdict (it still draws the timeline).\n\n")

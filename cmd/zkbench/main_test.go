@@ -13,6 +13,10 @@ BenchmarkGet/fake-2                  	 3606300	       331.0 ns/op
 BenchmarkStandardWorkload/random-walk 	   18261	    196960 ns/op	      5077 schedules/s	       271.3 steps/schedule
 BenchmarkZooFind/dirwatch-2         	       1	   9979733 ns/op	         0.4850 median-ms	         1.000 median-schedules	         0.7870 p95-ms	         1.000 p95-schedules
 BenchmarkCheckLocks/10k-2        	     100	  12699109 ns/op
+BenchmarkBarrierSchedules/double/pct-2         	  100000	    141058 ns/op	      7089 schedules/s	       195.3 steps/schedule
+BenchmarkBarrierZooFind/leaveearly/pct-2 	       1	   9979733 ns/op	         0.2000 median-ms	         3.000 median-schedules	         1.500 p95-ms	         9.000 p95-schedules
+BenchmarkBarrierExploreZoo/dirleave-2             	       1	   1174825 ns/op	         4.000 clients	         0 decisions	         0 deviations	         1.000 schedules	       105.0 states
+BenchmarkBarrierExhaust/double/2x2/K=1-2          	       1	3370391945 ns/op	     14090 schedules	    341784 states	    101408 states/s
 BenchmarkHandoff/ensemble/zksim-Mutex-2 	 100	 900000 ns/op	 850000 ns-p50	 2000000 ns-p99	 4.98 req/handoff
 BenchmarkServeLoad/zksim/sessions=1000-2 	 40000	 14000 ops/s	 60.5 p50-ms	 151.2 p99-ms	 27.0 server-cpu-us/op
 BenchmarkServeLoad/real/sessions=1000-2 	 40000	 10000 ops/s	 93.0 p50-ms	 300.0 p99-ms	 66.0 server-cpu-us/op
@@ -33,6 +37,10 @@ func TestReport_FromBenchOutput(t *testing.T) {
 		"| Get | 331 ns (3021148/s) | not run (no server) | - |",
 		"| random-walk | 5077 | 271 |",
 		"| zoo/dirwatch | 1 | 1 | 0.5 ms | 0.8 ms |",
+		"| double/pct | 7089 | 195 |",
+		"| zoo/leaveearly/pct | 3 | 9 | 0.2 ms | 1.5 ms |",
+		"| zoo/dirleave | 4 | 0 | 105 | 1 | 1.17 ms | 0 |",
+		"| double/2x2/K=1 | 341784 | 14090 | 3.37 s | 101408 |",
 		"| 10k operations | 12.70 ms | - |",
 		"| ensemble | zksim-Mutex | 900.00 µs | 850.00 µs | 2.00 ms | 4.98 |",
 		"one run of `scripts/bench.sh`",

@@ -68,6 +68,7 @@ var recipes = []string{
 	"github.com/zksim/zksim/lock/zoo",
 	"github.com/zksim/zksim/election",
 	"github.com/zksim/zksim/barrier",
+	"github.com/zksim/zksim/barrier/zoo",
 	"github.com/zksim/zksim/semaphore",
 }
 

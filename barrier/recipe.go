@@ -1,0 +1,79 @@
+package barrier
+
+import (
+	"context"
+
+	"github.com/zksim/zksim/zkapi"
+)
+
+// Recipe is a barrier algorithm in the form zksim's harness checks:
+// functions over a zkapi.Conn, as lock.Recipe is for locks. The good
+// barriers (DoubleRecipe) and the zoo of broken ones (package
+// barrier/zoo) are all Recipes, and so can be a user's own. A recipe
+// never imports the harness.
+type Recipe struct {
+	Name string
+	// Enter joins the double barrier of n members at dir for the member
+	// id (letters, digits, '.' and '_', unique per call: the harness
+	// passes "c3_1": client 3, its round 1) and returns once n members
+	// have arrived, with what leaves it.
+	Enter EnterFunc
+	// Single is the single barrier at a path; nil if the recipe has
+	// none.
+	Single *Single
+}
+
+// EnterFunc enters a double barrier of n members at dir.
+type EnterFunc func(ctx context.Context, conn zkapi.Conn, dir, id string, n int) (Leaver, error)
+
+// Leaver is a member inside a double barrier: Leave returns once every
+// member of its round has left. *Member is one.
+type Leaver interface {
+	Leave(ctx context.Context) error
+}
+
+// Single is a single barrier as the harness drives it: a controller
+// raises and lowers it, waiters wait while it is raised.
+type Single struct {
+	Set    func(ctx context.Context, conn zkapi.Conn, path string) error
+	Remove func(ctx context.Context, conn zkapi.Conn, path string) error
+	Wait   func(ctx context.Context, conn zkapi.Conn, path string) error
+}
+
+// DoubleRecipe is DoubleBarrier and Barrier as a Recipe.
+func DoubleRecipe() Recipe {
+	return Recipe{
+		Name: "barrier",
+		Enter: func(ctx context.Context, conn zkapi.Conn, dir, id string, n int) (Leaver, error) {
+			d, err := NewDouble(conn, dir, n, Options{ID: id})
+			if err != nil {
+				return nil, err
+			}
+			m, err := d.Enter(ctx)
+			if err != nil {
+				return nil, err // not a nil *Member in a non-nil Leaver
+			}
+			return m, nil
+		},
+		Single: &Single{
+			Set: func(ctx context.Context, conn zkapi.Conn, path string) error {
+				return single(ctx, conn, path, (*Barrier).Set)
+			},
+			Remove: func(ctx context.Context, conn zkapi.Conn, path string) error {
+				return single(ctx, conn, path, (*Barrier).Remove)
+			},
+			Wait: func(ctx context.Context, conn zkapi.Conn, path string) error {
+				return single(ctx, conn, path, (*Barrier).Wait)
+			},
+		},
+	}
+}
+
+// single runs one method of the Barrier at path.
+func single(ctx context.Context, conn zkapi.Conn, path string, op func(*Barrier, context.Context) error) error {
+	b, err := New(conn, path)
+	if err != nil {
+		return err
+	}
+	return op(b, ctx)
+}

@@ -1,0 +1,220 @@
+package zoo
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/zksim/zksim/barrier"
+	"github.com/zksim/zksim/zkapi"
+)
+
+// AssumeOnWake enters by creating an ephemeral sequential node and
+// listing the directory with a watch: with n nodes it passes, and
+// otherwise it waits for the listing to change and then passes without
+// counting again, taking any change for the last arrival. Its Leave is
+// DirEmpty's. Its defect bites with three members or more: the second
+// arrival wakes the first, which passes with two.
+func AssumeOnWake() barrier.Recipe {
+	return barrier.Recipe{Name: NameAssumeOnWake, Enter: func(ctx context.Context, conn zkapi.Conn, dir, id string, n int) (barrier.Leaver, error) {
+		p, err := join(ctx, conn, dir, id)
+		if err != nil {
+			return nil, err
+		}
+		kids, _, w, err := conn.ChildrenW(ctx, dir)
+		if err == nil && len(kids) < n {
+			_, err = w.Wait(ctx)
+		}
+		if err != nil {
+			conn.Delete(context.WithoutCancel(ctx), p, zkapi.AnyVersion)
+			return nil, err
+		}
+		return dirEmpty{conn, dir, p}, nil
+	}}
+}
+
+// NoReady is the double barrier of the ZooKeeper recipes page without
+// its "ready" node: Enter creates an ephemeral sequential node and waits,
+// watching the directory's children, until it counts n; Leave deletes its
+// node and waits, likewise, until the directory is empty. Its defect: a
+// member that leaves first and enters again keeps the directory from
+// emptying, and waits for n members while the others wait for none, for
+// ever. Every waiter also wakes on every change.
+func NoReady() barrier.Recipe {
+	return barrier.Recipe{Name: NameNoReady, Enter: func(ctx context.Context, conn zkapi.Conn, dir, id string, n int) (barrier.Leaver, error) {
+		p, err := join(ctx, conn, dir, id)
+		if err != nil {
+			return nil, err
+		}
+		if err := awaitChildren(ctx, conn, dir, func(k int) bool { return k >= n }); err != nil {
+			conn.Delete(context.WithoutCancel(ctx), p, zkapi.AnyVersion)
+			return nil, err
+		}
+		return dirEmpty{conn, dir, p}, nil
+	}}
+}
+
+// LeaveEarly is the good double barrier whose Leave only deletes the
+// member's node: a member passes Leave while the others of its round are
+// still inside.
+func LeaveEarly() barrier.Recipe {
+	return barrier.Recipe{Name: NameLeaveEarly, Enter: func(ctx context.Context, conn zkapi.Conn, dir, id string, n int) (barrier.Leaver, error) {
+		m, err := enterGood(ctx, conn, dir, id, n)
+		if err != nil {
+			return nil, err
+		}
+		return leaveEarly{conn, m}, nil
+	}}
+}
+
+// DirLeave is the good double barrier whose Leave deletes the member's
+// node and then waits, watching the directory's children, until no node
+// of its round is left: every member waiting to leave wakes on every
+// delete and every arrival, most of them to wait again.
+func DirLeave() barrier.Recipe {
+	return barrier.Recipe{Name: NameDirLeave, Enter: func(ctx context.Context, conn zkapi.Conn, dir, id string, n int) (barrier.Leaver, error) {
+		m, err := enterGood(ctx, conn, dir, id, n)
+		if err != nil {
+			return nil, err
+		}
+		return dirLeave{conn, dir, m}, nil
+	}}
+}
+
+func enterGood(ctx context.Context, conn zkapi.Conn, dir, id string, n int) (*barrier.Member, error) {
+	d, err := barrier.NewDouble(conn, dir, n, barrier.Options{ID: id})
+	if err != nil {
+		return nil, err
+	}
+	return d.Enter(ctx)
+}
+
+// join creates the member's node, and the directory (persistent) if it
+// is missing.
+func join(ctx context.Context, conn zkapi.Conn, dir, id string) (string, error) {
+	for {
+		p, err := conn.Create(ctx, dir+"/member-"+id+"-", nil, zkapi.EphemeralSequential)
+		if !errors.Is(err, zkapi.ErrNoNode) {
+			return p, err
+		}
+		segs := strings.Split(strings.TrimPrefix(dir, "/"), "/")
+		for i := range segs {
+			_, err := conn.Create(ctx, "/"+strings.Join(segs[:i+1], "/"), nil, zkapi.Persistent)
+			if err != nil && !errors.Is(err, zkapi.ErrNodeExists) {
+				return "", err
+			}
+		}
+	}
+}
+
+// awaitChildren lists dir with a watch until done says the count will
+// do, waiting for a change in between.
+func awaitChildren(ctx context.Context, conn zkapi.Conn, dir string, done func(int) bool) error {
+	for {
+		kids, _, w, err := conn.ChildrenW(ctx, dir)
+		if err != nil {
+			return err
+		}
+		if done(len(kids)) {
+			return nil
+		}
+		if _, err := w.Wait(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+// dirEmpty is a member whose Leave deletes its node and waits until the
+// directory is empty.
+type dirEmpty struct {
+	conn      zkapi.Conn
+	dir, path string
+}
+
+func (m dirEmpty) Leave(ctx context.Context) error {
+	if err := m.conn.Delete(ctx, m.path, zkapi.AnyVersion); err != nil && !errors.Is(err, zkapi.ErrNoNode) {
+		return err
+	}
+	return awaitChildren(ctx, m.conn, m.dir, func(k int) bool { return k == 0 })
+}
+
+type leaveEarly struct {
+	conn zkapi.Conn
+	m    *barrier.Member
+}
+
+func (l leaveEarly) Leave(ctx context.Context) error {
+	err := l.conn.Delete(ctx, l.m.Node(), zkapi.AnyVersion)
+	if errors.Is(err, zkapi.ErrNoNode) {
+		return nil
+	}
+	return err
+}
+
+type dirLeave struct {
+	conn zkapi.Conn
+	dir  string
+	m    *barrier.Member
+}
+
+func (l dirLeave) Leave(ctx context.Context) error {
+	if err := l.conn.Delete(ctx, l.m.Node(), zkapi.AnyVersion); err != nil && !errors.Is(err, zkapi.ErrNoNode) {
+		return err
+	}
+	first, last := l.m.Round()
+	for {
+		kids, _, w, err := l.conn.ChildrenW(ctx, l.dir)
+		if errors.Is(err, zkapi.ErrNoNode) {
+			return nil // reaped: nobody is left
+		}
+		if err != nil {
+			return err
+		}
+		left := false
+		for _, k := range kids {
+			if seq, ok := seqOf(k); ok && seq >= first && seq <= last {
+				left = true
+			}
+		}
+		if !left {
+			return nil
+		}
+		if _, err := w.Wait(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+// seqOf is the sequence number ending a member's name.
+func seqOf(name string) (int64, bool) {
+	i := strings.LastIndexByte(name, '-')
+	if i < 0 {
+		return 0, false
+	}
+	seq, err := strconv.ParseInt(name[i+1:], 10, 64)
+	return seq, err == nil
+}
+
+// WaitOnError is the good barriers but for the single barrier's Wait,
+// which takes a failed exists() for a missing node, as code that keeps
+// only the Stat of exists() (null on an error it swallowed) does: a
+// waiter cut off from the server passes a barrier still raised.
+func WaitOnError() barrier.Recipe {
+	r := barrier.DoubleRecipe()
+	r.Name = NameWaitOnError
+	single := *r.Single
+	single.Wait = func(ctx context.Context, conn zkapi.Conn, path string) error {
+		for {
+			_, ok, w, err := conn.ExistsW(ctx, path)
+			if err != nil || !ok {
+				return nil
+			}
+			if _, err := w.Wait(ctx); err != nil {
+				return nil
+			}
+		}
+	}
+	r.Single = &single
+	return r
+}

@@ -1,0 +1,155 @@
+package check
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// Violation classes of the barriers (package barrier).
+const (
+	// BarrierEnter: a member passed a double barrier's Enter before n
+	// members had arrived.
+	BarrierEnter Class = "barrier-enter"
+	// BarrierLeave: a member passed a double barrier's Leave before every
+	// member of its round had left.
+	BarrierLeave Class = "barrier-leave"
+	// BarrierWait: a waiter passed a single barrier that had not been
+	// removed.
+	BarrierWait Class = "barrier-wait"
+)
+
+// Visit is one Enter call on a double barrier and what followed, in
+// logical time (simulator steps); -1 means it did not happen (yet).
+type Visit struct {
+	Client int
+	Arrive int64 // Enter called: the member arrived
+	// Entered: Enter returned without error, so the member is inside.
+	Entered int64
+	// Left: the member is out, as far as the others' Leave is concerned:
+	// it called Leave, its Enter failed, or its session ended (it crashed,
+	// or was cut off too long), whichever came first.
+	Left int64
+	// Gone: from then on it cannot count as arrived. For a member that
+	// entered, its Leave call or the end of its session; for an Enter
+	// that failed, the moment its node was surely gone, which may be
+	// after the failure (a session given up lingers until it expires).
+	Gone int64
+	// Passed: Leave returned without error.
+	Passed int64
+}
+
+// BarrierEnters checks a double barrier's entries: nobody passes Enter
+// before n members have arrived. A member's Enter may return only after
+// some moment, between its call and its return, at which n members had
+// arrived and none of them was yet gone; it suffices to look at its call
+// and at the arrivals after it, the only moments at which the count of
+// present members grows. Every other visit present then counts, a
+// member's own earlier one included: a lingering node of a session given
+// up may be counted by a correct recipe. The check is exact when every
+// client takes part in every round (as many clients as members): then
+// the members present when a round forms are that round's.
+func BarrierEnters(visits []Visit, n int) []Violation {
+	for _, v := range byEntered(visits) {
+		most := present(visits, v.Arrive)
+		for _, u := range visits {
+			if u.Arrive > v.Arrive && u.Arrive <= v.Entered {
+				most = max(most, present(visits, u.Arrive))
+			}
+		}
+		if most < n {
+			return []Violation{{Class: BarrierEnter, Detail: fmt.Sprintf(
+				"c%d passed Enter at step %d, but from its call at step %d at most %d of %d members were there at once",
+				v.Client+1, v.Entered, v.Arrive, most, n), Steps: Blame(int(v.Arrive), int(v.Entered))}}
+		}
+	}
+	return nil
+}
+
+// present counts the visits arrived and not gone at t.
+func present(visits []Visit, t int64) int {
+	k := 0
+	for _, u := range visits {
+		if u.Arrive <= t && (u.Gone < 0 || u.Gone > t) {
+			k++
+		}
+	}
+	return k
+}
+
+// byEntered lists the visits that entered, in the order they did.
+func byEntered(visits []Visit) []Visit {
+	var in []Visit
+	for _, v := range visits {
+		if v.Entered >= 0 {
+			in = append(in, v)
+		}
+	}
+	slices.SortStableFunc(in, func(a, b Visit) int { return cmp.Compare(a.Entered, b.Entered) })
+	return in
+}
+
+// BarrierLeaves checks a double barrier's exits: nobody passes Leave
+// before every member of its round has left (called Leave, or lost its
+// session). The members of v's round are the other clients' visits that
+// arrived before v entered, entered after v arrived, had not left before
+// v arrived, and entered before v passed Leave: with every client in
+// every round, exactly the rest of v's round while rounds stay apart
+// (and if they do not, an earlier verdict says so). A member whose Enter
+// reply is still on its way when v passes Leave is not judged.
+func BarrierLeaves(visits []Visit) []Violation {
+	for _, v := range byPassed(visits) {
+		for _, w := range visits {
+			if w.Client == v.Client || w.Entered < 0 || w.Arrive >= v.Entered || w.Entered <= v.Arrive ||
+				w.Entered >= v.Passed || (w.Left >= 0 && w.Left < v.Arrive) {
+				continue
+			}
+			if w.Left < 0 || w.Left > v.Passed {
+				left := "had not left"
+				if w.Left >= 0 {
+					left = fmt.Sprintf("left only at step %d", w.Left)
+				}
+				return []Violation{{Class: BarrierLeave, Detail: fmt.Sprintf(
+					"c%d passed Leave at step %d, but c%d of its round (entered at step %d) %s",
+					v.Client+1, v.Passed, w.Client+1, w.Entered, left), Steps: Blame(int(w.Entered), int(v.Passed))}}
+			}
+		}
+	}
+	return nil
+}
+
+// byPassed lists the visits that passed Leave, in the order they did.
+func byPassed(visits []Visit) []Visit {
+	var out []Visit
+	for _, v := range visits {
+		if v.Passed >= 0 {
+			out = append(out, v)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Visit) int { return cmp.Compare(a.Passed, b.Passed) })
+	return out
+}
+
+// SingleWait is one Wait on a single barrier that was raised before the
+// call; Return is when Wait returned without error (-1: it did not).
+type SingleWait struct {
+	Client       int
+	Call, Return int64
+}
+
+// BarrierWaits checks a single barrier: no Wait returns before Remove
+// was called (removed: the step of the first Remove call, -1 if none).
+func BarrierWaits(waits []SingleWait, removed int64) []Violation {
+	for _, w := range waits {
+		if w.Return >= 0 && (removed < 0 || w.Return < removed) {
+			when := "it never was"
+			if removed >= 0 {
+				when = fmt.Sprintf("that was at step %d", removed)
+			}
+			return []Violation{{Class: BarrierWait, Detail: fmt.Sprintf(
+				"c%d passed the single barrier at step %d before Remove was called: %s", w.Client+1, w.Return, when),
+				Steps: Blame(int(w.Call), int(w.Return))}}
+		}
+	}
+	return nil
+}

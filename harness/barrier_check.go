@@ -1,0 +1,245 @@
+package harness
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/sim"
+)
+
+// expiry is when session ended, -1 if it has not (yet).
+func (run *barrierRun) expiry(session int64) int64 {
+	if at, ok := run.expired[session]; ok {
+		return at
+	}
+	return -1
+}
+
+// history is the visits as the checkers see them, with Left and Gone
+// worked out from the sessions' ends known so far. Unknown ends count as
+// late as they can: a node may outlive its member's failure until its
+// session expires, and a member counts as still inside until it is known
+// to be out.
+func (run *barrierRun) history() []check.Visit {
+	out := make([]check.Visit, len(run.visits))
+	for i, v := range run.visits {
+		cv := v.Visit
+		// Its node is on one of the sessions the call ran on (a session
+		// given up during the call may have it): as far as the others
+		// may know, it left when the first of them ended, and it is gone
+		// once all have.
+		first, last := int64(-1), int64(0)
+		for _, s := range run.holders(v) {
+			first, last = earliest(first, run.expiry(s)), latest(last, run.expiry(s))
+		}
+		switch {
+		case v.Entered >= 0:
+			cv.Left, cv.Gone = earliest(v.leaveCall, first), earliest(v.leaveCall, last)
+		case v.failed >= 0:
+			cv.Left = earliest(v.failed, first)
+			// Its node went with the failure, unless it is on a session
+			// the client had given up: then it lingers until that ends.
+			cv.Gone = v.failed
+			for _, s := range run.holders(v) {
+				if s != v.after {
+					cv.Gone = latest(cv.Gone, run.expiry(s))
+				}
+			}
+		default: // still in Enter, or crashed in it
+			cv.Gone = last
+		}
+		out[i] = cv
+	}
+	return out
+}
+
+// holders are the sessions that may hold a visit's node: those its
+// requests ran on, less any that had ended before it arrived (a client
+// learns of an expiry late, and then moves to a new session).
+func (run *barrierRun) holders(v visit) []int64 {
+	ss := slices.Clone(v.sessions)
+	if !v.open {
+		ss = append(ss, v.after)
+	}
+	ss = slices.DeleteFunc(ss, func(s int64) bool { at := run.expiry(s); return at >= 0 && at < v.Arrive })
+	slices.Sort(ss)
+	return slices.Compact(ss)
+}
+
+// earliest is the earlier of two steps, -1 (never) counting as latest.
+func earliest(a, b int64) int64 {
+	switch {
+	case a < 0:
+		return b
+	case b < 0:
+		return a
+	}
+	return min(a, b)
+}
+
+// latest is the later of two steps, -1 (never) counting as latest.
+func latest(a, b int64) int64 {
+	if a < 0 || b < 0 {
+		return -1
+	}
+	return max(a, b)
+}
+
+// safety runs the safety checkers on the history so far.
+func (run *barrierRun) safety() []check.Violation {
+	if run.w.Single {
+		return check.BarrierWaits(run.waits, run.removed)
+	}
+	h := run.history()
+	vs := check.BarrierEnters(h, run.w.Clients)
+	return append(vs, check.BarrierLeaves(h)...)
+}
+
+// Invariant implements sim.Judge: entry, exit and the single barrier's
+// safety, checked whenever a call or a session's end changed what they
+// see.
+func (run *barrierRun) Invariant(s *sim.Sim) *check.Violation {
+	if run.visible == run.judged {
+		return nil
+	}
+	run.judged = run.visible
+	if vs := run.safety(); len(vs) > 0 {
+		return &vs[0]
+	}
+	return nil
+}
+
+// Visible implements sim.Judge: calls, returns and sessions' ends.
+func (run *barrierRun) Visible() int { return run.visible }
+
+// Verdict implements sim.Judge.
+func (run *barrierRun) Verdict(res *sim.Result) []check.Class { return run.report(res).Classes() }
+
+// report checks a run that ended with every checker.
+func (run *barrierRun) report(res *sim.Result) *BarrierReport {
+	r := &BarrierReport{Result: res, Waits: run.waits}
+	if !run.w.Single {
+		r.Visits = run.history()
+	}
+	r.Violations = run.safety()
+	herd, counts := check.Wakeups(run.wakeups(), run.herdLimit())
+	r.Herd = counts
+	r.Violations = append(r.Violations, herd...)
+	if !res.Deadlock && !res.Bounded && !run.w.Single {
+		nodes, steps := run.orphans()
+		for _, v := range check.Orphans(run.w.Dir, nodes) {
+			v.Steps = check.Blame(steps...)
+			r.Violations = append(r.Violations, v)
+		}
+	}
+	for _, v := range res.Verdicts() {
+		if v.Class == check.Deadlock && run.excused(res) {
+			continue
+		}
+		r.Violations = append(r.Violations, v)
+	}
+	return r
+}
+
+// excused says whether a deadlock is one the barrier cannot help: every
+// client still waiting waits in Enter, fewer of them than the barrier's
+// size (the others crashed or dropped out), or on a single barrier whose
+// controller never removed it.
+func (run *barrierRun) excused(res *sim.Result) bool {
+	stuck := 0
+	for _, name := range res.Waiting {
+		i := slices.IndexFunc(run.s.Clients(), func(c *sim.Client) bool { return c.Name() == name })
+		switch {
+		case i < 0:
+			return false
+		case run.phase[i] == entering:
+			stuck++
+		case run.phase[i] == waiting && !run.lowered:
+		default:
+			return false
+		}
+	}
+	return stuck < run.w.Clients
+}
+
+// wakeups lists the watch notifications clients received about the
+// barrier's nodes.
+func (run *barrierRun) wakeups() []check.Wakeup {
+	dir := run.w.Dir
+	var out []check.Wakeup
+	for _, m := range run.timeline {
+		if m.kind == markWoken && (m.path == dir || strings.HasPrefix(m.path, dir+"/")) {
+			out = append(out, check.Wakeup{Client: m.client, Cause: m.cause, Path: m.path, Step: m.step})
+		}
+	}
+	return out
+}
+
+// herdLimit: one change may wake the clients that go on (return from
+// Enter, Leave or Wait, or stop) before they wait again, plus one that
+// waits again. A barrier needs the first: the change that completes a
+// round must tell all its waiting members, and the last exit all those
+// waiting to leave; a herd is clients woken who cannot proceed. A
+// session's end may wake every client waiting on its nodes: each must
+// look again at who is left.
+func (run *barrierRun) herdLimit() func(int64) int {
+	proceeded := map[int64]int{} // cause -> woken clients that went on
+	last := map[int]int64{}      // client -> cause of its wakeup since it last waited
+	for _, m := range run.timeline {
+		switch m.kind {
+		case markWoken:
+			last[m.client] = m.cause
+		case markReturned:
+			if cause, ok := last[m.client]; ok {
+				proceeded[cause]++
+			}
+			delete(last, m.client)
+		case markBlocks:
+			delete(last, m.client)
+		}
+	}
+	for _, cause := range last { // woken, then never waited again: crashed or done
+		proceeded[cause]++
+	}
+	return func(cause int64) int {
+		if run.expiries[cause] {
+			return run.w.Clients
+		}
+		return 1 + proceeded[cause]
+	}
+}
+
+// orphans lists the barrier's nodes owned by the live sessions of
+// clients whose programs returned: nobody will ever remove them.
+func (run *barrierRun) orphans() (nodes []string, steps []int) {
+	s, dir := run.s, run.w.Dir
+	owners := map[int64]bool{}
+	for _, c := range s.Clients() {
+		if run.finished[c.Index()] {
+			owners[c.Session()] = true
+		}
+	}
+	for _, k := range s.Machine().Children(dir) {
+		_, st, ok := s.Machine().Node(dir + "/" + k)
+		if !ok || !owners[st.EphemeralOwner] {
+			continue
+		}
+		named, created := s.NodeOwner(dir + "/" + k)
+		nodes, steps = append(nodes, strings.TrimPrefix(named, dir+"/")), append(steps, created)
+	}
+	return nodes, steps
+}
+
+// String words the history, one visit a line, for a failure's report.
+func (r *BarrierReport) String() string {
+	var b strings.Builder
+	for _, v := range r.Visits {
+		fmt.Fprintf(&b, "c%d arrive %d entered %d left %d gone %d passed %d\n", v.Client+1, v.Arrive, v.Entered, v.Left, v.Gone, v.Passed)
+	}
+	for _, v := range r.Violations {
+		fmt.Fprintf(&b, "%v\n", v)
+	}
+	return b.String()
+}

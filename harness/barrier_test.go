@@ -1,0 +1,72 @@
+package harness_test
+
+import (
+	"testing"
+
+	"github.com/zksim/zksim/barrier"
+	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/sim"
+)
+
+// barrierFaults is every legal fault kind, as the lock workload's
+// allFaults, with an abandoned session: a member's node that lingers.
+var barrierFaults = sim.Faults{Percent: 10, LoseRequest: 2, LoseReply: 2, Disconnect: 2, Crash: 1, Pause: 1, Reap: 1, Abandon: 1}
+
+// barrierConfig is the configuration of a faulted barrier schedule:
+// every legal fault kind, with a follower on odd seeds, PCT or a random
+// walk. A crashed member stops its barrier for good (the others wait in
+// Enter, excused), so only one seed in three may crash a client: the
+// others go through every round.
+func barrierConfig(seed uint64, pct bool) sim.Config {
+	f := barrierFaults
+	if seed%3 != 0 {
+		f.Crash = 0
+	}
+	return sim.Config{Faults: f, Server: fakezkFollowers(seed), PCT: pct, NoTrace: true}
+}
+
+// The good barriers pass faulted schedules, random-walk and PCT, double
+// and single.
+func TestBarrierWorkload_GoodSeeded(t *testing.T) {
+	for _, single := range []bool{false, true} {
+		for _, pct := range []bool{false, true} {
+			for seed := range uint64(300) {
+				cfg := barrierConfig(seed, pct)
+				w := harness.BarrierWorkload{Recipe: barrier.DoubleRecipe(), Single: single}
+				rep, err := harness.RunBarrier(cfg, sim.NewSeeded(seed), w)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !rep.OK() {
+					cfg.NoTrace = false
+					rep, _ = harness.RunBarrier(cfg, sim.NewSeeded(seed), w)
+					t.Fatalf("single %v pct %v seed %d: %v\n%s\n%s", single, pct, seed, rep.Violations, rep, sim.TraceString(rep.Result.Trace))
+				}
+			}
+		}
+	}
+}
+
+// The systematic search exhausts the good double barrier's small
+// workloads under one fault of each kind.
+func TestBarrierExplore_GoodExhausts(t *testing.T) {
+	for _, tc := range []struct {
+		w harness.BarrierWorkload
+		b sim.Bounds
+	}{
+		{harness.BarrierWorkload{Clients: 2, Rounds: 1}, sim.Bounds{Deviations: 1}},
+		{harness.BarrierWorkload{Clients: 2, Rounds: 2}, sim.Bounds{Deviations: 1}},
+		{harness.BarrierWorkload{Clients: 3, Rounds: 1}, sim.Bounds{Deviations: 1}},
+		{harness.BarrierWorkload{Clients: 3, Single: true}, sim.Bounds{Deviations: 2}},
+	} {
+		tc.w.Recipe = barrier.DoubleRecipe()
+		res, err := sim.Explore(t.Context(), sim.Config{Faults: exploreFaults}, tc.w, tc.b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Failure != nil || !res.Exhausted {
+			t.Fatalf("%+v: %s: %+v", tc.w, res.Coverage(), res.Failure)
+		}
+		t.Logf("%d clients x %d rounds single %v: %s", tc.w.Clients, tc.w.Rounds, tc.w.Single, res.Coverage())
+	}
+}

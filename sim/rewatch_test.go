@@ -1,0 +1,61 @@
+package sim_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zkapi"
+)
+
+// TestRun_RewatchSurvivesASecondDrop: a watch re-registered on reconnect
+// fires at once when its node changed while the client was away; if the
+// connection drops again before that notification arrives, the next
+// reconnect must re-register it from the same zxid, since the reply to
+// the SetWatches, which tells the client the server's zxid, follows the
+// notification on the wire and is lost with it. (ZooKeeper's
+// DataTree.setWatches triggers the watches before the reply is sent;
+// go-zookeeper keeps a watch until its event arrives and re-sends it with
+// its lastZxid on every reconnect.) The waiter must always wake.
+func TestRun_RewatchSurvivesASecondDrop(t *testing.T) {
+	waiter := func(ctx context.Context, c *sim.Client) error {
+		for {
+			data, _, w, err := c.Conn().GetW(ctx, "/n")
+			switch {
+			case err == nil && string(data) == "x":
+				return nil
+			case err == nil:
+				_, err = w.Wait(ctx)
+			}
+			if err != nil && !errors.Is(err, zkapi.ErrConnectionLoss) {
+				return err
+			}
+		}
+	}
+	setter := func(ctx context.Context, c *sim.Client) error {
+		c.Sleep(ctx, 1)
+		for {
+			_, err := c.Conn().Set(ctx, "/n", []byte("x"), -1)
+			if !errors.Is(err, zkapi.ErrConnectionLoss) {
+				return err
+			}
+		}
+	}
+	for seed := range uint64(3000) {
+		cfg := sim.Config{Faults: sim.Faults{Percent: 40, Disconnect: 4}, NoTrace: true, SessionTimeoutMs: 100000,
+			Setup: func(m *machine.Machine) {
+				s, _ := m.CreateSession(0, 4000)
+				m.Do(s.ID, machine.Create{Path: "/n", Mode: zkapi.Persistent})
+				m.CloseSession(s.ID)
+			}}
+		res, err := sim.Run(cfg, sim.NewSeeded(seed), waiter, setter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if vs := res.Verdicts(); len(vs) > 0 {
+			t.Fatalf("seed %d: %v", seed, vs)
+		}
+	}
+}
