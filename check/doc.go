@@ -8,10 +8,14 @@
 // porcupine models of a mutex and of a read/write lock, partitioned by lock
 // path; Locks decides it exactly by an interval check (no search, no
 // budget), and a failing check can be rendered as porcupine's HTML
-// timeline. Beside these, checkers that are not about linearizability:
-// herd (how many clients one lock-node deletion woke), fencing (tokens
-// accepted by the protected resource strictly increase), cleanliness (no
-// lock node left behind) and liveness (decided by the simulator).
+// timeline. A counting semaphore of N leases is checked alike (Leases,
+// against a porcupine model of a semaphore). Beside these, checkers that
+// are not about linearizability: herd (how many clients one lock-node
+// deletion woke), fencing (tokens accepted by the protected resource
+// strictly increase; with N leases, whose holders' tokens are not
+// ordered, no write is accepted after its writer's lease ended: Lapsed),
+// cleanliness (no lock node left behind) and liveness (decided by the
+// simulator).
 //
 // A third porcupine model, of a znode as a versioned register (gets and
 // compare-and-set writes, with connection-loss outcomes unknown), checks
@@ -37,20 +41,23 @@ const (
 	MutualExclusion Class = "mutual-exclusion"
 	Linearizability Class = "linearizability" // of a register history
 	RWExclusion     Class = "reader-writer-exclusion"
-	Herd            Class = "herd"
-	Fencing         Class = "fencing"
-	Orphan          Class = "orphan"
-	Deadlock        Class = "deadlock"
-	NoProgress      Class = "no-progress"
-	ClientError     Class = "client-error"
-	Invariant       Class = "invariant"
+	// MaxLeases: more holders at once than a semaphore's N leases
+	// (Leases, for N > 1; a mutex's is MutualExclusion).
+	MaxLeases   Class = "max-leases"
+	Herd        Class = "herd"
+	Fencing     Class = "fencing"
+	Orphan      Class = "orphan"
+	Deadlock    Class = "deadlock"
+	NoProgress  Class = "no-progress"
+	ClientError Class = "client-error"
+	Invariant   Class = "invariant"
 	// Undecided is not a violation: the check met its bound before it
 	// could tell (Register), and says so rather than guess.
 	Undecided Class = "undecided"
 )
 
 // severities orders the classes, worst first.
-var severities = []Class{MutualExclusion, RWExclusion, Fencing, Deadlock, NoProgress, Orphan,
+var severities = []Class{MutualExclusion, RWExclusion, MaxLeases, Fencing, Deadlock, NoProgress, Orphan,
 	ClientError, Invariant, Linearizability, Herd, Undecided}
 
 // Severity ranks a violation class, 0 the worst: a run is reported by the

@@ -24,7 +24,16 @@ type Recipe struct {
 	// they are more than dir (a multi-lock's): the harness looks in each
 	// for nodes left behind and for herds. nil: dir alone.
 	Dirs func(dir string) []string
+	// Leases is how many may hold at once, for a counting semaphore's
+	// recipe (package semaphore); 0 means 1, a lock. The harness then
+	// checks that no more than Leases hold at once, and fencing by what
+	// a semaphore's tokens can say.
+	Leases int
 }
+
+// MaxHolders is how many may hold r at once (for writing, if it has
+// readers): Leases, or 1.
+func (r Recipe) MaxHolders() int { return max(r.Leases, 1) }
 
 // AcquireFunc takes a lock and returns what releases it.
 type AcquireFunc func(ctx context.Context, conn zkapi.Conn, dir, id string) (Held, error)
