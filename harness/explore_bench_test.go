@@ -24,7 +24,8 @@ func BenchmarkExploreZoo(b *testing.B) { benchmarkExploreZoo(b, false) }
 func BenchmarkExploreZooSymmetry(b *testing.B) { benchmarkExploreZoo(b, true) }
 
 func benchmarkExploreZoo(b *testing.B, symmetry bool) {
-	clients := map[string]int{zoo.NameExistsAbsence: 3, "zoo/timeoutleak": 3, "zoo/deletefirstchild": 3}
+	clients := map[string]int{zoo.NameExistsAbsence: 3, "zoo/timeoutleak": 3, "zoo/deletefirstchild": 3,
+		zoo.NameSemMixedMax: 3, zoo.NameSemDirWatch: 4, zoo.NameSemTimeoutLeak: 3}
 	for _, ex := range zoo.Exhibits() {
 		b.Run(strings.TrimPrefix(ex.Name, "zoo/"), func(b *testing.B) {
 			w := zooWorkload(ex)

@@ -43,7 +43,7 @@ type Exhibit struct {
 
 // Exhibits returns every exhibit, in a fixed order.
 func Exhibits() []Exhibit {
-	return []Exhibit{
+	exs := []Exhibit{
 		{
 			Name: NameDirWatch, Recipe: DirWatch(),
 			Origin: "the queue lock of blog posts and Chinese-language articles that " +
@@ -135,6 +135,7 @@ func Exhibits() []Exhibit {
 			Scenarios: []int{2}, Violation: check.MutualExclusion,
 		},
 	}
+	return append(exs, semaphoreExhibits()...)
 }
 
 // All returns every exhibit's Recipe, in the order of Exhibits.
