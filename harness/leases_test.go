@@ -1,11 +1,14 @@
 package harness_test
 
 import (
+	"context"
+	"strings"
 	"testing"
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/semaphore"
 	"github.com/zksim/zksim/sim"
 )
@@ -73,5 +76,24 @@ func TestRecipe_MaxHolders(t *testing.T) {
 	}
 	if n := semaphore.Recipe(3).MaxHolders(); n != 3 {
 		t.Fatalf("semaphore/3: %d", n)
+	}
+}
+
+// The systematic search checks at most N holders after every step: the
+// semaphore whose clients disagree on N is stopped by the Invariant at
+// the step where a third client holds.
+func TestExplore_LeasesInvariant(t *testing.T) {
+	ex, _ := zoo.Lookup(zoo.NameSemMixedMax)
+	w := harness.Workload{Recipe: ex.Recipe, Clients: 3, Acquisitions: 1}
+	res, err := harness.Explore(context.Background(), sim.Config{Faults: exploreFaults}, w, sim.Bounds{Deviations: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := res.Failure
+	if f == nil || f.Invariant == nil || f.Invariant.Class != check.MaxLeases {
+		t.Fatalf("no invariant violation: %s", res.Coverage())
+	}
+	if !strings.Contains(f.Invariant.Detail, "more than its 2 leases") {
+		t.Fatalf("detail: %s", f.Invariant.Detail)
 	}
 }
