@@ -98,7 +98,10 @@ func (rc runConfig) header(w io.Writer) {
 	}
 	fmt.Fprintf(w, "%s run: %s, %s\n", rc.cli.name(), rc.describe(), seeds)
 	model := "mutual exclusion"
-	if rc.recipe.AcquireRead != nil {
+	switch {
+	case rc.recipe.Leases > 1:
+		model = fmt.Sprintf("at most %d leases at once", rc.recipe.Leases)
+	case rc.recipe.AcquireRead != nil:
 		model = "reader/writer exclusion"
 	}
 	fmt.Fprintf(w, "checked: %s (exact interval check), herd, fencing, orphans, deadlock, progress\n\n", model)
