@@ -10,6 +10,7 @@ import (
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/rwlock"
+	"github.com/zksim/zksim/semaphore"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -47,9 +48,10 @@ func benchmarkExploreZoo(b *testing.B, symmetry bool) {
 	}
 }
 
-// exploreRecipes are the good locks the systematic search exhausts.
+// exploreRecipes are the good locks (and the semaphore of 2 leases) the
+// systematic search exhausts.
 func exploreRecipes() []lock.Recipe {
-	return []lock.Recipe{lock.MutexRecipe(), rwlock.Recipe(), lock.ReentrantRecipe(), lock.MultiRecipe()}
+	return []lock.Recipe{lock.MutexRecipe(), rwlock.Recipe(), lock.ReentrantRecipe(), lock.MultiRecipe(), semaphore.Recipe(2)}
 }
 
 // BenchmarkExploreExhaust: the systematic search exhausts each good lock
