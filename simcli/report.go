@@ -97,14 +97,18 @@ func (rc runConfig) header(w io.Writer) {
 		seeds += fmt.Sprintf(", time limit %v", rc.budget)
 	}
 	fmt.Fprintf(w, "%s run: %s, %s\n", rc.cli.name(), rc.describe(), seeds)
-	model := "mutual exclusion"
+	fmt.Fprintf(w, "checked: %s (exact interval check), herd, fencing, orphans, deadlock, progress\n\n", rc.exclusion())
+}
+
+// exclusion names what the recipe's critical sections are checked for.
+func (rc runConfig) exclusion() string {
 	switch {
 	case rc.recipe.Leases > 1:
-		model = fmt.Sprintf("at most %d leases at once", rc.recipe.Leases)
+		return fmt.Sprintf("at most %d leases at once", rc.recipe.Leases)
 	case rc.recipe.AcquireRead != nil:
-		model = "reader/writer exclusion"
+		return "reader/writer exclusion"
 	}
-	fmt.Fprintf(w, "checked: %s (exact interval check), herd, fencing, orphans, deadlock, progress\n\n", model)
+	return "mutual exclusion"
 }
 
 // summaryText reports the counts.
