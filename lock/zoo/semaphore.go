@@ -107,10 +107,10 @@ func SemDirWatch() lock.Recipe { return queued(NameSemDirWatch) }
 // ctx ends while it waits, returns ctx's error and leaves its node behind:
 // the queue with its Abandon step swapped, as TimeoutLeak.
 //
-// Origin: CURATOR-315 ("lease node orphaned when acquire times out") and
-// CURATOR-335 (InterProcessSemaphoreV2 leaking lease nodes on
-// interruption); python-zk/kazoo#429 (zombie nodes of Semaphore after
-// errors). The good semaphore deletes its node on every failure.
+// Origin: CURATOR-315 and CURATOR-335 (InterProcessSemaphoreV2 lease
+// nodes left behind when an acquire times out or is interrupted, as the
+// semaphore package's doc lists them); kazoo #429 (zombie nodes after
+// network errors). The good semaphore deletes its node on every failure.
 //
 // Bug (docs/zk-semantics.md bug scenario 6): the abandoned node counts as
 // a member: once the members before it go, it takes one of the N leases,
