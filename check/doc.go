@@ -15,7 +15,10 @@
 // strictly increase; with N leases, whose holders' tokens are not
 // ordered, no write is accepted after its writer's lease ended: Lapsed),
 // cleanliness (no lock node left behind) and liveness (decided by the
-// simulator).
+// simulator). An election's leaderships are holds whose token is the
+// term: Terms checks one leader per term, terms growing from one
+// leadership to the next, and no write accepted from a term older than
+// one already begun.
 //
 // A third porcupine model, of a znode as a versioned register (gets and
 // compare-and-set writes, with connection-loss outcomes unknown), checks
@@ -51,14 +54,19 @@ const (
 	NoProgress  Class = "no-progress"
 	ClientError Class = "client-error"
 	Invariant   Class = "invariant"
+	// SharedTerm: two leaderships of an election had one term (Terms).
+	SharedTerm Class = "shared-term"
+	// TermOrder: a leadership began with a term below one that began
+	// before it (Terms).
+	TermOrder Class = "term-order"
 	// Undecided is not a violation: the check met its bound before it
 	// could tell (Register), and says so rather than guess.
 	Undecided Class = "undecided"
 )
 
 // severities orders the classes, worst first.
-var severities = []Class{MutualExclusion, RWExclusion, MaxLeases, Fencing, Deadlock, NoProgress, Orphan,
-	ClientError, Invariant, Linearizability, Herd, Undecided}
+var severities = []Class{MutualExclusion, RWExclusion, MaxLeases, SharedTerm, TermOrder, Fencing,
+	Deadlock, NoProgress, Orphan, ClientError, Invariant, Linearizability, Herd, Undecided}
 
 // Severity ranks a violation class, 0 the worst: a run is reported by the
 // worst class it shows. Unknown classes rank last.

@@ -39,6 +39,11 @@ type Hold struct {
 	Call   int64 // acquire called
 	Start  int64 // acquire returned: held from here
 	End    int64 // release called, or the session lost the lock
+	// Token is the fencing token (an election's term) the holder took at
+	// acquisition, if HasToken: Terms reads it, the exclusion checks do
+	// not.
+	Token    int64
+	HasToken bool
 }
 
 // LockReport is the outcome of Locks.

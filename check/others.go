@@ -84,6 +84,9 @@ type Accepted struct {
 	Token  int64
 	Step   int64
 	Zxid   int64 // the write's zxid: the resource's order of acceptance
+	// Call is when the write was sent (0: unknown): Terms refuses a
+	// write from a term older than one begun before it.
+	Call int64
 	// Lost is the zxid at which the writer's lease was lost (its
 	// session's expiry), if it was; 0 if not. Lapsed reads it.
 	Lost int64

@@ -61,8 +61,16 @@ func (e *Election) campaign(ctx context.Context, mode queue.Mode) (*Leadership, 
 		return nil, e.wrap("campaign", err)
 	}
 	// The term is read once, now, so that Term needs no request; a
-	// candidate that cannot read it does not lead.
+	// candidate that cannot read it does not lead. The read is a request:
+	// the client may give its session up (a client-side timeout, an
+	// abandoned handle) while it is under way, and the node, still there
+	// until the server expires that session, answers as if all were
+	// well. A leadership is never handed out on a session already lost,
+	// as the queue never grants on one.
 	term, err := h.Token(ctx)
+	if err == nil {
+		err = h.Check()
+	}
 	if err != nil {
 		if rerr := h.Release(context.WithoutCancel(ctx)); rerr != nil && !errors.Is(rerr, queue.ErrSessionLost) {
 			err = errors.Join(err, rerr)

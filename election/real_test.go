@@ -21,9 +21,14 @@ import (
 // a session of its own, as separate processes would.
 
 // TestElection_RealContention: 4 sessions share 40 leaderships on a
-// standalone server (see realContention). The directory ends empty.
+// standalone server and on the 3-node ensemble (see realContention). The
+// directory ends empty.
 func TestElection_RealContention(t *testing.T) {
-	addrs := zktest.Standalone(t)
+	t.Run("standalone", func(t *testing.T) { testRealContention(t, zktest.Standalone(t)) })
+	t.Run("ensemble", func(t *testing.T) { testRealContention(t, zktest.Serving(t, zktest.Ensemble(t)).Addrs) })
+}
+
+func testRealContention(t *testing.T, addrs []string) {
 	ctx := zktest.Context(t, 2*time.Minute)
 	admin := zktest.Dial(t, ctx, addrs, gozk.Config{})
 	root := zktest.Root(t, ctx, admin, "/zksim-election-test-")
@@ -222,12 +227,16 @@ func awaitConnected(ctx context.Context, conn zkapi.Conn) error {
 }
 
 // TestLeadership_RealSessionExpired: the leader's session is expired by
-// the server (expire.Capture.Kill) while a second candidate waits. The
-// old leader's Wait and Check report ErrLost, the second leads with a
-// higher term, the old leader's fenced write is refused and its Resign
-// reports ErrLost.
+// the server (expire.Capture.Kill) while a second candidate waits, on the
+// standalone server and on the ensemble. The old leader's Wait and Check
+// report ErrLost, the second leads with a higher term, the old leader's
+// fenced write is refused and its Resign reports ErrLost.
 func TestLeadership_RealSessionExpired(t *testing.T) {
-	addrs := zktest.Standalone(t)
+	t.Run("standalone", func(t *testing.T) { testRealSessionExpired(t, zktest.Standalone(t)) })
+	t.Run("ensemble", func(t *testing.T) { testRealSessionExpired(t, zktest.Serving(t, zktest.Ensemble(t)).Addrs) })
+}
+
+func testRealSessionExpired(t *testing.T, addrs []string) {
 	ctx := zktest.Context(t, time.Minute)
 	admin := zktest.Dial(t, ctx, addrs, gozk.Config{})
 	root := zktest.Root(t, ctx, admin, "/zksim-election-test-")

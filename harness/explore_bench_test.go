@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/election"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/lock/zoo"
@@ -48,10 +49,10 @@ func benchmarkExploreZoo(b *testing.B, symmetry bool) {
 	}
 }
 
-// exploreRecipes are the good locks (and the semaphore of 2 leases) the
-// systematic search exhausts.
+// exploreRecipes are the good recipes the systematic search exhausts.
 func exploreRecipes() []lock.Recipe {
-	return []lock.Recipe{lock.MutexRecipe(), rwlock.Recipe(), lock.ReentrantRecipe(), lock.MultiRecipe(), semaphore.Recipe(2)}
+	return []lock.Recipe{lock.MutexRecipe(), rwlock.Recipe(), lock.ReentrantRecipe(), lock.MultiRecipe(), election.Recipe(),
+		semaphore.Recipe(2)}
 }
 
 // BenchmarkExploreExhaust: the systematic search exhausts each good lock

@@ -257,6 +257,7 @@ func (w Workload) once(ctx context.Context, c *sim.Client, r *lockRun, i int, re
 	tok, hasToken := held.(lock.Tokener)
 	if hasToken && mode != check.Read {
 		token, tokenErr = tok.Token(ctx)
+		h.Holds[hold].Token, h.Holds[hold].HasToken = token, tokenErr == nil
 	}
 	c.Sleep(ctx, w.HoldTicks)
 	if hasToken && mode != check.Read {
@@ -277,6 +278,7 @@ func (w Workload) once(ctx context.Context, c *sim.Client, r *lockRun, i int, re
 // write stores the holder's token in the resource, fenced when it can be.
 func (w Workload) write(ctx context.Context, c *sim.Client, h *History, hold int, held lock.Held, token int64) {
 	data := []byte(fmt.Sprint(token))
+	call := int64(c.Sim().Step())
 	var (
 		st  zkapi.Stat
 		err error
@@ -294,7 +296,7 @@ func (w Workload) write(ctx context.Context, c *sim.Client, h *History, hold int
 		c.Logf("write token %d refused: %v", token, err)
 		return
 	}
-	h.Accepted = append(h.Accepted, check.Accepted{Client: c.Index(), Token: token, Step: int64(c.Sim().Step()), Zxid: st.Mzxid})
+	h.Accepted = append(h.Accepted, check.Accepted{Client: c.Index(), Token: token, Step: int64(c.Sim().Step()), Zxid: st.Mzxid, Call: call})
 	h.writers = append(h.writers, hold)
 }
 
@@ -362,6 +364,9 @@ func (r *Report) check(run *lockRun) {
 	r.Violations = append(r.Violations, r.lockReport.Violations...)
 
 	r.Violations = append(r.Violations, run.fencing()...)
+	if w.Recipe.Terms {
+		r.Violations = append(r.Violations, check.Terms(h.Holds, h.Accepted)...)
+	}
 
 	// Each lock is judged on its own: one change (a session's expiry)
 	// may delete nodes in several and wake a waiter in each.

@@ -29,6 +29,12 @@ type Recipe struct {
 	// checks that no more than Leases hold at once, and fencing by what
 	// a semaphore's tokens can say.
 	Leases int
+	// Terms says the Held's Token is a leadership's term (an election,
+	// package election): the harness then also checks that no two
+	// acquisitions share a term, that terms grow in the order the
+	// acquisitions began, and that no write from an older term lands once
+	// a newer one has begun (check.Terms).
+	Terms bool
 }
 
 // MaxHolders is how many may hold r at once (for writing, if it has

@@ -97,7 +97,7 @@ func (rc runConfig) header(w io.Writer) {
 		seeds += fmt.Sprintf(", time limit %v", rc.budget)
 	}
 	fmt.Fprintf(w, "%s run: %s, %s\n", rc.cli.name(), rc.describe(), seeds)
-	fmt.Fprintf(w, "checked: %s (exact interval check), herd, fencing, orphans, deadlock, progress\n\n", rc.exclusion())
+	fmt.Fprintf(w, "checked: %s (exact interval check), herd, %s, orphans, deadlock, progress\n\n", rc.exclusion(), rc.fencingChecks())
 }
 
 // exclusion names what the recipe's critical sections are checked for.
@@ -109,6 +109,15 @@ func (rc runConfig) exclusion() string {
 		return "reader/writer exclusion"
 	}
 	return "mutual exclusion"
+}
+
+// fencingChecks names the checks of the tokens: fencing, and for an
+// election (lock.Recipe.Terms) its terms first.
+func (rc runConfig) fencingChecks() string {
+	if rc.recipe.Terms {
+		return "terms (one leader per term, growing), fencing"
+	}
+	return "fencing"
 }
 
 // summaryText reports the counts.

@@ -1,13 +1,20 @@
 // Command zklock holds a ZooKeeper lock while a command runs, like
 // flock(1) and etcdctl lock:
 //
-//	zklock [-servers host:port[,...]] [-read] [-nonblock | -timeout D] /lock/path -- command args...
+//	zklock [-servers host:port[,...]] [-read | -n N] [-nonblock | -timeout D] /lock/path -- command args...
 //
 // It takes zksim's herd-free lock (with -read, the read side of the
-// read/write lock) at /lock/path, runs the command with ZKLOCK_TOKEN (the
-// fencing token: the lock node's czxid) and ZKLOCK_NODE in its
-// environment, and releases the lock when the command ends. The servers
-// come from -servers, else from $ZKLOCK_SERVERS.
+// read/write lock; with -n N, one of the N leases of zksim's semaphore) at
+// /lock/path, runs the command with ZKLOCK_TOKEN (the fencing token: the
+// lock or lease node's czxid) and ZKLOCK_NODE in its environment, and
+// releases the lock when the command ends. The servers come from
+// -servers, else from $ZKLOCK_SERVERS.
+//
+// With -n N, up to N commands hold a lease at once. Every zklock -n on a
+// path must give the same N: one that finds a lease of another N ahead of
+// it exits 2 (the semaphore refuses rather than over-grant). A lease's
+// token identifies it; unlike the lock's, a lower token than another
+// holder's does not mean its holder lost the lease.
 //
 // If the session is lost while the command runs, another holder may take
 // the lock: zklock sends the command -signal (default SIGTERM, then
@@ -18,7 +25,8 @@
 //
 // Exit codes (the usage text has the same table): the command's own
 // (128+S if signal S ended it) when the lock was confirmed held after it
-// ended; 2 usage error; 3 -nonblock or -timeout found the lock held
+// ended; 2 usage error (or -n N against a semaphore of another N); 3
+// -nonblock or -timeout found the lock (all N leases) held
 // (-conflict-exit N replaces it); 4 the lock was lost or could not be
 // confirmed held (-lost-exit N replaces it); 5 ZooKeeper unreachable
 // within -connect-timeout, or failing; 126 and 127 the command could not
@@ -38,6 +46,7 @@ import (
 
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/rwlock"
+	"github.com/zksim/zksim/semaphore"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
 )
@@ -137,25 +146,47 @@ func acquire(ctx context.Context, conn zkapi.Conn, o options, stderr io.Writer) 
 	}
 	defer cancel()
 	l, err := take(actx, conn, o)
+	held := "is held by another"
+	if o.leases > 0 {
+		held = fmt.Sprintf("has all %d leases held or waited for", o.leases)
+	}
 	switch {
 	case err == nil:
 		return l, -1
 	case errors.Is(err, lock.ErrWouldBlock):
-		fmt.Fprintf(stderr, "zklock: %s is held by another (-nonblock)\n", o.path)
+		fmt.Fprintf(stderr, "zklock: %s %s (-nonblock)\n", o.path, held)
 		return nil, o.conflictExit
 	case errors.Is(err, context.DeadlineExceeded):
-		fmt.Fprintf(stderr, "zklock: %s still held after %v (-timeout)\n", o.path, o.timeout)
+		if o.leases > 0 {
+			held = fmt.Sprintf("has all %d leases held", o.leases)
+		} else {
+			held = "still held"
+		}
+		fmt.Fprintf(stderr, "zklock: %s %s after %v (-timeout)\n", o.path, held, o.timeout)
 		return nil, o.conflictExit
 	case errors.Is(err, lock.ErrConfig):
 		fmt.Fprintf(stderr, "zklock: %v\n", err)
+		return nil, exitUsage
+	case errors.Is(err, semaphore.ErrMaxLeases):
+		fmt.Fprintf(stderr, "zklock: -n %d: %v\n", o.leases, err)
 		return nil, exitUsage
 	}
 	fmt.Fprintf(stderr, "zklock: %s: %v\n", o.path, err)
 	return nil, exitZK
 }
 
-// take acquires the lock -read and -nonblock choose.
+// take acquires the lock -read, -n and -nonblock choose.
 func take(ctx context.Context, conn zkapi.Conn, o options) (lease, error) {
+	if o.leases > 0 {
+		s, err := semaphore.New(conn, o.path, o.leases, semaphore.Options{})
+		if err != nil {
+			return nil, err
+		}
+		if o.nonblock {
+			return nilIfErr(s.TryAcquire(ctx))
+		}
+		return nilIfErr(s.Acquire(ctx))
+	}
 	if o.read {
 		rw, err := rwlock.New(conn, o.path, lock.Options{})
 		if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/zksim/zksim/fakezk/netserver"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/rwlock"
+	"github.com/zksim/zksim/semaphore"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
 	"github.com/zksim/zksim/zktest"
@@ -51,6 +52,9 @@ func TestZklock_Usage(t *testing.T) {
 		{[]string{"-servers", "h:1", "-lost-exit", "-1", "/x", "--", "true"}, noEnv, "0 to 255"},
 		{[]string{"-servers", "h:1", "-nonblock", "-timeout", "1s", "/x", "--", "true"}, noEnv, "exclude each other"},
 		{[]string{"-servers", "h:1", "-connect-timeout", "0s", "/x", "--", "true"}, noEnv, "durations must be positive"},
+		{[]string{"-servers", "h:1", "-n", "-1", "/x", "--", "true"}, noEnv, "-n -1: want a number of leases from 1 to"},
+		{[]string{"-servers", "h:1", "-n", "2000000", "/x", "--", "true"}, noEnv, "-n 2000000: want a number of leases"},
+		{[]string{"-servers", "h:1", "-n", "2", "-read", "/x", "--", "true"}, noEnv, "-n and -read exclude each other"},
 	} {
 		var errb bytes.Buffer
 		if code := run(tc.args, tc.env, nil, io.Discard, &errb, gozk.Config{}); code != exitUsage || !strings.Contains(errb.String(), tc.want) {
@@ -77,7 +81,7 @@ func TestZklock_DocumentsExitCodes(t *testing.T) {
 	}
 	_, section, _ := strings.Cut(string(readme), "## Holding a lock around a command: zklock")
 	section, _, _ = strings.Cut(section, "\n## ")
-	for _, want := range []string{"`-servers`", "`ZKLOCK_SERVERS`", "`-read`", "`-nonblock`", "`-timeout`",
+	for _, want := range []string{"`-servers`", "`ZKLOCK_SERVERS`", "`-read`", "`-n N`", "`-nonblock`", "`-timeout`",
 		"`-conflict-exit`", "`-lost-exit`", "`-connect-timeout`", "`-session-timeout`", "`-signal`", "`-kill-after`",
 		"| 2 |", "| 3 |", "| 4 |", "| 5 |", "| 126 |", "| 127 |"} {
 		if !strings.Contains(section, want) {
@@ -192,6 +196,64 @@ func TestZklock_Conflict(t *testing.T) {
 		args := append(append([]string{"-servers", addr}, tc.flags...), tc.path, "--", "echo", "ran")
 		code := run(args, noEnv, nil, &out, &errb, gozk.Config{})
 		if code != tc.code || !strings.Contains(errb.String(), tc.want) || out.Len() > 0 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", tc.flags, code, out.String(), errb.String())
+		}
+	}
+}
+
+// holdLease takes one lease of the semaphore of n at path on its own
+// session until t ends.
+func holdLease(t *testing.T, addr, path string, n int) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := gozk.DialContext(ctx, []string{addr}, gozk.Config{SessionTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	s, err := semaphore.New(conn, path, n, semaphore.Options{})
+	if err == nil {
+		_, err = s.Acquire(ctx)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// -n N holds one of N leases: the command runs beside N-1 other holders
+// with its lease node and token in the environment, -nonblock and
+// -timeout give up once all N are held, and another N is refused with
+// exit 2, before the command runs.
+func TestZklock_SemaphoreLeases(t *testing.T) {
+	_, addr := serveFake(t)
+	path := unique("leases")
+	holdLease(t, addr, path, 3)
+	holdLease(t, addr, path, 3)
+	var out bytes.Buffer
+	code := run([]string{"-servers", addr, "-n", "3", "-nonblock", path, "--", "sh", "-c", `echo "$ZKLOCK_TOKEN $ZKLOCK_NODE"`},
+		noEnv, nil, &out, io.Discard, gozk.Config{})
+	var token int64
+	var node string
+	fmt.Sscan(out.String(), &token, &node)
+	if code != 0 || token <= 0 || !strings.Contains(node, path+"/lease_n3-") {
+		t.Fatalf("third of 3 leases: exit %d, output %q", code, out.String())
+	}
+	holdLease(t, addr, path, 3)
+	for _, tc := range []struct {
+		flags []string
+		code  int
+		want  string
+	}{
+		{[]string{"-n", "3", "-nonblock"}, exitConflict, "has all 3 leases held or waited for (-nonblock)"},
+		{[]string{"-n", "3", "-timeout", "300ms"}, exitConflict, "has all 3 leases held after 300ms (-timeout)"},
+		{[]string{"-n", "2"}, exitUsage, "this handle has 2 leases"},
+		{[]string{"-nonblock"}, 0, ""}, // the lock's nodes are another kind: no conflict
+	} {
+		var out, errb bytes.Buffer
+		args := append(append([]string{"-servers", addr}, tc.flags...), path, "--", "echo", "ran")
+		code := run(args, noEnv, nil, &out, &errb, gozk.Config{})
+		ran := out.String() == "ran\n"
+		if code != tc.code || !strings.Contains(errb.String(), tc.want) || ran != (tc.code == 0) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", tc.flags, code, out.String(), errb.String())
 		}
 	}

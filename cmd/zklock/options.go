@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/zksim/zksim/semaphore"
 )
 
 // envServers names the environment variable that -servers overrides, as
@@ -19,6 +21,7 @@ const envServers = "ZKLOCK_SERVERS"
 type options struct {
 	servers        []string
 	read           bool
+	leases         int // -n: 0 for the lock, else a semaphore of this many leases
 	nonblock       bool
 	timeout        time.Duration
 	connectTimeout time.Duration
@@ -42,7 +45,9 @@ const usageHead = `usage: zklock [-servers host:port[,...]] [flags] /lock/path -
 
 Holds zksim's lock at /lock/path on a ZooKeeper ensemble while the command
 runs, with the fencing token in ZKLOCK_TOKEN and the lock node in
-ZKLOCK_NODE. The servers come from -servers, else from $ZKLOCK_SERVERS.
+ZKLOCK_NODE; with -n N, one of N semaphore leases instead, so that up to N
+commands run at once. The servers come from -servers, else from
+$ZKLOCK_SERVERS.
 
 `
 
@@ -52,9 +57,10 @@ const usageCodes = `
 Exit codes:
   N    the command's own code (128+S if signal S ended it), when the lock
        was confirmed still held after the command ended
-  2    usage error; the command did not run
-  3    -nonblock or -timeout: the lock was held by another; the command
-       did not run (-conflict-exit N replaces 3)
+  2    usage error, or -n N where the path's semaphore has another N; the
+       command did not run
+  3    -nonblock or -timeout: the lock (all N leases) was held by others;
+       the command did not run (-conflict-exit N replaces 3)
   4    the lock was lost, or could not be confirmed held: before the
        command started (it did not run), or while it ran (zklock prints
        the command's own code; -lost-exit N replaces 4)
@@ -74,6 +80,7 @@ func parse(args []string, getenv func(string) string, stderr io.Writer) (options
 	var o options
 	servers := fs.String("servers", "", "ZooKeeper servers, host:port[,host:port...]; overrides $"+envServers)
 	fs.BoolVar(&o.read, "read", false, "take the read side of the read/write lock: shared with other -read holders; it excludes rwlock writers, not zklock without -read")
+	fs.IntVar(&o.leases, "n", 0, "hold one of N semaphore leases instead of the lock: up to N zklock -n commands run at once; all on the path must give the same N")
 	fs.BoolVar(&o.nonblock, "nonblock", false, "fail at once (exit 3) if the lock is held, like flock -n")
 	fs.DurationVar(&o.timeout, "timeout", 0, "give up after this long waiting for the lock (exit 3); 0: wait")
 	fs.IntVar(&o.conflictExit, "conflict-exit", exitConflict, "exit code when -nonblock or -timeout could not take the lock, like flock -E")
@@ -117,6 +124,10 @@ func (o *options) finish(servers, sig string, getenv func(string) string, rest [
 		return errors.New("durations must be positive")
 	case o.nonblock && o.timeout > 0:
 		return errors.New("-nonblock and -timeout exclude each other")
+	case o.leases != 0 && (o.leases < 1 || o.leases > semaphore.MaxLeases):
+		return fmt.Errorf("-n %d: want a number of leases from 1 to %d", o.leases, semaphore.MaxLeases)
+	case o.leases != 0 && o.read:
+		return errors.New("-n and -read exclude each other: a semaphore lease has no read side")
 	case !validExit(o.conflictExit) || !validExit(o.lostExit):
 		return errors.New("-conflict-exit and -lost-exit must be exit codes, 0 to 255")
 	case len(rest) < 3 || rest[1] != "--":

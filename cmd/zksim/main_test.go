@@ -90,6 +90,7 @@ func TestRun_TraceSameInTestAndBinary(t *testing.T) {
 }
 
 func TestRun_RunCommand(t *testing.T) {
+	failures := t.TempDir()
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -109,6 +110,11 @@ func TestRun_RunCommand(t *testing.T) {
 		{[]string{"run", "-schedules", "100000001"}, 2, "", "-schedules must be between 1 and 100000000"},
 		{[]string{"run", "-clients", "1"}, 2, "", "-clients must be between 2 and 64"},
 		{[]string{"list"}, 0, "zoo/noguidretry", ""},
+		{[]string{"list"}, 0, "  election ", ""},
+		{[]string{"run", "-recipe", "election", "-schedules", "20"}, 0, "herd, terms (one leader per term, growing), fencing", ""},
+		{[]string{"run", "-recipe", "election", "-strategy", "exhaustive", "-clients", "2", "-acquisitions", "1", "-deviations", "0"}, 0,
+			"herd, terms (one leader per term, growing), fencing", ""},
+		{[]string{"run", "-recipe", "zoo/electcached", "-schedules", "20", "-out", failures}, 1, "shared-term", ""},
 		{[]string{"herd", "-waiters", "10"}, 0, "10        0.90 (1)                4.50 (9)", ""},
 		{[]string{"herd", "-waiters", "1"}, 2, "", "not a number from 2 to 2000"},
 		{[]string{"replay"}, 2, "", "usage: zksim replay [-view lines|columns|raw] FILE"},

@@ -1,9 +1,9 @@
-// Package zoo is a collection of classic, broken ZooKeeper lock (and
-// counting semaphore) recipes, each a Go transcription of a well-known
-// design, kept to prove that zksim's harness finds what is wrong with
-// them. They are lock.Recipe
-// values, so a harness run, or a user's own, can check them exactly as it
-// checks the good recipes (lock.MutexRecipe, rwlock.Recipe).
+// Package zoo is a collection of classic, broken ZooKeeper lock, leader
+// election and counting semaphore recipes, each a Go transcription of a
+// well-known design, kept to prove that zksim's harness finds what is
+// wrong with them. They are lock.Recipe values, so a harness run, or a
+// user's own, can check them exactly as it checks the good recipes
+// (lock.MutexRecipe, rwlock.Recipe, election.Recipe, semaphore.Recipe).
 //
 // # The exhibits
 //
@@ -19,6 +19,9 @@
 //	zoo/splitdash          orders by the wrong '-' field of names    mutual-exclusion
 //	zoo/gozk               go-zookeeper v1.0.4's zk.Lock             orphan
 //	zoo/adoptdying         lost create found by name, any owner      mutual-exclusion
+//	zoo/electherd          election, followers watch the leader      herd
+//	zoo/electcached        election, term cached when joining        shared-term
+//	zoo/electunfenced      election, the leader's writes unfenced    fencing
 //	zoo/semmixedmax        semaphore trusting each client's N        max-leases
 //	zoo/semdirwatch        semaphore watching the directory          herd
 //	zoo/semtimeoutleak     timed semaphore acquire forgets its node  orphan
@@ -39,6 +42,13 @@
 // names (Watch), what a failed wait does with the node (Abandon), and the
 // release (Release). Each constructor's doc comment names its step, and
 // TestVariants_OneStepSwapped checks that nothing else differs.
+//
+// The three election exhibits are lock.Recipes with Terms set, so that a
+// harness checks their terms too (check.Terms). Each is the good election
+// of package election, itself the queue with the exclusive rule, with one
+// part swapped: the rule (whom a follower watches), the term, or the
+// leader's fenced write; TestElectVariants_OnePartSwapped checks it.
+// Their Helds have Token (the term) and, but for ElectUnfenced's, Fenced.
 //
 // The semaphore exhibits (Recipe.Leases 2) are the queue under a counting
 // rule: the first N members hold, a waiter watches its predecessor (a
@@ -61,6 +71,7 @@
 // simulator can order everything they do. The queue variants create a
 // missing lock directory as the good lock does (a container, with
 // persistent parents); SingleNode and GoZKLock with persistent nodes, as
-// those designs did before containers. The Helds offer neither Token nor
-// Fenced: the originals had no fencing.
+// those designs did before containers. The lock exhibits' Helds offer
+// neither Token nor Fenced: the originals had no fencing. ElectCached
+// keeps its counter beside the directory, a persistent "<dir>-term".
 package zoo

@@ -58,7 +58,7 @@ var scenarios = map[string][]scenario{
 // what the good recipes do differently.
 func TestExhibits_ScenariosBreakThem(t *testing.T) {
 	for _, ex := range zoo.Exhibits() {
-		scs := scenarios[ex.Name]
+		scs := append(scenarios[ex.Name], electionScenarios[ex.Name]...)
 		if len(scs) == 0 {
 			t.Errorf("%s has no scenario", ex.Name)
 			continue

@@ -38,6 +38,9 @@ func TestVariants_OneStepSwapped(t *testing.T) {
 			t.Errorf("%s: its %s is the default step", v.name, v.step)
 		}
 	}
+	for _, v := range electVariants() {
+		names = append(names, v.name) // TestElectVariants_OnePartSwapped
+	}
 	var standalone []string
 	for _, ex := range Exhibits() {
 		if !slices.Contains(names, ex.Name) {
@@ -55,6 +58,29 @@ func TestDefaultSteps_AllSet(t *testing.T) {
 	for i := range s.NumField() {
 		if s.Field(i).IsNil() {
 			t.Errorf("DefaultSteps leaves %s nil", s.Type().Field(i).Name)
+		}
+	}
+}
+
+// Each election exhibit is the good election with exactly the one part
+// it names swapped: its rule, its term or its fenced write.
+func TestElectVariants_OnePartSwapped(t *testing.T) {
+	for _, v := range electVariants() {
+		var set []string
+		if v.rule != nil {
+			set = append(set, "Rule")
+		}
+		if v.term != nil {
+			set = append(set, "Term")
+		}
+		if v.unfenced {
+			set = append(set, "Write")
+		}
+		if !slices.Equal(set, []string{v.part}) {
+			t.Errorf("%s swaps %v, want exactly [%s]", v.name, set, v.part)
+		}
+		if r := electRecipe(v.name); r.Name != v.name || !r.Terms || r.AcquireRead != nil {
+			t.Errorf("%s: recipe %q, Terms %v", v.name, r.Name, r.Terms)
 		}
 	}
 }

@@ -18,6 +18,9 @@ const (
 	NameSplitDash        = "zoo/splitdash"
 	NameGoZKLock         = "zoo/gozk"
 	NameAdoptDying       = "zoo/adoptdying"
+	NameElectHerd        = "zoo/electherd"
+	NameElectCached      = "zoo/electcached"
+	NameElectUnfenced    = "zoo/electunfenced"
 )
 
 // Exhibit is one broken recipe with what a harness should find in it.
@@ -133,6 +136,31 @@ func Exhibits() []Exhibit {
 				"it adopts the old session's node, which goes when that session expires " +
 				"while the adopter goes on holding",
 			Scenarios: []int{2}, Violation: check.MutualExclusion,
+		},
+		{
+			Name: NameElectHerd, Recipe: ElectHerd(),
+			Origin: "the election the ZooKeeper recipes page sets aside, and blog posts' " +
+				"naive one: every follower watches the leader's node",
+			Bug: "a leader change wakes every follower, and all list again, though " +
+				"only the next one can lead",
+			Scenarios: []int{7}, Violation: check.Herd,
+		},
+		{
+			Name: NameElectCached, Recipe: ElectCached(),
+			Origin: "elections that keep the term in a counter znode, which a candidate " +
+				"reads when it joins and increments when it wins",
+			Bug: "candidates that joined under one leader cached the same value, so the " +
+				"next leaders take one term, or a lower one",
+			Scenarios: []int{3}, Violation: check.SharedTerm,
+			Also: []check.Class{check.TermOrder, check.Fencing},
+		},
+		{
+			Name: NameElectUnfenced, Recipe: ElectUnfenced(),
+			Origin: "kazoo's Election and Curator's LeaderSelector: no fenced write, " +
+				"a leader not told it lost (CURATOR-54, CURATOR-220)",
+			Bug: "a leader paused past its session's timeout resumes unaware that it was " +
+				"replaced and writes with its old term after the new leader",
+			Scenarios: []int{3}, Violation: check.Fencing,
 		},
 	}
 	return append(exs, semaphoreExhibits()...)

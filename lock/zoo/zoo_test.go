@@ -16,12 +16,12 @@ import (
 	"github.com/zksim/zksim/zkapi"
 )
 
-var classes = []check.Class{check.MutualExclusion, check.MaxLeases, check.Herd, check.Deadlock, check.Orphan}
+var classes = []check.Class{check.MutualExclusion, check.MaxLeases, check.Herd, check.Deadlock, check.Orphan, check.SharedTerm, check.Fencing}
 
 func TestExhibits_Catalog(t *testing.T) {
 	exs, all := zoo.Exhibits(), zoo.All()
-	if len(exs) != 14 || len(all) != len(exs) {
-		t.Fatalf("%d exhibits, %d recipes; want 14 of each", len(exs), len(all))
+	if len(exs) != 17 || len(all) != len(exs) {
+		t.Fatalf("%d exhibits, %d recipes; want 17 of each", len(exs), len(all))
 	}
 	seen := map[string]bool{}
 	for i, ex := range exs {
@@ -181,6 +181,9 @@ func ExampleExhibits() {
 	// zoo/splitdash        mutual-exclusion scenarios [10]
 	// zoo/gozk             orphan           scenarios [1 2 6 8 10]
 	// zoo/adoptdying       mutual-exclusion scenarios [2]
+	// zoo/electherd        herd             scenarios [7]
+	// zoo/electcached      shared-term      scenarios [3]
+	// zoo/electunfenced    fencing          scenarios [3]
 	// zoo/semmixedmax      max-leases       scenarios [11]
 	// zoo/semdirwatch      herd             scenarios [7]
 	// zoo/semtimeoutleak   orphan           scenarios [6]

@@ -1,0 +1,35 @@
+package harness_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/lock/zoo"
+	"github.com/zksim/zksim/sim"
+)
+
+// The terms checker judges only recipes that say their token is a term
+// (lock.Recipe.Terms): ElectCached's repeated terms are found with it,
+// and the same runs are not judged on terms without it, as the locks'
+// runs are not.
+func TestWorkload_TermsOnlyWhereRecipeSays(t *testing.T) {
+	ex, _ := zoo.Lookup(zoo.NameElectCached)
+	w := harness.Workload{Recipe: ex.Recipe, Clients: 3, Acquisitions: 2}
+	rep, err := harness.RunWorkload(sim.Config{}, sim.NewSeeded(1), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(rep.Classes(), check.SharedTerm) {
+		t.Fatalf("with Terms: %v", rep.Violations)
+	}
+	w.Recipe.Terms = false
+	rep, err = harness.RunWorkload(sim.Config{}, sim.NewSeeded(1), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.ContainsFunc(rep.Classes(), func(c check.Class) bool { return c == check.SharedTerm || c == check.TermOrder }) {
+		t.Fatalf("without Terms: %v", rep.Violations)
+	}
+}
