@@ -8,13 +8,17 @@
 // porcupine models of a mutex and of a read/write lock, partitioned by lock
 // path; Locks decides it exactly by an interval check (no search, no
 // budget), and a failing check can be rendered as porcupine's HTML
-// timeline. Beside these, checkers that are not about linearizability:
-// herd (how many clients one lock-node deletion woke), fencing (tokens
-// accepted by the protected resource strictly increase), cleanliness (no
-// lock node left behind) and liveness (decided by the simulator). An
-// election's leaderships are holds whose token is the term: Terms checks
-// one leader per term, terms growing from one leadership to the next,
-// and no write accepted from a term older than one already begun.
+// timeline. A counting semaphore of N leases is checked alike (Leases,
+// against a porcupine model of a semaphore). Beside these, checkers that
+// are not about linearizability: herd (how many clients one lock-node
+// deletion woke), fencing (tokens accepted by the protected resource
+// strictly increase; with N leases, whose holders' tokens are not
+// ordered, no write is accepted after its writer's lease ended: Lapsed),
+// cleanliness (no lock node left behind) and liveness (decided by the
+// simulator). An election's leaderships are holds whose token is the
+// term: Terms checks one leader per term, terms growing from one
+// leadership to the next, and no write accepted from a term older than
+// one already begun.
 //
 // Barriers (package barrier) are judged on Visits, one per Enter call:
 // nobody passes Enter before n members arrived (BarrierEnters), nobody
@@ -45,13 +49,16 @@ const (
 	MutualExclusion Class = "mutual-exclusion"
 	Linearizability Class = "linearizability" // of a register history
 	RWExclusion     Class = "reader-writer-exclusion"
-	Herd            Class = "herd"
-	Fencing         Class = "fencing"
-	Orphan          Class = "orphan"
-	Deadlock        Class = "deadlock"
-	NoProgress      Class = "no-progress"
-	ClientError     Class = "client-error"
-	Invariant       Class = "invariant"
+	// MaxLeases: more holders at once than a semaphore's N leases
+	// (Leases, for N > 1; a mutex's is MutualExclusion).
+	MaxLeases   Class = "max-leases"
+	Herd        Class = "herd"
+	Fencing     Class = "fencing"
+	Orphan      Class = "orphan"
+	Deadlock    Class = "deadlock"
+	NoProgress  Class = "no-progress"
+	ClientError Class = "client-error"
+	Invariant   Class = "invariant"
 	// SharedTerm: two leaderships of an election had one term (Terms).
 	SharedTerm Class = "shared-term"
 	// TermOrder: a leadership began with a term below one that began
@@ -63,8 +70,8 @@ const (
 )
 
 // severities orders the classes, worst first.
-var severities = []Class{MutualExclusion, RWExclusion, SharedTerm, TermOrder, BarrierEnter, BarrierLeave, BarrierWait, Fencing, Deadlock, NoProgress, Orphan,
-	ClientError, Invariant, Linearizability, Herd, Undecided}
+var severities = []Class{MutualExclusion, RWExclusion, MaxLeases, SharedTerm, TermOrder, BarrierEnter, BarrierLeave, BarrierWait,
+	Fencing, Deadlock, NoProgress, Orphan, ClientError, Invariant, Linearizability, Herd, Undecided}
 
 // Severity ranks a violation class, 0 the worst: a run is reported by the
 // worst class it shows. Unknown classes rank last.

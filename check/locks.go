@@ -50,6 +50,7 @@ type Hold struct {
 type LockReport struct {
 	Violations []Violation
 	failed     []Hold // the holds on the lock that failed, for the timeline
+	leases     int    // N of a semaphore (Leases); 0 for Locks
 	ok         bool
 }
 
@@ -64,8 +65,8 @@ func (r LockReport) WriteHTML(path string) error {
 	if r.ok {
 		return fmt.Errorf("linearize: no timeline: the history was linearizable")
 	}
-	_, info, _ := porcupineLocks(r.failed, timelineSteps)
-	return porcupine.VisualizePath(lockModel, info, path)
+	_, info, _ := porcupineLocks(r.failed, r.leases, timelineSteps)
+	return porcupine.VisualizePath(modelFor(r.leases), info, path)
 }
 
 // Locks checks mutual and reader/writer exclusion: whether the holds
@@ -301,10 +302,11 @@ func lockOps(holds []Hold) []porcupine.Operation {
 	return ops
 }
 
-// porcupineLocks runs porcupine's search on the holds, bounded by steps
-// model steps; undecided reports that the bound was reached.
-func porcupineLocks(holds []Hold, steps int64) (res porcupine.CheckResult, info porcupine.LinearizationInfo, undecided bool) {
-	m, b := bounded(lockModel, steps)
+// porcupineLocks runs porcupine's search on the holds of a lock of n
+// leases (modelFor), bounded by steps model steps; undecided reports that
+// the bound was reached.
+func porcupineLocks(holds []Hold, n int, steps int64) (res porcupine.CheckResult, info porcupine.LinearizationInfo, undecided bool) {
+	m, b := bounded(modelFor(n), steps)
 	res, info = porcupine.CheckOperationsVerbose(m, lockOps(holds), 0)
 	return res, info, b.reached()
 }

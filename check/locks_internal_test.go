@@ -10,7 +10,7 @@ import (
 // porcupineOK is porcupine's verdict on holds, searched without bound (the
 // histories of these tests are small).
 func porcupineOK(t interface{ Fatalf(string, ...any) }, holds []Hold) bool {
-	res, _, undecided := porcupineLocks(holds, 1<<40)
+	res, _, undecided := porcupineLocks(holds, 0, 1<<40)
 	if undecided || res == porcupine.Unknown {
 		t.Fatalf("porcupine undecided on %+v", holds)
 	}

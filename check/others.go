@@ -87,6 +87,9 @@ type Accepted struct {
 	// Call is when the write was sent (0: unknown): Terms refuses a
 	// write from a term older than one begun before it.
 	Call int64
+	// Lost is the zxid at which the writer's lease was lost (its
+	// session's expiry), if it was; 0 if not. Lapsed reads it.
+	Lost int64
 }
 
 // Tokens requires the accepted tokens to increase strictly in the
@@ -101,6 +104,24 @@ func Tokens(accepted []Accepted) []Violation {
 			vs = append(vs, Violation{Class: Fencing, Detail: fmt.Sprintf(
 				"split brain: c%d wrote with token %d at step %d after c%d wrote with token %d at step %d",
 				b.Client+1, b.Token, b.Step, a.Client+1, a.Token, a.Step), Steps: Blame(int(a.Step), int(b.Step))})
+		}
+	}
+	return vs
+}
+
+// Lapsed is fencing for a semaphore of N > 1 leases, where Tokens does
+// not apply: N holders hold at once, each with its own token, so a
+// resource may accept a smaller token after a larger one from a holder
+// that still holds. What it must refuse is a write from a holder whose
+// lease had ended: one accepted after (by zxid) the writer lost its
+// lease is a Fencing violation.
+func Lapsed(accepted []Accepted) []Violation {
+	var vs []Violation
+	for _, a := range accepted {
+		if a.Lost > 0 && a.Zxid > a.Lost {
+			vs = append(vs, Violation{Class: Fencing, Detail: fmt.Sprintf(
+				"c%d wrote with token %d at step %d (zxid %d) after its lease was lost at zxid %d",
+				a.Client+1, a.Token, a.Step, a.Zxid, a.Lost), Steps: Blame(int(a.Step))})
 		}
 	}
 	return vs

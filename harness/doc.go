@@ -6,8 +6,9 @@
 // testing nor rapid.
 //
 // RunWorkload runs the workload for a lock.Recipe once and checks the
-// history (package check): mutual or reader/writer exclusion, herd,
-// fencing, orphans and liveness; Report says what it found. The workload
+// history (package check): mutual or reader/writer exclusion (at most
+// Recipe.Leases holders for a semaphore), herd, fencing, orphans and
+// liveness; Report says what it found. The workload
 // learns what it judges from the scheduler's observations (sim.Observer),
 // and is a sim.Scenario, so the systematic search explores it (Explore;
 // harnesstest.CheckExhaustive in a test).

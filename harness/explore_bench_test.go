@@ -11,6 +11,7 @@ import (
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/rwlock"
+	"github.com/zksim/zksim/semaphore"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -25,7 +26,8 @@ func BenchmarkExploreZoo(b *testing.B) { benchmarkExploreZoo(b, false) }
 func BenchmarkExploreZooSymmetry(b *testing.B) { benchmarkExploreZoo(b, true) }
 
 func benchmarkExploreZoo(b *testing.B, symmetry bool) {
-	clients := map[string]int{zoo.NameExistsAbsence: 3, "zoo/timeoutleak": 3, "zoo/deletefirstchild": 3}
+	clients := map[string]int{zoo.NameExistsAbsence: 3, "zoo/timeoutleak": 3, "zoo/deletefirstchild": 3,
+		zoo.NameSemMixedMax: 3, zoo.NameSemDirWatch: 4, zoo.NameSemTimeoutLeak: 3}
 	for _, ex := range zoo.Exhibits() {
 		b.Run(strings.TrimPrefix(ex.Name, "zoo/"), func(b *testing.B) {
 			w := zooWorkload(ex)
@@ -49,7 +51,8 @@ func benchmarkExploreZoo(b *testing.B, symmetry bool) {
 
 // exploreRecipes are the good recipes the systematic search exhausts.
 func exploreRecipes() []lock.Recipe {
-	return []lock.Recipe{lock.MutexRecipe(), rwlock.Recipe(), lock.ReentrantRecipe(), lock.MultiRecipe(), election.Recipe()}
+	return []lock.Recipe{lock.MutexRecipe(), rwlock.Recipe(), lock.ReentrantRecipe(), lock.MultiRecipe(), election.Recipe(),
+		semaphore.Recipe(2)}
 }
 
 // BenchmarkExploreExhaust: the systematic search exhausts each good lock

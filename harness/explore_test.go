@@ -32,7 +32,8 @@ func TestExplore_FindsEveryZooBug(t *testing.T) { testFindsEveryZooBug(t, false)
 func TestExplore_SymmetryFindsEveryZooBug(t *testing.T) { testFindsEveryZooBug(t, true) }
 
 func testFindsEveryZooBug(t *testing.T, symmetry bool) {
-	clients := map[string]int{zoo.NameExistsAbsence: 3, "zoo/timeoutleak": 3, "zoo/deletefirstchild": 3}
+	clients := map[string]int{zoo.NameExistsAbsence: 3, "zoo/timeoutleak": 3, "zoo/deletefirstchild": 3,
+		zoo.NameSemMixedMax: 3, zoo.NameSemDirWatch: 4, zoo.NameSemTimeoutLeak: 3}
 	for _, ex := range zoo.Exhibits() {
 		t.Run(ex.Name, func(t *testing.T) {
 			if symmetry && ex.Name == zoo.NameExistsAbsence {

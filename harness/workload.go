@@ -56,6 +56,7 @@ type History struct {
 	Accepted []check.Accepted
 	Wakeups  []check.Wakeup
 	sessions []int64 // per hold: the session that held it
+	writers  []int   // per accepted write: its hold
 	finished []bool  // per client: its program returned (it did not crash)
 }
 
@@ -112,7 +113,7 @@ func (w Workload) Start(s *sim.Sim) ([]sim.Program, sim.Judge) {
 func (w Workload) start(s *sim.Sim) ([]sim.Program, *lockRun) {
 	w = w.withDefaults()
 	r := &lockRun{s: s, w: w, h: &History{finished: make([]bool, w.Clients)}, acquiring: make([]check.Mode, w.Clients),
-		holding: make([]bool, w.Clients), giveUps: map[int64]bool{}, expired: map[int64]int64{}}
+		holding: make([]bool, w.Clients), giveUps: map[int64]bool{}, expired: map[int64]int64{}, lostAt: map[int64]int64{}}
 	m := s.Machine()
 	info, _ := m.CreateSession(0, 10000)
 	m.Do(info.ID, machine.Create{Path: Resource, Data: []byte("0")})
@@ -147,6 +148,7 @@ type lockRun struct {
 	giveUps   map[int64]bool  // zxids of deletes by clients not holding the lock
 	deletes   []int64         // zxids of the clients' successful deletes, in order
 	expired   map[int64]int64 // session -> step at which it expired
+	lostAt    map[int64]int64 // session -> zxid of its expiry
 	expiries  []report.Expiry // the same, by client, in order
 }
 
@@ -180,6 +182,7 @@ func (run *lockRun) Applied(c *sim.Client, req machine.Request, rep machine.Repl
 // the lock is a give-up; one that did ends its hold.
 func (run *lockRun) Expired(session, zxid int64) {
 	run.expired[session] = int64(run.s.Step())
+	run.lostAt[session] = zxid
 	holder := false
 	for _, c := range run.s.Clients() {
 		if c.Session() == session {
@@ -261,7 +264,7 @@ func (w Workload) once(ctx context.Context, c *sim.Client, r *lockRun, i int, re
 		if tokenErr != nil {
 			c.Logf("token: %v", tokenErr)
 		} else {
-			w.write(ctx, c, h, held, token)
+			w.write(ctx, c, h, hold, held, token)
 		}
 	}
 	h.Holds[hold].End = int64(c.Sim().Step())
@@ -273,7 +276,7 @@ func (w Workload) once(ctx context.Context, c *sim.Client, r *lockRun, i int, re
 }
 
 // write stores the holder's token in the resource, fenced when it can be.
-func (w Workload) write(ctx context.Context, c *sim.Client, h *History, held lock.Held, token int64) {
+func (w Workload) write(ctx context.Context, c *sim.Client, h *History, hold int, held lock.Held, token int64) {
 	data := []byte(fmt.Sprint(token))
 	call := int64(c.Sim().Step())
 	var (
@@ -294,6 +297,7 @@ func (w Workload) write(ctx context.Context, c *sim.Client, h *History, held loc
 		return
 	}
 	h.Accepted = append(h.Accepted, check.Accepted{Client: c.Index(), Token: token, Step: int64(c.Sim().Step()), Zxid: st.Mzxid, Call: call})
+	h.writers = append(h.writers, hold)
 }
 
 // report checks a run that ended with every checker.
@@ -313,6 +317,9 @@ func (run *lockRun) Visible() int { return run.visible }
 // compatible. A hold is open from its acquisition until its release began
 // or its session expired.
 func (run *lockRun) Invariant(s *sim.Sim) *check.Violation {
+	if run.w.Recipe.Leases > 1 {
+		return run.leaseInvariant(s)
+	}
 	h := run.h
 	writers, readers, exclusive := 0, 0, false
 	var who []int
@@ -353,10 +360,10 @@ func (r *Report) check(run *lockRun) {
 			h.Holds[i].End = at
 		}
 	}
-	r.lockReport = check.Locks(h.Holds)
+	r.lockReport = check.Leases(h.Holds, w.Recipe.MaxHolders())
 	r.Violations = append(r.Violations, r.lockReport.Violations...)
 
-	r.Violations = append(r.Violations, check.Tokens(h.Accepted)...)
+	r.Violations = append(r.Violations, run.fencing()...)
 	if w.Recipe.Terms {
 		r.Violations = append(r.Violations, check.Terms(h.Holds, h.Accepted)...)
 	}
@@ -419,6 +426,9 @@ const (
 // proceed may; and when a waiter gave up, the readers that waited on it
 // and must now wait on the writer ahead of it.
 func (w Workload) herdLimit(run *lockRun) func(int64) int {
+	if w.Recipe.Leases > 1 {
+		return run.leaseHerdLimit()
+	}
 	if w.Recipe.AcquireRead == nil {
 		return func(int64) int { return 1 }
 	}

@@ -24,6 +24,11 @@ type Recipe struct {
 	// they are more than dir (a multi-lock's): the harness looks in each
 	// for nodes left behind and for herds. nil: dir alone.
 	Dirs func(dir string) []string
+	// Leases is how many may hold at once, for a counting semaphore's
+	// recipe (package semaphore); 0 means 1, a lock. The harness then
+	// checks that no more than Leases hold at once, and fencing by what
+	// a semaphore's tokens can say.
+	Leases int
 	// Terms says the Held's Token is a leadership's term (an election,
 	// package election): the harness then also checks that no two
 	// acquisitions share a term, that terms grow in the order the
@@ -31,6 +36,10 @@ type Recipe struct {
 	// a newer one has begun (check.Terms).
 	Terms bool
 }
+
+// MaxHolders is how many may hold r at once (for writing, if it has
+// readers): Leases, or 1.
+func (r Recipe) MaxHolders() int { return max(r.Leases, 1) }
 
 // AcquireFunc takes a lock and returns what releases it.
 type AcquireFunc func(ctx context.Context, conn zkapi.Conn, dir, id string) (Held, error)

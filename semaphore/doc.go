@@ -21,13 +21,15 @@
 // So a release (or a holder's session expiring) wakes exactly one waiter,
 // the first, which takes the freed lease (one listing); that grant wakes
 // at most one more, the new first waiter, which takes no lease but
-// re-hooks (two listings). A waiter that gives up wakes only its
-// successor. The first waiter also wakes when a member joins or leaves
-// behind it (its watch is on the directory; ZooKeeper has no child watch
-// narrower than that, and zkapi no wait on several watches at once, which
-// watching the N holders would need): one client per change, never a
-// herd. Every wake-up lists the directory again and re-checks; no watch
-// event is taken as a grant.
+// re-hooks (two listings). A waiter that gives up wakes its successor.
+// The first waiter also wakes when a member joins or leaves behind it
+// (its watch is on the directory; ZooKeeper has no child watch narrower
+// than that, and zkapi no wait on several watches at once, which watching
+// the N holders would need): so a later waiter that gives up wakes two,
+// its successor and the first waiter, and any other change one. Never a
+// herd: what one change wakes does not grow with the waiters. Every
+// wake-up lists the directory again and re-checks; no watch event is
+// taken as a grant.
 //
 // After a wake-up the first waiter lists without a watch, and only if it
 // is still the first waiter lists again leaving the child watch, so a

@@ -236,7 +236,10 @@ func waitPredecessor(ctx context.Context, h *queue.Hold, p string) error {
 
 // mark sets the granted member's node data, through connection loss, so
 // that its data version goes above 0: the wake-up of its successor, which
-// is now the first waiter. A node gone meanwhile was lost with its session.
+// is now the first waiter. A node gone meanwhile was lost with its session,
+// and so is one whose session the client gave up while the mark was in
+// flight (an abandoned handle): its node lives only until that session
+// expires, so no lease is handed out on it.
 func (s *Semaphore) mark(ctx context.Context, h *queue.Hold) error {
 	for {
 		if err := h.Check(); errors.Is(err, ErrLost) {
@@ -245,6 +248,9 @@ func (s *Semaphore) mark(ctx context.Context, h *queue.Hold) error {
 		_, err := s.q.Conn.Set(ctx, h.Path, s.opts.Data, zkapi.AnyVersion)
 		switch {
 		case err == nil:
+			if err := h.Check(); errors.Is(err, ErrLost) {
+				return err
+			}
 			return nil
 		case errors.Is(err, zkapi.ErrNoNode):
 			return fmt.Errorf("%w: %s vanished while granted", ErrLost, h.Path)

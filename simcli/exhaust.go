@@ -28,11 +28,7 @@ func (rc runConfig) exhaust(ctx context.Context, w, stderr io.Writer) int {
 		workers = "1 worker"
 	}
 	fmt.Fprintf(w, "%s run: %s%s, %s\n", rc.cli.name(), rc.describe(), shard, workers)
-	model := "mutual exclusion"
-	if rc.recipe.AcquireRead != nil {
-		model = "reader/writer exclusion"
-	}
-	fmt.Fprintf(w, "checked: %s after every step, herd, %s, orphans, deadlock, progress\n\n", model, rc.fencingChecks())
+	fmt.Fprintf(w, "checked: %s after every step, herd, %s, orphans, deadlock, progress\n\n", rc.exclusion(), rc.fencingChecks())
 	cfg := sim.Config{Faults: rc.simFaults, Server: fakezk.Config{Seed: rc.plan.seed, Followers: rc.followers, Overflow: rc.overflow}}
 	start := time.Now()
 	res, err := harness.Explore(ctx, cfg, rc.workload, b)

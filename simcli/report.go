@@ -97,11 +97,18 @@ func (rc runConfig) header(w io.Writer) {
 		seeds += fmt.Sprintf(", time limit %v", rc.budget)
 	}
 	fmt.Fprintf(w, "%s run: %s, %s\n", rc.cli.name(), rc.describe(), seeds)
-	model := "mutual exclusion"
-	if rc.recipe.AcquireRead != nil {
-		model = "reader/writer exclusion"
+	fmt.Fprintf(w, "checked: %s (exact interval check), herd, %s, orphans, deadlock, progress\n\n", rc.exclusion(), rc.fencingChecks())
+}
+
+// exclusion names what the recipe's critical sections are checked for.
+func (rc runConfig) exclusion() string {
+	switch {
+	case rc.recipe.Leases > 1:
+		return fmt.Sprintf("at most %d leases at once", rc.recipe.Leases)
+	case rc.recipe.AcquireRead != nil:
+		return "reader/writer exclusion"
 	}
-	fmt.Fprintf(w, "checked: %s (exact interval check), herd, %s, orphans, deadlock, progress\n\n", model, rc.fencingChecks())
+	return "mutual exclusion"
 }
 
 // fencingChecks names the checks of the tokens: fencing, and for an

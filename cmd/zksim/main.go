@@ -10,8 +10,9 @@
 //
 // run (the default) explores seeded schedules of the standard lock
 // workload (5 clients x 3 acquisitions, every fault) for a recipe: lock,
-// rwlock, election or one of the zoo's broken ones, on every core, and reports
-// violations; replay re-runs a saved trace byte for byte; run and replay
+// rwlock, semaphore/2 or /3 (at most N holders), election or one of the
+// zoo's broken ones, on every core, and reports violations; replay re-runs
+// a saved trace byte for byte; run and replay
 // show a trace as -view says (lines, one column per client, or the saved
 // lines raw); explain prints the words a trace uses; merge joins the
 // verdicts of a run's shards; version names the build. run -json and
@@ -37,6 +38,7 @@ import (
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/rwlock"
+	"github.com/zksim/zksim/semaphore"
 	"github.com/zksim/zksim/simcli"
 )
 
@@ -46,13 +48,16 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 // recipes, and zksim's own.
 func cli() *simcli.CLI {
 	c := &simcli.CLI{
-		Name:    "zksim",
-		Recipes: []lock.Recipe{lock.MutexRecipe(), rwlock.Recipe(), lock.ReentrantRecipe(), lock.MultiRecipe(), election.Recipe()},
+		Name: "zksim",
+		Recipes: []lock.Recipe{lock.MutexRecipe(), rwlock.Recipe(), lock.ReentrantRecipe(), lock.MultiRecipe(),
+			semaphore.Recipe(2), semaphore.Recipe(3), election.Recipe()},
 		Docs: map[string]string{
 			"lock":           "herd-free exclusive lock (zksim's lock.Mutex)",
 			"rwlock":         "herd-free read/write lock (zksim's rwlock.RWMutex)",
 			"lock/reentrant": "lock.Mutex with Reentrant: each acquisition takes it twice on one handle",
 			"lock/multi":     "lock.MultiMutex: each acquisition takes two locks, all or nothing",
+			"semaphore/2":    "herd-free counting semaphore of 2 leases (zksim's semaphore.Semaphore)",
+			"semaphore/3":    "the same semaphore with 3 leases",
 			"election":       "leader election with terms: each acquisition campaigns, leads, writes fenced with its term, resigns",
 		},
 		Commands: []simcli.Command{

@@ -1,9 +1,9 @@
-// Package zoo is a collection of classic, broken ZooKeeper lock and leader
-// election recipes, each a Go transcription of a well-known design, kept
-// to prove that zksim's harness finds what is wrong with them. They are
-// lock.Recipe values, so a harness run, or a user's own, can check them
-// exactly as it checks the good recipes (lock.MutexRecipe, rwlock.Recipe,
-// election.Recipe).
+// Package zoo is a collection of classic, broken ZooKeeper lock, leader
+// election and counting semaphore recipes, each a Go transcription of a
+// well-known design, kept to prove that zksim's harness finds what is
+// wrong with them. They are lock.Recipe values, so a harness run, or a
+// user's own, can check them exactly as it checks the good recipes
+// (lock.MutexRecipe, rwlock.Recipe, election.Recipe, semaphore.Recipe).
 //
 // # The exhibits
 //
@@ -22,6 +22,9 @@
 //	zoo/electherd          election, followers watch the leader      herd
 //	zoo/electcached        election, term cached when joining        shared-term
 //	zoo/electunfenced      election, the leader's writes unfenced    fencing
+//	zoo/semmixedmax        semaphore trusting each client's N        max-leases
+//	zoo/semdirwatch        semaphore watching the directory          herd
+//	zoo/semtimeoutleak     timed semaphore acquire forgets its node  orphan
 //
 // Exhibits lists them with their origin, defect, the docs/zk-semantics.md bug
 // scenarios they map to and the violation class a harness must report;
@@ -30,7 +33,7 @@
 //
 // # One defect each
 //
-// Every exhibit but two is the queue that lock.Mutex and rwlock run
+// Every exhibit but three is the queue that lock.Mutex and rwlock run
 // (internal/queue), with exactly one of its steps (queue.Steps) replaced
 // by the defect: the planted bug is the diff, and a harness finding
 // something else in it has found a bug of its own or of the good lock.
@@ -46,6 +49,13 @@
 // part swapped: the rule (whom a follower watches), the term, or the
 // leader's fenced write; TestElectVariants_OnePartSwapped checks it.
 // Their Helds have Token (the term) and, but for ElectUnfenced's, Fenced.
+//
+// The semaphore exhibits (Recipe.Leases 2) are the queue under a counting
+// rule: the first N members hold, a waiter watches its predecessor (a
+// correct but slow semaphore: a lease freed ahead of the predecessor
+// waits for the predecessor to change; package semaphore is the good
+// one). SemDirWatch and SemTimeoutLeak swap one step of it; SemMixedMax's
+// defect is the rule itself, each client counting with its own N.
 //
 // SingleNode has no queue at all (one fixed node, losers racing on
 // create), so it carries its own create loop (with the inherent window its

@@ -18,13 +18,14 @@ type variant struct {
 	step   string // the field of queue.Steps that carries the defect
 	steps  queue.Steps
 	shared bool // read/write: nodes "read-" and "write-", rwlock's rules
+	leases int  // a counting semaphore of this many leases (semaphore.go)
 }
 
 // variants are the exhibits that are the queue with one step swapped, in
 // the order of Exhibits. SingleNode (no queue at all) and GoZKLock (a
 // transcription of go-zookeeper's code, several defects) are not.
 func variants() []variant {
-	return []variant{
+	vs := []variant{
 		{name: NameDirWatch, step: "Watch", steps: queue.Steps{Watch: watchDir}},
 		{name: NameHerdShared, step: "Watch", steps: queue.Steps{Watch: watchDir}, shared: true},
 		{name: NameNoGUIDRetry, step: "FindLost", steps: queue.Steps{FindLost: lookNowhere}},
@@ -35,6 +36,7 @@ func variants() []variant {
 		{name: NameSplitDash, step: "Order", steps: queue.Steps{Order: afterFirstDash}},
 		{name: NameAdoptDying, step: "Owns", steps: queue.Steps{Owns: anyOwner}},
 	}
+	return append(vs, semaphoreVariants()...)
 }
 
 // queued returns the recipe of the variant called name.
@@ -55,6 +57,9 @@ const (
 )
 
 func (v variant) recipe() lock.Recipe {
+	if v.leases > 0 {
+		return v.semaphoreRecipe()
+	}
 	if !v.shared {
 		return lock.Recipe{Name: v.name, Acquire: v.acquire(lockKind, []string{lockKind}, queue.Predecessor)}
 	}

@@ -46,7 +46,7 @@ type Exhibit struct {
 
 // Exhibits returns every exhibit, in a fixed order.
 func Exhibits() []Exhibit {
-	return []Exhibit{
+	exs := []Exhibit{
 		{
 			Name: NameDirWatch, Recipe: DirWatch(),
 			Origin: "the queue lock of blog posts and Chinese-language articles that " +
@@ -163,6 +163,7 @@ func Exhibits() []Exhibit {
 			Scenarios: []int{3}, Violation: check.Fencing,
 		},
 	}
+	return append(exs, semaphoreExhibits()...)
 }
 
 // All returns every exhibit's Recipe, in the order of Exhibits.

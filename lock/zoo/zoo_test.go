@@ -16,12 +16,12 @@ import (
 	"github.com/zksim/zksim/zkapi"
 )
 
-var classes = []check.Class{check.MutualExclusion, check.Herd, check.Deadlock, check.Orphan, check.SharedTerm, check.Fencing}
+var classes = []check.Class{check.MutualExclusion, check.MaxLeases, check.Herd, check.Deadlock, check.Orphan, check.SharedTerm, check.Fencing}
 
 func TestExhibits_Catalog(t *testing.T) {
 	exs, all := zoo.Exhibits(), zoo.All()
-	if len(exs) != 14 || len(all) != len(exs) {
-		t.Fatalf("%d exhibits, %d recipes; want 14 of each", len(exs), len(all))
+	if len(exs) != 17 || len(all) != len(exs) {
+		t.Fatalf("%d exhibits, %d recipes; want 17 of each", len(exs), len(all))
 	}
 	seen := map[string]bool{}
 	for i, ex := range exs {
@@ -36,9 +36,13 @@ func TestExhibits_Catalog(t *testing.T) {
 			t.Errorf("%s: violation %q, also %v", ex.Name, ex.Violation, ex.Also)
 		case (ex.Recipe.AcquireRead != nil) != (ex.Name == zoo.NameHerdShared):
 			t.Errorf("%s: AcquireRead is for the shared lock only", ex.Name)
+		case (ex.Recipe.Leases > 1) != strings.HasPrefix(ex.Name, "zoo/sem"):
+			t.Errorf("%s: Leases %d; a semaphore's is above 1, a lock's 0", ex.Name, ex.Recipe.Leases)
+		case (ex.Violation == check.MaxLeases) != (ex.Name == zoo.NameSemMixedMax):
+			t.Errorf("%s: %s; only the semaphore that over-grants shows it", ex.Name, ex.Violation)
 		}
 		for _, n := range ex.Scenarios {
-			if n < 1 || n > 10 {
+			if n < 1 || n > 11 {
 				t.Errorf("%s: docs/zk-semantics.md has no bug scenario %d", ex.Name, n)
 			}
 		}
@@ -180,4 +184,7 @@ func ExampleExhibits() {
 	// zoo/electherd        herd             scenarios [7]
 	// zoo/electcached      shared-term      scenarios [3]
 	// zoo/electunfenced    fencing          scenarios [3]
+	// zoo/semmixedmax      max-leases       scenarios [11]
+	// zoo/semdirwatch      herd             scenarios [7]
+	// zoo/semtimeoutleak   orphan           scenarios [6]
 }

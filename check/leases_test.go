@@ -1,0 +1,57 @@
+package check_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/zksim/zksim/check"
+)
+
+func TestLeases_AtMostN(t *testing.T) {
+	two := []check.Hold{
+		{Client: 0, Lock: "/s", Start: 1, End: 5},
+		{Client: 1, Lock: "/s", Start: 2, End: 6},
+		{Client: 2, Lock: "/s", Start: 5, End: 7}, // takes c1's lease as it ends
+		{Client: 3, Lock: "/s", Mode: check.Read, Start: 2, End: 3},
+		{Client: 4, Lock: "/other", Start: 2, End: 6},
+	}
+	if r := check.Leases(two, 2); !r.OK() {
+		t.Fatalf("two leases at once reported: %v", r.Violations)
+	}
+	if r := check.Leases(two, 1); r.OK() || r.Violations[0].Class != check.RWExclusion {
+		t.Fatalf("with one lease: %v, want Locks' verdict", r.Violations)
+	}
+	// A hold of zero length inside two others is a third lease at once.
+	three := append(two, check.Hold{Client: 5, Lock: "/s", Start: 3, End: 3})
+	r := check.Leases(three, 2)
+	if r.OK() || r.Violations[0].Class != check.MaxLeases || !strings.Contains(r.Violations[0].Detail, "c1 (1-5), c2 (2-6), c6 (3-3)") {
+		t.Fatalf("three at once not reported: %v", r.Violations)
+	}
+	if got := r.Violations[0].Steps; len(got) != 3 || got[0] != 1 || got[2] != 3 {
+		t.Fatalf("blamed steps %v, want the three starts", got)
+	}
+	path := filepath.Join(t.TempDir(), "timeline.html")
+	if err := r.WriteHTML(path); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); !strings.Contains(string(b), "held by c1 c2") {
+		t.Fatal("no semaphore timeline written")
+	}
+}
+
+func TestLapsed_WriteAfterLeaseLost(t *testing.T) {
+	ok := []check.Accepted{{Client: 0, Token: 9, Zxid: 20, Lost: 30}, {Client: 1, Token: 5, Zxid: 21}}
+	if vs := check.Lapsed(ok); len(vs) != 0 {
+		t.Fatalf("%v", vs)
+	}
+	if vs := check.Tokens(ok); len(vs) != 1 {
+		t.Fatal("Tokens no longer refuses a smaller token: the test shows nothing")
+	}
+	late := append(ok, check.Accepted{Client: 2, Token: 7, Step: 40, Zxid: 31, Lost: 25})
+	vs := check.Lapsed(late)
+	if len(vs) != 1 || vs[0].Class != check.Fencing || !strings.Contains(vs[0].Detail, "c3 wrote with token 7") {
+		t.Fatalf("a write after its lease was lost: %v", vs)
+	}
+}
