@@ -10,7 +10,9 @@
 //
 // run (the default) explores seeded schedules of the standard lock
 // workload (5 clients x 3 acquisitions, every fault) for a recipe: lock,
-// rwlock, election or one of the zoo's broken ones, on every core, and reports
+// rwlock, election or one of the zoo's broken ones (or of the barrier
+// workload, 3 clients x 2 rounds: barrier, barrier/single,
+// barrier/zoo/...), on every core, and reports
 // violations; replay re-runs a saved trace byte for byte; run and replay
 // show a trace as -view says (lines, one column per client, or the saved
 // lines raw); explain prints the words a trace uses; merge joins the
@@ -66,6 +68,7 @@ func cli() *simcli.CLI {
 		c.Recipes = append(c.Recipes, ex.Recipe)
 		c.Docs[ex.Name] = fmt.Sprintf("BROKEN (%s): %s", ex.Violation, firstSentence(ex.Bug))
 	}
+	addBarriers(c)
 	return c
 }
 
