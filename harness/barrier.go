@@ -10,6 +10,7 @@ import (
 	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/report"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -79,7 +80,8 @@ type BarrierReport struct {
 	Visits     []check.Visit      // the double barrier's Enter calls
 	Waits      []check.SingleWait // the single barrier's waits
 	Violations []check.Violation
-	Herd       map[int64]int // clients woken per change
+	Herd       map[int64]int   // clients woken per change
+	expiries   []report.Expiry // the clients' sessions the server expired, for the HTML report
 }
 
 // OK reports whether no checker found a violation.
@@ -166,6 +168,7 @@ type barrierRun struct {
 	finished []bool
 	expired  map[int64]int64 // session -> step it expired
 	expiries map[int64]bool  // zxids of the expiries
+	ended    []report.Expiry // the clients' sessions that expired, in order
 	timeline []barrierMark
 	visible  int
 	judged   int // visible when the invariant last ran
@@ -221,6 +224,7 @@ func (run *barrierRun) Applied(c *sim.Client, _ machine.Request, _ machine.Reply
 func (run *barrierRun) Expired(session, zxid int64) {
 	run.expired[session] = int64(run.s.Step())
 	run.expiries[zxid] = true
+	run.ended = append(run.ended, expiriesOf(run.s, session)...)
 	run.visible++
 }
 

@@ -119,7 +119,7 @@ func (run *barrierRun) Verdict(res *sim.Result) []check.Class { return run.repor
 
 // report checks a run that ended with every checker.
 func (run *barrierRun) report(res *sim.Result) *BarrierReport {
-	r := &BarrierReport{Result: res, Waits: run.waits}
+	r := &BarrierReport{Result: res, Waits: run.waits, expiries: run.ended}
 	if !run.w.Single {
 		r.Visits = run.history()
 	}

@@ -20,6 +20,11 @@
 // BarrierWaits), herd, orphans and liveness, and it too is a
 // sim.Scenario (harnesstest.CheckBarrier, CheckBarrierExhaustive).
 //
+// Both workloads are Subjects: what Explore, Minimize, ShrinkSeed,
+// SaveFailure and Replay take, so that a barrier's failure is minimized
+// (fewest clients, then rounds, then decisions), saved and replayed as a
+// lock's is; its trace file's workload line names the barrier workload.
+//
 // ShrinkSeed and Minimize shrink a failing run to a minimal
 // counterexample; ShrinkFound does it for any runner of the same shape
 // (harnesstest's client programs). A run saves to a TraceFile

@@ -17,11 +17,12 @@ type Exploration struct {
 }
 
 // Explore searches every schedule of w within the bounds (see
-// sim.Explore): mutual and reader/writer exclusion are checked after every
-// step, the other checkers at the end of each run. A counterexample is run
-// again with its trace.
-func Explore(ctx context.Context, cfg sim.Config, w Workload, b sim.Bounds) (*Exploration, error) {
-	w = w.withDefaults()
+// sim.Explore): the invariants (mutual and reader/writer exclusion, a
+// barrier's entry and exit) are checked after every step, the other
+// checkers at the end of each run. A counterexample is run again with
+// its trace.
+func Explore(ctx context.Context, cfg sim.Config, w Subject, b sim.Bounds) (*Exploration, error) {
+	w = w.defaulted()
 	res, err := sim.Explore(ctx, cfg, w, b)
 	if err != nil {
 		return nil, err
@@ -32,13 +33,14 @@ func Explore(ctx context.Context, cfg sim.Config, w Workload, b sim.Bounds) (*Ex
 		return x, nil
 	}
 	cfg = b.RunConfig(cfg) // the search's own configuration, traced
-	rep, err := RunWorkload(cfg, &sim.Decisions{List: f.Decisions}, w)
+	rep, err := w.Check(cfg, &sim.Decisions{List: f.Decisions})
 	if err != nil {
 		return nil, err
 	}
 	if f.Invariant != nil && !slices.Contains(rep.Classes(), f.Class) {
 		rep.Violations = append(rep.Violations, *f.Invariant)
 	}
-	x.Counterexample = &Counterexample{Workload: w, Config: cfg, Decisions: f.Decisions, Report: rep}
+	ce := newCounterexample(w, cfg, f.Decisions, rep, 0)
+	x.Counterexample = &ce
 	return x, nil
 }

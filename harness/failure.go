@@ -18,7 +18,7 @@ func (ce Counterexample) traceFile(programs bool) TraceFile {
 	if programs {
 		f.Programs, f.Workload = true, Workload{Clients: ce.Workload.Clients}
 	} else {
-		f.Recipe, f.Workload = ce.Workload.Recipe.Name, ce.Workload.withDefaults()
+		ce.subject().save(&f)
 	}
 	return f
 }
@@ -41,8 +41,8 @@ func SaveCounterexample(w io.Writer, dir, name string, ce Counterexample, progra
 // replays) and its HTML report (verdict, timeline and trace in one
 // self-contained page) into dir, named after name (.trace and .html), and
 // returns their paths (htmlPath "" if the run showed no violation).
-func SaveFailure(dir, name string, rep *Report, w Workload, cfg sim.Config, decisions []int) (tracePath, htmlPath string, err error) {
-	ce := Counterexample{Workload: w, Config: cfg, Decisions: decisions, Report: rep}
+func SaveFailure(dir, name string, rep *Report, w Subject, cfg sim.Config, decisions []int) (tracePath, htmlPath string, err error) {
+	ce := newCounterexample(w, cfg, decisions, rep, 0)
 	return saveFailure(dir, name, ce.traceFile(false), rep, 0, func(p string) string { return "zksim replay " + p })
 }
 
@@ -84,7 +84,7 @@ func WriteFailureView(w io.Writer, dir, name, replay string, ce Counterexample, 
 	command := func(p string) string { return replay + " replay " + filepath.ToSlash(p) }
 	tracePath, htmlPath, err := saveFailure(dir, name, ce.traceFile(false), rep, ce.Seed, command)
 	if view.Dir == "" && view.Columns {
-		view.Dir = ce.Workload.withDefaults().Dir
+		view.Dir = ce.subject().Path()
 	}
 	writeRun(w, rep.Violations, rep.Result.Trace, view)
 	if err != nil {

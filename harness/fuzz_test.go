@@ -12,6 +12,8 @@ import (
 // a panic; what parses prints back to text that parses to the same.
 func FuzzParseTraceFile(f *testing.F) {
 	files, _ := filepath.Glob("testdata/regress/*.trace")
+	barriers, _ := filepath.Glob("testdata/barrier/*.trace")
+	files = append(files, barriers...)
 	for _, p := range files {
 		b, _ := os.ReadFile(p)
 		f.Add(string(b))

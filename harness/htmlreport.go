@@ -26,10 +26,13 @@ func htmlReport(file TraceFile, rep *Report, seed uint64, replay string) report.
 	if seed == 0 {
 		f.Seed = fmt.Sprintf("none: %d decisions (the trace file replays them)", len(file.Decisions))
 	}
-	if file.Programs {
+	switch {
+	case file.Programs:
 		f.Title = programsRecipe
 		f.Workload = fmt.Sprintf("%d programs", file.Workload.Clients)
-	} else {
+	case file.Barrier != nil:
+		f.Clients, f.Workload = file.Barrier.Clients, describeBarrier(*file.Barrier)
+	default:
 		f.Workload = describeWorkload(file.Workload)
 	}
 	if rep.History != nil {
@@ -80,6 +83,19 @@ func describeWorkload(w Workload) string {
 		s += fmt.Sprintf(", sequence from %d", w.SequenceStart)
 	}
 	return s
+}
+
+// describeBarrier is a barrier workload in one line.
+func describeBarrier(w BarrierWorkload) string {
+	late := "arriving together"
+	if w.LatePercent > 0 {
+		late = fmt.Sprintf("%d%% of arrivals a tick late", w.LatePercent)
+	}
+	if w.Single {
+		return fmt.Sprintf("single barrier %s: 1 controller working %s, %d waiters, %s", w.Dir, ticks(w.WorkTicks), w.Clients-1, late)
+	}
+	return fmt.Sprintf("%d clients x %d rounds of the double barrier %s, inside %s, %d tries to enter, %s",
+		w.Clients, w.Rounds, w.Dir, ticks(w.WorkTicks), w.Attempts, late)
 }
 
 // describeFaults is the fault budget of a run, the kinds it allows only.

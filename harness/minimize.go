@@ -11,7 +11,12 @@ import (
 // Counterexample is a failing run: what ran and the decisions that drove
 // it.
 type Counterexample struct {
-	Workload  Workload
+	// Workload is the lock workload that ran; zero when Subject is
+	// another workload.
+	Workload Workload
+	// Subject is what ran: the lock Workload or a BarrierWorkload; nil
+	// in a Counterexample a caller made with Workload alone.
+	Subject   Subject
 	Config    sim.Config
 	Decisions []int
 	Report    *Report
@@ -20,21 +25,38 @@ type Counterexample struct {
 	Seed uint64
 }
 
-// A runner runs one schedule of what is being checked, lock workload or
-// programs, and judges it.
-type runner func(cfg sim.Config, ch sim.Chooser, w Workload) (*Report, error)
+// runSchedule runs one schedule of what is being checked (a Subject, or
+// harnesstest's client programs) and judges it.
+type runSchedule func(cfg sim.Config, ch sim.Chooser) (*Report, error)
+
+// subject is what ce ran.
+func (ce Counterexample) subject() Subject {
+	if ce.Subject != nil {
+		return ce.Subject
+	}
+	return ce.Workload
+}
+
+// newCounterexample is a failing run of s.
+func newCounterexample(s Subject, cfg sim.Config, d []int, rep *Report, seed uint64) Counterexample {
+	ce := Counterexample{Subject: s, Config: cfg, Decisions: d, Report: rep, Seed: seed}
+	if w, ok := s.(Workload); ok {
+		ce.Workload = w
+	}
+	return ce
+}
 
 // shrinkBudget bounds the runs one shrink may make.
 const shrinkBudget = 2000
 
 // Minimize looks for a run of w that shows violation class, trying the
-// smallest workloads first (fewer clients, then fewer acquisitions, up to
-// w's), each with up to perSize seeds from config(seed), shrinks the
+// smallest workloads first (fewer clients, then fewer acquisitions or
+// rounds, up to w's), each with up to perSize seeds from config(seed), shrinks the
 // first one found (see ShrinkSeed), then looks again at that size without
 // the fault kinds it injected that the failure does not need (see
 // fewerFaultKinds). ok is false if none was found.
-func Minimize(w Workload, config func(seed uint64) sim.Config, class check.Class, perSize int) (ce Counterexample, ok bool) {
-	w = w.withDefaults()
+func Minimize(w Subject, config func(seed uint64) sim.Config, class check.Class, perSize int) (ce Counterexample, ok bool) {
+	w = w.defaulted()
 	for _, ws := range sizes(w) {
 		if ce, ok := firstShrunk(ws, config, class, perSize); ok {
 			return fewerFaultKinds(ce, config, class, perSize), true
@@ -45,7 +67,7 @@ func Minimize(w Workload, config func(seed uint64) sim.Config, class check.Class
 
 // firstShrunk shrinks the first of perSize seeds whose run of w under
 // config(seed) shows class.
-func firstShrunk(w Workload, config func(seed uint64) sim.Config, class check.Class, perSize int) (Counterexample, bool) {
+func firstShrunk(w Subject, config func(seed uint64) sim.Config, class check.Class, perSize int) (Counterexample, bool) {
 	for seed := uint64(1); seed <= uint64(perSize); seed++ {
 		if ce, ok := ShrinkSeed(w, config(seed), seed, class); ok {
 			return ce, true
@@ -88,7 +110,7 @@ func fewerFaultKinds(ce Counterexample, config func(seed uint64) sim.Config, cla
 			}
 			return cfg
 		}
-		if c, ok := firstShrunk(ce.Workload, without, class, perSize); ok && faultCount(c) < faultCount(ce) {
+		if c, ok := firstShrunk(ce.subject(), without, class, perSize); ok && faultCount(c) < faultCount(ce) {
 			ce, off = c, try
 		}
 		if faultCount(ce) == 0 {
@@ -117,46 +139,47 @@ func faultCount(ce Counterexample) int {
 }
 
 // sizes lists w with every number of clients from 2 (or w's, if fewer)
-// and of acquisitions from 1 up to w's, fewest client-acquisitions first,
-// w last.
-func sizes(w Workload) []Workload {
-	var out []Workload
-	for c := min(2, w.Clients); c <= w.Clients; c++ {
-		for a := 1; a <= w.Acquisitions; a++ {
-			ws := w
-			ws.Clients, ws.Acquisitions = c, a
-			out = append(out, ws)
+// and of acquisitions (or rounds) from 1 up to w's, fewest
+// client-acquisitions first, w last.
+func sizes(w Subject) []Subject {
+	var out []Subject
+	all := w.Shape()
+	for c := min(2, all.Clients); c <= all.Clients; c++ {
+		for a := 1; a <= all.Each; a++ {
+			out = append(out, w.withShape(Shape{Clients: c, Each: a, Unit: all.Unit}))
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		return out[i].Clients*out[i].Acquisitions < out[j].Clients*out[j].Acquisitions
-	})
+	sort.SliceStable(out, func(i, j int) bool { return volume(out[i]) < volume(out[j]) })
 	return out
 }
+
+// volume is a subject's client-acquisitions (or client-rounds).
+func volume(w Subject) int { return w.Shape().Clients * w.Shape().Each }
 
 // ShrinkSeed runs w under cfg with the choices of NewSeeded(seed) and, if
 // the run shows violation class, shrinks its decisions (see Shrink, then
 // dropFaults) to a schedule that still shows it and returns that schedule
 // run again with its trace. ok is false if the run does not show class.
-func ShrinkSeed(w Workload, cfg sim.Config, seed uint64, class check.Class) (ce Counterexample, ok bool) {
-	return shrinkSeed(RunWorkload, w, cfg, seed, class)
+func ShrinkSeed(w Subject, cfg sim.Config, seed uint64, class check.Class) (ce Counterexample, ok bool) {
+	return shrinkSeed(w, w.Check, cfg, seed, class)
 }
 
-func shrinkSeed(run runner, w Workload, cfg sim.Config, seed uint64, class check.Class) (ce Counterexample, ok bool) {
+// shrinkSeed is ShrinkSeed for w, run by run.
+func shrinkSeed(w Subject, run runSchedule, cfg sim.Config, seed uint64, class check.Class) (ce Counterexample, ok bool) {
 	cfg.NoTrace = true // search fast; the result is run again, traced
 	rec := &sim.Recorder{C: sim.NewSeeded(seed)}
-	if rep, err := run(cfg, rec, w); err != nil || !shows(rep, class) {
+	if rep, err := run(cfg, rec); err != nil || !shows(rep, class) {
 		return Counterexample{}, false
 	}
 	fails := func(d []int) bool {
-		rep, _ := run(cfg, &sim.Decisions{List: d}, w)
+		rep, _ := run(cfg, &sim.Decisions{List: d})
 		return shows(rep, class)
 	}
 	d := sim.Shrink(rec.Decisions, fails, shrinkBudget)
-	d = dropFaults(run, w, cfg, d, fails)
+	d = dropFaults(run, cfg, d, fails)
 	cfg.NoTrace = false
-	rep, _ := run(cfg, &sim.Decisions{List: d}, w)
-	return Counterexample{Workload: w, Config: cfg, Decisions: d, Report: rep, Seed: seed}, true
+	rep, _ := run(cfg, &sim.Decisions{List: d})
+	return newCounterexample(w, cfg, d, rep, seed), true
 }
 
 // perSizeSeeds is how many seeds ShrinkFound tries at each workload
@@ -173,17 +196,21 @@ const perSizeSeeds = 20
 // ShrinkSeed). ok is false if the given schedule no longer shows the
 // class: what runs is not deterministic.
 func ShrinkFound(run func(sim.Config, sim.Chooser, Workload) (*Report, error), w Workload, cfg sim.Config, seed uint64, class check.Class) (ce Counterexample, ok bool) {
-	for _, ws := range sizes(w) {
-		if ws.Clients*ws.Acquisitions >= w.Clients*w.Acquisitions {
+	bind := func(ws Workload) runSchedule {
+		return func(cfg sim.Config, ch sim.Chooser) (*Report, error) { return run(cfg, ch, ws) }
+	}
+	for _, s := range sizes(w) {
+		if volume(s) >= volume(w) {
 			break
 		}
+		ws := s.(Workload)
 		for i := range uint64(perSizeSeeds) {
-			if ce, ok := shrinkSeed(run, ws, cfg, seed+i, class); ok {
+			if ce, ok := shrinkSeed(ws, bind(ws), cfg, seed+i, class); ok {
 				return ce, true
 			}
 		}
 	}
-	return shrinkSeed(run, w, cfg, seed, class)
+	return shrinkSeed(w, bind(w), cfg, seed, class)
 }
 
 func shows(rep *Report, class check.Class) bool {
@@ -197,9 +224,9 @@ func shows(rep *Report, class check.Class) bool {
 // later decision into another question, so a fault the failure does not
 // need can survive it: a "minimal" counterexample would show it. Here
 // every later step is asked the same questions as before.
-func dropFaults(run runner, w Workload, cfg sim.Config, d []int, fails func([]int) bool) []int {
+func dropFaults(run runSchedule, cfg sim.Config, d []int, fails func([]int) bool) []int {
 	for i := 0; ; {
-		faults := faultChoices(run, w, cfg, d)
+		faults := faultChoices(run, cfg, d)
 		if i >= len(faults) {
 			return d
 		}
@@ -220,7 +247,7 @@ type faultChoice struct{ at, n int }
 // faultChoices runs d and lists the decisions that chose each fault: a
 // random walk's "fault?" and "fault", a flat schedule's one "event"
 // choice of a step that injected a fault.
-func faultChoices(run runner, w Workload, cfg sim.Config, d []int) []faultChoice {
+func faultChoices(run runSchedule, cfg sim.Config, d []int) []faultChoice {
 	ch := &labelChooser{c: &sim.Decisions{List: d}, lastEvent: -1}
 	var out []faultChoice
 	observe := cfg.Observe
@@ -233,7 +260,7 @@ func faultChoices(run runner, w Workload, cfg sim.Config, d []int) []faultChoice
 		}
 		return nil
 	}
-	run(cfg, ch, w)
+	run(cfg, ch)
 	if !cfg.Flat {
 		for i, what := range ch.labels {
 			if what == "fault" && i > 0 {

@@ -29,13 +29,21 @@ import (
 // "workload clients=3"; everything else is the same. (So a recipe named
 // "programs" cannot be saved.)
 //
+// A run of a barrier recipe (BarrierWorkload) names the workload on its
+// workload line, whose keys are the barrier workload's own:
+//
+//	workload barrier clients=3 rounds=2 work=1 attempts=2 late=50 single=false dir=/barriers/b
+//
 // Replaying it must reproduce the trace byte for byte.
 type TraceFile struct {
 	Recipe string
 	// Programs marks a run of client programs rather than of a recipe's
 	// lock workload: Workload.Clients is their number, Recipe is empty.
-	Programs  bool
-	Workload  Workload
+	Programs bool
+	Workload Workload
+	// Barrier is the workload of a barrier recipe's run; nil for a
+	// lock's (Workload) or programs.
+	Barrier   *BarrierWorkload
 	Config    sim.Config
 	Decisions []int
 	Trace     []string
@@ -44,15 +52,24 @@ type TraceFile struct {
 // programsRecipe is the recipe line's value for a run of programs.
 const programsRecipe = "programs"
 
+// barrierKind opens the workload line of a barrier recipe's run.
+const barrierKind = "barrier"
+
 // ErrTrace is wrapped by every error about a malformed trace file.
 var ErrTrace = errors.New("sim: bad trace file")
 
 func (f TraceFile) String() string {
 	var b strings.Builder
 	w, c, fl := f.Workload, f.Config, f.Config.Faults
-	if f.Programs {
+	switch {
+	case f.Programs:
 		fmt.Fprintf(&b, "zksim-trace v1\nrecipe %s\nworkload clients=%d\n", programsRecipe, w.Clients)
-	} else {
+	case f.Barrier != nil:
+		bw := f.Barrier
+		fmt.Fprintf(&b, "zksim-trace v1\nrecipe %s\n", f.Recipe)
+		fmt.Fprintf(&b, "workload %s clients=%d rounds=%d work=%d attempts=%d late=%d single=%t dir=%s\n",
+			barrierKind, bw.Clients, bw.Rounds, bw.WorkTicks, bw.Attempts, max(0, bw.LatePercent), bw.Single, bw.Dir)
+	default:
 		fmt.Fprintf(&b, "zksim-trace v1\nrecipe %s\n", f.Recipe)
 		fmt.Fprintf(&b, "workload clients=%d acquisitions=%d hold=%d read=%d timeout=%d timeout-percent=%d unfenced=%t dir=%s sequence-start=%d\n",
 			w.Clients, w.Acquisitions, w.HoldTicks, w.ReadPercent, w.TimeoutTicks, w.TimeoutPercent, w.Unfenced, w.Dir, w.SequenceStart)
@@ -195,9 +212,27 @@ func (f *TraceFile) parseWorkload(v []string) error {
 	if f.Programs {
 		return keyvals(v, map[string]any{"clients": &w.Clients})
 	}
+	if len(v) > 0 && v[0] == barrierKind {
+		return f.parseBarrier(v[1:])
+	}
 	return keyvals(v, map[string]any{"clients": &w.Clients, "acquisitions": &w.Acquisitions,
 		"hold": &w.HoldTicks, "read": &w.ReadPercent, "timeout": &w.TimeoutTicks, "timeout-percent": &w.TimeoutPercent,
 		"unfenced": &w.Unfenced, "dir": &w.Dir, "sequence-start": &w.SequenceStart})
+}
+
+// parseBarrier reads a barrier workload's keys. A late share of 0 is
+// written for none (LatePercent -1): 0 in the struct is the default.
+func (f *TraceFile) parseBarrier(v []string) error {
+	w := &BarrierWorkload{}
+	if err := keyvals(v, map[string]any{"clients": &w.Clients, "rounds": &w.Rounds, "work": &w.WorkTicks,
+		"attempts": &w.Attempts, "late": &w.LatePercent, "single": &w.Single, "dir": &w.Dir}); err != nil {
+		return err
+	}
+	if w.LatePercent == 0 {
+		w.LatePercent = -1
+	}
+	f.Barrier = w
+	return nil
 }
 
 // parseServer reads the server line. A file without a reconnect key was
@@ -251,10 +286,11 @@ func (f *TraceFile) parseRun(v []string) error {
 	return nil
 }
 
-// Replay runs a trace file again with the given recipe (looked up by the
-// caller from f.Recipe) and returns the new report; the trace must match.
-func Replay(f TraceFile, w Workload) (*Report, error) {
-	rep, err := RunWorkload(f.Config, &sim.Decisions{List: f.Decisions}, w)
+// Replay runs a trace file again as w (f.Workload or f.Barrier with the
+// recipe the caller looked up from f.Recipe) and returns the new report;
+// the trace must match.
+func Replay(f TraceFile, w Subject) (*Report, error) {
+	rep, err := w.Check(f.Config, &sim.Decisions{List: f.Decisions})
 	if err != nil {
 		return nil, err
 	}

@@ -38,6 +38,10 @@ type jsonWorkload struct {
 	SequenceStart   int32  `json:"sequence_start"`   // 0: from 0
 	Overflow        string `json:"overflow"`         // pin or wrap
 	Unfenced        bool   `json:"unfenced"`
+	// A barrier recipe's: "barrier" (then acquisitions are each
+	// client's rounds), and whether it drives the single barrier.
+	Kind   string `json:"kind,omitempty"`
+	Single bool   `json:"single,omitempty"`
 }
 
 // jsonFailureObject is a failing schedule (type "failure") or the saved
@@ -102,17 +106,22 @@ func newCIOutput(stdout io.Writer, asJSON bool, junit string) *ciOutput {
 }
 
 // workloadJSON is w with the run's server settings.
-func (rc runConfig) workloadJSON(w harness.Workload) jsonWorkload {
+func (rc runConfig) workloadJSON(s harness.Subject) jsonWorkload {
+	if b, ok := s.(harness.BarrierWorkload); ok {
+		return jsonWorkload{Kind: "barrier", Clients: b.Clients, Acquisitions: s.Shape().Each, Single: b.Single,
+			Followers: rc.followers, Overflow: rc.overflow.String()}
+	}
+	w := s.(harness.Workload)
 	return jsonWorkload{Clients: w.Clients, Acquisitions: w.Acquisitions, ReadPercent: w.ReadPercent,
 		DeadlineTicks: w.TimeoutTicks, DeadlinePercent: w.TimeoutPercent, Followers: rc.followers,
 		SequenceStart: w.SequenceStart, Overflow: rc.overflow.String(), Unfenced: w.Unfenced}
 }
 
 // failureObject describes a failing run of workload w with seed seed.
-func (rc runConfig) failureObject(typ string, seed uint64, w harness.Workload, vs []check.Violation) jsonFailureObject {
+func (rc runConfig) failureObject(typ string, seed uint64, w harness.Subject, vs []check.Violation) jsonFailureObject {
 	classes := worstFirst(vs)
 	f := jsonFailureObject{Type: typ, Seed: seed, Class: classes[0], Classes: classes,
-		Recipe: rc.recipe.Name, Workload: rc.workloadJSON(w), Faults: rc.faults}
+		Recipe: rc.subject.Name(), Workload: rc.workloadJSON(w), Faults: rc.faults}
 	f.Message = firstMessage(vs, f.Class)
 	return f
 }
@@ -145,7 +154,7 @@ func sortBySeverity(classes []check.Class) {
 // failure records the failing schedule t of seed; with -json it writes
 // it at once.
 func (c *ciOutput) failure(rc runConfig, t int, seed uint64, vs []check.Violation) {
-	f := rc.failureObject(jsonFailure, seed, rc.workload, vs)
+	f := rc.failureObject(jsonFailure, seed, rc.subject, vs)
 	f.Schedule = &t
 	for _, class := range f.Classes {
 		if _, ok := c.firsts[class]; !ok {
@@ -158,7 +167,7 @@ func (c *ciOutput) failure(rc runConfig, t int, seed uint64, vs []check.Violatio
 // counterexample records the saved counterexample of the failure of
 // seed (schedule t; nil for none) and writes it with -json.
 func (c *ciOutput) counterexample(rc runConfig, seed uint64, t *int, ce *harness.Counterexample, tracePath string) {
-	f := rc.failureObject(jsonCounterexample, seed, ce.Workload, ce.Report.Violations)
+	f := rc.failureObject(jsonCounterexample, seed, ce.Subject, ce.Report.Violations)
 	f.Schedule, f.TraceFile, f.Trace = t, tracePath, ce.Report.Result.Trace
 	if tracePath != "" {
 		f.Replay = rc.cli.replayCommand() + " replay " + tracePath
@@ -171,7 +180,7 @@ func (c *ciOutput) counterexample(rc runConfig, seed uint64, t *int, ce *harness
 
 // finish writes the summary object and the JUnit report.
 func (c *ciOutput) finish(rc runConfig, s summary, exhausted bool, elapsed time.Duration) error {
-	c.write(jsonSummaryObject{Type: jsonSummary, Workload: rc.workloadJSON(rc.workload),
+	c.write(jsonSummaryObject{Type: jsonSummary, Workload: rc.workloadJSON(rc.subject),
 		Faults: rc.faults, Strategy: rc.strategy.name, summary: s, Exhausted: exhausted, Elapsed: elapsed.Seconds()})
 	if c.junit == "" {
 		return nil

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/lock"
 )
 
@@ -19,7 +20,7 @@ const (
 	ExitInterrupted = 130 // run stopped by Ctrl-C (SIGINT) before any violation
 )
 
-// CLI is a command line over a set of lock recipes: run (the default),
+// CLI is a command line over a set of lock and barrier recipes: run (the default),
 // replay, list and merge, and any Commands besides.
 type CLI struct {
 	// Name is the command's name in usage and messages; default: the last
@@ -27,6 +28,11 @@ type CLI struct {
 	Name string
 	// Recipes are what run -recipe and replay accept, by Recipe.Name.
 	Recipes []lock.Recipe
+	// Barriers are the barrier recipes run -recipe and replay accept
+	// too, by Recipe.Name: each runs the barrier workload as given
+	// (Single, Dir, ...), with -clients and -acquisitions (its rounds)
+	// for its size.
+	Barriers []harness.BarrierWorkload
 	// Docs describe recipes in list, one line each, by name (optional).
 	Docs map[string]string
 	// ReplayCommand is the command a failure's replay hint names before
@@ -150,10 +156,23 @@ func (c *CLI) recipe(name string) (lock.Recipe, bool) {
 	return lock.Recipe{}, false
 }
 
+// barrier returns the barrier workload of the recipe called name.
+func (c *CLI) barrier(name string) (harness.BarrierWorkload, bool) {
+	for _, w := range c.Barriers {
+		if w.Recipe.Name == name {
+			return w, true
+		}
+	}
+	return harness.BarrierWorkload{}, false
+}
+
 func (c *CLI) recipeNames() string {
-	names := make([]string, len(c.Recipes))
-	for i, r := range c.Recipes {
-		names[i] = r.Name
+	var names []string
+	for _, r := range c.Recipes {
+		names = append(names, r.Name)
+	}
+	for _, w := range c.Barriers {
+		names = append(names, w.Recipe.Name)
 	}
 	return strings.Join(names, ", ")
 }

@@ -1,4 +1,5 @@
-// Package simcli is zksim's command line for lock recipes as a library:
+// Package simcli is zksim's command line for lock and barrier recipes as
+// a library (CLI.Recipes, CLI.Barriers):
 // run (explore faulted schedules and check them), replay (re-run a saved
 // failure byte for byte), list, merge (join a sharded run's verdicts) and
 // version and explain (the words of a trace). run and replay show traces

@@ -28,10 +28,10 @@ func (rc runConfig) exhaust(ctx context.Context, w, stderr io.Writer) int {
 		workers = "1 worker"
 	}
 	fmt.Fprintf(w, "%s run: %s%s, %s\n", rc.cli.name(), rc.describe(), shard, workers)
-	fmt.Fprintf(w, "checked: %s after every step, herd, %s, orphans, deadlock, progress\n\n", rc.exclusion(), rc.fencingChecks())
+	fmt.Fprintf(w, "checked: %s\n\n", rc.checks())
 	cfg := sim.Config{Faults: rc.simFaults, Server: fakezk.Config{Seed: rc.plan.seed, Followers: rc.followers, Overflow: rc.overflow}}
 	start := time.Now()
-	res, err := harness.Explore(ctx, cfg, rc.workload, b)
+	res, err := harness.Explore(ctx, cfg, rc.subject, b)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s run: %v\n", rc.cli.name(), err)
 		return ExitViolation
@@ -44,9 +44,9 @@ func (rc runConfig) exhaust(ctx context.Context, w, stderr io.Writer) int {
 	code, s := ExitOK, rc.exhaustSummary(res)
 	if ce := res.Counterexample; ce != nil {
 		class := ce.Report.Classes()[0]
-		fmt.Fprintf(w, "\ncounterexample with %d deviations: %d clients x %d acquisitions, %d trace lines:\n",
-			res.Deviation, ce.Workload.Clients, ce.Workload.Acquisitions, len(ce.Report.Result.Trace))
-		path := rc.writeFailure(w, rc.out, rc.recipe.Name+"-"+string(class), *ce)
+		fmt.Fprintf(w, "\ncounterexample with %d deviations: %s, %d trace lines:\n",
+			res.Deviation, ce.Subject.Shape(), len(ce.Report.Result.Trace))
+		path := rc.writeFailure(w, rc.out, rc.subject.Name()+"-"+string(class), *ce)
 		rc.ci.counterexample(rc, rc.plan.seed, nil, ce, path)
 		classes := worstFirst(ce.Report.Violations)
 		s.First = &firstFailure{Seed: rc.plan.seed, Classes: classes, Trace: path, Message: firstMessage(ce.Report.Violations, classes[0])}

@@ -88,7 +88,7 @@ type outcome struct {
 // runOne runs and checks the shard's schedule t.
 func (rc runConfig) runOne(t int) outcome {
 	seed := rc.plan.seedOf(t)
-	rep, err := harness.RunWorkload(rc.config(seed, rc.trace), sim.NewSeeded(seed), rc.workload)
+	rep, err := rc.subject.Check(rc.config(seed, rc.trace), sim.NewSeeded(seed))
 	o := outcome{t: t, err: err}
 	if err != nil {
 		return o

@@ -161,7 +161,7 @@ func writeJUnit(path string, v junitVerdict) error {
 
 // junitVerdict is the verdict of a run with summary s.
 func (rc runConfig) junitVerdict(s summary, c *ciOutput, elapsed time.Duration) junitVerdict {
-	v := junitVerdict{suite: rc.cli.name() + " run " + rc.recipe.Name, classname: rc.cli.name() + "." + rc.recipe.Name,
+	v := junitVerdict{suite: rc.cli.name() + " run " + rc.subject.Name(), classname: rc.cli.name() + "." + rc.subject.Name(),
 		properties: summaryProperties(s), schedules: s.Schedules, classes: s.Classes, firsts: c.firsts, ce: c.ce, elapsed: elapsed}
 	if s.Stopped == errInterrupted.Error() && s.Failing == 0 {
 		v.problem = fmt.Sprintf("stopped by Ctrl-C after %d schedules", s.Schedules)

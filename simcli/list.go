@@ -21,6 +21,16 @@ func (c *CLI) runList(args []string, stdout, stderr io.Writer) int {
 	for _, r := range c.Recipes {
 		fmt.Fprintln(stdout, strings.TrimRight(fmt.Sprintf("  %-22s %s", r.Name, c.Docs[r.Name]), " "))
 	}
+	if len(c.Barriers) > 0 {
+		fmt.Fprintln(stdout, "\nbarrier recipes (-recipe; -acquisitions counts each client's rounds):")
+	}
+	width := 22
+	for _, w := range c.Barriers {
+		width = max(width, len(w.Recipe.Name))
+	}
+	for _, w := range c.Barriers {
+		fmt.Fprintln(stdout, strings.TrimRight(fmt.Sprintf("  %-*s %s", width, w.Recipe.Name, c.Docs[w.Recipe.Name]), " "))
+	}
 	fmt.Fprintln(stdout, "\nfaults (-faults kind=count,...; default: "+describeFaults()+"):")
 	for _, k := range faultKinds {
 		doc := k.Doc

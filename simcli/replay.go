@@ -35,14 +35,16 @@ func (c *CLI) runReplay(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.usageError(fs, "%s: %v", path, err)
 	}
-	r, ok := c.recipe(f.Recipe)
+	w, ok := c.replayed(f)
 	if !ok {
 		return c.usageError(fs, "%s: unknown recipe %q (known: %s)", path, f.Recipe, c.recipeNames())
 	}
-	f.Workload.Recipe = r
-	rep, err := harness.Replay(f, f.Workload)
+	rep, err := harness.Replay(f, w)
 	if rep != nil {
 		view.Dir = f.Workload.Dir
+		if f.Barrier != nil {
+			view.Dir = f.Barrier.Dir
+		}
 		harness.WriteTrace(stdout, rep.Result.Trace, rep.Violations, view)
 	}
 	if err != nil {
@@ -58,4 +60,19 @@ func (c *CLI) runReplay(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "  %v\n", v)
 	}
 	return ExitViolation
+}
+
+// replayed is what a trace file ran, with its recipe, lock or barrier,
+// looked up by name; ok is false if c has no such recipe.
+func (c *CLI) replayed(f harness.TraceFile) (w harness.Subject, ok bool) {
+	if f.Barrier != nil {
+		b, ok := c.barrier(f.Recipe)
+		bw := *f.Barrier
+		bw.Recipe = b.Recipe
+		return bw, ok
+	}
+	r, ok := c.recipe(f.Recipe)
+	lw := f.Workload
+	lw.Recipe = r
+	return lw, ok
 }

@@ -54,10 +54,10 @@ func (t *tally) add(o outcome, seed uint64) {
 // describe is the run's setting in one line (recipe, workload, faults,
 // strategy): what every shard of one run shares.
 func (rc runConfig) describe() string {
-	wl := rc.workload
 	var extra []string
-	if rc.recipe.AcquireRead != nil && wl.ReadPercent != 50 {
-		extra = append(extra, fmt.Sprintf("%d%% reads", wl.ReadPercent))
+	_, isBarrier := rc.subject.(harness.BarrierWorkload)
+	if !isBarrier && rc.recipe.AcquireRead != nil && rc.workload.ReadPercent != 50 {
+		extra = append(extra, fmt.Sprintf("%d%% reads", rc.workload.ReadPercent))
 	}
 	switch {
 	case rc.followers == 1:
@@ -65,6 +65,21 @@ func (rc runConfig) describe() string {
 	case rc.followers >= 0:
 		extra = append(extra, fmt.Sprintf("%d followers", rc.followers))
 	}
+	if !isBarrier {
+		extra = append(extra, rc.lockSetting()...)
+	}
+	s := fmt.Sprintf("%s, %s", rc.subject.Name(), rc.subject.Shape())
+	if len(extra) > 0 {
+		s += " (" + strings.Join(extra, ", ") + ")"
+	}
+	return s + fmt.Sprintf(", faults %s, %s", rc.faults, rc.strategy.title)
+}
+
+// lockSetting words the lock workload's sequence, deadlines and
+// fencing, for describe.
+func (rc runConfig) lockSetting() []string {
+	wl := rc.workload
+	var extra []string
 	if wl.SequenceStart != 0 {
 		extra = append(extra, fmt.Sprintf("sequence from %d, %s", wl.SequenceStart, rc.overflow))
 	} else if rc.overflow.String() != "pin" {
@@ -79,11 +94,7 @@ func (rc runConfig) describe() string {
 	if wl.Unfenced {
 		extra = append(extra, "unfenced")
 	}
-	s := fmt.Sprintf("%s, %d clients x %d acquisitions", rc.recipe.Name, wl.Clients, wl.Acquisitions)
-	if len(extra) > 0 {
-		s += " (" + strings.Join(extra, ", ") + ")"
-	}
-	return s + fmt.Sprintf(", faults %s, %s", rc.faults, rc.strategy.title)
+	return extra
 }
 
 // header says at once what the run explores and checks.
@@ -97,7 +108,27 @@ func (rc runConfig) header(w io.Writer) {
 		seeds += fmt.Sprintf(", time limit %v", rc.budget)
 	}
 	fmt.Fprintf(w, "%s run: %s, %s\n", rc.cli.name(), rc.describe(), seeds)
-	fmt.Fprintf(w, "checked: %s (exact interval check), herd, %s, orphans, deadlock, progress\n\n", rc.exclusion(), rc.fencingChecks())
+	fmt.Fprintf(w, "checked: %s\n\n", rc.checks())
+}
+
+// checks names the run's checkers, the invariant first: the systematic
+// search checks it after every step, a seeded run on the whole run (a
+// lock's with the exact interval check).
+func (rc runConfig) checks() string {
+	when := " (exact interval check)"
+	if rc.strategy.systematic {
+		when = " after every step"
+	}
+	if b, ok := rc.subject.(harness.BarrierWorkload); ok {
+		if !rc.strategy.systematic {
+			when = ""
+		}
+		if b.Single {
+			return fmt.Sprintf("single-barrier waits%s, herd, deadlock, progress", when)
+		}
+		return fmt.Sprintf("barrier entry and exit%s, herd, orphans, deadlock, progress", when)
+	}
+	return fmt.Sprintf("%s%s, herd, %s, orphans, deadlock, progress", rc.exclusion(), when, rc.fencingChecks())
 }
 
 // exclusion names what the recipe's critical sections are checked for.
@@ -157,9 +188,9 @@ func writeClasses(w io.Writer, byClass map[check.Class]int) {
 // (nil if none was found).
 func (rc runConfig) reportFailure(w io.Writer, f *failed) (string, *harness.Counterexample) {
 	class := f.classes[0]
-	ce, ok := harness.Minimize(rc.workload, func(seed uint64) sim.Config { return rc.config(seed, true) }, class, 60)
+	ce, ok := harness.Minimize(rc.subject, func(seed uint64) sim.Config { return rc.config(seed, true) }, class, 60)
 	if !ok { // no smaller run shows it: shrink the schedule that did
-		ce, ok = harness.ShrinkSeed(rc.workload, rc.config(f.seed, true), f.seed, class)
+		ce, ok = harness.ShrinkSeed(rc.subject, rc.config(f.seed, true), f.seed, class)
 	}
 	if !ok {
 		// Runs are deterministic: this is a bug in the simulator.
@@ -167,9 +198,9 @@ func (rc runConfig) reportFailure(w io.Writer, f *failed) (string, *harness.Coun
 			f.seed, joinClasses(f.classes), class)
 		return "", nil
 	}
-	fmt.Fprintf(w, "\nfirst failure: seed %d, %s. Minimal counterexample: %d clients x %d acquisitions, %d trace lines:\n",
-		f.seed, joinClasses(f.classes), ce.Workload.Clients, ce.Workload.Acquisitions, len(ce.Report.Result.Trace))
-	return rc.writeFailure(w, rc.out, rc.recipe.Name+"-"+string(class), ce), &ce
+	fmt.Fprintf(w, "\nfirst failure: seed %d, %s. Minimal counterexample: %s, %d trace lines:\n",
+		f.seed, joinClasses(f.classes), ce.Subject.Shape(), len(ce.Report.Result.Trace))
+	return rc.writeFailure(w, rc.out, rc.subject.Name()+"-"+string(class), ce), &ce
 }
 
 // writeFailure saves a counterexample's trace and its HTML report into

@@ -1,6 +1,7 @@
 package simcli
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -24,11 +25,12 @@ import (
 // runConfig is one exploration, as the flags describe it.
 type runConfig struct {
 	cli       *CLI
-	recipe    lock.Recipe
-	workload  harness.Workload
-	faults    string     // as given, for the summary
-	simFaults sim.Faults // parsed once, for every schedule
-	expire    int        // with servers: sessions to expire
+	recipe    lock.Recipe      // a lock recipe's; zero for a barrier's
+	workload  harness.Workload // the lock workload; for a barrier, its size only
+	subject   harness.Subject  // what runs: workload, or a barrier recipe's workload
+	faults    string           // as given, for the summary
+	simFaults sim.Faults       // parsed once, for every schedule
+	expire    int              // with servers: sessions to expire
 	strategy  strategy
 	followers int // -1: seed % 2
 	overflow  machine.Overflow
@@ -80,6 +82,16 @@ var simOnly = []string{"strategy", "schedules", "parallel", "shard", "summary", 
 	"followers", "sequence-start", "overflow", "deadline-ticks", "deadline-percent",
 	"deviations", "depth", "early-ticks", "max-states", "symmetry"}
 
+// lockOnly are the run flags that mean nothing to a barrier recipe: it
+// makes no read or timed acquisitions, writes no fenced resource, and
+// its workload has not been taken to real servers.
+var lockOnly = []string{"read", "deadline-ticks", "deadline-percent", "unfenced", "sequence-start", "overflow", "servers"}
+
+// singleRefused are the flags that mean nothing to a single barrier as
+// well: it has one round, and one client (the controller) unlike the
+// others.
+var singleRefused = []string{"acquisitions", "symmetry"}
+
 // systematicOnly are the flags of the exhaustive strategy; seededOnly
 // those that mean nothing to it (it has no seeds or schedule count).
 var (
@@ -89,7 +101,8 @@ var (
 
 const runUsage = `usage: %[1]s run [flags]
 
-Explore schedules of a lock recipe under faults and check every one.
+Explore schedules of a lock or barrier recipe under faults and check
+every one (a barrier's rounds are its -acquisitions).
 Schedule k runs seed S+k (-seed S); -parallel workers share them, and the
 verdicts, the first failure and its counterexample are those of a
 sequential run. -shard I/N runs the schedules k with k mod N = I, for a CI
@@ -115,8 +128,8 @@ type runFlags struct {
 func (c *CLI) runFlags(fs *flag.FlagSet) runFlags {
 	return runFlags{
 		recipe:        fs.String("recipe", "lock", "recipe to check: "+c.recipeNames()),
-		clients:       fs.Int("clients", 5, "simulated clients (2-64)"),
-		acq:           fs.Int("acquisitions", 3, "acquisitions per client (1-100)"),
+		clients:       fs.Int("clients", 5, "simulated clients (2-64); a barrier's default: 3, all members"),
+		acq:           fs.Int("acquisitions", 3, "acquisitions per client (1-100); a double barrier's: rounds per client, default 2"),
 		read:          fs.Int("read", 50, "percent of read acquisitions, for read/write recipes (0-100)"),
 		faults:        fs.String("faults", "default", "fault mix: default, none, or kind=count,... and percent=P (see list); a mix that names no kind keeps the default kinds"),
 		strategy:      fs.String("strategy", "random", "schedule strategy: "+strategyNames()),
@@ -171,7 +184,8 @@ func (c *CLI) parseRun(args []string, stderr io.Writer) (runConfig, int) {
 // newRunConfig checks the flags' values and makes the run they describe.
 func (c *CLI) newRunConfig(f runFlags, set map[string]bool) (runConfig, error) {
 	r, ok := c.recipe(*f.recipe)
-	if !ok {
+	bw, isBarrier := c.barrier(*f.recipe)
+	if !ok && !isBarrier {
 		return runConfig{}, fmt.Errorf("unknown recipe %q (known: %s)", *f.recipe, c.recipeNames())
 	}
 	rc := runConfig{cli: c, recipe: r, faults: *f.faults, budget: *f.budget, parallel: *f.parallel, out: *f.out,
@@ -184,10 +198,57 @@ func (c *CLI) newRunConfig(f runFlags, set map[string]bool) (runConfig, error) {
 	if err := checkWorkload(f); err != nil {
 		return runConfig{}, err
 	}
+	rc.subject = rc.workload
+	if isBarrier {
+		if err := rc.barrierSize(bw, set); err != nil {
+			return runConfig{}, err
+		}
+	}
 	if *f.servers != "" {
 		return rc, rc.realConfig(f, set)
 	}
-	return rc, rc.simConfig(f, set)
+	err := rc.simConfig(f, set)
+	rc.subject = rc.workload
+	if isBarrier {
+		bw.Clients, bw.Rounds = rc.workload.Clients, rc.workload.Acquisitions
+		rc.subject = bw
+	}
+	return rc, err
+}
+
+// barrierSize refuses the flags a barrier recipe has no use for, and
+// sizes its workload where the flags leave it: the template's size, or
+// the barrier workload's default, 3 clients x 2 rounds.
+func (rc *runConfig) barrierSize(w harness.BarrierWorkload, set map[string]bool) error {
+	refused := lockOnly
+	if w.Single {
+		refused = append(slices.Clone(refused), singleRefused...)
+	}
+	if err := refuse(refused, set, "not with the barrier recipe "+w.Recipe.Name); err != nil {
+		return err
+	}
+	if !set["clients"] {
+		rc.workload.Clients = cmp.Or(w.Clients, 3)
+	}
+	if !set["acquisitions"] {
+		rc.workload.Acquisitions = cmp.Or(w.Rounds, 2)
+	}
+	return nil
+}
+
+// refuse says which of the flags named were set, as an error: "-a, -b:
+// why"; nil if none was.
+func refuse(names []string, set map[string]bool, why string) error {
+	var refused []string
+	for _, name := range names {
+		if set[name] {
+			refused = append(refused, "-"+name)
+		}
+	}
+	if len(refused) > 0 {
+		return fmt.Errorf("%s: %s", strings.Join(refused, ", "), why)
+	}
+	return nil
 }
 
 func checkWorkload(f runFlags) error {
@@ -206,14 +267,8 @@ func checkWorkload(f runFlags) error {
 
 // realConfig refuses what real servers cannot do.
 func (rc *runConfig) realConfig(f runFlags, set map[string]bool) error {
-	var refused []string
-	for _, name := range simOnly {
-		if set[name] {
-			refused = append(refused, "-"+name)
-		}
-	}
-	if len(refused) > 0 {
-		return fmt.Errorf("%s: for simulated runs only, not with -servers", strings.Join(refused, ", "))
+	if err := refuse(simOnly, set, "for simulated runs only, not with -servers"); err != nil {
+		return err
 	}
 	expire, err := parseRealFaults(*f.faults)
 	rc.expire, rc.servers = expire, strings.Split(*f.servers, ",")
@@ -270,14 +325,8 @@ func (rc *runConfig) strategyFlags(f runFlags, set map[string]bool) error {
 	if !rc.strategy.systematic {
 		misplaced = systematicOnly
 	}
-	var refused []string
-	for _, name := range misplaced {
-		if set[name] {
-			refused = append(refused, "-"+name)
-		}
-	}
-	if len(refused) > 0 {
-		return fmt.Errorf("%s: not with -strategy %s", strings.Join(refused, ", "), rc.strategy.name)
+	if err := refuse(misplaced, set, "not with -strategy "+rc.strategy.name); err != nil {
+		return err
 	}
 	if !rc.strategy.systematic {
 		return nil

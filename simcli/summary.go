@@ -60,7 +60,7 @@ type firstFailure struct {
 
 // summaryOf is the verdict of a run that saw t and exits with code.
 func (rc runConfig) summaryOf(t *tally, code int) summary {
-	s := summary{Run: rc.describe(), Recipe: rc.recipe.Name, Seed: rc.plan.seed, Total: rc.plan.total, Shard: rc.plan.shard, Shards: rc.plan.shards,
+	s := summary{Run: rc.describe(), Recipe: rc.subject.Name(), Seed: rc.plan.seed, Total: rc.plan.total, Shard: rc.plan.shard, Shards: rc.plan.shards,
 		Schedules: t.schedules, Seeds: rc.plan.seeds(t.schedules), Failing: t.failing, Classes: t.byClass,
 		Wakeups: t.wakeups, Changes: t.changes, MaxWoken: t.maxWoken, Exit: code}
 	if t.stopped != nil {

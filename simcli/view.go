@@ -44,6 +44,9 @@ func (rc runConfig) showTrace(rep *harness.Report) string {
 	var b strings.Builder
 	view := rc.view
 	view.Legend, view.Dir = false, rc.workload.Dir
+	if _, ok := rc.subject.(harness.BarrierWorkload); ok {
+		view.Dir = rc.subject.Path()
+	}
 	harness.WriteTrace(&b, rep.Result.Trace, rep.Violations, view)
 	return b.String()
 }

@@ -11,8 +11,9 @@
 // run (the default) explores seeded schedules of the standard lock
 // workload (5 clients x 3 acquisitions, every fault) for a recipe: lock,
 // rwlock, semaphore/2 or /3 (at most N holders), election or one of the
-// zoo's broken ones, on every core, and reports violations; replay re-runs
-// a saved trace byte for byte; run and replay
+// zoo's broken ones (or of the barrier workload, 3 clients x 2 rounds:
+// barrier, barrier/single, barrier/zoo/...), on every core, and reports
+// violations; replay re-runs a saved trace byte for byte; run and replay
 // show a trace as -view says (lines, one column per client, or the saved
 // lines raw); explain prints the words a trace uses; merge joins the
 // verdicts of a run's shards; version names the build. run -json and
@@ -71,6 +72,7 @@ func cli() *simcli.CLI {
 		c.Recipes = append(c.Recipes, ex.Recipe)
 		c.Docs[ex.Name] = fmt.Sprintf("BROKEN (%s): %s", ex.Violation, firstSentence(ex.Bug))
 	}
+	addBarriers(c)
 	return c
 }
 

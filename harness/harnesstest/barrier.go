@@ -28,6 +28,9 @@ type BarrierOptions struct {
 	// checks if the recipe has one; the other fields are used as given.
 	// CheckBarrierExhaustive runs it as given.
 	Workload harness.BarrierWorkload
+	// ArtifactDir receives the trace file and HTML report of a failure,
+	// as CheckOptions.ArtifactDir.
+	ArtifactDir string
 }
 
 // CheckBarrier checks a barrier recipe with the barrier workload
@@ -38,13 +41,23 @@ type BarrierOptions struct {
 // and each check runs 10 schedules from consecutive seeds. The first
 // failing schedule is shrunk to its fewest decisions and reported with
 // its violations, the end of its trace, and the decision list that
-// replays it through harness.RunBarrier.
+// replays it through harness.RunBarrier; it is saved as a trace file and
+// an HTML report, as CheckRecipe's are, which ReplayBarrierFile replays.
 func CheckBarrier(t *testing.T, recipe barrier.Recipe, opts BarrierOptions) {
 	t.Helper()
 	if fail, schedules := findBarrier(t, recipe, opts); fail != nil {
-		t.Fatal(fail.report(recipe.Name, schedules))
+		t.Fatal(fail.report(recipe.Name, schedules, opts.artifacts(t)))
 	}
 }
+
+// artifacts is where a failure of t's check is saved, and its files' names.
+func (opts BarrierOptions) artifacts(t *testing.T) artifacts {
+	return artifacts{dir: opts.ArtifactDir, name: t.Name()}
+}
+
+// artifacts says where a failure's trace file and HTML report go: into
+// dir (default: os.TempDir()/zksim), named after name and the class.
+type artifacts struct{ dir, name string }
 
 // findBarrier runs CheckBarrier's checks until a schedule fails, and
 // returns it (nil if none did) and the number of schedules run.
@@ -90,7 +103,7 @@ func CheckBarrierExhaustive(t *testing.T, recipe barrier.Recipe, opts BarrierOpt
 	}
 	if f := res.Failure; f != nil {
 		fail := barrierFailure{w: w, cfg: b.RunConfig(opts.Config), decisions: f.Decisions, class: f.Class, shrunk: true}
-		t.Fatalf("%s: systematic search: %s\n\n%s", recipe.Name, res.Coverage(), fail.report(recipe.Name, res.Schedules))
+		t.Fatalf("%s: systematic search: %s\n\n%s", recipe.Name, res.Coverage(), fail.report(recipe.Name, res.Schedules, opts.artifacts(t)))
 	}
 	t.Logf("%s: systematic search: %s", recipe.Name, res.Coverage())
 	return res
@@ -119,8 +132,8 @@ type barrierFailure struct {
 const shrinkBudget = 400
 
 // report shrinks the failure (fewest decisions that still show its
-// class), runs it again traced, and words it.
-func (f barrierFailure) report(name string, schedules int) string {
+// class), runs it again traced, words it, and saves it in to.
+func (f barrierFailure) report(name string, schedules int, to artifacts) string {
 	shows := func(d []int) bool {
 		rep, err := harness.RunBarrier(f.cfg, &sim.Decisions{List: d}, f.w)
 		return err == nil && slices.Contains(rep.Classes(), f.class)
@@ -131,7 +144,7 @@ func (f barrierFailure) report(name string, schedules int) string {
 	}
 	cfg := f.cfg
 	cfg.NoTrace = false
-	rep, err := harness.RunBarrier(cfg, &sim.Decisions{List: d}, f.w)
+	rep, err := f.w.Check(cfg, &sim.Decisions{List: d})
 	var b strings.Builder
 	what := fmt.Sprintf("%d clients x %d rounds", f.w.Clients, f.w.Rounds)
 	if f.w.Single {
@@ -149,5 +162,8 @@ func (f barrierFailure) report(name string, schedules int) string {
 	}
 	writeExcerpt(&b, rep.Result.Trace, rep.Violations)
 	fmt.Fprintf(&b, "replay: harness.RunBarrier(cfg, &sim.Decisions{List: []int{%s}}, w)\n", strings.Trim(fmt.Sprint(d), "[]"))
+	ce := harness.Counterexample{Subject: f.w, Config: cfg, Decisions: d, Report: rep, Seed: f.seed}
+	harness.SaveCounterexample(&b, artifactDir(to.dir), to.name+"-"+name+"-"+string(f.class), ce, false,
+		func(p string) string { return fmt.Sprintf("harnesstest.ReplayBarrierFile(t, %q, recipe)", p) })
 	return b.String()
 }

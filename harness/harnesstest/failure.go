@@ -67,12 +67,17 @@ func (s failureSubject) writeCounterexample(w io.Writer, class check.Class, ce h
 		fmt.Fprintf(w, "  %v\n", v)
 	}
 	writeExcerpt(w, rep.Result.Trace, rep.Violations)
-	dir := s.dir
-	if dir == "" {
-		dir = filepath.Join(os.TempDir(), "zksim")
-	}
 	replay := func(p string) string { return fmt.Sprintf(s.replay, p) }
-	harness.SaveCounterexample(w, dir, s.name+"-"+string(class), ce, s.programs, replay)
+	harness.SaveCounterexample(w, artifactDir(s.dir), s.name+"-"+string(class), ce, s.programs, replay)
+}
+
+// artifactDir is where a failure's files go: dir, or by default a zksim
+// directory under os.TempDir(), which outlives the test.
+func artifactDir(dir string) string {
+	if dir == "" {
+		return filepath.Join(os.TempDir(), "zksim")
+	}
+	return dir
 }
 
 // writeExcerpt writes the last excerptLines lines of a trace as

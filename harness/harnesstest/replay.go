@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/sim"
@@ -25,7 +26,28 @@ func ReplayFile(t testing.TB, path string, recipe lock.Recipe) *harness.Report {
 	}
 	w := f.Workload
 	w.Recipe = recipe
-	rep, err := harness.RunWorkload(f.Config, &sim.Decisions{List: f.Decisions}, w)
+	return replayAs(t, path, f, w)
+}
+
+// ReplayBarrierFile replays a trace file that CheckBarrier (or zksim run)
+// saved of a barrier recipe, with recipe, and returns the report. It
+// fails t as ReplayFile does. (zksim run saves the zoo's exhibits under
+// "barrier/" and their names: recipe must carry the name in the file.)
+func ReplayBarrierFile(t testing.TB, path string, recipe barrier.Recipe) *harness.Report {
+	t.Helper()
+	f := readTraceFile(t, path)
+	if f.Barrier == nil || f.Recipe != recipe.Name {
+		t.Fatalf("%s: a trace of %s, not of barrier recipe %q", path, subject(f), recipe.Name)
+	}
+	w := *f.Barrier
+	w.Recipe = recipe
+	return replayAs(t, path, f, w)
+}
+
+// replayAs replays the trace file f at path as w and judges the replay.
+func replayAs(t testing.TB, path string, f harness.TraceFile, w harness.Subject) *harness.Report {
+	t.Helper()
+	rep, err := w.Check(f.Config, &sim.Decisions{List: f.Decisions})
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}

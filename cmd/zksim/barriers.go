@@ -1,0 +1,29 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/zksim/zksim/barrier"
+	"github.com/zksim/zksim/barrier/zoo"
+	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/simcli"
+)
+
+// addBarriers gives c the barrier recipes: the good double barrier
+// ("barrier"), the good single barrier ("barrier/single") and the
+// barrier zoo's broken ones under "barrier/" and their names (the lock
+// zoo has names of its own in zoo/).
+func addBarriers(c *simcli.CLI) {
+	single := barrier.DoubleRecipe()
+	single.Name = "barrier/single"
+	c.Barriers = append(c.Barriers, harness.BarrierWorkload{Recipe: barrier.DoubleRecipe()},
+		harness.BarrierWorkload{Recipe: single, Single: true})
+	c.Docs["barrier"] = "double barrier: each round, enter when all clients arrived, leave when all left (zksim's barrier.DoubleBarrier)"
+	c.Docs["barrier/single"] = "single barrier: one client raises it, works and lowers it; the others wait (zksim's barrier.Barrier)"
+	for _, ex := range zoo.Exhibits() {
+		r := ex.Recipe
+		r.Name = "barrier/" + ex.Name
+		c.Barriers = append(c.Barriers, harness.BarrierWorkload{Recipe: r, Single: ex.Single})
+		c.Docs[r.Name] = fmt.Sprintf("BROKEN (%s): %s", ex.Violation, firstSentence(ex.Bug))
+	}
+}
