@@ -34,7 +34,7 @@ func TestBarrierTraceFile_MinimizedSavedReplayed(t *testing.T) {
 		t.Fatalf("saved %q %q: %v", tracePath, htmlPath, err)
 	}
 	text, _ := os.ReadFile(tracePath)
-	if !strings.Contains(string(text), "\nrecipe zoo/leaveearly\nworkload barrier clients=2 rounds=1 ") {
+	if !strings.Contains(string(text), "\nrecipe barrier/zoo/leaveearly\nworkload barrier clients=2 rounds=1 ") {
 		t.Errorf("trace file header:\n%.300s", text)
 	}
 	f, err := harness.ParseTraceFile(string(text))
@@ -95,7 +95,7 @@ func TestBarrierTraceFile_Saved(t *testing.T) {
 		if err != nil || f.Barrier == nil {
 			t.Fatalf("%s: %v", path, err)
 		}
-		ex, ok := zoo.Lookup(strings.TrimPrefix(f.Recipe, "barrier/"))
+		ex, ok := zoo.Lookup(f.Recipe)
 		if !ok {
 			t.Fatalf("%s: unknown recipe %q", path, f.Recipe)
 		}

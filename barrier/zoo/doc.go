@@ -5,12 +5,12 @@
 //
 // # The exhibits
 //
-//	recipe            design                                          violation
-//	zoo/assumeonwake  any change of the children taken as complete    barrier-enter
-//	zoo/noready       the recipes page's double barrier, no "ready"   deadlock
-//	zoo/leaveearly    Leave deletes its node and returns at once      barrier-leave
-//	zoo/dirleave      Leave waits on the directory's children         herd
-//	zoo/waitonerror   single barrier: a failed exists() means gone    barrier-wait
+//	recipe                    design                                          violation
+//	barrier/zoo/assumeonwake  any change of the children taken as complete    barrier-enter
+//	barrier/zoo/noready       the recipes page's double barrier, no "ready"   deadlock
+//	barrier/zoo/leaveearly    Leave deletes its node and returns at once      barrier-leave
+//	barrier/zoo/dirleave      Leave waits on the directory's children         herd
+//	barrier/zoo/waitonerror   single barrier: a failed exists() means gone    barrier-wait
 //
 // Exhibits lists them with their origin, defect and the violation class a
 // harness must report. The last three are the good barriers (package

@@ -17,7 +17,7 @@ import (
 func TestRunBarrier_ZooFailureSavedAndReplayed(t *testing.T) {
 	for _, ex := range zoo.Exhibits() {
 		for _, strategy := range []string{"random", "pct", "exhaustive"} {
-			name := "barrier/" + ex.Name
+			name := ex.Name
 			t.Run(name+"/"+strategy, func(t *testing.T) {
 				dir := t.TempDir()
 				args := []string{"run", "-recipe", name, "-strategy", strategy, "-out", dir, "-parallel", "1"}
@@ -115,7 +115,7 @@ func TestList_Barriers(t *testing.T) {
 	}
 	want := []string{"barrier", "barrier/single"}
 	for _, ex := range zoo.Exhibits() {
-		want = append(want, "barrier/"+ex.Name)
+		want = append(want, ex.Name)
 	}
 	for _, name := range want {
 		if !regexp.MustCompile(`(?m)^  ` + regexp.QuoteMeta(name) + ` +\S`).MatchString(barriers) {

@@ -11,8 +11,7 @@ import (
 
 // addBarriers gives c the barrier recipes: the good double barrier
 // ("barrier"), the good single barrier ("barrier/single") and the
-// barrier zoo's broken ones under "barrier/" and their names (the lock
-// zoo has names of its own in zoo/).
+// barrier zoo's broken ones (barrier/zoo/...).
 func addBarriers(c *simcli.CLI) {
 	single := barrier.DoubleRecipe()
 	single.Name = "barrier/single"
@@ -21,9 +20,7 @@ func addBarriers(c *simcli.CLI) {
 	c.Docs["barrier"] = "double barrier: each round, enter when all clients arrived, leave when all left (zksim's barrier.DoubleBarrier)"
 	c.Docs["barrier/single"] = "single barrier: one client raises it, works and lowers it; the others wait (zksim's barrier.Barrier)"
 	for _, ex := range zoo.Exhibits() {
-		r := ex.Recipe
-		r.Name = "barrier/" + ex.Name
-		c.Barriers = append(c.Barriers, harness.BarrierWorkload{Recipe: r, Single: ex.Single})
-		c.Docs[r.Name] = fmt.Sprintf("BROKEN (%s): %s", ex.Violation, firstSentence(ex.Bug))
+		c.Barriers = append(c.Barriers, harness.BarrierWorkload{Recipe: ex.Recipe, Single: ex.Single})
+		c.Docs[ex.Name] = fmt.Sprintf("BROKEN (%s): %s", ex.Violation, firstSentence(ex.Bug))
 	}
 }

@@ -31,8 +31,7 @@ func ReplayFile(t testing.TB, path string, recipe lock.Recipe) *harness.Report {
 
 // ReplayBarrierFile replays a trace file that CheckBarrier (or zksim run)
 // saved of a barrier recipe, with recipe, and returns the report. It
-// fails t as ReplayFile does. (zksim run saves the zoo's exhibits under
-// "barrier/" and their names: recipe must carry the name in the file.)
+// fails t as ReplayFile does; recipe must carry the name in the file.
 func ReplayBarrierFile(t testing.TB, path string, recipe barrier.Recipe) *harness.Report {
 	t.Helper()
 	f := readTraceFile(t, path)
