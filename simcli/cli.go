@@ -3,9 +3,11 @@ package simcli
 import (
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/zksim/zksim/harness"
@@ -35,6 +37,10 @@ type CLI struct {
 	Barriers []harness.BarrierWorkload
 	// Docs describe recipes in list, one line each, by name (optional).
 	Docs map[string]string
+	// Aliases are other names run -recipe accepts, each for a recipe's
+	// Name (e.g. "semaphore" for "semaphore/2"); runs and trace files
+	// name the recipe itself.
+	Aliases map[string]string
 	// ReplayCommand is the command a failure's replay hint names before
 	// "replay FILE"; default "go run ./DIR", DIR being the main package's
 	// directory in its module (from the binary's build information), so
@@ -146,8 +152,9 @@ func (c *CLI) replayCommand() string {
 	return c.name()
 }
 
-// recipe returns the recipe called name.
+// recipe returns the recipe called name, or that name aliases.
 func (c *CLI) recipe(name string) (lock.Recipe, bool) {
+	name = c.resolve(name)
 	for _, r := range c.Recipes {
 		if r.Name == name {
 			return r, true
@@ -156,8 +163,18 @@ func (c *CLI) recipe(name string) (lock.Recipe, bool) {
 	return lock.Recipe{}, false
 }
 
-// barrier returns the barrier workload of the recipe called name.
+// resolve returns the recipe name that name aliases, or name.
+func (c *CLI) resolve(name string) string {
+	if to, ok := c.Aliases[name]; ok {
+		return to
+	}
+	return name
+}
+
+// barrier returns the barrier workload of the recipe called name, or
+// that name aliases.
 func (c *CLI) barrier(name string) (harness.BarrierWorkload, bool) {
+	name = c.resolve(name)
 	for _, w := range c.Barriers {
 		if w.Recipe.Name == name {
 			return w, true
@@ -173,6 +190,9 @@ func (c *CLI) recipeNames() string {
 	}
 	for _, w := range c.Barriers {
 		names = append(names, w.Recipe.Name)
+	}
+	for _, a := range slices.Sorted(maps.Keys(c.Aliases)) {
+		names = append(names, a+" (for "+c.Aliases[a]+")")
 	}
 	return strings.Join(names, ", ")
 }

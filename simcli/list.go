@@ -3,6 +3,8 @@ package simcli
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/zksim/zksim/sim"
@@ -30,6 +32,12 @@ func (c *CLI) runList(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, w := range c.Barriers {
 		fmt.Fprintln(stdout, strings.TrimRight(fmt.Sprintf("  %-*s %s", width, w.Recipe.Name, c.Docs[w.Recipe.Name]), " "))
+	}
+	if len(c.Aliases) > 0 {
+		fmt.Fprintln(stdout, "\naliases (-recipe):")
+		for _, a := range slices.Sorted(maps.Keys(c.Aliases)) {
+			fmt.Fprintf(stdout, "  %-22s %s\n", a, c.Aliases[a])
+		}
 	}
 	fmt.Fprintln(stdout, "\nfaults (-faults kind=count,...; default: "+describeFaults()+"):")
 	for _, k := range faultKinds {

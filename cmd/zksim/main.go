@@ -61,6 +61,7 @@ func cli() *simcli.CLI {
 			"semaphore/3":    "the same semaphore with 3 leases",
 			"election":       "leader election with terms: each acquisition campaigns, leads, writes fenced with its term, resigns",
 		},
+		Aliases: map[string]string{"semaphore": "semaphore/2"},
 		Commands: []simcli.Command{
 			{Name: "herd", Synopsis: "herd [-waiters 10,100,1000]", Summary: "count the notifications one release causes, per recipe", Run: runHerd},
 			{Name: "demo", Synopsis: "demo [-clients N] [-seed S]", Summary: "a deterministic tour of the in-memory ZooKeeper", Run: runDemo},

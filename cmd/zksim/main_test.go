@@ -101,6 +101,8 @@ func TestRun_RunCommand(t *testing.T) {
 		{[]string{"-schedules", "20"}, 0, "checked: mutual exclusion (exact interval check), herd, fencing, orphans, deadlock, progress", ""},
 		{[]string{"run", "-recipe", "rwlock", "-schedules", "20", "-strategy", "pct"}, 0, "reader/writer exclusion", ""},
 		{[]string{"run", "-recipe", "semaphore/2", "-schedules", "20"}, 0, "checked: at most 2 leases at once (exact interval check)", ""},
+		{[]string{"run", "-recipe", "semaphore", "-schedules", "20"}, 0, "zksim run: semaphore/2, 5 clients", ""},
+		{[]string{"list"}, 0, "aliases (-recipe):\n  semaphore              semaphore/2\n", ""},
 		{[]string{"run", "-recipe", "nope"}, 2, "", `unknown recipe "nope"`},
 		{[]string{"run", "-schedules", "0"}, 2, "", "-schedules must be between"},
 		{[]string{"run", "-faults", "lose-reply=x"}, 2, "", `"x" is not a count`},
