@@ -418,7 +418,8 @@ const (
 	gaveUp
 )
 
-// herdLimit: an exclusive lock may wake one client per change. A
+// herdLimit: an exclusive lock, and a semaphore, may wake one client per
+// change (a semaphore's release frees one lease, which one waiter takes). A
 // read/write lock may wake at most one writer, plus, when a holder
 // released, the readers it woke that did not have to wait again: those
 // that went on to hold, and those that gave up (deadline, session lost) or
@@ -426,9 +427,6 @@ const (
 // proceed may; and when a waiter gave up, the readers that waited on it
 // and must now wait on the writer ahead of it.
 func (w Workload) herdLimit(run *lockRun) func(int64) int {
-	if w.Recipe.Leases > 1 {
-		return run.leaseHerdLimit()
-	}
 	if w.Recipe.AcquireRead == nil {
 		return func(int64) int { return 1 }
 	}
@@ -478,19 +476,38 @@ func (run *lockRun) orphans(dir string) (nodes []string, steps []int) {
 			owners[c.Session()] = true
 		}
 	}
-	for _, k := range s.Machine().Children(dir) {
-		_, st, ok := s.Machine().Node(dir + "/" + k)
-		if !ok || !owners[st.EphemeralOwner] {
+	for _, p := range ephemeralsUnder(s, dir) {
+		_, st, _ := s.Machine().Node(p)
+		if !owners[st.EphemeralOwner] {
 			continue
 		}
 		if !s.Tracing() {
-			nodes = append(nodes, k)
+			nodes = append(nodes, strings.TrimPrefix(p, dir+"/"))
 			continue
 		}
-		named, created := s.NodeOwner(dir + "/" + k)
+		named, created := s.NodeOwner(p)
 		nodes, steps = append(nodes, strings.TrimPrefix(named, dir+"/")), append(steps, created)
 	}
 	return nodes, steps
+}
+
+// ephemeralsUnder lists the paths of the ephemeral nodes below dir, at any
+// depth (a semaphore's are in its queue and leases), in the order of the
+// machine's listings.
+func ephemeralsUnder(s *sim.Sim, dir string) []string {
+	var out []string
+	for _, k := range s.Machine().Children(dir) {
+		p := dir + "/" + k
+		_, st, ok := s.Machine().Node(p)
+		switch {
+		case !ok:
+		case st.EphemeralOwner != 0:
+			out = append(out, p)
+		default:
+			out = append(out, ephemeralsUnder(s, p)...)
+		}
+	}
+	return out
 }
 
 // wakeups lists the watch notifications clients received about dir and

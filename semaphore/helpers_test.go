@@ -34,9 +34,15 @@ func newWorld(t *testing.T, cfg fakezk.Config) *world {
 	return &world{Fake: f, t: t, ctx: zktest.Context(t, testTimeout), srv: f.Srv}
 }
 
-// listings counts the directory listings session sid has sent: one per
+// The semaphore's two children: the waiting members, and the leases.
+const (
+	qdir = dir + "/queue"
+	ldir = dir + "/leases"
+)
+
+// listings counts the queue listings session sid has sent: one per
 // wake-up of a waiter (and one per attempt).
-func (w *world) listings(sid int64) int { return w.Listings(sid, dir) }
+func (w *world) listings(sid int64) int { return w.Listings(sid, qdir) }
 
 func (w *world) conn() *fakezk.Conn { return w.Conn(w.t) }
 
@@ -68,46 +74,54 @@ func (w *world) acquireAsync(ctx context.Context, s *semaphore.Semaphore) *zktes
 	return zktest.Go(w.t, ctx, s.Acquire)
 }
 
+// children lists the members' nodes: those waiting in the queue, then
+// the leases.
 func (w *world) children() []string {
 	var kids []string
-	w.srv.Inspect(func(m *machine.Machine) { kids = m.Children(dir) })
+	w.srv.Inspect(func(m *machine.Machine) { kids = append(m.Children(qdir), m.Children(ldir)...) })
 	return kids
 }
 
-// watchers returns the sessions holding a child watch on the directory
-// and, per member node, its data watchers.
-func (w *world) watchers() (onDir []int64, onNode map[string][]int64) {
+// queued lists the queue's nodes by sequence.
+func queued(m *machine.Machine) []string {
+	kids := m.Children(qdir)
+	sortBySeq(kids)
+	return kids
+}
+
+// watchers returns the sessions holding a child watch on the leases and,
+// per queue node, its data watchers.
+func (w *world) watchers() (onLeases []int64, onNode map[string][]int64) {
 	onNode = map[string][]int64{}
 	w.srv.Inspect(func(m *machine.Machine) {
-		_, onDir = m.Watchers(0, dir)
-		for _, k := range m.Children(dir) {
-			data, _ := m.Watchers(0, dir+"/"+k)
+		_, onLeases = m.Watchers(0, ldir)
+		for _, k := range m.Children(qdir) {
+			data, _ := m.Watchers(0, qdir+"/"+k)
 			onNode[k] = data
 		}
 	})
-	return onDir, onNode
+	return onLeases, onNode
 }
 
-// settle waits until the directory has members nodes and the queue's
-// watches are in place for a semaphore of n leases: one child watch on
-// the directory (the first waiter's) if any waits, and one data watch on
-// every waiter's node but the last.
+// settle waits until the semaphore of n leases has members in all, the
+// leases taken, and the waiters' watches in place: one child watch on the
+// leases (the first waiter's) if any waits, and one data watch on every
+// waiter's node but the last.
 func (w *world) settle(n, members int) {
 	w.t.Helper()
 	err := w.srv.WaitUntil(w.ctx, func(m *machine.Machine) bool {
-		kids := m.Children(dir)
-		if len(kids) != members {
+		q, leases := queued(m), m.Children(ldir)
+		if len(leases) != min(n, members) || len(q) != members-len(leases) {
 			return false
 		}
-		sortBySeq(kids)
-		if members <= n {
+		if len(q) == 0 {
 			return true
 		}
-		if _, onDir := m.Watchers(0, dir); len(onDir) != 1 {
+		if _, onLeases := m.Watchers(0, ldir); len(onLeases) != 1 {
 			return false
 		}
-		for _, k := range kids[n : len(kids)-1] {
-			if data, _ := m.Watchers(0, dir+"/"+k); len(data) == 0 {
+		for _, k := range q[:len(q)-1] {
+			if data, _ := m.Watchers(0, qdir+"/"+k); len(data) == 0 {
 				return false
 			}
 		}

@@ -152,7 +152,8 @@ func testRealContention(t *testing.T, addrs []string, onHold func(ctx context.Co
 	if taken != clients*each {
 		t.Errorf("%d leases taken, want %d", taken, clients*each)
 	}
-	locktest.NoChildren(t, ctx, admin, dir, "with every lease released")
+	locktest.NoChildren(t, ctx, admin, dir+"/queue", "with every lease released")
+	locktest.NoChildren(t, ctx, admin, dir+"/leases", "with every lease released")
 	zktest.CloseAll(t, conns)
 	t.Logf("%d leases by %d sessions; %d connection losses retried", taken, clients, connLoss.Load())
 }
@@ -188,7 +189,7 @@ func testRealHolderExpiry(t *testing.T, addrs []string) {
 		t.Fatal(err)
 	}
 	pb := zktest.Go(t, ctx, sb.Acquire)
-	if err := locktest.WaitChildren(ctx, admin, dir, 2); err != nil {
+	if err := locktest.WaitChildren(ctx, admin, dir+"/queue", 1); err != nil {
 		t.Fatal(err)
 	}
 	pb.Pending(t, "Acquire")
@@ -211,5 +212,6 @@ func testRealHolderExpiry(t *testing.T, addrs []string) {
 	if err := lb.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	locktest.NoChildren(t, ctx, admin, dir, "with every lease released")
+	locktest.NoChildren(t, ctx, admin, dir+"/queue", "with every lease released")
+	locktest.NoChildren(t, ctx, admin, dir+"/leases", "with every lease released")
 }

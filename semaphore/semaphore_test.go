@@ -16,7 +16,7 @@ import (
 )
 
 // N leases are held at once; the next waiters queue, each watching one
-// thing: the first waiter the directory, every later one its predecessor.
+// thing: the first waiter the leases, every later one its predecessor.
 func TestSemaphore_WatchesWithoutHerd(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
 	const n = 3
@@ -29,9 +29,9 @@ func TestSemaphore_WatchesWithoutHerd(t *testing.T) {
 		waiters = append(waiters, w.acquireAsync(w.ctx, w.sem(w.conn(), fmt.Sprint("w", i), n)))
 		w.settle(n, n+i+1)
 	}
-	onDir, onNode := w.watchers()
-	if len(onDir) != 1 {
-		t.Errorf("sessions %x watch the directory, want the first waiter alone", onDir)
+	onLeases, onNode := w.watchers()
+	if len(onLeases) != 1 {
+		t.Errorf("sessions %x watch the leases, want the first waiter alone", onLeases)
 	}
 	for k, ids := range onNode {
 		if len(ids) > 1 {
@@ -50,7 +50,7 @@ func TestSemaphore_WatchesWithoutHerd(t *testing.T) {
 }
 
 // A release wakes exactly one waiter, the first, which takes the lease;
-// its grant wakes only the new first waiter; no one else lists again.
+// its promotion wakes only the new first waiter; no one else lists again.
 func TestSemaphore_ReleaseWakesOne(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
 	const n = 2
@@ -82,7 +82,7 @@ func TestSemaphore_ReleaseWakesOne(t *testing.T) {
 		case 0:
 			want = 1 // the woken first waiter, granted
 		case 1:
-			want = 2 // the new first waiter: woken by the mark, then re-lists to watch
+			want = 1 // the new first waiter: woken by the promotion
 		}
 		if woke != want {
 			t.Errorf("waiter %d listed %d times after one release, want %d", i, woke, want)
@@ -247,7 +247,7 @@ func TestSemaphore_LostCreateReply(t *testing.T) {
 		return fakezk.LoseReply, ok && strings.HasPrefix(cr.Path, dir+"/")
 	})
 	l := w.acquire(s)
-	if kids := w.children(); len(kids) != 1 || dir+"/"+kids[0] != l.Node() {
+	if kids := w.children(); len(kids) != 1 || ldir+"/"+kids[0] != l.Node() {
 		t.Fatalf("after a lost create reply: children %v, lease %s", kids, l.Node())
 	}
 	w.release(l)
@@ -382,38 +382,44 @@ func TestRecipe_AcquiresALease(t *testing.T) {
 	}
 }
 
-// A member joining behind the first waiter wakes the first waiter alone:
-// it lists again (twice: once plain, once leaving its watch) and no one
-// else does.
-func TestSemaphore_JoinWakesOnlyTheFirstWaiter(t *testing.T) {
+// A member joining the queue wakes nobody: the first waiter watches the
+// leases, the others their predecessors. And a later waiter that gives up
+// wakes its successor alone, not the first waiter.
+func TestSemaphore_JoinAndGiveUpWakeNoFirstWaiter(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
 	la := w.acquire(w.sem(w.conn(), "a", 1))
 	var sids []int64
 	var ps []*zktest.Async[*semaphore.Lease]
+	ctx, cancel := context.WithCancel(w.ctx)
+	defer cancel()
 	for i := range 3 {
 		c := w.conn()
 		sids = append(sids, c.Session().ID)
-		ps = append(ps, w.acquireAsync(w.ctx, w.sem(c, fmt.Sprint("w", i), 1)))
+		wctx := w.ctx
+		if i == 1 {
+			wctx = ctx
+		}
+		ps = append(ps, w.acquireAsync(wctx, w.sem(c, fmt.Sprint("w", i), 1)))
 		w.settle(1, i+2)
 	}
 	before := []int{w.listings(sids[0]), w.listings(sids[1]), w.listings(sids[2])}
 	pd := w.acquireAsync(w.ctx, w.sem(w.conn(), "late", 1))
 	w.settle(1, 5)
-	// The first waiter's re-listing ends with the watch settle waits for.
-	if err := w.srv.WaitUntil(w.ctx, func(*machine.Machine) bool { return w.listings(sids[0]) >= before[0]+2 }); err != nil {
+	cancel() // w1 gives up: w2 now waits on w0
+	if _, err := ps[1].Wait(t, w.ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled waiter: %v", err)
+	}
+	w.settle(1, 4)
+	if err := w.srv.WaitUntil(w.ctx, func(*machine.Machine) bool { return w.listings(sids[2]) > before[2] }); err != nil {
 		t.Fatal(err)
 	}
-	for i, sid := range sids {
-		want := before[i]
-		if i == 0 {
-			want += 2
-		}
-		if got := w.listings(sid); got != want {
-			t.Errorf("waiter %d listed %d times, want %d", i, got-before[i], want-before[i])
+	for i, want := range []int{0, 0, 1} {
+		if got := w.listings(sids[i]) - before[i]; i != 1 && got != want {
+			t.Errorf("waiter %d listed %d times, want %d", i, got, want)
 		}
 	}
 	w.release(la)
-	for _, p := range append(ps, pd) {
+	for _, p := range []*zktest.Async[*semaphore.Lease]{ps[0], ps[2], pd} {
 		w.release(p.Receive(t, w.ctx, "Acquire"))
 	}
 }
@@ -453,15 +459,15 @@ func TestSemaphore_LostCreateOfDyingSessionNotAdopted(t *testing.T) {
 }
 
 // Bug scenario 4, for the first waiter: a holder releases between its
-// plain listing and the listing that sets its child watch. That listing
-// itself shows the free lease, so the waiter takes it instead of waiting
-// for a change that has already happened.
-func TestSemaphore_HolderGoneBeforeTheDirectoryWatch(t *testing.T) {
+// plain count of the leases and the count that sets its child watch.
+// That count itself shows the free lease, so the waiter takes it instead
+// of waiting for a change that has already happened.
+func TestSemaphore_HolderGoneBeforeTheLeasesWatch(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
 	la := w.acquire(w.sem(w.conn(), "a", 1))
 	w.Once(func(m *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
 		g, ok := req.(machine.GetChildren)
-		if !ok || !g.Watch || g.Path != dir {
+		if !ok || !g.Watch || g.Path != ldir {
 			return 0, false
 		}
 		m.Do(la.Session(), machine.Delete{Path: la.Node(), Version: -1}) // released just now
@@ -485,7 +491,7 @@ func TestSemaphore_PredecessorGoneBeforeWatch(t *testing.T) {
 	var bNode string
 	for _, k := range w.children() {
 		if strings.Contains(k, "-b.") {
-			bNode = dir + "/" + k
+			bNode = qdir + "/" + k
 		}
 	}
 	bSID := b.Session().ID // not from inside the fault: the server is locked there
@@ -520,7 +526,7 @@ func TestSemaphore_MaxLeasesMismatchBehindTheOldest(t *testing.T) {
 	c := w.conn()
 	a := w.acquire(w.sem(c, "a", 1))
 	// A client of N=2 that has created its node and not listed yet.
-	if _, err := c.Create(w.ctx, dir+"/lease_n2-b.1-", nil, zkapi.EphemeralSequential); err != nil {
+	if _, err := c.Create(w.ctx, qdir+"/lease_n2-b.1-", nil, zkapi.EphemeralSequential); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.sem(w.conn(), "c", 1).TryAcquire(w.ctx); !errors.Is(err, semaphore.ErrMaxLeases) {

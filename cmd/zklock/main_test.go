@@ -235,7 +235,7 @@ func TestZklock_SemaphoreLeases(t *testing.T) {
 	var token int64
 	var node string
 	fmt.Sscan(out.String(), &token, &node)
-	if code != 0 || token <= 0 || !strings.Contains(node, path+"/lease_n3-") {
+	if code != 0 || token <= 0 || !strings.Contains(node, path+"/leases/lease_n3-") {
 		t.Fatalf("third of 3 leases: exit %d, output %q", code, out.String())
 	}
 	holdLease(t, addr, path, 3)

@@ -32,26 +32,38 @@ func semAcquire(t *testing.T, ctx context.Context, who string, s *semaphore.Sema
 	return l
 }
 
-// isSemLease matches l's node in dir.
+// isSemLease matches l's node in the semaphore dir's leases.
 func isSemLease(dir string, l *semaphore.Lease) func(node) bool {
-	return func(n node) bool { return dir+"/"+n.Name == l.Node() && n.Owner == l.Session() }
+	return func(n node) bool { return leasesOf(dir)+"/"+n.Name == l.Node() && n.Owner == l.Session() }
+}
+
+// queueOf and leasesOf are the semaphore dir's two children: its waiting
+// members, and one node per lease held.
+func queueOf(dir string) string  { return dir + "/queue" }
+func leasesOf(dir string) string { return dir + "/leases" }
+
+// noSemOrphan fails t if the semaphore dir holds any member's node.
+func (f *fake) noSemOrphan(t *testing.T, dir, after string) {
+	t.Helper()
+	f.noOrphan(t, queueOf(dir), after)
+	f.noOrphan(t, leasesOf(dir), after)
 }
 
 // TestZksimSemaphore_LostCreateReply (scenario 1): the create of the lease
-// node is applied and its reply lost. queue.Join finds its guid owned by
+// node (in the queue) is applied and its reply lost. queue.Join finds its guid owned by
 // its session and adopts the node: acquires, no orphan.
 func TestZksimSemaphore_LostCreateReply(t *testing.T) {
 	const dir = "/sems/lost-create/s"
 	f, ctx := scenario(t, path.Dir(dir))
 	a := dialZksim(t, ctx, f)
-	f.loseCreateReply(t, dir, a.Session().ID)
+	f.loseCreateReply(t, queueOf(dir), a.Session().ID)
 	l := semAcquire(t, ctx, "A after a lost create reply", newSem(t, a, dir, 2, "a"))
 	f.faultFired(t)
-	f.only(t, dir, "A's lease "+l.Node(), isSemLease(dir, l))
+	f.only(t, leasesOf(dir), "A's lease "+l.Node(), isSemLease(dir, l))
 	if err := l.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	f.noOrphan(t, dir, "A's Release")
+	f.noSemOrphan(t, dir, "A's Release")
 }
 
 // TestZksimSemaphore_ConnLossListing (scenario 2): the connection drops
@@ -61,14 +73,14 @@ func TestZksimSemaphore_ConnLossListing(t *testing.T) {
 	const dir = "/sems/children-loss/s"
 	f, ctx := scenario(t, path.Dir(dir))
 	a := dialZksim(t, ctx, f)
-	fired := f.loseListing(dir, a.Session().ID)
+	fired := f.loseListing(queueOf(dir), a.Session().ID)
 	l := semAcquire(t, ctx, "A after losing its listing", newSem(t, a, dir, 2, "a"))
 	firedOnce(t, fired)
-	f.only(t, dir, "A's lease "+l.Node(), isSemLease(dir, l))
+	f.only(t, leasesOf(dir), "A's lease "+l.Node(), isSemLease(dir, l))
 	if err := l.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	f.noOrphan(t, dir, "A's Release")
+	f.noSemOrphan(t, dir, "A's Release")
 }
 
 // TestZksimSemaphore_SessionExpiredWhileHolding (scenario 3): one lease;
@@ -81,7 +93,7 @@ func TestZksimSemaphore_SessionExpiredWhileHolding(t *testing.T) {
 	a, b := dialZksim(t, ctx, f), dialZksim(t, ctx, f)
 	la := semAcquire(t, ctx, "A", newSem(t, a, dir, 1, "a"))
 	waiting := zktest.Go(t, ctx, newSem(t, b, dir, 1, "b").Acquire)
-	f.waitWatch(t, ctx, b.Session().ID, dir, true)
+	f.waitWatch(t, ctx, b.Session().ID, leasesOf(dir), true)
 	if err := f.srv.Expire(la.Session()); err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +110,7 @@ func TestZksimSemaphore_SessionExpiredWhileHolding(t *testing.T) {
 	if err := la.Release(ctx); !errors.Is(err, semaphore.ErrLost) {
 		t.Fatalf("A: Release = %v, want ErrLost", err)
 	}
-	f.only(t, dir, "B's lease", isSemLease(dir, lb))
+	f.only(t, leasesOf(dir), "B's lease", isSemLease(dir, lb))
 }
 
 // TestZksimSemaphore_MaxLeasesMismatch (scenario 4): A holds the only
@@ -122,16 +134,17 @@ func TestZksimSemaphore_MaxLeasesMismatch(t *testing.T) {
 			if !errors.Is(err, semaphore.ErrMaxLeases) {
 				t.Fatalf("B (2 leases) while A (1 lease) holds: Acquire = %v, want ErrMaxLeases", err)
 			}
-			f.only(t, dir, "A's lease", isSemLease(dir, la))
+			f.only(t, leasesOf(dir), "A's lease", isSemLease(dir, la))
+			f.noOrphan(t, queueOf(dir), "B's refusal")
 		})
 	}
 }
 
 // TestZksimSemaphore_WaiterAheadExpiresBeforeWatch (scenario 5): one
-// lease; A holds; B is the first waiter (a child watch on the
-// directory); C, a later waiter, lists and sees B's node; B's session
+// lease; A holds; B is the first waiter (a child watch on the leases);
+// C, a later waiter, lists the queue and sees B's node; B's session
 // expires just before C's getData on it. NoNode is "gone": C lists again,
-// finds itself the first waiter and watches the directory; once A
+// finds itself the first waiter and watches the leases; once A
 // releases, C acquires, and no watch is left. B's Acquire says ErrLost.
 func TestZksimSemaphore_WaiterAheadExpiresBeforeWatch(t *testing.T) {
 	const dir = "/sems/dying-waiter/s"
@@ -139,10 +152,10 @@ func TestZksimSemaphore_WaiterAheadExpiresBeforeWatch(t *testing.T) {
 	a, b, c := dialZksim(t, ctx, f), dialZksim(t, ctx, f), dialZksim(t, ctx, f)
 	la := semAcquire(t, ctx, "A", newSem(t, a, dir, 1, "a"))
 	bWaits := zktest.Go(t, ctx, newSem(t, b, dir, 1, "b").Acquire)
-	f.waitWatch(t, ctx, b.Session().ID, dir, true)
-	fired := f.expireOnRead(f.nodeOf(t, dir, b.Session().ID), b.Session().ID, c.Session().ID)
+	f.waitWatch(t, ctx, b.Session().ID, leasesOf(dir), true)
+	fired := f.expireOnRead(f.nodeOf(t, queueOf(dir), b.Session().ID), b.Session().ID, c.Session().ID)
 	waiting := zktest.Go(t, ctx, newSem(t, c, dir, 1, "c").Acquire)
-	f.waitWatch(t, ctx, c.Session().ID, dir, true)
+	f.waitWatch(t, ctx, c.Session().ID, leasesOf(dir), true)
 	firedOnce(t, fired)
 	if _, err := bWaits.Wait(t, ctx); !errors.Is(err, semaphore.ErrLost) {
 		t.Fatalf("B: Acquire after its session expired = %v, want ErrLost", err)
@@ -152,7 +165,7 @@ func TestZksimSemaphore_WaiterAheadExpiresBeforeWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	lc := waiting.Receive(t, ctx, "C after A released: Acquire")
-	f.only(t, dir, "C's lease", isSemLease(dir, lc))
+	f.only(t, leasesOf(dir), "C's lease", isSemLease(dir, lc))
 	if n := f.watchCount(); n != 0 {
 		t.Fatalf("%d watches left on the server, want none", n)
 	}

@@ -53,6 +53,10 @@ type Member struct {
 type Queue struct {
 	Conn zkapi.Conn
 	Dir  string
+	// ContainerParent makes Dir's parent a container too when Join
+	// creates it (package semaphore's directory, over its queue and
+	// leases): the reaper then removes both once they are empty.
+	ContainerParent bool
 }
 
 // Path returns the full path of a member name.
@@ -195,7 +199,7 @@ func (q Queue) ensureDir(ctx context.Context) error {
 	for i := range segs {
 		p := "/" + strings.Join(segs[:i+1], "/")
 		mode := zkapi.Persistent
-		if i == len(segs)-1 {
+		if i == len(segs)-1 || (q.ContainerParent && i == len(segs)-2) {
 			mode = zkapi.Container
 		}
 		_, err := q.Conn.Create(ctx, p, nil, mode)
@@ -216,18 +220,15 @@ func (q Queue) List(ctx context.Context, kinds ...string) ([]Member, error) {
 	return q.members(kids, kinds)
 }
 
-// ListW is List leaving a child watch on the directory, set by the same
-// request that lists it, so no change between the listing and the watch
-// goes unseen. It is for a recipe in which one member alone waits on the
-// whole directory (package semaphore's first waiter); a lock's waiters
-// never watch the directory.
-func (q Queue) ListW(ctx context.Context, kinds ...string) ([]Member, zkapi.Watch, error) {
-	kids, _, w, err := q.Conn.ChildrenW(ctx, q.Dir)
+// ListStat is List that also returns the directory's Stat, read with the
+// listing: package semaphore's compare-and-set on the queue's version.
+func (q Queue) ListStat(ctx context.Context, kinds ...string) ([]Member, zkapi.Stat, error) {
+	kids, st, err := q.Conn.Children(ctx, q.Dir)
 	if err != nil {
-		return nil, nil, err
+		return nil, st, err
 	}
 	ms, err := q.members(kids, kinds)
-	return ms, w, err
+	return ms, st, err
 }
 
 // members parses the names of kids of the given kinds (all if none) and

@@ -56,9 +56,9 @@ func TestLeave_ClosedWhileCutOff(t *testing.T) {
 	}
 }
 
-// ListW lists as List does and leaves a child watch that the next
-// membership change fires.
-func TestListW_WatchesTheDirectory(t *testing.T) {
+// ListStat lists as List does, with the directory's Stat read by the
+// same request: the version package semaphore compares and sets.
+func TestListStat_ReadsTheDirectorysVersion(t *testing.T) {
 	srv := fakezk.MustServer(fakezk.Config{})
 	defer srv.Close()
 	c, err := srv.Connect(fakezk.ConnOptions{})
@@ -79,16 +79,15 @@ func TestListW_WatchesTheDirectory(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	q := queue.Queue{Conn: c, Dir: "/q"}
-	ms, w, err := q.ListW(ctx, "a")
-	if err != nil || len(ms) != 1 || ms[0].GUID != "g1" {
-		t.Fatalf("ListW = %v, %v; want the one member of kind a", ms, err)
-	}
-	if _, err := c.Create(ctx, "/q/b-g3-", nil, zkapi.EphemeralSequential); err != nil {
+	if _, err := c.Set(ctx, "/q", []byte("x"), 0); err != nil {
 		t.Fatal(err)
 	}
-	ev, err := w.Wait(ctx)
-	if err != nil || ev.Type != zkapi.EventNodeChildrenChanged {
-		t.Fatalf("watch: %v, %v; want NodeChildrenChanged", ev, err)
+	q := queue.Queue{Conn: c, Dir: "/q"}
+	ms, st, err := q.ListStat(ctx, "a")
+	if err != nil || len(ms) != 1 || ms[0].GUID != "g1" {
+		t.Fatalf("ListStat = %v, %v; want the one member of kind a", ms, err)
+	}
+	if st.Version != 1 || st.NumChildren != 3 {
+		t.Fatalf("ListStat's Stat: version %d, %d children; want 1 and 3", st.Version, st.NumChildren)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -249,17 +250,43 @@ func (e *env) waiting(sid int64) func(*machine.Machine) bool {
 	return func(m *machine.Machine) bool { return e.watchedBy(m, sid) != "" }
 }
 
-// watchedBy names the node of the lock directory the session waits on.
+// watchedBy names the node of the lock directory the session waits on,
+// at any depth (package semaphore's first waiter watches dir/leases, its
+// other waiters nodes in dir/queue).
 func (e *env) watchedBy(m *machine.Machine, sid int64) string {
 	if _, child := m.Watchers(0, e.dir); slices.Contains(child, sid) && blocked(m, e.dir, sid) {
 		return e.dir
 	}
-	for _, k := range m.Children(e.dir) {
-		if data, child := m.Watchers(0, e.dir+"/"+k); slices.Contains(data, sid) || slices.Contains(child, sid) {
-			return e.dir + "/" + k
+	for _, p := range below(m, e.dir) {
+		data, child := m.Watchers(0, p)
+		_, st, _ := m.Node(p)
+		if slices.Contains(data, sid) || (slices.Contains(child, sid) && (st.EphemeralOwner != 0 || blocked(m, p, sid))) {
+			return p
 		}
 	}
 	return ""
+}
+
+// below lists the paths under dir at any depth, each before its own
+// children.
+func below(m *machine.Machine, dir string) []string {
+	var out []string
+	for _, k := range m.Children(dir) {
+		p := dir + "/" + k
+		out = append(append(out, p), below(m, p)...)
+	}
+	return out
+}
+
+// ephemeralsBelow lists the ephemeral nodes under dir at any depth.
+func ephemeralsBelow(m *machine.Machine, dir string) []string {
+	var out []string
+	for _, p := range below(m, dir) {
+		if _, st, ok := m.Node(p); ok && st.EphemeralOwner != 0 {
+			out = append(out, strings.TrimPrefix(p, dir+"/"))
+		}
+	}
+	return out
 }
 
 // blocked: dir holds a node of another session, or two of sid's own.
@@ -337,12 +364,13 @@ func inspect[T any](e *env, f func(m *machine.Machine) T) T {
 	return v
 }
 
-// nodeOf names the child of the lock directory the session owns.
+// nodeOf names the node under the lock directory (at any depth) the
+// session owns.
 func (e *env) nodeOf(sid int64) string {
 	return inspect(e, func(m *machine.Machine) string {
-		for _, k := range m.Children(e.dir) {
-			if _, st, ok := m.Node(e.dir + "/" + k); ok && st.EphemeralOwner == sid {
-				return e.dir + "/" + k
+		for _, p := range below(m, e.dir) {
+			if _, st, ok := m.Node(p); ok && st.EphemeralOwner == sid {
+				return p
 			}
 		}
 		return ""

@@ -104,7 +104,7 @@ func givenUpLeaseLeft(class check.Class, gaveUp int) scenario {
 			return class == check.Deadlock, detail
 		}
 		e.release(last)
-		left := inspect(e, func(m *machine.Machine) []string { return m.Children(e.dir) })
+		left := inspect(e, func(m *machine.Machine) []string { return ephemeralsBelow(m, e.dir) })
 		if len(left) > 0 {
 			return class == check.Orphan, fmt.Sprintf("%v left behind by attempts that returned", left)
 		}
