@@ -70,8 +70,9 @@ func semaphoreVariants() []variant {
 // the first n members hold; a waiter waits on the member just before it,
 // so that a give-up or a grant ahead wakes one waiter. It is correct but
 // slow: a lease freed ahead of a waiter's predecessor waits until the
-// predecessor changes too (the good semaphore, package semaphore, has its
-// first waiter watch the directory instead).
+// predecessor changes too (the good semaphore, package semaphore, keeps
+// its holders apart from its queue and has its first waiter watch the
+// holders).
 func firstN(n int) queue.Rule {
 	return func(ms []queue.Member, i int, _ map[string]bool) (string, bool) {
 		if i < n {
