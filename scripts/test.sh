@@ -7,8 +7,8 @@
 # (scripts/check-commits.sh), a parse of the example workflow, go mod tidy -diff,
 # staticcheck (from the module proxy) and
 # go test -race with the real-server tests enabled (then, without -race,
-# the one test left out of race builds, and go-zookeeper's own suite on the
-# real server, and kazoo's), the main job (go run ./cmd/zksim), zksim herd and a quick
+# the tests left out of race builds, the go-zookeeper and kazoo suites on
+# serve, and both suites on the real server), the main job (go run ./cmd/zksim), zksim herd and a quick
 # benchmark report, and stops the servers by PID whatever happens.
 #
 # Usage: scripts/test.sh                      # all of the above (CI: .ci/run)
@@ -96,19 +96,23 @@ fi
 log "go mod tidy -diff and staticcheck (every check: staticcheck.conf)"
 go mod tidy -diff
 run_staticcheck
-go test -race -count=1 ./...
+# The two client suites on serve run zksim and the clients as processes
+# of their own, so -race builds gain them nothing, and kazoo's (about 3
+# minutes alone) slowed past go test's 10-minute limit beside the -race
+# packages on two cores: they run after, on their own, with more time.
+go test -race -count=1 -skip '^TestSuite_Serve$' ./...
+go test -count=1 -timeout 20m -run '^TestSuite_Serve$' ./internal/kazoosuite ./internal/gozksuite
 # Tests left out of -race builds, for a race inside go-zookeeper v1.0.4
 # (see internal/conformance: differential_serve_test.go, skipUnderRace).
 go test -count=1 -run '^(TestDifferential_Serve|TestConformance_Serve|TestConformance_Real|TestDifferential_Real|TestRegister_RealLinearizable)$' ./internal/conformance
 
 # go-zookeeper's own suite on the real server, with its own harness
-# (internal/gozksuite; about 3 minutes); the serve run is part of go test
-# above.
+# (internal/gozksuite; about 3 minutes); the serve run is above.
 ZKSIM_GOZK_REAL=1 go test -count=1 -run '^TestSuite_Real$' ./internal/gozksuite
 
 # kazoo's own suite on the real server, with kazoo's own harness and its
 # 3-server Java cluster (internal/kazoosuite; about 2.5 minutes); the
-# serve run is part of go test above.
+# serve run is above.
 ZKSIM_KAZOO_REAL=1 go test -count=1 -timeout 20m -run '^TestSuite_Real$' ./internal/kazoosuite
 
 log "the main job, the herd demonstration and the benchmark report, as the README gives them"
