@@ -2,6 +2,7 @@ package semaphore_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -104,9 +105,12 @@ func (w *world) watchers() (onLeases []int64, onNode map[string][]int64) {
 }
 
 // settle waits until the semaphore of n leases has members in all, the
-// leases taken, and the waiters' watches in place: one child watch on the
-// leases (the first waiter's) if any waits, and one data watch on every
-// waiter's node but the last.
+// leases taken, and the waiters' watches in place: of the waiters, the
+// first alone holds a child watch on the leases, and one data watch is
+// on every waiter's node but the last. A session with no node in the
+// queue may still hold a child watch on the leases: a waiter that gave
+// up while first leaves its one-shot watch, which fires once and wakes
+// nobody.
 func (w *world) settle(n, members int) {
 	w.t.Helper()
 	err := w.srv.WaitUntil(w.ctx, func(m *machine.Machine) bool {
@@ -117,8 +121,12 @@ func (w *world) settle(n, members int) {
 		if len(q) == 0 {
 			return true
 		}
-		if _, onLeases := m.Watchers(0, ldir); len(onLeases) != 1 {
-			return false
+		_, onLeases := m.Watchers(0, ldir)
+		for i, k := range q {
+			_, st, _ := m.Node(qdir + "/" + k)
+			if slices.Contains(onLeases, st.EphemeralOwner) != (i == 0) {
+				return false
+			}
 		}
 		for _, k := range q[:len(q)-1] {
 			if data, _ := m.Watchers(0, qdir+"/"+k); len(data) == 0 {
