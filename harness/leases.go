@@ -10,16 +10,12 @@ import (
 // leaseInvariant is Invariant for a semaphore's recipe (Recipe.Leases
 // above 1): no more holds open now that are not reads than its leases.
 func (run *lockRun) leaseInvariant(s *sim.Sim) *check.Violation {
-	h, n := run.h, run.w.Recipe.Leases
+	n := run.w.Recipe.Leases
 	var who []int
-	for i, hd := range h.Holds {
-		if hd.End >= 0 || hd.Mode == check.Read {
-			continue
+	for hd := range run.openHolds() {
+		if hd.Mode != check.Read {
+			who = append(who, hd.Client+1)
 		}
-		if at, ok := run.expired[h.sessions[i]]; ok && at >= hd.Start {
-			continue
-		}
-		who = append(who, hd.Client+1)
 	}
 	if len(who) <= n {
 		return nil
@@ -38,7 +34,7 @@ func (run *lockRun) fencing() []check.Violation {
 		return check.Tokens(h.Accepted)
 	}
 	for i := range h.Accepted {
-		h.Accepted[i].Lost = run.lostAt[h.sessions[h.writers[i]]]
+		h.Accepted[i].Lost = run.expired[h.sessions[h.writers[i]]].zxid
 	}
 	return check.Lapsed(h.Accepted)
 }

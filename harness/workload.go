@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"iter"
 	"slices"
 	"strconv"
 	"strings"
@@ -113,7 +114,7 @@ func (w Workload) Start(s *sim.Sim) ([]sim.Program, sim.Judge) {
 func (w Workload) start(s *sim.Sim) ([]sim.Program, *lockRun) {
 	w = w.withDefaults()
 	r := &lockRun{s: s, w: w, h: &History{finished: make([]bool, w.Clients)}, acquiring: make([]check.Mode, w.Clients),
-		holding: make([]bool, w.Clients), giveUps: map[int64]bool{}, expired: map[int64]int64{}, lostAt: map[int64]int64{}}
+		holding: make([]bool, w.Clients), giveUps: map[int64]bool{}, expired: map[int64]expiry{}}
 	m := s.Machine()
 	info, _ := m.CreateSession(0, 10000)
 	m.Do(info.ID, machine.Create{Path: Resource, Data: []byte("0")})
@@ -145,12 +146,14 @@ type lockRun struct {
 	acquiring []check.Mode // per client: what it is acquiring (heldNone: nothing)
 	holding   []bool       // per client: it holds the lock (or is releasing it)
 	received  []received
-	giveUps   map[int64]bool  // zxids of deletes by clients not holding the lock
-	deletes   []int64         // zxids of the clients' successful deletes, in order
-	expired   map[int64]int64 // session -> step at which it expired
-	lostAt    map[int64]int64 // session -> zxid of its expiry
-	expiries  []report.Expiry // the same, by client, in order
+	giveUps   map[int64]bool   // zxids of deletes by clients not holding the lock
+	deletes   []int64          // zxids of the clients' successful deletes, in order
+	expired   map[int64]expiry // session -> when it expired
+	expiries  []report.Expiry  // the same, by client, in order
 }
+
+// expiry is when a session expired: the step, and the zxid of the close.
+type expiry struct{ step, zxid int64 }
 
 // received is a wakeup (held heldNone), or a mark of the workload's: the
 // moment a client began to hold a lock (a Mode), waited again or gave up:
@@ -181,8 +184,7 @@ func (run *lockRun) Applied(c *sim.Client, req machine.Request, rep machine.Repl
 // Expired implements Observer: the expiry of a session that did not hold
 // the lock is a give-up; one that did ends its hold.
 func (run *lockRun) Expired(session, zxid int64) {
-	run.expired[session] = int64(run.s.Step())
-	run.lostAt[session] = zxid
+	run.expired[session] = expiry{int64(run.s.Step()), zxid}
 	holder := false
 	for _, c := range run.s.Clients() {
 		if c.Session() == session {
@@ -315,21 +317,34 @@ func (run *lockRun) Visible() int { return run.visible }
 
 // Invariant implements Judge: the critical sections open now are
 // compatible. A hold is open from its acquisition until its release began
+// openHolds yields the holds open now: begun, not yet released, and
+// their session not expired since they began. Invariant walks them after
+// every step, so it allocates nothing.
+func (run *lockRun) openHolds() iter.Seq[check.Hold] {
+	return func(yield func(check.Hold) bool) {
+		h := run.h
+		for i, hd := range h.Holds {
+			if hd.End >= 0 {
+				continue
+			}
+			if e, ok := run.expired[h.sessions[i]]; ok && e.step >= hd.Start {
+				continue
+			}
+			if !yield(hd) {
+				return
+			}
+		}
+	}
+}
+
 // or its session expired.
 func (run *lockRun) Invariant(s *sim.Sim) *check.Violation {
 	if run.w.Recipe.Leases > 1 {
 		return run.leaseInvariant(s)
 	}
-	h := run.h
 	writers, readers, exclusive := 0, 0, false
 	var who []int
-	for i, hd := range h.Holds {
-		if hd.End >= 0 {
-			continue
-		}
-		if at, ok := run.expired[h.sessions[i]]; ok && at >= hd.Start {
-			continue
-		}
+	for hd := range run.openHolds() {
 		who = append(who, hd.Client+1)
 		switch hd.Mode {
 		case check.Read:
@@ -356,8 +371,8 @@ func (r *Report) check(run *lockRun) {
 	h, res, w := r.History, r.Result, run.w
 	// A hold ends when its session lost the lock, if that came first.
 	for i := range h.Holds {
-		if at, ok := run.expired[h.sessions[i]]; ok && (h.Holds[i].End < 0 || at < h.Holds[i].End) && at >= h.Holds[i].Start {
-			h.Holds[i].End = at
+		if e, ok := run.expired[h.sessions[i]]; ok && (h.Holds[i].End < 0 || e.step < h.Holds[i].End) && e.step >= h.Holds[i].Start {
+			h.Holds[i].End = e.step
 		}
 	}
 	r.lockReport = check.Leases(h.Holds, w.Recipe.MaxHolders())
