@@ -88,6 +88,7 @@ type Client struct {
 	model    zkclient.Session[*watch, *pwatch] // session, replica, lastZxid, watches
 	old      []int64                           // sessions the client had before this one, for blame
 	pauseEnd int64
+	covSeen  uint16 // the SessionEvents it went through, for Coverage
 	sess     zkapi.Session
 	err      error
 

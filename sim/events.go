@@ -17,6 +17,7 @@ func (s *Sim) apply(ev Event) {
 	if ev.Kind != Tick && ev.Kind != Reap && ev.Kind != CatchUp {
 		c = s.clients[ev.Client]
 	}
+	s.covEvent(ev, c)
 	switch ev.Kind {
 	case Send:
 		s.send(c, false)
@@ -71,7 +72,9 @@ func (s *Sim) apply(ev Event) {
 		s.collect()
 		s.noteEvent(ev)
 	case Reap:
+		z := s.m.Zxid()
 		s.m.ReapContainers()
+		s.cov.reaped += int(s.m.Zxid() - z) // a transaction a container
 		s.collect()
 		s.noteEvent(ev)
 	}
@@ -85,6 +88,9 @@ func (s *Sim) tick() {
 	kept := s.timers[:0]
 	for _, t := range s.timers {
 		if t.at <= s.now {
+			if t.ctx.Err() == nil {
+				s.covDeadline(t.client)
+			}
 			t.cancel()
 			s.epoch++
 		} else {
@@ -105,6 +111,7 @@ func (s *Sim) tick() {
 // noteExpiries tells the observers of the sessions that expired in a
 // tick: Machine.Tick expires them in session order, one transaction each.
 func (s *Sim) noteExpiries(expired []int64, z0 int64) {
+	s.cov.expired += len(expired)
 	for i, id := range expired {
 		for _, o := range s.obs {
 			o.Expired(id, z0+int64(i)+1)
@@ -155,6 +162,7 @@ func (s *Sim) recv(c *Client) {
 		if !s.cfg.NoTrace {
 			s.notef("recv %s %v", c.name, msg.note.Event)
 		}
+		s.covNotified(msg.note.Event.Type)
 		for _, w := range c.model.Watches.Take(msg.note.Event) {
 			w.fire(msg.note.Event, msg.note.Zxid)
 		}
@@ -185,6 +193,7 @@ func (s *Sim) resumeWith(c *Client, err error) {
 // drop breaks c's connection: the server forgets its watches and queued
 // messages; a reply in flight is lost.
 func (c *Client) drop() {
+	c.sim.covDrop(c)
 	if c.connected {
 		c.sim.m.Detach(c.model.ID)
 	}
@@ -207,6 +216,7 @@ func (c *Client) openSession() {
 	c.model.Opened(info.ID, c.sim.m.ReplicaZxid(replica))
 	c.connected = true
 	c.setState(zkapi.StateConnected)
+	c.sim.covSession(c, SessionOpened)
 }
 
 // reconnect resumes the session (re-registering watches) or learns that
@@ -225,7 +235,9 @@ func (c *Client) reconnect() {
 	}
 	c.connected = true
 	c.setState(zkapi.StateConnected)
+	s.covSession(c, SessionReconnected)
 	if sw, ok := c.model.Rewatch(); ok {
+		s.cov.rewatched++
 		r := c.model.Send(s.m, sw)
 		s.collect()
 		if c.rewatch, c.rewatchNotes = r, len(c.inbox); c.rewatchNotes == 0 {
@@ -257,6 +269,8 @@ func (s *Sim) abandon(c *Client) {
 func (c *Client) learnExpired() {
 	c.old = append(c.old, c.model.ID)
 	states, watches, persistent := c.model.Expired(c.connected)
+	c.sim.covSession(c, SessionExpired)
+	c.sim.cov.ended += len(watches) + len(persistent)
 	for _, st := range states {
 		c.setState(st)
 	}

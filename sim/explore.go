@@ -151,6 +151,8 @@ type Exploration struct {
 	// Failure is the first failing schedule found (with deepening, a
 	// shortest one); nil if none.
 	Failure *Failure
+	// Exercised is what every run of every pass exercised (see Coverage).
+	Exercised Coverage
 }
 
 // Failure is a failing schedule a search found: its decisions, shrunk
@@ -271,6 +273,8 @@ func (r *Exploration) merge(p pass, xs []*explorer) {
 		r.DepthCuts += x.res.DepthCuts
 		r.BoundCuts += x.res.BoundCuts
 		x.res.Schedules, x.res.Revisits, x.res.Slept = 0, 0, 0
+		r.Exercised.Add(&x.res.Exercised)
+		x.res.Exercised = Coverage{}
 		if f := x.res.Failure; f != nil && (r.Failure == nil || shorter(f.Decisions, r.Failure.Decisions)) {
 			r.Failure = f
 		}
@@ -456,6 +460,7 @@ func (x *explorer) runOnce() ([]check.Class, error) {
 	}
 	res := s.run(programs)
 	x.res.Schedules++
+	x.res.Exercised.Add(&res.Coverage)
 	if x.pos != len(x.stack) {
 		panic(fmt.Sprintf("sim: invariant: a replayed schedule made %d choices, not %d: a run is not deterministic", x.pos, len(x.stack)))
 	}

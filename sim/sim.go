@@ -135,6 +135,7 @@ type Sim struct {
 	hashing  bool                           // Explore: clients keep their histories' hashes
 	sym      *symmetry                      // Explore with symmetry: the clients' renamings
 	closes   int                            // Conn.Close calls that reached the server
+	cov      Coverage                       // what the run exercised (coverage.go)
 }
 
 // Result is the outcome of a run.
@@ -150,6 +151,8 @@ type Result struct {
 	// Waits say, per client in Waiting, what it waited on (traced runs
 	// only): the node and its owner, for the deadlock verdict.
 	Waits []Wait
+	// Coverage is what the run exercised (see Coverage).
+	Coverage Coverage
 }
 
 // Verdicts words what a run itself shows, whatever it ran: a deadlock, no
@@ -244,6 +247,7 @@ func (s *Sim) run(programs []Program) *Result {
 			res.Faults[Kind(k)] = n
 		}
 	}
+	res.Coverage = s.coverage()
 	return res
 }
 

@@ -1,0 +1,574 @@
+package sim
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/zkapi"
+)
+
+// Coverage counts what runs exercised, in ZooKeeper's terms: which fault
+// landed on which kind of request (or wait) of the recipe's, which session
+// states the clients went through, which watch events they were sent,
+// the deadlines that fired and the containers reaped; and so, by its
+// zeros (Never), what no run met, as FoundationDB's code probes and P's
+// scenario coverage show their users. A green run says only as much as
+// what it exercised.
+//
+// It is a fixed-size value, recorded by a few array increments in the
+// step that makes each thing happen (no map, no allocation: it runs on
+// every step of every schedule), and the coverage of many runs is their
+// sum (Add). Result.Coverage is one run's; Exploration.Exercised a
+// systematic search's, over every run it made (cut runs' prefixes
+// included).
+type Coverage struct {
+	runs, clientRuns int
+	// did counts the requests sent (or lost on the way) by kind, and the
+	// waits that ended by kind.
+	did [numActivities]int
+	// faults counts each fault kind by what its client was doing: the
+	// request it had pending or in flight, or the wait it was in.
+	faults    [numKinds - LoseRequest][numActivities]int // by kind-LoseRequest: see faultsOf
+	deadlines [numActivities]int                         // virtual deadlines that fired on a live context
+	sessions  [numSessionEvents]int
+	clients   [numSessionEvents]int // client runs that went through each
+	watches   [numWatchEvents]int   // notifications received, by type
+	ended     int                   // watches ended by their session's end (NotWatching)
+	rewatched int                   // reconnects that re-registered watches (SetWatches)
+	lostNotes int                   // notifications lost with a dropped connection
+	expired   int                   // sessions the server expired
+	reaps     int                   // container reaper runs
+	reaped    int                   // containers they deleted
+}
+
+// Activity is what a client was doing when something happened to it: the
+// kind of request it had pending or in flight, or the wait it was in.
+type Activity uint8
+
+// Activities: ZooKeeper's request kinds, then the waits.
+const (
+	OnCreate Activity = iota
+	OnDelete
+	OnExists
+	OnGetData
+	OnSetData
+	OnGetChildren
+	OnMulti
+	OnSync
+	OnOtherRequest // ACLs, auth, persistent watches, ...
+	InWatch        // a watch's Wait (one-shot or persistent)
+	InSession      // WaitSession
+	InSleep        // Client.Sleep
+	Idle           // between calls (not seen by the scheduler)
+	numActivities
+)
+
+// firstWait is the first wait among the activities.
+const firstWait = InWatch
+
+var activityNames = [numActivities]string{"create", "delete", "exists", "getData", "setData", "getChildren",
+	"multi", "sync", "other", "watch", "session", "sleep", "idle"}
+
+func (a Activity) String() string {
+	if a < numActivities {
+		return activityNames[a]
+	}
+	return fmt.Sprintf("activity(%d)", a)
+}
+
+// SessionEvent is a state a client's session went through.
+type SessionEvent uint8
+
+// Session events, as the client sees them.
+const (
+	SessionOpened       SessionEvent = iota // a session was established (the first, or after an expiry)
+	SessionDisconnected                     // the connection dropped (a fault, a lost reply, a pause's end)
+	SessionReconnected                      // the same session resumed on a new connection
+	SessionExpired                          // the client learned its session had ended (or gave it up)
+	SessionAbandoned                        // the client gave its session up for a new one
+	SessionCrashed                          // the client stopped for good
+	SessionPaused                           // the client stopped for longer than its session timeout
+	numSessionEvents
+)
+
+var sessionNames = [numSessionEvents]string{"connected", "disconnected", "reconnected", "expired",
+	"abandoned", "crashed", "paused"}
+
+func (e SessionEvent) String() string {
+	if e < numSessionEvents {
+		return sessionNames[e]
+	}
+	return fmt.Sprintf("session(%d)", e)
+}
+
+// numWatchEvents: NodeCreated, NodeDeleted, NodeDataChanged,
+// NodeChildrenChanged (zkapi.EventType 1 to 4), at index type-1.
+const numWatchEvents = 4
+
+// Add adds o's counts to c: the coverage of both sets of runs.
+func (c *Coverage) Add(o *Coverage) {
+	c.runs += o.runs
+	c.clientRuns += o.clientRuns
+	for k := range c.faults {
+		addInts(c.faults[k][:], o.faults[k][:])
+	}
+	addInts(c.did[:], o.did[:])
+	addInts(c.deadlines[:], o.deadlines[:])
+	addInts(c.sessions[:], o.sessions[:])
+	addInts(c.clients[:], o.clients[:])
+	addInts(c.watches[:], o.watches[:])
+	c.ended += o.ended
+	c.rewatched += o.rewatched
+	c.lostNotes += o.lostNotes
+	c.expired += o.expired
+	c.reaps += o.reaps
+	c.reaped += o.reaped
+}
+
+func addInts(dst, src []int) {
+	for i, n := range src {
+		dst[i] += n
+	}
+}
+
+// faultsOf is fault kind k's row of counts.
+func (c *Coverage) faultsOf(k Kind) *[numActivities]int { return &c.faults[k-LoseRequest] }
+
+// Runs is the number of runs counted.
+func (c *Coverage) Runs() int { return c.runs }
+
+// Fault is how many faults of kind k landed on a client doing a.
+func (c *Coverage) Fault(k Kind, a Activity) int {
+	if !k.IsFault() || a >= numActivities {
+		return 0
+	}
+	return c.faultsOf(k)[a]
+}
+
+// Did is how many requests of kind a were sent (or lost on the way), or
+// for a wait, how many waits of that kind ended.
+func (c *Coverage) Did(a Activity) int { return c.did[a] }
+
+// Deadline is how many virtual deadlines fired, on a context not yet
+// done, while their client was doing a.
+func (c *Coverage) Deadline(a Activity) int { return c.deadlines[a] }
+
+// Session is how many times clients went through e, and in how many
+// client runs (a client in one run) at least once.
+func (c *Coverage) Session(e SessionEvent) (times, clients int) { return c.sessions[e], c.clients[e] }
+
+// Notified is how many notifications of type t clients received.
+func (c *Coverage) Notified(t zkapi.EventType) int {
+	if t < 1 || t > numWatchEvents {
+		return 0
+	}
+	return c.watches[t-1]
+}
+
+// Reaped is how many times the container reaper ran, and the containers
+// it deleted.
+func (c *Coverage) Reaped() (runs, containers int) { return c.reaps, c.reaped }
+
+// Expired is how many sessions the server expired.
+func (c *Coverage) Expired() int { return c.expired }
+
+// What each step records: called by the scheduler where the thing happens.
+
+// activityOf is what c, parked, is doing.
+func activityOf(c *Client) Activity {
+	cl := c.call
+	if cl == nil || c.state == stRunning {
+		return Idle
+	}
+	switch cl.kind {
+	case callWatch, callPWatch:
+		return InWatch
+	case callSession:
+		return InSession
+	case callSleep:
+		return InSleep
+	}
+	return requestActivity(cl.req)
+}
+
+func requestActivity(r machine.Request) Activity {
+	switch r.(type) {
+	case machine.Create:
+		return OnCreate
+	case machine.Delete:
+		return OnDelete
+	case machine.Exists:
+		return OnExists
+	case machine.GetData:
+		return OnGetData
+	case machine.SetData:
+		return OnSetData
+	case machine.GetChildren:
+		return OnGetChildren
+	case machine.Multi:
+		return OnMulti
+	case machine.Sync:
+		return OnSync
+	}
+	return OnOtherRequest
+}
+
+// covEvent records the event about to be applied; c is its client (nil
+// for a tick, a catch-up, a reap).
+func (s *Sim) covEvent(ev Event, c *Client) {
+	cov := &s.cov
+	if c == nil {
+		if ev.Kind == Reap {
+			cov.reaps++
+		}
+		return
+	}
+	a := activityOf(c)
+	switch ev.Kind {
+	case Send:
+		cov.did[a]++
+	case Wake:
+		if c.state == stWait {
+			cov.did[a]++
+		}
+	case LoseRequest, LoseReply:
+		cov.did[a]++
+		cov.faultsOf(ev.Kind)[a]++
+	case Disconnect, Reorder:
+		cov.faultsOf(ev.Kind)[a]++
+	case Crash:
+		cov.faultsOf(ev.Kind)[a]++
+		s.covSession(c, SessionCrashed)
+	case Pause:
+		cov.faultsOf(ev.Kind)[a]++
+		s.covSession(c, SessionPaused)
+	case Abandon:
+		cov.faultsOf(ev.Kind)[a]++
+		s.covSession(c, SessionAbandoned)
+	}
+}
+
+// covSession records that c went through e.
+func (s *Sim) covSession(c *Client, e SessionEvent) {
+	s.cov.sessions[e]++
+	c.covSeen |= 1 << e
+}
+
+// covDrop records c's connection dropping: a disconnect if it was up, and
+// the notifications lost with it.
+func (s *Sim) covDrop(c *Client) {
+	if c.connected {
+		s.covSession(c, SessionDisconnected)
+	}
+	for _, m := range c.inbox {
+		if !m.isReply {
+			s.cov.lostNotes++
+		}
+	}
+}
+
+// covNotified records a notification c received.
+func (s *Sim) covNotified(t zkapi.EventType) {
+	if t >= 1 && t <= numWatchEvents {
+		s.cov.watches[t-1]++
+	}
+}
+
+// covDeadline records a virtual deadline of client i firing.
+func (s *Sim) covDeadline(i int) {
+	if c := s.clients[i]; c.state != stDone && c.state != stCrashed {
+		s.cov.deadlines[activityOf(c)]++
+	}
+}
+
+// coverage is the run's coverage, once it has ended.
+func (s *Sim) coverage() Coverage {
+	cov := s.cov
+	cov.runs, cov.clientRuns = 1, len(s.clients)
+	for _, c := range s.clients {
+		for e := range numSessionEvents {
+			if c.covSeen&(1<<e) != 0 {
+				cov.clients[e]++
+			}
+		}
+	}
+	return cov
+}
+
+// Never lists what no run exercised, one item each, in a fixed order:
+// each legal fault kind that never landed, or the recipe's request and
+// wait kinds (those its runs made) it never landed on ("lose-reply on
+// delete"); a container reaped; a deadline fired; the session states no
+// client went through; the watch events no client received; watches
+// re-registered on a reconnect.
+func (c *Coverage) Never() []string {
+	never := []string{}
+	for _, fk := range faultKinds {
+		if fk.Illegal || fk.Kind == Reap {
+			continue
+		}
+		never = append(never, c.neverOn(fk.Kind)...)
+	}
+	switch {
+	case c.reaps == 0:
+		never = append(never, "reap")
+	case c.reaped == 0:
+		never = append(never, "reap deleting a container")
+	}
+	if sum(c.deadlines[:]) == 0 {
+		never = append(never, "deadline")
+	}
+	for e := SessionDisconnected; e < numSessionEvents; e++ {
+		if c.sessions[e] == 0 {
+			never = append(never, e.String())
+		}
+	}
+	if c.expired == 0 {
+		never = append(never, "expired by the server")
+	}
+	for i, n := range c.watches {
+		if n == 0 {
+			never = append(never, zkapi.EventType(i+1).String())
+		}
+	}
+	if c.rewatched == 0 {
+		never = append(never, "watches re-registered")
+	}
+	return never
+}
+
+// neverOn lists the activities of the runs that fault kind k never landed
+// on, or k alone if it never landed at all.
+func (c *Coverage) neverOn(k Kind) []string {
+	if sum(c.faultsOf(k)[:]) == 0 {
+		return []string{k.String()}
+	}
+	var never []string
+	for a := range Idle {
+		if c.did[a] == 0 || (a >= firstWait && (k == LoseRequest || k == LoseReply)) {
+			continue // not the recipe's, or not where k can land
+		}
+		if c.faultsOf(k)[a] == 0 {
+			never = append(never, k.String()+" on "+a.String())
+		}
+	}
+	return never
+}
+
+func sum(ns []int) int {
+	t := 0
+	for _, n := range ns {
+		t += n
+	}
+	return t
+}
+
+// Table words the coverage as rows of a label and a line: the requests
+// and waits made, each fault kind that landed (on what), deadlines,
+// session states, watch events, and what never happened (Never).
+func (c *Coverage) Table() [][2]string {
+	rows := [][2]string{{"requests", c.counts(c.did[:firstWait], 0)}, {"waits", c.counts(c.did[firstWait:Idle], firstWait)}}
+	for _, fk := range faultKinds {
+		switch {
+		case fk.Kind == Reap && c.reaps > 0:
+			rows = append(rows, [2]string{"reap", fmt.Sprintf("%d runs, %d containers deleted", c.reaps, c.reaped)})
+		case sum(c.faultsOf(fk.Kind)[:]) > 0:
+			rows = append(rows, [2]string{fk.Kind.String(), "on " + c.counts(c.faultsOf(fk.Kind)[:], 0)})
+		}
+	}
+	if sum(c.deadlines[:]) > 0 {
+		rows = append(rows, [2]string{"deadlines", "on " + c.counts(c.deadlines[:], 0)})
+	}
+	rows = append(rows, [2]string{"sessions", c.sessionLine()}, [2]string{"watches", c.watchLine()})
+	return append(rows, [2]string{"never", strings.Join(c.Never(), ", ")})
+}
+
+// counts words the nonzero counts of ns, activities from first: "create
+// 3, delete 1", or "none".
+func (c *Coverage) counts(ns []int, first Activity) string {
+	var parts []string
+	for i, n := range ns {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", first+Activity(i), n))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (c *Coverage) sessionLine() string {
+	var parts []string
+	for e := range numSessionEvents {
+		if c.sessions[e] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d (%d of %d clients)", e, c.sessions[e], c.clients[e], c.clientRuns))
+		}
+	}
+	return strings.Join(parts, ", ") + fmt.Sprintf("; %d expired by the server", c.expired)
+}
+
+func (c *Coverage) watchLine() string {
+	var parts []string
+	for i, n := range c.watches {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", zkapi.EventType(i+1), n))
+		}
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "no notification")
+	}
+	return strings.Join(parts, ", ") + fmt.Sprintf("; %d re-registered on reconnects, %d ended by expiry, %d lost with a connection",
+		c.rewatched, c.ended, c.lostNotes)
+}
+
+// String is the table, one row a line.
+func (c *Coverage) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "exercised in %d runs:\n", c.runs)
+	for _, r := range c.Table() {
+		fmt.Fprintf(&b, "  %-13s %s\n", r[0], r[1])
+	}
+	return b.String()
+}
+
+// coverageJSON is Coverage's JSON form (zksim run -json, -summary): every
+// field always present, the counts keyed by name with only the nonzero
+// ones, and Never. Its field names are stable: fields may be added,
+// never renamed or removed.
+type coverageJSON struct {
+	Runs      int                       `json:"runs"`
+	Clients   int                       `json:"client_runs"`
+	Requests  map[string]int            `json:"requests"`
+	Waits     map[string]int            `json:"waits"`
+	Faults    map[string]map[string]int `json:"faults"`
+	Reaps     int                       `json:"reaps"`
+	Reaped    int                       `json:"containers_reaped"`
+	Deadlines map[string]int            `json:"deadlines"`
+	Sessions  map[string]sessionJSON    `json:"sessions"`
+	Expired   int                       `json:"expired_by_server"`
+	Watches   map[string]int            `json:"watches"`
+	Rewatched int                       `json:"watches_reregistered"`
+	Ended     int                       `json:"watches_ended"`
+	LostNotes int                       `json:"notifications_lost"`
+	Never     []string                  `json:"never"`
+}
+
+type sessionJSON struct {
+	Times   int `json:"times"`
+	Clients int `json:"clients"`
+}
+
+// errCoverageJSON is wrapped by every reason a coverage object cannot be
+// read back.
+var errCoverageJSON = errors.New("sim: not a coverage object")
+
+// MarshalJSON implements json.Marshaler.
+func (c Coverage) MarshalJSON() ([]byte, error) {
+	j := coverageJSON{Runs: c.runs, Clients: c.clientRuns, Requests: named(c.did[:firstWait], 0),
+		Waits: named(c.did[firstWait:Idle], firstWait), Faults: map[string]map[string]int{},
+		Reaps: c.reaps, Reaped: c.reaped, Deadlines: named(c.deadlines[:], 0), Sessions: map[string]sessionJSON{},
+		Expired: c.expired, Watches: map[string]int{}, Rewatched: c.rewatched, Ended: c.ended, LostNotes: c.lostNotes,
+		Never: c.Never()}
+	for k := LoseRequest; k < numKinds; k++ {
+		if sum(c.faultsOf(k)[:]) > 0 {
+			j.Faults[k.String()] = named(c.faultsOf(k)[:], 0)
+		}
+	}
+	for e := range numSessionEvents {
+		if c.sessions[e] > 0 {
+			j.Sessions[e.String()] = sessionJSON{c.sessions[e], c.clients[e]}
+		}
+	}
+	for i, n := range c.watches {
+		if n > 0 {
+			j.Watches[zkapi.EventType(i+1).String()] = n
+		}
+	}
+	return json.Marshal(j)
+}
+
+// named is the nonzero counts of ns by activity name, from first.
+func named(ns []int, first Activity) map[string]int {
+	m := map[string]int{}
+	for i, n := range ns {
+		if n > 0 {
+			m[(first + Activity(i)).String()] = n
+		}
+	}
+	return m
+}
+
+// UnmarshalJSON implements json.Unmarshaler: it reads what MarshalJSON
+// wrote (Never is derived, and ignored), so that merge can add shards'
+// coverage up.
+func (c *Coverage) UnmarshalJSON(b []byte) error {
+	var j coverageJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*c = Coverage{runs: j.Runs, clientRuns: j.Clients, reaps: j.Reaps, reaped: j.Reaped, expired: j.Expired,
+		rewatched: j.Rewatched, ended: j.Ended, lostNotes: j.LostNotes}
+	errs := []error{unname(c.did[:], j.Requests, "request"), unname(c.did[:], j.Waits, "wait"),
+		unname(c.deadlines[:], j.Deadlines, "deadline")}
+	for name, m := range j.Faults {
+		k, ok := kindNamed(name)
+		if !ok {
+			return fmt.Errorf("%w: fault %q", errCoverageJSON, name)
+		}
+		errs = append(errs, unname(c.faultsOf(k)[:], m, name))
+	}
+	for name, s := range j.Sessions {
+		e, ok := index(sessionNames[:], name)
+		if !ok {
+			return fmt.Errorf("%w: session state %q", errCoverageJSON, name)
+		}
+		c.sessions[e], c.clients[e] = s.Times, s.Clients
+	}
+	for name, n := range j.Watches {
+		i, ok := watchNamed(name)
+		if !ok {
+			return fmt.Errorf("%w: watch event %q", errCoverageJSON, name)
+		}
+		c.watches[i] = n
+	}
+	return errors.Join(errs...)
+}
+
+// unname adds the counts of m, keyed by activity name, into ns.
+func unname(ns []int, m map[string]int, what string) error {
+	for name, n := range m {
+		a, ok := index(activityNames[:], name)
+		if !ok {
+			return fmt.Errorf("%w: %s on %q", errCoverageJSON, what, name)
+		}
+		ns[a] += n
+	}
+	return nil
+}
+
+func index(names []string, name string) (int, bool) {
+	for i, n := range names {
+		if n == name {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+func kindNamed(name string) (Kind, bool) {
+	i, ok := index(kindNames[:], name)
+	return Kind(i), ok && Kind(i).IsFault()
+}
+
+func watchNamed(name string) (int, bool) {
+	for i := range numWatchEvents {
+		if zkapi.EventType(i+1).String() == name {
+			return i, true
+		}
+	}
+	return 0, false
+}
