@@ -41,6 +41,7 @@ func (rc runConfig) exhaust(ctx context.Context, w, stderr io.Writer) int {
 		fmt.Fprintf(w, "  pass %s exhausted: %d states, %d schedules, done at %v\n",
 			passBound(p), p.States, p.Schedules, p.Elapsed.Round(time.Millisecond))
 	}
+	writeExercised(w, &res.Exercised)
 	code, s := ExitOK, rc.exhaustSummary(res)
 	if ce := res.Counterexample; ce != nil {
 		class := ce.Report.Classes()[0]
@@ -72,7 +73,7 @@ func (rc runConfig) exhaustSummary(res *harness.Exploration) summary {
 	return summary{Run: rc.describe(), Seed: rc.plan.seed, Shard: rc.plan.shard, Shards: rc.plan.shards,
 		Schedules: res.Schedules, Seeds: fmt.Sprintf("seed %d", rc.plan.seed), Classes: map[check.Class]int{},
 		Coverage: &coverage{Deviations: res.Deviation, Depth: res.Depth, Passes: res.Passes, States: res.States,
-			Visited: res.Visited, Complete: res.Complete}}
+			Visited: res.Visited, Complete: res.Complete}, Exercised: &res.Exercised}
 }
 
 // passBound words a pass's bound.

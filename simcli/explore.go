@@ -83,6 +83,7 @@ type outcome struct {
 	err      error
 	// violations are a failing schedule's findings.
 	violations []check.Violation
+	exercised  sim.Coverage
 }
 
 // runOne runs and checks the shard's schedule t.
@@ -93,7 +94,7 @@ func (rc runConfig) runOne(t int) outcome {
 	if err != nil {
 		return o
 	}
-	o.classes = rep.Classes()
+	o.classes, o.exercised = rep.Classes(), rep.Result.Coverage
 	if !rep.OK() {
 		o.violations = rep.Violations
 	}

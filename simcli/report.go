@@ -23,6 +23,7 @@ type tally struct {
 	maxWoken  int
 	first     *failed
 	stopped   error // why the run ended before its plan did; nil if it did not
+	exercised sim.Coverage
 }
 
 type failed struct {
@@ -41,6 +42,7 @@ func (t *tally) add(o outcome, seed uint64) {
 	t.wakeups += o.wakeups
 	t.changes += o.changes
 	t.maxWoken = max(t.maxWoken, o.maxWoken)
+	t.exercised.Add(&o.exercised)
 	if len(o.classes) > 0 {
 		t.failing++
 		if t.first == nil {
@@ -169,6 +171,7 @@ func (rc runConfig) summaryText(w io.Writer, t *tally, elapsed time.Duration) {
 		herd = float64(t.wakeups) / float64(t.changes)
 	}
 	fmt.Fprintf(w, "  %-22s %.2f clients woken per change (max %d)\n", "herd", herd, t.maxWoken)
+	writeExercised(w, &t.exercised)
 }
 
 func writeClasses(w io.Writer, byClass map[check.Class]int) {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/sim"
 )
 
 // summary is the JSON a run writes with -summary FILE. merge joins the
@@ -34,6 +35,9 @@ type summary struct {
 	MaxWoken  int                 `json:"max_woken"`          // herd: most clients one change woke
 	First     *firstFailure       `json:"first_failure,omitempty"`
 	Exit      int                 `json:"exit"` // the shard's exit code
+	// Exercised is what the schedules met (sim.Coverage's JSON form),
+	// merge adds it up; absent in summaries written before it.
+	Exercised *sim.Coverage `json:"exercised,omitempty"`
 }
 
 // coverage is what a systematic search covered, without its timing.
@@ -62,7 +66,7 @@ type firstFailure struct {
 func (rc runConfig) summaryOf(t *tally, code int) summary {
 	s := summary{Run: rc.describe(), Recipe: rc.subject.Name(), Seed: rc.plan.seed, Total: rc.plan.total, Shard: rc.plan.shard, Shards: rc.plan.shards,
 		Schedules: t.schedules, Seeds: rc.plan.seeds(t.schedules), Failing: t.failing, Classes: t.byClass,
-		Wakeups: t.wakeups, Changes: t.changes, MaxWoken: t.maxWoken, Exit: code}
+		Wakeups: t.wakeups, Changes: t.changes, MaxWoken: t.maxWoken, Exit: code, Exercised: &t.exercised}
 	if t.stopped != nil {
 		s.Stopped = t.stopped.Error()
 	}
@@ -157,6 +161,7 @@ func readSummary(path string) (summary, error) {
 func mergeSummaries(sums []summary) (m summary, missing []int, err error) {
 	m = sums[0]
 	m.Schedules, m.Failing, m.Wakeups, m.Changes, m.MaxWoken, m.First = 0, 0, 0, 0, 0, nil
+	m.Exercised = mergeExercised(sums)
 	all := plan{seed: m.Seed, total: m.Total, shards: 1}
 	m.Shard, m.Seeds, m.Stopped, m.Exit = 0, all.seeds(all.count()), "", 0
 	m.Classes = map[check.Class]int{}
@@ -223,6 +228,7 @@ func (c *CLI) mergeReport(w io.Writer, m summary, sums []summary, missing []int)
 		herd = float64(m.Wakeups) / float64(m.Changes)
 	}
 	fmt.Fprintf(w, "  %-22s %.2f clients woken per change (max %d)\n", "herd", herd, m.MaxWoken)
+	writeExercised(w, m.Exercised)
 	if f := m.First; f != nil {
 		fmt.Fprintf(w, "\nfirst failure: seed %d, %s\n", f.Seed, joinClasses(f.Classes))
 		if f.Trace != "" {
@@ -262,4 +268,44 @@ func (c *CLI) mergeJUnit(m summary, sums []summary, missing []int) junitVerdict 
 		v.problem = fmt.Sprintf("missing shards: %s of %d", strings.Trim(fmt.Sprint(missing), "[]"), m.Shards)
 	}
 	return v
+}
+
+// mergeExercised adds the shards' coverage up; nil if a shard's summary
+// has none (written before it was), which a partial sum would misstate.
+func mergeExercised(sums []summary) *sim.Coverage {
+	var all sim.Coverage
+	for _, s := range sums {
+		if s.Exercised == nil {
+			return nil
+		}
+		all.Add(s.Exercised)
+	}
+	return &all
+}
+
+// writeExercised words what the schedules exercised under the summary's
+// counts: the requests and waits, each fault kind by what it landed on,
+// deadlines, session states, watch events, and what never happened.
+func writeExercised(w io.Writer, cov *sim.Coverage) {
+	if cov == nil {
+		return
+	}
+	fmt.Fprintf(w, "  %-22s %d runs: what the faults landed on, and what no run met\n", "exercised", cov.Runs())
+	for _, row := range cov.Table() {
+		fmt.Fprintf(w, "    %-20s %s\n", row[0], wrapItems(row[1], 74, strings.Repeat(" ", 25)))
+	}
+}
+
+// wrapItems breaks a comma-separated line after the item that passes
+// width, going on after indent.
+func wrapItems(line string, width int, indent string) string {
+	var lines []string
+	cur := ""
+	for _, item := range strings.SplitAfter(line, ", ") {
+		if cur != "" && len(cur)+len(item) > width {
+			lines, cur = append(lines, strings.TrimRight(cur, " ")), ""
+		}
+		cur += item
+	}
+	return strings.Join(append(lines, cur), "\n"+indent)
 }
