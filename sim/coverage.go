@@ -430,9 +430,23 @@ func (c *Coverage) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "exercised in %d runs:\n", c.runs)
 	for _, r := range c.Table() {
-		fmt.Fprintf(&b, "  %-13s %s\n", r[0], r[1])
+		fmt.Fprintf(&b, "  %-13s %s\n", r[0], wrap(r[1], 80))
 	}
 	return b.String()
+}
+
+// wrap breaks a line of comma-separated items after the item that passes
+// width, going on under the first.
+func wrap(line string, width int) string {
+	var lines []string
+	cur := ""
+	for _, item := range strings.SplitAfter(line, ", ") {
+		if cur != "" && len(cur)+len(item) > width {
+			lines, cur = append(lines, strings.TrimRight(cur, " ")), ""
+		}
+		cur += item
+	}
+	return strings.Join(append(lines, cur), "\n"+strings.Repeat(" ", 16))
 }
 
 // coverageJSON is Coverage's JSON form (zksim run -json, -summary): every

@@ -78,6 +78,7 @@ func findBarrier(tb rapid.TB, recipe barrier.Recipe, opts BarrierOptions) (fail 
 			if err != nil {
 				rt.Fatal(err)
 			}
+			noteRun(tb, rep.Result)
 			if !rep.OK() {
 				fail = &barrierFailure{w: w, cfg: c.config, seed: c.seed + i, decisions: rec.Decisions, class: check.Worst(rep.Classes())}
 				return
@@ -101,6 +102,7 @@ func CheckBarrierExhaustive(t *testing.T, recipe barrier.Recipe, opts BarrierOpt
 	if err != nil {
 		t.Fatal(err)
 	}
+	noteCoverage(t, &res.Exercised)
 	if f := res.Failure; f != nil {
 		fail := barrierFailure{w: w, cfg: b.RunConfig(opts.Config), decisions: f.Decisions, class: f.Class, shrunk: true}
 		t.Fatalf("%s: systematic search: %s\n\n%s", recipe.Name, res.Coverage(), fail.report(recipe.Name, res.Schedules, opts.artifacts(t)))

@@ -127,6 +127,7 @@ func explore(tb rapid.TB, draw func(*rapid.T) drawn, run runner, until func([]fi
 			if rep, err = run(cfg, sim.NewSeeded(one.seed), one.workload); err != nil {
 				return
 			}
+			noteRun(tb, rep.Result)
 			for _, class := range rep.Classes() {
 				j, ok := byClass[class]
 				if !ok {

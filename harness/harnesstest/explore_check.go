@@ -26,6 +26,7 @@ func CheckExhaustive(t *testing.T, recipe lock.Recipe, opts CheckOptions, b sim.
 	if err != nil {
 		t.Fatal(err)
 	}
+	noteCoverage(t, &res.Exercised)
 	subject := failureSubject{what: recipe.Name, name: t.Name() + "-" + recipe.Name, dir: opts.ArtifactDir,
 		replay: "harnesstest.ReplayFile(t, %q, recipe)"}
 	if ce := res.Counterexample; ce != nil {
@@ -54,6 +55,7 @@ func CheckProgramsExhaustive(t *testing.T, cfg sim.Config, invariant func(s *sim
 	if err != nil {
 		t.Fatal(err)
 	}
+	noteCoverage(t, &res.Exercised)
 	subject := failureSubject{what: "programs", name: t.Name(), programs: true,
 		replay: "harnesstest.ReplayCheck(t, %q, cfg, invariant, programs...)"}
 	if f := res.Failure; f != nil {
