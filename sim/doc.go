@@ -30,7 +30,10 @@
 // sessions expired, watches that woke a client, waits that block). The
 // scheduler knows nothing of what the programs are for: the lock workload,
 // its checkers and the go test runners are in package harness, one user
-// of it.
+// of it. Every run counts what it exercised (Coverage: which fault landed
+// on which request kind, the session states, the watch events, and what
+// never happened), in Result.Coverage and, summed over a search,
+// Exploration.Exercised.
 //
 // Explore is the systematic strategy: it enumerates every schedule of a
 // Scenario (programs and the Judge of each run) within Bounds (fault
