@@ -268,7 +268,7 @@ func (s *Sim) covDrop(c *Client) {
 	}
 }
 
-// covNotified records a notification c received.
+// covNotified records a notification a client received.
 func (s *Sim) covNotified(t zkapi.EventType) {
 	if t >= 1 && t <= numWatchEvents {
 		s.cov.watches[t-1]++
