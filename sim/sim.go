@@ -29,6 +29,12 @@ type Faults struct {
 	// reopened) and continues on a new one, while the server keeps the
 	// old session and its ephemerals until it expires (CURATOR-498).
 	Abandon int
+	// None asks for no faults by name. A run injects only what the
+	// budgets allow, so to Run a zero Faults is no faults too; but the go
+	// test entry points (package harnesstest) read a zero Faults as "not
+	// narrowed" and explore with DefaultFaults (OneOfEach when
+	// exhaustive): see Or. None, and only None, turns that off.
+	None bool
 }
 
 // Config configures a run.
