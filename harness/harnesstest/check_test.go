@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -304,5 +305,44 @@ func TestCheckProgramsExhaustive_FailsTheTest(t *testing.T) {
 		if ft.fatal != "" || !strings.Contains(ft.errors, "nodes queued by 2 clients") {
 			t.Errorf("replay of %s: fatal %q, errors %q", path, ft.fatal, ft.errors)
 		}
+	}
+}
+
+// randomData is a conn that puts a number from the global random source
+// into the data of every node it creates.
+type randomData struct{ zkapi.Conn }
+
+func (c randomData) Create(ctx context.Context, path string, _ []byte, mode zkapi.CreateMode) (string, error) {
+	return c.Conn.Create(ctx, path, fmt.Appendf(nil, "%d", rand.Int()), mode)
+}
+
+// TestCheck_NondeterministicChild runs only as a child of
+// TestCheckRecipe_RefusesANondeterministicRecipe: a broken lock that also
+// reads the global random source.
+func TestCheck_NondeterministicChild(t *testing.T) {
+	if os.Getenv(childEnv) == "" {
+		t.Skip("run by TestCheckRecipe_RefusesANondeterministicRecipe")
+	}
+	ex, _ := zoo.Lookup(zoo.NameSplitDash)
+	r := ex.Recipe
+	r.Acquire = func(ctx context.Context, c zkapi.Conn, dir, id string) (lock.Held, error) {
+		return ex.Recipe.Acquire(ctx, randomData{c}, dir, id)
+	}
+	harnesstest.CheckRecipe(t, r, harnesstest.CheckOptions{ArtifactDir: os.Getenv(childEnv)})
+}
+
+// A recipe that does not replay gets an error that says so and where
+// its two runs parted, not a verdict and a replay call that would not
+// reproduce it.
+func TestCheckRecipe_RefusesANondeterministicRecipe(t *testing.T) {
+	out := runChild(t, "TestCheck_NondeterministicChild", t.TempDir())
+	for _, want := range []string{"mutual-exclusion: not reported as a violation: harness: the code under test does not replay deterministically",
+		"diverged at step "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "replay:   ") {
+		t.Errorf("a replay call for a run that does not replay:\n%s", out)
 	}
 }
