@@ -132,8 +132,8 @@ func TestCheck_FailingProgramsChild(t *testing.T) {
 
 // runChild runs one test of this binary as a child process, with dir for
 // its artifacts, and returns its output; the child must fail.
-func runChild(t *testing.T, test, dir string) string {
-	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.v", "-rapid.seed=1")
+func runChild(t *testing.T, test, dir string, flags ...string) string {
+	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^" + test + "$", "-test.v", "-rapid.seed=1"}, flags...)...)
 	cmd.Env = append(os.Environ(), childEnv+"="+dir, "TMPDIR="+dir)
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
@@ -202,6 +202,9 @@ func TestCheckRecipe_FailsTheTestOnce(t *testing.T) {
 		class = class[:len(class)-len("-01234567.trace")]
 		if ft.fatal != "" || !strings.Contains(ft.errors, "\n  "+class+": ") {
 			t.Errorf("replay of %s: fatal %q, errors %q", path, ft.fatal, ft.errors)
+		}
+		if rep != nil && len(rep.Classes()) > 0 && string(check.Worst(rep.Classes())) != class {
+			t.Errorf("%s: named %s, its verdict leads with %s", path, class, check.Worst(rep.Classes()))
 		}
 	}
 }
@@ -344,5 +347,37 @@ func TestCheckRecipe_RefusesANondeterministicRecipe(t *testing.T) {
 	}
 	if strings.Contains(out, "replay:   ") {
 		t.Errorf("a replay call for a run that does not replay:\n%s", out)
+	}
+}
+
+// TestCheck_ShrinkTimeChild runs only as a child of
+// TestCheckRecipe_ShrinkTimeDecidesOnlyHowSmall.
+func TestCheck_ShrinkTimeChild(t *testing.T) {
+	if os.Getenv(childEnv) == "" {
+		t.Skip("run by TestCheckRecipe_ShrinkTimeDecidesOnlyHowSmall")
+	}
+	ex, _ := zoo.Lookup(zoo.NameSplitDash)
+	harnesstest.CheckRecipe(t, ex.Recipe, harnesstest.CheckOptions{ArtifactDir: os.Getenv(childEnv)})
+}
+
+// With no time to shrink (-zksim.shrinktime=1ns) a failure is reported
+// all the same, with a counterexample that replays; only its size
+// differs.
+func TestCheckRecipe_ShrinkTimeDecidesOnlyHowSmall(t *testing.T) {
+	out := runChild(t, "TestCheck_ShrinkTimeChild", t.TempDir(), "-zksim.shrinktime=1ns")
+	out = strings.ReplaceAll(out, "\n        ", "\n")
+	if !strings.Contains(out, "zoo/splitdash: ") || !strings.Contains(out, "mutual-exclusion, shrunk to ") {
+		t.Fatalf("no failure reported:\n%s", out)
+	}
+	if strings.Contains(out, "mutual-exclusion, shrunk to 2 clients x 1 acquisition, ") {
+		t.Errorf("shrunk to the smallest workload in no time:\n%s", out)
+	}
+	ex, _ := zoo.Lookup(zoo.NameSplitDash)
+	for _, path := range replayPaths(t, out) {
+		ft := &fakeTB{}
+		ft.run(func() { harnesstest.ReplayFile(ft, path, ex.Recipe) })
+		if ft.fatal != "" || ft.errors == "" {
+			t.Errorf("replay of %s: fatal %q, errors %q", path, ft.fatal, ft.errors)
+		}
 	}
 }
