@@ -242,7 +242,7 @@ func (g goal) met(rep *Report) bool {
 
 // perSizeSeeds is how many seeds ShrinkFound tries at each workload
 // size smaller than the one found.
-const perSizeSeeds = 20
+const perSizeSeeds = 100
 
 // ShrinkFound makes a schedule that showed violation class a minimal
 // counterexample: run (a Subject's Check, or a runner of client
