@@ -338,7 +338,7 @@ func TestCheck_NondeterministicChild(t *testing.T) {
 // its two runs parted, not a verdict and a replay call that would not
 // reproduce it.
 func TestCheckRecipe_RefusesANondeterministicRecipe(t *testing.T) {
-	out := runChild(t, "TestCheck_NondeterministicChild", t.TempDir())
+	out := runChild(t, "TestCheck_NondeterministicChild", t.TempDir(), "-rapid.checks=10")
 	for _, want := range []string{"mutual-exclusion: not reported as a violation: harness: the code under test does not replay deterministically",
 		"diverged at step "} {
 		if !strings.Contains(out, want) {
@@ -364,7 +364,7 @@ func TestCheck_ShrinkTimeChild(t *testing.T) {
 // all the same, with a counterexample that replays; only its size
 // differs.
 func TestCheckRecipe_ShrinkTimeDecidesOnlyHowSmall(t *testing.T) {
-	out := runChild(t, "TestCheck_ShrinkTimeChild", t.TempDir(), "-zksim.shrinktime=1ns")
+	out := runChild(t, "TestCheck_ShrinkTimeChild", t.TempDir(), "-zksim.shrinktime=1ns", "-rapid.checks=10")
 	out = strings.ReplaceAll(out, "\n        ", "\n")
 	if !strings.Contains(out, "zoo/splitdash: ") || !strings.Contains(out, "mutual-exclusion, shrunk to ") {
 		t.Fatalf("no failure reported:\n%s", out)
