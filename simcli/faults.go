@@ -41,7 +41,7 @@ func parseFaults(spec string) (sim.Faults, error) {
 	case "default", "all", "":
 		return defaultFaults, nil
 	case "none":
-		return sim.Faults{}, nil
+		return sim.Faults{None: true}, nil
 	}
 	f := sim.Faults{Percent: 10}
 	kinds := 0
