@@ -68,3 +68,11 @@ func TestFaults_Or(t *testing.T) {
 		}
 	}
 }
+
+// A run asked for no faults by name injects none, whatever its budgets.
+func TestFaults_NoneInARun(t *testing.T) {
+	cfg := sim.Config{Faults: sim.Faults{None: true, Percent: 100, LoseRequest: 5, Crash: 5}}
+	if f := cfg.WithDefaults().Faults; f.Asked() && (f.LoseRequest != 0 || f.Crash != 0) {
+		t.Errorf("budgets kept: %+v", f)
+	}
+}
