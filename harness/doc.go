@@ -25,9 +25,13 @@
 // (fewest clients, then rounds, then decisions), saved and replayed as a
 // lock's is; its trace file's workload line names the barrier workload.
 //
-// ShrinkSeed and Minimize shrink a failing run to a minimal
-// counterexample; ShrinkFound does it for any runner of the same shape
-// (harnesstest's client programs). A run saves to a TraceFile
+// ShrinkSeed and Minimize (MinimizeWithin, with a time budget) shrink a
+// failing run to a minimal counterexample, its workload before its
+// decisions; ShrinkFound does it for any runner of a Subject
+// (harnesstest's client programs too); Smaller lists the workloads a
+// systematic search tries again. Confirm runs a counterexample once
+// more and compares it with its first run, so that a verdict is reported
+// only if it replays (ErrNondeterministic otherwise). A run saves to a TraceFile
 // (SaveFailure; WriteFailure also describes it; SaveCounterexample as a
 // test reports it) that ParseTraceFile reads back and Replay reproduces
 // byte for byte; a run of programs saves with the recipe line

@@ -24,10 +24,10 @@ var myRecipe = lock.Recipe{
 }
 
 // In a user's _test.go, one call checks a recipe under rapid-drawn,
-// shrinking schedules with every fault:
+// shrinking schedules with every fault (the zero options' default):
 //
 //	func TestMyLock(t *testing.T) {
-//		harnesstest.CheckRecipe(t, myRecipe, harnesstest.CheckOptions{Config: sim.Config{Faults: faults}})
+//		harnesstest.CheckRecipe(t, myRecipe, harnesstest.CheckOptions{})
 //	}
 //
 // The same check with a seeded chooser, for a fixed number of schedules:

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"hash/fnv"
 	"io"
 	"os"
 	"path/filepath"
@@ -24,17 +25,30 @@ func (ce Counterexample) traceFile(programs bool) TraceFile {
 }
 
 // SaveCounterexample saves ce's trace file and HTML report into dir,
-// named after name (see SaveFailure), and writes to w the files and the
-// command that replays the trace (replay(tracePath)), or why it could not
-// save them. programs says ce is a run of client programs, saved with the
-// recipe line "programs"; its Seed goes into the HTML report.
-func SaveCounterexample(w io.Writer, dir, name string, ce Counterexample, programs bool, replay func(tracePath string) string) {
-	tracePath, htmlPath, err := saveFailure(dir, name, ce.traceFile(programs), ce.Report, ce.Seed, replay)
+// named after name and a short hash of the trace file (see SaveFailure),
+// and writes to w the files and the command that replays the trace
+// (replay(tracePath)), or why it could not save them; it returns the
+// trace file's path ("" if unsaved). The hash makes the name unique to
+// what ran: a later failure of the same test, or another shard's, saves
+// beside it rather than over the file an earlier replay hint names.
+// programs says ce is a run of client programs, saved with the recipe
+// line "programs"; its Seed goes into the HTML report.
+func SaveCounterexample(w io.Writer, dir, name string, ce Counterexample, programs bool, replay func(tracePath string) string) string {
+	file := ce.traceFile(programs)
+	tracePath, htmlPath, err := saveFailure(dir, name+"-"+shortHash(file.String()), file, ce.Report, ce.Seed, replay)
 	if err != nil {
 		fmt.Fprintf(w, "could not save the failure: %v\n", err)
-		return
+		return ""
 	}
 	writeSaved(w, tracePath, htmlPath, replay(tracePath))
+	return tracePath
+}
+
+// shortHash is 8 hex digits of FNV-1a over text.
+func shortHash(text string) string {
+	h := fnv.New32a()
+	io.WriteString(h, text)
+	return fmt.Sprintf("%08x", h.Sum32())
 }
 
 // SaveFailure writes a failing run's trace file (which parses back and

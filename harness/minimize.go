@@ -1,8 +1,10 @@
 package harness
 
 import (
+	"cmp"
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/sim"
@@ -49,28 +51,59 @@ func newCounterexample(s Subject, cfg sim.Config, d []int, rep *Report, seed uin
 // shrinkBudget bounds the runs one shrink may make.
 const shrinkBudget = 2000
 
-// Minimize looks for a run of w that shows violation class, trying the
-// smallest workloads first (fewer clients, then fewer acquisitions or
-// rounds, up to w's), each with up to perSize seeds from config(seed), shrinks the
-// first one found (see ShrinkSeed), then looks again at that size without
-// the fault kinds it injected that the failure does not need (see
-// fewerFaultKinds). ok is false if none was found.
+// DefaultShrinkTime is how long Minimize and ShrinkFound look for a
+// smaller counterexample unless told otherwise (rapid's
+// -rapid.shrinktime default, too).
+const DefaultShrinkTime = 30 * time.Second
+
+// Minimize is MinimizeWithin with DefaultShrinkTime.
 func Minimize(w Subject, config func(seed uint64) sim.Config, class check.Class, perSize int) (ce Counterexample, ok bool) {
+	return MinimizeWithin(w, config, class, perSize, DefaultShrinkTime)
+}
+
+// MinimizeWithin looks for a run of w that shows violation class, trying
+// the smallest workloads first (fewer clients, then fewer acquisitions
+// or rounds, up to w's), each with up to perSize seeds from
+// config(seed), shrinks the first one found (see ShrinkSeed), then looks
+// again at that size without the fault kinds it injected that the
+// failure does not need (see fewerFaultKinds). ok is false if none was
+// found. After within (wall-clock time, 0: DefaultShrinkTime) it tries
+// no more sizes or seeds and shrinks what it has: the budget decides
+// how small a counterexample is, never whether one is found at the
+// sizes it had time for.
+func MinimizeWithin(w Subject, config func(seed uint64) sim.Config, class check.Class, perSize int, within time.Duration) (ce Counterexample, ok bool) {
 	w = w.defaulted()
+	dl := newDeadline(within)
 	for _, ws := range sizes(w) {
-		if ce, ok := firstShrunk(ws, config, class, perSize); ok {
-			return fewerFaultKinds(ce, config, class, perSize), true
+		if dl.passed() && volume(ws) < volume(w) {
+			continue // out of time: only w itself is left to try
+		}
+		if ce, ok := firstShrunk(ws, config, class, perSize, dl); ok {
+			return fewerFaultKinds(ce, config, class, perSize, dl), true
 		}
 	}
 	return Counterexample{}, false
 }
 
+// deadline is when a shrink stops looking for smaller counterexamples.
+// Wall-clock time decides only how small the result is.
+type deadline struct{ at time.Time }
+
+func newDeadline(within time.Duration) deadline {
+	return deadline{time.Now().Add(cmp.Or(within, DefaultShrinkTime))}
+}
+
+func (d deadline) passed() bool { return time.Now().After(d.at) }
+
 // firstShrunk shrinks the first of perSize seeds whose run of w under
 // config(seed) shows class.
-func firstShrunk(w Subject, config func(seed uint64) sim.Config, class check.Class, perSize int) (Counterexample, bool) {
+func firstShrunk(w Subject, config func(seed uint64) sim.Config, class check.Class, perSize int, dl deadline) (Counterexample, bool) {
 	for seed := uint64(1); seed <= uint64(perSize); seed++ {
-		if ce, ok := ShrinkSeed(w, config(seed), seed, class); ok {
+		if ce, ok := shrinkSeed(w, w.Check, config(seed), seed, class, dl); ok {
 			return ce, true
+		}
+		if dl.passed() {
+			break
 		}
 	}
 	return Counterexample{}, false
@@ -84,7 +117,7 @@ func firstShrunk(w Subject, config func(seed uint64) sim.Config, class check.Cla
 // show a crash, a pause or a lost reply that has nothing to do with the
 // bug; shrinking decisions cannot always remove one (see dropFaults), a
 // search without it can.
-func fewerFaultKinds(ce Counterexample, config func(seed uint64) sim.Config, class check.Class, perSize int) Counterexample {
+func fewerFaultKinds(ce Counterexample, config func(seed uint64) sim.Config, class check.Class, perSize int, dl deadline) Counterexample {
 	var off []string // kinds found unneeded so far
 	all := []string{}
 	for _, k := range sim.FaultKinds() {
@@ -95,6 +128,9 @@ func fewerFaultKinds(ce Counterexample, config func(seed uint64) sim.Config, cla
 		tries = append(tries, []string{k})
 	}
 	for _, try := range tries {
+		if dl.passed() {
+			return ce
+		}
 		if len(try) == 1 && injected(ce, try[0]) == 0 {
 			continue
 		}
@@ -110,7 +146,7 @@ func fewerFaultKinds(ce Counterexample, config func(seed uint64) sim.Config, cla
 			}
 			return cfg
 		}
-		if c, ok := firstShrunk(ce.subject(), without, class, perSize); ok && faultCount(c) < faultCount(ce) {
+		if c, ok := firstShrunk(ce.subject(), without, class, perSize, dl); ok && faultCount(c) < faultCount(ce) {
 			ce, off = c, try
 		}
 		if faultCount(ce) == 0 {
@@ -161,56 +197,97 @@ func volume(w Subject) int { return w.Shape().Clients * w.Shape().Each }
 // dropFaults) to a schedule that still shows it and returns that schedule
 // run again with its trace. ok is false if the run does not show class.
 func ShrinkSeed(w Subject, cfg sim.Config, seed uint64, class check.Class) (ce Counterexample, ok bool) {
-	return shrinkSeed(w, w.Check, cfg, seed, class)
+	return shrinkSeed(w, w.Check, cfg, seed, class, newDeadline(0))
 }
 
-// shrinkSeed is ShrinkSeed for w, run by run.
-func shrinkSeed(w Subject, run runSchedule, cfg sim.Config, seed uint64, class check.Class) (ce Counterexample, ok bool) {
+// shrinkSeed is ShrinkSeed for w, run by run, until dl. The shrunk
+// schedule keeps class and shows no class more severe than the seed's
+// run did (see goal), so that its headline, and the name of the file it
+// is saved in, stay the class looked for when the run was headed by it.
+func shrinkSeed(w Subject, run runSchedule, cfg sim.Config, seed uint64, class check.Class, dl deadline) (ce Counterexample, ok bool) {
 	cfg.NoTrace = true // search fast; the result is run again, traced
 	rec := &sim.Recorder{C: sim.NewSeeded(seed)}
-	if rep, err := run(cfg, rec); err != nil || !shows(rep, class) {
+	rep, err := run(cfg, rec)
+	if err != nil || !shows(rep, class) {
 		return Counterexample{}, false
 	}
+	g := goal{class: class, worst: check.Severity(check.Worst(rep.Classes()))}
 	fails := func(d []int) bool {
+		if dl.passed() {
+			return false // keep what is shrunk so far
+		}
 		rep, _ := run(cfg, &sim.Decisions{List: d})
-		return shows(rep, class)
+		return g.met(rep)
 	}
 	d := sim.Shrink(rec.Decisions, fails, shrinkBudget)
 	d = dropFaults(run, cfg, d, fails)
 	cfg.NoTrace = false
-	rep, _ := run(cfg, &sim.Decisions{List: d})
+	rep, _ = run(cfg, &sim.Decisions{List: d})
 	return newCounterexample(w, cfg, d, rep, seed), true
+}
+
+// goal is what shrinking keeps of a failing run: its class, and a
+// headline (the worst class shown) no more severe than the run's.
+// Without the second, a schedule shrunk for a term-order violation can
+// end showing a mutual exclusion that the original did not, and be
+// saved under one class while its verdict reads another.
+type goal struct {
+	class check.Class
+	worst int // check.Severity of the original run's worst class
+}
+
+func (g goal) met(rep *Report) bool {
+	return shows(rep, g.class) && check.Severity(check.Worst(rep.Classes())) >= g.worst
 }
 
 // perSizeSeeds is how many seeds ShrinkFound tries at each workload
 // size smaller than the one found.
-const perSizeSeeds = 20
+const perSizeSeeds = 100
 
 // ShrinkFound makes a schedule that showed violation class a minimal
-// counterexample: run (RunWorkload, or a runner of client programs)
-// showed it for w under cfg with the choices of NewSeeded(seed). It looks
-// for the class at every smaller workload (a lock workload's fewer
-// clients, then fewer acquisitions; programs, which have no acquisitions,
-// have none) under cfg, perSizeSeeds seeds from seed each, then shrinks
-// the decisions of the first run found, or of the given one (see
-// ShrinkSeed). ok is false if the given schedule no longer shows the
-// class: what runs is not deterministic.
-func ShrinkFound(run func(sim.Config, sim.Chooser, Workload) (*Report, error), w Workload, cfg sim.Config, seed uint64, class check.Class) (ce Counterexample, ok bool) {
-	bind := func(ws Workload) runSchedule {
+// counterexample: run (a Subject's Check, or a runner of client
+// programs) showed it for w under cfg with the choices of
+// NewSeeded(seed). It looks for the class at every smaller workload
+// (fewer clients, then fewer acquisitions or rounds; programs, whose w
+// has no acquisitions, have none) under cfg, perSizeSeeds seeds from
+// seed each, then shrinks the decisions of the first run found, or of
+// the given one (see ShrinkSeed). After within (wall-clock time, 0:
+// DefaultShrinkTime) it stops looking and keeps what it has: the budget
+// decides how small the counterexample is, not whether there is one.
+// ok is false only if the given schedule no longer shows the class:
+// what runs is not deterministic.
+func ShrinkFound(run func(sim.Config, sim.Chooser, Subject) (*Report, error), w Subject, cfg sim.Config, seed uint64, class check.Class, within time.Duration) (ce Counterexample, ok bool) {
+	dl := newDeadline(within)
+	bind := func(ws Subject) runSchedule {
 		return func(cfg sim.Config, ch sim.Chooser) (*Report, error) { return run(cfg, ch, ws) }
 	}
 	for _, s := range sizes(w) {
-		if volume(s) >= volume(w) {
+		if volume(s) >= volume(w) || dl.passed() {
 			break
 		}
-		ws := s.(Workload)
 		for i := range uint64(perSizeSeeds) {
-			if ce, ok := shrinkSeed(ws, bind(ws), cfg, seed+i, class); ok {
+			if ce, ok := shrinkSeed(s, bind(s), cfg, seed+i, class, dl); ok {
 				return ce, true
+			}
+			if dl.passed() {
+				break
 			}
 		}
 	}
-	return shrinkSeed(w, bind(w), cfg, seed, class)
+	return shrinkSeed(w, bind(w), cfg, seed, class, dl)
+}
+
+// Smaller lists the workloads smaller than w that Minimize and
+// ShrinkFound try, fewest client-acquisitions (or client-rounds) first:
+// for a search to look at in turn for a smaller counterexample.
+func Smaller(w Subject) []Subject {
+	var out []Subject
+	for _, s := range sizes(w.defaulted()) {
+		if volume(s) < volume(w.defaulted()) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func shows(rep *Report, class check.Class) bool {

@@ -1,6 +1,10 @@
 package sim
 
-import "github.com/zksim/zksim/internal/faultname"
+import (
+	"cmp"
+
+	"github.com/zksim/zksim/internal/faultname"
+)
 
 // FaultKind is one kind of fault a run can inject: the one description
 // that traces, `zksim run -faults`, the rapid checks and the reports
@@ -61,4 +65,51 @@ func (k FaultKind) Budget(f *Faults) *int {
 		return &f.Abandon
 	}
 	panic("sim: " + k.Kind.String() + " is not a fault")
+}
+
+// DefaultFaults is every legal fault kind, a few of each, at 10% of a
+// random walk's steps: what `zksim run` and the go test entry points
+// inject unless told otherwise.
+func DefaultFaults() Faults {
+	return Faults{Percent: 10, LoseRequest: 2, LoseReply: 2, Disconnect: 2, Crash: 1, Pause: 1, Reap: 1, Abandon: 1}
+}
+
+// OneOfEach is one fault of every legal kind: the systematic search's
+// default (`zksim run -strategy exhaustive`, harnesstest's Exhaustive
+// checks), where each fault multiplies the schedules.
+func OneOfEach() Faults {
+	return Faults{LoseRequest: 1, LoseReply: 1, Disconnect: 1, Crash: 1, Pause: 1, Reap: 1, Abandon: 1}
+}
+
+// Asked reports whether f says anything about which faults to inject: a
+// budget, or None. A Faults that asks nothing is the zero value, up to
+// Percent and PauseTicks, which tune faults without choosing them.
+func (f Faults) Asked() bool {
+	if f.None {
+		return true
+	}
+	for _, k := range faultKinds {
+		if *k.Budget(&f) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Or is f as an entry point whose default is def reads it: no faults
+// if f.None; def if f asks nothing (keeping f's Percent and PauseTicks
+// when set, as `-faults percent=50` keeps the default kinds); otherwise
+// exactly f's budgets, at def's Percent when f leaves it at 0 (a budget
+// at 0% would never be drawn on).
+func (f Faults) Or(def Faults) Faults {
+	switch {
+	case f.None:
+		return Faults{None: true, PauseTicks: f.PauseTicks}
+	case !f.Asked():
+		def.Percent = cmp.Or(f.Percent, def.Percent)
+		def.PauseTicks = cmp.Or(f.PauseTicks, def.PauseTicks)
+		return def
+	}
+	f.Percent = cmp.Or(f.Percent, def.Percent)
+	return f
 }

@@ -29,6 +29,13 @@ type Faults struct {
 	// reopened) and continues on a new one, while the server keeps the
 	// old session and its ephemerals until it expires (CURATOR-498).
 	Abandon int
+	// None asks for no faults by name, whatever the budgets say. A run
+	// injects only what the budgets allow, so to Run a zero Faults is no
+	// faults too; but the go test entry points (package harnesstest) read
+	// a zero Faults as "not narrowed" and explore with DefaultFaults
+	// (OneOfEach when exhaustive): see Or. None, and only None, turns
+	// that off.
+	None bool
 }
 
 // Config configures a run.
@@ -90,6 +97,9 @@ func (c Config) WithDefaults() Config {
 	c.PCTDepth = cmp.Or(c.PCTDepth, 3)
 	c.PCTHorizon = cmp.Or(c.PCTHorizon, 400)
 	c.Faults.PauseTicks = cmp.Or(c.Faults.PauseTicks, int(2*c.SessionTimeoutMs/c.Server.TickMillis))
+	if c.Faults.None { // no budget survives it, in a run as at an entry point
+		c.Faults = Faults{None: true, PauseTicks: c.Faults.PauseTicks}
+	}
 	return c
 }
 

@@ -27,11 +27,11 @@ func legalFirst(kinds []sim.FaultKind) []sim.FaultKind {
 }
 
 // defaultFaults is every legal fault, a few of each, at 10% of steps.
-var defaultFaults = sim.Faults{Percent: 10, LoseRequest: 2, LoseReply: 2, Disconnect: 2, Crash: 1, Pause: 1, Reap: 1, Abandon: 1}
+var defaultFaults = sim.DefaultFaults()
 
 // oneOfEach is the exhaustive strategy's default: one fault of every
 // legal kind.
-var oneOfEach = sim.Faults{LoseRequest: 1, LoseReply: 1, Disconnect: 1, Crash: 1, Pause: 1, Reap: 1, Abandon: 1}
+var oneOfEach = sim.OneOfEach()
 
 // parseFaults reads -faults: "default", "none", or a comma list of
 // kind=count (a bare kind means 1), with percent=P for the rate. A list
@@ -41,7 +41,7 @@ func parseFaults(spec string) (sim.Faults, error) {
 	case "default", "all", "":
 		return defaultFaults, nil
 	case "none":
-		return sim.Faults{}, nil
+		return sim.Faults{None: true}, nil
 	}
 	f := sim.Faults{Percent: 10}
 	kinds := 0

@@ -201,8 +201,17 @@ func (rc runConfig) reportFailure(w io.Writer, f *failed) (string, *harness.Coun
 			f.seed, joinClasses(f.classes), class)
 		return "", nil
 	}
+	if err := harness.Confirm(ce); err != nil {
+		fmt.Fprintf(w, "\nfirst failure: seed %d, %s; not reported as a violation: %v\n", f.seed, joinClasses(f.classes), err)
+		return "", nil
+	}
 	fmt.Fprintf(w, "\nfirst failure: seed %d, %s. Minimal counterexample: %s, %d trace lines:\n",
 		f.seed, joinClasses(f.classes), ce.Subject.Shape(), len(ce.Report.Result.Trace))
+	// Named after the class its verdict leads with, which shrinking keeps
+	// to class when the failure was headed by it.
+	if cs := ce.Report.Classes(); len(cs) > 0 {
+		class = check.Worst(cs)
+	}
 	return rc.writeFailure(w, rc.out, rc.subject.Name()+"-"+string(class), ce), &ce
 }
 

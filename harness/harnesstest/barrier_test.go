@@ -1,26 +1,95 @@
 package harnesstest_test
 
 import (
+	"os"
+	"regexp"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/zksim/zksim/barrier"
+	"github.com/zksim/zksim/barrier/zoo"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/harness/harnesstest"
 	"github.com/zksim/zksim/sim"
 )
 
-// The good barriers pass CheckBarrier under every legal fault kind.
+// The good barriers pass CheckBarrier at its defaults: every legal fault
+// kind.
 func TestCheckBarrier_Good(t *testing.T) {
-	harnesstest.CheckBarrier(t, barrier.DoubleRecipe(), harnesstest.BarrierOptions{Config: sim.Config{
-		Faults: sim.Faults{Percent: 10, LoseRequest: 2, LoseReply: 2, Disconnect: 2, Crash: 1, Pause: 1, Reap: 1, Abandon: 1}}})
+	harnesstest.CheckBarrier(t, barrier.DoubleRecipe(), harnesstest.BarrierOptions{})
 }
 
-// And CheckBarrierExhaustive at small bounds.
+// And CheckBarrierExhaustive at small bounds, one fault of each kind.
 func TestCheckBarrierExhaustive_Good(t *testing.T) {
-	opts := harnesstest.BarrierOptions{Config: sim.Config{Faults: sim.Faults{LoseRequest: 1, LoseReply: 1, Disconnect: 1, Crash: 1, Pause: 1, Reap: 1, Abandon: 1}},
-		Workload: harness.BarrierWorkload{Clients: 2, Rounds: 1}}
+	opts := harnesstest.BarrierOptions{Workload: harness.BarrierWorkload{Clients: 2, Rounds: 1}}
 	res := harnesstest.CheckBarrierExhaustive(t, barrier.DoubleRecipe(), opts, sim.Bounds{Deviations: 1})
 	if !res.Exhausted {
 		t.Fatalf("not exhausted: %s", res.Coverage())
+	}
+}
+
+// CheckBarrier with zero options, in rapid's default 100 checks, finds
+// every exhibit of the barrier zoo with its class from every rapid seed
+// tried (2, 8 with ZKSIM_LONG=1), stopping each search at the class.
+func TestCheckBarrier_FindsEveryZooExhibitOnEveryRapidSeed(t *testing.T) {
+	for _, ex := range zoo.Exhibits() {
+		t.Run(ex.Name, func(t *testing.T) {
+			var at []int
+			for _, seed := range powerSeeds() {
+				n := harnesstest.FindBarrier(t, seed, ex.Recipe, harnesstest.BarrierOptions{}, ex.Violation)
+				if n == 0 {
+					t.Errorf("rapid seed %d: no %s in 100 checks", seed, ex.Violation)
+				}
+				at = append(at, n)
+			}
+			t.Logf("%s first shown by schedule %v (of %d)", ex.Violation, at, 100*harnesstest.SchedulesPerCheck)
+		})
+	}
+}
+
+// TestCheckBarrier_FailingChild runs only as a child of
+// TestCheckBarrier_ReportsLikeCheckRecipe.
+func TestCheckBarrier_FailingChild(t *testing.T) {
+	if os.Getenv(childEnv) == "" {
+		t.Skip("run by TestCheckBarrier_ReportsLikeCheckRecipe")
+	}
+	ex, _ := zoo.Lookup(zoo.NameDirLeave)
+	harnesstest.CheckBarrier(t, ex.Recipe, harnesstest.BarrierOptions{ArtifactDir: os.Getenv(childEnv)})
+}
+
+// A failing CheckBarrier fails its test as CheckRecipe does: every class
+// found, each shrunk and saved under its own name, with a
+// ReplayBarrierFile call (valid Go) that replays it, the go test command
+// that runs it, and no line of rapid's.
+func TestCheckBarrier_ReportsLikeCheckRecipe(t *testing.T) {
+	dir := t.TempDir()
+	out := runChild(t, "TestCheckBarrier_FailingChild", dir)
+	if strings.Contains(out, "[rapid]") {
+		t.Errorf("rapid reported too:\n%s", out)
+	}
+	header := regexp.MustCompile(`barrier/zoo/dirleave: (\d+) violation classes in`).FindStringSubmatch(out)
+	if header == nil || header[1] == "1" {
+		t.Fatalf("want several classes reported:\n%s", out)
+	}
+	out = strings.ReplaceAll(out, "\n        ", "\n")
+	calls := regexp.MustCompile(`replay:   harnesstest\.ReplayBarrierFile\(t, "([^"]+)", recipe\)\n`).FindAllStringSubmatch(out, -1)
+	if len(calls) < 2 || !strings.Contains(out, "cd ") || !strings.Contains(out, "go test -run '^TestCheckBarrier_FailingChild$' ./harness/harnesstest") {
+		t.Fatalf("want a replay call and a go test command per class:\n%s", out)
+	}
+	ex, _ := zoo.Lookup(zoo.NameDirLeave)
+	var names []string
+	for _, m := range calls {
+		names = append(names, m[1])
+		ft := &fakeTB{}
+		ft.run(func() { harnesstest.ReplayBarrierFile(ft, m[1], ex.Recipe) })
+		class := regexp.MustCompile(`barrier_zoo_dirleave-([a-z-]+)-[0-9a-f]{8}\.trace$`).FindStringSubmatch(m[1])
+		if ft.fatal != "" || class == nil || !strings.Contains(ft.errors, "\n  "+class[1]+": ") {
+			t.Errorf("replay of %s: fatal %q, errors %q", m[1], ft.fatal, ft.errors)
+		}
+	}
+	slices.Sort(names)
+	if len(slices.Compact(names)) != len(calls) {
+		t.Errorf("two classes saved in one file: %v", names)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,22 +27,26 @@ import (
 // most of their checks; these are far apart.
 var rapidSeeds = []uint64{1, 0x5eed, 20251, 7340033, 1 << 40, 0x9e3779b97f4a7c15, 424242424242, 31337}
 
-// readmeFaults are the faults of the README's "Checking your own recipe".
-var readmeFaults = sim.Faults{Percent: 10, LoseRequest: 2, LoseReply: 2, Disconnect: 2, Crash: 1, Pause: 1, Reap: 1, Abandon: 1}
-
-// CheckRecipe, with the README's options and rapid's default 100 checks,
-// finds every zoo bug with its class from every rapid seed tried. (Before
-// rapid drew a seed per check, it found 4 of the 10 in 10,000 checks.)
-func TestCheckRecipe_FindsEveryZooBugOnEveryRapidSeed(t *testing.T) {
-	if testing.Short() {
-		t.Skip("asserts what rapid's default 100 checks find; -short makes them 20")
+// powerSeeds are the rapid seeds a power test tries: 2 in the normal
+// suite, all of rapidSeeds with ZKSIM_LONG=1.
+func powerSeeds() []uint64 {
+	if os.Getenv("ZKSIM_LONG") == "" {
+		return rapidSeeds[:2]
 	}
-	opts := harnesstest.CheckOptions{Config: sim.Config{Faults: readmeFaults}}
+	return rapidSeeds
+}
+
+// CheckRecipe with zero options (every legal fault kind) and rapid's
+// default 100 checks finds every zoo bug with its class from every rapid
+// seed tried, each search stopping at the class. (Before the zero
+// options meant no faults, 4 of the 17 passed: noguidretry,
+// deletefirstchild, adoptdying, electunfenced.)
+func TestCheckRecipe_FindsEveryZooBugOnEveryRapidSeed(t *testing.T) {
 	for _, ex := range zoo.Exhibits() {
 		t.Run(ex.Name, func(t *testing.T) {
 			var at []int
-			for _, seed := range rapidSeeds {
-				n := harnesstest.FindRecipe(t, seed, ex.Recipe, opts, ex.Violation)
+			for _, seed := range powerSeeds() {
+				n := harnesstest.FindRecipe(t, seed, ex.Recipe, harnesstest.CheckOptions{}, ex.Violation)
 				if n == 0 {
 					t.Errorf("rapid seed %d: no %s in 100 checks", seed, ex.Violation)
 				}
@@ -79,15 +84,18 @@ func atMostOnePerClient(s *sim.Sim) error {
 	return nil
 }
 
-// Check, with the README's faults and rapid's default 100 checks, finds the
-// planted lost-reply bug from every rapid seed tried.
+// Check, with a zero configuration (every legal fault kind) and rapid's
+// default 100 checks, finds the planted lost-reply bug from every rapid
+// seed tried; with sim.Faults{None: true} it cannot.
 func TestCheck_FindsAPlantedBugOnEveryRapidSeed(t *testing.T) {
-	if testing.Short() {
-		t.Skip("asserts what rapid's default 100 checks find; -short makes them 20")
-	}
-	cfg := sim.Config{Faults: readmeFaults}
 	var at []int
-	for _, seed := range rapidSeeds {
+	for _, seed := range powerSeeds() {
+		if n := harnesstest.FindPrograms(t, seed, sim.Config{Faults: sim.Faults{None: true}}, atMostOnePerClient, "invariant", enqueue, enqueue, enqueue); n != 0 {
+			t.Errorf("rapid seed %d: no faults asked, and schedule %d lost a reply", seed, n)
+		}
+	}
+	cfg := sim.Config{}
+	for _, seed := range powerSeeds() {
 		n := harnesstest.FindPrograms(t, seed, cfg, atMostOnePerClient, "invariant", enqueue, enqueue, enqueue)
 		if n == 0 {
 			t.Errorf("rapid seed %d: the invariant held in 100 checks", seed)
@@ -109,7 +117,7 @@ func TestCheck_FailingChild(t *testing.T) {
 		t.Skip("run by TestCheckRecipe_FailsTheTestOnce")
 	}
 	ex, _ := zoo.Lookup(zoo.NameSplitDash)
-	harnesstest.CheckRecipe(t, ex.Recipe, harnesstest.CheckOptions{Config: sim.Config{Faults: readmeFaults}, ArtifactDir: dir})
+	harnesstest.CheckRecipe(t, ex.Recipe, harnesstest.CheckOptions{ArtifactDir: dir})
 }
 
 // TestCheck_FailingProgramsChild is TestCheck_FailingChild for Check.
@@ -119,13 +127,13 @@ func TestCheck_FailingProgramsChild(t *testing.T) {
 	}
 	// A bound on steps keeps shrinking quick: enqueue retries without
 	// pause, and a candidate schedule that never reconnects it spins.
-	harnesstest.Check(t, sim.Config{Faults: readmeFaults, MaxSteps: 1000}, atMostOnePerClient, enqueue, enqueue)
+	harnesstest.Check(t, sim.Config{MaxSteps: 1000}, atMostOnePerClient, enqueue, enqueue)
 }
 
 // runChild runs one test of this binary as a child process, with dir for
 // its artifacts, and returns its output; the child must fail.
-func runChild(t *testing.T, test, dir string) string {
-	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.v", "-rapid.seed=1")
+func runChild(t *testing.T, test, dir string, flags ...string) string {
+	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^" + test + "$", "-test.v", "-rapid.seed=1"}, flags...)...)
 	cmd.Env = append(os.Environ(), childEnv+"="+dir, "TMPDIR="+dir)
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
@@ -158,7 +166,8 @@ func TestCheckRecipe_FailsTheTestOnce(t *testing.T) {
 	dir := t.TempDir()
 	out := runChild(t, "TestCheck_FailingChild", dir)
 	for _, want := range []string{"--- FAIL: TestCheck_FailingChild", "zoo/splitdash: ", "mutual-exclusion, shrunk to 2 clients x 1 acquisition",
-		"report:   " + filepath.Join(dir, "TestCheck_FailingChild-zoo_splitdash-mutual-exclusion.html")} {
+		"report:   " + filepath.Join(dir, "TestCheck_FailingChild-zoo_splitdash-mutual-exclusion-"),
+		"go test -run '^TestCheck_FailingChild$' ./harness/harnesstest"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in:\n%s", want, out)
 		}
@@ -189,9 +198,13 @@ func TestCheckRecipe_FailsTheTestOnce(t *testing.T) {
 		if len(excerpt) < len(lines) && strings.Contains(out, lines[0]) {
 			t.Errorf("%s: more than the last 40 of %d trace lines printed", path, len(lines))
 		}
-		class := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(path), "TestCheck_FailingChild-zoo_splitdash-"), ".trace")
+		class := strings.TrimPrefix(filepath.Base(path), "TestCheck_FailingChild-zoo_splitdash-")
+		class = class[:len(class)-len("-01234567.trace")]
 		if ft.fatal != "" || !strings.Contains(ft.errors, "\n  "+class+": ") {
 			t.Errorf("replay of %s: fatal %q, errors %q", path, ft.fatal, ft.errors)
+		}
+		if rep != nil && len(rep.Classes()) > 0 && string(check.Worst(rep.Classes())) != class {
+			t.Errorf("%s: named %s, its verdict leads with %s", path, class, check.Worst(rep.Classes()))
 		}
 	}
 }
@@ -293,6 +306,77 @@ func TestCheckProgramsExhaustive_FailsTheTest(t *testing.T) {
 		ft := &fakeTB{}
 		ft.run(func() { harnesstest.ReplayCheck(ft, path, sim.Config{}, atMostOnePerClient, enqueue, enqueue) })
 		if ft.fatal != "" || !strings.Contains(ft.errors, "nodes queued by 2 clients") {
+			t.Errorf("replay of %s: fatal %q, errors %q", path, ft.fatal, ft.errors)
+		}
+	}
+}
+
+// randomData is a conn that puts a number from the global random source
+// into the data of every node it creates.
+type randomData struct{ zkapi.Conn }
+
+func (c randomData) Create(ctx context.Context, path string, _ []byte, mode zkapi.CreateMode) (string, error) {
+	return c.Conn.Create(ctx, path, fmt.Appendf(nil, "%d", rand.Int()), mode)
+}
+
+// TestCheck_NondeterministicChild runs only as a child of
+// TestCheckRecipe_RefusesANondeterministicRecipe: a broken lock that also
+// reads the global random source.
+func TestCheck_NondeterministicChild(t *testing.T) {
+	if os.Getenv(childEnv) == "" {
+		t.Skip("run by TestCheckRecipe_RefusesANondeterministicRecipe")
+	}
+	ex, _ := zoo.Lookup(zoo.NameSplitDash)
+	r := ex.Recipe
+	r.Acquire = func(ctx context.Context, c zkapi.Conn, dir, id string) (lock.Held, error) {
+		return ex.Recipe.Acquire(ctx, randomData{c}, dir, id)
+	}
+	harnesstest.CheckRecipe(t, r, harnesstest.CheckOptions{ArtifactDir: os.Getenv(childEnv)})
+}
+
+// A recipe that does not replay gets an error that says so and where
+// its two runs parted, not a verdict and a replay call that would not
+// reproduce it.
+func TestCheckRecipe_RefusesANondeterministicRecipe(t *testing.T) {
+	out := runChild(t, "TestCheck_NondeterministicChild", t.TempDir(), "-rapid.checks=10")
+	for _, want := range []string{"mutual-exclusion: not reported as a violation: harness: the code under test does not replay deterministically",
+		"diverged at step "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "replay:   ") {
+		t.Errorf("a replay call for a run that does not replay:\n%s", out)
+	}
+}
+
+// TestCheck_ShrinkTimeChild runs only as a child of
+// TestCheckRecipe_ShrinkTimeDecidesOnlyHowSmall.
+func TestCheck_ShrinkTimeChild(t *testing.T) {
+	if os.Getenv(childEnv) == "" {
+		t.Skip("run by TestCheckRecipe_ShrinkTimeDecidesOnlyHowSmall")
+	}
+	ex, _ := zoo.Lookup(zoo.NameSplitDash)
+	harnesstest.CheckRecipe(t, ex.Recipe, harnesstest.CheckOptions{ArtifactDir: os.Getenv(childEnv)})
+}
+
+// With no time to shrink (-zksim.shrinktime=1ns) a failure is reported
+// all the same, with a counterexample that replays; only its size
+// differs.
+func TestCheckRecipe_ShrinkTimeDecidesOnlyHowSmall(t *testing.T) {
+	out := runChild(t, "TestCheck_ShrinkTimeChild", t.TempDir(), "-zksim.shrinktime=1ns", "-rapid.checks=10")
+	out = strings.ReplaceAll(out, "\n        ", "\n")
+	if !strings.Contains(out, "zoo/splitdash: ") || !strings.Contains(out, "mutual-exclusion, shrunk to ") {
+		t.Fatalf("no failure reported:\n%s", out)
+	}
+	if strings.Contains(out, "mutual-exclusion, shrunk to 2 clients x 1 acquisition, ") {
+		t.Errorf("shrunk to the smallest workload in no time:\n%s", out)
+	}
+	ex, _ := zoo.Lookup(zoo.NameSplitDash)
+	for _, path := range replayPaths(t, out) {
+		ft := &fakeTB{}
+		ft.run(func() { harnesstest.ReplayFile(ft, path, ex.Recipe) })
+		if ft.fatal != "" || ft.errors == "" {
 			t.Errorf("replay of %s: fatal %q, errors %q", path, ft.fatal, ft.errors)
 		}
 	}

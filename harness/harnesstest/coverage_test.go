@@ -27,7 +27,7 @@ func TestCoverage_GreenChild(t *testing.T) {
 	if os.Getenv(coverageChildEnv) == "" {
 		t.Skip("run by TestCheckRecipe_LogsExercisedWithV")
 	}
-	opts := harnesstest.CheckOptions{Config: sim.Config{Faults: readmeFaults}}
+	opts := harnesstest.CheckOptions{}
 	harnesstest.CheckRecipe(t, lock.MutexRecipe(), opts)
 	harnesstest.CheckBarrier(t, barrier.DoubleRecipe(), harnesstest.BarrierOptions{Config: opts.Config})
 	opts.Workload = harness.Workload{Clients: 2, Acquisitions: 1}

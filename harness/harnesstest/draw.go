@@ -19,14 +19,19 @@ import (
 // drawn by rapid would end after a few choices and every choice after it
 // would be 0, never a fault and never a tick.
 type drawn struct {
-	seed     uint64
-	workload harness.Workload // for programs: Clients only
-	config   sim.Config
+	seed    uint64
+	subject harness.Subject // for programs: a Workload of Clients only
+	config  sim.Config
 }
 
-// A runner runs one schedule of what is being checked, lock workload or
-// programs, and judges it.
-type runner func(cfg sim.Config, ch sim.Chooser, w harness.Workload) (*harness.Report, error)
+// A runner runs one schedule of what is being checked, a Subject or
+// client programs, and judges it.
+type runner func(cfg sim.Config, ch sim.Chooser, s harness.Subject) (*harness.Report, error)
+
+// runSubject is the runner of a Subject: its own Check.
+func runSubject(cfg sim.Config, ch sim.Chooser, s harness.Subject) (*harness.Report, error) {
+	return s.Check(cfg, ch)
+}
 
 // A finding is a violation class that some schedules showed, with the
 // first schedule that showed it.
@@ -77,12 +82,25 @@ func drawRecipeCheck(rt *rapid.T, w harness.Workload, cfg sim.Config) drawn {
 	return drawConfig(rt, w, cfg)
 }
 
+// drawBarrierCheck draws a check of a barrier workload within w's
+// bounds: 2 to Clients (default 4) clients of 1 to Rounds (default 2)
+// rounds, the single barrier instead in half the checks if the recipe
+// has one, a random walk or PCT, and the configuration (see drawConfig).
+func drawBarrierCheck(rt *rapid.T, w harness.BarrierWorkload, cfg sim.Config) drawn {
+	w.Clients = rapid.IntRange(2, max(2, cmp.Or(w.Clients, 4))).Draw(rt, "clients")
+	w.Rounds = rapid.IntRange(1, cmp.Or(w.Rounds, 2)).Draw(rt, "rounds")
+	w.Single = w.Recipe.Single != nil && rapid.Bool().Draw(rt, "single")
+	c := drawConfig(rt, w, cfg)
+	c.config.PCT = rapid.Bool().Draw(rt, "pct")
+	return c
+}
+
 // drawConfig draws the seed and the configuration of a check: each fault
 // kind cfg allows is kept or left out (swarm testing: a run with fewer
 // kinds goes deeper into the ones it has, and one fault does not mask
 // another), a follower when cfg has none, and the server's seed when cfg
 // leaves it at 0.
-func drawConfig(rt *rapid.T, w harness.Workload, cfg sim.Config) drawn {
+func drawConfig(rt *rapid.T, s harness.Subject, cfg sim.Config) drawn {
 	seed := rapid.Uint64().Draw(rt, "seed")
 	for _, k := range sim.FaultKinds() {
 		if n := k.Budget(&cfg.Faults); *n > 0 && !rapid.Bool().Draw(rt, k.Name) {
@@ -95,7 +113,7 @@ func drawConfig(rt *rapid.T, w harness.Workload, cfg sim.Config) drawn {
 	if cfg.Server.Seed == 0 {
 		cfg.Server.Seed = seed
 	}
-	return drawn{seed: seed, workload: w, config: cfg}
+	return drawn{seed: seed, subject: s, config: cfg}
 }
 
 // explore runs the checks rapid draws with draw (-rapid.checks of them,
@@ -124,7 +142,7 @@ func explore(tb rapid.TB, draw func(*rapid.T) drawn, run runner, until func([]fi
 			cfg := one.config
 			cfg.NoTrace = true
 			var rep *harness.Report
-			if rep, err = run(cfg, sim.NewSeeded(one.seed), one.workload); err != nil {
+			if rep, err = run(cfg, sim.NewSeeded(one.seed), one.subject); err != nil {
 				return
 			}
 			noteRun(tb, rep.Result)
@@ -167,10 +185,12 @@ func (q quietTB) Log(args ...any) {
 func (c drawn) describe(programs bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "seed %d, ", c.seed)
-	w := c.workload
-	if programs {
-		b.WriteString(plural(w.Clients, "program"))
-	} else {
+	switch w := c.subject.(type) {
+	case harness.Workload:
+		if programs {
+			b.WriteString(plural(w.Clients, "program"))
+			break
+		}
 		fmt.Fprintf(&b, "%s x %s", plural(w.Clients, "client"), plural(w.Acquisitions, "acquisition"))
 		if w.Recipe.AcquireRead != nil {
 			fmt.Fprintf(&b, ", %d%% reads", w.ReadPercent)
@@ -178,9 +198,22 @@ func (c drawn) describe(programs bool) string {
 		if w.TimeoutTicks > 0 {
 			fmt.Fprintf(&b, ", deadline %d ticks on %d%%", w.TimeoutTicks, cmp.Or(w.TimeoutPercent, 100))
 		}
+	default:
+		b.WriteString(shape(w.Shape()))
+		if c.config.PCT {
+			b.WriteString(", pct")
+		}
 	}
 	fmt.Fprintf(&b, ", %s, faults %s", plural(c.config.Server.Followers, "follower"), faultList(c.config.Faults))
 	return b.String()
+}
+
+// shape words a workload's size: "2 clients x 1 round", "3 clients".
+func shape(s harness.Shape) string {
+	if s.Unit == "" {
+		return plural(s.Clients, "client")
+	}
+	return plural(s.Clients, "client") + " x " + plural(s.Each, strings.TrimSuffix(s.Unit, "s"))
 }
 
 // faultList words a fault budget: "lose-reply=2 crash=1 at 10%", or

@@ -1,11 +1,14 @@
 package harnesstest_test
 
 import (
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/harness/harnesstest"
 	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/rwlock"
 	"github.com/zksim/zksim/sim"
 )
@@ -26,5 +29,25 @@ func TestExplore_OwnLocksExhaustedClean(t *testing.T) {
 				t.Fatalf("not exhausted: %s", res.Coverage())
 			}
 		})
+	}
+}
+
+// TestCheckExhaustive_FailingChild runs only as a child of
+// TestCheckExhaustive_ShrinksTheWorkload.
+func TestCheckExhaustive_FailingChild(t *testing.T) {
+	if os.Getenv(childEnv) == "" {
+		t.Skip("run by TestCheckExhaustive_ShrinksTheWorkload")
+	}
+	ex, _ := zoo.Lookup(zoo.NameAssumeOnWake)
+	harnesstest.CheckExhaustive(t, ex.Recipe, harnesstest.CheckOptions{
+		Workload: harness.Workload{Clients: 3, Acquisitions: 1}, ArtifactDir: os.Getenv(childEnv)}, sim.Bounds{Deviations: 2})
+}
+
+// The systematic search's counterexample is searched for again at
+// smaller workloads: found at 3 clients, reported at the 2 that show it.
+func TestCheckExhaustive_ShrinksTheWorkload(t *testing.T) {
+	out := runChild(t, "TestCheckExhaustive_FailingChild", t.TempDir())
+	if !strings.Contains(out, "mutual-exclusion, shrunk to 2 clients x 1 acquisition, ") {
+		t.Errorf("not shrunk to 2 clients:\n%s", out)
 	}
 }

@@ -6,8 +6,10 @@ import (
 	"slices"
 	"testing"
 
+	"pgregory.net/rapid"
+
+	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/check"
-	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/sim"
 )
@@ -17,19 +19,25 @@ import (
 // that schedule's number (from 1), or 0 if none did. It does not shrink.
 func FindRecipe(t *testing.T, rapidSeed uint64, recipe lock.Recipe, opts CheckOptions, class check.Class) int {
 	t.Helper()
-	withRapidSeed(t, rapidSeed)
-	found, _, err := explore(t, recipeDraw(recipe, opts), harness.RunWorkload, shown(class))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return firstShowing(found, class)
+	return find(t, rapidSeed, recipeDraw(recipe, opts), runSubject, class)
+}
+
+// FindBarrier is FindRecipe for CheckBarrier.
+func FindBarrier(t *testing.T, rapidSeed uint64, recipe barrier.Recipe, opts BarrierOptions, class check.Class) int {
+	t.Helper()
+	return find(t, rapidSeed, barrierDraw(recipe, opts), runSubject, class)
 }
 
 // FindPrograms is FindRecipe for Check.
 func FindPrograms(t *testing.T, rapidSeed uint64, cfg sim.Config, invariant func(*sim.Sim) error, class check.Class, programs ...sim.Program) int {
 	t.Helper()
+	return find(t, rapidSeed, programsDraw(cfg, len(programs)), programsRunner(invariant, programs), class)
+}
+
+func find(t *testing.T, rapidSeed uint64, draw func(*rapid.T) drawn, run runner, class check.Class) int {
+	t.Helper()
 	withRapidSeed(t, rapidSeed)
-	found, _, err := explore(t, programsDraw(cfg, len(programs)), programsRunner(invariant, programs), shown(class))
+	found, _, err := explore(t, draw, run, shown(class))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,34 +1,41 @@
 package harnesstest
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"time"
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/sim"
 )
 
 // excerptLines bounds the trace a test log shows of a counterexample; the
 // trace file has all of it.
 const excerptLines = 40
 
-// failureSubject is what CheckRecipe or Check checked, for its failure
-// report.
+// failureSubject is what a check checked, a recipe or client programs,
+// for its search and its failure report.
 type failureSubject struct {
-	what     string // the recipe's name, or "programs"
-	name     string // artifact file names start with it
-	dir      string // where they go; "" for os.TempDir()/zksim
-	programs bool
-	replay   string // Go code that replays a trace file, %q for its path
+	what       string // the recipe's name, or "programs"
+	test       string // the test's name: artifact names start with it
+	dir        string // where they go; "" for os.TempDir()/zksim
+	programs   bool
+	replay     string // Go code that replays a trace file, %q for its path
+	run        runner
+	shrinkTime time.Duration // 0: -zksim.shrinktime
 }
 
-// report shrinks every finding to a minimal counterexample, saves each
-// as a trace file and an HTML report, and words the failure: one line per
-// violation class found, then each counterexample once.
-func (s failureSubject) report(found []finding, schedules int, run runner) string {
+// report shrinks every finding to a minimal counterexample, confirms
+// it replays, saves it as a trace file and an HTML report, and words
+// the failure: one line per violation class found, then each
+// counterexample once.
+func (s failureSubject) report(found []finding, schedules int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s in %s (%s of %d):\n", s.what, plural(len(found), "violation class"),
 		plural(schedules, "schedule"), plural((schedules+schedulesPerCheck-1)/schedulesPerCheck, "check"), schedulesPerCheck)
@@ -37,45 +44,120 @@ func (s failureSubject) report(found []finding, schedules int, run runner) strin
 	}
 	for _, f := range found {
 		b.WriteString("\n")
-		ce, ok := harness.ShrinkFound(run, f.first.workload, f.first.config, f.first.seed, f.class)
+		ce, ok := harness.ShrinkFound(s.run, f.first.subject, f.first.config, f.first.seed, f.class, s.shrinkWithin())
 		if !ok {
-			what := "recipe " + s.what + " does"
-			if s.programs {
-				what = "programs do"
-			}
-			fmt.Fprintf(&b, "%s: schedule %d does not show it when run again: the %s not run deterministically "+
-				"(map iteration order, the wall clock, global randomness, state kept across runs?)\n", f.class, f.index, what)
+			fmt.Fprintf(&b, "%s: schedule %d does not show it when run again: %v\n", f.class, f.index, harness.ErrNondeterministic)
 			continue
 		}
-		s.writeCounterexample(&b, f.class, ce)
+		s.confirmAndWrite(&b, f.class, ce)
 	}
 	return b.String()
 }
 
+// shrinkWithin is the shrinking budget: the option's, or the flag's.
+func (s failureSubject) shrinkWithin() time.Duration {
+	return cmp.Or(s.shrinkTime, *shrinkTime)
+}
+
+// confirmAndWrite runs ce again (harness.ConfirmRun) and writes it if it
+// replays, or the step where it diverged if it does not.
+func (s failureSubject) confirmAndWrite(w io.Writer, class check.Class, ce harness.Counterexample) {
+	run := func(cfg sim.Config, ch sim.Chooser) (*harness.Report, error) { return s.run(cfg, ch, ce.Subject) }
+	if err := harness.ConfirmRun(run, ce); err != nil {
+		fmt.Fprintf(w, "%s: not reported as a violation: %v\n", class, err)
+		return
+	}
+	s.writeCounterexample(w, class, ce)
+}
+
 // writeCounterexample saves a counterexample and writes what it shows:
-// its size, its violations, the end of its trace, the files and the
-// replay call.
+// its size, its violations, the end of its trace, the files, the replay
+// call and the test that runs it.
 func (s failureSubject) writeCounterexample(w io.Writer, class check.Class, ce harness.Counterexample) {
 	rep := ce.Report
+	headline := class
+	if classes := rep.Classes(); len(classes) > 0 {
+		headline = check.Worst(classes)
+	}
+	fmt.Fprintf(w, "%s", class)
+	if headline != class {
+		fmt.Fprintf(w, " (its counterexample also shows %s, the graver)", headline)
+	}
 	if s.programs {
-		fmt.Fprintf(w, "%s, shrunk to %s:\n", class, plural(len(ce.Decisions), "decision"))
+		fmt.Fprintf(w, ", shrunk to %s:\n", plural(len(ce.Decisions), "decision"))
 	} else {
-		fmt.Fprintf(w, "%s, shrunk to %s x %s, %s:\n",
-			class, plural(ce.Workload.Clients, "client"), plural(ce.Workload.Acquisitions, "acquisition"), plural(len(ce.Decisions), "decision"))
+		fmt.Fprintf(w, ", shrunk to %s, %s:\n", shape(ce.Subject.Shape()), plural(len(ce.Decisions), "decision"))
 	}
 	for _, v := range rep.Violations {
 		fmt.Fprintf(w, "  %v\n", v)
 	}
 	writeExcerpt(w, rep.Result.Trace, rep.Violations)
 	replay := func(p string) string { return fmt.Sprintf(s.replay, p) }
-	harness.SaveCounterexample(w, artifactDir(s.dir), s.name+"-"+string(class), ce, s.programs, replay)
+	// Named after the class the verdict leads with, so that file name and
+	// verdict agree.
+	if path := harness.SaveCounterexample(w, artifactDir(s.dir), s.artifactName(headline), ce, s.programs, replay); path != "" {
+		writeRerun(w, s.test)
+	}
+}
+
+// artifactName is the start of a failure's file names: the test, what
+// it checked, the class (SaveCounterexample adds a hash of the trace).
+func (s failureSubject) artifactName(class check.Class) string {
+	return s.test + "-" + s.what + "-" + string(class)
+}
+
+// writeRerun says how to run the replay call: in the failing test, by
+// a go test command that works from any directory.
+func writeRerun(w io.Writer, test string) {
+	root, pkg, ok := packageDir()
+	if !ok {
+		return
+	}
+	fmt.Fprintf(w, "in test:  %s, then: cd %s && go test -run '%s' %s\n", test, root, runPattern(test), pkg)
+}
+
+// runPattern is the -run pattern that selects exactly test (and its
+// subtest path): '^TestX$/^sub$'.
+func runPattern(test string) string {
+	parts := strings.Split(test, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return strings.Join(parts, "/")
+}
+
+// packageDir is the module's root and the test's package relative to
+// it ("./harness/harnesstest"): go test runs a test in its package's
+// directory.
+func packageDir() (root, pkg string, ok bool) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", "", false
+	}
+	for dir := wd; ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			rel, err := filepath.Rel(dir, wd)
+			if err != nil {
+				return "", "", false
+			}
+			return dir, "./" + filepath.ToSlash(rel), true
+		}
+		if filepath.Dir(dir) == dir {
+			return "", "", false
+		}
+	}
 }
 
 // artifactDir is where a failure's files go: dir, or by default a zksim
-// directory under os.TempDir(), which outlives the test.
+// directory under os.TempDir(), which outlives the test; absolute, so
+// that the paths a failure prints work from wherever it is read (go test
+// runs a test in its package's directory).
 func artifactDir(dir string) string {
 	if dir == "" {
-		return filepath.Join(os.TempDir(), "zksim")
+		dir = filepath.Join(os.TempDir(), "zksim")
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
 	}
 	return dir
 }

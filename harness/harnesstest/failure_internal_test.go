@@ -13,7 +13,7 @@ import (
 // nondeterminism, not shrunk into a counterexample that shows nothing.
 func TestFailureReport_NondeterministicRun(t *testing.T) {
 	calls := 0
-	flaky := func(cfg sim.Config, ch sim.Chooser, w harness.Workload) (*harness.Report, error) {
+	flaky := func(cfg sim.Config, ch sim.Chooser, w harness.Subject) (*harness.Report, error) {
 		calls++
 		rep := &harness.Report{Result: &sim.Result{}}
 		if calls == 1 {
@@ -21,11 +21,11 @@ func TestFailureReport_NondeterministicRun(t *testing.T) {
 		}
 		return rep, nil
 	}
-	found := []finding{{class: check.Invariant, schedules: 1, index: 1, first: drawn{seed: 7, workload: harness.Workload{Clients: 2}}}}
+	found := []finding{{class: check.Invariant, schedules: 1, index: 1, first: drawn{seed: 7, subject: harness.Workload{Clients: 2}}}}
 	flaky(sim.Config{}, nil, harness.Workload{}) // what explore ran
-	s := failureSubject{what: "programs", name: "flaky", dir: t.TempDir(), programs: true, replay: "%q"}
-	got := s.report(found, 1, flaky)
-	if !strings.Contains(got, "invariant: schedule 1 does not show it when run again: the programs do not run deterministically") {
+	s := failureSubject{what: "programs", test: "flaky", dir: t.TempDir(), programs: true, replay: "%q", run: flaky}
+	got := s.report(found, 1)
+	if !strings.Contains(got, "invariant: schedule 1 does not show it when run again: harness: the code under test does not replay deterministically") {
 		t.Fatalf("report:\n%s", got)
 	}
 }

@@ -13,7 +13,7 @@ import (
 // A run of programs saves as "recipe programs" with only the number of
 // programs for its workload, parses back, and replays with ReplayCheck.
 func TestTraceFile_Programs(t *testing.T) {
-	cfg := sim.Config{Faults: readmeFaults}
+	cfg := sim.Config{Faults: sim.DefaultFaults()}
 	rec := &sim.Recorder{C: sim.NewSeeded(3)}
 	res, err := sim.Run(cfg, rec, enqueue, enqueue, enqueue)
 	if err != nil {

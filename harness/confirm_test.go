@@ -1,0 +1,53 @@
+package harness_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zkapi"
+)
+
+// creates counts the creates of every run in this process: the global
+// state a recipe must not keep.
+var creates int
+
+// counting is a conn that puts a process-wide count into the data of
+// every node it creates.
+type counting struct{ zkapi.Conn }
+
+func (c counting) Create(ctx context.Context, path string, _ []byte, mode zkapi.CreateMode) (string, error) {
+	creates++
+	return c.Conn.Create(ctx, path, fmt.Appendf(nil, "%d", creates), mode)
+}
+
+// Confirm passes a run that replays, and names the first step where a
+// run that reads global state diverged from itself.
+func TestConfirm_NamesWhereARunDiverged(t *testing.T) {
+	good := lock.MutexRecipe()
+	bad := good
+	bad.Name = "counting"
+	bad.Acquire = func(ctx context.Context, c zkapi.Conn, dir, id string) (lock.Held, error) {
+		return good.Acquire(ctx, counting{c}, dir, id)
+	}
+	for _, r := range []lock.Recipe{good, bad} {
+		w := harness.Workload{Recipe: r, Clients: 2, Acquisitions: 1}
+		rec := &sim.Recorder{C: sim.NewSeeded(1)}
+		rep, err := w.Check(sim.Config{}, rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = harness.Confirm(harness.Counterexample{Subject: w, Workload: w, Decisions: rec.Decisions, Report: rep})
+		switch {
+		case r.Name == good.Name && err != nil:
+			t.Errorf("%s: %v", r.Name, err)
+		case r.Name == bad.Name && (!errors.Is(err, harness.ErrNondeterministic) || !strings.Contains(fmt.Sprint(err), "diverged at step ")):
+			t.Errorf("%s: want where it diverged, got %v", r.Name, err)
+		}
+	}
+}
