@@ -62,13 +62,13 @@ const (
 // created (a create whose reply was lost, and each create of a multi,
 // included) that the run's end finds still there, less those the recipe
 // keeps on purpose (its directory, say) and those the server removes on
-// its own (a TTL node, a container that has or had children). It judges
-// only a run in which every client's program has ended, returned or
-// crashed (not one cut by a deadlock or the step bound): no client is
-// left that could remove a node by design. What could still remove one
-// is its own client while that client's program runs (StillRunning: no
-// orphan), and, for an ephemeral node, its session's expiry. So a node
-// is an orphan when:
+// its own (a TTL node, a container that has or had children). It is for
+// a run in which every client's program has ended, returned or crashed
+// (not one cut short by a deadlock or the step bound): while a client's
+// program runs, it may remove any node by design, so none is an orphan
+// (a node whose End is StillRunning never is). Then what could still
+// remove a node is only, for an ephemeral one, its session's expiry. So
+// a node is an orphan when:
 //   - it is persistent (sequential or not, or a container that never had
 //     a child, which the reaper keeps), and its client's program has
 //     ended, whether it returned or crashed;

@@ -211,16 +211,11 @@ func (run *barrierRun) herdLimit() func(int64) int {
 // (check.Leftovers), but for those the recipe keeps: the barrier's
 // directory (or node) and its ancestors, and what its Keeps says.
 func (run *barrierRun) orphans(res *sim.Result) []check.Violation {
-	w := run.w
-	var keeps func(string) bool
-	if w.Recipe.Keeps != nil {
-		keeps = func(p string) bool { return w.Recipe.Keeps(w.Dir, p) }
-	}
-	expired := func(session int64) (int, bool) {
+	kept := keeper([]string{run.w.Dir}, run.w.Dir, run.w.Recipe.Keeps)
+	return check.Leftovers(run.made.leftovers(run.s, res, kept, func(session int64) (int, bool) {
 		at, ok := run.expired[session]
 		return int(at), ok
-	}
-	return check.Leftovers(run.made.leftovers(run.s, res, keeper([]string{w.Dir}, keeps), expired))
+	}))
 }
 
 // String words the history, one visit a line, for a failure's report.

@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 
@@ -70,8 +69,13 @@ func (cs *creations) finish(c *sim.Client) { cs.ended[c.Index()] = c.Sim().Step(
 // container that has or had children (the reaper deletes it once it is
 // empty). A container that never had a child stays for good, as in
 // ZooKeeper 3.8 by default (znode.container.maxNeverUsedIntervalMs 0).
-// expired says when a session expired, if it did.
+// expired says when a session expired, if it did. A run in which some
+// client's program still runs (cut short) has none: that client may yet
+// remove any node, by design.
 func (cs *creations) leftovers(s *sim.Sim, res *sim.Result, kept func(path string) bool, expired func(session int64) (int, bool)) []check.Leftover {
+	if len(res.Waiting) > 0 {
+		return nil
+	}
 	var out []check.Leftover
 	var f *fates // read from the trace only when some node is left
 	for _, cr := range cs.made {
@@ -82,21 +86,18 @@ func (cs *creations) leftovers(s *sim.Sim, res *sim.Result, kept func(path strin
 		if f == nil {
 			f = readFates(res.Trace)
 		}
-		out = append(out, cs.leftover(cr, s.Clients()[cr.client], res, f, expired))
+		out = append(out, cs.leftover(cr, s.Clients()[cr.client], f, expired))
 	}
 	return out
 }
 
 // leftover is the facts about a node cr made that is still there.
-func (cs *creations) leftover(cr creation, c *sim.Client, res *sim.Result, f *fates, expired func(int64) (int, bool)) check.Leftover {
+func (cs *creations) leftover(cr creation, c *sim.Client, f *fates, expired func(int64) (int, bool)) check.Leftover {
 	l := check.Leftover{Client: cr.client, Path: cr.path, Ephemeral: cr.mode.IsEphemeral(), Container: cr.mode == zkapi.Container,
 		Session: cr.session, Created: cr.step, Lost: f.lostReply[cr.step]}
-	switch {
-	case slices.Contains(res.Waiting, c.Name()):
-	case cs.ended[cr.client] >= 0:
+	l.End, l.Ended = check.Crashed, f.crash[c.Name()]
+	if cs.ended[cr.client] >= 0 {
 		l.End, l.Ended = check.Finished, cs.ended[cr.client]
-	default:
-		l.End, l.Ended = check.Crashed, f.crash[c.Name()]
 	}
 	if at, ok := expired(cr.session); ok {
 		l.SessionEnd, l.SessionAt = check.Expired, at
@@ -118,16 +119,17 @@ func reaped(mode zkapi.CreateMode, st zkapi.Stat) bool {
 	return false
 }
 
-// keeper is what a recipe keeps on purpose: each of its directories and
-// their ancestors, which are the caller's, and whatever keeps says.
-func keeper(dirs []string, keeps func(path string) bool) func(string) bool {
+// keeper is what a recipe used at dir keeps on purpose: each of its
+// directories (dirs) and their ancestors, which are the caller's, and
+// whatever its keeps (a Recipe's Keeps, or nil) says.
+func keeper(dirs []string, dir string, keeps func(dir, path string) bool) func(string) bool {
 	return func(p string) bool {
 		for _, d := range dirs {
 			if p == d || strings.HasPrefix(d, p+"/") {
 				return true
 			}
 		}
-		return keeps != nil && keeps(p)
+		return keeps != nil && keeps(dir, p)
 	}
 }
 

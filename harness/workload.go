@@ -477,16 +477,11 @@ func (w Workload) herdLimit(run *lockRun) func(int64) int {
 // (check.Leftovers), but for those the recipe keeps: its directories
 // and their ancestors, and what its Keeps says.
 func (run *lockRun) orphans(res *sim.Result) []check.Violation {
-	w := run.w
-	var keeps func(string) bool
-	if w.Recipe.Keeps != nil {
-		keeps = func(p string) bool { return w.Recipe.Keeps(w.Dir, p) }
-	}
-	expired := func(session int64) (int, bool) {
+	kept := keeper(run.w.dirs(), run.w.Dir, run.w.Recipe.Keeps)
+	return check.Leftovers(run.made.leftovers(run.s, res, kept, func(session int64) (int, bool) {
 		e, ok := run.expired[session]
 		return int(e.step), ok
-	}
-	return check.Leftovers(run.made.leftovers(run.s, res, keeper(w.dirs(), keeps), expired))
+	}))
 }
 
 // wakeups lists the watch notifications clients received about dir and
