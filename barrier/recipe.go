@@ -21,6 +21,14 @@ type Recipe struct {
 	// Single is the single barrier at a path; nil if the recipe has
 	// none.
 	Single *Single
+	// Keeps reports whether the recipe leaves the node at path behind on
+	// purpose, for a barrier at dir (the double barrier's directory, or
+	// the single barrier's node): a node that stays once every member has
+	// gone, by design. dir and its ancestors are kept whatever Keeps
+	// says: they are the caller's. Any other node a client created that
+	// nobody will remove is an orphan (check.Leftovers). nil: nothing
+	// else is kept.
+	Keeps func(dir, path string) bool
 }
 
 // EnterFunc enters a double barrier of n members at dir.

@@ -14,8 +14,9 @@
 // deletion woke), fencing (tokens accepted by the protected resource
 // strictly increase; with N leases, whose holders' tokens are not
 // ordered, no write is accepted after its writer's lease ended: Lapsed),
-// cleanliness (no lock node left behind) and liveness (decided by the
-// simulator). An election's leaderships are holds whose token is the
+// cleanliness (Leftovers: no node a client created, persistent or
+// ephemeral, outlives everything that could still remove it, unless the
+// recipe keeps it on purpose) and liveness (decided by the simulator). An election's leaderships are holds whose token is the
 // term: Terms checks one leader per term, terms growing from one
 // leadership to the next, and no write accepted from a term older than
 // one already begun.

@@ -127,10 +127,11 @@ func Lapsed(accepted []Accepted) []Violation {
 	return vs
 }
 
-// Orphans reports lock nodes that nobody will remove: the caller
-// passes those still present at the end, owned by live sessions of clients
-// that have finished. A node of a session that will expire (its client
-// crashed, or moved to a new session) is not one.
+// Orphans reports lock nodes that nobody will remove, when all the
+// caller knows is their names: those still present at the end of a run
+// on real servers, all sessions closed. A simulated run knows who made
+// each node and what became of its session and client: Leftovers judges
+// those.
 func Orphans(lock string, nodes []string) []Violation {
 	if len(nodes) == 0 {
 		return nil

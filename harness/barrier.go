@@ -116,7 +116,7 @@ func (w BarrierWorkload) Start(s *sim.Sim) ([]sim.Program, sim.Judge) {
 
 func (w BarrierWorkload) start(s *sim.Sim) ([]sim.Program, *barrierRun) {
 	w = w.withDefaults()
-	run := &barrierRun{s: s, w: w, phase: make([]phase, w.Clients), finished: make([]bool, w.Clients),
+	run := &barrierRun{s: s, w: w, phase: make([]phase, w.Clients), made: newCreations(w.Clients),
 		expired: map[int64]int64{}, expiries: map[int64]bool{}, removed: -1, judged: -1}
 	s.AddObserver(run)
 	programs := make([]sim.Program, w.Clients)
@@ -165,7 +165,7 @@ type barrierRun struct {
 	removed  int64 // step of the first Remove call; -1: none
 	lowered  bool  // a Remove returned
 	phase    []phase
-	finished []bool
+	made     *creations      // the nodes the clients created, for the orphan checker
 	expired  map[int64]int64 // session -> step it expired
 	expiries map[int64]bool  // zxids of the expiries
 	ended    []report.Expiry // the clients' sessions that expired, in order
@@ -206,8 +206,9 @@ const (
 )
 
 // Applied implements sim.Observer: it notes the sessions a pending Enter
-// call's requests ran on.
-func (run *barrierRun) Applied(c *sim.Client, _ machine.Request, _ machine.Reply) {
+// call's requests ran on, and the nodes created for the orphan checker.
+func (run *barrierRun) Applied(c *sim.Client, req machine.Request, rep machine.Reply) {
+	run.made.applied(c, req, rep)
 	for i := len(run.visits) - 1; i >= 0; i-- {
 		v := &run.visits[i]
 		if v.Client != c.Index() {
@@ -258,7 +259,7 @@ func (run *barrierRun) member(ctx context.Context, c *sim.Client) error {
 		c.Sleep(ctx, w.WorkTicks)
 		run.leave(ctx, c, m)
 	}
-	run.finished[c.Index()] = true
+	run.made.finish(c)
 	return nil
 }
 
@@ -329,7 +330,7 @@ func (run *barrierRun) controller(ctx context.Context, c *sim.Client) error {
 	} else {
 		run.lowered = true
 	}
-	run.finished[c.Index()] = true
+	run.made.finish(c)
 	return nil
 }
 
@@ -346,6 +347,6 @@ func (run *barrierRun) waiter(ctx context.Context, c *sim.Client) error {
 	} else {
 		run.waits[i].Return = int64(c.Sim().Step())
 	}
-	run.finished[c.Index()] = true
+	run.made.finish(c)
 	return nil
 }

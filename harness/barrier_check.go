@@ -127,12 +127,8 @@ func (run *barrierRun) report(res *sim.Result) *BarrierReport {
 	herd, counts := check.Wakeups(run.wakeups(), run.herdLimit())
 	r.Herd = counts
 	r.Violations = append(r.Violations, herd...)
-	if !res.Deadlock && !res.Bounded && !run.w.Single {
-		nodes, steps := run.orphans()
-		for _, v := range check.Orphans(run.w.Dir, nodes) {
-			v.Steps = check.Blame(steps...)
-			r.Violations = append(r.Violations, v)
-		}
+	if !res.Deadlock && !res.Bounded {
+		r.Violations = append(r.Violations, run.orphans(res)...)
 	}
 	for _, v := range res.Verdicts() {
 		if v.Class == check.Deadlock && run.excused(res) {
@@ -211,25 +207,15 @@ func (run *barrierRun) herdLimit() func(int64) int {
 	}
 }
 
-// orphans lists the barrier's nodes owned by the live sessions of
-// clients whose programs returned: nobody will ever remove them.
-func (run *barrierRun) orphans() (nodes []string, steps []int) {
-	s, dir := run.s, run.w.Dir
-	owners := map[int64]bool{}
-	for _, c := range s.Clients() {
-		if run.finished[c.Index()] {
-			owners[c.Session()] = true
-		}
-	}
-	for _, k := range s.Machine().Children(dir) {
-		_, st, ok := s.Machine().Node(dir + "/" + k)
-		if !ok || !owners[st.EphemeralOwner] {
-			continue
-		}
-		named, created := s.NodeOwner(dir + "/" + k)
-		nodes, steps = append(nodes, strings.TrimPrefix(named, dir+"/")), append(steps, created)
-	}
-	return nodes, steps
+// orphans are the nodes the clients created that nobody will remove
+// (check.Leftovers), but for those the recipe keeps: the barrier's
+// directory (or node) and its ancestors, and what its Keeps says.
+func (run *barrierRun) orphans(res *sim.Result) []check.Violation {
+	kept := keeper([]string{run.w.Dir}, run.w.Dir, run.w.Recipe.Keeps)
+	return check.Leftovers(run.made.leftovers(run.s, res, kept, func(session int64) (int, bool) {
+		at, ok := run.expired[session]
+		return int(at), ok
+	}))
 }
 
 // String words the history, one visit a line, for a failure's report.

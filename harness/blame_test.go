@@ -43,7 +43,8 @@ func replayFile(t *testing.T, path string) *harness.Report {
 
 // A deadlock names the node its waiter waits on and the node's owner, and
 // blames the step that created the node and the step the waiter stopped
-// in; an orphan names its owner and blames the step that created it.
+// in; an orphan names its creator, its session and what became of them,
+// and blames the step that created it and the step its client ended.
 func TestViolation_BlamesNodeAndOwner(t *testing.T) {
 	for _, tc := range []struct {
 		file   string
@@ -54,7 +55,7 @@ func TestViolation_BlamesNodeAndOwner(t *testing.T) {
 		{"deadlock-noguidretry.trace", "deadlock",
 			"c3 waited for the watch on /locks/l/lock-c2_0-0000000000 (c2's node, its session 0x100000000000002, created at step 10)", []int{10, 26}},
 		{"orphan-gozk.trace", "orphan",
-			"_c_fba7167914b53f4cbc74403c164718f9-lock-0000000000 (c2's node, its session 0x100000000000002, created at step 15)", []int{15}},
+			"c2 created ephemeral /locks/l/_c_fba7167914b53f4cbc74403c164718f9-lock-0000000000 at step 15 on session 0x100000000000002 and finished at step 18 with that session open; nothing will remove it", []int{15, 18}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			rep := replayRegress(t, tc.file)

@@ -58,7 +58,6 @@ type History struct {
 	Wakeups  []check.Wakeup
 	sessions []int64 // per hold: the session that held it
 	writers  []int   // per accepted write: its hold
-	finished []bool  // per client: its program returned (it did not crash)
 }
 
 // Report is a checked run.
@@ -113,8 +112,8 @@ func (w Workload) Start(s *sim.Sim) ([]sim.Program, sim.Judge) {
 
 func (w Workload) start(s *sim.Sim) ([]sim.Program, *lockRun) {
 	w = w.withDefaults()
-	r := &lockRun{s: s, w: w, h: &History{finished: make([]bool, w.Clients)}, acquiring: make([]check.Mode, w.Clients),
-		holding: make([]bool, w.Clients), giveUps: map[int64]bool{}, expired: map[int64]expiry{}}
+	r := &lockRun{s: s, w: w, h: &History{}, acquiring: make([]check.Mode, w.Clients),
+		holding: make([]bool, w.Clients), giveUps: map[int64]bool{}, expired: map[int64]expiry{}, made: newCreations(w.Clients)}
 	m := s.Machine()
 	info, _ := m.CreateSession(0, 10000)
 	m.Do(info.ID, machine.Create{Path: Resource, Data: []byte("0")})
@@ -150,6 +149,7 @@ type lockRun struct {
 	deletes   []int64          // zxids of the clients' successful deletes, in order
 	expired   map[int64]expiry // session -> when it expired
 	expiries  []report.Expiry  // the same, by client, in order
+	made      *creations       // the nodes the clients created, for the orphan checker
 }
 
 // expiry is when a session expired: the step, and the zxid of the close.
@@ -171,8 +171,10 @@ type received struct {
 const heldNone check.Mode = 255
 
 // Applied implements Observer: a successful delete by a client that does
-// not hold the lock is a give-up.
+// not hold the lock is a give-up; creates are noted for the orphan
+// checker.
 func (run *lockRun) Applied(c *sim.Client, req machine.Request, rep machine.Reply) {
+	run.made.applied(c, req, rep)
 	if _, del := req.(machine.Delete); del && rep.Err == nil {
 		run.deletes = append(run.deletes, rep.Zxid)
 		if !run.holding[c.Index()] {
@@ -214,7 +216,7 @@ func (w Workload) program(r *lockRun) sim.Program {
 			read := w.Recipe.AcquireRead != nil && c.Chance(w.ReadPercent, "read?")
 			w.once(ctx, c, r, i, read)
 		}
-		r.h.finished[c.Index()] = true
+		r.made.finish(c)
 		return nil
 	}
 }
@@ -403,13 +405,7 @@ func (r *Report) check(run *lockRun) {
 	}
 
 	if !res.Deadlock && !res.Bounded {
-		for _, dir := range w.dirs() {
-			nodes, steps := run.orphans(dir)
-			for _, v := range check.Orphans(dir, nodes) {
-				v.Steps = check.Blame(steps...)
-				r.Violations = append(r.Violations, v)
-			}
-		}
+		r.Violations = append(r.Violations, run.orphans(res)...)
 	}
 	r.Violations = append(r.Violations, res.Verdicts()...)
 }
@@ -477,52 +473,15 @@ func (w Workload) herdLimit(run *lockRun) func(int64) int {
 	}
 }
 
-// orphans lists lock nodes owned by the live sessions of clients whose
-// programs returned: nobody will ever remove them. A node of a session
-// that a client crashed out of, or replaced after losing touch with it, is
-// not one: the server removes it when that session expires, which may be
-// after the run ends. In a traced run each node is named with its owner
-// (sim.NodeOwner), and steps are the steps that created them.
-func (run *lockRun) orphans(dir string) (nodes []string, steps []int) {
-	s := run.s
-	owners := map[int64]bool{}
-	for _, c := range s.Clients() {
-		if run.h.finished[c.Index()] {
-			owners[c.Session()] = true
-		}
-	}
-	for _, p := range ephemeralsUnder(s, dir) {
-		_, st, _ := s.Machine().Node(p)
-		if !owners[st.EphemeralOwner] {
-			continue
-		}
-		if !s.Tracing() {
-			nodes = append(nodes, strings.TrimPrefix(p, dir+"/"))
-			continue
-		}
-		named, created := s.NodeOwner(p)
-		nodes, steps = append(nodes, strings.TrimPrefix(named, dir+"/")), append(steps, created)
-	}
-	return nodes, steps
-}
-
-// ephemeralsUnder lists the paths of the ephemeral nodes below dir, at any
-// depth (a semaphore's are in its queue and leases), in the order of the
-// machine's listings.
-func ephemeralsUnder(s *sim.Sim, dir string) []string {
-	var out []string
-	for _, k := range s.Machine().Children(dir) {
-		p := dir + "/" + k
-		_, st, ok := s.Machine().Node(p)
-		switch {
-		case !ok:
-		case st.EphemeralOwner != 0:
-			out = append(out, p)
-		default:
-			out = append(out, ephemeralsUnder(s, p)...)
-		}
-	}
-	return out
+// orphans are the nodes the clients created that nobody will remove
+// (check.Leftovers), but for those the recipe keeps: its directories
+// and their ancestors, and what its Keeps says.
+func (run *lockRun) orphans(res *sim.Result) []check.Violation {
+	kept := keeper(run.w.dirs(), run.w.Dir, run.w.Recipe.Keeps)
+	return check.Leftovers(run.made.leftovers(run.s, res, kept, func(session int64) (int, bool) {
+		e, ok := run.expired[session]
+		return int(e.step), ok
+	}))
 }
 
 // wakeups lists the watch notifications clients received about dir and

@@ -29,6 +29,14 @@ type Recipe struct {
 	// checks that no more than Leases hold at once, and fencing by what
 	// a semaphore's tokens can say.
 	Leases int
+	// Keeps reports whether the recipe leaves the node at path behind on
+	// purpose, for an acquisition at dir: a node that stays once every
+	// acquisition has ended, by design (a semaphore's directory of
+	// leases, say). Each lock directory (Dirs) and its ancestors are
+	// kept whatever Keeps says: they are the caller's. Any other node a
+	// client created that nobody will remove is an orphan
+	// (check.Leftovers). nil: nothing else is kept.
+	Keeps func(dir, path string) bool
 	// Terms says the Held's Token is a leadership's term (an election,
 	// package election): the harness then also checks that no two
 	// acquisitions share a term, that terms grow in the order the

@@ -12,11 +12,15 @@ import (
 // (lock.Recipe, with Leases n): each acquisition takes one lease at dir
 // for the holder id. Its Held has Token and Fenced. The harness checks
 // that at most n hold at once, and for n > 1 fences by the lease rather
-// than by token order (see the package doc, "Fencing tokens").
+// than by token order (see the package doc, "Fencing tokens"). The
+// directory's two children, queue and leases, are kept (Keeps): they are
+// containers the next member reuses, and one a crash left before its
+// first child is never reaped.
 func Recipe(n int) lock.Recipe {
 	return lock.Recipe{
 		Name:   fmt.Sprintf("semaphore/%d", n),
 		Leases: n,
+		Keeps:  keeps,
 		Acquire: func(ctx context.Context, conn zkapi.Conn, dir, id string) (lock.Held, error) {
 			s, err := New(conn, dir, n, Options{ID: id})
 			if err != nil {
@@ -25,4 +29,10 @@ func Recipe(n int) lock.Recipe {
 			return s.Acquire(ctx)
 		},
 	}
+}
+
+// keeps says whether path is one of the semaphore directory's children,
+// which it leaves on purpose.
+func keeps(dir, path string) bool {
+	return path == dir+"/"+queueDir || path == dir+"/"+leasesDir
 }

@@ -126,7 +126,7 @@ func (rc runConfig) checks() string {
 			when = ""
 		}
 		if b.Single {
-			return fmt.Sprintf("single-barrier waits%s, herd, deadlock, progress", when)
+			return fmt.Sprintf("single-barrier waits%s, herd, orphans, deadlock, progress", when)
 		}
 		return fmt.Sprintf("barrier entry and exit%s, herd, orphans, deadlock, progress", when)
 	}

@@ -83,13 +83,15 @@ type electVariant struct {
 	term func(ctx context.Context, q queue.Queue) (termFunc, error)
 	// unfenced: the leader's Held has no Fenced, so its writes are plain.
 	unfenced bool
+	// keeps is the recipe's lock.Recipe.Keeps: what it leaves on purpose.
+	keeps func(dir, path string) bool
 }
 
 // electVariants are the election exhibits, in the order of Exhibits.
 func electVariants() []electVariant {
 	return []electVariant{
 		{name: NameElectHerd, part: "Rule", rule: watchLeader},
-		{name: NameElectCached, part: "Term", term: cachedTerm},
+		{name: NameElectCached, part: "Term", term: cachedTerm, keeps: counterNode},
 		{name: NameElectUnfenced, part: "Write", unfenced: true},
 	}
 }
@@ -98,7 +100,7 @@ func electVariants() []electVariant {
 func electRecipe(name string) lock.Recipe {
 	for _, v := range electVariants() {
 		if v.name == name {
-			return lock.Recipe{Name: v.name, Acquire: v.campaign, Terms: true}
+			return lock.Recipe{Name: v.name, Acquire: v.campaign, Terms: true, Keeps: v.keeps}
 		}
 	}
 	panic("zoo: no election variant " + name)
@@ -190,6 +192,11 @@ func cachedTerm(ctx context.Context, q queue.Queue) (termFunc, error) {
 		})
 	}, err
 }
+
+// counterNode is what cachedTerm keeps on purpose: its counter node,
+// which outlives every candidate so that the next one reads the last
+// term.
+func counterNode(dir, path string) bool { return path == dir+"-term" }
 
 // ensureCounter creates the counter node at p with "0", with its parents;
 // nodes that exist already are fine.
