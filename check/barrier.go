@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Violation classes of the barriers (package barrier).
@@ -60,10 +61,32 @@ func BarrierEnters(visits []Visit, n int) []Violation {
 		if most < n {
 			return []Violation{{Class: BarrierEnter, Detail: fmt.Sprintf(
 				"c%d passed Enter at step %d, but from its call at step %d at most %d of %d members were there at once",
-				v.Client+1, v.Entered, v.Arrive, most, n), Steps: Blame(int(v.Arrive), int(v.Entered))}}
+				v.Client+1, v.Entered, v.Arrive, most, n), Steps: Blame(int(v.Arrive), int(v.Entered)),
+				Cause: enterCause(visits, v, n),
+				Chain: []Link{{int(v.Arrive), fmt.Sprintf("c%d called Enter", v.Client+1)},
+					{int(v.Entered), fmt.Sprintf("c%d passed Enter too early", v.Client+1)}}}}
 		}
 	}
 	return nil
+}
+
+// enterCause words who was missing when v passed Enter: the members not
+// there at its call, with when they came (if they did).
+func enterCause(visits []Visit, v Visit, n int) string {
+	var there, late []string
+	for _, u := range visits {
+		switch {
+		case u.Arrive <= v.Arrive && (u.Gone < 0 || u.Gone > v.Arrive):
+			there = append(there, fmt.Sprintf("c%d", u.Client+1))
+		case u.Arrive > v.Arrive && u.Arrive > v.Entered && u.Client != v.Client:
+			late = append(late, fmt.Sprintf("c%d at step %d", u.Client+1, u.Arrive))
+		}
+	}
+	s := fmt.Sprintf("c%d passed Enter at step %d with only %s of %d there", v.Client+1, v.Entered, strings.Join(there, ", "), n)
+	if len(late) > 0 {
+		s += "; after it arrived " + strings.Join(late, ", ")
+	}
+	return s
 }
 
 // present counts the visits arrived and not gone at t.
@@ -111,7 +134,11 @@ func BarrierLeaves(visits []Visit) []Violation {
 				}
 				return []Violation{{Class: BarrierLeave, Detail: fmt.Sprintf(
 					"c%d passed Leave at step %d, but c%d of its round (entered at step %d) %s",
-					v.Client+1, v.Passed, w.Client+1, w.Entered, left), Steps: Blame(int(w.Entered), int(v.Passed))}}
+					v.Client+1, v.Passed, w.Client+1, w.Entered, left), Steps: Blame(int(w.Entered), int(v.Passed)),
+					Cause: fmt.Sprintf("c%d passed Leave at step %d while c%d, inside since step %d, %s",
+						v.Client+1, v.Passed, w.Client+1, w.Entered, left),
+					Chain: SortChain([]Link{{int(w.Entered), fmt.Sprintf("c%d entered", w.Client+1)},
+						{int(v.Passed), fmt.Sprintf("c%d passed Leave before c%d left", v.Client+1, w.Client+1)}})}}
 			}
 		}
 	}
@@ -148,7 +175,11 @@ func BarrierWaits(waits []SingleWait, removed int64) []Violation {
 			}
 			return []Violation{{Class: BarrierWait, Detail: fmt.Sprintf(
 				"c%d passed the single barrier at step %d before Remove was called: %s", w.Client+1, w.Return, when),
-				Steps: Blame(int(w.Call), int(w.Return))}}
+				Steps: Blame(int(w.Call), int(w.Return)),
+				Cause: fmt.Sprintf("c%d's Wait, called at step %d, returned at step %d with the barrier still up: %s",
+					w.Client+1, w.Call, w.Return, strings.TrimPrefix(when, "that ")),
+				Chain: []Link{{int(w.Call), fmt.Sprintf("c%d called Wait", w.Client+1)},
+					{int(w.Return), fmt.Sprintf("c%d passed the raised barrier", w.Client+1)}}}}
 		}
 	}
 	return nil

@@ -66,6 +66,9 @@ type Report struct {
 	Result     *sim.Result
 	History    *History
 	Violations []check.Violation
+	// Notes are findings that fail nothing (check.Class.Note): a stale
+	// wake-up of a replaced session.
+	Notes      []check.Violation
 	Herd       map[int64]int // clients woken per change
 	Deletes    []int64       // zxids of the deletes clients made (releases, give-ups)
 	lockReport check.LockReport
@@ -150,6 +153,8 @@ type lockRun struct {
 	deletes   []int64          // zxids of the clients' successful deletes, in order
 	expired   map[int64]expiry // session -> when it expired
 	expiries  []report.Expiry  // the same, by client, in order
+	// story is the lock nodes and what became of them, for the causes.
+	story story
 }
 
 // expiry is when a session expired: the step, and the zxid of the close.
@@ -165,6 +170,7 @@ type received struct {
 	held   check.Mode
 	reader bool // a notification to a client acquiring for reading
 	step   int  // when it was delivered
+	stale  bool // check.Wakeup.Stale
 }
 
 // heldNone marks a received entry that is a notification.
@@ -173,6 +179,7 @@ const heldNone check.Mode = 255
 // Applied implements Observer: a successful delete by a client that does
 // not hold the lock is a give-up.
 func (run *lockRun) Applied(c *sim.Client, req machine.Request, rep machine.Reply) {
+	run.tell(c, req, rep)
 	if _, del := req.(machine.Delete); del && rep.Err == nil {
 		run.deletes = append(run.deletes, rep.Zxid)
 		if !run.holding[c.Index()] {
@@ -185,6 +192,7 @@ func (run *lockRun) Applied(c *sim.Client, req machine.Request, rep machine.Repl
 // the lock is a give-up; one that did ends its hold.
 func (run *lockRun) Expired(session, zxid int64) {
 	run.expired[session] = expiry{int64(run.s.Step()), zxid}
+	run.story.expire(session, run.s.Step(), zxid)
 	holder := false
 	for _, c := range run.s.Clients() {
 		if c.Session() == session {
@@ -200,7 +208,47 @@ func (run *lockRun) Expired(session, zxid int64) {
 // Woken implements Observer.
 func (run *lockRun) Woken(c *sim.Client, path string, zxid int64) {
 	run.received = append(run.received, received{client: c.Index(), zxid: zxid, path: path, held: heldNone,
-		reader: run.acquiring[c.Index()] == check.Read, step: run.s.Step()})
+		reader: run.acquiring[c.Index()] == check.Read, step: run.s.Step(), stale: run.stale(c, zxid)})
+}
+
+// stale says whether waking c by the change zxid is a stale wake-up
+// (check.Wakeup.Stale): the change was the expiry of one of c's own old
+// sessions, whose lingering node c's new one may wait on. A client whose
+// session was replaced but that a change of another's woke is not
+// excused: in a recipe whose every change wakes every waiter, it is one
+// of the herd.
+func (run *lockRun) stale(c *sim.Client, zxid int64) bool {
+	n := run.story.deletedBy(zxid)
+	return n != nil && n.by == byExpiry && n.client == c.Index() && n.session != c.Session()
+}
+
+// tell adds a request's creates and deletes to the story.
+func (run *lockRun) tell(c *sim.Client, req machine.Request, rep machine.Reply) {
+	step := run.s.Step()
+	switch r := req.(type) {
+	case machine.Create:
+		if rep.Err == nil {
+			run.story.create(c.Index(), c.Session(), rep.Path, step, r.Mode.IsEphemeral())
+		}
+	case machine.Delete:
+		if rep.Err == nil {
+			run.story.remove(c.Index(), r.Path, step, rep.Zxid)
+		}
+	case machine.Multi:
+		if rep.Err != nil {
+			return
+		}
+		for i, op := range r.Ops {
+			switch o := op.(type) {
+			case zkapi.CreateOp:
+				if i < len(rep.Results) {
+					run.story.create(c.Index(), c.Session(), rep.Results[i].Path, step, o.Mode.IsEphemeral())
+				}
+			case zkapi.DeleteOp:
+				run.story.remove(c.Index(), o.Path, step, rep.Zxid)
+			}
+		}
+	}
 }
 
 // Blocks implements Observer.
@@ -241,7 +289,7 @@ func (w Workload) once(ctx context.Context, c *sim.Client, r *lockRun, i int, re
 	r.acquiring[c.Index()], r.holding[c.Index()] = heldNone, err == nil
 	defer func() { r.holding[c.Index()] = false }()
 	if err != nil {
-		r.received = append(r.received, received{client: c.Index(), held: gaveUp})
+		r.received = append(r.received, received{client: c.Index(), held: gaveUp, step: c.Sim().Step()})
 		c.Logf("acquire %s failed: %v", mode, err)
 		return
 	}
@@ -306,6 +354,7 @@ func (w Workload) write(ctx context.Context, c *sim.Client, h *History, hold int
 func (run *lockRun) report(res *sim.Result) *Report {
 	r := &Report{Result: res, History: run.h, Deletes: run.deletes, expiries: run.expiries}
 	r.check(run)
+	run.explain(r)
 	return r
 }
 
@@ -398,7 +447,11 @@ func (r *Report) check(run *lockRun) {
 			if len(w.dirs()) > 1 {
 				v.Detail += " in " + dir
 			}
-			r.Violations = append(r.Violations, v)
+			if v.Class.Note() {
+				r.Notes = append(r.Notes, v)
+			} else {
+				r.Violations = append(r.Violations, v)
+			}
 		}
 	}
 
@@ -531,7 +584,7 @@ func (run *lockRun) wakeups(dir string) []check.Wakeup {
 	var out []check.Wakeup
 	for _, n := range run.received {
 		if n.held == heldNone && (n.path == dir || strings.HasPrefix(n.path, dir+"/")) {
-			out = append(out, check.Wakeup{Client: n.client, Cause: n.zxid, Path: n.path, Step: n.step})
+			out = append(out, check.Wakeup{Client: n.client, Cause: n.zxid, Path: n.path, Step: n.step, Stale: n.stale})
 		}
 	}
 	return out

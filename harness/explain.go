@@ -1,0 +1,470 @@
+package harness
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/zksim/zksim/check"
+)
+
+// explain words the cause of each violation of a lock run from its story
+// and the clients' session events; it needs the trace (a run not traced
+// keeps the checkers' plain causes).
+func (run *lockRun) explain(r *Report) {
+	trace := r.Result.Trace
+	if len(trace) == 0 {
+		return
+	}
+	ls := lives(trace)
+	for _, vs := range [][]check.Violation{r.Violations, r.Notes} {
+		for i := range vs {
+			v := &vs[i]
+			switch v.Class {
+			case check.MutualExclusion, check.RWExclusion, check.MaxLeases:
+				run.explainOverlap(v, ls)
+			case check.Fencing:
+				run.explainFencing(v, ls)
+			case check.SharedTerm, check.TermOrder:
+				run.explainTerms(v, ls)
+			case check.Herd, check.StaleWakeup:
+				run.explainWakes(v, ls)
+			case check.Deadlock:
+				run.explainDeadlock(v, r, ls)
+			case check.NoProgress, check.ClientError:
+				explainRunEnd(v, trace)
+			}
+		}
+	}
+}
+
+// explainOverlap: who held which node of which session (given up,
+// deleted), and how the last one came to acquire beside them.
+func (run *lockRun) explainOverlap(v *check.Violation, ls []life) {
+	hs := check.Overlapping(run.h.Holds, run.w.Recipe.MaxHolders())
+	if len(hs) < 2 {
+		return
+	}
+	b, others := hs[len(hs)-1], hs[:len(hs)-1]
+	var parts []string
+	var chain []check.Link
+	for _, a := range others {
+		p, links := run.heldWords(a, b, ls)
+		parts, chain = append(parts, p), append(chain, links...)
+	}
+	p, links := run.acquiredWords(b, others)
+	v.Cause = strings.Join(append(parts, p), "; ")
+	v.Chain = check.SortChain(append(chain, links...))
+}
+
+// heldWords is how a held beside b: "c1 held /locks/l/x-3 of session 0x5
+// after giving that session up at step 31; the session expired at step
+// 38, deleting it".
+func (run *lockRun) heldWords(a, b check.Hold, ls []life) (string, []check.Link) {
+	n := run.story.nodeOf(a, a.Lock)
+	if n == nil {
+		if gone := run.story.lastBefore(a.Client, a.Lock, int(a.Start)); gone != nil {
+			return goneWords(a, gone, ls)
+		}
+		return fmt.Sprintf("%s held %s from step %d", name(a.Client), a.Lock, a.Start),
+			[]check.Link{{Step: int(a.Start), What: name(a.Client) + " acquired"}}
+	}
+	s := fmt.Sprintf("%s held %s of session %#x", name(a.Client), n.path, n.session)
+	links := []check.Link{{Step: int(a.Start), What: fmt.Sprintf("%s acquired with %s", name(a.Client), n.path)}}
+	if g := givenUp(ls, a.Client, n.session); g != nil && g.step < int(b.Start) {
+		s += fmt.Sprintf(" after %s at step %d", givingUp(g), g.step)
+		links = append(links, check.Link{Step: g.step, What: fmt.Sprintf("%s gave session %#x up", name(a.Client), n.session)})
+	}
+	if n.gone > 0 && n.gone <= int(b.Start) {
+		s += "; " + removal(n)
+		links = append(links, check.Link{Step: n.gone, What: "deleted " + n.path})
+	}
+	return s, links
+}
+
+// goneWords is a hold taken after its node had gone: "c2 acquired at step
+// 83 though its /locks/l/x-1 of session 0x2 was gone: the session expired
+// at step 45, deleting it, and c2 learned that at step 72".
+func goneWords(a check.Hold, n *nodeRec, ls []life) (string, []check.Link) {
+	s := fmt.Sprintf("%s acquired at step %d though its %s of session %#x was gone: %s",
+		name(a.Client), a.Start, n.path, n.session, removal(n))
+	links := []check.Link{{Step: n.gone, What: "deleted " + n.path},
+		{Step: int(a.Start), What: name(a.Client) + " acquired without its node"}}
+	if g := givenUp(ls, a.Client, n.session); g != nil && g.step <= int(a.Start) {
+		if g.kind == lifeExpired {
+			s += fmt.Sprintf(", and %s learned the session had expired at step %d", name(a.Client), g.step)
+		} else {
+			s += fmt.Sprintf(", after %s gave the session up at step %d", name(a.Client), g.step)
+		}
+		links = append(links, check.Link{Step: g.step, What: fmt.Sprintf("%s gave session %#x up", name(a.Client), n.session)})
+	}
+	return s, links
+}
+
+// acquiredWords is how b came to hold: "c2, woken at step 39 by c4's
+// delete of ..., acquired at step 40 with /locks/l/x-5 while c1's
+// /locks/l/x-3 was still there".
+func (run *lockRun) acquiredWords(b check.Hold, others []check.Hold) (string, []check.Link) {
+	s := name(b.Client)
+	var links []check.Link
+	if w, ok := run.lastWake(b); ok {
+		if what, at := run.changeWords(w.zxid); what != "" {
+			if told(others, run, w.zxid) {
+				what = "that deletion"
+			}
+			s += fmt.Sprintf(", woken at step %d by %s,", w.step, what)
+			links = append(links, check.Link{Step: at, What: "the change that woke " + name(b.Client)},
+				check.Link{Step: w.step, What: name(b.Client) + " woken"})
+		}
+	}
+	s += fmt.Sprintf(" acquired at step %d", b.Start)
+	if n := run.story.nodeOf(b, b.Lock); n != nil {
+		s += " with " + n.path
+	}
+	var there []string
+	for _, a := range others {
+		if n := run.story.nodeOf(a, a.Lock); n != nil && (n.gone == 0 || n.gone > int(b.Start)) {
+			there = append(there, fmt.Sprintf("%s's %s", name(a.Client), n.path))
+		}
+	}
+	if len(there) > 0 {
+		s += " while " + strings.Join(there, " and ") + " " + wasWere(len(there)) + " still there"
+	}
+	links = append(links, check.Link{Step: int(b.Start), What: name(b.Client) + " acquired beside the holder"})
+	return s, links
+}
+
+func wasWere(n int) string {
+	if n == 1 {
+		return "was"
+	}
+	return "were"
+}
+
+// told says whether the change zxid is the deletion of one of others'
+// nodes, which heldWords has told already.
+func told(others []check.Hold, run *lockRun, zxid int64) bool {
+	for _, a := range others {
+		if n := run.story.nodeOf(a, a.Lock); n != nil && n.gone > 0 && n.zxid == zxid {
+			return true
+		}
+	}
+	return false
+}
+
+// changeWords is story.change, a client's delete worded as its release
+// or its give-up.
+func (run *lockRun) changeWords(zxid int64) (string, int) {
+	what, at := run.story.change(zxid)
+	if n := run.story.deletedBy(zxid); n != nil && n.by != byExpiry {
+		verb := "release"
+		if run.giveUps[zxid] {
+			verb = "give-up"
+		}
+		if n.by == n.client {
+			what = fmt.Sprintf("%s's %s of %s at step %d", name(n.by), verb, n.path, n.gone)
+		}
+	}
+	return what, at
+}
+
+// lastWake is b's last wake-up during its acquisition.
+func (run *lockRun) lastWake(b check.Hold) (received, bool) {
+	var out received
+	found := false
+	for _, r := range run.received {
+		if r.held == heldNone && r.client == b.Client && int64(r.step) > b.Call && int64(r.step) <= b.Start {
+			out, found = r, true
+		}
+	}
+	return out, found
+}
+
+// explainFencing tells the stale writer's story before the checker's
+// cause: when it took its token, on which session, and what happened to
+// that session before it wrote.
+func (run *lockRun) explainFencing(v *check.Violation, ls []life) {
+	if len(v.Chain) == 0 {
+		return
+	}
+	at := v.Chain[len(v.Chain)-1].Step
+	i := slices.IndexFunc(run.h.Accepted, func(a check.Accepted) bool { return int(a.Step) == at })
+	if i < 0 {
+		return
+	}
+	a := run.h.Accepted[i]
+	hi := run.h.writers[i]
+	hd, session := run.h.Holds[hi], run.h.sessions[hi]
+	s, links := run.sessionWords(hd, session, at, ls)
+	v.Cause = s + "; " + v.Cause
+	v.Chain = check.SortChain(append(v.Chain, append(links,
+		check.Link{Step: int(hd.Start), What: fmt.Sprintf("%s took token %d", name(a.Client), a.Token)})...))
+}
+
+// sessionWords is what became of a holder's session before step until:
+// "c1 held from step 20 on session 0x5, was paused at step 25, and the
+// session expired at step 33".
+func (run *lockRun) sessionWords(hd check.Hold, session int64, until int, ls []life) (string, []check.Link) {
+	c := hd.Client
+	var links []check.Link
+	if p := lastOf(ls, c, lifePause, int(hd.Start), until); p != nil {
+		links = append(links, check.Link{Step: p.step, What: "was paused"})
+	}
+	if e, ok := run.expired[session]; ok && int(e.step) < until {
+		links = append(links, check.Link{Step: int(e.step), What: "its session expired"})
+	}
+	if g := givenUp(ls, c, session); g != nil && g.step < until {
+		what := name(c) + " gave the session up"
+		if g.kind == lifeExpired {
+			what = name(c) + " learned that"
+		}
+		links = append(links, check.Link{Step: g.step, What: what})
+	}
+	links = check.SortChain(links)
+	events := make([]string, len(links))
+	for i, l := range links {
+		if l.What == "was paused" {
+			l.What = name(c) + " was paused"
+		}
+		events[i] = fmt.Sprintf("%s at step %d", l.What, l.Step)
+		links[i].What = fmt.Sprintf("%s (session %#x): %s", name(c), session, l.What)
+	}
+	s := fmt.Sprintf("%s held from step %d on session %#x", name(c), hd.Start, session)
+	switch len(events) {
+	case 0:
+		s += ", which was still live"
+	case 1:
+		s += "; " + events[0]
+	default:
+		s += "; " + strings.Join(events[:len(events)-1], ", ") + " and " + events[len(events)-1]
+	}
+	return s, links
+}
+
+// explainTerms tells what had become of the earlier leader's session
+// when the later one took its term.
+func (run *lockRun) explainTerms(v *check.Violation, ls []life) {
+	if len(v.Chain) < 2 {
+		return
+	}
+	first, later := v.Chain[0].Step, v.Chain[len(v.Chain)-1].Step
+	i := slices.IndexFunc(run.h.Holds, func(h check.Hold) bool { return int(h.Start) == first && h.HasToken })
+	if i < 0 {
+		return
+	}
+	s, links := run.sessionWords(run.h.Holds[i], run.h.sessions[i], later, ls)
+	v.Cause += "; " + s + fmt.Sprintf(" when the term was taken again at step %d", later)
+	v.Chain = check.SortChain(append(v.Chain, links...))
+}
+
+var changeZxid = regexp.MustCompile(`one change \(zxid ([0-9]+)\)`)
+
+// explainWakes names a herd's (or stale wake-up's) change: which node
+// went, by whose delete or which session's expiry; and which of those
+// woken waited again.
+func (run *lockRun) explainWakes(v *check.Violation, ls []life) {
+	m := changeZxid.FindStringSubmatch(v.Detail)
+	if m == nil {
+		return
+	}
+	zxid := int64(atoi(m[1]))
+	what, at := run.changeWords(zxid)
+	if what == "" {
+		return
+	}
+	v.Chain = check.SortChain(append(v.Chain, check.Link{Step: at, What: "the change"}))
+	if v.Class == check.StaleWakeup {
+		v.Cause = run.staleWords(zxid, what, ls)
+		return
+	}
+	v.Cause = strings.Replace(v.Cause, fmt.Sprintf("one change (zxid %d)", zxid), what+fmt.Sprintf(" (zxid %d)", zxid), 1)
+	if again := run.wokeInVain(zxid); len(again) > 0 {
+		v.Cause += "; " + clientWords(again) + " waited again"
+	}
+}
+
+// staleWords: "c2, which gave session 0x5 up at step 31 and queued again,
+// was woken at step 40 by ...: one extra wake-up of a replaced session,
+// not a herd".
+func (run *lockRun) staleWords(zxid int64, what string, ls []life) string {
+	var who []string
+	for _, r := range run.received {
+		if r.held != heldNone || r.zxid != zxid || !r.stale {
+			continue
+		}
+		w := name(r.client)
+		if n := run.story.deletedBy(zxid); n != nil {
+			if g := givenUp(ls, r.client, n.session); g != nil {
+				w += fmt.Sprintf(", which %s at step %d and queued again,", gaveUpWords(g), g.step)
+			}
+		}
+		who = append(who, fmt.Sprintf("%s was woken at step %d", w, r.step))
+	}
+	return strings.Join(who, "; ") + " by " + what + ": one extra wake-up of a replaced session, not a herd"
+}
+
+// gaveUpWords: "gave session 0x5 up", "learned session 0x5 had expired".
+func gaveUpWords(g *life) string {
+	if g.kind == lifeExpired {
+		return fmt.Sprintf("learned session %#x had expired", g.session)
+	}
+	return fmt.Sprintf("gave session %#x up", g.session)
+}
+
+// wokeInVain lists the clients the change woke that then waited again.
+func (run *lockRun) wokeInVain(zxid int64) []int {
+	woken := map[int]bool{}
+	var out []int
+	for _, r := range run.received {
+		switch {
+		case r.held == heldNone:
+			woken[r.client] = r.zxid == zxid
+		case r.held == waitsAgain && woken[r.client]:
+			if !slices.Contains(out, r.client) {
+				out = append(out, r.client)
+			}
+			woken[r.client] = false
+		default:
+			woken[r.client] = false
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// clientWords words clients as "c1, c3 and c4".
+func clientWords(cs []int) string {
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = name(c)
+	}
+	if len(names) <= 1 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+var watchOn = regexp.MustCompile(`^the watch on (\S+) \(`)
+
+// explainDeadlock words, for each waiter, whose node it waits on and why
+// nobody will delete it.
+func (run *lockRun) explainDeadlock(v *check.Violation, r *Report, ls []life) {
+	var parts []string
+	var chain []check.Link
+	for _, w := range r.Result.Waits {
+		c := atoi(strings.TrimPrefix(w.Client, "c")) - 1
+		m := watchOn.FindStringSubmatch(w.On)
+		var n *nodeRec
+		if m != nil {
+			n = run.story.live(m[1])
+		}
+		if n == nil {
+			parts = append(parts, fmt.Sprintf("%s waits on %s", w.Client, w.On))
+			continue
+		}
+		p, links := run.waitWords(c, n, r.Result.Trace, ls)
+		parts, chain = append(parts, p), append(chain, links...)
+		if len(w.Steps) > 0 {
+			chain = append(chain, check.Link{Step: w.Steps[len(w.Steps)-1], What: w.Client + " began to wait"})
+		}
+	}
+	if len(parts) > 0 {
+		v.Cause = strings.Join(parts, "; ")
+		v.Chain = check.SortChain(chain)
+	}
+}
+
+// waitWords is why the node client waits on stays: "c1 waits on its own
+// /locks/l/x-0 (session 0x5), created at step 7 by a create whose reply
+// was lost".
+func (run *lockRun) waitWords(client int, n *nodeRec, trace []string, ls []life) (string, []check.Link) {
+	links := []check.Link{{Step: n.created, What: "created " + n.path}}
+	lost := ""
+	if lostReply(trace, n.created) {
+		lost = " by a create whose reply was lost"
+	}
+	if n.client == client {
+		s := fmt.Sprintf("%s waits on its own earlier %s (session %#x), created at step %d%s", name(client), n.path, n.session, n.created, lost)
+		if g, ok := run.gaveUpAfter(client, n.created); ok {
+			s += fmt.Sprintf(" and left behind when that acquisition gave up at step %d", g)
+			links = append(links, check.Link{Step: g, What: name(client) + " gave up, leaving " + n.path})
+		}
+		return s, links
+	}
+	s := fmt.Sprintf("%s waits on %s, created at step %d%s", name(client), nodeWords(n), n.created, lost)
+	switch g := givenUp(ls, n.client, n.session); {
+	case g != nil:
+		s += fmt.Sprintf("; %s gave that session up at step %d and it has not expired", name(n.client), g.step)
+		links = append(links, check.Link{Step: g.step, What: fmt.Sprintf("%s gave session %#x up", name(n.client), n.session)})
+	case n.client < len(run.h.finished) && run.h.finished[n.client]:
+		s += fmt.Sprintf("; %s finished without deleting it, and its session is still open", name(n.client))
+	default:
+		s += fmt.Sprintf("; %s left it behind and its session is still open", name(n.client))
+	}
+	return s, links
+}
+
+// gaveUpAfter is the step of client's first failed acquisition after
+// step.
+func (run *lockRun) gaveUpAfter(client, step int) (int, bool) {
+	for _, r := range run.received {
+		if r.client == client && r.held == gaveUp && r.step > step {
+			return r.step, true
+		}
+	}
+	return 0, false
+}
+
+// lostReply says whether the request at step lost its reply.
+func lostReply(trace []string, step int) bool {
+	for _, raw := range trace {
+		if l := parseTraceLine(raw); l.Step == step && strings.HasPrefix(l.Text, "lose-reply ") {
+			return true
+		}
+	}
+	return false
+}
+
+var detailClient = regexp.MustCompile(`^c([0-9]+)\b`)
+
+// explainRunEnd words a client error or no progress by the clients'
+// last steps: "c1's program ended with that error after its last step,
+// 52: recv c1 reply".
+func explainRunEnd(v *check.Violation, trace []string) {
+	if v.Class == check.ClientError {
+		m := detailClient.FindStringSubmatch(v.Detail)
+		if m == nil {
+			return
+		}
+		if l, ok := lastLine(trace, atoi(m[1])); ok {
+			v.Cause = fmt.Sprintf("c%s's program ended with that error after its last step, %d: %s", m[1], l.Step, l.Text)
+			v.Chain = []check.Link{{Step: l.Step, What: "c" + m[1] + "'s last step"}}
+		}
+		return
+	}
+	_, who, _ := strings.Cut(v.Detail, ": ")
+	var parts []string
+	var chain []check.Link
+	for _, c := range strings.Split(who, ", ") {
+		if l, ok := lastLine(trace, atoi(strings.TrimPrefix(c, "c"))); ok && c != "" {
+			parts = append(parts, fmt.Sprintf("%s last did %q at step %d", c, l.Text, l.Step))
+			chain = append(chain, check.Link{Step: l.Step, What: c + "'s last step"})
+		}
+	}
+	if len(parts) > 0 {
+		v.Cause = "still going at the step bound: " + strings.Join(parts, "; ")
+		v.Chain = check.SortChain(chain)
+	}
+}
+
+// lastLine is the last trace line about client (1-based) that is not a
+// wake-up.
+func lastLine(trace []string, client int) (TraceLine, bool) {
+	for i := len(trace) - 1; i >= 0; i-- {
+		if l := parseTraceLine(trace[i]); l.Client == client && !strings.HasPrefix(l.Text, "wake ") {
+			return l, true
+		}
+	}
+	return TraceLine{}, false
+}
