@@ -70,23 +70,39 @@ func BarrierEnters(visits []Visit, n int) []Violation {
 	return nil
 }
 
-// enterCause words who was missing when v passed Enter: the members not
-// there at its call, with when they came (if they did).
+// enterCause words who was there while v waited in Enter, and when:
+// "c3 passed Enter at step 17 with at most 2 of 3 members there at once
+// since its call at step 0: c1 from step 0 to step 12, c2 from step 3".
 func enterCause(visits []Visit, v Visit, n int) string {
-	var there, late []string
+	var there []string
 	for _, u := range visits {
-		switch {
-		case u.Arrive <= v.Arrive && (u.Gone < 0 || u.Gone > v.Arrive):
-			there = append(there, fmt.Sprintf("c%d", u.Client+1))
-		case u.Arrive > v.Arrive && u.Arrive > v.Entered && u.Client != v.Client:
-			late = append(late, fmt.Sprintf("c%d at step %d", u.Client+1, u.Arrive))
+		if u == v || u.Arrive > v.Entered || (u.Gone >= 0 && u.Gone <= v.Arrive) {
+			continue
+		}
+		w := fmt.Sprintf("c%d from step %d", u.Client+1, u.Arrive)
+		if u.Gone >= 0 {
+			w += fmt.Sprintf(" to step %d", u.Gone)
+		}
+		there = append(there, w)
+	}
+	s := fmt.Sprintf("c%d passed Enter at step %d with at most %d of %d members there at once since its call at step %d",
+		v.Client+1, v.Entered, mostSince(visits, v), n, v.Arrive)
+	if len(there) == 0 {
+		return s + ": no other member came"
+	}
+	return s + ": " + strings.Join(there, ", ")
+}
+
+// mostSince is the most visits present at once from v's call to its
+// entry, as BarrierEnters counts them.
+func mostSince(visits []Visit, v Visit) int {
+	most := present(visits, v.Arrive)
+	for _, u := range visits {
+		if u.Arrive > v.Arrive && u.Arrive <= v.Entered {
+			most = max(most, present(visits, u.Arrive))
 		}
 	}
-	s := fmt.Sprintf("c%d passed Enter at step %d with only %s of %d there", v.Client+1, v.Entered, strings.Join(there, ", "), n)
-	if len(late) > 0 {
-		s += "; after it arrived " + strings.Join(late, ", ")
-	}
-	return s
+	return most
 }
 
 // present counts the visits arrived and not gone at t.

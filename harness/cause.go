@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -203,9 +204,65 @@ func (st *story) change(zxid int64) (string, int) {
 	case n == nil:
 		return "", 0
 	case n.by == byExpiry:
-		return fmt.Sprintf("the expiry of %s's session %#x at step %d, which deleted %s", name(n.client), n.session, n.gone, n.path), n.gone
+		return fmt.Sprintf("the expiry of %s's session %#x at step %d (deleting %s)", name(n.client), n.session, n.gone, n.path), n.gone
 	case n.by == n.client:
 		return fmt.Sprintf("%s's delete of its %s at step %d", name(n.by), n.path, n.gone), n.gone
 	}
 	return fmt.Sprintf("%s's delete of %s at step %d", name(n.by), nodeWords(n), n.gone), n.gone
+}
+
+// faultLinks lists the faults that hit client (0-based) in steps [from,
+// to], from the trace: {15, "lose-request c2 exists /barriers/b"}. The
+// fault kinds' trace lines start with their names; a learned expiry is a
+// reconnect's.
+func faultLinks(trace []string, client, from, to int) []check.Link {
+	var links []check.Link
+	for _, raw := range trace {
+		l := parseTraceLine(raw)
+		if l.Step < from || l.Step > to || l.Client != client+1 || !isFault(l.Text) {
+			continue
+		}
+		text, _, _ := strings.Cut(l.Text, " -> ")
+		links = append(links, check.Link{Step: l.Step, What: text})
+	}
+	return links
+}
+
+// faultKinds are the first words of the trace lines of faults.
+var faultKinds = []string{"lose-request", "lose-reply", "disconnect", "crash", "pause", "abandon", "reorder"}
+
+func isFault(text string) bool {
+	first, _, _ := strings.Cut(text, " ")
+	return slices.Contains(faultKinds, first) || expiredLine.MatchString(text)
+}
+
+// explainFaults adds to a violation's cause the faults that hit the
+// clients its chain names between its first and last steps: what a
+// barrier's checkers cannot see.
+func explainFaults(v *check.Violation, trace []string) {
+	if len(v.Chain) == 0 || len(trace) == 0 {
+		return
+	}
+	from, to := v.Chain[0].Step, v.Chain[len(v.Chain)-1].Step
+	var clients []int
+	for _, l := range v.Chain {
+		if m := detailClient.FindStringSubmatch(l.What); m != nil && !slices.Contains(clients, atoi(m[1])-1) {
+			clients = append(clients, atoi(m[1])-1)
+		}
+	}
+	var hits []check.Link
+	for _, c := range clients {
+		hits = append(hits, faultLinks(trace, c, from, to)...)
+	}
+	hits = check.SortChain(hits)
+	parts := make([]string, len(hits))
+	for i, l := range hits {
+		parts[i] = fmt.Sprintf("%s at step %d", l.What, l.Step)
+	}
+	v.Chain = check.SortChain(append(v.Chain, hits...))
+	if len(parts) == 0 {
+		v.Cause += fmt.Sprintf("; no fault hit %s between steps %d and %d", clientWords(clients), from, to)
+		return
+	}
+	v.Cause += "; in between: " + strings.Join(parts, ", ")
 }

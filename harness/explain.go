@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/sim"
 )
 
 // explain words the cause of each violation of a lock run from its story
@@ -284,24 +285,40 @@ func (run *lockRun) explainWakes(v *check.Violation, ls []life) {
 	}
 }
 
-// staleWords: "c2, which gave session 0x5 up at step 31 and queued again,
-// was woken at step 40 by ...: one extra wake-up of a replaced session,
-// not a herd".
+// staleWords: "c1's release of /locks/l/x-4 at step 128 woke c4 at step
+// 134, which gave session 0x4 up at step 63 while acquiring: an extra
+// wake-up of a session replaced under a waiter, not a herd".
 func (run *lockRun) staleWords(zxid int64, what string, ls []life) string {
 	var who []string
 	for _, r := range run.received {
 		if r.held != heldNone || r.zxid != zxid || !r.stale {
 			continue
 		}
-		w := name(r.client)
-		if n := run.story.deletedBy(zxid); n != nil {
-			if g := givenUp(ls, r.client, n.session); g != nil {
-				w += fmt.Sprintf(", which %s at step %d and queued again,", gaveUpWords(g), g.step)
-			}
+		w := fmt.Sprintf("%s at step %d", name(r.client), r.step)
+		if g := run.staleGiveUp(r, zxid, ls); g != nil {
+			w += fmt.Sprintf(", which %s at step %d while acquiring", gaveUpWords(g), g.step)
 		}
-		who = append(who, fmt.Sprintf("%s was woken at step %d", w, r.step))
+		who = append(who, w)
 	}
-	return strings.Join(who, "; ") + " by " + what + ": one extra wake-up of a replaced session, not a herd"
+	return what + " woke " + strings.Join(who, "; and ") +
+		": an extra wake-up of a session replaced under a waiter, not a herd"
+}
+
+// staleGiveUp is the give-up that made a wake-up stale: of the session
+// whose expiry woke it, or the client's last before the wake-up.
+func (run *lockRun) staleGiveUp(r received, zxid int64, ls []life) *life {
+	if n := run.story.deletedBy(zxid); n != nil && n.client == r.client && n.by == byExpiry {
+		if g := givenUp(ls, r.client, n.session); g != nil {
+			return g
+		}
+	}
+	var out *life
+	for i := range ls {
+		if l := &ls[i]; l.client == r.client && l.step < r.step && (l.kind == lifeAbandon || l.kind == lifeExpired) {
+			out = l
+		}
+	}
+	return out
 }
 
 // gaveUpWords: "gave session 0x5 up", "learned session 0x5 had expired".
@@ -467,4 +484,24 @@ func lastLine(trace []string, client int) (TraceLine, bool) {
 		}
 	}
 	return TraceLine{}, false
+}
+
+// explainWaits words a deadlock without a story of nodes (the barrier
+// workload): who waited on what, from which step.
+func explainWaits(v *check.Violation, waits []sim.Wait) {
+	var parts []string
+	var chain []check.Link
+	for _, w := range waits {
+		p := fmt.Sprintf("%s waits on %s", w.Client, w.On)
+		if len(w.Steps) > 0 {
+			at := w.Steps[len(w.Steps)-1]
+			p += fmt.Sprintf(" from step %d", at)
+			chain = append(chain, check.Link{Step: at, What: w.Client + " began to wait"})
+		}
+		parts = append(parts, p)
+	}
+	if len(parts) > 0 {
+		v.Cause = strings.Join(parts, "; ") + ", and no client left can change it"
+		v.Chain = check.SortChain(chain)
+	}
 }

@@ -117,7 +117,8 @@ func (w Workload) Start(s *sim.Sim) ([]sim.Program, sim.Judge) {
 func (w Workload) start(s *sim.Sim) ([]sim.Program, *lockRun) {
 	w = w.withDefaults()
 	r := &lockRun{s: s, w: w, h: &History{finished: make([]bool, w.Clients)}, acquiring: make([]check.Mode, w.Clients),
-		holding: make([]bool, w.Clients), giveUps: map[int64]bool{}, expired: map[int64]expiry{}}
+		holding: make([]bool, w.Clients), giveUps: map[int64]bool{}, expired: map[int64]expiry{},
+		callSession: make([]int64, w.Clients)}
 	m := s.Machine()
 	info, _ := m.CreateSession(0, 10000)
 	m.Do(info.ID, machine.Create{Path: Resource, Data: []byte("0")})
@@ -155,6 +156,9 @@ type lockRun struct {
 	expiries  []report.Expiry  // the same, by client, in order
 	// story is the lock nodes and what became of them, for the causes.
 	story story
+	// callSession is, per client acquiring, its session when it called
+	// Acquire (0: not acquiring): see stale.
+	callSession []int64
 }
 
 // expiry is when a session expired: the step, and the zxid of the close.
@@ -212,12 +216,15 @@ func (run *lockRun) Woken(c *sim.Client, path string, zxid int64) {
 }
 
 // stale says whether waking c by the change zxid is a stale wake-up
-// (check.Wakeup.Stale): the change was the expiry of one of c's own old
-// sessions, whose lingering node c's new one may wait on. A client whose
-// session was replaced but that a change of another's woke is not
-// excused: in a recipe whose every change wakes every waiter, it is one
-// of the herd.
+// (check.Wakeup.Stale): c's session was replaced since it called
+// Acquire, so it waits for a place in the queue of a session it has
+// given up (whose node lingers, or has gone with it), beside the client
+// that rightly waits there now; or the change was the expiry of one of
+// c's own old sessions, whose lingering node its new one waited on.
 func (run *lockRun) stale(c *sim.Client, zxid int64) bool {
+	if s := run.callSession[c.Index()]; s != 0 && s != c.Session() {
+		return true
+	}
 	n := run.story.deletedBy(zxid)
 	return n != nil && n.by == byExpiry && n.client == c.Index() && n.session != c.Session()
 }
@@ -284,9 +291,9 @@ func (w Workload) once(ctx context.Context, c *sim.Client, r *lockRun, i int, re
 	defer cancel()
 	call := int64(c.Sim().Step())
 	h := r.h
-	r.acquiring[c.Index()] = mode
+	r.acquiring[c.Index()], r.callSession[c.Index()] = mode, c.Session()
 	held, err := acquire(actx, c.Conn(), w.Dir, c.Name()+"_"+strconv.Itoa(i))
-	r.acquiring[c.Index()], r.holding[c.Index()] = heldNone, err == nil
+	r.acquiring[c.Index()], r.holding[c.Index()], r.callSession[c.Index()] = heldNone, err == nil, 0
 	defer func() { r.holding[c.Index()] = false }()
 	if err != nil {
 		r.received = append(r.received, received{client: c.Index(), held: gaveUp, step: c.Sim().Step()})
