@@ -274,7 +274,7 @@ func (run *lockRun) explainWakes(v *check.Violation, ls []life) {
 	if what == "" {
 		return
 	}
-	v.Chain = check.SortChain(append(v.Chain, check.Link{Step: at, What: "the change"}))
+	v.Chain = check.SortChain(append(v.Chain, check.Link{Step: at, What: fmt.Sprintf("zxid %d, the change that woke them", zxid)}))
 	if v.Class == check.StaleWakeup {
 		v.Cause = run.staleWords(zxid, what, ls)
 		return
@@ -396,7 +396,7 @@ func (run *lockRun) explainDeadlock(v *check.Violation, r *Report, ls []life) {
 // /locks/l/x-0 (session 0x5), created at step 7 by a create whose reply
 // was lost".
 func (run *lockRun) waitWords(client int, n *nodeRec, trace []string, ls []life) (string, []check.Link) {
-	links := []check.Link{{Step: n.created, What: "created " + n.path}}
+	links := []check.Link{{Step: n.created, What: fmt.Sprintf("%s created the node %s waits on", name(n.client), name(client))}}
 	lost := ""
 	if lostReply(trace, n.created) {
 		lost = " by a create whose reply was lost"
@@ -410,6 +410,9 @@ func (run *lockRun) waitWords(client int, n *nodeRec, trace []string, ls []life)
 		return s, links
 	}
 	s := fmt.Sprintf("%s waits on %s, created at step %d%s", name(client), nodeWords(n), n.created, lost)
+	if lost != "" {
+		s += fmt.Sprintf(", so %s never knew of it", name(n.client))
+	}
 	switch g := givenUp(ls, n.client, n.session); {
 	case g != nil:
 		s += fmt.Sprintf("; %s gave that session up at step %d and it has not expired", name(n.client), g.step)
@@ -433,10 +436,24 @@ func (run *lockRun) gaveUpAfter(client, step int) (int, bool) {
 	return 0, false
 }
 
-// lostReply says whether the request at step lost its reply.
+// lostReply says whether the request at step lost its reply: its line
+// says so (lose-reply), or its client's connection broke (disconnect,
+// abandon, crash) before the reply came.
 func lostReply(trace []string, step int) bool {
+	client := 0
 	for _, raw := range trace {
-		if l := parseTraceLine(raw); l.Step == step && strings.HasPrefix(l.Text, "lose-reply ") {
+		l := parseTraceLine(raw)
+		switch {
+		case l.Step < step:
+		case l.Step == step && client == 0:
+			if strings.HasPrefix(l.Text, "lose-reply ") {
+				return true
+			}
+			client = l.Client
+		case l.Client != client:
+		case strings.HasPrefix(l.Text, "recv ") && strings.HasSuffix(l.Text, " reply"):
+			return false
+		case strings.HasPrefix(l.Text, "disconnect "), strings.HasPrefix(l.Text, "abandon "), strings.HasPrefix(l.Text, "crash "):
 			return true
 		}
 	}
