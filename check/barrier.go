@@ -173,6 +173,14 @@ func byPassed(visits []Visit) []Visit {
 	return out
 }
 
+// removedWords says when Remove was called, for a cause.
+func removedWords(removed int64) string {
+	if removed < 0 {
+		return "Remove was never called"
+	}
+	return fmt.Sprintf("Remove was called only at step %d", removed)
+}
+
 // SingleWait is one Wait on a single barrier that was raised before the
 // call; Return is when Wait returned without error (-1: it did not).
 type SingleWait struct {
@@ -193,7 +201,7 @@ func BarrierWaits(waits []SingleWait, removed int64) []Violation {
 				"c%d passed the single barrier at step %d before Remove was called: %s", w.Client+1, w.Return, when),
 				Steps: Blame(int(w.Call), int(w.Return)),
 				Cause: fmt.Sprintf("c%d's Wait, called at step %d, returned at step %d with the barrier still up: %s",
-					w.Client+1, w.Call, w.Return, strings.TrimPrefix(when, "that ")),
+					w.Client+1, w.Call, w.Return, removedWords(removed)),
 				Chain: []Link{{int(w.Call), fmt.Sprintf("c%d called Wait", w.Client+1)},
 					{int(w.Return), fmt.Sprintf("c%d passed the raised barrier", w.Client+1)}}}}
 		}

@@ -250,6 +250,7 @@ func explainFaults(v *check.Violation, trace []string) {
 			clients = append(clients, atoi(m[1])-1)
 		}
 	}
+	slices.Sort(clients)
 	var hits []check.Link
 	for _, c := range clients {
 		hits = append(hits, faultLinks(trace, c, from, to)...)
@@ -259,7 +260,7 @@ func explainFaults(v *check.Violation, trace []string) {
 	for i, l := range hits {
 		parts[i] = fmt.Sprintf("%s at step %d", l.What, l.Step)
 	}
-	v.Chain = check.SortChain(append(v.Chain, hits...))
+	v.Chain = check.SortChain(append(hits, v.Chain...))
 	if len(parts) == 0 {
 		v.Cause += fmt.Sprintf("; no fault hit %s between steps %d and %d", clientWords(clients), from, to)
 		return

@@ -79,9 +79,22 @@ func (run *lockRun) heldWords(a, b check.Hold, ls []life) (string, []check.Link)
 	}
 	if n.gone > 0 && n.gone <= int(b.Start) {
 		s += "; " + removal(n)
-		links = append(links, check.Link{Step: n.gone, What: "deleted " + n.path})
+		links = append(links, deletedLink(n))
 	}
 	return s, links
+}
+
+// deletedLink is the link of a node's deletion: "c5's
+// /locks/l/x-3 went with its session's expiry", "c2 deleted c3's
+// /locks/l/x-4".
+func deletedLink(n *nodeRec) check.Link {
+	switch n.by {
+	case byExpiry:
+		return check.Link{Step: n.gone, What: fmt.Sprintf("%s's %s went with its session's expiry", name(n.client), n.path)}
+	case n.client:
+		return check.Link{Step: n.gone, What: fmt.Sprintf("%s deleted its %s", name(n.by), n.path)}
+	}
+	return check.Link{Step: n.gone, What: fmt.Sprintf("%s deleted %s's %s", name(n.by), name(n.client), n.path)}
 }
 
 // goneWords is a hold taken after its node had gone: "c2 acquired at step
@@ -90,8 +103,7 @@ func (run *lockRun) heldWords(a, b check.Hold, ls []life) (string, []check.Link)
 func goneWords(a check.Hold, n *nodeRec, ls []life) (string, []check.Link) {
 	s := fmt.Sprintf("%s acquired at step %d though its %s of session %#x was gone: %s",
 		name(a.Client), a.Start, n.path, n.session, removal(n))
-	links := []check.Link{{Step: n.gone, What: "deleted " + n.path},
-		{Step: int(a.Start), What: name(a.Client) + " acquired without its node"}}
+	links := []check.Link{deletedLink(n), {Step: int(a.Start), What: name(a.Client) + " acquired without its node"}}
 	if g := givenUp(ls, a.Client, n.session); g != nil && g.step <= int(a.Start) {
 		if g.kind == lifeExpired {
 			s += fmt.Sprintf(", and %s learned the session had expired at step %d", name(a.Client), g.step)
@@ -110,13 +122,14 @@ func (run *lockRun) acquiredWords(b check.Hold, others []check.Hold) (string, []
 	s := name(b.Client)
 	var links []check.Link
 	if w, ok := run.lastWake(b); ok {
-		if what, at := run.changeWords(w.zxid); what != "" {
+		if what, _ := run.changeWords(w.zxid); what != "" {
 			if told(others, run, w.zxid) {
 				what = "that deletion"
+			} else if n := run.story.deletedBy(w.zxid); n != nil {
+				links = append(links, deletedLink(n))
 			}
 			s += fmt.Sprintf(", woken at step %d by %s,", w.step, what)
-			links = append(links, check.Link{Step: at, What: "the change that woke " + name(b.Client)},
-				check.Link{Step: w.step, What: name(b.Client) + " woken"})
+			links = append(links, check.Link{Step: w.step, What: name(b.Client) + " woken"})
 		}
 	}
 	s += fmt.Sprintf(" acquired at step %d", b.Start)
@@ -147,7 +160,11 @@ func wasWere(n int) string {
 // nodes, which heldWords has told already.
 func told(others []check.Hold, run *lockRun, zxid int64) bool {
 	for _, a := range others {
-		if n := run.story.nodeOf(a, a.Lock); n != nil && n.gone > 0 && n.zxid == zxid {
+		n := run.story.nodeOf(a, a.Lock)
+		if n == nil {
+			n = run.story.lastBefore(a.Client, a.Lock, int(a.Start))
+		}
+		if n != nil && n.gone > 0 && n.zxid == zxid {
 			return true
 		}
 	}
@@ -208,37 +225,39 @@ func (run *lockRun) explainFencing(v *check.Violation, ls []life) {
 // session expired at step 33".
 func (run *lockRun) sessionWords(hd check.Hold, session int64, until int, ls []life) (string, []check.Link) {
 	c := hd.Client
-	var links []check.Link
+	type event struct {
+		step       int
+		words, why string // in the sentence; on the chain
+	}
+	var evs []event
 	if p := lastOf(ls, c, lifePause, int(hd.Start), until); p != nil {
-		links = append(links, check.Link{Step: p.step, What: "was paused"})
+		evs = append(evs, event{p.step, name(c) + " was paused", name(c) + " paused"})
 	}
 	if e, ok := run.expired[session]; ok && int(e.step) < until {
-		links = append(links, check.Link{Step: int(e.step), What: "its session expired"})
+		evs = append(evs, event{int(e.step), "its session expired", fmt.Sprintf("%s's session %#x expired", name(c), session)})
 	}
 	if g := givenUp(ls, c, session); g != nil && g.step < until {
-		what := name(c) + " gave the session up"
 		if g.kind == lifeExpired {
-			what = name(c) + " learned that"
+			evs = append(evs, event{g.step, name(c) + " learned that", fmt.Sprintf("%s learned session %#x had expired", name(c), session)})
+		} else {
+			evs = append(evs, event{g.step, name(c) + " gave the session up", fmt.Sprintf("%s gave session %#x up", name(c), session)})
 		}
-		links = append(links, check.Link{Step: g.step, What: what})
 	}
-	links = check.SortChain(links)
-	events := make([]string, len(links))
-	for i, l := range links {
-		if l.What == "was paused" {
-			l.What = name(c) + " was paused"
-		}
-		events[i] = fmt.Sprintf("%s at step %d", l.What, l.Step)
-		links[i].What = fmt.Sprintf("%s (session %#x): %s", name(c), session, l.What)
+	slices.SortStableFunc(evs, func(a, b event) int { return a.step - b.step })
+	words := make([]string, len(evs))
+	links := make([]check.Link, len(evs))
+	for i, e := range evs {
+		words[i] = fmt.Sprintf("%s at step %d", e.words, e.step)
+		links[i] = check.Link{Step: e.step, What: e.why}
 	}
 	s := fmt.Sprintf("%s held from step %d on session %#x", name(c), hd.Start, session)
-	switch len(events) {
+	switch len(words) {
 	case 0:
 		s += ", which was still live"
 	case 1:
-		s += "; " + events[0]
+		s += "; " + words[0]
 	default:
-		s += "; " + strings.Join(events[:len(events)-1], ", ") + " and " + events[len(events)-1]
+		s += "; " + strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 	}
 	return s, links
 }
@@ -274,12 +293,21 @@ func (run *lockRun) explainWakes(v *check.Violation, ls []life) {
 	if what == "" {
 		return
 	}
-	v.Chain = check.SortChain(append(v.Chain, check.Link{Step: at, What: fmt.Sprintf("zxid %d, the change that woke them", zxid)}))
+	change := check.Link{Step: at, What: fmt.Sprintf("zxid %d, the change that woke them", zxid)}
+	if n := run.story.deletedBy(zxid); n != nil {
+		change = deletedLink(n)
+		change.What += fmt.Sprintf(" (zxid %d)", zxid)
+	}
+	v.Chain = check.SortChain(append(v.Chain, change))
 	if v.Class == check.StaleWakeup {
 		v.Cause = run.staleWords(zxid, what, ls)
 		return
 	}
-	v.Cause = strings.Replace(v.Cause, fmt.Sprintf("one change (zxid %d)", zxid), what+fmt.Sprintf(" (zxid %d)", zxid), 1)
+	named := what + fmt.Sprintf(" (zxid %d)", zxid)
+	if strings.HasSuffix(what, ")") {
+		named = strings.TrimSuffix(what, ")") + fmt.Sprintf(", zxid %d)", zxid)
+	}
+	v.Cause = strings.Replace(v.Cause, fmt.Sprintf("one change (zxid %d)", zxid), named, 1)
 	if again := run.wokeInVain(zxid); len(again) > 0 {
 		v.Cause += "; " + clientWords(again) + " waited again"
 	}

@@ -196,17 +196,24 @@ func (run *lockRun) Applied(c *sim.Client, req machine.Request, rep machine.Repl
 // the lock is a give-up; one that did ends its hold.
 func (run *lockRun) Expired(session, zxid int64) {
 	run.expired[session] = expiry{int64(run.s.Step()), zxid}
-	run.story.expire(session, run.s.Step(), zxid)
-	holder := false
+	holder, owner := false, -1
 	for _, c := range run.s.Clients() {
 		if c.Session() == session {
-			holder = run.holding[c.Index()]
-			run.expiries = append(run.expiries, report.Expiry{Step: run.s.Step(), Client: c.Index()})
+			holder, owner = run.holding[c.Index()], c.Index()
 		}
+	}
+	if owner < 0 { // a session its client had given up: the story knows whose
+		if i := slices.IndexFunc(run.story.nodes, func(n nodeRec) bool { return n.session == session }); i >= 0 {
+			owner = run.story.nodes[i].client
+		}
+	}
+	if owner >= 0 {
+		run.expiries = append(run.expiries, report.Expiry{Step: run.s.Step(), Client: owner})
 	}
 	if !holder {
 		run.giveUps[zxid] = true
 	}
+	run.story.expire(session, run.s.Step(), zxid)
 }
 
 // Woken implements Observer.
