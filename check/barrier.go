@@ -63,8 +63,8 @@ func BarrierEnters(visits []Visit, n int) []Violation {
 				"c%d passed Enter at step %d, but from its call at step %d at most %d of %d members were there at once",
 				v.Client+1, v.Entered, v.Arrive, most, n), Steps: Blame(int(v.Arrive), int(v.Entered)),
 				Cause: enterCause(visits, v, n),
-				Chain: []Link{{int(v.Arrive), fmt.Sprintf("c%d called Enter", v.Client+1)},
-					{int(v.Entered), fmt.Sprintf("c%d passed Enter too early", v.Client+1)}}}}
+				Chain: []Link{{Step: int(v.Arrive), What: fmt.Sprintf("c%d called Enter", v.Client+1)},
+					{Step: int(v.Entered), What: fmt.Sprintf("c%d passed Enter too early", v.Client+1)}}}}
 		}
 	}
 	return nil
@@ -153,8 +153,8 @@ func BarrierLeaves(visits []Visit) []Violation {
 					v.Client+1, v.Passed, w.Client+1, w.Entered, left), Steps: Blame(int(w.Entered), int(v.Passed)),
 					Cause: fmt.Sprintf("c%d passed Leave at step %d while c%d, inside since step %d, %s",
 						v.Client+1, v.Passed, w.Client+1, w.Entered, left),
-					Chain: SortChain([]Link{{int(w.Entered), fmt.Sprintf("c%d entered", w.Client+1)},
-						{int(v.Passed), fmt.Sprintf("c%d passed Leave before c%d left", v.Client+1, w.Client+1)}})}}
+					Chain: SortChain([]Link{{Step: int(w.Entered), What: fmt.Sprintf("c%d entered", w.Client+1)},
+						{Step: int(v.Passed), What: fmt.Sprintf("c%d passed Leave before c%d left", v.Client+1, w.Client+1)}})}}
 			}
 		}
 	}
@@ -202,8 +202,8 @@ func BarrierWaits(waits []SingleWait, removed int64) []Violation {
 				Steps: Blame(int(w.Call), int(w.Return)),
 				Cause: fmt.Sprintf("c%d's Wait, called at step %d, returned at step %d with the barrier still up: %s",
 					w.Client+1, w.Call, w.Return, removedWords(removed)),
-				Chain: []Link{{int(w.Call), fmt.Sprintf("c%d called Wait", w.Client+1)},
-					{int(w.Return), fmt.Sprintf("c%d passed the raised barrier", w.Client+1)}}}}
+				Chain: []Link{{Step: int(w.Call), What: fmt.Sprintf("c%d called Wait", w.Client+1)},
+					{Step: int(w.Return), What: fmt.Sprintf("c%d passed the raised barrier", w.Client+1)}}}}
 		}
 	}
 	return nil

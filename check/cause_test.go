@@ -24,18 +24,18 @@ func TestCause_PlainFromTheCheckers(t *testing.T) {
 		cause, link string
 	}{
 		{check.Locks(holds).Violations, "c2 acquired /l at step 7 while c1 held it (from step 5 to step 9)",
-			"[{5 c1 acquired /l (exclusive)} {7 c2 acquired /l (exclusive)}]"},
+			"[{5 c1 acquired /l (exclusive) false} {7 c2 acquired /l (exclusive) false}]"},
 		{check.Leases(leases, 2).Violations,
 			"c3 acquired /l at step 8 while c1 held it (from step 5 to step 9), c2 held it (from step 7 to the end)",
-			"[{5 c1 acquired /l (exclusive)} {7 c2 acquired /l (exclusive)} {8 c3 acquired /l (exclusive)}]"},
+			"[{5 c1 acquired /l (exclusive) false} {7 c2 acquired /l (exclusive) false} {8 c3 acquired /l (exclusive) false}]"},
 		{check.Tokens([]check.Accepted{{Client: 0, Token: 2, Step: 20, Zxid: 5}, {Client: 1, Token: 1, Step: 24, Zxid: 6}}),
 			"the resource took c2's token 1 at step 24 though c1's 2 came before it at step 20: the write was not fenced",
-			"[{20 c1 wrote with token 2} {24 c2 wrote with the older token 1}]"},
+			"[{20 c1 wrote with token 2 false} {24 c2 wrote with the older token 1 false}]"},
 		{check.BarrierLeaves(barrier), "c1 passed Leave at step 12 while c2, inside since step 7, left only at step 20",
-			"[{7 c2 entered} {12 c1 passed Leave before c2 left}]"},
+			"[{7 c2 entered false} {12 c1 passed Leave before c2 left false}]"},
 		{check.BarrierWaits([]check.SingleWait{{Client: 1, Call: 3, Return: 5}}, 9),
 			"c2's Wait, called at step 3, returned at step 5 with the barrier still up: Remove was called only at step 9",
-			"[{3 c2 called Wait} {5 c2 passed the raised barrier}]"},
+			"[{3 c2 called Wait false} {5 c2 passed the raised barrier false}]"},
 	} {
 		if len(tc.vs) != 1 {
 			t.Fatalf("want one violation: %v", tc.vs)

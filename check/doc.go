@@ -131,6 +131,11 @@ type Violation struct {
 type Link struct {
 	Step int
 	What string // "c1 gave session 0x5 up"
+	// Root marks the event the mechanism starts from, when the harness
+	// can tell: a fault, a session given up or paused away, a node
+	// deleted by another client. A report marks the first root as the
+	// cause (else the first link).
+	Root bool
 }
 
 // String is the class, the symptom and, if known, the cause, on one line.

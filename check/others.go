@@ -211,8 +211,8 @@ func Tokens(accepted []Accepted) []Violation {
 				b.Client+1, b.Token, b.Step, a.Client+1, a.Token, a.Step), Steps: Blame(int(a.Step), int(b.Step)),
 				Cause: fmt.Sprintf("the resource took c%d's token %d at step %d though c%d's %d came before it at step %d: the write was not fenced",
 					b.Client+1, b.Token, b.Step, a.Client+1, a.Token, a.Step),
-				Chain: SortChain([]Link{{int(a.Step), fmt.Sprintf("c%d wrote with token %d", a.Client+1, a.Token)},
-					{int(b.Step), fmt.Sprintf("c%d wrote with the older token %d", b.Client+1, b.Token)}})})
+				Chain: SortChain([]Link{{Step: int(a.Step), What: fmt.Sprintf("c%d wrote with token %d", a.Client+1, a.Token)},
+					{Step: int(b.Step), What: fmt.Sprintf("c%d wrote with the older token %d", b.Client+1, b.Token)}})})
 		}
 	}
 	return vs
@@ -233,7 +233,7 @@ func Lapsed(accepted []Accepted) []Violation {
 				a.Client+1, a.Token, a.Step, a.Zxid, a.Lost), Steps: Blame(int(a.Step)),
 				Cause: fmt.Sprintf("c%d's lease went with its session (zxid %d), and the resource still took its write at step %d",
 					a.Client+1, a.Lost, a.Step),
-				Chain: []Link{{int(a.Step), fmt.Sprintf("c%d wrote after losing its lease", a.Client+1)}}})
+				Chain: []Link{{Step: int(a.Step), What: fmt.Sprintf("c%d wrote after losing its lease", a.Client+1)}}})
 		}
 	}
 	return vs

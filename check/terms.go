@@ -107,7 +107,7 @@ func staleWrites(ls []Hold, accepted []Accepted) []Violation {
 			w.Client+1, w.Token, w.Step, h.Client+1, h.Token, h.Start), Steps: Blame(int(h.Start), int(w.Step)),
 			Cause: fmt.Sprintf("c%d wrote with term %d at step %d, after c%d began term %d at step %d: the write was not fenced",
 				w.Client+1, w.Token, w.Step, h.Client+1, h.Token, h.Start),
-			Chain: SortChain([]Link{leads(h), {int(w.Step), fmt.Sprintf("c%d wrote with the older term %d", w.Client+1, w.Token)}})})
+			Chain: SortChain([]Link{leads(h), {Step: int(w.Step), What: fmt.Sprintf("c%d wrote with the older term %d", w.Client+1, w.Token)}})})
 	}
 	return vs
 }

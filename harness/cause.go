@@ -223,7 +223,7 @@ func faultLinks(trace []string, client, from, to int) []check.Link {
 			continue
 		}
 		text, _, _ := strings.Cut(l.Text, " -> ")
-		links = append(links, check.Link{Step: l.Step, What: text})
+		links = append(links, check.Link{Step: l.Step, What: text, Root: true})
 	}
 	return links
 }

@@ -3,6 +3,7 @@ package harness_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	barrierzoo "github.com/zksim/zksim/barrier/zoo"
@@ -23,32 +24,40 @@ func TestCause_NamesTheMechanism(t *testing.T) {
 		path  string
 		class check.Class
 		cause string
+		root  int // the step of the chain's first Root link; 0: none
 	}{
 		{"testdata/cause/mutual-exclusion-adoptdying.trace", check.MutualExclusion,
 			"c2 held /locks/l/lock-c2_0-0000000000 of session 0x100000000000002 after giving that session up at step 19; " +
 				"the session expired at step 65, deleting it; c1, woken at step 67 by that deletion, acquired at step 69 " +
-				"with /locks/l/lock-c1_0-0000000001"},
+				"with /locks/l/lock-c1_0-0000000001", 19},
 		{"testdata/cause/mutual-exclusion-deletefirstchild.trace", check.MutualExclusion,
 			"c3 held /locks/l/lock-c3_1-0000000004 of session 0x100000000000003; c2 deleted it at step 98; " +
-				"c2 acquired at step 103 with /locks/l/lock-c2_1-0000000005"},
+				"c2 acquired at step 103 with /locks/l/lock-c2_1-0000000005", 98},
 		{"testdata/cause/mutual-exclusion-splitdash.trace", check.MutualExclusion,
 			"c1 held /locks/l/lock-c1_0-0000000001 of session 0x100000000000001; c2 acquired at step 20 with " +
-				"/locks/l/lock-c2_0-0000000000 while c1's /locks/l/lock-c1_0-0000000001 was still there"},
+				"/locks/l/lock-c2_0-0000000000 while c1's /locks/l/lock-c1_0-0000000001 was still there", 0},
 		{"testdata/cause/fencing-electunfenced.trace", check.Fencing,
 			"c2 held from step 20 on session 0x100000000000002; c2 was paused at step 28, its session expired at step 42 " +
 				"and c2 learned that at step 69; the resource took c2's token 14 at step 72 though c3's 18 came before it " +
-				"at step 64: the write was not fenced"},
+				"at step 64: the write was not fenced", 28},
 		{"testdata/regress/herd-dirwatch.trace", check.Herd,
 			"c1's release of /locks/l/lock-c1_0-0000000000 at step 32 (zxid 13) woke c2 and c3; at most 1 could proceed, " +
-				"so 1 woke for nothing; c3 waited again"},
+				"so 1 woke for nothing; c3 waited again", 32},
 		{"testdata/regress/deadlock-noguidretry.trace", check.Deadlock,
 			"c3 waits on c2's /locks/l/lock-c2_0-0000000000 (session 0x100000000000002), created at step 10 by a create " +
-				"whose reply was lost, so c2 never knew of it; c2 finished without deleting it, and its session is still open"},
+				"whose reply was lost, so c2 never knew of it; c2 finished without deleting it, and its session is still open", 10},
 	} {
 		t.Run(filepath.Base(tc.path), func(t *testing.T) {
 			v := only(t, replayFile(t, tc.path).Violations, tc.class)
 			if v.Cause != tc.cause {
 				t.Errorf("cause:\n got: %s\nwant: %s", v.Cause, tc.cause)
+			}
+			root := 0
+			if i := slices.IndexFunc(v.Chain, func(l check.Link) bool { return l.Root }); i >= 0 {
+				root = v.Chain[i].Step
+			}
+			if root != tc.root {
+				t.Errorf("root at step %d, want %d: %v", root, tc.root, v.Chain)
 			}
 			checkChain(t, v)
 		})

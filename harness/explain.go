@@ -75,7 +75,7 @@ func (run *lockRun) heldWords(a, b check.Hold, ls []life) (string, []check.Link)
 	links := []check.Link{{Step: int(a.Start), What: fmt.Sprintf("%s acquired with %s", name(a.Client), n.path)}}
 	if g := givenUp(ls, a.Client, n.session); g != nil && g.step < int(b.Start) {
 		s += fmt.Sprintf(" after %s at step %d", givingUp(g), g.step)
-		links = append(links, check.Link{Step: g.step, What: fmt.Sprintf("%s gave session %#x up", name(a.Client), n.session)})
+		links = append(links, check.Link{Step: g.step, What: fmt.Sprintf("%s gave session %#x up", name(a.Client), n.session), Root: true})
 	}
 	if n.gone > 0 && n.gone <= int(b.Start) {
 		s += "; " + removal(n)
@@ -94,7 +94,7 @@ func deletedLink(n *nodeRec) check.Link {
 	case n.client:
 		return check.Link{Step: n.gone, What: fmt.Sprintf("%s deleted its %s", name(n.by), n.path)}
 	}
-	return check.Link{Step: n.gone, What: fmt.Sprintf("%s deleted %s's %s", name(n.by), name(n.client), n.path)}
+	return check.Link{Step: n.gone, What: fmt.Sprintf("%s deleted %s's %s", name(n.by), name(n.client), n.path), Root: true}
 }
 
 // goneWords is a hold taken after its node had gone: "c2 acquired at step
@@ -110,7 +110,7 @@ func goneWords(a check.Hold, n *nodeRec, ls []life) (string, []check.Link) {
 		} else {
 			s += fmt.Sprintf(", after %s gave the session up at step %d", name(a.Client), g.step)
 		}
-		links = append(links, check.Link{Step: g.step, What: fmt.Sprintf("%s gave session %#x up", name(a.Client), n.session)})
+		links = append(links, check.Link{Step: g.step, What: fmt.Sprintf("%s gave session %#x up", name(a.Client), n.session), Root: true})
 	}
 	return s, links
 }
@@ -248,7 +248,7 @@ func (run *lockRun) sessionWords(hd check.Hold, session int64, until int, ls []l
 	links := make([]check.Link, len(evs))
 	for i, e := range evs {
 		words[i] = fmt.Sprintf("%s at step %d", e.words, e.step)
-		links[i] = check.Link{Step: e.step, What: e.why}
+		links[i] = check.Link{Step: e.step, What: e.why, Root: i == 0}
 	}
 	s := fmt.Sprintf("%s held from step %d on session %#x", name(c), hd.Start, session)
 	switch len(words) {
@@ -293,10 +293,11 @@ func (run *lockRun) explainWakes(v *check.Violation, ls []life) {
 	if what == "" {
 		return
 	}
-	change := check.Link{Step: at, What: fmt.Sprintf("zxid %d, the change that woke them", zxid)}
+	change := check.Link{Step: at, What: fmt.Sprintf("zxid %d, the change that woke them", zxid), Root: true}
 	if n := run.story.deletedBy(zxid); n != nil {
 		change = deletedLink(n)
 		change.What += fmt.Sprintf(" (zxid %d)", zxid)
+		change.Root = true
 	}
 	v.Chain = check.SortChain(append(v.Chain, change))
 	if v.Class == check.StaleWakeup {
@@ -424,7 +425,8 @@ func (run *lockRun) explainDeadlock(v *check.Violation, r *Report, ls []life) {
 // /locks/l/x-0 (session 0x5), created at step 7 by a create whose reply
 // was lost".
 func (run *lockRun) waitWords(client int, n *nodeRec, trace []string, ls []life) (string, []check.Link) {
-	links := []check.Link{{Step: n.created, What: fmt.Sprintf("%s created the node %s waits on", name(n.client), name(client))}}
+	links := []check.Link{{Step: n.created, What: fmt.Sprintf("%s created the node %s waits on", name(n.client), name(client)),
+		Root: lostReply(trace, n.created)}}
 	lost := ""
 	if lostReply(trace, n.created) {
 		lost = " by a create whose reply was lost"
@@ -433,7 +435,7 @@ func (run *lockRun) waitWords(client int, n *nodeRec, trace []string, ls []life)
 		s := fmt.Sprintf("%s waits on its own earlier %s (session %#x), created at step %d%s", name(client), n.path, n.session, n.created, lost)
 		if g, ok := run.gaveUpAfter(client, n.created); ok {
 			s += fmt.Sprintf(" and left behind when that acquisition gave up at step %d", g)
-			links = append(links, check.Link{Step: g, What: name(client) + " gave up, leaving " + n.path})
+			links = append(links, check.Link{Step: g, What: name(client) + " gave up, leaving " + n.path, Root: true})
 		}
 		return s, links
 	}
@@ -444,7 +446,7 @@ func (run *lockRun) waitWords(client int, n *nodeRec, trace []string, ls []life)
 	switch g := givenUp(ls, n.client, n.session); {
 	case g != nil:
 		s += fmt.Sprintf("; %s gave that session up at step %d and it has not expired", name(n.client), g.step)
-		links = append(links, check.Link{Step: g.step, What: fmt.Sprintf("%s gave session %#x up", name(n.client), n.session)})
+		links = append(links, check.Link{Step: g.step, What: fmt.Sprintf("%s gave session %#x up", name(n.client), n.session), Root: true})
 	case n.client < len(run.h.finished) && run.h.finished[n.client]:
 		s += fmt.Sprintf("; %s finished without deleting it, and its session is still open", name(n.client))
 	default:

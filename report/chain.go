@@ -27,9 +27,9 @@ func chainOf(vs []check.Violation) []check.Link {
 	return nil
 }
 
-// linkClient reads the client a link is about from its first word, "c3
-// woken": 0-based, -1 for none.
-var linkClient = regexp.MustCompile(`^c([0-9]+)\b`)
+// linkClient reads the client a link is about: the first client it
+// names, "c3 woken", "abandon c2".
+var linkClient = regexp.MustCompile(`\bc([0-9]+)\b`)
 
 // chainY is where a link is drawn: its client's row, else the time row.
 func (tl *timeline) chainY(l check.Link) float64 {
@@ -41,6 +41,10 @@ func (tl *timeline) chainY(l check.Link) float64 {
 	return axisH + serverH/2
 }
 
+// chainX is where a link is drawn across: its step, or the first step
+// drawn for one before it (a call made before the trace's first line).
+func (tl *timeline) chainX(l check.Link) float64 { return tl.x(max(l.Step, tl.first)) }
+
 // drawChain draws the worst violation's chain of cause.
 func (tl *timeline) drawChain(b *strings.Builder) {
 	chain := chainOf(tl.f.Violations)
@@ -49,25 +53,43 @@ func (tl *timeline) drawChain(b *strings.Builder) {
 	}
 	b.WriteString(`<g id="chain">`)
 	for i := 1; i < len(chain); i++ {
-		x0, y0 := tl.x(chain[i-1].Step), tl.chainY(chain[i-1])
-		x1, y1 := tl.x(chain[i].Step), tl.chainY(chain[i])
+		x0, y0 := tl.chainX(chain[i-1]), tl.chainY(chain[i-1])
+		x1, y1 := tl.chainX(chain[i]), tl.chainY(chain[i])
 		if x0 == x1 && y0 == y1 {
 			continue
 		}
 		fmt.Fprintf(b, `<line class="chain" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" marker-end="url(#arrow)"/>`, x0, y0, x1, y1)
 	}
+	root := rootOf(chain)
 	for i, l := range chain {
-		x, y := tl.x(l.Step), tl.chainY(l)
+		x, y := tl.chainX(l), tl.chainY(l)
 		tip := html.EscapeString(fmt.Sprintf("cause %d of %d, step %d: %s", i+1, len(chain), l.Step, l.What))
 		class := "link"
-		if i == 0 {
+		if i == root {
 			class = "link root"
-			fmt.Fprintf(b, `<text class="root" x="%.1f" y="%.1f">cause</text>`, x-11, y+4)
+			// Left of the mark, or right of it where the clients' names
+			// are.
+			lx, anchor := x-11, "end"
+			if lx-40 < labelW {
+				lx, anchor = x+11, "start"
+			}
+			fmt.Fprintf(b, `<text class="root" x="%.1f" y="%.1f" text-anchor="%s">cause</text>`, lx, y+4, anchor)
 		}
 		fmt.Fprintf(b, `<a href="#s%d"><g class="%s"><title>%s</title><circle cx="%.1f" cy="%.1f" r="8"/>`+
 			`<text x="%.1f" y="%.1f">%d</text></g></a>`, l.Step, class, tip, x, y, x, y+3.5, i+1)
 	}
 	b.WriteString(`</g>`)
+}
+
+// rootOf is the index of the link the page marks as the cause: the
+// first the harness marked Root, else the first.
+func rootOf(chain []check.Link) int {
+	for i, l := range chain {
+		if l.Root {
+			return i
+		}
+	}
+	return 0
 }
 
 // arrowDef is the arrowhead the chain's lines end with.
@@ -80,13 +102,14 @@ type chainRow struct {
 	N    int
 	Step int
 	What string
+	Root bool // the link marked as the cause
 }
 
 func chainRows(vs []check.Violation) []chainRow {
 	chain := chainOf(vs)
 	out := make([]chainRow, len(chain))
 	for i, l := range chain {
-		out[i] = chainRow{i + 1, l.Step, l.What}
+		out[i] = chainRow{i + 1, l.Step, l.What, i == rootOf(chain)}
 	}
 	return out
 }

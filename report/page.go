@@ -64,7 +64,7 @@ h2{font-size:15px;margin:4px 0}
 #timeline .link.root circle{fill:#fff;stroke:#6a1b9a;stroke-width:3}
 #timeline .link text{fill:#fff;font-size:10px;font-weight:700;text-anchor:middle}
 #timeline .link.root text{fill:#6a1b9a}
-#timeline text.root{fill:#6a1b9a;font-weight:700;text-anchor:end}
+#timeline text.root{fill:#6a1b9a;font-weight:700}
 </style>
 </head>
 <body>
@@ -82,7 +82,7 @@ h2{font-size:15px;margin:4px 0}
 <main>
 <section>
 {{if .Chain}}<div id="cause"><b>How it came about</b> (the worst violation's cause, numbered on the timeline):
-<ol>{{range .Chain}}<li><a href="#s{{.Step}}">step {{.Step}}</a>: {{.What}}</li>{{end}}</ol></div>{{end}}
+<ol>{{range .Chain}}<li><a href="#s{{.Step}}">step {{.Step}}</a>: {{.What}}{{if .Root}} <b>(the cause)</b>{{end}}</li>{{end}}</ol></div>{{end}}
 {{if .Notes}}<div id="notes"><b>Notes</b> (not violations):<ul>{{range .Notes}}<li>{{.Class}}: {{.Detail}}{{if .Cause}}; cause: {{.Cause}}{{end}}</li>{{end}}</ul></div>{{end}}
 <h2>Timeline: clients down, steps across</h2>
 {{.SVG}}

@@ -224,15 +224,17 @@ func TestWrite_StepSuffix(t *testing.T) {
 func TestWrite_CauseChain(t *testing.T) {
 	f := sample()
 	f.Violations[1].Cause = "c4's lost create made it hold beside c3"
-	f.Violations[1].Chain = []check.Link{{Step: 5, What: "c4 lost its create's reply"}, {Step: 8, What: "c4 acquired beside c3"}}
+	f.Violations[1].Chain = []check.Link{{Step: 3, What: "c4 called"}, {Step: 5, What: "c4 lost its create's reply", Root: true},
+		{Step: 8, What: "c4 acquired beside c3"}}
 	f.Notes = []check.Violation{{Class: check.StaleWakeup, Detail: "one change woke 2", Cause: "c2 woke stale"}}
 	page := write(t, f)
 	for _, want := range []string{
 		`<span class="cause">cause: c4&#39;s lost create made it hold beside c3</span>`,
-		`<li><a href="#s5">step 5</a>: c4 lost its create&#39;s reply</li>`,
-		`<g id="chain">`, `marker-end="url(#arrow)"`, `<g class="link root"><title>cause 1 of 2, step 5: c4 lost its create&#39;s reply</title>`,
-		`<text class="root"`, `<g class="link"><title>cause 2 of 2, step 8: c4 acquired beside c3</title>`,
-		`<span class="why">&larr; cause 1: c4 lost its create&#39;s reply</span>`,
+		`<li><a href="#s5">step 5</a>: c4 lost its create&#39;s reply <b>(the cause)</b></li>`,
+		`<li><a href="#s8">step 8</a>: c4 acquired beside c3</li>`,
+		`<g id="chain">`, `marker-end="url(#arrow)"`, `<g class="link root"><title>cause 2 of 3, step 5: c4 lost its create&#39;s reply</title>`,
+		`<text class="root"`, `<g class="link"><title>cause 3 of 3, step 8: c4 acquired beside c3</title>`,
+		`<span class="why">&larr; cause 2: c4 lost its create&#39;s reply</span>`,
 		`<div id="notes">`, "stale-wakeup: one change woke 2; cause: c2 woke stale",
 	} {
 		if !strings.Contains(page, want) {
