@@ -8,6 +8,9 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zkapi"
 )
 
 // A violation's cause is told from what the run knows beyond the
@@ -99,6 +102,35 @@ func (st *story) deletedBy(zxid int64) *nodeRec {
 		}
 	}
 	return nil
+}
+
+// tell adds a request's creates and deletes to the story.
+func (run *lockRun) tell(c *sim.Client, req machine.Request, rep machine.Reply) {
+	step := run.s.Step()
+	switch r := req.(type) {
+	case machine.Create:
+		if rep.Err == nil {
+			run.story.create(c.Index(), c.Session(), rep.Path, step, r.Mode.IsEphemeral())
+		}
+	case machine.Delete:
+		if rep.Err == nil {
+			run.story.remove(c.Index(), r.Path, step, rep.Zxid)
+		}
+	case machine.Multi:
+		if rep.Err != nil {
+			return
+		}
+		for i, op := range r.Ops {
+			switch o := op.(type) {
+			case zkapi.CreateOp:
+				if i < len(rep.Results) {
+					run.story.create(c.Index(), c.Session(), rep.Results[i].Path, step, o.Mode.IsEphemeral())
+				}
+			case zkapi.DeleteOp:
+				run.story.remove(c.Index(), o.Path, step, rep.Zxid)
+			}
+		}
+	}
 }
 
 // life is a client's session event, read from the trace.

@@ -236,35 +236,6 @@ func (run *lockRun) stale(c *sim.Client, zxid int64) bool {
 	return n != nil && n.by == byExpiry && n.client == c.Index() && n.session != c.Session()
 }
 
-// tell adds a request's creates and deletes to the story.
-func (run *lockRun) tell(c *sim.Client, req machine.Request, rep machine.Reply) {
-	step := run.s.Step()
-	switch r := req.(type) {
-	case machine.Create:
-		if rep.Err == nil {
-			run.story.create(c.Index(), c.Session(), rep.Path, step, r.Mode.IsEphemeral())
-		}
-	case machine.Delete:
-		if rep.Err == nil {
-			run.story.remove(c.Index(), r.Path, step, rep.Zxid)
-		}
-	case machine.Multi:
-		if rep.Err != nil {
-			return
-		}
-		for i, op := range r.Ops {
-			switch o := op.(type) {
-			case zkapi.CreateOp:
-				if i < len(rep.Results) {
-					run.story.create(c.Index(), c.Session(), rep.Results[i].Path, step, o.Mode.IsEphemeral())
-				}
-			case zkapi.DeleteOp:
-				run.story.remove(c.Index(), o.Path, step, rep.Zxid)
-			}
-		}
-	}
-}
-
 // Blocks implements Observer.
 func (run *lockRun) Blocks(c *sim.Client) {
 	run.received = append(run.received, received{client: c.Index(), held: waitsAgain})
