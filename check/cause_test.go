@@ -57,7 +57,7 @@ func TestWakeups_StaleIsANote(t *testing.T) {
 	if len(vs) != 1 || vs[0].Class != check.StaleWakeup || !vs[0].Class.Note() {
 		t.Fatalf("one fresh and one stale wake-up: %v", vs)
 	}
-	want := "c2 woke for a session it had replaced while waiting: one extra wake-up of a replaced session, not a herd"
+	want := "c2 woke for a queue place of a session it had replaced while waiting: not a herd"
 	if vs[0].Cause != want {
 		t.Errorf("cause %q, want %q", vs[0].Cause, want)
 	}

@@ -70,14 +70,14 @@ const (
 	// Undecided is not a violation: the check met its bound before it
 	// could tell (Register), and says so rather than guess.
 	Undecided Class = "undecided"
-	// StaleWakeup is not a violation but a note: one change woke, beside
-	// the waiters that could proceed, a client whose session had been
-	// replaced during its wait (it gave the session up or learned it had
-	// expired, and queued again on a new one), or that was woken by the
-	// end of its own old session. ZooKeeper does this to a good recipe:
-	// the old session's node lingers until the server expires it, and
-	// its watchers (the client's own new node among them) are told once.
-	// One wake-up per replaced session costs one read and grows with the
+	// StaleWakeup is not a violation but a note: one change woke,
+	// beside the waiters that could proceed, a client whose session had
+	// been replaced during its wait (it gave the session up or learned
+	// it had expired, and went on waiting on a new one) and whose node
+	// had gone with it: it waits for a queue place it no longer has.
+	// ZooKeeper does this to a recipe that waits on across a replaced
+	// session: the watch set on the new session fires as it must. One
+	// wake-up per replaced session costs one read and grows with the
 	// faults, not with the waiters, so it fails no recipe (Wakeups).
 	StaleWakeup Class = "stale-wakeup"
 )

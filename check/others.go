@@ -67,7 +67,7 @@ func judgeWakes(wakeups []Wakeup, cause int64, clients []wake, max int) (Violati
 		return Violation{Class: StaleWakeup, Steps: steps, Chain: chain,
 			Detail: fmt.Sprintf("one change (zxid %d) woke %d clients, at most %d could proceed, but %s woken stale",
 				cause, len(clients), max, clientList(stale)+wasWere(len(stale))),
-			Cause: fmt.Sprintf("%s woke for a session %s had replaced while waiting: one extra wake-up of a replaced session, not a herd",
+			Cause: fmt.Sprintf("%s woke for a queue place of a session %s had replaced while waiting: not a herd",
 				clientList(stale), theyOrIt(len(stale)))}, true
 	}
 	cause2 := fmt.Sprintf("one change (zxid %d) woke %s; at most %d could proceed, so %d woke for nothing",

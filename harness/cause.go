@@ -83,6 +83,16 @@ func (st *story) nodeOf(h check.Hold, dir string) *nodeRec {
 	return nil
 }
 
+// queued says whether client has a node in dir now.
+func (st *story) queued(client int, dir string) bool {
+	for _, n := range st.nodes {
+		if n.client == client && n.gone == 0 && strings.HasPrefix(n.path, dir+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 // lastBefore is the latest node client created in dir before step,
 // whatever became of it, or nil.
 func (st *story) lastBefore(client int, dir string, step int) *nodeRec {

@@ -299,11 +299,14 @@ func (run *lockRun) explainWakes(v *check.Violation, ls []life) {
 		change.What += fmt.Sprintf(" (zxid %d)", zxid)
 		change.Root = true
 	}
-	v.Chain = check.SortChain(append(v.Chain, change))
 	if v.Class == check.StaleWakeup {
-		v.Cause = run.staleWords(zxid, what, ls)
+		change.Root = false
+		var links []check.Link
+		v.Cause, links = run.staleWords(zxid, what, ls)
+		v.Chain = check.SortChain(append(append(v.Chain, change), links...))
 		return
 	}
+	v.Chain = check.SortChain(append(v.Chain, change))
 	named := what + fmt.Sprintf(" (zxid %d)", zxid)
 	if strings.HasSuffix(what, ")") {
 		named = strings.TrimSuffix(what, ")") + fmt.Sprintf(", zxid %d)", zxid)
@@ -317,20 +320,22 @@ func (run *lockRun) explainWakes(v *check.Violation, ls []life) {
 // staleWords: "c1's release of /locks/l/x-4 at step 128 woke c4 at step
 // 134, which gave session 0x4 up at step 63 while acquiring: an extra
 // wake-up of a session replaced under a waiter, not a herd".
-func (run *lockRun) staleWords(zxid int64, what string, ls []life) string {
+func (run *lockRun) staleWords(zxid int64, what string, ls []life) (string, []check.Link) {
 	var who []string
+	var links []check.Link
 	for _, r := range run.received {
 		if r.held != heldNone || r.zxid != zxid || !r.stale {
 			continue
 		}
 		w := fmt.Sprintf("%s at step %d", name(r.client), r.step)
 		if g := run.staleGiveUp(r, zxid, ls); g != nil {
-			w += fmt.Sprintf(", which %s at step %d while acquiring", gaveUpWords(g), g.step)
+			w += fmt.Sprintf(", which %s at step %d while acquiring and had no node left in the queue", gaveUpWords(g), g.step)
+			links = append(links, check.Link{Step: g.step, What: name(r.client) + " " + gaveUpWords(g), Root: true})
 		}
 		who = append(who, w)
 	}
 	return what + " woke " + strings.Join(who, "; and ") +
-		": an extra wake-up of a session replaced under a waiter, not a herd"
+		", beside the waiter that could proceed: a wake-up for a queue place of a replaced session, not a herd", links
 }
 
 // staleGiveUp is the give-up that made a wake-up stale: of the session

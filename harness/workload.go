@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	pathpkg "path"
 	"slices"
 	"strconv"
 	"strings"
@@ -219,21 +220,25 @@ func (run *lockRun) Expired(session, zxid int64) {
 // Woken implements Observer.
 func (run *lockRun) Woken(c *sim.Client, path string, zxid int64) {
 	run.received = append(run.received, received{client: c.Index(), zxid: zxid, path: path, held: heldNone,
-		reader: run.acquiring[c.Index()] == check.Read, step: run.s.Step(), stale: run.stale(c, zxid)})
+		reader: run.acquiring[c.Index()] == check.Read, step: run.s.Step(), stale: run.stale(c, path, zxid)})
 }
 
-// stale says whether waking c by the change zxid is a stale wake-up
-// (check.Wakeup.Stale): c's session was replaced since it called
-// Acquire, so it waits for a place in the queue of a session it has
-// given up (whose node lingers, or has gone with it), beside the client
-// that rightly waits there now; or the change was the expiry of one of
-// c's own old sessions, whose lingering node its new one waited on.
-func (run *lockRun) stale(c *sim.Client, zxid int64) bool {
-	if s := run.callSession[c.Index()]; s != 0 && s != c.Session() {
-		return true
-	}
+// stale says whether waking c by the change zxid, a notification about
+// path, is a stale wake-up (check.Wakeup.Stale): the change deleted the
+// very node c watched (as a herd-free queue's waiter watches its
+// predecessor), c's session was replaced since it called Acquire, and c
+// has no node left in the queue: it waits for the place of a session it
+// has given up, whose node has gone, beside the client that rightly
+// waits on that node now. A client with a node still queued holds a
+// place, and a wake-up through a watch on the directory wakes every
+// waiter by design: neither is stale.
+func (run *lockRun) stale(c *sim.Client, path string, zxid int64) bool {
 	n := run.story.deletedBy(zxid)
-	return n != nil && n.by == byExpiry && n.client == c.Index() && n.session != c.Session()
+	if n == nil || n.path != path {
+		return false
+	}
+	s := run.callSession[c.Index()]
+	return s != 0 && s != c.Session() && !run.story.queued(c.Index(), pathpkg.Dir(n.path))
 }
 
 // Blocks implements Observer.
