@@ -229,7 +229,7 @@ func nodeWords(n *nodeRec) string {
 func removal(n *nodeRec) string {
 	switch n.by {
 	case byExpiry:
-		return fmt.Sprintf("the session expired at step %d, deleting it", n.gone)
+		return fmt.Sprintf("session %#x expired at step %d, deleting it", n.session, n.gone)
 	case n.client:
 		return fmt.Sprintf("%s deleted it at step %d", name(n.by), n.gone)
 	}

@@ -28,7 +28,7 @@ func TestCause_NamesTheMechanism(t *testing.T) {
 	}{
 		{"testdata/cause/mutual-exclusion-adoptdying.trace", check.MutualExclusion,
 			"c2 held /locks/l/lock-c2_0-0000000000 of session 0x100000000000002 after giving that session up at step 19; " +
-				"the session expired at step 65, deleting it; c1, woken at step 67 by that deletion, acquired at step 69 " +
+				"session 0x100000000000002 expired at step 65, deleting it; c1, woken at step 67 by that deletion, acquired at step 69 " +
 				"with /locks/l/lock-c1_0-0000000001", 19},
 		{"testdata/cause/mutual-exclusion-deletefirstchild.trace", check.MutualExclusion,
 			"c3 held /locks/l/lock-c3_1-0000000004 of session 0x100000000000003; c2 deleted it at step 98; " +

@@ -11,13 +11,11 @@ import (
 )
 
 // explain words the cause of each violation of a lock run from its story
-// and the clients' session events; it needs the trace (a run not traced
-// keeps the checkers' plain causes).
+// and the clients' session events. The events are read from the trace:
+// a run not traced (a search's) tells what its story alone can, without
+// give-ups, pauses or lost replies.
 func (run *lockRun) explain(r *Report) {
 	trace := r.Result.Trace
-	if len(trace) == 0 {
-		return
-	}
 	ls := lives(trace)
 	for _, vs := range [][]check.Violation{r.Violations, r.Notes} {
 		for i := range vs {
@@ -76,6 +74,8 @@ func (run *lockRun) heldWords(a, b check.Hold, ls []life) (string, []check.Link)
 	if g := givenUp(ls, a.Client, n.session); g != nil && g.step < int(b.Start) {
 		s += fmt.Sprintf(" after %s at step %d", givingUp(g), g.step)
 		links = append(links, check.Link{Step: g.step, What: fmt.Sprintf("%s gave session %#x up", name(a.Client), n.session), Root: true})
+	} else if own := run.holdSession(a); own != 0 && own != n.session {
+		s += fmt.Sprintf(" while on session %#x", own)
 	}
 	if n.gone > 0 && n.gone <= int(b.Start) {
 		s += "; " + removal(n)
@@ -113,6 +113,15 @@ func goneWords(a check.Hold, n *nodeRec, ls []life) (string, []check.Link) {
 		links = append(links, check.Link{Step: g.step, What: fmt.Sprintf("%s gave session %#x up", name(a.Client), n.session), Root: true})
 	}
 	return s, links
+}
+
+// holdSession is the session a hold was taken on, 0 if unknown.
+func (run *lockRun) holdSession(h check.Hold) int64 {
+	i := slices.IndexFunc(run.h.Holds, func(x check.Hold) bool { return x.Client == h.Client && x.Start == h.Start })
+	if i < 0 || i >= len(run.h.sessions) {
+		return 0
+	}
+	return run.h.sessions[i]
 }
 
 // acquiredWords is how b came to hold: "c2, woken at step 39 by c4's
