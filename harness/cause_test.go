@@ -1,6 +1,7 @@
 package harness_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	barrierzoo "github.com/zksim/zksim/barrier/zoo"
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/sim"
 )
 
 // Each saved counterexample's violation names its mechanism: which
@@ -159,5 +161,28 @@ func checkChain(t *testing.T, v check.Violation) {
 	}
 	if s := v.String(); s != string(v.Class)+": "+v.Detail+"; cause: "+v.Cause {
 		t.Errorf("String() = %q", s)
+	}
+}
+
+// A run's own verdicts, for programs with no workload: a client error
+// and no progress name the clients' last steps.
+func TestCause_ExplainVerdicts(t *testing.T) {
+	res := &sim.Result{Trace: []string{
+		"    1 t0   send c1 create /a \"\" persistent -> z=7 OK path=/a",
+		"    2 t0   recv c1 reply",
+		"    3 t0   send c2 get /a -> z=7 OK data=\"\"",
+	}, Errors: []error{errors.New("boom"), nil}}
+	vs := res.Verdicts()
+	harness.ExplainVerdicts(res, vs)
+	v := only(t, vs, check.ClientError)
+	if want := `c1's program ended with that error after its last step, 2: recv c1 reply`; v.Cause != want {
+		t.Errorf("cause %q, want %q", v.Cause, want)
+	}
+	res.Errors, res.Bounded, res.Steps, res.Waiting = nil, true, 3, []string{"c2"}
+	vs = res.Verdicts()
+	harness.ExplainVerdicts(res, vs)
+	v = only(t, vs, check.NoProgress)
+	if want := `still going at the step bound: c2's last step was 3, send c2 get /a -> z=7 OK data=""`; v.Cause != want {
+		t.Errorf("cause %q, want %q", v.Cause, want)
 	}
 }

@@ -526,7 +526,7 @@ func explainRunEnd(v *check.Violation, trace []string) {
 	var chain []check.Link
 	for _, c := range strings.Split(who, ", ") {
 		if l, ok := lastLine(trace, atoi(strings.TrimPrefix(c, "c"))); ok && c != "" {
-			parts = append(parts, fmt.Sprintf("%s last did %q at step %d", c, l.Text, l.Step))
+			parts = append(parts, fmt.Sprintf("%s's last step was %d, %s", c, l.Step, l.Text))
 			chain = append(chain, check.Link{Step: l.Step, What: c + "'s last step"})
 		}
 	}
@@ -564,5 +564,20 @@ func explainWaits(v *check.Violation, waits []sim.Wait) {
 	if len(parts) > 0 {
 		v.Cause = strings.Join(parts, "; ") + ", and no client left can change it"
 		v.Chain = check.SortChain(chain)
+	}
+}
+
+// ExplainVerdicts words the causes of a run's own verdicts (res.Verdicts:
+// deadlock, no progress, client errors) for a subject with no workload
+// of its own, such as user programs: what each waiter waited on from
+// which step, and each client's last step, read from the run's trace.
+func ExplainVerdicts(res *sim.Result, vs []check.Violation) {
+	for i := range vs {
+		switch v := &vs[i]; v.Class {
+		case check.Deadlock:
+			explainWaits(v, res.Waits)
+		case check.NoProgress, check.ClientError:
+			explainRunEnd(v, res.Trace)
+		}
 	}
 }
