@@ -439,11 +439,11 @@ func (run *lockRun) explainDeadlock(v *check.Violation, r *Report, ls []life) {
 // /locks/l/x-0 (session 0x5), created at step 7 by a create whose reply
 // was lost".
 func (run *lockRun) waitWords(client int, n *nodeRec, trace []string, ls []life) (string, []check.Link) {
-	links := []check.Link{{Step: n.created, What: fmt.Sprintf("%s created the node %s waits on", name(n.client), name(client)),
-		Root: lostReply(trace, n.created)}}
+	links := []check.Link{{Step: n.created, What: fmt.Sprintf("%s created the node %s waits on", name(n.client), name(client))}}
 	lost := ""
-	if lostReply(trace, n.created) {
+	if at, ok := lostReply(trace, n.created); ok {
 		lost = " by a create whose reply was lost"
+		links = append(links, check.Link{Step: at, What: fmt.Sprintf("%s lost the create's reply", name(n.client)), Root: true})
 	}
 	if n.client == client {
 		s := fmt.Sprintf("%s waits on its own earlier %s (session %#x), created at step %d%s", name(client), n.path, n.session, n.created, lost)
@@ -480,10 +480,10 @@ func (run *lockRun) gaveUpAfter(client, step int) (int, bool) {
 	return 0, false
 }
 
-// lostReply says whether the request at step lost its reply: its line
-// says so (lose-reply), or its client's connection broke (disconnect,
-// abandon, crash) before the reply came.
-func lostReply(trace []string, step int) bool {
+// lostReply says whether the request at step lost its reply, and at
+// which step: its line says so (lose-reply), or its client's connection
+// broke (disconnect, abandon, crash) before the reply came.
+func lostReply(trace []string, step int) (int, bool) {
 	client := 0
 	for _, raw := range trace {
 		l := parseTraceLine(raw)
@@ -491,17 +491,17 @@ func lostReply(trace []string, step int) bool {
 		case l.Step < step:
 		case l.Step == step && client == 0:
 			if strings.HasPrefix(l.Text, "lose-reply ") {
-				return true
+				return step, true
 			}
 			client = l.Client
 		case l.Client != client:
 		case strings.HasPrefix(l.Text, "recv ") && strings.HasSuffix(l.Text, " reply"):
-			return false
+			return 0, false
 		case strings.HasPrefix(l.Text, "disconnect "), strings.HasPrefix(l.Text, "abandon "), strings.HasPrefix(l.Text, "crash "):
-			return true
+			return l.Step, true
 		}
 	}
-	return false
+	return 0, false
 }
 
 var detailClient = regexp.MustCompile(`^c([0-9]+)\b`)
