@@ -224,14 +224,11 @@ func nodeWords(n *nodeRec) string {
 	return fmt.Sprintf("%s's %s (session %#x)", name(n.client), n.path, n.session)
 }
 
-// removal words how a node went: "c3 deleted it at step 35", "its
-// session expired at step 38, deleting it".
+// removal words how a node went: "c3 deleted it at step 35", "session
+// 0x5 expired at step 38, deleting it".
 func removal(n *nodeRec) string {
-	switch n.by {
-	case byExpiry:
+	if n.by == byExpiry {
 		return fmt.Sprintf("session %#x expired at step %d, deleting it", n.session, n.gone)
-	case n.client:
-		return fmt.Sprintf("%s deleted it at step %d", name(n.by), n.gone)
 	}
 	return fmt.Sprintf("%s deleted it at step %d", name(n.by), n.gone)
 }
