@@ -22,7 +22,7 @@ func (run *lockRun) explain(r *Report) {
 			v := &vs[i]
 			switch v.Class {
 			case check.MutualExclusion, check.RWExclusion, check.MaxLeases:
-				run.explainOverlap(v, ls)
+				run.explainOverlap(v, ls, run.h.Holds)
 			case check.Fencing:
 				run.explainFencing(v, ls)
 			case check.SharedTerm, check.TermOrder:
@@ -40,8 +40,8 @@ func (run *lockRun) explain(r *Report) {
 
 // explainOverlap: who held which node of which session (given up,
 // deleted), and how the last one came to acquire beside them.
-func (run *lockRun) explainOverlap(v *check.Violation, ls []life) {
-	hs := check.Overlapping(run.h.Holds, run.w.Recipe.MaxHolders())
+func (run *lockRun) explainOverlap(v *check.Violation, ls []life, holds []check.Hold) {
+	hs := check.Overlapping(holds, run.w.Recipe.MaxHolders())
 	if len(hs) < 2 {
 		return
 	}
@@ -55,6 +55,17 @@ func (run *lockRun) explainOverlap(v *check.Violation, ls []life) {
 	p, links := run.acquiredWords(b, others)
 	v.Cause = strings.Join(append(parts, p), "; ")
 	v.Chain = check.SortChain(append(chain, links...))
+}
+
+// explainOpen words the cause of the invariant's violation, found while
+// the run goes on: from the holds open now and the story so far (the
+// trace, and so the give-ups, are the run's end's).
+func (run *lockRun) explainOpen(v *check.Violation) {
+	var open []check.Hold
+	for hd := range run.openHolds() {
+		open = append(open, hd)
+	}
+	run.explainOverlap(v, nil, open)
 }
 
 // heldWords is how a held beside b: "c1 held /locks/l/x-3 of session 0x5

@@ -400,8 +400,10 @@ func (run *lockRun) Invariant(s *sim.Sim) *check.Violation {
 		if exclusive {
 			class = check.MutualExclusion
 		}
-		return &check.Violation{Class: class, Detail: fmt.Sprintf("clients %v hold %s at once at step %d", who, run.w.Dir, s.Step()),
+		v := &check.Violation{Class: class, Detail: fmt.Sprintf("clients %v hold %s at once at step %d", who, run.w.Dir, s.Step()),
 			Steps: check.Blame(s.Step())}
+		run.explainOpen(v)
+		return v
 	}
 	return nil
 }
