@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Violation classes of the barriers (package barrier).
@@ -60,10 +61,48 @@ func BarrierEnters(visits []Visit, n int) []Violation {
 		if most < n {
 			return []Violation{{Class: BarrierEnter, Detail: fmt.Sprintf(
 				"c%d passed Enter at step %d, but from its call at step %d at most %d of %d members were there at once",
-				v.Client+1, v.Entered, v.Arrive, most, n), Steps: Blame(int(v.Arrive), int(v.Entered))}}
+				v.Client+1, v.Entered, v.Arrive, most, n), Steps: Blame(int(v.Arrive), int(v.Entered)),
+				Cause: enterCause(visits, v, n),
+				Chain: []Link{{Step: int(v.Arrive), What: fmt.Sprintf("c%d called Enter", v.Client+1)},
+					{Step: int(v.Entered), What: fmt.Sprintf("c%d passed Enter too early", v.Client+1)}}}}
 		}
 	}
 	return nil
+}
+
+// enterCause words who was there while v waited in Enter, and when:
+// "c3 passed Enter at step 17 with at most 2 of 3 members there at once
+// since its call at step 0: c1 from step 0 to step 12, c2 from step 3".
+func enterCause(visits []Visit, v Visit, n int) string {
+	var there []string
+	for _, u := range visits {
+		if u == v || u.Arrive > v.Entered || (u.Gone >= 0 && u.Gone <= v.Arrive) {
+			continue
+		}
+		w := fmt.Sprintf("c%d from step %d", u.Client+1, u.Arrive)
+		if u.Gone >= 0 {
+			w += fmt.Sprintf(" to step %d", u.Gone)
+		}
+		there = append(there, w)
+	}
+	s := fmt.Sprintf("c%d passed Enter at step %d with at most %d of %d members there at once since its call at step %d",
+		v.Client+1, v.Entered, mostSince(visits, v), n, v.Arrive)
+	if len(there) == 0 {
+		return s + ": no other member came"
+	}
+	return s + ": " + strings.Join(there, ", ")
+}
+
+// mostSince is the most visits present at once from v's call to its
+// entry, as BarrierEnters counts them.
+func mostSince(visits []Visit, v Visit) int {
+	most := present(visits, v.Arrive)
+	for _, u := range visits {
+		if u.Arrive > v.Arrive && u.Arrive <= v.Entered {
+			most = max(most, present(visits, u.Arrive))
+		}
+	}
+	return most
 }
 
 // present counts the visits arrived and not gone at t.
@@ -111,7 +150,11 @@ func BarrierLeaves(visits []Visit) []Violation {
 				}
 				return []Violation{{Class: BarrierLeave, Detail: fmt.Sprintf(
 					"c%d passed Leave at step %d, but c%d of its round (entered at step %d) %s",
-					v.Client+1, v.Passed, w.Client+1, w.Entered, left), Steps: Blame(int(w.Entered), int(v.Passed))}}
+					v.Client+1, v.Passed, w.Client+1, w.Entered, left), Steps: Blame(int(w.Entered), int(v.Passed)),
+					Cause: fmt.Sprintf("c%d passed Leave at step %d while c%d, inside since step %d, %s",
+						v.Client+1, v.Passed, w.Client+1, w.Entered, left),
+					Chain: SortChain([]Link{{Step: int(w.Entered), What: fmt.Sprintf("c%d entered", w.Client+1)},
+						{Step: int(v.Passed), What: fmt.Sprintf("c%d passed Leave before c%d left", v.Client+1, w.Client+1)}})}}
 			}
 		}
 	}
@@ -128,6 +171,14 @@ func byPassed(visits []Visit) []Visit {
 	}
 	slices.SortStableFunc(out, func(a, b Visit) int { return cmp.Compare(a.Passed, b.Passed) })
 	return out
+}
+
+// removedWords says when Remove was called, for a cause.
+func removedWords(removed int64) string {
+	if removed < 0 {
+		return "Remove was never called"
+	}
+	return fmt.Sprintf("Remove was called only at step %d", removed)
 }
 
 // SingleWait is one Wait on a single barrier that was raised before the
@@ -148,7 +199,11 @@ func BarrierWaits(waits []SingleWait, removed int64) []Violation {
 			}
 			return []Violation{{Class: BarrierWait, Detail: fmt.Sprintf(
 				"c%d passed the single barrier at step %d before Remove was called: %s", w.Client+1, w.Return, when),
-				Steps: Blame(int(w.Call), int(w.Return))}}
+				Steps: Blame(int(w.Call), int(w.Return)),
+				Cause: fmt.Sprintf("c%d's Wait, called at step %d, returned at step %d with the barrier still up: %s",
+					w.Client+1, w.Call, w.Return, removedWords(removed)),
+				Chain: []Link{{Step: int(w.Call), What: fmt.Sprintf("c%d called Wait", w.Client+1)},
+					{Step: int(w.Return), What: fmt.Sprintf("c%d passed the raised barrier", w.Client+1)}}}}
 		}
 	}
 	return nil

@@ -33,7 +33,10 @@
 // depends on the machine or its load. A register history the bound cannot
 // decide is reported with the class Undecided, which is not a violation.
 //
-// Every checker reports Violations, each naming its class.
+// Every checker reports Violations, each naming its class, the symptom
+// (Detail) and, where the checker can tell, the mechanism (Cause, and
+// Chain: the steps that led to it); the harness, which knows the
+// sessions and nodes of a run, words the mechanism further.
 package check
 
 import (
@@ -68,11 +71,25 @@ const (
 	// Undecided is not a violation: the check met its bound before it
 	// could tell (Register), and says so rather than guess.
 	Undecided Class = "undecided"
+	// StaleWakeup is not a violation but a note: one change woke,
+	// beside the waiters that could proceed, a client whose session had
+	// been replaced during its wait (it gave the session up or learned
+	// it had expired, and went on waiting on a new one) and whose node
+	// had gone with it: it waits for a queue place it no longer has.
+	// ZooKeeper does this to a recipe that waits on across a replaced
+	// session: the watch set on the new session fires as it must. One
+	// wake-up per replaced session costs one read and grows with the
+	// faults, not with the waiters, so it fails no recipe (Wakeups).
+	StaleWakeup Class = "stale-wakeup"
 )
+
+// Note reports whether class is a note rather than a violation: it
+// describes the run and never fails a check (Undecided, StaleWakeup).
+func (c Class) Note() bool { return c == Undecided || c == StaleWakeup }
 
 // severities orders the classes, worst first.
 var severities = []Class{MutualExclusion, RWExclusion, MaxLeases, SharedTerm, TermOrder, BarrierEnter, BarrierLeave, BarrierWait,
-	Fencing, Deadlock, NoProgress, Orphan, ClientError, Invariant, Linearizability, Herd, Undecided}
+	Fencing, Deadlock, NoProgress, Orphan, ClientError, Invariant, Linearizability, Herd, Undecided, StaleWakeup}
 
 // Severity ranks a violation class, 0 the worst: a run is reported by the
 // worst class it shows. Unknown classes rank last.
@@ -91,11 +108,45 @@ func Worst(classes []Class) Class {
 
 // Violation is one finding of a checker.
 type Violation struct {
-	Class  Class
+	Class Class
+	// Detail is what the checker saw: the symptom ("c1 (exclusive,
+	// 30-45) and c2 (exclusive, 40-50) both held /locks/l").
 	Detail string
 	// Steps are the simulator steps the checker blames, ascending (none
 	// if it cannot point at any): a trace view marks their lines.
 	Steps []int
+	// Cause names the mechanism in one line: which client, which session
+	// (given up, expired at step N), which node, which wake-up ("c1 held
+	// /locks/l/x-3 of session 0x5 after giving that session up at step
+	// 31; c2 acquired at step 40"). Two violations of one class with
+	// different causes are two bugs. "" when nothing beyond Detail is
+	// known.
+	Cause string
+	// Chain is the mechanism step by step, in step order: each link a
+	// step and what happened at it, for a report to draw (expiry ->
+	// deletion -> wake-up -> acquire).
+	Chain []Link
 }
 
-func (v Violation) String() string { return fmt.Sprintf("%s: %s", v.Class, v.Detail) }
+// Link is one step of a violation's mechanism.
+type Link struct {
+	Step int
+	What string // "c1 gave session 0x5 up"
+	// Root marks the event the mechanism starts from, when the harness
+	// can tell: a fault, a session given up or paused away, a node
+	// deleted by another client. A report marks the first root as the
+	// cause (else the first link).
+	Root bool
+}
+
+// String is the class, the symptom and, if known, the cause, on one line.
+func (v Violation) String() string { return fmt.Sprintf("%s: %s", v.Class, v.Message()) }
+
+// Message is String without the class: the symptom and, if known, the
+// cause.
+func (v Violation) Message() string {
+	if v.Cause == "" {
+		return v.Detail
+	}
+	return v.Detail + "; cause: " + v.Cause
+}

@@ -41,8 +41,14 @@ func Leases(holds []Hold, n int) LockReport {
 	}
 	detail := fmt.Sprintf("%s held %s at once, more than its %d leases", strings.Join(who, ", "), lock, n)
 	failed := slices.DeleteFunc(slices.Clone(holds), func(h Hold) bool { return h.Lock != lock })
-	return LockReport{Violations: []Violation{{Class: MaxLeases, Detail: detail, Steps: Blame(starts...)}},
-		failed: failed, leases: n}
+	last := over[len(over)-1]
+	var chain []Link
+	for _, h := range over {
+		chain = append(chain, acquired(h))
+	}
+	v := Violation{Class: MaxLeases, Detail: detail, Steps: Blame(starts...), Chain: SortChain(chain),
+		Cause: OverlapCause(last, over[:len(over)-1])}
+	return LockReport{Violations: []Violation{v}, failed: failed, leases: n}
 }
 
 // overLeased returns n+1 holds (not reads) on one lock that are held at
@@ -174,4 +180,17 @@ func modelFor(n int) porcupine.Model {
 		return lockModel
 	}
 	return semaphoreModel(n)
+}
+
+// Overlapping returns the holds the violation of Leases(holds, n) names,
+// by Start: the two that Locks found overlapping (n <= 1), or the n+1
+// held at once; nil if there is none. A harness words their cause.
+func Overlapping(holds []Hold, n int) []Hold {
+	if n > 1 {
+		return overLeased(holds, n)
+	}
+	if a, b, found := conflict(holds); found {
+		return []Hold{a, b}
+	}
+	return nil
 }

@@ -94,7 +94,29 @@ func Locks(holds []Hold) LockReport {
 		a.Client+1, a.Mode, a.Start, endString(a), b.Client+1, b.Mode, b.Start, endString(b), a.Lock)
 	failed := slices.DeleteFunc(slices.Clone(holds), func(h Hold) bool { return h.Lock != a.Lock })
 	steps := Blame(int(a.Start), int(b.Start))
-	return LockReport{Violations: []Violation{{Class: class, Detail: detail, Steps: steps}}, failed: failed}
+	v := Violation{Class: class, Detail: detail, Steps: steps, Cause: OverlapCause(b, []Hold{a}),
+		Chain: SortChain([]Link{acquired(a), acquired(b)})}
+	return LockReport{Violations: []Violation{v}, failed: failed}
+}
+
+// OverlapCause is the plain cause of an overlap, when nothing is known of
+// sessions or nodes: b acquired while the others held. "c2 acquired
+// /locks/l at step 40 while c1 held it (from step 30 to step 45)".
+func OverlapCause(b Hold, others []Hold) string {
+	var held []string
+	for _, a := range others {
+		to := fmt.Sprintf("to step %d", a.End)
+		if a.End < 0 {
+			to = "to the end"
+		}
+		held = append(held, fmt.Sprintf("c%d held it (from step %d %s)", a.Client+1, a.Start, to))
+	}
+	return fmt.Sprintf("c%d acquired %s at step %d while %s", b.Client+1, b.Lock, b.Start, strings.Join(held, ", "))
+}
+
+// acquired is the link of a hold's start.
+func acquired(h Hold) Link {
+	return Link{Step: int(h.Start), What: fmt.Sprintf("c%d acquired %s (%s)", h.Client+1, h.Lock, h.Mode)}
 }
 
 // conflict finds two holds on one lock, not both reads, that overlap: each

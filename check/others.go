@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Wakeup is a watch notification a client received about a lock node.
@@ -12,12 +13,20 @@ type Wakeup struct {
 	Cause  int64 // zxid of the change that fired it
 	Path   string
 	Step   int // when it was delivered, for blame; 0 if unknown
+	// Stale: the client's session was replaced during the wait this
+	// wake-up ended (it gave the session up, or learned it had expired,
+	// and queued again on a new one), or the change was the end of one
+	// of its own old sessions: see StaleWakeup.
+	Stale bool
 }
 
 // Wakeups counts, per change (zxid), the distinct clients woken; more
 // than limit(cause) is a herd. For an exclusive lock the limit is 1.
 // Wakeups with no single cause (Cause < 0: catching up after a reconnect)
-// are not counted.
+// are not counted. A change whose wake-ups are over the limit only by
+// clients woken stale (Wakeup.Stale) is no herd: it is reported as a
+// StaleWakeup note, which is not a violation (Class.Note); a herd's
+// count leaves the stale ones out.
 func Wakeups(wakeups []Wakeup, limit func(cause int64) int) ([]Violation, map[int64]int) {
 	woken := wokenBy(wakeups)
 	counts := map[int64]int{}
@@ -27,14 +36,110 @@ func Wakeups(wakeups []Wakeup, limit func(cause int64) int) ([]Violation, map[in
 		for n < len(woken) && woken[n].cause == c {
 			n++
 		}
+		clients := woken[:n]
 		woken = woken[n:]
 		counts[c] = n
-		if max := limit(c); n > max {
-			vs = append(vs, Violation{Class: Herd, Detail: fmt.Sprintf("one change (zxid %d) woke %d clients, at most %d could proceed", c, n, max),
-				Steps: wokenSteps(wakeups, c)})
+		max := limit(c)
+		if n <= max {
+			continue
+		}
+		if v, over := judgeWakes(wakeups, c, clients, max); over {
+			vs = append(vs, v)
 		}
 	}
 	return vs, counts
+}
+
+// judgeWakes words one change that woke more clients than max: a herd,
+// or, when the stale wake-ups alone put it over, a StaleWakeup note.
+func judgeWakes(wakeups []Wakeup, cause int64, clients []wake, max int) (Violation, bool) {
+	var fresh, stale []int
+	for _, w := range clients {
+		if staleWake(wakeups, cause, w.client) {
+			stale = append(stale, w.client)
+		} else {
+			fresh = append(fresh, w.client)
+		}
+	}
+	chain := wakeChain(wakeups, cause)
+	steps := wokenSteps(wakeups, cause)
+	if len(fresh) <= max {
+		return Violation{Class: StaleWakeup, Steps: steps, Chain: chain,
+			Detail: fmt.Sprintf("one change (zxid %d) woke %d clients, at most %d could proceed, but %s woken stale",
+				cause, len(clients), max, clientList(stale)+wasWere(len(stale))),
+			Cause: fmt.Sprintf("%s woke for a queue place of a session %s had replaced while waiting: not a herd",
+				clientList(stale), theyOrIt(len(stale)))}, true
+	}
+	cause2 := fmt.Sprintf("one change (zxid %d) woke %s; at most %d could proceed, so %d woke for nothing",
+		cause, clientList(fresh), max, len(fresh)-max)
+	if len(stale) > 0 {
+		cause2 += fmt.Sprintf(" (and %s woke stale, on a replaced session)", clientList(stale))
+	}
+	return Violation{Class: Herd, Steps: steps, Chain: chain, Cause: cause2,
+		Detail: fmt.Sprintf("one change (zxid %d) woke %d clients, at most %d could proceed", cause, len(fresh), max)}, true
+}
+
+// staleWake says whether client's wake-ups by cause were all stale.
+func staleWake(wakeups []Wakeup, cause int64, client int) bool {
+	seen := false
+	for _, w := range wakeups {
+		if w.Cause == cause && w.Client == client {
+			if !w.Stale {
+				return false
+			}
+			seen = true
+		}
+	}
+	return seen
+}
+
+// wakeChain links each wake-up by cause to its step.
+func wakeChain(wakeups []Wakeup, cause int64) []Link {
+	var out []Link
+	for _, w := range wakeups {
+		if w.Cause == cause && w.Step > 0 {
+			what := fmt.Sprintf("c%d woken by zxid %d", w.Client+1, cause)
+			if w.Stale {
+				what += " (stale: its session was replaced)"
+			}
+			out = append(out, Link{Step: w.Step, What: what})
+		}
+	}
+	return SortChain(out)
+}
+
+// SortChain orders links by step, keeping the order of links of one
+// step, and drops repeats.
+func SortChain(links []Link) []Link {
+	out := slices.Clone(links)
+	slices.SortStableFunc(out, func(a, b Link) int { return cmp.Compare(a.Step, b.Step) })
+	return slices.Compact(out)
+}
+
+// clientList words clients (0-based) as "c1, c3 and c4".
+func clientList(clients []int) string {
+	names := make([]string, len(clients))
+	for i, c := range clients {
+		names[i] = fmt.Sprintf("c%d", c+1)
+	}
+	if len(names) <= 1 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+func wasWere(n int) string {
+	if n == 1 {
+		return " was"
+	}
+	return " were"
+}
+
+func theyOrIt(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "they"
 }
 
 // wokenSteps are the steps of the wakeups that cause fired.
@@ -103,7 +208,11 @@ func Tokens(accepted []Accepted) []Violation {
 		if a, b := writes[i-1], writes[i]; b.Token <= a.Token {
 			vs = append(vs, Violation{Class: Fencing, Detail: fmt.Sprintf(
 				"split brain: c%d wrote with token %d at step %d after c%d wrote with token %d at step %d",
-				b.Client+1, b.Token, b.Step, a.Client+1, a.Token, a.Step), Steps: Blame(int(a.Step), int(b.Step))})
+				b.Client+1, b.Token, b.Step, a.Client+1, a.Token, a.Step), Steps: Blame(int(a.Step), int(b.Step)),
+				Cause: fmt.Sprintf("the resource took c%d's token %d at step %d though c%d's %d came before it at step %d: the write was not fenced",
+					b.Client+1, b.Token, b.Step, a.Client+1, a.Token, a.Step),
+				Chain: SortChain([]Link{{Step: int(a.Step), What: fmt.Sprintf("c%d wrote with token %d", a.Client+1, a.Token)},
+					{Step: int(b.Step), What: fmt.Sprintf("c%d wrote with the older token %d", b.Client+1, b.Token)}})})
 		}
 	}
 	return vs
@@ -121,7 +230,10 @@ func Lapsed(accepted []Accepted) []Violation {
 		if a.Lost > 0 && a.Zxid > a.Lost {
 			vs = append(vs, Violation{Class: Fencing, Detail: fmt.Sprintf(
 				"c%d wrote with token %d at step %d (zxid %d) after its lease was lost at zxid %d",
-				a.Client+1, a.Token, a.Step, a.Zxid, a.Lost), Steps: Blame(int(a.Step))})
+				a.Client+1, a.Token, a.Step, a.Zxid, a.Lost), Steps: Blame(int(a.Step)),
+				Cause: fmt.Sprintf("c%d's lease went with its session (zxid %d), and the resource still took its write at step %d",
+					a.Client+1, a.Lost, a.Step),
+				Chain: []Link{{Step: int(a.Step), What: fmt.Sprintf("c%d wrote after losing its lease", a.Client+1)}}})
 		}
 	}
 	return vs

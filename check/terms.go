@@ -57,7 +57,10 @@ func sharedTerms(ls []Hold) []Violation {
 		}
 		vs = append(vs, Violation{Class: SharedTerm, Detail: fmt.Sprintf(
 			"two leaders in term %d: c%d from step %d and c%d from step %d",
-			h.Token, a.Client+1, a.Start, h.Client+1, h.Start), Steps: Blame(int(a.Start), int(h.Start))})
+			h.Token, a.Client+1, a.Start, h.Client+1, h.Start), Steps: Blame(int(a.Start), int(h.Start)),
+			Cause: fmt.Sprintf("c%d took term %d at step %d, which c%d had taken at step %d: the term was not unique",
+				h.Client+1, h.Token, h.Start, a.Client+1, a.Start),
+			Chain: SortChain([]Link{leads(a), leads(h)})})
 	}
 	return vs
 }
@@ -74,7 +77,10 @@ func termOrder(ls []Hold) []Violation {
 		if h.Token < top.Token {
 			vs = append(vs, Violation{Class: TermOrder, Detail: fmt.Sprintf(
 				"c%d led in term %d from step %d, after c%d led in term %d from step %d",
-				h.Client+1, h.Token, h.Start, top.Client+1, top.Token, top.Start), Steps: Blame(int(top.Start), int(h.Start))})
+				h.Client+1, h.Token, h.Start, top.Client+1, top.Token, top.Start), Steps: Blame(int(top.Start), int(h.Start)),
+				Cause: fmt.Sprintf("c%d took term %d at step %d, below the term %d c%d had taken at step %d",
+					h.Client+1, h.Token, h.Start, top.Token, top.Client+1, top.Start),
+				Chain: SortChain([]Link{leads(top), leads(h)})})
 		}
 	}
 	return vs
@@ -98,9 +104,17 @@ func staleWrites(ls []Hold, accepted []Accepted) []Violation {
 		h := ls[j]
 		vs = append(vs, Violation{Class: Fencing, Detail: fmt.Sprintf(
 			"stale leader: c%d wrote with term %d at step %d, after c%d began term %d at step %d",
-			w.Client+1, w.Token, w.Step, h.Client+1, h.Token, h.Start), Steps: Blame(int(h.Start), int(w.Step))})
+			w.Client+1, w.Token, w.Step, h.Client+1, h.Token, h.Start), Steps: Blame(int(h.Start), int(w.Step)),
+			Cause: fmt.Sprintf("c%d wrote with term %d at step %d, after c%d began term %d at step %d: the write was not fenced",
+				w.Client+1, w.Token, w.Step, h.Client+1, h.Token, h.Start),
+			Chain: SortChain([]Link{leads(h), {Step: int(w.Step), What: fmt.Sprintf("c%d wrote with the older term %d", w.Client+1, w.Token)}})})
 	}
 	return vs
+}
+
+// leads is the link of a leadership's start.
+func leads(h Hold) Link {
+	return Link{Step: int(h.Start), What: fmt.Sprintf("c%d led in term %d", h.Client+1, h.Token)}
 }
 
 func byToken(a, b Accepted) int { return cmp.Compare(a.Token, b.Token) }

@@ -136,7 +136,55 @@ func (run *barrierRun) report(res *sim.Result) *BarrierReport {
 		}
 		r.Violations = append(r.Violations, v)
 	}
+	run.explain(r)
 	return r
+}
+
+// explain adds to the barrier checkers' causes the faults that hit the
+// clients they name (a traced run only), and words a client error or
+// no progress by the clients' last steps.
+func (run *barrierRun) explain(r *BarrierReport) {
+	trace := r.Result.Trace
+	for i := range r.Violations {
+		v := &r.Violations[i]
+		switch v.Class {
+		case check.BarrierEnter:
+			run.explainEnter(v)
+			explainFaults(v, trace)
+		case check.BarrierLeave, check.BarrierWait:
+			explainFaults(v, trace)
+		case check.NoProgress, check.ClientError:
+			explainRunEnd(v, trace)
+		case check.Deadlock:
+			explainWaits(v, r.Result.Waits)
+		}
+	}
+}
+
+// explainEnter names the wake-up after which the member passed Enter
+// too early, if one came during its call.
+func (run *barrierRun) explainEnter(v *check.Violation) {
+	if len(v.Chain) < 2 {
+		return
+	}
+	call, end := v.Chain[0], v.Chain[len(v.Chain)-1]
+	m := detailClient.FindStringSubmatch(end.What)
+	if m == nil {
+		return
+	}
+	client := atoi(m[1]) - 1
+	var last *barrierMark
+	for i, mk := range run.timeline {
+		if mk.kind == markWoken && mk.client == client && mk.step >= call.Step && mk.step <= end.Step {
+			last = &run.timeline[i]
+		}
+	}
+	if last == nil {
+		return
+	}
+	v.Cause += fmt.Sprintf("; c%d was last woken at step %d, by the change of zxid %d, and passed after it",
+		last.client+1, last.step, last.cause)
+	v.Chain = check.SortChain(append(v.Chain, check.Link{Step: last.step, What: fmt.Sprintf("c%d woken", last.client+1)}))
 }
 
 // excused says whether a deadlock is one the barrier cannot help: every

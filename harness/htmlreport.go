@@ -18,6 +18,7 @@ func htmlReport(file TraceFile, rep *Report, seed uint64, replay string) report.
 		Faults:     describeFaults(file),
 		Replay:     replay,
 		Violations: rep.Violations,
+		Notes:      rep.Notes,
 		Clients:    file.Workload.Clients,
 		Expiries:   rep.expiries,
 		Trace:      rep.Result.Trace,
@@ -42,9 +43,10 @@ func htmlReport(file TraceFile, rep *Report, seed uint64, replay string) report.
 	return f
 }
 
-// blamedSteps is the union of the steps the checkers blame, in order, or
-// nil when some violation names none (then the report derives them from
-// the violations' wording and the trace).
+// blamedSteps is the union of the steps the checkers blame and the steps
+// of the violations' causes (Chain), in order, or nil when some violation
+// names none (then the report derives them from the violations' wording
+// and the trace).
 func blamedSteps(vs []check.Violation) []int {
 	var steps []int
 	for _, v := range vs {
@@ -52,6 +54,9 @@ func blamedSteps(vs []check.Violation) []int {
 			return nil
 		}
 		steps = append(steps, v.Steps...)
+		for _, l := range v.Chain {
+			steps = append(steps, l.Step)
+		}
 	}
 	slices.Sort(steps)
 	return slices.Compact(steps)

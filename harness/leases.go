@@ -20,8 +20,10 @@ func (run *lockRun) leaseInvariant(s *sim.Sim) *check.Violation {
 	if len(who) <= n {
 		return nil
 	}
-	return &check.Violation{Class: check.MaxLeases, Steps: check.Blame(s.Step()),
+	v := &check.Violation{Class: check.MaxLeases, Steps: check.Blame(s.Step()),
 		Detail: fmt.Sprintf("clients %v hold %s at once at step %d, more than its %d leases", who, run.w.Dir, s.Step(), n)}
+	run.explainOpen(v)
+	return v
 }
 
 // fencing checks the writes the resource accepted. A lock's tokens must

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -27,9 +28,13 @@ type TraceLine struct {
 	Client int   // 1 for c1, ...; 0 for the ensemble (tick, catchup, reap)
 	Text   string
 	// Blamed lists the classes of the violations that blame this line's
-	// step (Violation.Steps), worst first; empty if none.
+	// step (Violation.Steps, and the steps of their Chain), worst first;
+	// empty if none.
 	Blamed []check.Class
-	Raw    string
+	// Why says what each violation's cause has happen at this step
+	// (Violation.Chain), on a step's first line only: "herd: c2 woken".
+	Why []string
+	Raw string
 }
 
 // Ticks is how many tick steps a line stands for: 1, or a collapsed run's
@@ -47,10 +52,16 @@ func (l TraceLine) Ticks() int {
 // time, text) is kept whole as Text.
 func TraceLines(trace []string, vs []check.Violation) []TraceLine {
 	blame := map[int][]check.Class{}
+	why := map[int][]string{}
 	for _, v := range vs {
-		for _, s := range v.Steps {
-			if cs := blame[s]; len(cs) == 0 || cs[len(cs)-1] != v.Class {
-				blame[s] = append(cs, v.Class)
+		steps := slices.Clone(v.Steps)
+		for _, l := range v.Chain {
+			steps = append(steps, l.Step)
+			why[l.Step] = append(why[l.Step], fmt.Sprintf("%s: %s", v.Class, l.What))
+		}
+		for _, s := range steps {
+			if !slices.Contains(blame[s], v.Class) {
+				blame[s] = append(blame[s], v.Class)
 			}
 		}
 	}
@@ -64,6 +75,7 @@ func TraceLines(trace []string, vs []check.Violation) []TraceLine {
 		} else {
 			prev, sub = l.Step, 0
 			l.ID = strconv.Itoa(l.Step)
+			l.Why = why[l.Step]
 		}
 		l.Blamed = blame[l.Step]
 		out = append(out, l)
@@ -221,9 +233,14 @@ func mark(l TraceLine) string {
 	return " "
 }
 
+// blameSuffix is "  <- herd", or on a step of a cause's chain what
+// happened there: "  <- herd: c2 woken by zxid 13".
 func blameSuffix(l TraceLine) string {
-	if len(l.Blamed) == 0 {
+	switch {
+	case len(l.Blamed) == 0:
 		return ""
+	case len(l.Why) > 0:
+		return "  <- " + strings.Join(l.Why, "; ")
 	}
 	return "  <- " + blamedWords(l)
 }
@@ -379,7 +396,8 @@ const TraceLegend = `How to read a zksim trace:
   STEP TIME TEXT   one line per event; STEP is the scheduler's step, and
                    12.1, 12.2 are more lines of step 12 (what a client's
                    program logged in it); TIME tN is virtual time, N ticks
-  ! ... <- CLASS   a step the verdict blames, and which violation blames it
+  ! ... <- CLASS   a step the verdict blames, and which violation blames it;
+                   on a step of its cause, what happened there
   cN               simulated client N; cN: TEXT is what its program logged
   send cN REQ -> REPLY   the server applied cN's request REQ and answered
   lose-reply cN REQ -> REPLY   fault: applied, but the reply never arrives

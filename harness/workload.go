@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	pathpkg "path"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,6 +66,9 @@ type Report struct {
 	Result     *sim.Result
 	History    *History
 	Violations []check.Violation
+	// Notes are findings that fail nothing (check.Class.Note): a stale
+	// wake-up of a replaced session.
+	Notes      []check.Violation
 	Herd       map[int64]int // clients woken per change
 	Deletes    []int64       // zxids of the deletes clients made (releases, give-ups)
 	lockReport check.LockReport
@@ -113,7 +117,8 @@ func (w Workload) Start(s *sim.Sim) ([]sim.Program, sim.Judge) {
 func (w Workload) start(s *sim.Sim) ([]sim.Program, *lockRun) {
 	w = w.withDefaults()
 	r := &lockRun{s: s, w: w, h: &History{}, acquiring: make([]check.Mode, w.Clients),
-		holding: make([]bool, w.Clients), giveUps: map[int64]bool{}, expired: map[int64]expiry{}, made: newCreations(w.Clients)}
+		holding: make([]bool, w.Clients), giveUps: map[int64]bool{}, expired: map[int64]expiry{},
+		made: newCreations(w.Clients), callSession: make([]int64, w.Clients)}
 	m := s.Machine()
 	info, _ := m.CreateSession(0, 10000)
 	m.Do(info.ID, machine.Create{Path: Resource, Data: []byte("0")})
@@ -150,6 +155,11 @@ type lockRun struct {
 	expired   map[int64]expiry // session -> when it expired
 	expiries  []report.Expiry  // the same, by client, in order
 	made      *creations       // the nodes the clients created, for the orphan checker
+	// story is the lock nodes and what became of them, for the causes.
+	story story
+	// callSession is, per client acquiring, its session when it called
+	// Acquire (0: not acquiring): see stale.
+	callSession []int64
 }
 
 // expiry is when a session expired: the step, and the zxid of the close.
@@ -165,6 +175,7 @@ type received struct {
 	held   check.Mode
 	reader bool // a notification to a client acquiring for reading
 	step   int  // when it was delivered
+	stale  bool // check.Wakeup.Stale
 }
 
 // heldNone marks a received entry that is a notification.
@@ -175,6 +186,7 @@ const heldNone check.Mode = 255
 // checker.
 func (run *lockRun) Applied(c *sim.Client, req machine.Request, rep machine.Reply) {
 	run.made.applied(c, req, rep)
+	run.tell(c, req, rep)
 	if _, del := req.(machine.Delete); del && rep.Err == nil {
 		run.deletes = append(run.deletes, rep.Zxid)
 		if !run.holding[c.Index()] {
@@ -187,22 +199,48 @@ func (run *lockRun) Applied(c *sim.Client, req machine.Request, rep machine.Repl
 // the lock is a give-up; one that did ends its hold.
 func (run *lockRun) Expired(session, zxid int64) {
 	run.expired[session] = expiry{int64(run.s.Step()), zxid}
-	holder := false
+	holder, owner := false, -1
 	for _, c := range run.s.Clients() {
 		if c.Session() == session {
-			holder = run.holding[c.Index()]
-			run.expiries = append(run.expiries, report.Expiry{Step: run.s.Step(), Client: c.Index()})
+			holder, owner = run.holding[c.Index()], c.Index()
 		}
+	}
+	if owner < 0 { // a session its client had given up: the story knows whose
+		if i := slices.IndexFunc(run.story.nodes, func(n nodeRec) bool { return n.session == session }); i >= 0 {
+			owner = run.story.nodes[i].client
+		}
+	}
+	if owner >= 0 {
+		run.expiries = append(run.expiries, report.Expiry{Step: run.s.Step(), Client: owner})
 	}
 	if !holder {
 		run.giveUps[zxid] = true
 	}
+	run.story.expire(session, run.s.Step(), zxid)
 }
 
 // Woken implements Observer.
 func (run *lockRun) Woken(c *sim.Client, path string, zxid int64) {
 	run.received = append(run.received, received{client: c.Index(), zxid: zxid, path: path, held: heldNone,
-		reader: run.acquiring[c.Index()] == check.Read, step: run.s.Step()})
+		reader: run.acquiring[c.Index()] == check.Read, step: run.s.Step(), stale: run.stale(c, path, zxid)})
+}
+
+// stale says whether waking c by the change zxid, a notification about
+// path, is a stale wake-up (check.Wakeup.Stale): the change deleted the
+// very node c watched (as a herd-free queue's waiter watches its
+// predecessor), c's session was replaced since it called Acquire, and c
+// has no node left in the queue: it waits for the place of a session it
+// has given up, whose node has gone, beside the client that rightly
+// waits on that node now. A client with a node still queued holds a
+// place, and a wake-up through a watch on the directory wakes every
+// waiter by design: neither is stale.
+func (run *lockRun) stale(c *sim.Client, path string, zxid int64) bool {
+	n := run.story.deletedBy(zxid)
+	if n == nil || n.path != path {
+		return false
+	}
+	s := run.callSession[c.Index()]
+	return s != 0 && s != c.Session() && !run.story.queued(c.Index(), pathpkg.Dir(n.path))
 }
 
 // Blocks implements Observer.
@@ -238,12 +276,12 @@ func (w Workload) once(ctx context.Context, c *sim.Client, r *lockRun, i int, re
 	defer cancel()
 	call := int64(c.Sim().Step())
 	h := r.h
-	r.acquiring[c.Index()] = mode
+	r.acquiring[c.Index()], r.callSession[c.Index()] = mode, c.Session()
 	held, err := acquire(actx, c.Conn(), w.Dir, c.Name()+"_"+strconv.Itoa(i))
-	r.acquiring[c.Index()], r.holding[c.Index()] = heldNone, err == nil
+	r.acquiring[c.Index()], r.holding[c.Index()], r.callSession[c.Index()] = heldNone, err == nil, 0
 	defer func() { r.holding[c.Index()] = false }()
 	if err != nil {
-		r.received = append(r.received, received{client: c.Index(), held: gaveUp})
+		r.received = append(r.received, received{client: c.Index(), held: gaveUp, step: c.Sim().Step()})
 		c.Logf("acquire %s failed: %v", mode, err)
 		return
 	}
@@ -308,6 +346,7 @@ func (w Workload) write(ctx context.Context, c *sim.Client, h *History, hold int
 func (run *lockRun) report(res *sim.Result) *Report {
 	r := &Report{Result: res, History: run.h, Deletes: run.deletes, expiries: run.expiries}
 	r.check(run)
+	run.explain(r)
 	return r
 }
 
@@ -363,8 +402,10 @@ func (run *lockRun) Invariant(s *sim.Sim) *check.Violation {
 		if exclusive {
 			class = check.MutualExclusion
 		}
-		return &check.Violation{Class: class, Detail: fmt.Sprintf("clients %v hold %s at once at step %d", who, run.w.Dir, s.Step()),
+		v := &check.Violation{Class: class, Detail: fmt.Sprintf("clients %v hold %s at once at step %d", who, run.w.Dir, s.Step()),
 			Steps: check.Blame(s.Step())}
+		run.explainOpen(v)
+		return v
 	}
 	return nil
 }
@@ -400,7 +441,11 @@ func (r *Report) check(run *lockRun) {
 			if len(w.dirs()) > 1 {
 				v.Detail += " in " + dir
 			}
-			r.Violations = append(r.Violations, v)
+			if v.Class.Note() {
+				r.Notes = append(r.Notes, v)
+			} else {
+				r.Violations = append(r.Violations, v)
+			}
 		}
 	}
 
@@ -490,7 +535,7 @@ func (run *lockRun) wakeups(dir string) []check.Wakeup {
 	var out []check.Wakeup
 	for _, n := range run.received {
 		if n.held == heldNone && (n.path == dir || strings.HasPrefix(n.path, dir+"/")) {
-			out = append(out, check.Wakeup{Client: n.client, Cause: n.zxid, Path: n.path, Step: n.step})
+			out = append(out, check.Wakeup{Client: n.client, Cause: n.zxid, Path: n.path, Step: n.step, Stale: n.stale})
 		}
 	}
 	return out

@@ -53,12 +53,24 @@ h2{font-size:15px;margin:4px 0}
 #trace tr.bad td.n{color:#b3261e;font-weight:700}
 #trace tr:target{outline:2px solid #ffab00}
 #trace tr:hover{background:#fff3e0}
+#trace .why{color:#6a1b9a;font-weight:600;margin-left:8px}
+#verdict .cause{display:block;color:#ffe0e0}
+#cause{margin:6px 0;padding:6px 10px;border-left:4px solid #6a1b9a;background:#f3e5f5}
+#cause ol{margin:2px 0;padding-left:22px;font:13px/1.4 ui-monospace,monospace}
+#cause a{color:#4a148c}
+#notes{margin:6px 0;padding:6px 10px;border-left:4px solid #9e9e9e;background:#fafafa;font-size:13px}
+#timeline line.chain{stroke:#6a1b9a;stroke-width:2}
+#timeline .link circle{fill:#6a1b9a;stroke:#fff;stroke-width:1.5}
+#timeline .link.root circle{fill:#fff;stroke:#6a1b9a;stroke-width:3}
+#timeline .link text{fill:#fff;font-size:10px;font-weight:700;text-anchor:middle}
+#timeline .link.root text{fill:#6a1b9a}
+#timeline text.root{fill:#6a1b9a;font-weight:700}
 </style>
 </head>
 <body>
 <header id="verdict">
 <h1>{{.Verdict}}</h1>
-<ul>{{range .Violations}}<li>{{.Class}}: {{.Detail}}</li>{{end}}</ul>
+<ul>{{range .Violations}}<li>{{.Class}}: {{.Detail}}{{if .Cause}}<span class="cause">cause: {{.Cause}}</span>{{end}}</li>{{end}}</ul>
 </header>
 <dl id="meta">
 <dt>recipe</dt><dd>{{.Title}}</dd>
@@ -69,6 +81,9 @@ h2{font-size:15px;margin:4px 0}
 </dl>
 <main>
 <section>
+{{if .Chain}}<div id="cause"><b>How it came about</b> (the worst violation's cause, numbered on the timeline):
+<ol>{{range .Chain}}<li><a href="#s{{.Step}}">step {{.Step}}</a>: {{.What}}{{if .Root}} <b>(the cause)</b>{{end}}</li>{{end}}</ol></div>{{end}}
+{{if .Notes}}<div id="notes"><b>Notes</b> (not violations):<ul>{{range .Notes}}<li>{{.Class}}: {{.Detail}}{{if .Cause}}; cause: {{.Cause}}{{end}}</li>{{end}}</ul></div>{{end}}
 <h2>Timeline: clients down, steps across</h2>
 {{.SVG}}
 <ul id="legend">
@@ -81,6 +96,7 @@ h2{font-size:15px;margin:4px 0}
 <li><b class="bar" style="background:repeating-linear-gradient(90deg,#ef6c00 0 6px,transparent 6px 9px);height:4px;vertical-align:middle">&nbsp;</b>left waiting (deadlock, no progress)</li>
 {{range .Legend}}<li><b style="background:{{.Colour}}">{{.Glyph}}</b>{{.Name}}: {{.Text}}</li>{{end}}
 <li><b class="bar" style="background:#fff;border:2px dashed #c62828">&nbsp;</b>step showing the violation</li>
+<li><b style="background:#fff;color:#6a1b9a;border:2px solid #6a1b9a;line-height:12px">1</b><b style="background:#6a1b9a">2</b>the cause, step by step, joined by arrows</li>
 </ul>
 <p>Hover a mark for its step and trace line; click it to find the line in the trace. Hover a trace line to see its step on the timeline.</p>
 </section>

@@ -30,10 +30,13 @@ type Failure struct {
 	Faults     string // the fault budget, one line
 	Replay     string // the command or call that replays it
 	Violations []check.Violation
-	Clients    int          // rows c1..cN; 0: as many as the trace names
-	Holds      []check.Hold // critical sections, in steps
-	Expiries   []Expiry     // sessions the server expired
-	Trace      []string     // the trace lines, as sim writes them
+	// Notes are findings that are not violations (check.Class.Note),
+	// shown apart: a stale wake-up of a replaced session.
+	Notes    []check.Violation
+	Clients  int          // rows c1..cN; 0: as many as the trace names
+	Holds    []check.Hold // critical sections, in steps
+	Expiries []Expiry     // sessions the server expired
+	Trace    []string     // the trace lines, as sim writes them
 	// Steps are the steps that show the violation, as the checkers give
 	// them. Nil: they are derived from the violations' wording and the
 	// trace ("at step 52", "c3 (exclusive, 52-60)", the change of "zxid
@@ -78,7 +81,8 @@ func Write(w io.Writer, f Failure) error {
 		Injected:   tl.injected(),
 		SVG:        template.HTML(tl.svg()),
 		Legend:     legend(),
-		TraceRows:  template.HTML(traceRows(lines, steps, tl)),
+		TraceRows:  template.HTML(traceRows(lines, steps, chainSteps(f.Violations), tl)),
+		Chain:      chainRows(f.Violations),
 	})
 }
 
@@ -121,6 +125,7 @@ type pageData struct {
 	SVG        template.HTML
 	Legend     []legendEntry
 	TraceRows  template.HTML
+	Chain      []chainRow
 }
 
 type legendEntry struct{ Glyph, Colour, Name, Text string }
@@ -139,7 +144,7 @@ func legend() []legendEntry {
 // rows otherwise. The first line of a step carries the step's anchor, the
 // timeline's links point at it; every step's row carries its position on
 // the timeline, for the cursor.
-func traceRows(lines []line, steps map[int]bool, tl *timeline) string {
+func traceRows(lines []line, steps map[int]bool, chain map[int]string, tl *timeline) string {
 	var b strings.Builder
 	seen := map[int]bool{}
 	for _, l := range lines {
@@ -148,15 +153,19 @@ func traceRows(lines []line, steps map[int]bool, tl *timeline) string {
 			continue
 		}
 		b.WriteString("<tr")
+		why := ""
 		if !seen[l.step] {
 			seen[l.step] = true
 			fmt.Fprintf(&b, ` id="s%d"`, l.step)
+			if w, ok := chain[l.step]; ok {
+				why = `<span class="why">&larr; ` + html.EscapeString(w) + `</span>`
+			}
 		}
-		if steps[l.step] {
+		if steps[l.step] || chain[l.step] != "" {
 			b.WriteString(` class="bad"`)
 		}
-		fmt.Fprintf(&b, ` data-x="%.1f"><td class="n">%d</td><td class="n">t%d</td><td>%s</td></tr>`+"\n",
-			tl.x(l.step), l.step, l.tick, html.EscapeString(l.text))
+		fmt.Fprintf(&b, ` data-x="%.1f"><td class="n">%d</td><td class="n">t%d</td><td>%s%s</td></tr>`+"\n",
+			tl.x(l.step), l.step, l.tick, html.EscapeString(l.text), why)
 	}
 	return b.String()
 }

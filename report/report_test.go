@@ -216,3 +216,34 @@ func TestWrite_StepSuffix(t *testing.T) {
 		t.Error("a step with a suffix not drawn")
 	}
 }
+
+// The worst violation's cause is shown under its detail, listed step by
+// step, drawn on the timeline as numbered marks joined by arrows (the
+// first the cause, on the row of the client it names), and said on its
+// trace rows; notes are shown apart.
+func TestWrite_CauseChain(t *testing.T) {
+	f := sample()
+	f.Violations[1].Cause = "c4's lost create made it hold beside c3"
+	f.Violations[1].Chain = []check.Link{{Step: 3, What: "c4 called"}, {Step: 5, What: "c4 lost its create's reply", Root: true},
+		{Step: 8, What: "c4 acquired beside c3"}}
+	f.Notes = []check.Violation{{Class: check.StaleWakeup, Detail: "one change woke 2", Cause: "c2 woke stale"}}
+	page := write(t, f)
+	for _, want := range []string{
+		`<span class="cause">cause: c4&#39;s lost create made it hold beside c3</span>`,
+		`<li><a href="#s5">step 5</a>: c4 lost its create&#39;s reply <b>(the cause)</b></li>`,
+		`<li><a href="#s8">step 8</a>: c4 acquired beside c3</li>`,
+		`<g id="chain">`, `marker-end="url(#arrow)"`, `<g class="link root"><title>cause 2 of 3, step 5: c4 lost its create&#39;s reply</title>`,
+		`<text class="root"`, `<g class="link"><title>cause 3 of 3, step 8: c4 acquired beside c3</title>`,
+		`<span class="why">&larr; cause 2: c4 lost its create&#39;s reply</span>`,
+		`<div id="notes">`, "stale-wakeup: one change woke 2; cause: c2 woke stale",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	// c4's marks are on c4's row, the fourth: 22+22+3*44 down, and half
+	// a row.
+	if !regexp.MustCompile(`<circle cx="[0-9.]+" cy="201\.0" r="8"/>`).MatchString(page) {
+		t.Errorf("the chain's marks are not on c4's row")
+	}
+}

@@ -81,6 +81,7 @@ func (tl *timeline) height() float64 { return tl.rowY(tl.clients) + footH }
 func (tl *timeline) svg() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg id="timeline" viewBox="0 0 %.0f %.0f" role="img" aria-label="timeline of the clients, steps across">`, width, tl.height())
+	b.WriteString(arrowDef)
 	tl.drawAxis(&b)
 	for c := range tl.clients {
 		tl.drawRow(&b, c)
@@ -90,6 +91,7 @@ func (tl *timeline) svg() string {
 	}
 	tl.drawMarks(&b)
 	tl.drawViolations(&b)
+	tl.drawChain(&b)
 	fmt.Fprintf(&b, `<line id="cursor" x1="-10" x2="-10" y1="%.0f" y2="%.0f"/>`, axisH, tl.height())
 	b.WriteString("</svg>")
 	return b.String()

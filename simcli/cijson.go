@@ -126,11 +126,12 @@ func (rc runConfig) failureObject(typ string, seed uint64, w harness.Subject, vs
 	return f
 }
 
-// firstMessage is the detail of the first violation of class in vs.
+// firstMessage is the detail and cause of the first violation of class
+// in vs.
 func firstMessage(vs []check.Violation, class check.Class) string {
 	for _, v := range vs {
 		if v.Class == class {
-			return v.Detail
+			return v.Message()
 		}
 	}
 	return ""
