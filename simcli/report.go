@@ -200,7 +200,7 @@ func (rc runConfig) reportFailure(w io.Writer, f *failed) (string, *harness.Coun
 	}
 	fmt.Fprintf(w, "\nfirst failure: seed %d, %s. Minimal counterexample: %s, %d trace lines:\n",
 		f.seed, joinClasses(f.classes), ce.Subject.Shape(), len(ce.Report.Result.Trace))
-	return rc.writeFailure(w, rc.out, rc.subject.Name()+"-"+string(class), ce), &ce
+	return rc.writeFailure(w, rc.out, failureName(rc.subject.Name(), class, f.seed, ce), ce), &ce
 }
 
 // writeFailure saves a counterexample's trace and its HTML report into

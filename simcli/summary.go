@@ -53,9 +53,12 @@ func (c coverage) String() string {
 
 type firstFailure struct {
 	Seed    uint64        `json:"seed"`
-	Classes []check.Class `json:"classes"`           // worst first
-	Trace   string        `json:"trace,omitempty"`   // the minimized counterexample's trace file
-	Message string        `json:"message,omitempty"` // the worst class's first violation in the failing schedule
+	Classes []check.Class `json:"classes"`         // worst first
+	Trace   string        `json:"trace,omitempty"` // the minimized counterexample's trace file
+	// TraceFromSummary is the same file relative to the summary's directory,
+	// for merge (see withTraceFromSummary).
+	TraceFromSummary string `json:"trace_from_summary,omitempty"`
+	Message          string `json:"message,omitempty"` // the worst class's first violation in the failing schedule
 }
 
 // summaryOf is the verdict of a run that saw t and exits with code.
@@ -113,7 +116,7 @@ func (c *CLI) runMerge(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return c.usageError(fs, "%s: %v", path, err)
 		}
-		sums = append(sums, s)
+		sums = append(sums, resolveTrace(s, path))
 	}
 	m, missing, err := mergeSummaries(sums)
 	if err != nil {
