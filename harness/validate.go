@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 
+	"github.com/zksim/zksim/barrier"
+	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -35,6 +37,21 @@ func Validate(cfg sim.Config, w Subject) error {
 		return v.Validate()
 	}
 	return nil
+}
+
+// ValidateLock is Validate for recipe's lock workload w (whose Recipe
+// is replaced by recipe), as harnesstest's lock checks take them.
+func ValidateLock(cfg sim.Config, recipe lock.Recipe, w Workload) error {
+	w.Recipe = recipe
+	return Validate(cfg, w)
+}
+
+// ValidateBarrier is Validate for recipe's barrier workload w (whose
+// Recipe is replaced by recipe), as harnesstest's barrier checks take
+// them.
+func ValidateBarrier(cfg sim.Config, recipe barrier.Recipe, w BarrierWorkload) error {
+	w.Recipe = recipe
+	return Validate(cfg, w)
 }
 
 // Validate reports the first setting of w out of its range, naming the

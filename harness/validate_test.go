@@ -3,11 +3,15 @@ package harness_test
 import (
 	"context"
 	"errors"
+	"os"
+	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/harness/harnesstest"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/sim"
 )
@@ -131,5 +135,65 @@ func TestWorkloadValidate_Accepts(t *testing.T) {
 		if err := w.Validate(); err != nil {
 			t.Errorf("%+v: %v", w, err)
 		}
+	}
+}
+
+// badChecks are go test entry points given bad options, each with what
+// its failure must say.
+var badChecks = []struct {
+	name, want string
+	check      func(t *testing.T)
+}{
+	{"CheckRecipe_Acquisitions", "Workload.Acquisitions is -1, want 0..100", func(t *testing.T) {
+		harnesstest.CheckRecipe(t, lock.MutexRecipe(), harnesstest.CheckOptions{Workload: harness.Workload{Acquisitions: -1}})
+	}},
+	{"CheckRecipe_NilAcquire", "Recipe.Acquire is nil", func(t *testing.T) {
+		harnesstest.CheckRecipe(t, lock.Recipe{Name: "mine"}, harnesstest.CheckOptions{})
+	}},
+	{"CheckRecipe_Percent", "Faults.Percent is 500, want 0..100", func(t *testing.T) {
+		harnesstest.CheckRecipe(t, lock.MutexRecipe(), harnesstest.CheckOptions{Config: sim.Config{Faults: sim.Faults{Percent: 500}}})
+	}},
+	{"CheckBarrier_Rounds", "BarrierWorkload.Rounds is -1, want 0..100", func(t *testing.T) {
+		harnesstest.CheckBarrier(t, barrier.DoubleRecipe(), harnesstest.BarrierOptions{Workload: harness.BarrierWorkload{Rounds: -1}})
+	}},
+	{"CheckBarrier_Percent", "Faults.Percent is 500, want 0..100", func(t *testing.T) {
+		harnesstest.CheckBarrier(t, barrier.DoubleRecipe(), harnesstest.BarrierOptions{Config: sim.Config{Faults: sim.Faults{Percent: 500}}})
+	}},
+	{"Check_Percent", "Faults.Percent is 500, want 0..100", func(t *testing.T) {
+		harnesstest.Check(t, sim.Config{Faults: sim.Faults{Percent: 500}}, nil, func(context.Context, *sim.Client) error { return nil })
+	}},
+	{"CheckExhaustive_Clients", "Workload.Clients is -2, want 0..64", func(t *testing.T) {
+		harnesstest.CheckExhaustive(t, lock.MutexRecipe(), harnesstest.CheckOptions{Workload: harness.Workload{Clients: -2}}, sim.Bounds{})
+	}},
+	{"CheckBarrierExhaustive_Clients", "BarrierWorkload.Clients is 100000, want 0..64", func(t *testing.T) {
+		harnesstest.CheckBarrierExhaustive(t, barrier.DoubleRecipe(), harnesstest.BarrierOptions{Workload: harness.BarrierWorkload{Clients: 100000}}, sim.Bounds{})
+	}},
+	{"CheckProgramsExhaustive_Bounds", "Ticks is -1, want 0 or more", func(t *testing.T) {
+		harnesstest.CheckProgramsExhaustive(t, sim.Config{}, nil, sim.Bounds{Ticks: -1}, func(context.Context, *sim.Client) error { return nil })
+	}},
+}
+
+// TestCheckEntryPoints_FailBeforeRapid: each go test entry point given a
+// bad option fails its test with the option's name and range, before any
+// check runs (no rapid line, no panic). The checks fail their tests, so
+// they run in a child process of this test binary.
+func TestCheckEntryPoints_FailBeforeRapid(t *testing.T) {
+	if os.Getenv("ZKSIM_BAD_CHECKS") != "" {
+		for _, c := range badChecks {
+			t.Run(c.name, c.check)
+		}
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCheckEntryPoints_FailBeforeRapid$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), "ZKSIM_BAD_CHECKS=1")
+	out, _ := cmd.CombinedOutput()
+	for _, c := range badChecks {
+		sub := regexp.MustCompile(`(?s)=== RUN   TestCheckEntryPoints_FailBeforeRapid/` + c.name + `\n(.*?)--- (\w+): TestCheckEntryPoints_FailBeforeRapid/` + c.name + ` `).FindStringSubmatch(string(out))
+		if sub == nil || sub[2] != "FAIL" || !strings.Contains(sub[1], c.want) || strings.Contains(sub[1], "[rapid]") || strings.Contains(sub[1], "panic") {
+			t.Errorf("%s: want a failure saying %q before rapid starts, got:\n%s", c.name, c.want, sub)
+		}
+	}
+	if t.Failed() {
+		t.Logf("child output:\n%s", out)
 	}
 }

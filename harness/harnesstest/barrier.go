@@ -45,6 +45,9 @@ type BarrierOptions struct {
 // an HTML report, as CheckRecipe's are, which ReplayBarrierFile replays.
 func CheckBarrier(t *testing.T, recipe barrier.Recipe, opts BarrierOptions) {
 	t.Helper()
+	if err := harness.ValidateBarrier(opts.Config, recipe, opts.Workload); err != nil {
+		t.Fatal(err) // before rapid starts: a bad option is not a check that failed
+	}
 	if fail, schedules := findBarrier(t, recipe, opts); fail != nil {
 		t.Fatal(fail.report(recipe.Name, schedules, opts.artifacts(t)))
 	}

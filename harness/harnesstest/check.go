@@ -40,6 +40,9 @@ type CheckOptions struct {
 // ReplayFile call that reproduces it.
 func CheckRecipe(t *testing.T, recipe lock.Recipe, opts CheckOptions) {
 	t.Helper()
+	if err := harness.ValidateLock(opts.Config, recipe, opts.Workload); err != nil {
+		t.Fatal(err) // before rapid starts: a bad option is not a check that failed
+	}
 	found, schedules, err := explore(t, recipeDraw(recipe, opts), harness.RunWorkload, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -60,6 +63,9 @@ func CheckRecipe(t *testing.T, recipe lock.Recipe, opts CheckOptions) {
 // across runs (reset it in cfg.Setup): they run many times.
 func Check(t *testing.T, cfg sim.Config, invariant func(s *sim.Sim) error, programs ...sim.Program) {
 	t.Helper()
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
 	run := programsRunner(invariant, programs)
 	found, schedules, err := explore(t, programsDraw(cfg, len(programs)), run, nil)
 	if err != nil {
