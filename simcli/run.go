@@ -402,8 +402,28 @@ func (rc runConfig) config(seed uint64, traced bool) sim.Config {
 	if followers < 0 {
 		followers = int(seed % 2)
 	}
-	return sim.Config{PCT: rc.strategy.pct, Faults: rc.simFaults, NoTrace: !traced,
+	return sim.Config{PCT: rc.strategy.pct, Faults: rc.simFaults, NoTrace: !traced, MaxSteps: rc.stepBound(),
 		Server: fakezk.Config{Seed: seed, Followers: followers, Overflow: rc.overflow}}
+}
+
+// stepsPerRound bounds, generously, the steps one client's acquisition
+// (or barrier round) takes: measured about 20 for the lock under the
+// default faults, more for a semaphore's or a read/write lock's queue.
+const stepsPerRound = 100
+
+// defaultMaxSteps is sim.Config's default step bound.
+const defaultMaxSteps = 20000
+
+// stepBound is the run's step bound: the default (0), unless the
+// workload may need more. At 64 clients x 20 acquisitions the default
+// bound ended every run of the good rwlock and semaphore/3 unfinished,
+// a false no-progress verdict; a workload the flags allow must fit.
+func (rc runConfig) stepBound() int {
+	need := rc.workload.Clients * rc.workload.Acquisitions * stepsPerRound
+	if need <= defaultMaxSteps {
+		return 0
+	}
+	return min(need, sim.MaxSteps)
 }
 
 // runRun explores schedules, reports, and on a violation saves the

@@ -53,12 +53,12 @@ func (c coverage) String() string {
 
 type firstFailure struct {
 	Seed    uint64        `json:"seed"`
-	Classes []check.Class `json:"classes"`         // worst first
-	Trace   string        `json:"trace,omitempty"` // the minimized counterexample's trace file
-	// TraceFromSummary is the same file relative to the summary's directory,
+	Classes []check.Class `json:"classes"`           // worst first
+	Trace   string        `json:"trace,omitempty"`   // the minimized counterexample's trace file
+	Message string        `json:"message,omitempty"` // the worst class's first violation in the failing schedule
+	// TraceFromSummary is Trace relative to the summary file's directory,
 	// for merge (see withTraceFromSummary).
 	TraceFromSummary string `json:"trace_from_summary,omitempty"`
-	Message          string `json:"message,omitempty"` // the worst class's first violation in the failing schedule
 }
 
 // summaryOf is the verdict of a run that saw t and exits with code.

@@ -87,3 +87,15 @@ func TestReplay_RefusesBadWorkload(t *testing.T) {
 		}
 	}
 }
+
+// TestRun_LargestWorkloadFits: the largest workload the flags allow runs
+// to its end on a good recipe: the step bound grows with it (at the
+// default bound, every run ended unfinished: a false no-progress).
+func TestRun_LargestWorkloadFits(t *testing.T) {
+	cli := &simcli.CLI{Name: "mycheck", Recipes: []lock.Recipe{lock.MutexRecipe()}}
+	var stdout, stderr bytes.Buffer
+	code := cli.Run([]string{"run", "-clients", "64", "-acquisitions", "100", "-schedules", "1", "-parallel", "1", "-out", t.TempDir()}, &stdout, &stderr)
+	if code != simcli.ExitOK || !strings.Contains(stdout.String(), "violations             0 schedules") {
+		t.Errorf("exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+}
