@@ -2,6 +2,9 @@ package barrier
 
 import (
 	"context"
+	"fmt"
+	"strings"
+	"unicode"
 
 	"github.com/zksim/zksim/zkapi"
 )
@@ -29,6 +32,23 @@ type Recipe struct {
 	// nobody will remove is an orphan (check.Leftovers). nil: nothing
 	// else is kept.
 	Keeps func(dir, path string) bool
+}
+
+// Validate reports why the harness cannot check r, naming the field: a
+// Name that a trace file's recipe line cannot hold (empty, or with
+// spaces), neither Enter nor Single, or a Single without one of its
+// three functions. (Which of the two a run needs is the workload's to
+// say: harness.BarrierWorkload.Validate.)
+func (r Recipe) Validate() error {
+	switch {
+	case r.Name == "" || strings.IndexFunc(r.Name, unicode.IsSpace) >= 0:
+		return fmt.Errorf("%w: Recipe.Name is %q, want a name without spaces (a trace file's recipe line)", ErrConfig, r.Name)
+	case r.Enter == nil && r.Single == nil:
+		return fmt.Errorf("%w: recipe %s: Recipe.Enter and Recipe.Single are nil, want a double barrier's Enter, a Single, or both", ErrConfig, r.Name)
+	case r.Single != nil && (r.Single.Set == nil || r.Single.Remove == nil || r.Single.Wait == nil):
+		return fmt.Errorf("%w: recipe %s: Recipe.Single has a nil Set, Remove or Wait, want all three", ErrConfig, r.Name)
+	}
+	return nil
 }
 
 // EnterFunc enters a double barrier of n members at dir.

@@ -100,6 +100,9 @@ func (r *BarrierReport) Classes() []check.Class {
 // RunBarrier runs the barrier workload under cfg with choices from ch
 // and checks the run with every checker.
 func RunBarrier(cfg sim.Config, ch sim.Chooser, w BarrierWorkload) (*BarrierReport, error) {
+	if err := w.Validate(); err != nil {
+		return nil, err
+	}
 	s, err := sim.New(cfg, ch)
 	if err != nil {
 		return nil, err

@@ -99,6 +99,9 @@ func (r *Report) Classes() []check.Class {
 // RunWorkload runs the workload under cfg with choices from ch and checks
 // the run with every checker.
 func RunWorkload(cfg sim.Config, ch sim.Chooser, w Workload) (*Report, error) {
+	if err := w.Validate(); err != nil {
+		return nil, err
+	}
 	s, err := sim.New(cfg, ch)
 	if err != nil {
 		return nil, err

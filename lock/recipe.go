@@ -3,6 +3,9 @@ package lock
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
+	"unicode"
 
 	"github.com/zksim/zksim/zkapi"
 )
@@ -43,6 +46,26 @@ type Recipe struct {
 	// acquisitions began, and that no write from an older term lands once
 	// a newer one has begun (check.Terms).
 	Terms bool
+}
+
+// Validate reports why the harness cannot check r, naming the field: a
+// Name that a trace file's recipe line cannot hold (empty, or with
+// spaces), no Acquire, a negative Leases, or Leases beside AcquireRead
+// (the checkers count a semaphore's leases or a read/write lock's modes,
+// not both). A recipe that fails it would otherwise run as clients that
+// panic, a verdict about the harness rather than the recipe.
+func (r Recipe) Validate() error {
+	switch {
+	case r.Name == "" || strings.IndexFunc(r.Name, unicode.IsSpace) >= 0:
+		return fmt.Errorf("%w: Recipe.Name is %q, want a name without spaces (a trace file's recipe line)", ErrConfig, r.Name)
+	case r.Acquire == nil:
+		return fmt.Errorf("%w: recipe %s: Recipe.Acquire is nil, want the function that takes the lock", ErrConfig, r.Name)
+	case r.Leases < 0:
+		return fmt.Errorf("%w: recipe %s: Recipe.Leases is %d, want 0 or more (0 and 1: a lock)", ErrConfig, r.Name, r.Leases)
+	case r.Leases > 1 && r.AcquireRead != nil:
+		return fmt.Errorf("%w: recipe %s: Recipe.Leases is %d with an AcquireRead, want Leases 0 or 1 for a read/write lock", ErrConfig, r.Name, r.Leases)
+	}
+	return nil
 }
 
 // MaxHolders is how many may hold r at once (for writing, if it has

@@ -107,21 +107,6 @@ func (b Bounds) withDefaults() Bounds {
 	return b
 }
 
-// Validate reports bounds that cannot be searched.
-func (b Bounds) Validate() error {
-	switch {
-	case b.Depth < 0 || b.Ticks < 0 || b.MaxStates < 0 || b.Budget < 0 || b.Parallel < 0:
-		return fmt.Errorf("%w: depth, ticks, states and budget must not be negative", errBounds)
-	case b.Deviations < 0 && b.Depth == 0 && !b.NoDeepening:
-		return fmt.Errorf("%w: with no deviation bound, deepening needs a depth bound", errBounds)
-	case b.Shards < 0 || b.Shard < 0 || (b.Shards > 0 && b.Shard >= b.Shards) || (b.Shards == 0 && b.Shard > 0):
-		return fmt.Errorf("%w: shard %d of %d", errBounds, b.Shard, b.Shards)
-	}
-	return nil
-}
-
-var errBounds = errors.New("sim: bad exploration bounds")
-
 // Exploration is what a systematic search covered and found.
 type Exploration struct {
 	Bounds    Bounds
@@ -179,7 +164,7 @@ type Failure struct {
 // step, so a state reached twice is judged on both paths; its verdict
 // judges each run that ends.
 func Explore(ctx context.Context, cfg Config, sc Scenario, b Bounds) (*Exploration, error) {
-	if err := b.Validate(); err != nil {
+	if err := validateSearch(cfg, sc, b); err != nil {
 		return nil, err
 	}
 	b = b.withDefaults()

@@ -207,6 +207,9 @@ func (s *Sim) Clients() []*Client { return s.clients }
 
 // Run runs programs, one client each, choosing every step with ch.
 func Run(cfg Config, ch Chooser, programs ...Program) (*Result, error) {
+	if err := validatePrograms(programs); err != nil {
+		return nil, err
+	}
 	s, err := newSim(cfg, ch)
 	if err != nil {
 		return nil, err
@@ -216,6 +219,9 @@ func Run(cfg Config, ch Chooser, programs ...Program) (*Result, error) {
 
 // newSim makes the ensemble, set up, and a run with no clients yet.
 func newSim(cfg Config, ch Chooser) (*Sim, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
 	cfg = cfg.WithDefaults()
 	m, err := machine.NewMachine(cfg.Server)
 	if err != nil {

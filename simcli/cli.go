@@ -42,12 +42,16 @@ type CLI struct {
 	// name the recipe itself.
 	Aliases map[string]string
 	// ReplayCommand is the command a failure's replay hint names before
-	// "replay FILE"; default "go run ./DIR", DIR being the main package's
-	// directory in its module (from the binary's build information), so
-	// that the hint works from the module's root.
+	// "replay FILE"; default: the program as it was invoked, so that the
+	// hint works where it is printed: an installed or built binary by
+	// the name it was run with (zksim, ./bin/mycheck), one that go run
+	// built as "go run ./DIR" (DIR the main package's directory from the
+	// working directory) or "go run PKG@VERSION".
 	ReplayCommand string
 	// Commands are more subcommands, listed after the built-in ones.
 	Commands []Command
+
+	invoked *invocation // tests: how the program was started; nil: os.Args and the build information
 }
 
 // Command is a subcommand a CLI adds to its own.
@@ -131,25 +135,16 @@ func (c *CLI) name() string {
 	return filepath.Base(os.Args[0])
 }
 
-// replayCommand is how the replay hint starts: c.ReplayCommand, or
-// "go run ./DIR" for the main package's directory in its module.
+// replayCommand is how the replay hint starts: c.ReplayCommand, or the
+// program as it was invoked (invocation.command).
 func (c *CLI) replayCommand() string {
 	if c.ReplayCommand != "" {
 		return c.ReplayCommand
 	}
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return c.name()
+	if c.invoked != nil {
+		return c.invoked.command()
 	}
-	pkg := strings.TrimSuffix(bi.Path, ".test")
-	switch {
-	case bi.Main.Path == "":
-	case pkg == bi.Main.Path:
-		return "go run ."
-	case strings.HasPrefix(pkg, bi.Main.Path+"/"):
-		return "go run ./" + strings.TrimPrefix(pkg, bi.Main.Path+"/")
-	}
-	return c.name()
+	return currentInvocation().command()
 }
 
 // recipe returns the recipe called name, or that name aliases.

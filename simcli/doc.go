@@ -20,7 +20,10 @@
 //
 // Then `go run ./cmd/mycheck run -recipe mylock -time 1m` explores it on
 // every core, and a failure's replay hint reads
-// `go run ./cmd/mycheck replay FILE`.
+// `go run ./cmd/mycheck replay FILE`: the hint names the program as it
+// was invoked (an installed or built binary by the name it was run with,
+// a go run by the same go run from the working directory), and FILE,
+// named RECIPE-CLASS-seedS-HASH, is never another failure's (artifacts.go).
 //
 // # Exploration
 //
@@ -50,5 +53,8 @@
 //
 // 0 no violation, 1 a violation (or a run that could not run, or merge
 // missing a shard), 2 usage error, 130 a run stopped by Ctrl-C before it
-// saw any violation.
+// saw any violation. A usage error is decided before anything runs: every
+// flag is checked against its range, and then the run's configuration and
+// workload against the library's (harness.Validate), so that nothing the
+// library would refuse starts.
 package simcli

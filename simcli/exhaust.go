@@ -47,7 +47,7 @@ func (rc runConfig) exhaust(ctx context.Context, w, stderr io.Writer) int {
 		class := ce.Report.Classes()[0]
 		fmt.Fprintf(w, "\ncounterexample with %d deviations: %s, %d trace lines:\n",
 			res.Deviation, ce.Subject.Shape(), len(ce.Report.Result.Trace))
-		path := rc.writeFailure(w, rc.out, rc.subject.Name()+"-"+string(class), *ce)
+		path := rc.writeFailure(w, rc.out, failureName(rc.subject.Name(), class, rc.plan.seed, *ce), *ce)
 		rc.ci.counterexample(rc, rc.plan.seed, nil, ce, path)
 		classes := worstFirst(ce.Report.Violations)
 		s.First = &firstFailure{Seed: rc.plan.seed, Classes: classes, Trace: path, Message: firstMessage(ce.Report.Violations, classes[0])}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"sync"
@@ -34,10 +35,15 @@ func newPlan(seed uint64, schedules int, shard string, unbounded bool) (plan, er
 		return plan{}, err
 	}
 	p := plan{seed: seed, total: schedules, shard: i, shards: n}
-	if unbounded {
+	switch {
+	case unbounded:
 		p.total = 0
-	} else if schedules < 1 || schedules > maxSchedules {
+	case schedules < 1 || schedules > maxSchedules:
 		return plan{}, fmt.Errorf("-schedules must be between 1 and %d, got %d", maxSchedules, schedules)
+	case seed > math.MaxUint64-uint64(schedules-1):
+		// Seeds past 2^64-1 would wrap to 0: another run's schedules.
+		return plan{}, fmt.Errorf("-seed %d with -schedules %d goes past the last seed; want -seed at most %d",
+			seed, schedules, uint64(math.MaxUint64)-uint64(schedules-1))
 	}
 	return p, nil
 }
@@ -291,7 +297,7 @@ func (rc runConfig) verdict(stdout, stderr io.Writer, t *tally, elapsed time.Dur
 // -summary file, the -json summary, the -junit report.
 func (rc runConfig) writeSummaries(s summary, exhausted bool, elapsed time.Duration) error {
 	if rc.summary != "" {
-		if err := writeSummary(rc.summary, s); err != nil {
+		if err := writeSummary(rc.summary, withTraceFromSummary(s, rc.summary)); err != nil {
 			return fmt.Errorf("-summary: %w", err)
 		}
 	}

@@ -2,6 +2,7 @@ package simcli
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,6 +53,9 @@ func parseFaults(spec string) (sim.Faults, error) {
 			v, err := strconv.Atoi(val)
 			if err != nil || v < 0 {
 				return f, fmt.Errorf("fault %q: %q is not a count", name, val)
+			}
+			if v > math.MaxInt32 {
+				return f, fmt.Errorf("fault %q: %d is more than %d", name, v, math.MaxInt32)
 			}
 			n = v
 		}

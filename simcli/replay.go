@@ -39,6 +39,9 @@ func (c *CLI) runReplay(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return c.usageError(fs, "%s: unknown recipe %q (known: %s)", path, f.Recipe, c.recipeNames())
 	}
+	if err := harness.Validate(f.Config, w); err != nil {
+		return c.usageError(fs, "%s: %v", path, err)
+	}
 	rep, err := harness.Replay(f, w)
 	if rep != nil {
 		view.Dir = f.Workload.Dir

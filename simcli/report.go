@@ -212,7 +212,7 @@ func (rc runConfig) reportFailure(w io.Writer, f *failed) (string, *harness.Coun
 	if cs := ce.Report.Classes(); len(cs) > 0 {
 		class = check.Worst(cs)
 	}
-	return rc.writeFailure(w, rc.out, rc.subject.Name()+"-"+string(class), ce), &ce
+	return rc.writeFailure(w, rc.out, failureName(rc.subject.Name(), class, f.seed, ce), ce), &ce
 }
 
 // writeFailure saves a counterexample's trace and its HTML report into

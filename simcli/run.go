@@ -213,7 +213,21 @@ func (c *CLI) newRunConfig(f runFlags, set map[string]bool) (runConfig, error) {
 		bw.Clients, bw.Rounds = rc.workload.Clients, rc.workload.Acquisitions
 		rc.subject = bw
 	}
+	if err == nil {
+		err = rc.validate()
+	}
 	return rc, err
+}
+
+// validate refuses, before the run starts, what the library would refuse
+// at its first schedule (harness.Validate): a flag whose own check above
+// lets a value through still ends as a usage error, not as the run's
+// error or a panic.
+func (rc *runConfig) validate() error {
+	if rc.strategy.systematic && rc.bounds.Symmetry && (rc.workload.Clients < 2 || rc.workload.Clients > 4) {
+		return fmt.Errorf("-symmetry treats 2 to 4 clients as interchangeable, got -clients %d", rc.workload.Clients)
+	}
+	return harness.Validate(rc.config(rc.plan.seed, false), rc.subject)
 }
 
 // barrierSize refuses the flags a barrier recipe has no use for, and
@@ -261,6 +275,8 @@ func checkWorkload(f runFlags) error {
 		return fmt.Errorf("-read must be between 0 and 100, got %d", *f.read)
 	case *f.budget < 0:
 		return fmt.Errorf("-time must not be negative, got %v", *f.budget)
+	case *f.out == "":
+		return errors.New("-out must name a directory (for a failure's trace and report)")
 	}
 	return nil
 }
@@ -308,8 +324,8 @@ func (rc *runConfig) simConfig(f runFlags, set map[string]bool) error {
 		return fmt.Errorf("-followers must be between 0 and 4 (or -1), got %d", *f.followers)
 	case *f.sequenceStart < 0 || *f.sequenceStart > math.MaxInt32:
 		return fmt.Errorf("-sequence-start must be between 0 and 2147483647, got %d", *f.sequenceStart)
-	case *f.deadline < 0:
-		return fmt.Errorf("-deadline-ticks must not be negative, got %d", *f.deadline)
+	case *f.deadline < 0 || *f.deadline > math.MaxInt32:
+		return fmt.Errorf("-deadline-ticks must be between 0 and %d, got %d", math.MaxInt32, *f.deadline)
 	case *f.deadlinePct < 0 || *f.deadlinePct > 100:
 		return fmt.Errorf("-deadline-percent must be between 0 and 100, got %d", *f.deadlinePct)
 	}
@@ -348,10 +364,10 @@ func (rc *runConfig) strategyFlags(f runFlags, set map[string]bool) error {
 	switch {
 	case *f.deviations < -1:
 		return fmt.Errorf("-deviations must be -1 (no bound) or more, got %d", *f.deviations)
-	case *f.depth < 0:
-		return fmt.Errorf("-depth must not be negative, got %d", *f.depth)
-	case *f.earlyTicks < 0:
-		return fmt.Errorf("-early-ticks must not be negative, got %d", *f.earlyTicks)
+	case *f.depth < 0 || *f.depth > math.MaxInt32:
+		return fmt.Errorf("-depth must be between 0 and %d, got %d", math.MaxInt32, *f.depth)
+	case *f.earlyTicks < 0 || *f.earlyTicks > math.MaxInt32:
+		return fmt.Errorf("-early-ticks must be between 0 and %d, got %d", math.MaxInt32, *f.earlyTicks)
 	case *f.maxStates < 0:
 		return fmt.Errorf("-max-states must not be negative, got %d", *f.maxStates)
 	case *f.deviations == -1 && *f.depth == 0:
@@ -386,8 +402,28 @@ func (rc runConfig) config(seed uint64, traced bool) sim.Config {
 	if followers < 0 {
 		followers = int(seed % 2)
 	}
-	return sim.Config{PCT: rc.strategy.pct, Faults: rc.simFaults, NoTrace: !traced,
+	return sim.Config{PCT: rc.strategy.pct, Faults: rc.simFaults, NoTrace: !traced, MaxSteps: rc.stepBound(),
 		Server: fakezk.Config{Seed: seed, Followers: followers, Overflow: rc.overflow}}
+}
+
+// stepsPerRound bounds, generously, the steps one client's acquisition
+// (or barrier round) takes: measured about 20 for the lock under the
+// default faults, more for a semaphore's or a read/write lock's queue.
+const stepsPerRound = 100
+
+// defaultMaxSteps is sim.Config's default step bound.
+const defaultMaxSteps = 20000
+
+// stepBound is the run's step bound: the default (0), unless the
+// workload may need more. At 64 clients x 20 acquisitions the default
+// bound ended every run of the good rwlock and semaphore/3 unfinished,
+// a false no-progress verdict; a workload the flags allow must fit.
+func (rc runConfig) stepBound() int {
+	need := rc.workload.Clients * rc.workload.Acquisitions * stepsPerRound
+	if need <= defaultMaxSteps {
+		return 0
+	}
+	return min(need, sim.MaxSteps)
 }
 
 // runRun explores schedules, reports, and on a violation saves the

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -41,7 +42,8 @@ func ExampleCLI() {
 
 // TestMain_UserProgram builds a user's program (testdata/mycheck: main
 // calls simcli.Main with a recipe zksim does not know), finds its bug,
-// and replays the saved failure with the command the hint names.
+// and replays the saved failure with the command the hint names, as
+// printed: the binary as it was invoked.
 func TestMain_UserProgram(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a program")
@@ -55,19 +57,72 @@ func TestMain_UserProgram(t *testing.T) {
 	if code := exitCode(err); code != 1 {
 		t.Fatalf("mycheck run: exit %d (%v)\n%s", code, err, out)
 	}
-	trace := filepath.Join(dir, "mylock-mutual-exclusion.trace")
-	hint := "replay:   go run ./simcli/testdata/mycheck replay " + trace + "\n"
-	if !strings.HasPrefix(string(out), "mycheck run: mylock, 5 clients x 3 acquisitions") || !strings.Contains(string(out), hint) {
-		t.Fatalf("mycheck run: no header or no hint %q:\n%s", hint, out)
+	if !strings.HasPrefix(string(out), "mycheck run: mylock, 5 clients x 3 acquisitions") {
+		t.Fatalf("mycheck run: no header:\n%s", out)
 	}
+	trace, hint := savedTrace(t, string(out))
+	if filepath.Dir(trace) != dir || !strings.HasPrefix(filepath.Base(trace), "mylock-mutual-exclusion-seed") {
+		t.Errorf("trace %s, want mylock-mutual-exclusion-seed... in %s", trace, dir)
+	}
+	if want := bin + " replay " + trace; hint != want {
+		t.Errorf("hint %q, want %q", hint, want)
+	}
+	runHint(t, "", hint)
 	replayed, err := exec.Command(bin, "replay", "-view", "raw", trace).Output()
-	if code := exitCode(err); code != 1 || !strings.Contains(string(replayed), "verdict:\n  mutual-exclusion") {
-		t.Errorf("mycheck replay: exit %d\n%s", code, replayed)
+	if code := exitCode(err); code != 1 {
+		t.Errorf("mycheck replay -view raw: exit %d", code)
 	}
 	saved, _ := os.ReadFile(trace)
 	if _, savedTrace, _ := strings.Cut(string(saved), "\ntrace\n"); !strings.HasPrefix(string(replayed), savedTrace) {
 		t.Errorf("replay differs from the saved trace:\n%s", replayed)
 	}
+}
+
+// TestMain_GoRunHint: a user's program started with go run (from the
+// package's parent directory) prints a hint that is the same go run,
+// which replays the failure from there.
+func TestMain_GoRunHint(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a program")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command("go", "run", "./mycheck", "run", "-recipe", "mylock", "-schedules", "5", "-out", dir)
+	cmd.Dir = "testdata"
+	out, err := cmd.Output()
+	if code := exitCode(err); code != 1 {
+		t.Fatalf("go run ./mycheck run: exit %d (%v)\n%s", code, err, out)
+	}
+	trace, hint := savedTrace(t, string(out))
+	if want := "go run ./mycheck replay " + filepath.ToSlash(trace); hint != want {
+		t.Errorf("hint %q, want %q", hint, want)
+	}
+	runHint(t, "testdata", hint)
+}
+
+// savedTrace is the trace file and the replay command a run's output
+// names.
+func savedTrace(t *testing.T, out string) (trace, hint string) {
+	t.Helper()
+	tr := regexp.MustCompile(`(?m)^trace: +(\S+)$`).FindStringSubmatch(out)
+	re := regexp.MustCompile(`(?m)^replay: +(.+)$`).FindStringSubmatch(out)
+	if tr == nil || re == nil {
+		t.Fatalf("no trace or replay line:\n%s", out)
+	}
+	return tr[1], re[1]
+}
+
+// runHint runs a replay hint as printed, in dir, and returns its output:
+// it must replay the failure (exit 1, the verdict).
+func runHint(t *testing.T, dir, hint string) string {
+	t.Helper()
+	args := strings.Fields(hint)
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if code := exitCode(err); code != 1 || !strings.Contains(string(out), "verdict:\n  mutual-exclusion") {
+		t.Errorf("%s (in %q): exit %d (%v)\n%s", hint, dir, code, err, out)
+	}
+	return string(out)
 }
 
 func exitCode(err error) int {

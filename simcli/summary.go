@@ -60,6 +60,9 @@ type firstFailure struct {
 	Classes []check.Class `json:"classes"`           // worst first
 	Trace   string        `json:"trace,omitempty"`   // the minimized counterexample's trace file
 	Message string        `json:"message,omitempty"` // the worst class's first violation in the failing schedule
+	// TraceFromSummary is Trace relative to the summary file's directory,
+	// for merge (see withTraceFromSummary).
+	TraceFromSummary string `json:"trace_from_summary,omitempty"`
 }
 
 // summaryOf is the verdict of a run that saw t and exits with code.
@@ -117,7 +120,7 @@ func (c *CLI) runMerge(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return c.usageError(fs, "%s: %v", path, err)
 		}
-		sums = append(sums, s)
+		sums = append(sums, resolveTrace(s, path))
 	}
 	m, missing, err := mergeSummaries(sums)
 	if err != nil {

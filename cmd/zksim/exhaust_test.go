@@ -51,7 +51,7 @@ func TestRunExhaustive_RefusesOtherStrategiesFlags(t *testing.T) {
 		{[]string{"run", "-deviations", "3"}, "-deviations: not with -strategy random"},
 		{[]string{"run", "-strategy", "pct", "-max-states", "10"}, "-max-states: not with -strategy pct"},
 		{[]string{"run", "-strategy", "exhaustive", "-deviations", "-5"}, "-deviations must be -1"},
-		{[]string{"run", "-strategy", "exhaustive", "-depth", "-1"}, "-depth must not be negative"},
+		{[]string{"run", "-strategy", "exhaustive", "-depth", "-1"}, "-depth must be between 0 and 2147483647, got -1"},
 		{[]string{"run", "-strategy", "exhaustive", "-deviations", "-1"}, "needs a -depth bound"},
 	} {
 		code, _, errb := runOut(t, c.args...)

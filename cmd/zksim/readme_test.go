@@ -23,9 +23,12 @@ func TestReadme_Tour(t *testing.T) {
 	if code := run([]string{"run", "-recipe", "zoo/noguidretry", "-faults", "lose-reply=2", "-schedules", "200", "-out", dir}, &out, io.Discard); code != 1 {
 		t.Fatalf("run zoo/noguidretry: exit %d\n%s", code, out.String())
 	}
-	trace := filepath.Join(dir, "zoo_noguidretry-deadlock.trace")
+	trace, _ := savedFiles(t, out.String())
+	if filepath.Dir(trace) != dir || !strings.HasPrefix(filepath.Base(trace), "zoo_noguidretry-deadlock-seed") {
+		t.Errorf("trace file %s, want zoo_noguidretry-deadlock-seed... in %s", trace, dir)
+	}
 	for _, want := range []string{"deadlock", "2 clients x 1 acquisitions", "lose-reply c2 create /locks/l/lock-",
-		"report:   " + filepath.Join(dir, "zoo_noguidretry-deadlock.html"), "replay:   go run ./cmd/zksim replay " + trace} {
+		"report:   " + strings.TrimSuffix(trace, ".trace") + ".html", "replay:   go run ./cmd/zksim replay " + trace} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("run output lacks %q:\n%s", want, out.String())
 		}
@@ -38,8 +41,8 @@ func TestReadme_Tour(t *testing.T) {
 	if code := run([]string{"run", "-recipe", "zoo/assumeonwake", "-schedules", "200", "-out", dir}, &out, io.Discard); code != 1 {
 		t.Fatalf("run zoo/assumeonwake: exit %d", code)
 	}
-	html := filepath.Join(dir, "zoo_assumeonwake-mutual-exclusion.html")
-	if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), "<h1>mutual-exclusion</h1>") || !strings.Contains(out.String(), "report:   "+html) {
+	_, html := savedFiles(t, out.String())
+	if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), "<h1>mutual-exclusion</h1>") || !strings.HasPrefix(filepath.Base(html), "zoo_assumeonwake-mutual-exclusion-seed") {
 		t.Errorf("no report at %s (%v):\n%s", html, err, out.String())
 	}
 	for _, args := range [][]string{{"list"}, {"demo"}, {"herd", "-waiters", "10,100"}} {

@@ -199,7 +199,8 @@ func TestRun_WorkloadFlags(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "zoo/splitdash, 5 clients x 3 acquisitions (2 followers, sequence from 2147483000, wrap, deadline 20 ticks for 30%, unfenced),") {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
-	saved, err := os.ReadFile(filepath.Join(dir, "zoo_splitdash-mutual-exclusion.trace"))
+	trace, _ := savedFiles(t, out)
+	saved, err := os.ReadFile(trace)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,6 +47,9 @@ type BarrierOptions struct {
 // ReplayBarrierFile call that replays it.
 func CheckBarrier(t *testing.T, recipe barrier.Recipe, opts BarrierOptions) {
 	t.Helper()
+	if err := harness.ValidateBarrier(opts.Config, recipe, opts.Workload); err != nil {
+		t.Fatal(err) // before rapid starts: a bad option is not a check that failed
+	}
 	opts.barrierSubject(t, recipe).check(t, barrierDraw(recipe, opts))
 }
 

@@ -53,6 +53,9 @@ type CheckOptions struct {
 // ReplayFile call that reproduces it.
 func CheckRecipe(t *testing.T, recipe lock.Recipe, opts CheckOptions) {
 	t.Helper()
+	if err := harness.ValidateLock(opts.Config, recipe, opts.Workload); err != nil {
+		t.Fatal(err) // before rapid starts: a bad option is not a check that failed
+	}
 	s := failureSubject{what: recipe.Name, test: t.Name(), dir: opts.ArtifactDir, shrinkTime: opts.ShrinkTime,
 		replay: "harnesstest.ReplayFile(t, %q, recipe)", run: runSubject}
 	s.check(t, recipeDraw(recipe, opts))
@@ -69,6 +72,9 @@ func CheckRecipe(t *testing.T, recipe lock.Recipe, opts CheckOptions) {
 // times.
 func Check(t *testing.T, cfg sim.Config, invariant func(s *sim.Sim) error, programs ...sim.Program) {
 	t.Helper()
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err) // before rapid starts: a bad option is not a check that failed
+	}
 	s := failureSubject{what: "programs", test: t.Name(), programs: true,
 		replay: "harnesstest.ReplayCheck(t, %q, cfg, invariant, programs...)", run: programsRunner(invariant, programs)}
 	s.check(t, programsDraw(cfg, len(programs)))
