@@ -197,7 +197,14 @@ func volume(w Subject) int { return w.Shape().Clients * w.Shape().Each }
 // dropFaults) to a schedule that still shows it and returns that schedule
 // run again with its trace. ok is false if the run does not show class.
 func ShrinkSeed(w Subject, cfg sim.Config, seed uint64, class check.Class) (ce Counterexample, ok bool) {
-	return shrinkSeed(w, w.Check, cfg, seed, class, newDeadline(0))
+	return ShrinkSeedWithin(w, cfg, seed, class, 0)
+}
+
+// ShrinkSeedWithin is ShrinkSeed that stops shrinking after within
+// (wall-clock time; 0: DefaultShrinkTime) and returns the smallest found
+// by then: the budget decides only how small, never whether.
+func ShrinkSeedWithin(w Subject, cfg sim.Config, seed uint64, class check.Class, within time.Duration) (ce Counterexample, ok bool) {
+	return shrinkSeed(w, w.Check, cfg, seed, class, newDeadline(within))
 }
 
 // shrinkSeed is ShrinkSeed for w, run by run, until dl. The shrunk

@@ -191,9 +191,9 @@ func writeClasses(w io.Writer, byClass map[check.Class]int) {
 // (nil if none was found).
 func (rc runConfig) reportFailure(w io.Writer, f *failed) (string, *harness.Counterexample) {
 	class := f.classes[0]
-	ce, ok := harness.Minimize(rc.subject, func(seed uint64) sim.Config { return rc.config(seed, true) }, class, 60)
+	ce, ok := harness.MinimizeWithin(rc.subject, func(seed uint64) sim.Config { return rc.config(seed, true) }, class, 60, rc.shrink)
 	if !ok { // no smaller run shows it: shrink the schedule that did
-		ce, ok = harness.ShrinkSeed(rc.subject, rc.config(f.seed, true), f.seed, class)
+		ce, ok = harness.ShrinkSeedWithin(rc.subject, rc.config(f.seed, true), f.seed, class, rc.shrink)
 	}
 	if !ok {
 		// Runs are deterministic: this is a bug in the simulator.

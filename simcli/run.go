@@ -36,6 +36,7 @@ type runConfig struct {
 	overflow  machine.Overflow
 	plan      plan
 	budget    time.Duration // 0: none
+	shrink    time.Duration // how long a counterexample is shrunk, at most
 	parallel  int
 	out       string
 	summary   string        // file for the JSON summary; "" none
@@ -120,7 +121,7 @@ type runFlags struct {
 	deadlinePct, deviations, depth, earlyTicks, maxStates            *int
 	sequenceStart                                                    *int64
 	seed                                                             *uint64
-	budget, progress                                                 *time.Duration
+	budget, progress, shrink                                         *time.Duration
 	trace, unfenced, symmetry, asJSON                                *bool
 	junit                                                            *string
 }
@@ -141,6 +142,7 @@ func (c *CLI) runFlags(fs *flag.FlagSet) runFlags {
 		summary:       fs.String("summary", "", "write a JSON summary of the run to this file (for merge)"),
 		asJSON:        fs.Bool("json", false, "write JSON lines on stdout: each failing schedule as found, the counterexample, the summary (README: Using zksim in CI); the text report goes to stderr"),
 		junit:         fs.String("junit", "", "write a JUnit XML report to this file: a testcase per violation class, or one passing testcase"),
+		shrink:        fs.Duration("shrink-time", harness.DefaultShrinkTime, "how long the first failure's counterexample is made smaller, at most (e.g. 5s); it decides only how small, never whether a failure is reported"),
 		progress:      fs.Duration("progress", 10*time.Second, "off a terminal, print a progress line to stderr this often; 0: never"),
 		out:           fs.String("out", "zksim-failures", "directory for a failure's trace and HTML report"),
 		trace:         fs.Bool("trace", false, "print every schedule's trace (for small runs)"),
@@ -188,7 +190,7 @@ func (c *CLI) newRunConfig(f runFlags, set map[string]bool) (runConfig, error) {
 	if !ok && !isBarrier {
 		return runConfig{}, fmt.Errorf("unknown recipe %q (known: %s)", *f.recipe, c.recipeNames())
 	}
-	rc := runConfig{cli: c, recipe: r, faults: *f.faults, budget: *f.budget, parallel: *f.parallel, out: *f.out,
+	rc := runConfig{cli: c, recipe: r, faults: *f.faults, budget: *f.budget, shrink: *f.shrink, parallel: *f.parallel, out: *f.out,
 		summary: *f.summary, asJSON: *f.asJSON, junit: *f.junit, progress: *f.progress, trace: *f.trace, followers: *f.followers,
 		workload: harness.Workload{Recipe: r, Clients: *f.clients, Acquisitions: *f.acq, ReadPercent: *f.read,
 			TimeoutTicks: *f.deadline, TimeoutPercent: *f.deadlinePct, Unfenced: *f.unfenced, SequenceStart: int32(*f.sequenceStart)}}
@@ -275,6 +277,8 @@ func checkWorkload(f runFlags) error {
 		return fmt.Errorf("-read must be between 0 and 100, got %d", *f.read)
 	case *f.budget < 0:
 		return fmt.Errorf("-time must not be negative, got %v", *f.budget)
+	case *f.shrink <= 0:
+		return fmt.Errorf("-shrink-time must be positive, got %v", *f.shrink)
 	case *f.out == "":
 		return errors.New("-out must name a directory (for a failure's trace and report)")
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/simcli"
 )
 
@@ -38,6 +39,7 @@ func TestRun_RefusesBadFlags(t *testing.T) {
 		{[]string{"-seed", "18446744073709551615", "-schedules", "10"}, "-seed 18446744073709551615 with -schedules 10 goes past the last seed; want -seed at most 18446744073709551606"},
 		{[]string{"-faults", "crash=99999999999"}, `fault "crash": 99999999999 is more than 2147483647`},
 		{[]string{"-deadline-ticks", "99999999999"}, "-deadline-ticks must be between 0 and 2147483647, got 99999999999"},
+		{[]string{"-shrink-time", "0s"}, "-shrink-time must be positive, got 0s"},
 		{[]string{"-out", ""}, "-out must name a directory"},
 		{[]string{"-strategy", "exhaustive", "-symmetry", "-clients", "5"}, "-symmetry treats 2 to 4 clients as interchangeable, got -clients 5"},
 		{[]string{"-strategy", "exhaustive", "-depth", "99999999999"}, "-depth must be between 0 and 2147483647, got 99999999999"},
@@ -97,5 +99,30 @@ func TestRun_LargestWorkloadFits(t *testing.T) {
 	code := cli.Run([]string{"run", "-clients", "64", "-acquisitions", "100", "-schedules", "1", "-parallel", "1", "-out", t.TempDir()}, &stdout, &stderr)
 	if code != simcli.ExitOK || !strings.Contains(stdout.String(), "violations             0 schedules") {
 		t.Errorf("exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+}
+
+// TestRun_ShrinkTimeDecidesOnlyHowSmall: a shrink budget too short to
+// shrink anything still reports the failure, with a trace to replay; the
+// default budget shrinks the same failure to a smaller workload.
+func TestRun_ShrinkTimeDecidesOnlyHowSmall(t *testing.T) {
+	herd := zoo.DirWatch()
+	herd.Name = "dirwatch"
+	cli := &simcli.CLI{Name: "mycheck", Recipes: []lock.Recipe{herd}}
+	shapes := map[string]string{}
+	for _, budget := range []string{"1ns", "30s"} {
+		var stdout, stderr bytes.Buffer
+		args := []string{"run", "-recipe", "dirwatch", "-schedules", "50", "-shrink-time", budget, "-out", t.TempDir()}
+		if code := cli.Run(args, &stdout, &stderr); code != simcli.ExitViolation {
+			t.Fatalf("-shrink-time %s: exit %d, want %d; stderr %s", budget, code, simcli.ExitViolation, stderr.String())
+		}
+		shape := regexp.MustCompile(`Minimal counterexample: ([^,]+),`).FindStringSubmatch(stdout.String() + stderr.String())
+		if shape == nil || !strings.Contains(stdout.String()+stderr.String(), ".trace") {
+			t.Fatalf("-shrink-time %s: no counterexample reported:\n%s%s", budget, stdout.String(), stderr.String())
+		}
+		shapes[budget] = shape[1]
+	}
+	if shapes["1ns"] == shapes["30s"] {
+		t.Errorf("the same counterexample (%s) with no time to shrink and with 30s: the budget is not used", shapes["1ns"])
 	}
 }

@@ -115,7 +115,9 @@ func programsRunner(invariant func(*sim.Sim) error, programs []sim.Program) runn
 		if err != nil {
 			return nil, err
 		}
-		return &harness.Report{Result: res, Violations: res.Verdicts()}, nil
+		vs := res.Verdicts()
+		harness.ExplainVerdicts(res, vs)
+		return &harness.Report{Result: res, Violations: vs}, nil
 	}
 }
 
