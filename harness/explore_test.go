@@ -219,6 +219,30 @@ func TestExplore_ReductionsAgreeWithPlainEnumeration(t *testing.T) {
 	t.Logf("schedules to the bug: %d with reductions, %d without", schedules[0], schedules[1])
 }
 
+// With no deviation bound sleep sets prune too (Bounds.Deviations): they
+// skip options, and the bug plain enumeration finds is still found.
+// splitdash shows mutual exclusion without a fault, so that the whole
+// tree to its depth is a few thousand schedules.
+func TestExplore_SleepSetsKeepTheBug(t *testing.T) {
+	ex, _ := zoo.Lookup(zoo.NameSplitDash)
+	w := zooWorkload(ex)
+	w.Clients, w.Acquisitions = 2, 1
+	for _, plain := range []bool{false, true} {
+		res, err := harness.Explore(context.Background(), sim.Config{}, w,
+			sim.Bounds{Deviations: -1, Depth: 40, NoReduction: plain, Class: ex.Violation, MaxStates: 100000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Counterexample == nil {
+			t.Fatalf("plain %v: no %s within %s", plain, ex.Violation, res.Coverage())
+		}
+		if !plain && res.Slept == 0 {
+			t.Errorf("sleep sets skipped no option: %s", res.Coverage())
+		}
+		t.Logf("plain %v: found after %d schedules, %d passes, %d options asleep", plain, res.Schedules, res.Passes, res.Slept)
+	}
+}
+
 // A counterexample of the systematic search saves as a trace file that
 // parses back and replays byte for byte.
 func TestExplore_CounterexampleReplays(t *testing.T) {
