@@ -94,8 +94,8 @@ long_tests() {
 }
 
 # run_long_tests runs the long tests, without -race (ten times faster),
-# with a timeout of their own: about a minute and a half of CPU in all
-# (docs/testing.md lists them).
+# with a timeout of their own: about 40 s of CPU in all (BENCHMARKS.md,
+# "Long tests"; docs/testing.md lists them).
 run_long_tests() {
 	local long pkgs names
 	long=$(long_tests)

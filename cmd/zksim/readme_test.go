@@ -128,7 +128,8 @@ func TestReadme_RunCommands(t *testing.T) {
 // TestReadme_ExhaustiveCommandsAsCommented runs the README's exhaustive
 // commands whose comment promises an exit code, unabridged (the
 // exhaustion of the default bounds takes minutes under -race: a long
-// test), and checks that code.
+// test), and checks that code and the counterexample's deviations where
+// the comment gives them.
 func TestReadme_ExhaustiveCommandsAsCommented(t *testing.T) {
 	longtest.Skip(t)
 	readme, err := os.ReadFile("../../README.md")
@@ -136,6 +137,7 @@ func TestReadme_ExhaustiveCommandsAsCommented(t *testing.T) {
 		t.Fatal(err)
 	}
 	exitComment := regexp.MustCompile(`exit (\d)$`)
+	deviationsComment := regexp.MustCompile(`with (\d+) deviations`)
 	n := 0
 	for _, line := range strings.Split(string(readme), "\n") {
 		_, cmd, ok := strings.Cut(line, "go run ./cmd/zksim run ")
@@ -149,6 +151,9 @@ func TestReadme_ExhaustiveCommandsAsCommented(t *testing.T) {
 		code, out, errb := runOut(t, append(args, "-out", t.TempDir())...)
 		if want, _ := strconv.Atoi(m[1]); code != want {
 			t.Errorf("README's zksim run %s: exit %d, the README says %d\n%s%s", cmd, code, want, out, errb)
+		}
+		if d := deviationsComment.FindStringSubmatch(comment); d != nil && !strings.Contains(out, "counterexample with "+d[1]+" deviations") {
+			t.Errorf("README's zksim run %s: the README says a counterexample with %s deviations:\n%s", cmd, d[1], out)
 		}
 	}
 	if n < 2 {
