@@ -82,7 +82,7 @@ func TestRunJSON_SameBytesWhateverParallel(t *testing.T) {
 	var want string
 	for _, parallel := range []string{"1", "2"} {
 		var out bytes.Buffer
-		run([]string{"run", "-recipe", "zoo/deletefirstchild", "-schedules", "100", "-parallel", parallel, "-json", "-out", dir}, &out, io.Discard)
+		run([]string{"run", "-recipe", "zoo/assumeonwake", "-schedules", "100", "-parallel", parallel, "-json", "-out", dir}, &out, io.Discard)
 		got := elapsed.ReplaceAllString(out.String(), "")
 		if want == "" {
 			want = got
