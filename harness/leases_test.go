@@ -7,6 +7,7 @@ import (
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/internal/longtest"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/semaphore"
@@ -32,9 +33,19 @@ func classesOver(t *testing.T, w harness.Workload, n int) map[check.Class]int {
 
 // The semaphore of 2 leases holds under every fault: at most two hold at
 // once, no herd, no write after a lease was lost, nothing left behind.
-func TestWorkload_SemaphoreOfTwo(t *testing.T) {
+// 1,000 schedules; TestWorkload_SemaphoreOfTwoLong runs 3,000.
+func TestWorkload_SemaphoreOfTwo(t *testing.T) { testSemaphoreOfTwo(t, 1000) }
+
+// TestWorkload_SemaphoreOfTwo over 3,000 schedules: a long test (40 s of
+// CPU under -race).
+func TestWorkload_SemaphoreOfTwoLong(t *testing.T) {
+	longtest.Skip(t)
+	testSemaphoreOfTwo(t, 3000)
+}
+
+func testSemaphoreOfTwo(t *testing.T, schedules int) {
 	w := harness.Workload{Recipe: semaphore.Recipe(2), TimeoutTicks: 12, TimeoutPercent: 50}
-	if found := classesOver(t, w, 3000); len(found) > 0 {
+	if found := classesOver(t, w, schedules); len(found) > 0 {
 		t.Fatalf("violations: %v", found)
 	}
 }

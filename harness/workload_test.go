@@ -25,15 +25,26 @@ var allFaults = sim.Faults{Percent: 10, LoseRequest: 2, LoseReply: 2, Disconnect
 func TestWorkload_GoodLockSeeded(t *testing.T) {
 	for _, recipe := range []lock.Recipe{lock.MutexRecipe(), rwlock.Recipe()} {
 		for seed := range uint64(1000) {
-			rep, err := harness.RunWorkload(sim.Config{Faults: allFaults, Server: fakezkFollowers(seed)}, sim.NewSeeded(seed),
-				harness.Workload{Recipe: recipe, ReadPercent: 50, TimeoutTicks: 30})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !rep.OK() {
-				t.Fatalf("%s seed %d: %v\n%s", recipe.Name, seed, rep.Violations, sim.TraceString(rep.Result.Trace))
-			}
+			cfg := sim.Config{Faults: allFaults, Server: fakezkFollowers(seed)}
+			mustPassUntraced(t, cfg, seed, harness.Workload{Recipe: recipe, ReadPercent: 50, TimeoutTicks: 30})
 		}
+	}
+}
+
+// mustPassUntraced runs seed's schedule of w without a trace (a third of
+// the time under -race) and fails t with the traced run's violations if
+// it shows any.
+func mustPassUntraced(t *testing.T, cfg sim.Config, seed uint64, w harness.Workload) {
+	t.Helper()
+	cfg.NoTrace = true
+	rep, err := harness.RunWorkload(cfg, sim.NewSeeded(seed), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK() {
+		cfg.NoTrace = false
+		rep, _ = harness.RunWorkload(cfg, sim.NewSeeded(seed), w)
+		t.Fatalf("%s seed %d: %v\n%s", w.Recipe.Name, seed, rep.Violations, sim.TraceString(rep.Result.Trace))
 	}
 }
 
@@ -60,14 +71,8 @@ func TestWorkload_Regression_SessionReplacedUnderCreate(t *testing.T) {
 func TestWorkload_GoodLockPCT(t *testing.T) {
 	for _, recipe := range []lock.Recipe{lock.MutexRecipe(), rwlock.Recipe()} {
 		for seed := range uint64(1000) {
-			rep, err := harness.RunWorkload(sim.Config{PCT: true, Faults: allFaults, Server: fakezkFollowers(seed)},
-				sim.NewSeeded(seed), harness.Workload{Recipe: recipe, ReadPercent: 50, TimeoutTicks: 12, TimeoutPercent: 50})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !rep.OK() {
-				t.Fatalf("%s seed %d: %v\n%s", recipe.Name, seed, rep.Violations, sim.TraceString(rep.Result.Trace))
-			}
+			cfg := sim.Config{PCT: true, Faults: allFaults, Server: fakezkFollowers(seed)}
+			mustPassUntraced(t, cfg, seed, harness.Workload{Recipe: recipe, ReadPercent: 50, TimeoutTicks: 12, TimeoutPercent: 50})
 		}
 	}
 }

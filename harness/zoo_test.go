@@ -9,6 +9,7 @@ import (
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/internal/longtest"
 	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/sim"
 )
@@ -79,9 +80,35 @@ func huntWith(t *testing.T, ex zoo.Exhibit, cfg func(seed uint64) sim.Config, st
 
 // Every zoo recipe is found with its expected violation class within 200
 // schedules of the standard workload; its minimal counterexample (the
-// smallest workload that shows it, its schedule shrunk) is short.
+// smallest workload that shows it, its schedule shrunk) is short. A long
+// test (two minutes under -race, most of it in the four exhibits
+// TestZoo_FoundAndShrunkButTheSlowest leaves out).
 func TestZoo_FoundAndShrunk(t *testing.T) {
+	longtest.Skip(t)
+	testFoundAndShrunk(t, zoo.Exhibits())
+}
+
+// TestZoo_FoundAndShrunk in the normal suite: every exhibit but the four
+// whose minimization takes longest under -race (existsabsence,
+// deletefirstchild, electunfenced, semtimeoutleak: their classes are
+// shown by the others, and TestExplore_FindsABugOfEachClass finds
+// electunfenced's fencing).
+func TestZoo_FoundAndShrunkButTheSlowest(t *testing.T) {
+	slowest := []string{zoo.NameExistsAbsence, zoo.NameDeleteFirstChild, zoo.NameElectUnfenced, zoo.NameSemTimeoutLeak}
+	var exs []zoo.Exhibit
 	for _, ex := range zoo.Exhibits() {
+		if !slices.Contains(slowest, ex.Name) {
+			exs = append(exs, ex)
+		}
+	}
+	if len(exs) != len(zoo.Exhibits())-len(slowest) {
+		t.Fatalf("%d exhibits left of %d: a slowest one was renamed", len(exs), len(zoo.Exhibits()))
+	}
+	testFoundAndShrunk(t, exs)
+}
+
+func testFoundAndShrunk(t *testing.T, exhibits []zoo.Exhibit) {
+	for _, ex := range exhibits {
 		t.Run(ex.Name, func(t *testing.T) {
 			n, _, decisions := hunt(t, ex, 1, 200)
 			if decisions == nil {

@@ -7,7 +7,8 @@
 # (scripts/check-commits.sh), a parse of the example workflow, go mod tidy -diff,
 # staticcheck (from the module proxy) and
 # go test -race with the real-server tests enabled (then, without -race,
-# the tests left out of race builds, the go-zookeeper and kazoo suites on
+# the long tests (ZKSIM_LONG=1: internal/longtest), the tests left out of
+# race builds, the go-zookeeper and kazoo suites on
 # serve, and both suites on the real server), the main job (go run ./cmd/zksim), zksim herd and a quick
 # benchmark report, and stops the servers by PID whatever happens.
 #
@@ -61,12 +62,57 @@ ZK_CFG="reconfigEnabled=true" \
 export ZKSIM_ZK_RECONFIG
 ZKSIM_ZK_RECONFIG=$(cat "$work/reconfig/addrs")
 
+# go test's -timeout is per package. Under -race no package should take
+# more than 3 minutes on two busy cores (docs/testing.md); twice that
+# stops a hung test with its stack, not a slow machine.
+race_timeout=6m
+
+# long_tests prints "DIR NAME" for each test of the long-test mode: a
+# TestXxx function whose own body calls longtest.Skip or reads
+# ZKSIM_LONG (internal/longtest). A call anywhere else (a helper another
+# test calls) would hide that test from the long run: it is an error.
+long_tests() {
+	{ git ls-files '*_test.go' 2>/dev/null || find . -name '*_test.go' | sed 's|^\./||'; } |
+		grep -v '^internal/longtest/' | xargs awk '
+			FNR == 1 { fn = "" }
+			/^func / {
+				fn = ""
+				if (match($0, /^func Test[A-Za-z0-9_]*\(/)) fn = substr($0, 6, RLENGTH - 6)
+			}
+			/^[ \t]*\/\// { next }
+			/longtest\.Skip\(|ZKSIM_LONG/ {
+				if (fn == "") {
+					printf "%s:%d: a long-test switch outside a Test function\n", FILENAME, FNR > "/dev/stderr"
+					bad = 1
+					next
+				}
+				dir = FILENAME
+				sub(/\/[^\/]*$/, "", dir)
+				print dir, fn
+			}
+			END { exit bad }'
+}
+
+# run_long_tests runs the long tests, without -race (ten times faster),
+# with a timeout of their own: about 40 s of CPU in all (BENCHMARKS.md,
+# "Long tests"; docs/testing.md lists them).
+run_long_tests() {
+	local long pkgs names
+	long=$(long_tests)
+	[ -n "$long" ] || return 0
+	pkgs=$(printf '%s\n' "$long" | awk '{ print "./" $1 }' | sort -u)
+	names=$(printf '%s\n' "$long" | awk '{ print $2 }' | sort -u | paste -sd '|' -)
+	log "the long tests, without -race: $(printf '%s\n' "$long" | wc -l) in $(printf '%s\n' "$pkgs" | wc -l) packages"
+	# shellcheck disable=SC2086 # one package a word
+	ZKSIM_LONG=1 go test -count=1 -timeout 15m -run "^($names)\$" $pkgs
+}
+
 # With flags, the run is only the tests they pick, then staticcheck (cheap
 # next to go test -race ./..., and the lint CI would fail on): no other
 # source checks, no second pass without -race, no other suites, main job
 # or benchmarks.
 if [ $# -gt 0 ]; then
-	go test -race -count=1 "$@" ./...
+	go test -race -count=1 -timeout "$race_timeout" "$@" ./...
 	log "staticcheck (every check: staticcheck.conf)"
 	run_staticcheck
 	exit 0
@@ -100,15 +146,17 @@ run_staticcheck
 # of their own, so -race builds gain them nothing, and kazoo's (about 3
 # minutes alone) slowed past go test's 10-minute limit beside the -race
 # packages on two cores: they run after, on their own, with more time.
-go test -race -count=1 -skip '^TestSuite_Serve$' ./...
+go test -race -count=1 -timeout "$race_timeout" -skip '^TestSuite_Serve$' ./...
+# The long tests skipped above (explorations at full size) run here.
+run_long_tests
 go test -count=1 -timeout 20m -run '^TestSuite_Serve$' ./internal/kazoosuite ./internal/gozksuite
 # Tests left out of -race builds, for a race inside go-zookeeper v1.0.4
 # (see internal/conformance: differential_serve_test.go, skipUnderRace).
-go test -count=1 -run '^(TestDifferential_Serve|TestConformance_Serve|TestConformance_Real|TestDifferential_Real|TestRegister_RealLinearizable)$' ./internal/conformance
+go test -count=1 -timeout 10m -run '^(TestDifferential_Serve|TestConformance_Serve|TestConformance_Real|TestDifferential_Real|TestRegister_RealLinearizable)$' ./internal/conformance
 
 # go-zookeeper's own suite on the real server, with its own harness
 # (internal/gozksuite; about 3 minutes); the serve run is above.
-ZKSIM_GOZK_REAL=1 go test -count=1 -run '^TestSuite_Real$' ./internal/gozksuite
+ZKSIM_GOZK_REAL=1 go test -count=1 -timeout 10m -run '^TestSuite_Real$' ./internal/gozksuite
 
 # kazoo's own suite on the real server, with kazoo's own harness and its
 # 3-server Java cluster (internal/kazoosuite; about 2.5 minutes); the

@@ -82,7 +82,7 @@ func TestRunJSON_SameBytesWhateverParallel(t *testing.T) {
 	var want string
 	for _, parallel := range []string{"1", "2"} {
 		var out bytes.Buffer
-		run([]string{"run", "-recipe", "zoo/deletefirstchild", "-schedules", "100", "-parallel", parallel, "-json", "-out", dir}, &out, io.Discard)
+		run([]string{"run", "-recipe", "zoo/assumeonwake", "-schedules", "100", "-parallel", parallel, "-json", "-out", dir}, &out, io.Discard)
 		got := elapsed.ReplaceAllString(out.String(), "")
 		if want == "" {
 			want = got
@@ -107,7 +107,7 @@ func TestRunJSON_CleanAndExhaustive(t *testing.T) {
 		t.Errorf("clean run: %v", objs)
 	}
 	out.Reset()
-	if code := run([]string{"run", "-strategy", "exhaustive", "-recipe", "zoo/assumeonwake", "-json", "-out", t.TempDir()}, &out, io.Discard); code != 1 {
+	if code := run([]string{"run", "-strategy", "exhaustive", "-recipe", "zoo/noguidretry", "-json", "-out", t.TempDir()}, &out, io.Discard); code != 1 {
 		t.Fatalf("exhaustive: exit %d", code)
 	}
 	objs := jsonLines(t, out.String())
@@ -249,7 +249,7 @@ func TestMergeJSONJUnit(t *testing.T) {
 	var shards []string
 	for _, i := range []string{"0", "1"} {
 		shards = append(shards, filepath.Join(dir, i+".json"))
-		run([]string{"run", "-recipe", "zoo/deletefirstchild", "-schedules", "60", "-shard", i + "/2", "-summary", shards[len(shards)-1], "-out", dir}, io.Discard, io.Discard)
+		run([]string{"run", "-recipe", "zoo/assumeonwake", "-schedules", "60", "-shard", i + "/2", "-summary", shards[len(shards)-1], "-out", dir}, io.Discard, io.Discard)
 	}
 	junit := filepath.Join(dir, "junit.xml")
 	var out bytes.Buffer

@@ -5,12 +5,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/netserver"
+	"github.com/zksim/zksim/internal/longtest"
 	"github.com/zksim/zksim/zktest"
 )
 
@@ -108,6 +111,13 @@ func TestReadme_RunCommands(t *testing.T) {
 		if !slices.Contains(args, "-out") { // failures go to the test's directory
 			args = append(args, "-out", dir)
 		}
+		if !slices.Contains(args, "-schedules") && !slices.Contains(args, "-time") {
+			// A search with no budget (the exhaustive ones) runs until it
+			// is done: a minute and more under -race. Their verdicts
+			// are TestReadme_ExhaustiveCommandsAsCommented's, in the
+			// long-test mode.
+			args = append(args, "-time", brief["-time"])
+		}
 		n++
 		if code := run(append([]string{"run"}, args...), io.Discard, io.Discard); code != 0 && code != 1 {
 			t.Errorf("README's zksim run %s: exit %d", cmd, code)
@@ -115,6 +125,42 @@ func TestReadme_RunCommands(t *testing.T) {
 	}
 	if n < 5 {
 		t.Errorf("found %d zksim run commands in the README, want at least 5", n)
+	}
+}
+
+// TestReadme_ExhaustiveCommandsAsCommented runs the README's exhaustive
+// commands whose comment promises an exit code, unabridged (the
+// exhaustion of the default bounds takes minutes under -race: a long
+// test), and checks that code and the counterexample's deviations where
+// the comment gives them.
+func TestReadme_ExhaustiveCommandsAsCommented(t *testing.T) {
+	longtest.Skip(t)
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exitComment := regexp.MustCompile(`exit (\d)$`)
+	deviationsComment := regexp.MustCompile(`with (\d+) deviations`)
+	n := 0
+	for _, line := range strings.Split(string(readme), "\n") {
+		_, cmd, ok := strings.Cut(line, "go run ./cmd/zksim run ")
+		cmd, comment, _ := strings.Cut(cmd, "#")
+		m := exitComment.FindStringSubmatch(strings.TrimSpace(comment))
+		if !ok || m == nil || !strings.Contains(cmd, "-strategy exhaustive") {
+			continue
+		}
+		n++
+		args := append([]string{"run"}, strings.Fields(cmd)...)
+		code, out, errb := runOut(t, append(args, "-out", t.TempDir())...)
+		if want, _ := strconv.Atoi(m[1]); code != want {
+			t.Errorf("README's zksim run %s: exit %d, the README says %d\n%s%s", cmd, code, want, out, errb)
+		}
+		if d := deviationsComment.FindStringSubmatch(comment); d != nil && !strings.Contains(out, "counterexample with "+d[1]+" deviations") {
+			t.Errorf("README's zksim run %s: the README says a counterexample with %s deviations:\n%s", cmd, d[1], out)
+		}
+	}
+	if n < 2 {
+		t.Errorf("found %d exhaustive commands with an exit code in the README, want at least 2", n)
 	}
 }
 

@@ -68,7 +68,7 @@ func TestRun_ParallelSameAsSequential(t *testing.T) {
 // counts and the same first failure, found by the shard that holds it.
 func TestRun_ShardsMergeToTheRun(t *testing.T) {
 	dir := t.TempDir()
-	base := []string{"run", "-recipe", "zoo/deletefirstchild", "-schedules", "200", "-out", dir}
+	base := []string{"run", "-recipe", "zoo/assumeonwake", "-schedules", "200", "-out", dir}
 	whole := filepath.Join(dir, "whole.json")
 	if code, out, _ := runOut(t, append(base, "-summary", whole)...); code != 1 {
 		t.Fatalf("whole run: exit %d\n%s", code, out)
@@ -98,7 +98,7 @@ func TestRun_ShardsMergeToTheRun(t *testing.T) {
 		t.Errorf("the first failure, seed %d, is in shard 0: want it elsewhere for the test to mean something", seed)
 	}
 	for _, want := range []string{
-		"zksim merge: zoo/deletefirstchild, 5 clients x 3 acquisitions, faults default, random walk, seeds 1..200: 3 of 3 shards",
+		"zksim merge: zoo/assumeonwake, 5 clients x 3 acquisitions, faults default, random walk, seeds 1..200: 3 of 3 shards",
 		"covered                every seed of 1..200",
 		"schedules              200",
 		"violations             " + strconv.Itoa(int(w["failing"].(float64))) + " schedules",
