@@ -68,7 +68,7 @@ ZKSIM_ZK_RECONFIG=$(cat "$work/reconfig/addrs")
 race_timeout=6m
 
 # long_tests prints "DIR NAME" for each test of the long-test mode: a
-# TestXxx function whose own body calls longtest.Skip or reads
+# TestXxx function whose own body calls longtest.Skip or Enabled or reads
 # ZKSIM_LONG (internal/longtest). A call anywhere else (a helper another
 # test calls) would hide that test from the long run: it is an error.
 long_tests() {
@@ -80,7 +80,7 @@ long_tests() {
 				if (match($0, /^func Test[A-Za-z0-9_]*\(/)) fn = substr($0, 6, RLENGTH - 6)
 			}
 			/^[ \t]*\/\// { next }
-			/longtest\.Skip\(|ZKSIM_LONG/ {
+			/longtest\.(Skip|Enabled)\(|ZKSIM_LONG/ {
 				if (fn == "") {
 					printf "%s:%d: a long-test switch outside a Test function\n", FILENAME, FNR > "/dev/stderr"
 					bad = 1

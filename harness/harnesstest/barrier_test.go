@@ -11,6 +11,7 @@ import (
 	"github.com/zksim/zksim/barrier/zoo"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/harness/harnesstest"
+	"github.com/zksim/zksim/internal/longtest"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -36,7 +37,7 @@ func TestCheckBarrier_FindsEveryZooExhibitOnEveryRapidSeed(t *testing.T) {
 	for _, ex := range zoo.Exhibits() {
 		t.Run(ex.Name, func(t *testing.T) {
 			var at []int
-			for _, seed := range powerSeeds() {
+			for _, seed := range powerSeeds(longtest.Enabled()) {
 				n := harnesstest.FindBarrier(t, seed, ex.Recipe, harnesstest.BarrierOptions{}, ex.Violation)
 				if n == 0 {
 					t.Errorf("rapid seed %d: no %s in 100 checks", seed, ex.Violation)

@@ -16,6 +16,7 @@ import (
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/harness/harnesstest"
+	"github.com/zksim/zksim/internal/longtest"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/sim"
@@ -28,9 +29,11 @@ import (
 var rapidSeeds = []uint64{1, 0x5eed, 20251, 7340033, 1 << 40, 0x9e3779b97f4a7c15, 424242424242, 31337}
 
 // powerSeeds are the rapid seeds a power test tries: 2 in the normal
-// suite, all of rapidSeeds with ZKSIM_LONG=1.
-func powerSeeds() []uint64 {
-	if os.Getenv("ZKSIM_LONG") == "" {
+// suite, all of rapidSeeds in the long-test mode. A test passes
+// longtest.Enabled() from its own body, where scripts/test.sh finds it
+// and runs it again in that mode.
+func powerSeeds(long bool) []uint64 {
+	if !long {
 		return rapidSeeds[:2]
 	}
 	return rapidSeeds
@@ -45,7 +48,7 @@ func TestCheckRecipe_FindsEveryZooBugOnEveryRapidSeed(t *testing.T) {
 	for _, ex := range zoo.Exhibits() {
 		t.Run(ex.Name, func(t *testing.T) {
 			var at []int
-			for _, seed := range powerSeeds() {
+			for _, seed := range powerSeeds(longtest.Enabled()) {
 				n := harnesstest.FindRecipe(t, seed, ex.Recipe, harnesstest.CheckOptions{}, ex.Violation)
 				if n == 0 {
 					t.Errorf("rapid seed %d: no %s in 100 checks", seed, ex.Violation)
@@ -89,13 +92,13 @@ func atMostOnePerClient(s *sim.Sim) error {
 // seed tried; with sim.Faults{None: true} it cannot.
 func TestCheck_FindsAPlantedBugOnEveryRapidSeed(t *testing.T) {
 	var at []int
-	for _, seed := range powerSeeds() {
+	for _, seed := range powerSeeds(longtest.Enabled()) {
 		if n := harnesstest.FindPrograms(t, seed, sim.Config{Faults: sim.Faults{None: true}}, atMostOnePerClient, "invariant", enqueue, enqueue, enqueue); n != 0 {
 			t.Errorf("rapid seed %d: no faults asked, and schedule %d lost a reply", seed, n)
 		}
 	}
 	cfg := sim.Config{}
-	for _, seed := range powerSeeds() {
+	for _, seed := range powerSeeds(longtest.Enabled()) {
 		n := harnesstest.FindPrograms(t, seed, cfg, atMostOnePerClient, "invariant", enqueue, enqueue, enqueue)
 		if n == 0 {
 			t.Errorf("rapid seed %d: the invariant held in 100 checks", seed)

@@ -3,7 +3,6 @@ package harnesstest_test
 import (
 	"context"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/election"
 	"github.com/zksim/zksim/harness/harnesstest"
+	"github.com/zksim/zksim/internal/longtest"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/rwlock"
 	"github.com/zksim/zksim/semaphore"
@@ -180,7 +180,7 @@ func TestCheckRecipe_FindsPlantedBugsThatNeedFaults(t *testing.T) {
 	for _, p := range plantedLocks() {
 		t.Run(p.recipe.Name, func(t *testing.T) {
 			var at []int
-			for _, seed := range powerSeeds() {
+			for _, seed := range powerSeeds(longtest.Enabled()) {
 				n := harnesstest.FindRecipe(t, seed, p.recipe, harnesstest.CheckOptions{}, p.class)
 				if n == 0 {
 					t.Errorf("rapid seed %d: no %s in 100 checks", seed, p.class)
@@ -188,7 +188,7 @@ func TestCheckRecipe_FindsPlantedBugsThatNeedFaults(t *testing.T) {
 				at = append(at, n)
 			}
 			t.Logf("%s first shown by schedule %v", p.class, at)
-			if os.Getenv("ZKSIM_LONG") != "" {
+			if longtest.Enabled() {
 				none := harnesstest.CheckOptions{Config: sim.Config{Faults: sim.Faults{None: true}}}
 				if n := harnesstest.FindRecipe(t, rapidSeeds[0], p.recipe, none, p.class); n != 0 {
 					t.Errorf("no faults, and schedule %d shows %s", n, p.class)
@@ -198,7 +198,7 @@ func TestCheckRecipe_FindsPlantedBugsThatNeedFaults(t *testing.T) {
 	}
 	t.Run("planted/barrier-counts-twice", func(t *testing.T) {
 		var at []int
-		for _, seed := range powerSeeds() {
+		for _, seed := range powerSeeds(longtest.Enabled()) {
 			n := harnesstest.FindBarrier(t, seed, plantedBarrier(), harnesstest.BarrierOptions{}, check.BarrierEnter)
 			if n == 0 {
 				t.Errorf("rapid seed %d: no %s in 100 checks", seed, check.BarrierEnter)
@@ -206,7 +206,7 @@ func TestCheckRecipe_FindsPlantedBugsThatNeedFaults(t *testing.T) {
 			at = append(at, n)
 		}
 		t.Logf("%s first shown by schedule %v", check.BarrierEnter, at)
-		if os.Getenv("ZKSIM_LONG") != "" {
+		if longtest.Enabled() {
 			none := harnesstest.BarrierOptions{Config: sim.Config{Faults: sim.Faults{None: true}}}
 			if n := harnesstest.FindBarrier(t, rapidSeeds[0], plantedBarrier(), none, check.BarrierEnter); n != 0 {
 				t.Errorf("no faults, and schedule %d shows %s", n, check.BarrierEnter)
