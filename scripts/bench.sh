@@ -42,6 +42,17 @@ if [ "${1:-}" = cores ]; then
 	rm -f "$raw"
 	exit 0
 fi
+# kept_sections prints the sections of a report that scripts/bench.sh
+# does not generate: each "## " heading whose next line is the marker
+# below, down to the next heading.
+kept_marker='<!-- kept: measured by hand; scripts/bench.sh carries it over -->'
+kept_sections() {
+	[ -f "$1" ] || return 0
+	awk -v marker="$kept_marker" '
+		/^## / { keep = 0; head = $0; next_is_marker = 1; next }
+		next_is_marker { next_is_marker = 0; if ($0 == marker) { keep = 1; print ""; print head } }
+		keep { print }' "$1"
+}
 out=${BENCH_OUT:-BENCHMARKS.md}
 mode=${1:-all}
 case $mode in
@@ -119,8 +130,12 @@ log "herd"
 herd_waiters=10,100,1000
 if [ -n "${BENCH_QUICK:-}" ]; then herd_waiters=10,100; fi
 go run ./cmd/zksim herd -waiters "$herd_waiters" > "$work/herd.txt"
+# Sections measured by hand (a heading followed by the kept marker) are
+# carried over from the report being replaced, after the generated ones.
+kept_sections BENCHMARKS.md > "$work/kept.md"
 go run ./cmd/zkbench -herd "$work/herd.txt" -o "$out" < "$raw"
 cores_section "$work/cores.txt" >> "$out"
+cat "$work/kept.md" >> "$out"
 if [ -n "${BENCH_EXHAUST:-}" ]; then
 	log "the systematic search's bounds in a minute and in ten (about 20 minutes)"
 	scripts/bench-exhaust.sh >> "$out"
