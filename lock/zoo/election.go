@@ -83,6 +83,8 @@ type electVariant struct {
 	term func(ctx context.Context, q queue.Queue) (termFunc, error)
 	// unfenced: the leader's Held has no Fenced, so its writes are plain.
 	unfenced bool
+	// steps are the queue's steps; the zero value: the good ones.
+	steps queue.Steps
 }
 
 // electVariants are the election exhibits, in the order of Exhibits.
@@ -91,6 +93,7 @@ func electVariants() []electVariant {
 		{name: NameElectHerd, part: "Rule", rule: watchLeader},
 		{name: NameElectCached, part: "Term", term: cachedTerm},
 		{name: NameElectUnfenced, part: "Write", unfenced: true},
+		{name: NameElectAbsence, part: "Watch", steps: queue.Steps{Watch: absenceMeansGranted}},
 	}
 }
 
@@ -124,7 +127,7 @@ func (v electVariant) campaign(ctx context.Context, conn zkapi.Conn, dir, id str
 		return nil, wrap(v.name, dir, err)
 	}
 	h, err := queue.Enqueue(ctx, q, queue.Request{
-		Kind: candKind, GUID: id, Data: []byte(id), Kinds: []string{candKind}, Rule: rule,
+		Kind: candKind, GUID: id, Data: []byte(id), Kinds: []string{candKind}, Rule: rule, Steps: v.steps,
 	})
 	if err != nil {
 		return nil, wrap(v.name, dir, err)
