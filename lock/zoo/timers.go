@@ -163,6 +163,11 @@ func LiveAbsence() lock.Recipe { return queued(NameLiveAbsence) }
 
 // absenceWhileAlive is LiveAbsence's Watch step.
 func absenceWhileAlive(ctx context.Context, h *queue.Hold, p string, _ bool) (queue.Wake, error) {
+	// A sync first, so that exists reads the leader's latest (a follower
+	// may lag): correct, and it widens the window the defect needs.
+	if err := h.Q.Conn.Sync(ctx, h.Q.Dir); err != nil {
+		return queue.Changed, nil // list again
+	}
 	_, ok, w, err := h.Q.Conn.ExistsW(ctx, p)
 	switch {
 	case errors.Is(err, zkapi.ErrConnectionLoss):
