@@ -77,11 +77,12 @@ type Config struct {
 	// SpinRequests is, in Flat mode, how many requests a client may make
 	// without waiting (Watch.Wait, WaitSession, a persistent watch's Next,
 	// Client.Sleep) before time passes with its requests: from the next
-	// one on, a tick is the first option (the default schedule's) before
-	// each of its requests while something is due, so that a client that
-	// retries without blocking does not keep time frozen, and deadlines,
-	// session expiries and pauses end as they would in real time.
-	// Default 16; negative: never.
+	// one on, the default schedule runs the other clients' events, then
+	// a tick if something is due, before each of its requests (sending
+	// it sooner costs a deviation), so that a client that retries without
+	// blocking neither starves the others nor keeps time frozen, and
+	// deadlines, session expiries and pauses end as they would in real
+	// time. Default 16; negative: never.
 	SpinRequests int
 	// NoTrace skips writing the trace, for fast exploration; a failing
 	// schedule can be run again with tracing, deterministically.
@@ -435,11 +436,12 @@ func (s *Sim) pick() (Event, bool) {
 // pickFlat makes one choice among every enabled event: the normal ones,
 // then the faults, then an early tick if the tick budget allows one and
 // something is due; when only time can advance, the tick comes first,
-// then the faults, and when a client spins (see Config.SpinRequests) and
-// something is due, the tick comes first, then the others. A tick in
+// then the faults, and when a client spins (see Config.SpinRequests) the
+// others' events come first, then the tick if something is due, then the
+// spinners' sends and the faults. A tick in
 // Flat mode advances time to the moment something is next due (see due).
-// Option 0 is the default schedule's (time owed to a spinning client, the
-// first client's event, or time passing), so that a systematic search can
+// Option 0 is the default schedule's (the first client's event, time
+// owed to spinning clients, or time passing), so that a systematic search can
 // count the choices that deviate from it. A single option is taken
 // without a choice; if time would change nothing and nothing else can
 // happen, the run has deadlocked.
