@@ -83,7 +83,7 @@ func zooExhibits(t *testing.T, names ...string) []zoo.Exhibit {
 // class, deepening up to 2 deviations.
 func testFindsZooBugs(t *testing.T, exhibits []zoo.Exhibit, symmetry bool) {
 	clients := map[string]int{zoo.NameExistsAbsence: 3, "zoo/timeoutleak": 3, "zoo/deletefirstchild": 3,
-		zoo.NameSemMixedMax: 3, zoo.NameSemDirWatch: 4, zoo.NameSemTimeoutLeak: 3}
+		zoo.NameSemMixedMax: 3, zoo.NameSemDirWatch: 4, zoo.NameSemTimeoutLeak: 3, zoo.NameSemBusyCount: 3}
 	for _, ex := range exhibits {
 		t.Run(ex.Name, func(t *testing.T) {
 			if symmetry && ex.Name == zoo.NameExistsAbsence {
@@ -94,7 +94,17 @@ func testFindsZooBugs(t *testing.T, exhibits []zoo.Exhibit, symmetry bool) {
 			}
 			w := zooWorkload(ex)
 			w.Clients, w.Acquisitions = max(2, clients[ex.Name]), 1
-			res, err := harness.Explore(context.Background(), sim.Config{Faults: exploreFaults}, w,
+			cfg := sim.Config{Faults: exploreFaults}
+			if slices.Contains(timerNames, ex.Name) || ex.Name == zoo.NameExistsAbsence {
+				// A deadline that fires while another client is between
+				// getChildren and exists is enough; with every fault the
+				// search takes millions of states to get there (2.8M for
+				// existsabsence, found at 100k when time passed only with
+				// nothing else to do: early ticks widen the passes before
+				// it), see TestExplore_FindsTimerBugsUnderFaults.
+				w, cfg = timerWorkload(ex), sim.Config{}
+			}
+			res, err := harness.Explore(context.Background(), cfg, w,
 				sim.Bounds{Deviations: 2, MaxStates: 200000, Class: ex.Violation, Symmetry: symmetry})
 			if err != nil {
 				t.Fatal(err)
@@ -315,13 +325,14 @@ func TestExplore_BudgetStopIsNotExhaustion(t *testing.T) {
 }
 
 // Symmetry merges a state with its mirror images: two clients with no
-// faults and no bound, searched to the end, take about half the states,
-// and the verdict is the same.
+// faults, no deviation bound and one early tick (the default of two
+// takes 3x the states for no more coverage of symmetry), searched to the
+// end, take about half the states, and the verdict is the same.
 func TestExplore_SymmetryCutsStates(t *testing.T) {
 	w := harness.Workload{Recipe: lock.MutexRecipe(), Clients: 2, Acquisitions: 1}
 	var states [2]int
 	for i, symmetric := range []bool{false, true} {
-		res, err := harness.Explore(context.Background(), sim.Config{}, w, sim.Bounds{Deviations: -1, NoDeepening: true, Symmetry: symmetric})
+		res, err := harness.Explore(context.Background(), sim.Config{}, w, sim.Bounds{Deviations: -1, NoDeepening: true, Symmetry: symmetric, Ticks: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

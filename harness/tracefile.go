@@ -276,11 +276,19 @@ func (f *TraceFile) parseFaults(v []string) error {
 func (f *TraceFile) parseRun(v []string) error {
 	c := &f.Config
 	var tick, session int
+	var budget string // negative: no bound (sim.Config.TickBudget)
 	if err := keyvals(v, map[string]any{"tick-ms": &tick, "session-ms": &session,
 		"tick-percent": &c.TickPercent, "max-steps": &c.MaxSteps, "deadlock-ticks": &c.DeadlockTicks,
 		"pct": &c.PCT, "pct-depth": &c.PCTDepth, "pct-horizon": &c.PCTHorizon,
-		"flat": &c.Flat, "tick-budget": &c.TickBudget}); err != nil {
+		"flat": &c.Flat, "tick-budget": &budget}); err != nil {
 		return err
+	}
+	if budget != "" {
+		n, err := strconv.Atoi(budget)
+		if err != nil {
+			return fmt.Errorf("tick-budget: not a number: %q", budget)
+		}
+		c.TickBudget = n
 	}
 	c.Server.TickMillis, c.SessionTimeoutMs = int64(tick), int64(session)
 	return nil

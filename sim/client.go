@@ -101,6 +101,13 @@ type Client struct {
 
 	slot call // reused by each call: a client has one at a time
 
+	// spun counts the requests the program made since it last waited (a
+	// function of what it was told, so of its history); owed: its pending
+	// request is one past Config.SpinRequests and no time has passed
+	// since it was made (Flat mode: time is owed to it).
+	spun int
+	owed bool
+
 	// hist hashes everything the program has been told (replies, events,
 	// session snapshots, ends of waits, the workload's choices) when the
 	// run is explored: a deterministic program's state is a function of
@@ -138,6 +145,7 @@ func (c *Client) Logf(format string, args ...any) {
 // Sleep blocks for the given number of ticks of virtual time, or until ctx
 // ends.
 func (c *Client) Sleep(ctx context.Context, ticks int) error {
+	c.spun = 0
 	cl := c.newCall(call{kind: callSleep, ctx: ctx, until: c.sim.now + int64(ticks)})
 	c.park(cl, stWait)
 	if c.sim.hashing {
@@ -177,6 +185,13 @@ func (c *Client) newCall(v call) *call {
 // (a panic, not runtime.Goexit: Goexit inside a coroutine would end the
 // scheduler's goroutine too).
 var errStopped = errors.New("sim: run stopped")
+
+// request notes a request the program makes, before it parks: in Flat
+// mode, one past Config.SpinRequests without a wait is owed time.
+func (c *Client) request() {
+	c.spun++
+	c.owed = c.sim.cfg.Flat && c.sim.cfg.SpinRequests >= 0 && c.spun > c.sim.cfg.SpinRequests
+}
 
 // park hands control to the scheduler until an event resumes the client.
 func (c *Client) park(cl *call, st clientState) {
@@ -295,6 +310,7 @@ func (w *watch) fire(ev zkapi.Event, zxid int64) {
 // Wait implements zkapi.Watch: a scheduling point. A Wait that returns
 // because the watch fired is a wakeup, which the herd checker counts.
 func (w *watch) Wait(ctx context.Context) (zkapi.Event, error) {
+	w.c.spun = 0
 	ev, err := w.wait(ctx)
 	if c := w.c; c.sim.hashing {
 		c.foldEvent(ev, w.zxid, err)

@@ -48,6 +48,7 @@ func (cn *Conn) do(ctx context.Context, path string, req machine.Request) (machi
 		return machine.Reply{}, nil, err
 	}
 	cl := c.newCall(call{kind: callRequest, req: req, session: c.model.ID})
+	c.request()
 	c.park(cl, stCall)
 	if cl.err != nil {
 		return machine.Reply{}, nil, cl.err
@@ -74,6 +75,7 @@ func (cn *Conn) Session() zkapi.Session {
 // WaitSession implements zkapi.Conn: a scheduling point.
 func (cn *Conn) WaitSession(ctx context.Context, seq uint64) (zkapi.Session, error) {
 	c := cn.c
+	c.spun = 0
 	if c.sess.Seq > seq {
 		c.foldSession(nil)
 		return c.sess, nil

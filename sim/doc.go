@@ -39,7 +39,10 @@
 // Scenario (programs and the Judge of each run) within Bounds (fault
 // counts per kind, deviations from the default schedule, depth, early
 // ticks) in Config.Flat mode, where each step is one choice among all
-// enabled events and option 0 is the default schedule's. It re-runs the
+// enabled events and option 0 is the default schedule's. Time passing is
+// one of the choices wherever something is due (an early tick, one
+// deviation), so a timer can fire between any two events; a client that
+// retries without waiting lets time pass (Config.SpinRequests). It re-runs the
 // scenario for each schedule from a stack of choice points, cuts a run at
 // a state whose fingerprint (Sim.fingerprint: the Machine, messages in
 // flight, time, timers, budgets, each client's history hash) it has

@@ -18,6 +18,9 @@ func (s *Sim) apply(ev Event) {
 		c = s.clients[ev.Client]
 	}
 	s.covEvent(ev, c)
+	if ev.Kind == Send || ev.Kind == LoseRequest || ev.Kind == LoseReply {
+		c.owed = false // sent without the time owed to it: a deviation
+	}
 	switch ev.Kind {
 	case Send:
 		s.send(c, false)
@@ -61,11 +64,12 @@ func (s *Sim) apply(ev Event) {
 	case Abandon:
 		s.abandon(c)
 	case Tick:
-		s.tick()
+		n := int64(1)
 		if s.cfg.Flat { // on to the moment something is due
-			for n := s.due(); n > 1; n-- {
-				s.tick()
-			}
+			n = max(1, s.due())
+		}
+		for ; n > 0; n-- {
+			s.tick()
 		}
 	case CatchUp:
 		s.m.CatchUp(ev.Client, s.m.Zxid())
@@ -99,6 +103,7 @@ func (s *Sim) tick() {
 	}
 	s.timers = kept
 	for _, c := range s.clients {
+		c.owed = false
 		if c.paused && s.now >= c.pauseEnd {
 			// The client resumes after its pause to a dead connection.
 			c.paused = false

@@ -16,25 +16,52 @@ import (
 // Bounds are the limits of a systematic exploration (Explore). The fault
 // budgets are the counts in Config.Faults (its Percent is ignored: every
 // fault is an option wherever it is enabled, within its count).
+//
+// What "every schedule within the bounds" covers: every order of the
+// clients' events (sends, replies and notifications received, wake-ups,
+// reconnects, followers catching up), every placement of each fault
+// within its count, and every moment at which time passes, so that a
+// timer (an acquire deadline, a session expiry, the end of a pause or a
+// sleep, a container reap, a lagging follower's catch-up) can fire
+// between any two events, whatever the other clients are doing; all
+// within Deviations (and Depth), where each fault, each early tick and
+// each event run ahead of the default one costs one deviation. Time is
+// coarsened to the moments something is due: a tick jumps to the next
+// one, so an event happens at one of those moments, never at a tick
+// between two of them (a timer an event sets runs from the last moment
+// reached). A client that retries without waiting lets time pass with
+// its requests (Config.SpinRequests), as real time does; a run that
+// never ends is judged no-progress only when time had been let pass.
+// The zero value (with Deviations set) is this model; NoEarlyTicks and
+// Ticks narrow it.
 type Bounds struct {
 	// Deviations bounds the choices of one schedule that differ from the
 	// default schedule (option 0: the lowest-numbered client's event, or
-	// time passing when nothing else can happen), as CHESS bounds
-	// preemptions: every fault, every early tick, and every event run
-	// ahead of a lower-numbered client's costs one; the workload's yes/no
-	// questions are free. Most bugs need few. Negative: no bound (then
-	// sleep sets prune too; with a bound they could cut schedules whose
-	// only equivalent exceeds it).
+	// time passing when nothing else can happen or a client spins), as
+	// CHESS bounds preemptions: every fault, every early tick, and every
+	// event run ahead of a lower-numbered client's costs one; the
+	// workload's yes/no questions are free. Most bugs need few. Negative:
+	// no bound (then sleep sets prune too; with a bound they could cut
+	// schedules whose only equivalent exceeds it).
 	Deviations int
 	// Depth bounds the choices of one schedule (steps with more than one
 	// option, and the workload's questions); 0: no bound.
 	Depth int
-	// Ticks bounds the ticks taken while some other event was enabled (a
-	// slow network, a late timer); time passes freely when nothing else
-	// can happen. A tick advances time to the next moment something is
-	// due (Config.Flat), so faults fall after events and at those
-	// moments, not at the ticks between them.
+	// Ticks bounds the early ticks: ticks taken while some other event
+	// was enabled (a slow network, a late timer), each a deviation too;
+	// 0: no bound of their own when Deviations bounds them, and
+	// DefaultTicks when it does not (unbounded, time could be made to
+	// fire a timer at the worst moment forever). An early tick is
+	// an option wherever something is due: it advances time to the next
+	// moment something is (Config.Flat). Time passes freely when nothing
+	// else can happen.
 	Ticks int
+	// NoEarlyTicks is the narrower model of searches before early ticks
+	// were an option by default: time passes only when nothing else can
+	// happen (or a client spins), so a deadline or a session expiry never
+	// fires while another client is between two requests. It is smaller
+	// and not exhaustive for timers.
+	NoEarlyTicks bool
 	// MaxStates stops the search after this many distinct states; 0: no
 	// limit. A search stopped so is not exhaustive, and says so.
 	MaxStates int
@@ -85,14 +112,31 @@ type Bounds struct {
 }
 
 // RunConfig is cfg as a search within b runs every schedule: one choice
-// among all enabled events a step (Config.Flat), at most b.Ticks early
-// ticks, every fault an option within its count (Faults.Percent unused),
-// no PCT. A failure's decisions replay under it (the search itself also
-// drops the trace).
+// among all enabled events a step (Config.Flat), early ticks within
+// b.Ticks (none with b.NoEarlyTicks), every fault an option within its
+// count (Faults.Percent unused), no PCT. A failure's decisions replay
+// under it (the search itself also drops the trace).
 func (b Bounds) RunConfig(cfg Config) Config {
-	cfg.Flat, cfg.TickBudget, cfg.PCT = true, b.Ticks, false
+	cfg.Flat, cfg.TickBudget, cfg.PCT = true, b.tickBudget(), false
 	cfg.Faults.Percent = 0
 	return cfg
+}
+
+// DefaultTicks bounds the early ticks of a search without a deviation
+// bound, if Bounds.Ticks does not.
+const DefaultTicks = 2
+
+// tickBudget is Config.TickBudget for b: 0 none, negative no bound.
+func (b Bounds) tickBudget() int {
+	switch {
+	case b.NoEarlyTicks:
+		return 0
+	case b.Ticks == 0 && b.Deviations >= 0:
+		return -1
+	case b.Ticks == 0:
+		return DefaultTicks
+	}
+	return b.Ticks
 }
 
 // symmetric reports whether a search of a scenario of this many clients
@@ -153,14 +197,17 @@ type Failure struct {
 // Explore searches every schedule of sc within the bounds, systematically,
 // and stops at the first that breaks a checker (or when ctx ends, which
 // stops it like a budget). Every step is one choice among the enabled
-// events (Config.Flat). A run is cut where it reaches a state already
+// events (Config.Flat), time passing included wherever something is due,
+// so that a timer can fire between any two events (see Bounds for what
+// "every schedule" covers). A run is cut where it reaches a state already
 // explored with at least as much budget left (state fingerprints: the
 // ensemble, the messages in flight, virtual time and timers, the budgets
 // used, and what each client's program has been told). Without a
 // deviation bound, sleep sets also skip an option whose order against the
 // ones explored before it only swaps independent events (of different
 // clients, at most one touching the data, at most one changing what the
-// judge sees, Judge.Visible). The judge's invariant is checked after every
+// judge sees, Judge.Visible; a tick is independent of nothing, so it is
+// never skipped as commuting). The judge's invariant is checked after every
 // step, so a state reached twice is judged on both paths; its verdict
 // judges each run that ends.
 func Explore(ctx context.Context, cfg Config, sc Scenario, b Bounds) (*Exploration, error) {
@@ -500,7 +547,7 @@ func (x *explorer) pick(opts []Event) (int, bool) {
 	f := frame{n: len(opts), choice: -1, event: true, opts: slices.Clone(opts), sleep: slices.Clone(x.sleep),
 		used: x.usedAt(len(x.stack))}
 	if x.sym != nil {
-		order(f.opts, x.sym.perms[x.canonical()])
+		order(f.opts, x.sym.perms[x.canonical()], x.s.owes)
 	}
 	if !x.advance(&f, len(x.stack)) {
 		return 0, false
@@ -766,6 +813,17 @@ func runJudged(cfg Config, ch Chooser, sc Scenario) []check.Class {
 	return judge.Verdict(res)
 }
 
+// timeBound words the bound on time: when a timer may fire.
+func (b Bounds) timeBound() string {
+	switch {
+	case b.NoEarlyTicks:
+		return "no early ticks (timers fire only when nothing else can happen or a client spins)"
+	case b.tickBudget() > 0:
+		return fmt.Sprintf("timers fire between any two events, early ticks <= %d", b.tickBudget())
+	}
+	return "timers fire between any two events (an early tick: 1 deviation)"
+}
+
 // Coverage words what a search covered: its bounds, whether it exhausted
 // them, and its counts.
 func (r *Exploration) Coverage() string {
@@ -777,7 +835,7 @@ func (r *Exploration) Coverage() string {
 	if r.Depth > 0 {
 		bounds = append(bounds, fmt.Sprintf("depth <= %d", r.Depth))
 	}
-	bounds = append(bounds, fmt.Sprintf("early ticks <= %d", b.Ticks))
+	bounds = append(bounds, b.timeBound())
 	verdict := "NOT exhausted (stopped by a budget)"
 	switch {
 	case r.Complete:

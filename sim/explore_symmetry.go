@@ -129,30 +129,37 @@ func (y *symmetry) canonical() (uint64, int) {
 
 // order sorts a step's options into the canonical order of the state
 // whose canonical permutation is pos: client events by the client's
-// position, each block (events, catch-ups, faults, reaping, a tick) in
-// place. The option first in it is the default schedule's, so that a
-// state and its mirror image have mirror options at equal costs.
-func order(opts []Event, pos []int) {
-	first := opts[0]
+// position, each block (events, catch-ups, a tick owed to spinning
+// clients, their sends (owes), faults, reaping, an early tick) in place.
+// The option first in it is the default schedule's, so that a state and
+// its mirror image have mirror options at equal costs.
+func order(opts []Event, pos []int, owes func(Event) bool) {
+	first, spin := opts[0], slices.ContainsFunc(opts, owes)
 	slices.SortStableFunc(opts, func(a, b Event) int {
-		return cmp.Or(cmp.Compare(block(a, first), block(b, first)), cmp.Compare(clientKey(a, pos), clientKey(b, pos)))
+		return cmp.Or(cmp.Compare(block(a, first, spin, owes), block(b, first, spin, owes)),
+			cmp.Compare(clientKey(a, pos), clientKey(b, pos)))
 	})
 }
 
 // block ranks an option's block: a tick comes first when it is the
-// first option (only time can advance), else last.
-func block(ev, first Event) int {
+// first option (only time can advance, or only spinning clients can),
+// before the spinning clients' sends when there are some, else last.
+func block(ev, first Event, spin bool, owes func(Event) bool) int {
 	switch {
 	case ev.Kind == Tick && first.Kind == Tick:
 		return 0
+	case ev.Kind == Tick && spin:
+		return 3
 	case ev.Kind == Tick:
-		return 5
+		return 7
 	case ev.Kind == CatchUp:
 		return 2
 	case ev.Kind == Reap:
-		return 4
+		return 6
 	case ev.Kind.IsFault():
-		return 3
+		return 5
+	case owes(ev):
+		return 4
 	}
 	return 1
 }

@@ -78,6 +78,9 @@ func (c *Client) fingerprint(r *machine.Renaming, k int) uint64 {
 	h.Int(int64(c.sess.State))
 	h.Uint(c.sess.Seq)
 	h.Uint(c.hist.sum(k))
+	if c.owed { // hashed only when set: other states hash as they did
+		h.Bool(true)
+	}
 	if cl := c.call; cl != nil && (c.state == stWait || c.state == stReady || c.state == stCall) {
 		h.Uint(uint64(cl.kind))
 		h.Int(cl.until)

@@ -66,6 +66,7 @@ func (c *Client) endPersistent(why error) {
 // event is queued. Each event returned is a wakeup, which the herd
 // checker counts.
 func (p *pwatch) Next(ctx context.Context) (zkapi.Event, error) {
+	p.c.spun = 0
 	n, err := p.next(ctx)
 	if c := p.c; c.sim.hashing {
 		c.foldEvent(n.Event, n.Zxid, err)

@@ -75,9 +75,22 @@ type Config struct {
 	// (Explore) enumerates; a run in it is judged deadlocked as soon as
 	// only time could advance and time would change nothing.
 	Flat bool
-	// TickBudget bounds, in Flat mode, the ticks taken while some other
-	// event was enabled; time passes freely when nothing else can happen.
+	// TickBudget bounds, in Flat mode, the early ticks: ticks taken while
+	// some other event was enabled (and something was due, see due); time
+	// passes freely when nothing else can happen. 0: none (time never
+	// passes while a client is between two requests, unless it spins);
+	// negative: no bound (each still costs a deviation in a search).
 	TickBudget int
+	// SpinRequests is, in Flat mode, how many requests a client may make
+	// without waiting (Watch.Wait, WaitSession, a persistent watch's Next,
+	// Client.Sleep) before time passes with its requests: from the next
+	// one on, the default schedule runs the other clients' events, then
+	// a tick if something is due, before each of its requests (sending
+	// it sooner costs a deviation), so that a client that retries without
+	// blocking neither starves the others nor keeps time frozen, and
+	// deadlines, session expiries and pauses end as they would in real
+	// time. Default 16; negative: never.
+	SpinRequests int
 	// NoTrace skips writing the trace, for fast exploration; a failing
 	// schedule can be run again with tracing, deterministically.
 	NoTrace bool
@@ -96,6 +109,7 @@ func (c Config) WithDefaults() Config {
 	c.DeadlockTicks = cmp.Or(c.DeadlockTicks, 40)
 	c.PCTDepth = cmp.Or(c.PCTDepth, 3)
 	c.PCTHorizon = cmp.Or(c.PCTHorizon, 400)
+	c.SpinRequests = cmp.Or(c.SpinRequests, 16)
 	c.Faults.PauseTicks = cmp.Or(c.Faults.PauseTicks, int(2*c.SessionTimeoutMs/c.Server.TickMillis))
 	if c.Faults.None { // no budget survives it, in a run as at an entry point
 		c.Faults = Faults{None: true, PauseTicks: c.Faults.PauseTicks}
@@ -138,6 +152,7 @@ type Sim struct {
 	prio     []int // PCT: client priorities, higher runs first
 	changes  map[int]bool
 	opts     []Event                        // Flat: the options of the current step
+	spun     []Event                        // Flat: spare for the normal events reordered (yieldSpinners)
 	ticks    int                            // Flat: ticks taken while other events were enabled
 	after    func(ev Event) bool            // Explore: after every step; false ends the run
 	pickHook func(opts []Event) (int, bool) // Explore: picks every Flat step; false ends the run
@@ -439,26 +454,47 @@ func (s *Sim) pick() (Event, bool) {
 }
 
 // pickFlat makes one choice among every enabled event: the normal ones,
-// then the faults, then a tick if the tick budget allows one; when only
-// time can advance, the tick comes first, then the faults. A tick in Flat
-// mode advances time to the moment something is next due (see due). Option 0 is
-// the default schedule's (the first client's event, or time passing), so
-// that a systematic search can count the choices that deviate from it. A
-// single option is taken without a choice; if time would change nothing
-// and nothing else can happen, the run has deadlocked.
+// then the faults, then an early tick if the tick budget allows one and
+// something is due; when only time can advance, the tick comes first,
+// then the faults, and when a client spins (see Config.SpinRequests) the
+// others' events come first, then the tick if something is due, then the
+// spinners' sends and the faults. A tick in
+// Flat mode advances time to the moment something is next due (see due).
+// Option 0 is the default schedule's (the first client's event, time
+// owed to spinning clients, or time passing), so that a systematic search can
+// count the choices that deviate from it. A single option is taken
+// without a choice; if time would change nothing and nothing else can
+// happen, the run has deadlocked.
 func (s *Sim) pickFlat() (Event, bool) {
 	tick := Event{Kind: Tick}
 	quiet := len(s.normal) == 0
 	opts := s.opts[:0]
+	spin := false
 	if quiet {
 		if s.due() == 0 {
 			return Event{}, false
 		}
 		opts = append(append(opts, tick), s.faulty...)
 	} else {
-		opts = append(append(opts, s.normal...), s.faulty...)
-		if s.ticks < s.cfg.TickBudget {
-			opts = append(opts, tick)
+		early := s.cfg.TickBudget < 0 || s.ticks < s.cfg.TickBudget
+		spin = s.spinning()
+		if (early || spin) && s.due() == 0 {
+			early = false // time would change nothing
+		}
+		if spin {
+			// Fair to the others and to time: the clients that do not
+			// spin move first, then time passes, then the spinners send.
+			n := s.yieldSpinners()
+			opts = append(opts, s.normal[:n]...)
+			if early {
+				opts = append(opts, tick)
+			}
+			opts = append(append(opts, s.normal[n:]...), s.faulty...)
+		} else {
+			opts = append(append(opts, s.normal...), s.faulty...)
+			if early {
+				opts = append(opts, tick)
+			}
 		}
 	}
 	s.opts = opts
@@ -476,12 +512,55 @@ func (s *Sim) pickFlat() (Event, bool) {
 	switch {
 	case quiet && ev.Kind == Tick:
 		s.quiet++
-	case ev.Kind == Tick:
+	case ev.Kind == Tick && !spin && s.cfg.TickBudget > 0: // time owed is not early
 		s.ticks++
-	case !quiet:
+	case !quiet && ev.Kind != Tick:
 		s.quiet = 0
 	}
 	return ev, true
+}
+
+// yieldSpinners moves the sends of the clients time is owed to (see
+// spinning) after the other normal events, in place, and returns the
+// number of the others, so that the default schedule is fair: a client
+// that spins lets the others move and time pass before its next request,
+// as a real network and scheduler would.
+func (s *Sim) yieldSpinners() int {
+	out := s.spun[:0]
+	for _, ev := range s.normal {
+		if !s.owes(ev) {
+			out = append(out, ev)
+		}
+	}
+	n := len(out)
+	for _, ev := range s.normal {
+		if s.owes(ev) {
+			out = append(out, ev)
+		}
+	}
+	s.spun, s.normal = s.normal, out
+	return n
+}
+
+// owes reports whether ev is the send of a client time is owed to.
+func (s *Sim) owes(ev Event) bool {
+	if ev.Kind != Send {
+		return false
+	}
+	c := s.clients[ev.Client]
+	return c.owed && c.state == stCall && !c.paused
+}
+
+// spinning reports whether a client's pending request is one past
+// Config.SpinRequests made without waiting, with no time passed since
+// it was made: time is owed to it.
+func (s *Sim) spinning() bool {
+	for _, c := range s.clients {
+		if c.owed && c.state == stCall && !c.paused {
+			return true
+		}
+	}
+	return false
 }
 
 // due is the number of ticks until time next changes something: a

@@ -155,7 +155,7 @@ func (c *CLI) runFlags(fs *flag.FlagSet) runFlags {
 		servers:       fs.String("servers", "", "run on real ZooKeeper servers host:port,... instead (faults: none or expire=N; no simulation-only flags)"),
 		deviations:    fs.Int("deviations", 2, "exhaustive: choices that differ from the default schedule (a fault, an early tick, a client run ahead of a lower-numbered one), at most; -1: no bound"),
 		depth:         fs.Int("depth", 0, "exhaustive: choices per schedule, at most; 0: no bound"),
-		earlyTicks:    fs.Int("early-ticks", 0, "exhaustive: ticks taken while other events could happen, at most"),
+		earlyTicks:    fs.Int("early-ticks", -1, "exhaustive: early ticks (time passing while other events could happen, so that a timer fires while a client is between two requests), at most, each also a deviation; -1: no bound of their own under a -deviations bound, 2 without one; 0: none (timers fire only when nothing else can happen: not exhaustive for timers)"),
 		symmetry:      fs.Bool("symmetry", false, "exhaustive: treat the clients as interchangeable (2-4 clients): a state and its mirror images are one, and the default schedule runs clients in an order the state decides; pays off with -deviations -1"),
 		maxStates:     fs.Int("max-states", 100000000, "exhaustive: stop after this many distinct states in a pass, about 50 bytes of memory each (the result then says it is not exhausted); 0: no limit"),
 	}
@@ -363,15 +363,15 @@ func (rc *runConfig) strategyFlags(f runFlags, set map[string]bool) error {
 	if rc.followers < 0 {
 		rc.followers = 0
 	}
-	rc.bounds = sim.Bounds{Deviations: *f.deviations, Depth: *f.depth, Ticks: *f.earlyTicks, MaxStates: *f.maxStates,
-		Budget: *f.budget, Parallel: *f.parallel, Symmetry: *f.symmetry}
+	rc.bounds = sim.Bounds{Deviations: *f.deviations, Depth: *f.depth, Ticks: max(0, *f.earlyTicks), NoEarlyTicks: *f.earlyTicks == 0,
+		MaxStates: *f.maxStates, Budget: *f.budget, Parallel: *f.parallel, Symmetry: *f.symmetry}
 	switch {
 	case *f.deviations < -1:
 		return fmt.Errorf("-deviations must be -1 (no bound) or more, got %d", *f.deviations)
 	case *f.depth < 0 || *f.depth > math.MaxInt32:
 		return fmt.Errorf("-depth must be between 0 and %d, got %d", math.MaxInt32, *f.depth)
-	case *f.earlyTicks < 0 || *f.earlyTicks > math.MaxInt32:
-		return fmt.Errorf("-early-ticks must be between 0 and %d, got %d", math.MaxInt32, *f.earlyTicks)
+	case *f.earlyTicks < -1 || *f.earlyTicks > math.MaxInt32:
+		return fmt.Errorf("-early-ticks must be -1 (no bound of their own) or between 0 and %d, got %d", math.MaxInt32, *f.earlyTicks)
 	case *f.maxStates < 0:
 		return fmt.Errorf("-max-states must not be negative, got %d", *f.maxStates)
 	case *f.deviations == -1 && *f.depth == 0:

@@ -43,7 +43,7 @@ func TestRun_RefusesBadFlags(t *testing.T) {
 		{[]string{"-out", ""}, "-out must name a directory"},
 		{[]string{"-strategy", "exhaustive", "-symmetry", "-clients", "5"}, "-symmetry treats 2 to 4 clients as interchangeable, got -clients 5"},
 		{[]string{"-strategy", "exhaustive", "-depth", "99999999999"}, "-depth must be between 0 and 2147483647, got 99999999999"},
-		{[]string{"-strategy", "exhaustive", "-early-ticks", "99999999999"}, "-early-ticks must be between 0 and 2147483647, got 99999999999"},
+		{[]string{"-strategy", "exhaustive", "-early-ticks", "99999999999"}, "-early-ticks must be -1 (no bound of their own) or between 0 and 2147483647, got 99999999999"},
 	} {
 		out := filepath.Join(t.TempDir(), "failures")
 		args := append([]string{"run", "-out", out}, tc.args...)

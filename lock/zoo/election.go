@@ -85,6 +85,8 @@ type electVariant struct {
 	unfenced bool
 	// keeps is the recipe's lock.Recipe.Keeps: what it leaves on purpose.
 	keeps func(dir, path string) bool
+	// steps are the queue's steps; the zero value: the good ones.
+	steps queue.Steps
 }
 
 // electVariants are the election exhibits, in the order of Exhibits.
@@ -93,6 +95,7 @@ func electVariants() []electVariant {
 		{name: NameElectHerd, part: "Rule", rule: watchLeader},
 		{name: NameElectCached, part: "Term", term: cachedTerm, keeps: counterNode},
 		{name: NameElectUnfenced, part: "Write", unfenced: true},
+		{name: NameElectAbsence, part: "Watch", steps: queue.Steps{Watch: absenceMeansGranted}},
 	}
 }
 
@@ -126,7 +129,7 @@ func (v electVariant) campaign(ctx context.Context, conn zkapi.Conn, dir, id str
 		return nil, wrap(v.name, dir, err)
 	}
 	h, err := queue.Enqueue(ctx, q, queue.Request{
-		Kind: candKind, GUID: id, Data: []byte(id), Kinds: []string{candKind}, Rule: rule,
+		Kind: candKind, GUID: id, Data: []byte(id), Kinds: []string{candKind}, Rule: rule, Steps: v.steps,
 	})
 	if err != nil {
 		return nil, wrap(v.name, dir, err)

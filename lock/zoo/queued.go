@@ -36,7 +36,8 @@ func variants() []variant {
 		{name: NameSplitDash, step: "Order", steps: queue.Steps{Order: afterFirstDash}},
 		{name: NameAdoptDying, step: "Owns", steps: queue.Steps{Owns: anyOwner}},
 	}
-	return append(vs, semaphoreVariants()...)
+	vs = append(vs, semaphoreVariants()...)
+	return append(vs, variant{name: NameLiveAbsence, step: "Watch", steps: queue.Steps{Watch: absenceWhileAlive}})
 }
 
 // queued returns the recipe of the variant called name.

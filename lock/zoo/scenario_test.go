@@ -121,7 +121,8 @@ func TestExhibits_OtherwiseCorrect(t *testing.T) {
 			continue // these scenarios hold a lock; semaphores: TestSemaphoreExhibits_OtherwiseCorrect
 		}
 		for _, c := range checks {
-			own := slices.ContainsFunc(scenarios[ex.Name], func(own scenario) bool { return own.name == c.sc.name })
+			owns := append(scenarios[ex.Name], electionScenarios[ex.Name]...)
+			own := slices.ContainsFunc(owns, func(own scenario) bool { return own.name == c.sc.name })
 			if own || slices.Contains(c.skip, ex.Name) {
 				continue
 			}

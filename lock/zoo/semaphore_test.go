@@ -116,8 +116,8 @@ func givenUpLeaseLeft(class check.Class, gaveUp int) scenario {
 // the other semaphore exhibits' defects do not break them.
 func TestSemaphoreExhibits_OtherwiseCorrect(t *testing.T) {
 	for _, ex := range zoo.Exhibits() {
-		if ex.Recipe.Leases <= 1 {
-			continue
+		if ex.Recipe.Leases <= 1 || ex.Name == zoo.NameSemBusyCount {
+			continue // SemBusyCount never waits: the others' scenarios need waiters that do
 		}
 		for _, other := range zoo.Exhibits() {
 			if other.Name == ex.Name || other.Recipe.Leases <= 1 {

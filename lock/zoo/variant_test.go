@@ -47,7 +47,7 @@ func TestVariants_OneStepSwapped(t *testing.T) {
 			standalone = append(standalone, ex.Name)
 		}
 	}
-	if want := []string{NameSingleNode, NameGoZKLock, NameSemMixedMax}; !slices.Equal(standalone, want) {
+	if want := []string{NameSingleNode, NameGoZKLock, NameSemMixedMax, NameSemBusyCount}; !slices.Equal(standalone, want) {
 		t.Errorf("exhibits that are not queue variants: %v, want %v", standalone, want)
 	}
 }
@@ -75,6 +75,9 @@ func TestElectVariants_OnePartSwapped(t *testing.T) {
 		}
 		if v.unfenced {
 			set = append(set, "Write")
+		}
+		if v.steps.Watch != nil {
+			set = append(set, "Watch")
 		}
 		if !slices.Equal(set, []string{v.part}) {
 			t.Errorf("%s swaps %v, want exactly [%s]", v.name, set, v.part)

@@ -163,7 +163,8 @@ func Exhibits() []Exhibit {
 			Scenarios: []int{3}, Violation: check.Fencing,
 		},
 	}
-	return append(exs, semaphoreExhibits()...)
+	exs = append(exs, semaphoreExhibits()...)
+	return append(exs, timerExhibits()...)
 }
 
 // All returns every exhibit's Recipe, in the order of Exhibits.
