@@ -32,7 +32,8 @@ func TestConfigValidate_Refuses(t *testing.T) {
 		{sim.Config{Faults: sim.Faults{Crash: 1 << 40}}, "Faults.Crash is 1099511627776, want 0..2147483647"},
 		{sim.Config{PCT: true, PCTDepth: 1 << 30}, "PCTDepth is 1073741824, want 0..100 (0: 3)"},
 		{sim.Config{PCTHorizon: -1}, "PCTHorizon is -1, want 0..1000000 (0: 400)"},
-		{sim.Config{TickBudget: -1}, "TickBudget is -1, want 0 or more"},
+		{sim.Config{TickBudget: -2}, "TickBudget is -2, want -1 or more (-1: no bound)"},
+		{sim.Config{SpinRequests: -1}, "SpinRequests is -1, want 0 or more (0: 16)"},
 	} {
 		err := tc.cfg.Validate()
 		if !errors.Is(err, sim.ErrConfig) || !strings.Contains(err.Error(), tc.want) {
