@@ -89,7 +89,7 @@ type Config struct {
 	// it sooner costs a deviation), so that a client that retries without
 	// blocking neither starves the others nor keeps time frozen, and
 	// deadlines, session expiries and pauses end as they would in real
-	// time. Default 16; negative: never.
+	// time. Default 16; -1: never.
 	SpinRequests int
 	// NoTrace skips writing the trace, for fast exploration; a failing
 	// schedule can be run again with tracing, deterministically.

@@ -78,7 +78,7 @@ func (c Config) ranges() []intRange {
 		intRange{"PCTDepth", int64(c.PCTDepth), 0, MaxPCTDepth, "0: 3"},
 		intRange{"PCTHorizon", int64(c.PCTHorizon), 0, MaxSteps, "0: 400"},
 		intRange{"TickBudget", int64(c.TickBudget), -1, math.MaxInt32, "-1: no bound"},
-		intRange{"SpinRequests", int64(c.SpinRequests), 0, math.MaxInt32, "0: 16"},
+		intRange{"SpinRequests", int64(c.SpinRequests), -1, math.MaxInt32, "0: 16; -1: never"},
 	)
 }
 

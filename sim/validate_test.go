@@ -33,7 +33,7 @@ func TestConfigValidate_Refuses(t *testing.T) {
 		{sim.Config{PCT: true, PCTDepth: 1 << 30}, "PCTDepth is 1073741824, want 0..100 (0: 3)"},
 		{sim.Config{PCTHorizon: -1}, "PCTHorizon is -1, want 0..1000000 (0: 400)"},
 		{sim.Config{TickBudget: -2}, "TickBudget is -2, want -1 or more (-1: no bound)"},
-		{sim.Config{SpinRequests: -1}, "SpinRequests is -1, want 0 or more (0: 16)"},
+		{sim.Config{SpinRequests: -2}, "SpinRequests is -2, want -1 or more (0: 16; -1: never)"},
 	} {
 		err := tc.cfg.Validate()
 		if !errors.Is(err, sim.ErrConfig) || !strings.Contains(err.Error(), tc.want) {
