@@ -3,7 +3,6 @@ package harness_test
 import (
 	"context"
 	"errors"
-	"os"
 	"slices"
 	"testing"
 
@@ -49,19 +48,22 @@ func TestExplore_FindsTimerBugs(t *testing.T) {
 }
 
 // The same with one fault of each kind, zksim run -strategy exhaustive's
-// default: each search covers a few million states.
-func TestExplore_FindsTimerBugsUnderFaults(t *testing.T) {
-	if os.Getenv("ZKSIM_LONG") == "" {
-		t.Skip("long test: set ZKSIM_LONG=1")
-	}
-	for _, name := range timerNames {
-		t.Run(name, func(t *testing.T) {
-			testTimerBug(t, name, sim.Config{Faults: exploreFaults})
-		})
+// default: each search covers a few million states (about 5 minutes in
+// all), so it is a benchmark, run by hand or by scripts/bench.sh with
+// BENCH_EXHAUST=1, not a test of the suite:
+//
+//	go test -run - -bench ExploreTimerBugsUnderFaults -benchtime 1x ./harness
+func BenchmarkExploreTimerBugsUnderFaults(b *testing.B) {
+	for range b.N {
+		for _, name := range timerNames {
+			b.Run(name, func(b *testing.B) {
+				testTimerBug(b, name, sim.Config{Faults: exploreFaults})
+			})
+		}
 	}
 }
 
-func testTimerBug(t *testing.T, name string, cfg sim.Config) {
+func testTimerBug(t testing.TB, name string, cfg sim.Config) {
 	ex, _ := zoo.Lookup(name)
 	w := timerWorkload(ex)
 	b := timerBounds
