@@ -34,7 +34,7 @@ func (rc runConfig) exhaust(ctx context.Context, w, stderr io.Writer) int {
 	res, err := harness.Explore(ctx, cfg, rc.subject, b)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s run: %v\n", rc.cli.name(), err)
-		return ExitViolation
+		return ExitCouldNotRun
 	}
 	fmt.Fprintf(w, "  %s\n", res.Coverage())
 	for _, p := range res.Done {
@@ -62,7 +62,7 @@ func (rc runConfig) exhaust(ctx context.Context, w, stderr io.Writer) int {
 	s.Exit = code
 	if err := rc.ci.finish(rc, s, res.Exhausted, time.Since(start)); err != nil {
 		fmt.Fprintf(stderr, "%s run: -junit: %v\n", rc.cli.name(), err)
-		return ExitViolation
+		return lostOutput(code)
 	}
 	return code
 }

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/zksim/zksim/check"
@@ -196,17 +197,22 @@ func inOrder(results <-chan []outcome, each func(outcome) bool) (done int) {
 	return done
 }
 
-// errInterrupted is the cause of a run's end on Ctrl-C.
+// errInterrupted is the cause of a run's end on Ctrl-C or SIGTERM.
 var errInterrupted = errors.New("interrupted")
 
-// interruptible returns a context that Ctrl-C (SIGINT) cancels with cause
-// errInterrupted, and the function that releases it. After the first
-// Ctrl-C, the signal has its default effect again: a second one ends the
-// process, for instance during a long minimization.
+// stopSignals end a run as Ctrl-C does: SIGTERM is how Kubernetes,
+// timeout(1) and a cancelled CI job stop a process, and its default
+// effect (death) would leave -json, -junit and -summary unwritten.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
+
+// interruptible returns a context that Ctrl-C (SIGINT) or SIGTERM
+// cancels with cause errInterrupted, and the function that releases it.
+// After the first, the signals have their default effect again: a
+// second one ends the process, for instance during a long minimization.
 func interruptible() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt)
+	signal.Notify(sig, stopSignals...)
 	released := make(chan struct{})
 	go func() {
 		select {
@@ -238,7 +244,7 @@ func (rc runConfig) explore(ctx context.Context, stdout, stderr io.Writer) int {
 	t, err := rc.tallySeeds(ctx, stdout, stderr, start)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s run: %v\n", rc.cli.name(), err)
-		return ExitViolation
+		return ExitCouldNotRun
 	}
 	t.stopped = rc.stopReason(ctx, t.schedules)
 	elapsed := time.Since(start)
@@ -288,23 +294,38 @@ func (rc runConfig) verdict(stdout, stderr io.Writer, t *tally, elapsed time.Dur
 	exhausted := t.stopped == nil && rc.plan.count() >= 0
 	if err := rc.writeSummaries(s, exhausted, elapsed); err != nil {
 		fmt.Fprintf(stderr, "%s run: %v\n", rc.cli.name(), err)
-		return ExitViolation
+		return lostOutput(code)
 	}
 	return code
 }
 
+// lostOutput is the exit code of a run whose verdict was code and one of
+// whose reports could not be written, although its path was checked
+// before the run (a full disk, a directory removed meanwhile): a
+// violation still says violation; any other verdict becomes "could not
+// run", never "violation" nor a success that a missing report belies.
+func lostOutput(code int) int {
+	if code == ExitViolation {
+		return code
+	}
+	return ExitCouldNotRun
+}
+
 // writeSummaries writes the verdict s as the run's flags ask: the
 // -summary file, the -json summary, the -junit report.
+// One that cannot be written does not keep the others from being
+// written.
 func (rc runConfig) writeSummaries(s summary, exhausted bool, elapsed time.Duration) error {
+	var errs []error
 	if rc.summary != "" {
 		if err := writeSummary(rc.summary, withTraceFromSummary(s, rc.summary)); err != nil {
-			return fmt.Errorf("-summary: %w", err)
+			errs = append(errs, fmt.Errorf("-summary: %w", err))
 		}
 	}
 	if err := rc.ci.finish(rc, s, exhausted, elapsed); err != nil {
-		return fmt.Errorf("-junit: %w", err)
+		errs = append(errs, fmt.Errorf("-junit: %w", err))
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // errTimeUp is the cause of a run's end at its -time limit.

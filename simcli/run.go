@@ -165,7 +165,7 @@ func (c *CLI) parseRun(args []string, stderr io.Writer) (runConfig, int) {
 	fs := NewFlags("run", fmt.Sprintf(runUsage, c.name()), stderr)
 	f := c.runFlags(fs)
 	view := viewFlag(fs)
-	if code := ParseFlags(fs, args); code >= 0 {
+	if code := c.parseFlags(fs, args); code >= 0 {
 		return runConfig{}, code
 	}
 	set := map[string]bool{}
@@ -217,6 +217,9 @@ func (c *CLI) newRunConfig(f runFlags, set map[string]bool) (runConfig, error) {
 	}
 	if err == nil {
 		err = rc.validate()
+	}
+	if err == nil {
+		err = rc.checkOutputs()
 	}
 	return rc, err
 }
@@ -285,6 +288,17 @@ func checkWorkload(f runFlags) error {
 	return nil
 }
 
+// checkRead refuses -read for a recipe that makes no read acquisitions:
+// the share would be silently ignored, and the run would not be the
+// read/write run its command line suggests. (A barrier's refusal is
+// barrierSize's.)
+func (rc *runConfig) checkRead(set map[string]bool) error {
+	if set["read"] && rc.recipe.AcquireRead == nil && rc.recipe.Name != "" {
+		return fmt.Errorf("-read: %s makes no read acquisitions (only read/write recipes do)", rc.recipe.Name)
+	}
+	return nil
+}
+
 // realConfig refuses what real servers cannot do.
 func (rc *runConfig) realConfig(f runFlags, set map[string]bool) error {
 	if err := refuse(simOnly, set, "for simulated runs only, not with -servers"); err != nil {
@@ -293,17 +307,24 @@ func (rc *runConfig) realConfig(f runFlags, set map[string]bool) error {
 	expire, err := parseRealFaults(*f.faults)
 	rc.expire, rc.servers = expire, strings.Split(*f.servers, ",")
 	rc.plan = plan{seed: *f.seed, shards: 1}
-	if err != nil {
+	if errors.Is(err, errEmptyFaults) {
+		return err
+	} else if err != nil {
 		return fmt.Errorf("-faults: %v", err)
 	}
-	return nil
+	return rc.checkRead(set)
 }
 
 // simConfig checks the simulation's flags.
 func (rc *runConfig) simConfig(f runFlags, set map[string]bool) error {
 	var err error
-	if rc.simFaults, err = parseFaults(*f.faults); err != nil {
+	if rc.simFaults, err = parseFaults(*f.faults); errors.Is(err, errEmptyFaults) {
+		return err
+	} else if err != nil {
 		return fmt.Errorf("-faults: %v", err)
+	}
+	if err := rc.checkRead(set); err != nil {
+		return err
 	}
 	i := slices.IndexFunc(strategies, func(s strategy) bool { return s.name == *f.strategy })
 	if i < 0 {
