@@ -232,7 +232,9 @@ func interruptible() (context.Context, func()) {
 // explore runs the simulated exploration and reports it; it returns the
 // exit code.
 func (rc runConfig) explore(ctx context.Context, stdout, stderr io.Writer) int {
-	rc.header(stdout)
+	if rc.verbosity >= 0 {
+		rc.header(stdout)
+	}
 	if rc.budget > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, rc.budget, errTimeUp)
@@ -256,7 +258,11 @@ func (rc runConfig) explore(ctx context.Context, stdout, stderr io.Writer) int {
 // progress as it goes.
 func (rc runConfig) tallySeeds(ctx context.Context, stdout, stderr io.Writer, start time.Time) (*tally, error) {
 	t := &tally{byClass: map[check.Class]int{}}
-	prog := newProgress(stderr, rc.progress, start)
+	progressTo := stderr
+	if rc.verbosity < 0 {
+		progressTo = io.Discard
+	}
+	prog := newProgress(progressTo, rc.progress, start)
 	defer prog.done()
 	var err error
 	rc.exploreSeeds(ctx, func(o outcome) bool {
@@ -268,11 +274,22 @@ func (rc runConfig) tallySeeds(ctx context.Context, stdout, stderr io.Writer, st
 		t.add(o, rc.plan.seedOf(o.t))
 		if len(o.classes) > 0 {
 			rc.ci.failure(rc, o.t, rc.plan.seedOf(o.t), o.violations)
+			rc.failureLine(stdout, o)
 		}
 		prog.update(t, rc.plan, rc.budget)
-		return true
+		return len(o.classes) == 0 || !rc.failfast
 	})
 	return t, err
+}
+
+// failureLine writes, with -v, the failing schedule o in one line: its
+// seed, its classes worst first, the worst class's first violation.
+func (rc runConfig) failureLine(w io.Writer, o outcome) {
+	if rc.verbosity < 1 {
+		return
+	}
+	classes := worstFirst(o.violations)
+	fmt.Fprintf(w, "FAIL seed %d (schedule %d): %s: %s\n", rc.plan.seedOf(o.t), o.t, joinClasses(classes), firstMessage(o.violations, classes[0]))
 }
 
 // verdict reports the first failure, if any, writes the -summary file,
@@ -328,14 +345,22 @@ func (rc runConfig) writeSummaries(s summary, exhausted bool, elapsed time.Durat
 	return errors.Join(errs...)
 }
 
-// errTimeUp is the cause of a run's end at its -time limit.
-var errTimeUp = errors.New("time limit")
+// errTimeUp is the cause of a run's end at its -time limit, errFailFast
+// at its first failure under -failfast.
+var (
+	errTimeUp   = errors.New("time limit")
+	errFailFast = errors.New("first failure (-failfast)")
+)
 
 // stopReason is why a run that ran done schedules ended before its plan
-// did, or nil if it did not.
+// did, or nil if it did not: the context's cause, or, with none, the
+// -failfast stop (the only other way a run ends early).
 func (rc runConfig) stopReason(ctx context.Context, done int) error {
 	if done == rc.plan.count() {
 		return nil
 	}
-	return context.Cause(ctx)
+	if cause := context.Cause(ctx); cause != nil {
+		return cause
+	}
+	return errFailFast
 }

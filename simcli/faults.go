@@ -99,7 +99,7 @@ func parseFaults(spec string) (sim.Faults, error) {
 }
 
 // errEmptyFaults refuses -faults "".
-var errEmptyFaults = errors.New(`-faults is empty: give "default", "none" or kind=count,...`)
+var errEmptyFaults = errors.New(`-faults is empty: give "default", "none" or a list of kind=count`)
 
 // once records the fault kind (or "percent") name stands for in seen,
 // and refuses it if seen has it already, by this name or another

@@ -95,7 +95,9 @@ Merge the -summary files of the shards of one run ('%[1]s run -shard I/N
 -summary FILE' for I = 0..N-1) into the run's verdict: the counts add up,
 and the first failure is the shards' first failure with the smallest
 seed. Exit code 1 if any shard saw a violation or a shard is missing,
-0 otherwise, 2 if the files are not the shards of one run. -json prints
+0 otherwise, 2 if the files are not the shards of one run (or one is not
+a summary as run writes it, or -junit cannot be written), 3 if the
+-junit report could not be written after all. -json prints
 the merged verdict as run -json's summary object (README: Using zksim in
 CI), -junit writes it as a JUnit XML report.
 
