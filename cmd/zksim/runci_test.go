@@ -8,10 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/zksim/zksim/simcli"
 )
 
 // The CI contract of zksim run: what a signal, an unwritable report and
@@ -337,5 +340,29 @@ func TestRun_ShrinkTime(t *testing.T) {
 	}
 	if code, _, stderr := runOut(t, "run", "-shrink-time", "0"); code != 2 || !strings.Contains(stderr, "-shrink-time must be positive") {
 		t.Errorf("-shrink-time 0: exit %d %s", code, stderr)
+	}
+}
+
+// TestReadme_ExitCodeTable: the README's table of exit codes ("Using
+// zksim in CI") has a row for each code simcli defines, and no other.
+func TestReadme_ExitCodeTable(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ci, _ := strings.Cut(string(b), "\n## Using zksim in CI\n")
+	ci, _, _ = strings.Cut(ci, "\n## ")
+	var got []int
+	for _, line := range strings.Split(ci, "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) == 4 {
+			if n, err := strconv.Atoi(strings.TrimSpace(cells[1])); err == nil {
+				got = append(got, n)
+			}
+		}
+	}
+	want := []int{simcli.ExitOK, simcli.ExitViolation, simcli.ExitUsage, simcli.ExitCouldNotRun, simcli.ExitInterrupted}
+	if !slices.Equal(got, want) {
+		t.Errorf("README's exit codes %v, want simcli's %v", got, want)
 	}
 }
