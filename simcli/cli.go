@@ -17,9 +17,10 @@ import (
 // Exit codes of every command.
 const (
 	ExitOK          = 0   // no violation
-	ExitViolation   = 1   // a violation, or a command that could not do its job
-	ExitUsage       = 2   // bad flags or arguments
-	ExitInterrupted = 130 // run stopped by Ctrl-C (SIGINT) before any violation
+	ExitViolation   = 1   // a violation (run, merge, replay), or shards missing (merge)
+	ExitUsage       = 2   // bad flags or arguments, an output that cannot be written: nothing ran
+	ExitCouldNotRun = 3   // the command could not do its job: servers unreachable, an output lost after the run
+	ExitInterrupted = 130 // run stopped by Ctrl-C (SIGINT) or SIGTERM before any violation
 )
 
 // CLI is a command line over a set of lock and barrier recipes: run (the default),
@@ -119,8 +120,9 @@ func (c *CLI) usage() string {
 		fmt.Fprintf(&b, "  %-7s %s\n", cmd.Name, cmd.Summary)
 	}
 	fmt.Fprintf(&b, "\n'%s COMMAND -h' shows a command's flags.\n", c.name())
-	fmt.Fprintf(&b, "Exit codes: %d ok, %d violation or failure, %d usage error, %d run interrupted (Ctrl-C) before any violation.\n",
-		ExitOK, ExitViolation, ExitUsage, ExitInterrupted)
+	fmt.Fprintf(&b, "Exit codes: %d ok, %d violation, %d usage error, %d could not run (or write its reports),\n"+
+		"%d run interrupted (Ctrl-C, SIGTERM) before any violation.\n",
+		ExitOK, ExitViolation, ExitUsage, ExitCouldNotRun, ExitInterrupted)
 	return b.String()
 }
 
@@ -129,6 +131,12 @@ func (c *CLI) name() string {
 	if c.Name != "" {
 		return c.Name
 	}
+	return programName()
+}
+
+// programName is the main package's last path element (a test binary's
+// without ".test"), or os.Args[0]'s base name without build information.
+func programName() string {
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Path != "" {
 		return strings.TrimSuffix(bi.Path[strings.LastIndexByte(bi.Path, '/')+1:], ".test")
 	}

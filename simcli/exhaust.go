@@ -27,21 +27,25 @@ func (rc runConfig) exhaust(ctx context.Context, w, stderr io.Writer) int {
 	if b.Parallel == 1 {
 		workers = "1 worker"
 	}
-	fmt.Fprintf(w, "%s run: %s%s, %s\n", rc.cli.name(), rc.describe(), shard, workers)
-	fmt.Fprintf(w, "checked: %s\n\n", rc.checks())
+	if rc.verbosity >= 0 {
+		fmt.Fprintf(w, "%s run: %s%s, %s\n", rc.cli.name(), rc.describe(), shard, workers)
+		fmt.Fprintf(w, "checked: %s\n\n", rc.checks())
+	}
 	cfg := sim.Config{Faults: rc.simFaults, Server: fakezk.Config{Seed: rc.plan.seed, Followers: rc.followers, Overflow: rc.overflow}}
 	start := time.Now()
 	res, err := harness.Explore(ctx, cfg, rc.subject, b)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s run: %v\n", rc.cli.name(), err)
-		return ExitViolation
+		return ExitCouldNotRun
 	}
 	fmt.Fprintf(w, "  %s\n", res.Coverage())
 	for _, p := range res.Done {
 		fmt.Fprintf(w, "  pass %s exhausted: %d states, %d schedules, done at %v\n",
 			passBound(p), p.States, p.Schedules, p.Elapsed.Round(time.Millisecond))
 	}
-	writeExercised(w, &res.Exercised)
+	if rc.verbosity >= 0 {
+		writeExercised(w, &res.Exercised)
+	}
 	code, s := ExitOK, rc.exhaustSummary(res)
 	if ce := res.Counterexample; ce != nil {
 		class := ce.Report.Classes()[0]
@@ -62,7 +66,7 @@ func (rc runConfig) exhaust(ctx context.Context, w, stderr io.Writer) int {
 	s.Exit = code
 	if err := rc.ci.finish(rc, s, res.Exhausted, time.Since(start)); err != nil {
 		fmt.Fprintf(stderr, "%s run: -junit: %v\n", rc.cli.name(), err)
-		return ExitViolation
+		return lostOutput(code)
 	}
 	return code
 }

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/zksim/zksim/check"
@@ -196,17 +197,22 @@ func inOrder(results <-chan []outcome, each func(outcome) bool) (done int) {
 	return done
 }
 
-// errInterrupted is the cause of a run's end on Ctrl-C.
+// errInterrupted is the cause of a run's end on Ctrl-C or SIGTERM.
 var errInterrupted = errors.New("interrupted")
 
-// interruptible returns a context that Ctrl-C (SIGINT) cancels with cause
-// errInterrupted, and the function that releases it. After the first
-// Ctrl-C, the signal has its default effect again: a second one ends the
-// process, for instance during a long minimization.
+// stopSignals end a run as Ctrl-C does: SIGTERM is how Kubernetes,
+// timeout(1) and a cancelled CI job stop a process, and its default
+// effect (death) would leave -json, -junit and -summary unwritten.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
+
+// interruptible returns a context that Ctrl-C (SIGINT) or SIGTERM
+// cancels with cause errInterrupted, and the function that releases it.
+// After the first, the signals have their default effect again: a
+// second one ends the process, for instance during a long minimization.
 func interruptible() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt)
+	signal.Notify(sig, stopSignals...)
 	released := make(chan struct{})
 	go func() {
 		select {
@@ -226,7 +232,9 @@ func interruptible() (context.Context, func()) {
 // explore runs the simulated exploration and reports it; it returns the
 // exit code.
 func (rc runConfig) explore(ctx context.Context, stdout, stderr io.Writer) int {
-	rc.header(stdout)
+	if rc.verbosity >= 0 {
+		rc.header(stdout)
+	}
 	if rc.budget > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, rc.budget, errTimeUp)
@@ -238,7 +246,7 @@ func (rc runConfig) explore(ctx context.Context, stdout, stderr io.Writer) int {
 	t, err := rc.tallySeeds(ctx, stdout, stderr, start)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s run: %v\n", rc.cli.name(), err)
-		return ExitViolation
+		return ExitCouldNotRun
 	}
 	t.stopped = rc.stopReason(ctx, t.schedules)
 	elapsed := time.Since(start)
@@ -250,7 +258,11 @@ func (rc runConfig) explore(ctx context.Context, stdout, stderr io.Writer) int {
 // progress as it goes.
 func (rc runConfig) tallySeeds(ctx context.Context, stdout, stderr io.Writer, start time.Time) (*tally, error) {
 	t := &tally{byClass: map[check.Class]int{}}
-	prog := newProgress(stderr, rc.progress, start)
+	progressTo := stderr
+	if rc.verbosity < 0 {
+		progressTo = io.Discard
+	}
+	prog := newProgress(progressTo, rc.progress, start)
 	defer prog.done()
 	var err error
 	rc.exploreSeeds(ctx, func(o outcome) bool {
@@ -262,11 +274,22 @@ func (rc runConfig) tallySeeds(ctx context.Context, stdout, stderr io.Writer, st
 		t.add(o, rc.plan.seedOf(o.t))
 		if len(o.classes) > 0 {
 			rc.ci.failure(rc, o.t, rc.plan.seedOf(o.t), o.violations)
+			rc.failureLine(stdout, o)
 		}
 		prog.update(t, rc.plan, rc.budget)
-		return true
+		return len(o.classes) == 0 || !rc.failfast
 	})
 	return t, err
+}
+
+// failureLine writes, with -v, the failing schedule o in one line: its
+// seed, its classes worst first, the worst class's first violation.
+func (rc runConfig) failureLine(w io.Writer, o outcome) {
+	if rc.verbosity < 1 {
+		return
+	}
+	classes := worstFirst(o.violations)
+	fmt.Fprintf(w, "FAIL seed %d (schedule %d): %s: %s\n", rc.plan.seedOf(o.t), o.t, joinClasses(classes), firstMessage(o.violations, classes[0]))
 }
 
 // verdict reports the first failure, if any, writes the -summary file,
@@ -288,33 +311,56 @@ func (rc runConfig) verdict(stdout, stderr io.Writer, t *tally, elapsed time.Dur
 	exhausted := t.stopped == nil && rc.plan.count() >= 0
 	if err := rc.writeSummaries(s, exhausted, elapsed); err != nil {
 		fmt.Fprintf(stderr, "%s run: %v\n", rc.cli.name(), err)
-		return ExitViolation
+		return lostOutput(code)
 	}
 	return code
 }
 
+// lostOutput is the exit code of a run whose verdict was code and one of
+// whose reports could not be written, although its path was checked
+// before the run (a full disk, a directory removed meanwhile): a
+// violation still says violation; any other verdict becomes "could not
+// run", never "violation" nor a success that a missing report belies.
+func lostOutput(code int) int {
+	if code == ExitViolation {
+		return code
+	}
+	return ExitCouldNotRun
+}
+
 // writeSummaries writes the verdict s as the run's flags ask: the
 // -summary file, the -json summary, the -junit report.
+// One that cannot be written does not keep the others from being
+// written.
 func (rc runConfig) writeSummaries(s summary, exhausted bool, elapsed time.Duration) error {
+	var errs []error
 	if rc.summary != "" {
 		if err := writeSummary(rc.summary, withTraceFromSummary(s, rc.summary)); err != nil {
-			return fmt.Errorf("-summary: %w", err)
+			errs = append(errs, fmt.Errorf("-summary: %w", err))
 		}
 	}
 	if err := rc.ci.finish(rc, s, exhausted, elapsed); err != nil {
-		return fmt.Errorf("-junit: %w", err)
+		errs = append(errs, fmt.Errorf("-junit: %w", err))
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
-// errTimeUp is the cause of a run's end at its -time limit.
-var errTimeUp = errors.New("time limit")
+// errTimeUp is the cause of a run's end at its -time limit, errFailFast
+// at its first failure under -failfast.
+var (
+	errTimeUp   = errors.New("time limit")
+	errFailFast = errors.New("first failure (-failfast)")
+)
 
 // stopReason is why a run that ran done schedules ended before its plan
-// did, or nil if it did not.
+// did, or nil if it did not: the context's cause, or, with none, the
+// -failfast stop (the only other way a run ends early).
 func (rc runConfig) stopReason(ctx context.Context, done int) error {
 	if done == rc.plan.count() {
 		return nil
 	}
-	return context.Cause(ctx)
+	if cause := context.Cause(ctx); cause != nil {
+		return cause
+	}
+	return errFailFast
 }

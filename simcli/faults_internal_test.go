@@ -1,6 +1,7 @@
 package simcli
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/zksim/zksim/sim"
@@ -19,10 +20,15 @@ func TestParseFaults_Abandon(t *testing.T) {
 }
 
 // TestParseFaults_OldSpellings: zksim serve's old names for the lost
-// reply and request count as the same kinds here.
+// reply and request count as the same kinds here: one kind named by both
+// spellings is named twice, and refused.
 func TestParseFaults_OldSpellings(t *testing.T) {
-	got, err := parseFaults("drop-reply=2,drop-request,lose-request=3")
+	got, err := parseFaults("drop-reply=2,drop-request=3")
 	if want := (sim.Faults{Percent: 10, LoseReply: 2, LoseRequest: 3}); err != nil || got != want {
 		t.Errorf("parseFaults = %+v, %v; want %+v", got, err, want)
+	}
+	_, err = parseFaults("drop-request,lose-request=3")
+	if err == nil || !strings.Contains(err.Error(), `fault "lose-request" given twice (as "drop-request" and "lose-request")`) {
+		t.Errorf("both spellings of one kind: %v", err)
 	}
 }

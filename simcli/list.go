@@ -13,7 +13,7 @@ import (
 // runList prints what run accepts.
 func (c *CLI) runList(args []string, stdout, stderr io.Writer) int {
 	fs := NewFlags("list", fmt.Sprintf("usage: %s list\n\nName every recipe, fault and strategy.\n", c.name()), stderr)
-	if code := ParseFlags(fs, args); code >= 0 {
+	if code := c.parseFlags(fs, args); code >= 0 {
 		return code
 	}
 	if fs.NArg() > 0 {

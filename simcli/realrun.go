@@ -42,8 +42,10 @@ type realRun struct {
 // parseRealFaults accepts "none" or "expire=N": what a real server allows.
 func parseRealFaults(spec string) (int, error) {
 	switch spec {
-	case "none", "default", "":
+	case "none", "default":
 		return 0, nil
+	case "":
+		return 0, errEmptyFaults
 	}
 	name, val, ok := strings.Cut(spec, "=")
 	n, err := strconv.Atoi(val)
@@ -71,7 +73,7 @@ func (r *realRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	admin, err := dial()
 	if err != nil {
 		fmt.Fprintf(stderr, "%s run: cannot reach %s: %v\n", name, strings.Join(r.rc.servers, ","), err)
-		return ExitViolation
+		return ExitCouldNotRun
 	}
 	defer admin.Close()
 	root := fmt.Sprintf("/zksim-run-%d", time.Now().UnixNano())
@@ -79,7 +81,7 @@ func (r *realRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	for _, p := range []string{root, resource} {
 		if _, err := admin.Create(ctx, p, []byte("0"), zkapi.Persistent); err != nil {
 			fmt.Fprintf(stderr, "%s run: create %s: %v\n", name, p, err)
-			return ExitViolation
+			return ExitCouldNotRun
 		}
 	}
 	defer func() {
@@ -94,7 +96,7 @@ func (r *realRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	for i := range conns {
 		if conns[i], err = dial(); err != nil {
 			fmt.Fprintf(stderr, "%s run: %v\n", name, err)
-			return ExitViolation
+			return ExitCouldNotRun
 		}
 		defer conns[i].Close()
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/zksim/zksim/harness"
 )
@@ -15,7 +17,7 @@ func (c *CLI) runReplay(args []string, stdout, stderr io.Writer) int {
 	fs := NewFlags("replay", fmt.Sprintf("usage: %s replay [-view lines|columns|raw] FILE\n\n"+
 		"Re-run a saved trace, check that it replays byte for byte, and check it again.\n\n", c.name()), stderr)
 	viewName := viewFlag(fs)
-	if code := ParseFlags(fs, args); code >= 0 {
+	if code := c.parseFlags(fs, args); code >= 0 {
 		return code
 	}
 	view, err := parseView(*viewName)
@@ -43,6 +45,11 @@ func (c *CLI) runReplay(args []string, stdout, stderr io.Writer) int {
 		return c.usageError(fs, "%s: %v", path, err)
 	}
 	rep, err := harness.Replay(f, w)
+	if err != nil && rep != nil {
+		if cut := truncation(f.Trace, rep.Result.Trace); cut != "" {
+			return c.usageError(fs, "%s: truncated: %s (the file was cut short; no divergence before)", path, cut)
+		}
+	}
 	if rep != nil {
 		view.Dir = f.Workload.Dir
 		if f.Barrier != nil {
@@ -63,6 +70,29 @@ func (c *CLI) runReplay(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "  %v\n", v)
 	}
 	return ExitViolation
+}
+
+// truncation says where saved stops if it is a cut-short copy of
+// replayed: its lines but the last are replayed's, and its last is a
+// prefix of replayed's line there (whole, or cut within), with less of
+// it in all; "" if it is not. A file cut in its trace parses (the trace
+// is its last section), and comparing it line by line would call it a
+// divergence.
+func truncation(saved, replayed []string) string {
+	n := len(saved)
+	if n == 0 || n > len(replayed) || !slices.Equal(saved[:n-1], replayed[:n-1]) {
+		return ""
+	}
+	last, want := saved[n-1], replayed[n-1]
+	switch {
+	case !strings.HasPrefix(want, last):
+		return ""
+	case len(last) < len(want):
+		return fmt.Sprintf("its trace stops within line %d of the replay's %d", n, len(replayed))
+	case n < len(replayed):
+		return fmt.Sprintf("its trace stops after line %d of the replay's %d", n, len(replayed))
+	}
+	return ""
 }
 
 // replayed is what a trace file ran, with its recipe, lock or barrier,

@@ -171,7 +171,9 @@ func (rc runConfig) summaryText(w io.Writer, t *tally, elapsed time.Duration) {
 		herd = float64(t.wakeups) / float64(t.changes)
 	}
 	fmt.Fprintf(w, "  %-22s %.2f clients woken per change (max %d)\n", "herd", herd, t.maxWoken)
-	writeExercised(w, &t.exercised)
+	if rc.verbosity >= 0 {
+		writeExercised(w, &t.exercised)
+	}
 }
 
 func writeClasses(w io.Writer, byClass map[check.Class]int) {

@@ -45,6 +45,8 @@ type runConfig struct {
 	ci        *ciOutput     // the two above, once the run starts
 	progress  time.Duration // period of the progress line off a terminal; 0 none
 	trace     bool
+	failfast  bool              // -failfast: stop at the first failing schedule
+	verbosity int               // -q -1: the verdict alone; -v 1: a line per failing schedule too
 	view      harness.TraceView // how traces are shown (-view)
 	servers   []string          // real servers: no simulation
 	bounds    sim.Bounds        // -strategy exhaustive
@@ -80,6 +82,7 @@ func strategyNames() string {
 // no schedule to choose, no simulated server to configure and no
 // counterexample to shrink or save.
 var simOnly = []string{"strategy", "schedules", "parallel", "shard", "summary", "json", "junit", "trace", "view", "out", "progress",
+	"failfast", "v", "q", "shrink-time",
 	"followers", "sequence-start", "overflow", "deadline-ticks", "deadline-percent",
 	"deviations", "depth", "early-ticks", "max-states", "symmetry"}
 
@@ -108,10 +111,14 @@ Schedule k runs seed S+k (-seed S); -parallel workers share them, and the
 verdicts, the first failure and its counterexample are those of a
 sequential run. -shard I/N runs the schedules k with k mod N = I, for a CI
 matrix or an indexed job; '%[1]s merge' joins the shards' -summary files.
-With -time and no -schedules a run goes on until the time is up.
-Ctrl-C stops a run and prints the summary so far.
-Exit codes: 0 no violation, 1 violation, 2 usage error, 130 stopped by
-Ctrl-C before any violation.
+With -time and no -schedules a run goes on until the time is up;
+-failfast stops it at the first failing schedule.
+Ctrl-C or SIGTERM stops a run, prints the summary so far and writes the
+-json, -junit and -summary reports.
+Exit codes: 0 no violation, 1 violation, 2 usage error (nothing ran; an
+unwritable -summary, -junit or -out included), 3 could not run (or a
+report could not be written after the run), 130 stopped by Ctrl-C or
+SIGTERM before any violation.
 
 `
 
@@ -122,7 +129,7 @@ type runFlags struct {
 	sequenceStart                                                    *int64
 	seed                                                             *uint64
 	budget, progress, shrink                                         *time.Duration
-	trace, unfenced, symmetry, asJSON                                *bool
+	trace, unfenced, symmetry, asJSON, failfast, verbose, quiet      *bool
 	junit                                                            *string
 }
 
@@ -146,6 +153,9 @@ func (c *CLI) runFlags(fs *flag.FlagSet) runFlags {
 		progress:      fs.Duration("progress", 10*time.Second, "off a terminal, print a progress line to stderr this often; 0: never"),
 		out:           fs.String("out", "zksim-failures", "directory for a failure's trace and HTML report"),
 		trace:         fs.Bool("trace", false, "print every schedule's trace (for small runs)"),
+		failfast:      fs.Bool("failfast", false, "stop at the first failing schedule (in schedule order, whatever -parallel), minimize and report it; the systematic search always does"),
+		verbose:       fs.Bool("v", false, "verbose: also a line per failing schedule as found (seed, classes, first violation)"),
+		quiet:         fs.Bool("q", false, "quiet: no header, progress lines or exercised table; the counts, the first failure and errors only"),
 		followers:     fs.Int("followers", -1, "follower servers beside the leader (0-4), serving stale reads; -1: 0 for even seeds, 1 for odd"),
 		sequenceStart: fs.Int64("sequence-start", 0, "create the lock directory with its sequence counter at this value (1-2147483647; near 2147483647 meets the overflow); 0: no"),
 		overflow:      fs.String("overflow", "pin", "sequence counter past 2147483647: pin (ZooKeeper 3.6+) or wrap (3.5 and before)"),
@@ -165,7 +175,7 @@ func (c *CLI) parseRun(args []string, stderr io.Writer) (runConfig, int) {
 	fs := NewFlags("run", fmt.Sprintf(runUsage, c.name()), stderr)
 	f := c.runFlags(fs)
 	view := viewFlag(fs)
-	if code := ParseFlags(fs, args); code >= 0 {
+	if code := c.parseFlags(fs, args); code >= 0 {
 		return runConfig{}, code
 	}
 	set := map[string]bool{}
@@ -190,7 +200,11 @@ func (c *CLI) newRunConfig(f runFlags, set map[string]bool) (runConfig, error) {
 	if !ok && !isBarrier {
 		return runConfig{}, fmt.Errorf("unknown recipe %q (known: %s)", *f.recipe, c.recipeNames())
 	}
+	if *f.verbose && *f.quiet {
+		return runConfig{}, errors.New("-v and -q: choose one")
+	}
 	rc := runConfig{cli: c, recipe: r, faults: *f.faults, budget: *f.budget, shrink: *f.shrink, parallel: *f.parallel, out: *f.out,
+		failfast: *f.failfast, verbosity: verbosity(*f.verbose, *f.quiet),
 		summary: *f.summary, asJSON: *f.asJSON, junit: *f.junit, progress: *f.progress, trace: *f.trace, followers: *f.followers,
 		workload: harness.Workload{Recipe: r, Clients: *f.clients, Acquisitions: *f.acq, ReadPercent: *f.read,
 			TimeoutTicks: *f.deadline, TimeoutPercent: *f.deadlinePct, Unfenced: *f.unfenced, SequenceStart: int32(*f.sequenceStart)}}
@@ -218,7 +232,21 @@ func (c *CLI) newRunConfig(f runFlags, set map[string]bool) (runConfig, error) {
 	if err == nil {
 		err = rc.validate()
 	}
+	if err == nil {
+		err = rc.checkOutputs()
+	}
 	return rc, err
+}
+
+// verbosity is -v's and -q's level: 1, -1, or 0 for neither.
+func verbosity(verbose, quiet bool) int {
+	switch {
+	case verbose:
+		return 1
+	case quiet:
+		return -1
+	}
+	return 0
 }
 
 // validate refuses, before the run starts, what the library would refuse
@@ -285,6 +313,17 @@ func checkWorkload(f runFlags) error {
 	return nil
 }
 
+// checkRead refuses -read for a recipe that makes no read acquisitions:
+// the share would be silently ignored, and the run would not be the
+// read/write run its command line suggests. (A barrier's refusal is
+// barrierSize's.)
+func (rc *runConfig) checkRead(set map[string]bool) error {
+	if set["read"] && rc.recipe.AcquireRead == nil && rc.recipe.Name != "" {
+		return fmt.Errorf("-read: %s makes no read acquisitions (only read/write recipes do)", rc.recipe.Name)
+	}
+	return nil
+}
+
 // realConfig refuses what real servers cannot do.
 func (rc *runConfig) realConfig(f runFlags, set map[string]bool) error {
 	if err := refuse(simOnly, set, "for simulated runs only, not with -servers"); err != nil {
@@ -293,17 +332,24 @@ func (rc *runConfig) realConfig(f runFlags, set map[string]bool) error {
 	expire, err := parseRealFaults(*f.faults)
 	rc.expire, rc.servers = expire, strings.Split(*f.servers, ",")
 	rc.plan = plan{seed: *f.seed, shards: 1}
-	if err != nil {
+	if errors.Is(err, errEmptyFaults) {
+		return err
+	} else if err != nil {
 		return fmt.Errorf("-faults: %v", err)
 	}
-	return nil
+	return rc.checkRead(set)
 }
 
 // simConfig checks the simulation's flags.
 func (rc *runConfig) simConfig(f runFlags, set map[string]bool) error {
 	var err error
-	if rc.simFaults, err = parseFaults(*f.faults); err != nil {
+	if rc.simFaults, err = parseFaults(*f.faults); errors.Is(err, errEmptyFaults) {
+		return err
+	} else if err != nil {
 		return fmt.Errorf("-faults: %v", err)
+	}
+	if err := rc.checkRead(set); err != nil {
+		return err
 	}
 	i := slices.IndexFunc(strategies, func(s strategy) bool { return s.name == *f.strategy })
 	if i < 0 {

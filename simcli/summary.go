@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -94,7 +95,9 @@ Merge the -summary files of the shards of one run ('%[1]s run -shard I/N
 -summary FILE' for I = 0..N-1) into the run's verdict: the counts add up,
 and the first failure is the shards' first failure with the smallest
 seed. Exit code 1 if any shard saw a violation or a shard is missing,
-0 otherwise, 2 if the files are not the shards of one run. -json prints
+0 otherwise, 2 if the files are not the shards of one run (or one is not
+a summary as run writes it, or -junit cannot be written), 3 if the
+-junit report could not be written after all. -json prints
 the merged verdict as run -json's summary object (README: Using zksim in
 CI), -junit writes it as a JUnit XML report.
 
@@ -107,12 +110,15 @@ func (c *CLI) runMerge(args []string, stdout, stderr io.Writer) int {
 	fs := NewFlags("merge", fmt.Sprintf(mergeUsage, c.name()), stderr)
 	asJSON := fs.Bool("json", false, "print the merged verdict as one JSON object on stdout instead of the text")
 	junit := fs.String("junit", "", "write the merged verdict as a JUnit XML report to this file")
-	if code := ParseFlags(fs, args); code >= 0 {
+	if code := c.parseFlags(fs, args); code >= 0 {
 		return code
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()
 		return ExitUsage
+	}
+	if err := checkFileOutput("junit", *junit); err != nil {
+		return c.usageError(fs, "%v", err)
 	}
 	var sums []summary
 	for _, path := range fs.Args() {
@@ -138,7 +144,7 @@ func (c *CLI) runMerge(args []string, stdout, stderr io.Writer) int {
 	if *junit != "" {
 		if err := writeJUnit(*junit, c.mergeJUnit(m, sums, missing)); err != nil {
 			fmt.Fprintf(stderr, "%s merge: -junit: %v\n", c.name(), err)
-			return ExitViolation
+			return lostOutput(code)
 		}
 	}
 	return code
@@ -156,8 +162,44 @@ func readSummary(path string) (summary, error) {
 	if s.Shards < 1 || s.Shard < 0 || s.Shard >= s.Shards || s.Run == "" {
 		return s, errors.New("not a summary written by run -summary")
 	}
-	return s, nil
+	return s, s.consistent()
 }
+
+// consistent refuses a summary no run writes (an edited or corrupted
+// one), naming the field: a negative count, more failing schedules than
+// schedules, or a shard that claims to have finished its plan with
+// another number of schedules. merge would otherwise add such counts up
+// and could say that the run covered every seed.
+func (s summary) consistent() error {
+	for _, c := range []struct {
+		name string
+		n    int
+	}{{"total", s.Total}, {"schedules", s.Schedules}, {"failing", s.Failing}, {"wakeups", s.Wakeups}, {"changes", s.Changes}, {"max_woken", s.MaxWoken}} {
+		if c.n < 0 {
+			return fmt.Errorf("%w: %q is %d, negative", errEdited, c.name, c.n)
+		}
+	}
+	for _, class := range slices.Sorted(maps.Keys(s.Classes)) {
+		if n := s.Classes[class]; n < 0 || n > s.Failing {
+			return fmt.Errorf("%w: \"classes\" has %s %d, want 0..failing (%d)", errEdited, class, n, s.Failing)
+		}
+	}
+	own := plan{total: s.Total, shard: s.Shard, shards: s.Shards}
+	switch {
+	case s.Failing > s.Schedules:
+		return fmt.Errorf("%w: \"failing\" is %d, more than its %d schedules", errEdited, s.Failing, s.Schedules)
+	case s.Total > 0 && s.Schedules > own.count():
+		return fmt.Errorf("%w: \"schedules\" is %d, more than shard %d/%d's %d", errEdited, s.Schedules, s.Shard, s.Shards, own.count())
+	case s.Total > 0 && s.Stopped == "" && s.Schedules != own.count():
+		return fmt.Errorf("%w: \"schedules\" is %d, not stopped, but shard %d/%d has %d", errEdited, s.Schedules, s.Shard, s.Shards, own.count())
+	case s.Failing > 0 && s.First == nil:
+		return fmt.Errorf("%w: \"failing\" is %d without a \"first_failure\"", errEdited, s.Failing)
+	}
+	return nil
+}
+
+// errEdited is wrapped by every reason a summary is not one run wrote.
+var errEdited = errors.New("not a summary as run -summary writes it")
 
 // mergeSummaries adds the shards' counts up and keeps the first failure
 // with the smallest seed; missing lists the shards without a summary.

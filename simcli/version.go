@@ -40,7 +40,7 @@ built from (and whether the checkout was modified), and the Go version.
 func (c *CLI) runVersion(args []string, stdout, stderr io.Writer) int {
 	fs := NewFlags("version", fmt.Sprintf(versionUsage, c.name()), stderr)
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	if code := ParseFlags(fs, args); code >= 0 {
+	if code := c.parseFlags(fs, args); code >= 0 {
 		return code
 	}
 	if fs.NArg() > 0 {

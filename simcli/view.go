@@ -28,7 +28,7 @@ func parseView(s string) (harness.TraceView, error) {
 // runExplain prints the trace legend.
 func (c *CLI) runExplain(args []string, stdout, stderr io.Writer) int {
 	fs := NewFlags("explain", fmt.Sprintf("usage: %s explain\n\nExplain the words and abbreviations of a trace.\n", c.name()), stderr)
-	if code := ParseFlags(fs, args); code >= 0 {
+	if code := c.parseFlags(fs, args); code >= 0 {
 		return code
 	}
 	if fs.NArg() > 0 {

@@ -24,9 +24,11 @@
 // serve puts the in-memory ZooKeeper on a TCP port, speaking ZooKeeper's
 // client protocol, with a control interface for faults (see serve.go).
 //
-// Exit codes: 0 success, 1 a violation (run, merge), unexpected behaviour
-// (demo) or a server that cannot listen (serve), 2 usage error, 130 a run
-// stopped by Ctrl-C before it saw a violation.
+// Exit codes: 0 success, 1 a violation (run, merge, replay), unexpected
+// behaviour (demo) or a server that cannot listen (serve), 2 usage error
+// (nothing ran), 3 a run that could not run (servers unreachable) or
+// could not write a report, 130 a run stopped by Ctrl-C or SIGTERM before
+// it saw a violation.
 package main
 
 import (

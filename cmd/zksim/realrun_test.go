@@ -13,7 +13,8 @@ import (
 )
 
 // Bad input for real runs is refused with a clear message and exit 2; an
-// unreachable server is not bad input: exit 1.
+// unreachable server is not bad input, nor a violation: exit 3, could
+// not run.
 func TestRunReal_BadInput(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -21,6 +22,8 @@ func TestRunReal_BadInput(t *testing.T) {
 	}{
 		{[]string{"run", "-servers", "127.0.0.1:1", "-faults", "pause=1"}, "on real servers -faults takes none or expire=N"},
 		{[]string{"run", "-servers", "127.0.0.1:1", "-faults", "expire=x"}, "on real servers -faults takes"},
+		{[]string{"run", "-servers", "127.0.0.1:1", "-faults", ""}, "-faults is empty"},
+		{[]string{"run", "-servers", "127.0.0.1:1", "-recipe", "election", "-read", "30"}, "-read: election makes no read acquisitions"},
 	} {
 		var errb bytes.Buffer
 		if code := run(tc.args, io.Discard, &errb); code != 2 || !strings.Contains(errb.String(), tc.want) {
@@ -29,7 +32,7 @@ func TestRunReal_BadInput(t *testing.T) {
 	}
 	start := time.Now()
 	var errb bytes.Buffer
-	if code := run([]string{"run", "-servers", "127.0.0.1:1"}, io.Discard, &errb); code != 1 || !strings.Contains(errb.String(), "cannot reach 127.0.0.1:1") {
+	if code := run([]string{"run", "-servers", "127.0.0.1:1"}, io.Discard, &errb); code != 3 || !strings.Contains(errb.String(), "cannot reach 127.0.0.1:1") {
 		t.Errorf("unreachable server: exit %d, %q", code, errb.String())
 	}
 	if d := time.Since(start); d > 20*time.Second {
