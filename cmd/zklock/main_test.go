@@ -53,6 +53,9 @@ func TestZklock_Usage(t *testing.T) {
 		{[]string{"-servers", "h:1", "-nonblock", "-timeout", "1s", "/x", "--", "true"}, noEnv, "exclude each other"},
 		{[]string{"-servers", "h:1", "-connect-timeout", "0s", "/x", "--", "true"}, noEnv, "durations must be positive"},
 		{[]string{"-servers", "h:1", "-n", "-1", "/x", "--", "true"}, noEnv, "-n -1: want a number of leases from 1 to"},
+		{[]string{"-servers", "h:1", "-n", "0", "/x", "--", "true"}, noEnv, "-n 0: want a number of leases from 1 to"},
+		{[]string{"-servers", "h:1", "-timeout", "5min", "/x", "--", "true"}, noEnv, "or a number of seconds"},
+		{[]string{"-servers", "h:1/app//x", "/x", "--", "true"}, noEnv, `chroot "/app//x"`},
 		{[]string{"-servers", "h:1", "-n", "2000000", "/x", "--", "true"}, noEnv, "-n 2000000: want a number of leases"},
 		{[]string{"-servers", "h:1", "-n", "2", "-read", "/x", "--", "true"}, noEnv, "-n and -read exclude each other"},
 	} {
