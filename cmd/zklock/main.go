@@ -18,7 +18,21 @@
 //
 // If the session is lost while the command runs, another holder may take
 // the lock: zklock sends the command -signal (default SIGTERM, then
-// SIGKILL after -kill-after), says so, and exits 4. A loss the client has
+// SIGKILL after -kill-after), says so, and exits 4. It does not wait to
+// hear of the expiry (a dead or cut-off ensemble never says): it probes
+// the server every tenth of the session timeout and counts the lock lost
+// once nothing sent in two thirds of it was answered, before the server
+// can expire the session. A signal is no fence; the token is.
+//
+// Every signal whose default would end zklock and that can be caught
+// (HUP, INT, QUIT, TERM, USR1, USR2, PIPE, ALRM, VTALRM, XCPU, XFSZ, IO)
+// is passed on to the command, and the lock is released only once the
+// command has exited: a zklock that died of one would leave the command
+// running while the lock lapsed. While connecting or waiting, a signal
+// deletes the queue node, closes the session and exits 128+S. Every wait
+// on the server after the command (the check, the release) and leaving
+// the queue are bounded by the session timeout, so zklock always ends.
+// With no command it holds until a signal, as etcdctl lock does. A loss the client has
 // not heard of yet when the command ends is caught by one more round trip
 // before the release: a check that the lock node still exists, ordered
 // through the leader after everything the command wrote (see confirm).

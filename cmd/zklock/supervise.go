@@ -22,13 +22,17 @@ type ran struct {
 	err     error     // exec's: what ended it
 	lost    error     // the loss of the lock zklock heard of while it ran
 	held    os.Signal // with no command: the signal that ended the hold
+	none    bool      // there was no command: zklock held until a signal
 }
 
 // describe says how the command ended: "exited 3", "was terminated by
 // SIGTERM".
 func (r ran) describe() string {
-	if r.held != nil {
+	switch {
+	case r.none && r.held != nil:
 		return "was none; zklock held until " + osSignalName(r.held)
+	case r.none:
+		return "was none; zklock was holding"
 	}
 	var ee *exec.ExitError
 	if errors.As(r.err, &ee) {
@@ -105,10 +109,10 @@ func hold(ctx context.Context, conn zkapi.Conn, o options, l lease, token int64,
 	for {
 		select {
 		case s := <-sigs:
-			return ran{started: true, held: s}
+			return ran{started: true, none: true, held: s}
 		case err := <-lost:
 			if !errors.Is(err, context.Canceled) {
-				return ran{started: true, lost: err}
+				return ran{started: true, none: true, lost: err}
 			}
 		}
 	}
