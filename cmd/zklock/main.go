@@ -21,7 +21,7 @@
 // SIGKILL after -kill-after), says so, and exits 4. It does not wait to
 // hear of the expiry (a dead or cut-off ensemble never says): it probes
 // the server every tenth of the session timeout and counts the lock lost
-// once nothing sent in two thirds of it was answered, before the server
+// once nothing sent in half of it was answered, before the server
 // can expire the session. A signal is no fence; the token is.
 //
 // Every signal whose default would end zklock and that can be caught

@@ -123,7 +123,7 @@ func hold(ctx context.Context, conn zkapi.Conn, o options, l lease, token int64,
 // the command must stop, as on an expiry.
 var errNoContact = errors.New("no answer from ZooKeeper")
 
-// contact returns errNoContact once no probe sent in the last two thirds
+// contact returns errNoContact once no probe sent in the last half
 // of the session timeout has been answered. It does not wait for the
 // client library to notice a silent link (go-zookeeper may take longer
 // than the session timeout), nor to hear of an expiry it may never hear
@@ -131,27 +131,38 @@ var errNoContact = errors.New("no answer from ZooKeeper")
 // heard from us, which is after the last answered probe was sent, so
 // the command is signalled about a third of the session timeout before
 // another can be granted the lock. Each probe is an exists of the lock
-// node, bounded by a tenth of the session timeout, every tenth.
+// node, one at a time, every tenth of the session timeout.
 func contact(ctx context.Context, conn zkapi.Conn, node string, session time.Duration) error {
-	every := session / 10
-	tick := time.NewTicker(every)
+	tick := time.NewTicker(session / 10)
 	defer tick.Stop()
-	last := time.Now()
+	answered := make(chan time.Time, 1) // the send time of an answered probe; zero if it failed
+	probe := func(sent time.Time) {
+		_, _, err := conn.Exists(ctx, node)
+		if err != nil {
+			sent = time.Time{}
+		}
+		answered <- sent
+	}
+	last, inflight := time.Now(), false
 	for {
-		sent := time.Now()
-		pctx, cancel := context.WithTimeout(ctx, every)
-		_, _, err := conn.Exists(pctx, node)
-		cancel()
-		if err == nil {
-			last = sent
-		}
-		if silent := time.Since(last); silent > session*2/3 && ctx.Err() == nil {
-			return fmt.Errorf("%w for %v (two thirds of -session-timeout)", errNoContact, silent.Round(time.Millisecond))
-		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case sent := <-answered:
+			inflight = false
+			if sent.After(last) {
+				last = sent
+			}
 		case <-tick.C:
+			// A probe stuck on a silent link blocks until the client
+			// library gives up on it: the silence is timed here instead.
+			if !inflight {
+				inflight = true
+				go probe(time.Now())
+			}
+		}
+		if silent := time.Since(last); silent > session/2 {
+			return fmt.Errorf("%w for %v (half of -session-timeout)", errNoContact, silent.Round(time.Millisecond))
 		}
 	}
 }
