@@ -315,3 +315,35 @@ func TestZklock_FractionalSeconds(t *testing.T) {
 		t.Fatalf("exit %d, timeout %v, session %v", code, o.timeout, o.session)
 	}
 }
+
+// SIGINT while waiting with the link silent: leaving the queue retries
+// through connection loss, but only for the session timeout (the server
+// expires the session and its node by then); zklock still exits 130.
+func TestZklock_InterruptWhileWaitingCutOff(t *testing.T) {
+	_, addr := serveFake(t)
+	proxy, err := zktest.NewProxy(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Close()
+	defer proxy.Resume()
+	bin := buildZklock(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	path := unique("intcut")
+	holdLock(t, addr, path, false)
+	p := startBinary(t, bin, "-servers", proxy.Addr(), "-session-timeout", "2s", path, "--", "true")
+	for children(t, ctx, addr, path) < 2 {
+		if ctx.Err() != nil {
+			t.Fatal("zklock never queued")
+		}
+		time.Sleep(20 * time.Millisecond) // polling the server: no event to wait on
+	}
+	proxy.Stall()
+	start := time.Now()
+	p.cmd.Process.Signal(syscall.SIGINT)
+	code := p.exit(t, ctx)
+	if d := time.Since(start); code != 128+int(syscall.SIGINT) || d > 6*time.Second {
+		t.Errorf("exit %d after %v, want 130 within the 2s session timeout and the close: %q", code, d, p.errText())
+	}
+}
