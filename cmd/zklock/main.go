@@ -18,7 +18,21 @@
 //
 // If the session is lost while the command runs, another holder may take
 // the lock: zklock sends the command -signal (default SIGTERM, then
-// SIGKILL after -kill-after), says so, and exits 4. A loss the client has
+// SIGKILL after -kill-after), says so, and exits 4. It does not wait to
+// hear of the expiry (a dead or cut-off ensemble never says): it probes
+// the server every tenth of the session timeout and counts the lock lost
+// once nothing sent in half of it was answered, before the server
+// can expire the session. A signal is no fence; the token is.
+//
+// Every signal whose default would end zklock and that can be caught
+// (HUP, INT, QUIT, TERM, USR1, USR2, PIPE, ALRM, VTALRM, XCPU, XFSZ, IO)
+// is passed on to the command, and the lock is released only once the
+// command has exited: a zklock that died of one would leave the command
+// running while the lock lapsed. While connecting or waiting, a signal
+// deletes the queue node, closes the session and exits 128+S. Every wait
+// on the server after the command (the check, the release) and leaving
+// the queue are bounded by the session timeout, so zklock always ends.
+// With no command it holds until a signal, as etcdctl lock does. A loss the client has
 // not heard of yet when the command ends is caught by one more round trip
 // before the release: a check that the lock node still exists, ordered
 // through the leader after everything the command wrote (see confirm).
@@ -30,7 +44,9 @@
 // (-conflict-exit N replaces it); 4 the lock was lost or could not be
 // confirmed held (-lost-exit N replaces it); 5 ZooKeeper unreachable
 // within -connect-timeout, or failing; 126 and 127 the command could not
-// be executed or found. Codes 2, 3, 5, 126 and 127 come only before the
+// be executed or found; 128+S signal S came while connecting or waiting
+// (the queue node deleted, the session closed). Codes 2, 3, 5, 126, 127
+// and 128+S come only before the
 // command starts; after it has run, zklock's only own code is 4, always
 // with a "zklock: " line on stderr, which is how a command's own exit 4
 // is told apart (or choose -lost-exit).
@@ -43,6 +59,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/rwlock"
@@ -82,49 +99,102 @@ func run(args []string, getenv func(string) string, stdin io.Reader, stdout, std
 	if code >= 0 {
 		return code
 	}
+	sigs, stop := catch()
+	defer stop()
 	ctx := context.Background()
-	conn, code := dial(ctx, o, cfg, stderr)
+	conn, code := dial(ctx, o, cfg, sigs, stderr)
 	if code >= 0 {
 		return code
 	}
-	defer conn.Close()
+	defer closeWithin(conn, closeGrace)
 
-	l, code := acquire(ctx, conn, o, stderr)
+	l, code := acquire(ctx, conn, o, sigs, stderr)
 	if code >= 0 {
 		return code
 	}
 	token, err := l.Token(ctx)
 	if err != nil {
 		fmt.Fprintf(stderr, "zklock: lost the lock on %s before the command started: %v\n", o.path, err)
-		l.Release(ctx)
+		release(conn, l, o.session)
 		return o.lostExit
+	}
+	select {
+	case s := <-sigs:
+		release(conn, l, o.session)
+		fmt.Fprintf(stderr, "zklock: %s before the command started; released %s\n", osSignalName(s), o.path)
+		return signalExit(s)
+	default:
 	}
 	if _, isFile := stderr.(*os.File); !isFile {
 		// exec copies the command's output from a goroutine of its own;
 		// zklock's messages to the same writer must not race with it.
 		stderr = &lockedWriter{w: stderr}
 	}
-	ran := supervise(ctx, o, l, token, stdin, stdout, stderr)
+	ran := supervise(ctx, conn, o, l, token, sigs, stdin, stdout, stderr)
 	return settle(ctx, conn, o, l, ran, stderr)
 }
 
-// dial connects, in one line of explanation when it cannot.
-func dial(ctx context.Context, o options, cfg gozk.Config, stderr io.Writer) (zkapi.Conn, int) {
+// dialGrace is how long past -connect-timeout zklock waits for the
+// connection attempt to wind down before abandoning it: go-zookeeper's
+// handshake read has a deadline of its own (ten receive timeouts, 67 s at
+// the default session timeout), which its Close waits for.
+const dialGrace = 250 * time.Millisecond
+
+type dialed struct {
+	conn *gozk.Conn
+	err  error
+}
+
+// dial connects, in one line of explanation when it cannot. The whole
+// connect, dial and handshake, is bounded by -connect-timeout; a signal
+// meanwhile ends zklock with 128+S.
+func dial(ctx context.Context, o options, cfg gozk.Config, sigs <-chan os.Signal, stderr io.Writer) (zkapi.Conn, int) {
 	cfg.SessionTimeout, cfg.ConnectTimeout = o.session, o.connectTimeout
-	conn, err := gozk.DialContext(ctx, o.servers, cfg)
+	ctx, cancel := context.WithTimeout(ctx, o.connectTimeout)
+	defer cancel()
+	got := make(chan dialed, 1)
+	go func() {
+		c, err := gozk.DialContext(ctx, o.servers, cfg)
+		got <- dialed{c, err}
+	}()
+	limit := time.NewTimer(o.connectTimeout + dialGrace)
+	defer limit.Stop()
+	var d dialed
+	select {
+	case d = <-got:
+	case <-limit.C:
+		d.err = context.DeadlineExceeded
+		go abandon(got)
+	case s := <-sigs:
+		go abandon(got)
+		fmt.Fprintf(stderr, "zklock: %s while connecting to ZooKeeper\n", osSignalName(s))
+		return nil, signalExit(s)
+	}
+	return d.conn, explainDial(d.err, o, stderr)
+}
+
+// abandon closes a connection that arrives after zklock stopped waiting.
+func abandon(got <-chan dialed) {
+	if d := <-got; d.err == nil {
+		d.conn.Close()
+	}
+}
+
+// explainDial is dial's exit code for err (-1 for none) and its line.
+func explainDial(err error, o options, stderr io.Writer) int {
 	servers := strings.Join(o.servers, ",")
 	switch {
 	case err == nil:
-		return conn, -1
+		return -1
 	case errors.Is(err, gozk.ErrConfig):
 		fmt.Fprintf(stderr, "zklock: %v\n", err)
-		return nil, exitUsage
+		return exitUsage
 	case errors.Is(err, context.DeadlineExceeded):
 		fmt.Fprintf(stderr, "zklock: no ZooKeeper session from %s within %v (-connect-timeout)\n", servers, o.connectTimeout)
-		return nil, exitZK
+		return exitZK
 	}
 	fmt.Fprintf(stderr, "zklock: cannot connect to ZooKeeper at %s: %v\n", servers, rootCause(err))
-	return nil, exitZK
+	return exitZK
 }
 
 // rootCause is the innermost of a chain of wrapped errors, which says
@@ -139,13 +209,36 @@ func rootCause(err error) error {
 	}
 }
 
-func acquire(ctx context.Context, conn zkapi.Conn, o options, stderr io.Writer) (lease, int) {
-	actx, cancel := ctx, context.CancelFunc(func() {})
+type taken struct {
+	l   lease
+	err error
+}
+
+// acquire takes the lock. A signal while waiting cancels the wait, which
+// deletes the queue node (bounded by the session timeout: past it the
+// server has expired the session and the node anyway), and ends zklock
+// with 128+S.
+func acquire(ctx context.Context, conn zkapi.Conn, o options, sigs <-chan os.Signal, stderr io.Writer) (lease, int) {
+	actx, cancel := context.WithCancel(ctx)
 	if o.timeout > 0 {
 		actx, cancel = context.WithTimeout(ctx, o.timeout)
 	}
 	defer cancel()
-	l, err := take(actx, conn, o)
+	got := make(chan taken, 1)
+	go func() {
+		l, err := take(actx, conn, o)
+		got <- taken{l, err}
+	}()
+	var t taken
+	select {
+	case t = <-got:
+	case s := <-sigs:
+		cancel()
+		leaveQueue(conn, o, got)
+		fmt.Fprintf(stderr, "zklock: %s while waiting for %s; left the queue\n", osSignalName(s), o.path)
+		return nil, signalExit(s)
+	}
+	l, err := t.l, t.err
 	held := "is held by another"
 	if o.leases > 0 {
 		held = fmt.Sprintf("has all %d leases held or waited for", o.leases)

@@ -53,6 +53,9 @@ func TestZklock_Usage(t *testing.T) {
 		{[]string{"-servers", "h:1", "-nonblock", "-timeout", "1s", "/x", "--", "true"}, noEnv, "exclude each other"},
 		{[]string{"-servers", "h:1", "-connect-timeout", "0s", "/x", "--", "true"}, noEnv, "durations must be positive"},
 		{[]string{"-servers", "h:1", "-n", "-1", "/x", "--", "true"}, noEnv, "-n -1: want a number of leases from 1 to"},
+		{[]string{"-servers", "h:1", "-n", "0", "/x", "--", "true"}, noEnv, "-n 0: want a number of leases from 1 to"},
+		{[]string{"-servers", "h:1", "-timeout", "5min", "/x", "--", "true"}, noEnv, "or a number of seconds"},
+		{[]string{"-servers", "h:1/app//x", "/x", "--", "true"}, noEnv, `chroot "/app//x"`},
 		{[]string{"-servers", "h:1", "-n", "2000000", "/x", "--", "true"}, noEnv, "-n 2000000: want a number of leases"},
 		{[]string{"-servers", "h:1", "-n", "2", "-read", "/x", "--", "true"}, noEnv, "-n and -read exclude each other"},
 	} {
@@ -70,7 +73,7 @@ func TestZklock_DocumentsExitCodes(t *testing.T) {
 	if code := run([]string{"-h"}, noEnv, nil, io.Discard, &errb, gozk.Config{}); code != 0 {
 		t.Fatalf("-h: exit %d", code)
 	}
-	for _, want := range []string{"Exit codes:", "-conflict-exit N replaces 3", "-lost-exit N replaces 4", "126", "$ZKLOCK_SERVERS"} {
+	for _, want := range []string{"Exit codes:", "-conflict-exit N replaces 3", "-lost-exit N replaces 4", "126", "128+S", "$ZKLOCK_SERVERS"} {
 		if !strings.Contains(errb.String(), want) {
 			t.Errorf("usage lacks %q:\n%s", want, errb.String())
 		}
@@ -83,7 +86,8 @@ func TestZklock_DocumentsExitCodes(t *testing.T) {
 	section, _, _ = strings.Cut(section, "\n## ")
 	for _, want := range []string{"`-servers`", "`ZKLOCK_SERVERS`", "`-read`", "`-n N`", "`-nonblock`", "`-timeout`",
 		"`-conflict-exit`", "`-lost-exit`", "`-connect-timeout`", "`-session-timeout`", "`-signal`", "`-kill-after`",
-		"| 2 |", "| 3 |", "| 4 |", "| 5 |", "| 126 |", "| 127 |"} {
+		"| 2 |", "| 3 |", "| 4 |", "| 5 |", "| 126 |", "| 127 |", "| 128+S |",
+		"SIGHUP", "SIGQUIT", "SIGKILL", "the ensemble dies", "accepts and never answers", "What a lease promises", "`ZKLOCK_TOKEN`"} {
 		if !strings.Contains(section, want) {
 			t.Errorf("README's zklock section lacks %s", want)
 		}
@@ -391,28 +395,31 @@ func owner(t *testing.T, ctx context.Context, addr, node string) int64 {
 }
 
 // When the session is lost mid-command, the command is signalled, and
-// zklock says so with the signal's name and exits 4.
+// zklock says so with the signal's name and exits 4; a -n lease too.
 func TestZklock_SessionLostSignalsCommand(t *testing.T) {
 	srv, addr := serveFake(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	z := startZklock([]string{"-servers", addr, unique("lost"), "--", "sh", "-c", `echo "$ZKLOCK_NODE"; exec sleep 30`}, nil)
-	node := z.line(t, ctx)
-	if err := srv.Expire(owner(t, ctx, addr, node)); err != nil {
-		t.Fatal(err)
-	}
-	code := z.exit(t, ctx)
-	stderr := z.stderr()
-	for _, want := range []string{"sending SIGTERM to the command (pid ", "SIGKILL after 10s", "the command was terminated by SIGTERM; exit 4"} {
-		if !strings.Contains(stderr, want) {
-			t.Errorf("stderr lacks %q", want)
+	for _, flags := range [][]string{nil, {"-n", "2"}} {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		args := append(append([]string{"-servers", addr}, flags...), unique("lost"), "--", "sh", "-c", `echo "$ZKLOCK_NODE"; exec sleep 30`)
+		z := startZklock(args, nil)
+		node := z.line(t, ctx)
+		if err := srv.Expire(owner(t, ctx, addr, node)); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if code != exitLost {
-		t.Errorf("exit %d, want %d", code, exitLost)
-	}
-	if t.Failed() {
-		t.Logf("stderr: %q", stderr)
+		code := z.exit(t, ctx)
+		cancel()
+		stderr := z.stderr()
+		for _, want := range []string{"sending SIGTERM to the command (pid ", "SIGKILL after 10s", "the command was terminated by SIGTERM; exit 4"} {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("%v: stderr lacks %q", flags, want)
+			}
+		}
+		if code != exitLost {
+			t.Errorf("%v: exit %d, want %d", flags, code, exitLost)
+		}
+		if t.Failed() {
+			t.Logf("stderr: %q", stderr)
+		}
 	}
 }
 

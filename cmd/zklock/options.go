@@ -21,7 +21,8 @@ const envServers = "ZKLOCK_SERVERS"
 type options struct {
 	servers        []string
 	read           bool
-	leases         int // -n: 0 for the lock, else a semaphore of this many leases
+	leases         int  // -n: 0 for the lock, else a semaphore of this many leases
+	leasesSet      bool // -n was given, so 0 is refused rather than taken for the lock
 	nonblock       bool
 	timeout        time.Duration
 	connectTimeout time.Duration
@@ -31,7 +32,37 @@ type options struct {
 	conflictExit   int
 	lostExit       int
 	path           string
-	command        []string
+	chroot         string   // from the server string's /suffix; "" for none
+	command        []string // empty: hold until a signal
+}
+
+// seconds is a duration flag that also takes a bare number of seconds,
+// fractions too ("1.5"), as flock -w and timeout(1) do.
+type seconds struct{ d *time.Duration }
+
+func (s seconds) String() string {
+	if s.d == nil {
+		return ""
+	}
+	return s.d.String()
+}
+
+func (s seconds) Set(v string) error {
+	if d, err := time.ParseDuration(v); err == nil {
+		*s.d = d
+		return nil
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f < 0 || f > 1e9 {
+		return fmt.Errorf("want a duration such as 1.5s, 500ms or 2m, or a number of seconds")
+	}
+	*s.d = time.Duration(f * float64(time.Second))
+	return nil
+}
+
+func durationVar(fs *flag.FlagSet, d *time.Duration, name string, value time.Duration, usage string) {
+	*d = value
+	fs.Var(seconds{d}, name, usage+" (a duration such as 1.5s, or a bare number of seconds)")
 }
 
 // signalsByName are the signals -signal accepts.
@@ -41,13 +72,18 @@ var signalsByName = map[string]syscall.Signal{
 	"USR1": syscall.SIGUSR1, "USR2": syscall.SIGUSR2,
 }
 
-const usageHead = `usage: zklock [-servers host:port[,...]] [flags] /lock/path -- command args...
+const usageHead = `usage: zklock [-servers host:port[,...][/chroot]] [flags] /lock/path [-- command args...]
 
 Holds zksim's lock at /lock/path on a ZooKeeper ensemble while the command
 runs, with the fencing token in ZKLOCK_TOKEN and the lock node in
 ZKLOCK_NODE; with -n N, one of N semaphore leases instead, so that up to N
 commands run at once. The servers come from -servers, else from
-$ZKLOCK_SERVERS.
+$ZKLOCK_SERVERS. With no command, zklock prints ZKLOCK_NODE= and
+ZKLOCK_TOKEN= lines and holds until a signal (then releases, exit 0).
+Signals: every one that would end zklock (HUP, INT, QUIT, TERM, USR1,
+USR2, PIPE, ALRM, ...) is passed on to the command, and the lock is
+released only once the command has exited; while zklock connects or
+waits, a signal makes it leave the queue and exit 128+S.
 
 `
 
@@ -67,6 +103,8 @@ Exit codes:
   5    ZooKeeper unreachable within -connect-timeout, or failing, before
        the command started; the command did not run
   126  the command could not be executed; 127 it was not found
+  128+S  signal S came while connecting or waiting: zklock left the
+       queue, closed its session; the command did not run
 Every code of zklock's own comes with a "zklock: " line on stderr, and
 after the command has run the only one is 4 (or -lost-exit): a command
 that itself exits 4 is told apart by that line, or by -lost-exit.
@@ -82,13 +120,13 @@ func parse(args []string, getenv func(string) string, stderr io.Writer) (options
 	fs.BoolVar(&o.read, "read", false, "take the read side of the read/write lock: shared with other -read holders; it excludes rwlock writers, not zklock without -read")
 	fs.IntVar(&o.leases, "n", 0, "hold one of N semaphore leases instead of the lock: up to N zklock -n commands run at once; all on the path must give the same N")
 	fs.BoolVar(&o.nonblock, "nonblock", false, "fail at once (exit 3) if the lock is held, like flock -n")
-	fs.DurationVar(&o.timeout, "timeout", 0, "give up after this long waiting for the lock (exit 3); 0: wait")
+	durationVar(fs, &o.timeout, "timeout", 0, "give up after this long waiting for the lock (exit 3); 0: wait")
 	fs.IntVar(&o.conflictExit, "conflict-exit", exitConflict, "exit code when -nonblock or -timeout could not take the lock, like flock -E")
 	fs.IntVar(&o.lostExit, "lost-exit", exitLost, "exit code when the lock was lost or could not be confirmed held")
-	fs.DurationVar(&o.connectTimeout, "connect-timeout", 10*time.Second, "give up if no ZooKeeper session is granted within this long (exit 5)")
-	fs.DurationVar(&o.session, "session-timeout", 10*time.Second, "ZooKeeper session timeout; also how long the check after the command may wait for a connection")
+	durationVar(fs, &o.connectTimeout, "connect-timeout", 10*time.Second, "give up if no ZooKeeper session is granted within this long, dial and handshake (exit 5)")
+	durationVar(fs, &o.session, "session-timeout", 10*time.Second, "ZooKeeper session timeout; also the bound on the check and the release after the command, and on leaving the queue")
 	sig := fs.String("signal", "TERM", "signal for the command when the lock is lost: TERM, INT, HUP, QUIT, USR1, USR2 or KILL")
-	fs.DurationVar(&o.killAfter, "kill-after", 10*time.Second, "send SIGKILL this long after -signal if the command still runs")
+	durationVar(fs, &o.killAfter, "kill-after", 10*time.Second, "send SIGKILL this long after -signal if the command still runs")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageHead)
 		fs.PrintDefaults()
@@ -100,6 +138,9 @@ func parse(args []string, getenv func(string) string, stderr io.Writer) (options
 		}
 		return options{}, exitUsage
 	}
+	fs.Visit(func(f *flag.Flag) {
+		o.leasesSet = o.leasesSet || f.Name == "n"
+	})
 	if err := o.finish(*servers, *sig, getenv, fs.Args()); err != nil {
 		fmt.Fprintf(stderr, "zklock: %v\n", err)
 		fs.Usage()
@@ -124,22 +165,29 @@ func (o *options) finish(servers, sig string, getenv func(string) string, rest [
 		return errors.New("durations must be positive")
 	case o.nonblock && o.timeout > 0:
 		return errors.New("-nonblock and -timeout exclude each other")
-	case o.leases != 0 && (o.leases < 1 || o.leases > semaphore.MaxLeases):
+	case (o.leases != 0 || o.leasesSet) && (o.leases < 1 || o.leases > semaphore.MaxLeases):
 		return fmt.Errorf("-n %d: want a number of leases from 1 to %d", o.leases, semaphore.MaxLeases)
 	case o.leases != 0 && o.read:
 		return errors.New("-n and -read exclude each other: a semaphore lease has no read side")
 	case !validExit(o.conflictExit) || !validExit(o.lostExit):
 		return errors.New("-conflict-exit and -lost-exit must be exit codes, 0 to 255")
-	case len(rest) < 3 || rest[1] != "--":
-		return errors.New("want a lock path, then --, then the command")
+	case len(rest) == 0 || (len(rest) > 1 && rest[1] != "--"):
+		return errors.New("want a lock path, then -- and the command (or nothing, to hold until a signal)")
 	case !strings.HasPrefix(rest[0], "/") || rest[0] == "/":
 		return fmt.Errorf("lock path %q must be an absolute node path other than /", rest[0])
 	}
-	list, err := parseServers(servers)
+	hosts, chroot, _ := strings.Cut(servers, "/")
+	if chroot = strings.TrimSuffix("/"+chroot, "/"); chroot != "" && (strings.Contains(chroot, "//") || !strings.HasPrefix(chroot, "/")) {
+		return fmt.Errorf("%s: chroot %q: want /a/path", source, chroot)
+	}
+	list, err := parseServers(hosts)
 	if err != nil {
 		return fmt.Errorf("%s: %w", source, err)
 	}
-	o.servers, o.sig, o.path, o.command = list, s, rest[0], rest[2:]
+	o.servers, o.sig, o.chroot, o.path = list, s, chroot, chroot+rest[0]
+	if len(rest) > 2 {
+		o.command = rest[2:]
+	}
 	return nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"sync"
 	"syscall"
 	"time"
@@ -19,14 +18,22 @@ import (
 // ran is how the command went.
 type ran struct {
 	started bool
-	code    int   // exit code, 128+S for signal S; 126 or 127 if not started
-	err     error // exec's: what ended it
-	lost    error // the loss of the lock zklock heard of while it ran
+	code    int       // exit code, 128+S for signal S; 126 or 127 if not started
+	err     error     // exec's: what ended it
+	lost    error     // the loss of the lock zklock heard of while it ran
+	held    os.Signal // with no command: the signal that ended the hold
+	none    bool      // there was no command: zklock held until a signal
 }
 
 // describe says how the command ended: "exited 3", "was terminated by
 // SIGTERM".
 func (r ran) describe() string {
+	switch {
+	case r.none && r.held != nil:
+		return "was none; zklock held until " + osSignalName(r.held)
+	case r.none:
+		return "was none; zklock was holding"
+	}
 	var ee *exec.ExitError
 	if errors.As(r.err, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
@@ -37,9 +44,16 @@ func (r ran) describe() string {
 }
 
 // supervise runs the command while watching the lease: if the session is
-// lost, it sends the command -signal, and SIGKILL -kill-after later.
-// SIGINT and SIGTERM to zklock are passed on to the command.
-func supervise(ctx context.Context, o options, l lease, token int64, stdin io.Reader, stdout, stderr io.Writer) ran {
+// lost, or zklock has been out of contact long enough that the server may
+// have expired it (see contact), it sends the command -signal, and
+// SIGKILL -kill-after later. Every signal zklock catches is passed on to
+// the command, and the lock stays held until the command has exited.
+// With no command, zklock prints the node and token and holds until a
+// signal.
+func supervise(ctx context.Context, conn zkapi.Conn, o options, l lease, token int64, sigs <-chan os.Signal, stdin io.Reader, stdout, stderr io.Writer) ran {
+	if len(o.command) == 0 {
+		return hold(ctx, conn, o, l, token, sigs, stdout)
+	}
 	cmd := exec.Command(o.command[0], o.command[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
 	cmd.Env = append(os.Environ(), fmt.Sprintf("ZKLOCK_TOKEN=%d", token), "ZKLOCK_NODE="+l.Node())
@@ -53,13 +67,8 @@ func supervise(ctx context.Context, o options, l lease, token int64, stdin io.Re
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	lost := make(chan error, 1)
-	watch, stopWatch := context.WithCancel(ctx)
+	lost, stopWatch := watchLease(ctx, conn, o, l)
 	defer stopWatch()
-	go func() { lost <- l.Wait(watch) }()
-	interrupts := make(chan os.Signal, 1)
-	signal.Notify(interrupts, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(interrupts)
 
 	r := ran{started: true}
 	for {
@@ -68,13 +77,92 @@ func supervise(ctx context.Context, o options, l lease, token int64, stdin io.Re
 			r.code, r.err = exitCode(err), err
 			return r
 		case err := <-lost:
-			if errors.Is(err, context.Canceled) {
+			if errors.Is(err, context.Canceled) || r.lost != nil {
 				continue
 			}
 			r.lost = err
 			kill(cmd.Process, o, err, stderr)
-		case s := <-interrupts:
+		case s := <-sigs:
 			cmd.Process.Signal(s)
+		}
+	}
+}
+
+// watchLease reports on lost how the lease was lost: the session's end
+// as the client hears of it (Wait), or a silence that lasted until the
+// server may soon expire the session (contact), whichever comes first.
+func watchLease(ctx context.Context, conn zkapi.Conn, o options, l lease) (<-chan error, context.CancelFunc) {
+	lost := make(chan error, 2)
+	watch, stop := context.WithCancel(ctx)
+	go func() { lost <- l.Wait(watch) }()
+	go func() { lost <- contact(watch, conn, l.Node(), o.session) }()
+	return lost, stop
+}
+
+// hold is supervise without a command: it prints the lock node and token
+// as ZKLOCK_NODE= and ZKLOCK_TOKEN= lines, then holds until a signal
+// (exit 0 once released) or until the lease is lost (exit 4).
+func hold(ctx context.Context, conn zkapi.Conn, o options, l lease, token int64, sigs <-chan os.Signal, stdout io.Writer) ran {
+	fmt.Fprintf(stdout, "ZKLOCK_NODE=%s\nZKLOCK_TOKEN=%d\n", l.Node(), token)
+	lost, stopWatch := watchLease(ctx, conn, o, l)
+	defer stopWatch()
+	for {
+		select {
+		case s := <-sigs:
+			return ran{started: true, none: true, held: s}
+		case err := <-lost:
+			if !errors.Is(err, context.Canceled) {
+				return ran{started: true, none: true, lost: err}
+			}
+		}
+	}
+}
+
+// errNoContact: zklock heard nothing from the ensemble for so long that
+// the server may soon expire the session and grant the lock to another;
+// the command must stop, as on an expiry.
+var errNoContact = errors.New("no answer from ZooKeeper")
+
+// contact returns errNoContact once no probe sent in the last half
+// of the session timeout has been answered. It does not wait for the
+// client library to notice a silent link (go-zookeeper may take longer
+// than the session timeout), nor to hear of an expiry it may never hear
+// of: the server expires the session a session timeout after it last
+// heard from us, which is after the last answered probe was sent, so
+// the command is signalled about a third of the session timeout before
+// another can be granted the lock. Each probe is an exists of the lock
+// node, one at a time, every tenth of the session timeout.
+func contact(ctx context.Context, conn zkapi.Conn, node string, session time.Duration) error {
+	tick := time.NewTicker(session / 10)
+	defer tick.Stop()
+	answered := make(chan time.Time, 1) // the send time of an answered probe; zero if it failed
+	probe := func(sent time.Time) {
+		_, _, err := conn.Exists(ctx, node)
+		if err != nil {
+			sent = time.Time{}
+		}
+		answered <- sent
+	}
+	last, inflight := time.Now(), false
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case sent := <-answered:
+			inflight = false
+			if sent.After(last) {
+				last = sent
+			}
+		case <-tick.C:
+			// A probe stuck on a silent link blocks until the client
+			// library gives up on it: the silence is timed here instead.
+			if !inflight {
+				inflight = true
+				go probe(time.Now())
+			}
+		}
+		if silent := time.Since(last); silent > session/2 {
+			return fmt.Errorf("%w for %v (half of -session-timeout)", errNoContact, silent.Round(time.Millisecond))
 		}
 	}
 }
@@ -93,11 +181,11 @@ func kill(p *os.Process, o options, why error, stderr io.Writer) {
 }
 
 // settle decides zklock's exit once the command has ended, and releases
-// the lock. The command's own code stands only if the lock is confirmed
-// held after it ended.
+// the lock, within the session timeout. The command's own code stands only
+// if the lock is confirmed held after it ended.
 func settle(ctx context.Context, conn zkapi.Conn, o options, l lease, r ran, stderr io.Writer) int {
 	if !r.started {
-		l.Release(ctx)
+		release(conn, l, o.session)
 		return r.code
 	}
 	lost := r.lost
@@ -105,13 +193,19 @@ func settle(ctx context.Context, conn zkapi.Conn, o options, l lease, r ran, std
 		lost = confirm(ctx, conn, l, o.session)
 	}
 	if lost != nil {
-		l.Release(ctx)
+		if errors.Is(lost, errUnconfirmed) || errors.Is(lost, errNoContact) {
+			// Out of contact for the session timeout: the server has
+			// expired the session, or will as soon as it is back.
+			closeWithin(conn, closeGrace)
+		} else {
+			release(conn, l, o.session)
+		}
 		fmt.Fprintf(stderr, "zklock: the lock on %s was not held to the end (%v); the command %s; exit %d\n",
 			o.path, lost, r.describe(), o.lostExit)
 		return o.lostExit
 	}
 	// Held to the end: a loss from here on cost the command nothing.
-	if err := l.Release(ctx); err != nil && !errors.Is(err, lock.ErrLost) {
+	if err := release(conn, l, o.session); err != nil && !errors.Is(err, lock.ErrLost) {
 		fmt.Fprintf(stderr, "zklock: release %s: %v (it was held until the command ended)\n", o.path, err)
 	}
 	return r.code
