@@ -24,7 +24,8 @@ import (
 )
 
 const serveUsage = `usage: zksim serve [-addr HOST:PORT] [-control HOST:PORT] [-control-token-file FILE]
-                   [-4lw WORDS] [-tick MS] [-seed S] [-followers N] [-max-conns N] [-max-frame BYTES] [-frame-budget BYTES]
+                   [-4lw WORDS] [-tick MS] [-seed S] [-followers N] [-max-conns N]
+                   [-max-frame BYTES] [-frame-budget BYTES]
                    [-overflow pin|wrap] [-container-check MS] [-extended-types]
                    [-emulate353-ttl] [-reconfig] [-super-digest USER:DIGEST]
                    [-faults SPEC] [-v]
@@ -204,16 +205,18 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
+	// The token file is read before anything listens: an unreadable one
+	// is a usage error, not a server that runs without its control.
+	token, err := controlToken(c.tokenFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "zksim serve: -control-token-file: %v\n", err)
+		return 2
+	}
 	if err := listen(srv, c, stdout); err != nil {
 		fmt.Fprintf(stderr, "zksim serve: %v\n", err)
 		return 1
 	}
 	if c.control != "off" {
-		token, err := controlToken(c.tokenFile)
-		if err != nil {
-			fmt.Fprintf(stderr, "zksim serve: -control-token-file: %v\n", err)
-			return 2
-		}
 		stopControl, err := startControl(srv, c.control, token, stdout, stderr)
 		if err != nil {
 			fmt.Fprintf(stderr, "zksim serve: control: %v\n", err)
