@@ -65,7 +65,7 @@ func TestReadme_ServeFaults(t *testing.T) {
 	}
 	var specs []string
 	for _, line := range strings.Split(string(readme), "\n") {
-		if rest, ok := strings.CutPrefix(line, "curl -d '"); ok {
+		if rest, ok := strings.CutPrefix(line, `curl -H "$H" -d '`); ok {
 			spec, _, _ := strings.Cut(rest, "'")
 			specs = append(specs, spec)
 		}

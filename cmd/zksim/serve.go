@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/base64"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -22,8 +23,9 @@ import (
 	"github.com/zksim/zksim/simcli"
 )
 
-const serveUsage = `usage: zksim serve [-addr HOST:PORT] [-control HOST:PORT] [-tick MS] [-seed S]
-                   [-followers N] [-max-conns N] [-max-frame BYTES] [-frame-budget BYTES]
+const serveUsage = `usage: zksim serve [-addr HOST:PORT] [-control HOST:PORT] [-control-token-file FILE]
+                   [-4lw WORDS] [-tick MS] [-seed S] [-followers N] [-max-conns N]
+                   [-max-frame BYTES] [-frame-budget BYTES]
                    [-overflow pin|wrap] [-container-check MS] [-extended-types]
                    [-emulate353-ttl] [-reconfig] [-super-digest USER:DIGEST]
                    [-faults SPEC] [-v]
@@ -31,20 +33,21 @@ const serveUsage = `usage: zksim serve [-addr HOST:PORT] [-control HOST:PORT] [-
 Serves the in-memory ZooKeeper over ZooKeeper's client protocol, so that an
 unmodified client (go-zookeeper, kazoo, zkCli.sh, Curator) can run against
 it, with faults injected by -faults at start or through the control
-interface (HTTP) while it runs:
+interface (HTTP) while it runs, which takes the token serve prints:
 
-  curl http://CONTROL/                          (every endpoint)
-  curl -d 'lose-reply:op=create,path=/locks/' http://CONTROL/faults
-  curl http://CONTROL/faults                    (armed faults: ID SPEC)
-  curl -X DELETE http://CONTROL/faults/1        (disarm one; /faults: all)
-  curl http://CONTROL/sessions
-  curl -d 'expire:session=0x100000000000000' http://CONTROL/faults
-  curl -X POST http://CONTROL/members/1/stop    (a killed member; /start again)
-  curl http://CONTROL/members                   (index, address, state)
+  H="Authorization: Bearer TOKEN"
+  curl -H "$H" http://CONTROL/                          (every endpoint)
+  curl -H "$H" -d 'lose-reply:op=create,path=/locks/' http://CONTROL/faults
+  curl -H "$H" http://CONTROL/faults                    (armed faults: ID SPEC)
+  curl -H "$H" -X DELETE http://CONTROL/faults/1        (disarm one; /faults: all)
+  curl -H "$H" http://CONTROL/sessions
+  curl -H "$H" -d 'expire:session=0x100000000000000' http://CONTROL/faults
+  curl -H "$H" -X POST http://CONTROL/members/1/stop    (a killed member; /start again)
+  curl -H "$H" http://CONTROL/members                   (index, address, state)
 
 It prints one line per address ("zksim serve: leader on 127.0.0.1:PORT",
-a follower line per -followers, "zksim serve: control on http://...") and
-runs until interrupted (SIGINT or SIGTERM). The tree lives in memory only:
+a follower line per -followers, "zksim serve: control token TOKEN",
+"zksim serve: control on http://...") and runs until interrupted (SIGINT or SIGTERM). The tree lives in memory only:
 stopping serve (or kill -9) loses it, as a real server whose data
 directory is wiped. A stopped member refuses connections; with fewer than a
 majority of members running no member serves sessions, and no session
@@ -58,6 +61,15 @@ it, a TTL node without children whose last change is older than its TTL
 is deleted by the container reaper, which runs every -container-check
 ms of virtual time (a tick is -tick real ms).
 
+On a shared machine: the control interface refuses requests without the
+token (a random one unless -control-token-file gives it), with a Host
+other than an IP address or localhost, or from a foreign Origin, and
+/tree lists only what a client without credentials may list; serve warns
+on stderr when -control is not on loopback. Four-letter words other than
+-4lw's (srvr alone by default, as ZooKeeper 3.8's 4lw.commands.whitelist)
+are answered "WORD is not executed because it is not in the whitelist.".
+Session passwords are random unless -seed is given.
+
 Exit codes: 0 stopped by a signal, 1 cannot listen or serve, 2 usage error.
 `
 
@@ -70,6 +82,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 // serveConfig is zksim serve's flags, checked.
 type serveConfig struct {
 	addr, control, faults string
+	tokenFile             string
 	followers             int
 	verbose               bool
 	srv                   netserver.Config
@@ -81,7 +94,9 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:0", "client address of the leader (port 0: a free port)")
 	fs.StringVar(&c.control, "control", "127.0.0.1:0", `control interface address ("off" for none)`)
 	tick := fs.Int64("tick", 2000, "tickTime in real milliseconds; session timeouts are 2-20 ticks")
-	seed := fs.Uint64("seed", 1, "seed of the server's free choices (child order, passwords)")
+	seed := fs.Uint64("seed", 1, "seed of the server's free choices (child order; and session passwords, which are random without -seed: with it anyone who knows a session id can resume that session)")
+	fs.StringVar(&c.tokenFile, "control-token-file", "", "read the control interface's token from FILE (first line) instead of making a random one")
+	words := fs.String("4lw", "srvr", `four-letter words answered, comma-separated, as 4lw.commands.whitelist ("*": all, e.g. for ruok, mntr, wchc, dump)`)
 	fs.IntVar(&c.followers, "followers", 0, "follower servers, each on its own port; they catch up after every request, as a real ensemble's do (see -follower-lag)")
 	lag := fs.Bool("follower-lag", false, "followers apply the leader's writes only on the next tick, so their sessions read stale data for up to a tick (as in the simulator)")
 	maxConns := fs.Int("max-conns", 60, "connections per client IP (maxClientCnxns; 0 no limit)")
@@ -131,6 +146,8 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 		}
 	}
 	c.srv = netserver.Config{
+		FourLetterWords: splitWords(*words),
+		SeededPasswords: flagSet(fs, "seed"),
 		Machine: fakezk.Config{
 			Seed: *seed, TickMillis: *tick, MaxFrame: *maxFrame, Followers: c.followers,
 			ContainerCheckTicks: int(max(1, min(*check / *tick, math.MaxInt32))),
@@ -145,6 +162,9 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 		MaxClientCnxns: *maxConns,
 		FollowerLag:    *lag,
 		Reconfig:       *reconfig,
+	}
+	if err := netserver.CheckFourLetterWords(c.srv.FourLetterWords); err != nil {
+		return bad("-4lw: %v", err)
 	}
 	if *maxConns == 0 {
 		c.srv.MaxClientCnxns = -1
@@ -185,12 +205,19 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
+	// The token file is read before anything listens: an unreadable one
+	// is a usage error, not a server that runs without its control.
+	token, err := controlToken(c.tokenFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "zksim serve: -control-token-file: %v\n", err)
+		return 2
+	}
 	if err := listen(srv, c, stdout); err != nil {
 		fmt.Fprintf(stderr, "zksim serve: %v\n", err)
 		return 1
 	}
 	if c.control != "off" {
-		stopControl, err := startControl(srv, c.control, stdout)
+		stopControl, err := startControl(srv, c.control, token, stdout, stderr)
 		if err != nil {
 			fmt.Fprintf(stderr, "zksim serve: control: %v\n", err)
 			return 1
@@ -224,18 +251,62 @@ func listen(srv *netserver.Server, c serveConfig, stdout io.Writer) error {
 	return nil
 }
 
-func startControl(srv *netserver.Server, addr string, stdout io.Writer) (func(), error) {
+// startControl serves the control interface on addr, guarded by token
+// (printed before the address, so a script that reads up to the address
+// has both), and warns when other hosts can reach it.
+func startControl(srv *netserver.Server, addr, token string, stdout, stderr io.Writer) (func(), error) {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
+	if !loopback(l.Addr()) {
+		fmt.Fprintf(stderr, "zksim serve: WARNING: the control interface listens on %s, which other hosts can reach: "+
+			"anyone there with the token can expire sessions, lose requests and stop members (use -control 127.0.0.1:PORT)\n", l.Addr())
+	}
+	fmt.Fprintf(stdout, "zksim serve: control token %s\n", token)
 	fmt.Fprintf(stdout, "zksim serve: control on http://%s\n", l.Addr())
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: srv.Handler(token), ReadHeaderTimeout: 10 * time.Second}
 	go hs.Serve(l)
 	return func() { hs.Close() }, nil
 }
 
-// flagSet reports whether name was given on the command line.
+// loopback reports whether a listener's address is reachable from this
+// host only.
+func loopback(a net.Addr) bool {
+	ta, ok := a.(*net.TCPAddr)
+	return ok && ta.IP.IsLoopback()
+}
+
+// controlToken is the token in file (its first line), or a random one.
+func controlToken(file string) (string, error) {
+	if file == "" {
+		return netserver.NewToken()
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", err
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	if token := strings.TrimSpace(line); token != "" {
+		return token, nil
+	}
+	return "", fmt.Errorf("%s: %w", file, errEmptyToken)
+}
+
+// errEmptyToken: a token file without a token would lock everyone out.
+var errEmptyToken = errors.New("no token on its first line")
+
+// splitWords reads -4lw's comma-separated list.
+func splitWords(s string) []string {
+	words := []string{}
+	for _, w := range strings.Split(s, ",") {
+		if w = strings.TrimSpace(w); w != "" {
+			words = append(words, w)
+		}
+	}
+	return words
+}
+
 // validDigest reports whether s is USER:DIGEST with DIGEST a base64 SHA-1
 // (what zkapi.DigestID gives): ZooKeeper compares the super digest as a
 // string, so a malformed one would silently never match.
@@ -245,6 +316,7 @@ func validDigest(s string) bool {
 	return ok && user != "" && err == nil && len(sum) == sha1.Size
 }
 
+// flagSet reports whether name was given on the command line.
 func flagSet(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })

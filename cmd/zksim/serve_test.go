@@ -136,14 +136,18 @@ func TestServe_ClientAndControl(t *testing.T) {
 	}()
 	addrs := map[string]string{}
 	sc := bufio.NewScanner(out)
-	for len(addrs) < 3 && sc.Scan() {
+	for len(addrs) < 4 && sc.Scan() {
+		if token, ok := strings.CutPrefix(sc.Text(), "zksim serve: control token "); ok {
+			addrs["token"] = token
+			continue
+		}
 		role, addr, ok := strings.Cut(strings.TrimPrefix(sc.Text(), "zksim serve: "), " on ")
 		if !ok {
 			t.Fatalf("unexpected line %q", sc.Text())
 		}
 		addrs[role] = addr
 	}
-	if addrs["leader"] == "" || addrs["follower 1"] == "" || !strings.HasPrefix(addrs["control"], "http://") {
+	if addrs["leader"] == "" || addrs["follower 1"] == "" || !strings.HasPrefix(addrs["control"], "http://") || len(addrs["token"]) != 32 {
 		t.Fatalf("printed addresses %v", addrs)
 	}
 	go io.Copy(io.Discard, out)
@@ -153,7 +157,8 @@ func TestServe_ClientAndControl(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	post(t, addrs["control"]+"/faults", "lose-reply:op=create,path=/lost")
+	token := addrs["token"]
+	post(t, addrs["control"]+"/faults", token, "lose-reply:op=create,path=/lost")
 	if _, err := conn.Create("/lost", []byte("x"), 0, zk.WorldACL(zk.PermAll)); !errors.Is(err, zk.ErrConnectionClosed) {
 		t.Fatalf("create with its reply dropped: %v, want %v", err, zk.ErrConnectionClosed)
 	}
@@ -185,22 +190,17 @@ func TestServe_ClientAndControl(t *testing.T) {
 	if ok, err := existsOnceBack(conn, "/lost"); err != nil || !ok {
 		t.Fatalf("after the lost delete: exists = %v, %v; want the node kept", ok, err)
 	}
-	if got := get(t, addrs["control"]+"/faults"); got != "" {
+	if got := get(t, addrs["control"]+"/faults", token); got != "" {
 		t.Errorf("/faults after both rules fired = %q, want nothing armed", got)
 	}
-	if got := get(t, addrs["control"]+"/sessions"); !strings.Contains(got, "client=127.0.0.1:") {
+	if got := get(t, addrs["control"]+"/sessions", token); !strings.Contains(got, "client=127.0.0.1:") {
 		t.Errorf("/sessions = %q, want the connected client", got)
 	}
-	if got := get(t, addrs["control"]+"/tree"); !strings.Contains(got, "/lost dl=1 v=0 eph=-\n") {
+	if got := get(t, addrs["control"]+"/tree", token); !strings.Contains(got, "/lost dl=1 v=0 eph=-\n") {
 		t.Errorf("/tree = %q, want /lost", got)
 	}
-	resp, err := http.Post(addrs["control"]+"/faults", "text/plain", strings.NewReader("lose-reply:op=nope"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusBadRequest {
-		t.Errorf("bad spec: status %d, want 400", resp.StatusCode)
+	if code, _ := send(t, "POST", addrs["control"]+"/faults", token, "lose-reply:op=nope"); code != http.StatusBadRequest {
+		t.Errorf("bad spec: status %d, want 400", code)
 	}
 	cancel()
 	if code := <-done; code != 0 {
@@ -221,28 +221,37 @@ func existsOnceBack(conn *zk.Conn, p string) (bool, error) {
 	}
 }
 
-func post(t *testing.T, url, body string) {
+func post(t *testing.T, url, token, body string) {
 	t.Helper()
-	resp, err := http.Post(url, "text/plain", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("POST %s %q: %d %s", url, body, resp.StatusCode, b)
+	if code, b := send(t, "POST", url, token, body); code != http.StatusOK {
+		t.Fatalf("POST %s %q: %d %s", url, body, code, b)
 	}
 }
 
-func get(t *testing.T, url string) string {
+func get(t *testing.T, url, token string) string {
 	t.Helper()
-	resp, err := http.Get(url)
+	_, b := send(t, "GET", url, token, "")
+	return b
+}
+
+// send makes one control request with token (none if empty) and returns
+// the status and body.
+func send(t *testing.T, method, url, token, body string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return string(b)
+	return resp.StatusCode, string(b)
 }
 
 // quiet drops go-zookeeper's log lines (its reconnects are expected here).

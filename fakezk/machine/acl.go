@@ -262,6 +262,23 @@ func (m *Machine) CheckPerm(id int64, path string, perm int32) error {
 	return checkACL(s, n.acl, perm)
 }
 
+// WorldCan reports whether path's ACL grants perm to world:anyone, so to
+// any client whatever its identities: what an observer without
+// credentials may see (netserver's control interface lists only such
+// children). False without the node.
+func (m *Machine) WorldCan(path string, perm int32) bool {
+	n := m.leader().tree[path]
+	if n == nil {
+		return false
+	}
+	for _, a := range n.acl {
+		if a.Perms&perm != 0 && a.Scheme == "world" && a.ID == "anyone" {
+			return true
+		}
+	}
+	return false
+}
+
 // checkACL is ZooKeeperServer.checkACL: a super identity passes
 // everything; otherwise some entry granting one of perm's bits must be
 // world:anyone or match one of the connection's identities of its scheme

@@ -305,8 +305,17 @@ func sessionAction(a action, kind string, args specArgs) (action, error) {
 
 // Handler is the control interface over HTTP, for teams whose tests are
 // not in Go. GET / lists its endpoints (endpoints below), as text or, for
-// Accept: application/json, as JSON; replies are plain text.
-func (s *Server) Handler() http.Handler {
+// Accept: application/json, as JSON; replies are plain text. Every
+// request must carry "Authorization: Bearer TOKEN" (NewToken makes one;
+// an empty token refuses everything), name the server by IP address or
+// localhost in its Host header, and come from no foreign Origin
+// (guard.go): 401 or 403 otherwise.
+func (s *Server) Handler(token string) http.Handler {
+	return guard{token: token, next: s.routes()}
+}
+
+// routes serves the endpoints, unguarded.
+func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	eps := s.endpoints()
 	for _, ep := range eps {
@@ -334,7 +343,7 @@ func (s *Server) endpoints() []endpoint {
 		{"DELETE", "/faults", "disarm every armed fault", s.deleteFaults},
 		{"DELETE", "/faults/{id}", "disarm fault ID; 404 if it is not armed (it fired, was cleared, or never was)", s.deleteFault},
 		{"GET", "/sessions", "one line per live session: id, timeout, client address", s.getSessions},
-		{"GET", "/tree", "every znode, one per line, with its data length, version and owner", s.getTree},
+		{"GET", "/tree", "every znode a client without credentials may list (getChildren's READ check for world:anyone), one per line, with its data length, version and owner", s.getTree},
 		{"GET", "/members", "one line per member: index, client address, state (leader, follower, standalone, looking, stopped)", s.getMembers},
 		{"POST", "/members/{i}/stop", "stop member i as a killed server; 409 if it is stopped, 404 if there is none", s.memberHandler(s.StopMember)},
 		{"POST", "/members/{i}/start", "start member i again on the same port; 409 if it runs, 404 if there is none", s.memberHandler(s.StartMember)},
@@ -458,7 +467,11 @@ func (s *Server) getMembers(w http.ResponseWriter, _ *http.Request) {
 	}
 }
 
-// writeTree writes one line per znode, / first, then depth first.
+// writeTree writes one line per znode, / first, then depth first, as a
+// client without credentials would find them: the children of a node
+// whose ACL grants world:anyone no READ are left out, as getChildren
+// refuses to list them (exists, which needs no permission, shows a
+// listed node's stat).
 func writeTree(w io.Writer, m *machine.Machine) {
 	line := func(p string, st zkapi.Stat) {
 		owner := "-"
@@ -469,7 +482,24 @@ func writeTree(w io.Writer, m *machine.Machine) {
 	}
 	_, root, _ := m.Node("/")
 	line("/", root)
-	walk(m, "/", line)
+	worldWalk(m, "/", line)
+}
+
+// worldWalk is walk, descending only into nodes whose children
+// world:anyone may read.
+func worldWalk(m *machine.Machine, path string, f func(p string, st zkapi.Stat)) {
+	if !m.WorldCan(path, zkapi.PermRead) {
+		return
+	}
+	for _, name := range m.Children(path) {
+		p := path + "/" + name
+		if path == "/" {
+			p = "/" + name
+		}
+		_, st, _ := m.Node(p)
+		f(p, st)
+		worldWalk(m, p, f)
+	}
 }
 
 // memberHandler serves POST /members/{i}/stop and /start through op.

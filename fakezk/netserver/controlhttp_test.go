@@ -9,14 +9,18 @@ import (
 	"testing"
 )
 
-// do sends one request to the control interface and returns the status
-// and body.
+// testToken is the control token of newControl's servers.
+const testToken = "0123456789abcdef0123456789abcdef"
+
+// do sends one request to the control interface, with testToken unless
+// header sets Authorization, and returns the status and body.
 func do(t *testing.T, method, url, body string, header ...string) (int, string) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
+	req.Header.Set("Authorization", "Bearer "+testToken)
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
@@ -34,7 +38,7 @@ func do(t *testing.T, method, url, body string, header ...string) (int, string) 
 
 func newControl(t *testing.T) string {
 	t.Helper()
-	ts := httptest.NewServer(newServer(t).Handler())
+	ts := httptest.NewServer(newServer(t).Handler(testToken))
 	t.Cleanup(ts.Close)
 	return ts.URL
 }

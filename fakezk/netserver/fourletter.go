@@ -7,19 +7,53 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/zksim/zksim/internal/wire"
 	"github.com/zksim/zksim/zkapi"
 )
 
 // version is what srvr, stat, envi and mntr report.
 const version = "3.8.0-zksim, built on fakezk"
 
+// defaultFourLetterWords is ZooKeeper 3.8's 4lw.commands.whitelist when
+// none is configured (FourLetterCommands.resetWhiteList: srvr alone).
+var defaultFourLetterWords = []string{"srvr"}
+
+// CheckFourLetterWords refuses a whitelist (Config.FourLetterWords)
+// naming a word no server knows, which would silently never be answered.
+func CheckFourLetterWords(words []string) error {
+	for _, w := range words {
+		var prefix [4]byte
+		if len(w) == 4 {
+			copy(prefix[:], w)
+		}
+		if _, ok := wire.FourLetterWord(prefix); !ok && w != "*" {
+			return fmt.Errorf("%w: %q is not a four-letter word (ruok, srvr, stat, ...) or *", errConfig, w)
+		}
+	}
+	return nil
+}
+
+// fourLetterAllowed reports whether the whitelist has word
+// (FourLetterCommands.isEnabled).
+func (s *Server) fourLetterAllowed(word string) bool {
+	list := s.cfg.FourLetterWords
+	if list == nil {
+		list = defaultFourLetterWords
+	}
+	return slices.Contains(list, "*") || slices.Contains(list, word)
+}
+
 // fourLetter answers an admin command sent on the client port in place of
-// a connect request, as a 3.8 server whose 4lw.commands.whitelist is "*"
-// does (scripts/zk.sh's servers; the 3.8 default whitelists srvr alone):
-// the same words, answered with the same layout, the numbers the fake's.
+// a connect request, as a 3.8 server does: a word off the whitelist gets
+// NopCommand's line (NIOServerCnxn.checkFourLetterWord checks it first,
+// before stmk's argument or whether the server runs); the others the same
+// answers with the same layout, the numbers the fake's.
 // r supplies stmk's 8-byte argument; member is the member asked. The
 // connection closes after.
 func (s *Server) fourLetter(member int, word string, r io.Reader) string {
+	if !s.fourLetterAllowed(word) {
+		return word + " is not executed because it is not in the whitelist.\n"
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.serving() {

@@ -2,6 +2,9 @@ package netserver
 
 import (
 	"bytes"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -89,9 +92,15 @@ func (s *Server) resume(c *conn, req wire.ConnectRequest) bool {
 	return true
 }
 
-// passwd is the session's password: a function of the seed and the id, so
-// runs repeat, and unguessable enough for a test server.
+// passwd is the session's password: HMAC-SHA256 of the id under the
+// Server's random key, so that it cannot be derived from the id, or with
+// SeededPasswords a function of the seed and the id, so runs repeat.
 func (s *Server) passwd(id int64) []byte {
+	if s.pwKey != nil {
+		mac := hmac.New(sha256.New, s.pwKey)
+		mac.Write(binary.BigEndian.AppendUint64(nil, uint64(id)))
+		return mac.Sum(nil)[:wire.PasswdLen]
+	}
 	x := uint64(id) ^ s.m.Config().Seed ^ 0x7a6b73696d
 	p := make([]byte, 0, wire.PasswdLen)
 	for range 2 {
@@ -101,6 +110,19 @@ func (s *Server) passwd(id int64) []byte {
 		p = binary.BigEndian.AppendUint64(p, z^(z>>31))
 	}
 	return p
+}
+
+// passwordKey is the key of passwd: 32 bytes from crypto/rand, or nil
+// for seeded passwords.
+func passwordKey(seeded bool) ([]byte, error) {
+	if seeded {
+		return nil, nil
+	}
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, fmt.Errorf("netserver: session password key: %w", err)
+	}
+	return key, nil
 }
 
 // handle serves one request of an established connection; false ends it.

@@ -20,7 +20,8 @@ import (
 // ports and returns their addresses in member order.
 func newEnsemble(t *testing.T, followers int, tickMs int64) (*netserver.Server, []string) {
 	t.Helper()
-	return newEnsembleWith(t, netserver.Config{Machine: fakezk.Config{TickMillis: tickMs, Followers: followers}})
+	// Every four-letter word, as scripts/zk.sh's servers answer them.
+	return newEnsembleWith(t, netserver.Config{Machine: fakezk.Config{TickMillis: tickMs, Followers: followers}, FourLetterWords: []string{"*"}})
 }
 
 // newEnsembleWith is newEnsemble with a whole Config.
@@ -53,9 +54,9 @@ func newEnsembleWith(t *testing.T, cfg netserver.Config) (*netserver.Server, []s
 	// An answer from each member shows its ServeReplica has registered it.
 	for _, addr := range addrs {
 		c := dialRaw(t, addr)
-		c.write([]byte("ruok"))
-		if b, _ := c.rest(5 * time.Second); string(b) != "imok" {
-			t.Fatalf("ruok on %s: %q", addr, b)
+		c.write([]byte("srvr")) // the one word every server answers
+		if b, _ := c.rest(5 * time.Second); !strings.HasPrefix(string(b), "Zookeeper version:") {
+			t.Fatalf("srvr on %s: %q", addr, b)
 		}
 	}
 	return srv, addrs
@@ -211,11 +212,12 @@ func TestServer_NoQuorum(t *testing.T) {
 // in that state, and a bad index.
 func TestHandler_Members(t *testing.T) {
 	srv, addrs := newEnsemble(t, 2, 500)
-	hs := httptest.NewServer(srv.Handler())
+	hs := httptest.NewServer(srv.Handler(testToken))
 	defer hs.Close()
 	do := func(method, path string) (int, string) {
 		t.Helper()
 		req, _ := http.NewRequest(method, hs.URL+path, nil)
+		req.Header.Set("Authorization", "Bearer "+testToken)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)

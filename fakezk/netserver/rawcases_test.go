@@ -41,9 +41,10 @@ import (
 //     server's.
 
 // serverConfig is the fake configured as scripts/zk.sh configures the
-// real server: tickTime 500, so sessions of 1 to 10 s.
+// real server: tickTime 500, so sessions of 1 to 10 s, and
+// 4lw.commands.whitelist=*.
 func serverConfig() netserver.Config {
-	return netserver.Config{Machine: fakezk.Config{TickMillis: 500, SortChildren: true}}
+	return netserver.Config{Machine: fakezk.Config{TickMillis: 500, SortChildren: true}, FourLetterWords: []string{"*"}}
 }
 
 // Shorthands for the cases' bytes.

@@ -84,6 +84,19 @@ type Config struct {
 	// Only the configuration changes: members a reconfig removes keep
 	// serving, and the leader never steps down.
 	Reconfig bool
+	// FourLetterWords lists the four-letter words the client port
+	// answers, as ZooKeeper's 4lw.commands.whitelist: nil answers srvr
+	// alone (3.8's default), "*" every word. Others are answered as
+	// ZooKeeper's NopCommand answers them ("dump is not executed because
+	// it is not in the whitelist."): dump, cons and wchc name sessions,
+	// and crst, srst and stmk change state, for anyone who can connect.
+	FourLetterWords []string
+	// SeededPasswords makes session passwords a function of
+	// Machine.Seed and the session id, so that runs repeat. By default
+	// they are keyed by crypto/rand at New, so that knowing a session id
+	// (srvr's neighbours, a log, a 4lw answer) is not enough to resume
+	// another client's session.
+	SeededPasswords bool
 	// Logf, if set, receives one line per connection event and fault.
 	Logf func(format string, args ...any)
 }
@@ -120,6 +133,7 @@ type Server struct {
 	closed    bool
 
 	budget frameBudget // has its own lock
+	pwKey  []byte      // keys session passwords; nil with SeededPasswords
 
 	done chan struct{}
 	wg   sync.WaitGroup
@@ -159,6 +173,13 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := CheckFourLetterWords(cfg.FourLetterWords); err != nil {
+		return nil, err
+	}
+	key, err := passwordKey(cfg.SeededPasswords)
+	if err != nil {
+		return nil, err
+	}
 	qc := initialQuorum(cfg, m.Config().Followers)
 	if qc != nil {
 		m.InitConfig(qc.data)
@@ -171,6 +192,7 @@ func New(cfg Config) (*Server, error) {
 		budget:  frameBudget{limit: budget},
 		members: make([]member, 1+m.Config().Followers),
 		quorum:  qc,
+		pwKey:   key,
 		done:    make(chan struct{}),
 	}
 	s.wg.Add(1)

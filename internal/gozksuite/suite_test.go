@@ -29,8 +29,9 @@ const superDigest = "super:D/InIHSb7yEEbrWz8b9l71RjZJU="
 // serveFeatureFlags are the serve flags for the suite's Java config
 // (server_java_test.go: superDigest, extendedTypesEnabled,
 // emulate353TTLNodes; zoo.cfg: reconfigEnabled, 4lw.commands.whitelist=*,
-// which serve always answers). A flag serve lacks fails the test.
+// serve's -4lw '*'). A flag serve lacks fails the test.
 var serveFeatureFlags = [][]string{
+	{"-4lw", "*"},
 	{"-reconfig"},
 	{"-super-digest", superDigest},
 	{"-extended-types"},

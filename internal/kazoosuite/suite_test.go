@@ -32,10 +32,11 @@ const superDigest = "super:D/InIHSb7yEEbrWz8b9l71RjZJU="
 // serveFeatureFlags configure serve as kazoo's harness configures its Java
 // servers (kazoo/testing/harness.py and common.py: tickTime=2000,
 // maxClientCnxns=0, reconfigEnabled=true, the super digest,
-// 4lw.commands.whitelist=*, which serve always answers). A flag serve
-// lacks fails the test. Not offered by serve: readonlymode.enabled (kazoo's
-// one read-only test fails on the real server too).
+// 4lw.commands.whitelist=*, serve's -4lw '*'). A flag serve lacks fails
+// the test. Not offered by serve: readonlymode.enabled (kazoo's one
+// read-only test fails on the real server too).
 var serveFeatureFlags = [][]string{
+	{"-4lw", "*"},
 	{"-tick", "2000"},
 	{"-max-conns", "0"},
 	{"-reconfig"},

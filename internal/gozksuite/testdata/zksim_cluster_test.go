@@ -67,6 +67,7 @@ type TestCluster struct {
 type serveProc struct {
 	cmd     *exec.Cmd
 	control string // http://host:port
+	token   string // the control token serve printed
 	addrs   []string
 	once    sync.Once
 	done    chan struct{}
@@ -74,6 +75,7 @@ type serveProc struct {
 
 var addrLine = regexp.MustCompile(`^zksim serve: (leader|follower \d+) on (\S+)$`)
 var controlLine = regexp.MustCompile(`^zksim serve: control on (\S+)$`)
+var tokenLine = regexp.MustCompile(`^zksim serve: control token (\S+)$`)
 
 // startServe runs zksim serve with args and waits for its address lines.
 func startServe(args ...string) (*serveProc, error) {
@@ -103,6 +105,9 @@ func startServe(args ...string) (*serveProc, error) {
 		if m := addrLine.FindStringSubmatch(sc.Text()); m != nil {
 			p.addrs = append(p.addrs, m[2])
 		}
+		if m := tokenLine.FindStringSubmatch(sc.Text()); m != nil {
+			p.token = m[1]
+		}
 		if m := controlLine.FindStringSubmatch(sc.Text()); m != nil {
 			p.control = m[1]
 			go io.Copy(ioutil.Discard, out)
@@ -120,8 +125,18 @@ func (p *serveProc) kill() {
 	})
 }
 
+// request is a control request with the token.
+func (p *serveProc) request(method, path string) (*http.Response, error) {
+	req, err := http.NewRequest(method, p.control+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+p.token)
+	return http.DefaultClient.Do(req)
+}
+
 func (p *serveProc) post(path string) error {
-	resp, err := http.Post(p.control+path, "text/plain", nil)
+	resp, err := p.request("POST", path)
 	if err != nil {
 		return err
 	}
@@ -296,7 +311,7 @@ func (tc *TestCluster) StartAllServers() error {
 func (tc *TestCluster) waitForClients(limit time.Duration) {
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
-		resp, err := http.Get(tc.proc.control + "/sessions")
+		resp, err := tc.proc.request("GET", "/sessions")
 		if err != nil {
 			return
 		}

@@ -6,7 +6,8 @@ kazoo.testing.harness.get_global_cluster, whose result the harness reads
 as KazooTestHarness.cluster: in place of ZookeeperCluster's Java servers
 it returns a ServeCluster, one `zksim serve -followers N-1` process whose
 members are stopped and started through serve's control interface (POST
-/members/{i}/stop and /start, on the same port). Nothing else of kazoo is
+/members/{i}/stop and /start, on the same port, with the token serve
+prints before the control line). Nothing else of kazoo is
 changed: its tests and the rest of its harness (expire_session and
 lose_connection inject the failure inside the client) run as shipped.
 
@@ -29,6 +30,7 @@ import kazoo.testing.harness as harness
 
 _ADDR_LINE = re.compile(r"^zksim serve: (?:leader|follower \d+) on (\S+)$")
 _CONTROL_LINE = re.compile(r"^zksim serve: control on (\S+)$")
+_TOKEN_LINE = re.compile(r"^zksim serve: control token (\S+)$")
 
 # The environment kazoo's get_global_cluster compares to decide whether its
 # cluster must be rebuilt (test_sasl sets ZOOKEEPER_JAAS_AUTH).
@@ -63,25 +65,30 @@ class ServeProcess(object):
             stderr.close()
         self.addrs = []
         self.control = None
+        self.token = None
         for raw in self.proc.stdout:
             line = raw.decode("utf-8", "replace").rstrip("\n")
             m = _ADDR_LINE.match(line)
             if m:
                 self.addrs.append(m.group(1))
+            m = _TOKEN_LINE.match(line)
+            if m:
+                self.token = m.group(1)
             m = _CONTROL_LINE.match(line)
             if m:
                 self.control = m.group(1)
                 break
         # serve prints nothing more on stdout; closing the pipe is safe.
         self.proc.stdout.close()
-        if self.control is None or len(self.addrs) != size:
+        if self.control is None or self.token is None or len(self.addrs) != size:
             self.kill()
             raise RuntimeError("zksim serve %s listed %d members and control %s"
                                % (args, len(self.addrs), self.control))
 
     def post(self, path):
-        req = urllib.request.Request(self.control + path, data=b"",
-                                     method="POST")
+        req = urllib.request.Request(
+            self.control + path, data=b"", method="POST",
+            headers={"Authorization": "Bearer " + self.token})
         with urllib.request.urlopen(req, timeout=10) as resp:
             resp.read()
 
