@@ -145,18 +145,21 @@ func TestRaw_FakeMatchesRecorded(t *testing.T) {
 func rawRecorded(t *testing.T, cfg netserver.Config, cases []rawCase, goldenFile string) {
 	checkLeaks(t)
 	golden := readGolden(t, goldenFile)
-	// Cleanups run last first: the tree goes, then the admin session,
-	// then the server, then the leak check.
-	_, fake := newFake(t, cfg)
-	ctx := zktest.Context(t, time.Minute)
-	admin := zktest.Dial(t, ctx, []string{fake}, gozk.Config{})
-	top := zktest.Root(t, ctx, admin, "/zksim-rawdiff-")
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			want, ok := golden[tc.name]
 			if !ok {
 				t.Fatalf("no recorded observation in %s: run its TestRawDiff test with -update and the real server set", goldenFile)
 			}
+			// A server of its own per case: on a shared one, the sessions
+			// of earlier cases expire (10 s after their connections close,
+			// in wall-clock time) while a slow machine runs later ones, and
+			// their closes move the zxids a case reads. Cleanups run last
+			// first: the tree goes, then the admin session, then the server.
+			_, fake := newFake(t, cfg)
+			ctx := zktest.Context(t, time.Minute)
+			admin := zktest.Dial(t, ctx, []string{fake}, gozk.Config{})
+			top := zktest.Root(t, ctx, admin, "/zksim-rawdiff-")
 			compare(t, tc, want, observe(t, fake, fmt.Sprintf("%s/c%d-0", top, i), tc))
 		})
 	}
