@@ -26,16 +26,13 @@ func BenchmarkExploreZoo(b *testing.B) { benchmarkExploreZoo(b, false) }
 func BenchmarkExploreZooSymmetry(b *testing.B) { benchmarkExploreZoo(b, true) }
 
 func benchmarkExploreZoo(b *testing.B, symmetry bool) {
-	clients := map[string]int{zoo.NameExistsAbsence: 3, "zoo/timeoutleak": 3, "zoo/deletefirstchild": 3,
-		zoo.NameSemMixedMax: 3, zoo.NameSemDirWatch: 4, zoo.NameSemTimeoutLeak: 3}
 	for _, ex := range zoo.Exhibits() {
 		b.Run(strings.TrimPrefix(ex.Name, "zoo/"), func(b *testing.B) {
-			w := zooWorkload(ex)
-			w.Clients, w.Acquisitions = max(2, clients[ex.Name]), 1
+			w, cfg := zooSearch(ex)
 			var res *harness.Exploration
 			for b.Loop() {
 				var err error
-				res, err = harness.Explore(context.Background(), sim.Config{Faults: exploreFaults}, w, sim.Bounds{Deviations: 4, Class: ex.Violation, Symmetry: symmetry})
+				res, err = harness.Explore(context.Background(), cfg, w, sim.Bounds{Deviations: 4, Class: ex.Violation, Symmetry: symmetry})
 				if err != nil || res.Counterexample == nil {
 					b.Fatalf("%v: not found: %s", err, res.Coverage())
 				}

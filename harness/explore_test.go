@@ -79,11 +79,28 @@ func zooExhibits(t *testing.T, names ...string) []zoo.Exhibit {
 	return exs
 }
 
+// zooSearch is the workload and configuration an exhibit's bug is
+// searched with: its smallest workload, one fault of each kind; for the
+// bugs a timer shows, a deadline that fires while another client is
+// between getChildren and exists is enough, and the timer workload
+// without faults is searched (with every fault the search takes
+// millions of states to get there: 2.8M for existsabsence, found at
+// 100k when time passed only with nothing else to do, since early ticks
+// widen the passes before it; BenchmarkExploreTimerBugsUnderFaults).
+func zooSearch(ex zoo.Exhibit) (harness.Workload, sim.Config) {
+	clients := map[string]int{zoo.NameExistsAbsence: 3, "zoo/timeoutleak": 3, "zoo/deletefirstchild": 3,
+		zoo.NameSemMixedMax: 3, zoo.NameSemDirWatch: 4, zoo.NameSemTimeoutLeak: 3, zoo.NameSemBusyCount: 3}
+	if slices.Contains(timerNames, ex.Name) || ex.Name == zoo.NameExistsAbsence {
+		return timerWorkload(ex), sim.Config{}
+	}
+	w := zooWorkload(ex)
+	w.Clients, w.Acquisitions = max(2, clients[ex.Name]), 1
+	return w, sim.Config{Faults: exploreFaults}
+}
+
 // testFindsZooBugs searches each exhibit's smallest workload for its
 // class, deepening up to 2 deviations.
 func testFindsZooBugs(t *testing.T, exhibits []zoo.Exhibit, symmetry bool) {
-	clients := map[string]int{zoo.NameExistsAbsence: 3, "zoo/timeoutleak": 3, "zoo/deletefirstchild": 3,
-		zoo.NameSemMixedMax: 3, zoo.NameSemDirWatch: 4, zoo.NameSemTimeoutLeak: 3, zoo.NameSemBusyCount: 3}
 	for _, ex := range exhibits {
 		t.Run(ex.Name, func(t *testing.T) {
 			if symmetry && ex.Name == zoo.NameExistsAbsence {
@@ -92,18 +109,7 @@ func testFindsZooBugs(t *testing.T, exhibits []zoo.Exhibit, symmetry bool) {
 				// BenchmarkExploreZooSymmetry.
 				t.Skip("too long for a test with symmetry")
 			}
-			w := zooWorkload(ex)
-			w.Clients, w.Acquisitions = max(2, clients[ex.Name]), 1
-			cfg := sim.Config{Faults: exploreFaults}
-			if slices.Contains(timerNames, ex.Name) || ex.Name == zoo.NameExistsAbsence {
-				// A deadline that fires while another client is between
-				// getChildren and exists is enough; with every fault the
-				// search takes millions of states to get there (2.8M for
-				// existsabsence, found at 100k when time passed only with
-				// nothing else to do: early ticks widen the passes before
-				// it), see TestExplore_FindsTimerBugsUnderFaults.
-				w, cfg = timerWorkload(ex), sim.Config{}
-			}
+			w, cfg := zooSearch(ex)
 			res, err := harness.Explore(context.Background(), cfg, w,
 				sim.Bounds{Deviations: 2, MaxStates: 200000, Class: ex.Violation, Symmetry: symmetry})
 			if err != nil {
