@@ -488,18 +488,7 @@ func writeTree(w io.Writer, m *machine.Machine) {
 // worldWalk is walk, descending only into nodes whose children
 // world:anyone may read.
 func worldWalk(m *machine.Machine, path string, f func(p string, st zkapi.Stat)) {
-	if !m.WorldCan(path, zkapi.PermRead) {
-		return
-	}
-	for _, name := range m.Children(path) {
-		p := path + "/" + name
-		if path == "/" {
-			p = "/" + name
-		}
-		_, st, _ := m.Node(p)
-		f(p, st)
-		worldWalk(m, p, f)
-	}
+	walkInto(m, path, func(p string) bool { return m.WorldCan(p, zkapi.PermRead) }, f)
 }
 
 // memberHandler serves POST /members/{i}/stop and /start through op.

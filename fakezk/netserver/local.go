@@ -166,6 +166,15 @@ func (s *Server) ephemerals(id int64, prefix string) []string {
 // walk calls f for every node below path (not path itself) on the leader,
 // depth first, children in name order.
 func walk(m *machine.Machine, path string, f func(p string, st zkapi.Stat)) {
+	walkInto(m, path, func(string) bool { return true }, f)
+}
+
+// walkInto is walk that lists the children only of the nodes descend
+// allows (path included).
+func walkInto(m *machine.Machine, path string, descend func(string) bool, f func(p string, st zkapi.Stat)) {
+	if !descend(path) {
+		return
+	}
 	for _, name := range m.Children(path) {
 		p := path + "/" + name
 		if path == "/" {
@@ -173,7 +182,7 @@ func walk(m *machine.Machine, path string, f func(p string, st zkapi.Stat)) {
 		}
 		_, st, _ := m.Node(p)
 		f(p, st)
-		walk(m, p, f)
+		walkInto(m, p, descend, f)
 	}
 }
 
