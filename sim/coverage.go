@@ -427,22 +427,26 @@ func (c *Coverage) watchLine() string {
 func (c *Coverage) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "exercised in %d runs:\n", c.runs)
-	for _, r := range c.Table() {
-		fmt.Fprintf(&b, "  %-13s %s\n", r[0], wrap(r[1], 80))
-	}
+	b.WriteString(c.Rows("  ", 13, 80))
 	return b.String()
 }
 
-// wrap breaks a line of comma-separated items after the item that passes
-// width, going on under the first.
-func wrap(line string, width int) string {
-	var lines []string
-	cur := ""
-	for _, item := range strings.SplitAfter(line, ", ") {
-		if cur != "" && len(cur)+len(item) > width {
-			lines, cur = append(lines, strings.TrimRight(cur, " ")), ""
+// Rows is the table as text: a line a row, each label after indent in
+// a column labelWidth wide, and each row's items wrapped after the item
+// that passes width, going on under the first.
+func (c *Coverage) Rows(indent string, labelWidth, width int) string {
+	var b strings.Builder
+	under := "\n" + strings.Repeat(" ", len(indent)+labelWidth+1)
+	for _, r := range c.Table() {
+		var lines []string
+		cur := ""
+		for _, item := range strings.SplitAfter(r[1], ", ") {
+			if cur != "" && len(cur)+len(item) > width {
+				lines, cur = append(lines, strings.TrimRight(cur, " ")), ""
+			}
+			cur += item
 		}
-		cur += item
+		fmt.Fprintf(&b, "%s%-*s %s\n", indent, labelWidth, r[0], strings.Join(append(lines, cur), under))
 	}
-	return strings.Join(append(lines, cur), "\n"+strings.Repeat(" ", 16))
+	return b.String()
 }

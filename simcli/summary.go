@@ -336,21 +336,5 @@ func writeExercised(w io.Writer, cov *sim.Coverage) {
 		return
 	}
 	fmt.Fprintf(w, "  %-22s %d runs: what the faults landed on, and what no run met\n", "exercised", cov.Runs())
-	for _, row := range cov.Table() {
-		fmt.Fprintf(w, "    %-20s %s\n", row[0], wrapItems(row[1], 74, strings.Repeat(" ", 25)))
-	}
-}
-
-// wrapItems breaks a comma-separated line after the item that passes
-// width, going on after indent.
-func wrapItems(line string, width int, indent string) string {
-	var lines []string
-	cur := ""
-	for _, item := range strings.SplitAfter(line, ", ") {
-		if cur != "" && len(cur)+len(item) > width {
-			lines, cur = append(lines, strings.TrimRight(cur, " ")), ""
-		}
-		cur += item
-	}
-	return strings.Join(append(lines, cur), "\n"+indent)
+	io.WriteString(w, cov.Rows("    ", 20, 74))
 }
