@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -94,9 +95,19 @@ func TestSuite_Real(t *testing.T) {
 	}
 	want := suitecheck.ReadResults(t, filepath.Join("testdata", "real.txt"))
 	for _, name := range suitecheck.SortedNames(want) {
-		if want[name] != got[name] {
-			t.Errorf("%s: %s on the real server now, %s in testdata/real.txt", name, got[name], want[name])
+		if want[name] == got[name] {
+			continue
 		}
+		// The module's tests start Java servers with fixed waits, which a
+		// loaded machine can miss; a test that differs is run once more,
+		// alone, and reported only if it differs again.
+		top, _, _ := strings.Cut(name, "/")
+		again := runSuite(t, pkg, []string{"ZOOKEEPER_BIN_PATH=" + bin}, "-run", "^"+regexp.QuoteMeta(top)+"$")
+		if want[name] == again[name] {
+			t.Logf("%s: %s on the real server once, %s when run again alone (as in testdata/real.txt)", name, got[name], again[name])
+			continue
+		}
+		t.Errorf("%s: %s on the real server now (twice), %s in testdata/real.txt", name, again[name], want[name])
 	}
 }
 
@@ -128,12 +139,13 @@ func patchRealWait(t *testing.T, pkg string) {
 	}
 }
 
-// runSuite runs go test -json in pkg and returns each test's outcome
+// runSuite runs go test -json in pkg (with extra flags) and returns each test's outcome
 // (subtests too, as NAME/SUB): pass, fail or skip.
-func runSuite(t *testing.T, pkg string, env []string) map[string]string {
+func runSuite(t *testing.T, pkg string, env []string, extra ...string) map[string]string {
 	t.Helper()
 	env = append(env, "ZK_VERSION=3.8.0", "GOWORK=off", "GOFLAGS=-mod=mod")
-	out, err := goOutput(pkg, env, "test", "-json", "-count=1", "-timeout=15m", ".")
+	args := append([]string{"test", "-json", "-count=1", "-timeout=15m"}, extra...)
+	out, err := goOutput(pkg, env, append(args, ".")...)
 	results := parseEvents(t, out)
 	if len(results) == 0 {
 		t.Fatalf("go test ran no test (%v):\n%s", err, suitecheck.Tail(out))
