@@ -262,21 +262,22 @@ func (m *Machine) CheckPerm(id int64, path string, perm int32) error {
 	return checkACL(s, n.acl, perm)
 }
 
-// WorldCan reports whether path's ACL grants perm to world:anyone, so to
-// any client whatever its identities: what an observer without
-// credentials may see (netserver's control interface lists only such
-// children). False without the node.
-func (m *Machine) WorldCan(path string, perm int32) bool {
-	n := m.leader().tree[path]
-	if n == nil {
-		return false
+// DigestCan returns a check of whether a client that authenticated with
+// each of credentials ("user:password", as addauth digest sends) would be
+// granted perm on path: what an observer holding those credentials may
+// see (netserver's control interface lists only such children). The super
+// user's credentials (Config.SuperDigest) pass everything, as on the
+// server; with none, only world:anyone's grants count. The check is false
+// without the node.
+func (m *Machine) DigestCan(credentials []string) func(path string, perm int32) bool {
+	s := &session{}
+	for _, c := range credentials {
+		m.addAuth(s, AddAuth{Scheme: "digest", Data: []byte(c)})
 	}
-	for _, a := range n.acl {
-		if a.Perms&perm != 0 && a.Scheme == "world" && a.ID == "anyone" {
-			return true
-		}
+	return func(path string, perm int32) bool {
+		n := m.leader().tree[path]
+		return n != nil && checkACL(s, n.acl, perm) == nil
 	}
-	return false
 }
 
 // checkACL is ZooKeeperServer.checkACL: a super identity passes

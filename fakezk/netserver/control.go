@@ -343,7 +343,7 @@ func (s *Server) endpoints() []endpoint {
 		{"DELETE", "/faults", "disarm every armed fault", s.deleteFaults},
 		{"DELETE", "/faults/{id}", "disarm fault ID; 404 if it is not armed (it fired, was cleared, or never was)", s.deleteFault},
 		{"GET", "/sessions", "one line per live session: id, timeout, client address", s.getSessions},
-		{"GET", "/tree", "every znode a client without credentials may list (getChildren's READ check for world:anyone), one per line, with its data length, version and owner", s.getTree},
+		{"GET", "/tree", "every znode a client without credentials (or with the digest credentials of each X-Zksim-Digest: user:password header; the super user's see all) may list (getChildren's READ check), one per line, with its data length, version and owner", s.getTree},
 		{"GET", "/members", "one line per member: index, client address, state (leader, follower, standalone, looking, stopped)", s.getMembers},
 		{"POST", "/members/{i}/stop", "stop member i as a killed server; 409 if it is stopped, 404 if there is none", s.memberHandler(s.StopMember)},
 		{"POST", "/members/{i}/start", "start member i again on the same port; 409 if it runs, 404 if there is none", s.memberHandler(s.StartMember)},
@@ -453,8 +453,13 @@ func (s *Server) getSessions(w http.ResponseWriter, _ *http.Request) {
 	}
 }
 
-func (s *Server) getTree(w http.ResponseWriter, _ *http.Request) {
-	s.Inspect(func(m *machine.Machine) { writeTree(w, m) })
+// digestHeader carries a digest credential ("user:password") for /tree,
+// once per credential; a header, not the URL, which logs and proxies keep.
+const digestHeader = "X-Zksim-Digest"
+
+func (s *Server) getTree(w http.ResponseWriter, r *http.Request) {
+	creds := r.Header.Values(digestHeader)
+	s.Inspect(func(m *machine.Machine) { writeTree(w, m, creds) })
 }
 
 func (s *Server) getMembers(w http.ResponseWriter, _ *http.Request) {
@@ -468,11 +473,12 @@ func (s *Server) getMembers(w http.ResponseWriter, _ *http.Request) {
 }
 
 // writeTree writes one line per znode, / first, then depth first, as a
-// client without credentials would find them: the children of a node
-// whose ACL grants world:anyone no READ are left out, as getChildren
-// refuses to list them (exists, which needs no permission, shows a
-// listed node's stat).
-func writeTree(w io.Writer, m *machine.Machine) {
+// client holding the digest credentials creds (none: a client without
+// credentials) would find them: the children of a node whose ACL grants
+// those identities no READ are left out, as getChildren refuses to list
+// them (exists, which needs no permission, shows a listed node's stat).
+// The super user's credentials (-super-digest) see the whole tree.
+func writeTree(w io.Writer, m *machine.Machine, creds []string) {
 	line := func(p string, st zkapi.Stat) {
 		owner := "-"
 		if st.EphemeralOwner != 0 {
@@ -482,13 +488,8 @@ func writeTree(w io.Writer, m *machine.Machine) {
 	}
 	_, root, _ := m.Node("/")
 	line("/", root)
-	worldWalk(m, "/", line)
-}
-
-// worldWalk is walk, descending only into nodes whose children
-// world:anyone may read.
-func worldWalk(m *machine.Machine, path string, f func(p string, st zkapi.Stat)) {
-	walkInto(m, path, func(p string) bool { return m.WorldCan(p, zkapi.PermRead) }, f)
+	can := m.DigestCan(creds)
+	walkInto(m, "/", func(p string) bool { return can(p, zkapi.PermRead) }, line)
 }
 
 // memberHandler serves POST /members/{i}/stop and /start through op.

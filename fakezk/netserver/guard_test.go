@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/fakezk/netserver"
 )
 
 // TestControl_Guard: the control interface serves only requests with the
@@ -94,8 +96,15 @@ func doReq(t *testing.T, method, url, body, host string, header ...string) (int,
 // credentials (ZooKeeper's FinalRequestProcessor checks READ on the
 // parent for getChildren); exists needs no permission, so the protected
 // node itself is listed.
+//
+// With X-Zksim-Digest credentials /tree shows what a client holding them
+// would list, and the super user's (-super-digest) see everything.
 func TestControl_TreeFollowsACLs(t *testing.T) {
-	srv := newServer(t)
+	srv, err := netserver.New(netserver.Config{Machine: fakezk.Config{TickMillis: 100, SuperDigest: suiteSuperDigest}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
 	addr, err := srv.Listen("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -131,5 +140,19 @@ func TestControl_TreeFollowsACLs(t *testing.T) {
 	}
 	if strings.Contains(tree, "lock-") {
 		t.Errorf("/tree lists a child of /secret, whose ACL denies world READ:\n%s", tree)
+	}
+	for _, tc := range []struct {
+		creds string
+		sees  bool
+	}{
+		{"owner:pw", true},
+		{"owner:wrong", false},
+		{"super:test", true},
+		{"super:wrong", false},
+	} {
+		_, tree := do(t, "GET", ts.URL+"/tree", "", "X-Zksim-Digest", tc.creds)
+		if got := strings.Contains(tree, "\n/secret/lock-0000000001 "); got != tc.sees {
+			t.Errorf("/tree as %s lists /secret's child: %v, want %v:\n%s", tc.creds, got, tc.sees, tree)
+		}
 	}
 }
