@@ -64,7 +64,8 @@ ms of virtual time (a tick is -tick real ms).
 On a shared machine: the control interface refuses requests without the
 token (a random one unless -control-token-file gives it), with a Host
 other than an IP address or localhost, or from a foreign Origin, and
-/tree lists only what a client without credentials may list; serve warns
+/tree lists only what a client without credentials may list (or, with
+X-Zksim-Digest: USER:PASSWORD headers, what one with those may); serve warns
 on stderr when -control is not on loopback. Four-letter words other than
 -4lw's (srvr alone by default, as ZooKeeper 3.8's 4lw.commands.whitelist)
 are answered "WORD is not executed because it is not in the whitelist.".
