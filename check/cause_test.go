@@ -5,16 +5,17 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/linearize"
 )
 
 // Every checker words a plain cause from its own history and links it
 // step by step, in step order.
 func TestCause_PlainFromTheCheckers(t *testing.T) {
-	holds := []check.Hold{
+	holds := []linearize.Hold{
 		{Client: 0, Lock: "/l", Call: 2, Start: 5, End: 9},
 		{Client: 1, Lock: "/l", Call: 3, Start: 7, End: -1},
 	}
-	leases := append(holds, check.Hold{Client: 2, Lock: "/l", Call: 4, Start: 8, End: 10})
+	leases := append(holds, linearize.Hold{Client: 2, Lock: "/l", Call: 4, Start: 8, End: 10})
 	barrier := []check.Visit{
 		{Client: 0, Arrive: 1, Entered: 6, Left: 9, Gone: 9, Passed: 12},
 		{Client: 1, Arrive: 2, Entered: 7, Left: 20, Gone: 20, Passed: 21},
@@ -23,9 +24,9 @@ func TestCause_PlainFromTheCheckers(t *testing.T) {
 		vs          []check.Violation
 		cause, link string
 	}{
-		{check.Locks(holds).Violations, "c2 acquired /l at step 7 while c1 held it (from step 5 to step 9)",
+		{check.Exclusion(holds, 1), "c2 acquired /l at step 7 while c1 held it (from step 5 to step 9)",
 			"[{5 c1 acquired /l (exclusive) false} {7 c2 acquired /l (exclusive) false}]"},
-		{check.Leases(leases, 2).Violations,
+		{check.Exclusion(leases, 2),
 			"c3 acquired /l at step 8 while c1 held it (from step 5 to step 9), c2 held it (from step 7 to the end)",
 			"[{5 c1 acquired /l (exclusive) false} {7 c2 acquired /l (exclusive) false} {8 c3 acquired /l (exclusive) false}]"},
 		{check.Tokens([]check.Accepted{{Client: 0, Token: 2, Step: 20, Zxid: 5}, {Client: 1, Token: 1, Step: 24, Zxid: 6}}),

@@ -2,49 +2,41 @@ package check_test
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/linearize"
 )
 
-func TestLocks_Overlap(t *testing.T) {
-	ok := []check.Hold{
+func TestExclusion_Overlap(t *testing.T) {
+	ok := []linearize.Hold{
 		{Client: 0, Lock: "/l", Call: 0, Start: 1, End: 3},
 		{Client: 1, Lock: "/l", Call: 0, Start: 4, End: 6},
 		{Client: 2, Lock: "/other", Call: 0, Start: 2, End: 5},
 	}
-	if r := check.Locks(ok); !r.OK() {
-		t.Fatalf("disjoint holds reported: %v", r.Violations)
+	if vs := check.Exclusion(ok, 1); len(vs) != 0 {
+		t.Fatalf("disjoint holds reported: %v", vs)
 	}
-	bad := append(ok, check.Hold{Client: 3, Lock: "/l", Call: 0, Start: 2, End: 5})
-	r := check.Locks(bad)
-	if r.OK() || r.Violations[0].Class != check.MutualExclusion || !strings.Contains(r.Violations[0].Detail, "c1") {
-		t.Fatalf("overlap not reported: %v", r.Violations)
-	}
-	path := filepath.Join(t.TempDir(), "timeline.html")
-	if err := r.WriteHTML(path); err != nil {
-		t.Fatal(err)
-	}
-	if b, _ := os.ReadFile(path); !strings.Contains(string(b), "<html") {
-		t.Fatal("no HTML written")
+	bad := append(ok, linearize.Hold{Client: 3, Lock: "/l", Call: 0, Start: 2, End: 5})
+	vs := check.Exclusion(bad, 1)
+	if len(vs) == 0 || vs[0].Class != check.MutualExclusion || !strings.Contains(vs[0].Detail, "c1") {
+		t.Fatalf("overlap not reported: %v", vs)
 	}
 }
 
-func TestLocks_ReadersShare(t *testing.T) {
-	holds := []check.Hold{
-		{Client: 0, Lock: "/l", Mode: check.Read, Start: 1, End: 5},
-		{Client: 1, Lock: "/l", Mode: check.Read, Start: 2, End: 6},
-		{Client: 2, Lock: "/l", Mode: check.Write, Start: 7, End: 8},
-		{Client: 3, Lock: "/l", Mode: check.Write, Start: 9, End: -1},
+func TestExclusion_ReadersShare(t *testing.T) {
+	holds := []linearize.Hold{
+		{Client: 0, Lock: "/l", Mode: linearize.Read, Start: 1, End: 5},
+		{Client: 1, Lock: "/l", Mode: linearize.Read, Start: 2, End: 6},
+		{Client: 2, Lock: "/l", Mode: linearize.Write, Start: 7, End: 8},
+		{Client: 3, Lock: "/l", Mode: linearize.Write, Start: 9, End: -1},
 	}
-	if r := check.Locks(holds); !r.OK() {
-		t.Fatalf("%v", r.Violations)
+	if vs := check.Exclusion(holds, 1); len(vs) != 0 {
+		t.Fatalf("%v", vs)
 	}
-	holds = append(holds, check.Hold{Client: 4, Lock: "/l", Mode: check.Read, Start: 7, End: 8})
-	if r := check.Locks(holds); r.OK() || r.Violations[0].Class != check.RWExclusion {
+	holds = append(holds, linearize.Hold{Client: 4, Lock: "/l", Mode: linearize.Read, Start: 7, End: 8})
+	if vs := check.Exclusion(holds, 1); len(vs) == 0 || vs[0].Class != check.RWExclusion {
 		t.Fatal("reader beside a writer not reported")
 	}
 }
@@ -76,7 +68,7 @@ func TestWakeupsTokensOrphans(t *testing.T) {
 }
 
 func TestRegister(t *testing.T) {
-	good := []check.RegisterOp{
+	good := []linearize.RegisterOp{
 		{Client: 0, Value: "a", Expect: 0, Ok: true, Version: 1, Call: 0, Return: 2},
 		{Client: 1, Value: "b", Expect: 0, Ok: false, Call: 1, Return: 3},
 		{Client: 1, Read: true, Value: "a", Version: 1, Call: 4, Return: 5},
@@ -86,7 +78,7 @@ func TestRegister(t *testing.T) {
 	if vs := check.Register(good); vs != nil {
 		t.Fatalf("%v", vs)
 	}
-	stale := append(good, check.RegisterOp{Client: 1, Read: true, Value: "a", Version: 1, Call: 10, Return: 11})
+	stale := append(good, linearize.RegisterOp{Client: 1, Read: true, Value: "a", Version: 1, Call: 10, Return: 11})
 	if vs := check.Register(stale); vs == nil {
 		t.Fatal("stale read after a newer one not reported")
 	}
@@ -112,7 +104,7 @@ func TestWorst_OrdersClasses(t *testing.T) {
 // Each checker blames the steps of what it found: the two holds'
 // starts, the wakeups of one change, the two writes.
 func TestViolation_Steps(t *testing.T) {
-	holds := []check.Hold{
+	holds := []linearize.Hold{
 		{Client: 0, Lock: "/l", Call: 2, Start: 5, End: 9},
 		{Client: 1, Lock: "/l", Call: 3, Start: 7, End: 12},
 	}
@@ -123,7 +115,7 @@ func TestViolation_Steps(t *testing.T) {
 		vs   []check.Violation
 		want string
 	}{
-		{check.Locks(holds).Violations, "[5 7]"},
+		{check.Exclusion(holds, 1), "[5 7]"},
 		{herd, "[8 11]"},
 		{fencing, "[14 20]"},
 	} {

@@ -1,22 +1,27 @@
-// Package check holds the checkers that judge a run: histories of lock
-// clients, wakeups, fencing tokens, left-over nodes and register histories.
+// Package check holds the checkers that judge a run, and the violations
+// they report: exclusion on lock histories, wakeups, fencing tokens,
+// election terms, barrier visits, left-over nodes and register histories.
 //
-// The lock histories are critical sections (Hold): when a client asked for
-// a lock, when it got it, and when it stopped holding it, which is when it
-// began to release or, earlier, when its session lost the lock node. Mutual
-// exclusion and reader/writer exclusion are linearizability against
-// porcupine models of a mutex and of a read/write lock, partitioned by lock
-// path; Locks decides it exactly by an interval check (no search, no
-// budget), and a failing check can be rendered as porcupine's HTML
-// timeline. A counting semaphore of N leases is checked alike (Leases,
-// against a porcupine model of a semaphore). Beside these, checkers that
-// are not about linearizability: herd (how many clients one lock-node
-// deletion woke), fencing (tokens accepted by the protected resource
-// strictly increase; with N leases, whose holders' tokens are not
-// ordered, no write is accepted after its writer's lease ended: Lapsed),
-// cleanliness (Leftovers: no node a client created, persistent or
-// ephemeral, outlives everything that could still remove it, unless the
-// recipe keeps it on purpose) and liveness (decided by the simulator). An election's leaderships are holds whose token is the
+// Whether a history of locks or of a znode register is linearizable is
+// decided by package linearize, against porcupine models of a mutex, a
+// read/write lock, a counting semaphore and a versioned register; check
+// words its findings. Exclusion reports the critical sections
+// (linearize.Hold) that linearize.Locks finds at odds with a lock of N
+// leases as a MutualExclusion, RWExclusion or MaxLeases violation, with
+// the plain cause (who acquired while whom held). Register reports a
+// register history without a linearization as a Linearizability
+// violation, and one that linearize's step-bounded search could not
+// decide as Undecided, which is not a violation: no verdict depends on
+// the machine or its load.
+//
+// Beside these, checkers that are not about linearizability: herd (how
+// many clients one lock-node deletion woke), fencing (tokens accepted by
+// the protected resource strictly increase; with N leases, whose holders'
+// tokens are not ordered, no write is accepted after its writer's lease
+// ended: Lapsed), cleanliness (Leftovers: no node a client created,
+// persistent or ephemeral, outlives everything that could still remove
+// it, unless the recipe keeps it on purpose) and liveness (decided by the
+// simulator). An election's leaderships are holds whose token is the
 // term: Terms checks one leader per term, terms growing from one
 // leadership to the next, and no write accepted from a term older than
 // one already begun.
@@ -25,13 +30,6 @@
 // nobody passes Enter before n members arrived (BarrierEnters), nobody
 // passes Leave before the rest of its round left (BarrierLeaves), and no
 // Wait passes a single barrier before Remove (BarrierWaits).
-//
-// A third porcupine model, of a znode as a versioned register (gets and
-// compare-and-set writes, with connection-loss outcomes unknown), checks
-// ZooKeeper itself: fakezk under the simulator and a real server. Its
-// search is bounded by a number of steps, never by time: no verdict here
-// depends on the machine or its load. A register history the bound cannot
-// decide is reported with the class Undecided, which is not a violation.
 //
 // Every checker reports Violations, each naming its class, the symptom
 // (Detail) and, where the checker can tell, the mechanism (Cause, and
@@ -68,8 +66,8 @@ const (
 	// TermOrder: a leadership began with a term below one that began
 	// before it (Terms).
 	TermOrder Class = "term-order"
-	// Undecided is not a violation: the check met its bound before it
-	// could tell (Register), and says so rather than guess.
+	// Undecided is not a violation: linearize's search met its bound
+	// before it could tell (Register), and says so rather than guess.
 	Undecided Class = "undecided"
 	// StaleWakeup is not a violation but a note: one change woke,
 	// beside the waiters that could proceed, a client whose session had

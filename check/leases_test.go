@@ -1,43 +1,35 @@
 package check_test
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/linearize"
 )
 
-func TestLeases_AtMostN(t *testing.T) {
-	two := []check.Hold{
+func TestExclusion_AtMostNLeases(t *testing.T) {
+	two := []linearize.Hold{
 		{Client: 0, Lock: "/s", Start: 1, End: 5},
 		{Client: 1, Lock: "/s", Start: 2, End: 6},
 		{Client: 2, Lock: "/s", Start: 5, End: 7}, // takes c1's lease as it ends
-		{Client: 3, Lock: "/s", Mode: check.Read, Start: 2, End: 3},
+		{Client: 3, Lock: "/s", Mode: linearize.Read, Start: 2, End: 3},
 		{Client: 4, Lock: "/other", Start: 2, End: 6},
 	}
-	if r := check.Leases(two, 2); !r.OK() {
-		t.Fatalf("two leases at once reported: %v", r.Violations)
+	if vs := check.Exclusion(two, 2); len(vs) != 0 {
+		t.Fatalf("two leases at once reported: %v", vs)
 	}
-	if r := check.Leases(two, 1); r.OK() || r.Violations[0].Class != check.RWExclusion {
-		t.Fatalf("with one lease: %v, want Locks' verdict", r.Violations)
+	if vs := check.Exclusion(two, 1); len(vs) == 0 || vs[0].Class != check.RWExclusion {
+		t.Fatalf("with one lease: %v, want a lock's verdict", vs)
 	}
 	// A hold of zero length inside two others is a third lease at once.
-	three := append(two, check.Hold{Client: 5, Lock: "/s", Start: 3, End: 3})
-	r := check.Leases(three, 2)
-	if r.OK() || r.Violations[0].Class != check.MaxLeases || !strings.Contains(r.Violations[0].Detail, "c1 (1-5), c2 (2-6), c6 (3-3)") {
-		t.Fatalf("three at once not reported: %v", r.Violations)
+	three := append(two, linearize.Hold{Client: 5, Lock: "/s", Start: 3, End: 3})
+	vs := check.Exclusion(three, 2)
+	if len(vs) == 0 || vs[0].Class != check.MaxLeases || !strings.Contains(vs[0].Detail, "c1 (1-5), c2 (2-6), c6 (3-3)") {
+		t.Fatalf("three at once not reported: %v", vs)
 	}
-	if got := r.Violations[0].Steps; len(got) != 3 || got[0] != 1 || got[2] != 3 {
+	if got := vs[0].Steps; len(got) != 3 || got[0] != 1 || got[2] != 3 {
 		t.Fatalf("blamed steps %v, want the three starts", got)
-	}
-	path := filepath.Join(t.TempDir(), "timeline.html")
-	if err := r.WriteHTML(path); err != nil {
-		t.Fatal(err)
-	}
-	if b, _ := os.ReadFile(path); !strings.Contains(string(b), "held by c1 c2") {
-		t.Fatal("no semaphore timeline written")
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+
+	"github.com/zksim/zksim/linearize"
 )
 
 // Terms checks the terms of an election's leaderships: the holds (not
@@ -23,7 +25,7 @@ import (
 //     not above the one accepted before it; Terms reports only the stale
 //     writes that Tokens cannot see, those accepted before the newer
 //     leader wrote anything.
-func Terms(holds []Hold, accepted []Accepted) []Violation {
+func Terms(holds []linearize.Hold, accepted []Accepted) []Violation {
 	ls := leaderships(holds)
 	vs := sharedTerms(ls)
 	vs = append(vs, termOrder(ls)...)
@@ -32,22 +34,22 @@ func Terms(holds []Hold, accepted []Accepted) []Violation {
 
 // leaderships are the holds with a term, by Start (then client), so that
 // the verdict does not depend on the order holds were recorded in.
-func leaderships(holds []Hold) []Hold {
-	var ls []Hold
+func leaderships(holds []linearize.Hold) []linearize.Hold {
+	var ls []linearize.Hold
 	for _, h := range holds {
-		if h.HasToken && h.Mode != Read {
+		if h.HasToken && h.Mode != linearize.Read {
 			ls = append(ls, h)
 		}
 	}
-	slices.SortStableFunc(ls, func(a, b Hold) int {
+	slices.SortStableFunc(ls, func(a, b linearize.Hold) int {
 		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.Client, b.Client))
 	})
 	return ls
 }
 
 // sharedTerms reports every leadership whose term an earlier one had.
-func sharedTerms(ls []Hold) []Violation {
-	first := map[int64]Hold{}
+func sharedTerms(ls []linearize.Hold) []Violation {
+	first := map[int64]linearize.Hold{}
 	var vs []Violation
 	for _, h := range ls {
 		a, ok := first[h.Token]
@@ -67,13 +69,13 @@ func sharedTerms(ls []Hold) []Violation {
 
 // termOrder reports every leadership whose term is below the highest
 // term begun before it.
-func termOrder(ls []Hold) []Violation {
+func termOrder(ls []linearize.Hold) []Violation {
 	var vs []Violation
 	for i, h := range ls {
 		if i == 0 {
 			continue
 		}
-		top := slices.MaxFunc(ls[:i], func(a, b Hold) int { return cmp.Compare(a.Token, b.Token) })
+		top := slices.MaxFunc(ls[:i], func(a, b linearize.Hold) int { return cmp.Compare(a.Token, b.Token) })
 		if h.Token < top.Token {
 			vs = append(vs, Violation{Class: TermOrder, Detail: fmt.Sprintf(
 				"c%d led in term %d from step %d, after c%d led in term %d from step %d",
@@ -89,7 +91,7 @@ func termOrder(ls []Hold) []Violation {
 // staleWrites reports accepted writes sent after a leadership with a
 // higher term began, among those whose token is above every token
 // accepted before them (the others are Tokens' to report).
-func staleWrites(ls []Hold, accepted []Accepted) []Violation {
+func staleWrites(ls []linearize.Hold, accepted []Accepted) []Violation {
 	writes := slices.Clone(accepted)
 	slices.SortStableFunc(writes, func(a, b Accepted) int { return cmp.Compare(a.Zxid, b.Zxid) })
 	var vs []Violation
@@ -97,7 +99,7 @@ func staleWrites(ls []Hold, accepted []Accepted) []Violation {
 		if w.Call <= 0 || (i > 0 && w.Token <= slices.MaxFunc(writes[:i], byToken).Token) {
 			continue
 		}
-		j := slices.IndexFunc(ls, func(h Hold) bool { return h.Token > w.Token && h.Start < w.Call })
+		j := slices.IndexFunc(ls, func(h linearize.Hold) bool { return h.Token > w.Token && h.Start < w.Call })
 		if j < 0 {
 			continue
 		}
@@ -113,7 +115,7 @@ func staleWrites(ls []Hold, accepted []Accepted) []Violation {
 }
 
 // leads is the link of a leadership's start.
-func leads(h Hold) Link {
+func leads(h linearize.Hold) Link {
 	return Link{Step: int(h.Start), What: fmt.Sprintf("c%d led in term %d", h.Client+1, h.Token)}
 }
 

@@ -5,11 +5,12 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/linearize"
 )
 
 // leader is a leadership of client c in term t from step start.
-func leader(c int, t, start int64) check.Hold {
-	return check.Hold{Client: c, Lock: "/e", Start: start, End: start + 5, Token: t, HasToken: true}
+func leader(c int, t, start int64) linearize.Hold {
+	return linearize.Hold{Client: c, Lock: "/e", Start: start, End: start + 5, Token: t, HasToken: true}
 }
 
 func classes(vs []check.Violation) []check.Class {
@@ -25,8 +26,8 @@ func classes(vs []check.Violation) []check.Class {
 // Holds without a term (the token read failed) and reads are not
 // leaderships.
 func TestTerms_Growing(t *testing.T) {
-	holds := []check.Hold{leader(1, 9, 20), leader(0, 4, 10), leader(2, 15, 30),
-		{Client: 3, Start: 25, End: 26}, {Client: 4, Mode: check.Read, Start: 27, End: 28, Token: 1, HasToken: true}}
+	holds := []linearize.Hold{leader(1, 9, 20), leader(0, 4, 10), leader(2, 15, 30),
+		{Client: 3, Start: 25, End: 26}, {Client: 4, Mode: linearize.Read, Start: 27, End: 28, Token: 1, HasToken: true}}
 	writes := []check.Accepted{{Client: 0, Token: 4, Call: 12, Step: 13, Zxid: 5}, {Client: 1, Token: 9, Call: 22, Step: 23, Zxid: 8}}
 	if vs := check.Terms(holds, writes); len(vs) != 0 {
 		t.Fatalf("violations: %v", vs)
@@ -34,7 +35,7 @@ func TestTerms_Growing(t *testing.T) {
 }
 
 func TestTerms_SharedTerm(t *testing.T) {
-	vs := check.Terms([]check.Hold{leader(0, 4, 10), leader(1, 4, 20)}, nil)
+	vs := check.Terms([]linearize.Hold{leader(0, 4, 10), leader(1, 4, 20)}, nil)
 	if !slices.Equal(classes(vs), []check.Class{check.SharedTerm}) || !slices.Equal(vs[0].Steps, []int{10, 20}) {
 		t.Fatalf("violations: %v", vs)
 	}
@@ -46,7 +47,7 @@ func TestTerms_SharedTerm(t *testing.T) {
 // A term below the highest begun before it is out of order, also when a
 // higher term came between.
 func TestTerms_Order(t *testing.T) {
-	vs := check.Terms([]check.Hold{leader(0, 4, 10), leader(1, 9, 20), leader(2, 6, 30)}, nil)
+	vs := check.Terms([]linearize.Hold{leader(0, 4, 10), leader(1, 9, 20), leader(2, 6, 30)}, nil)
 	if !slices.Equal(classes(vs), []check.Class{check.TermOrder}) || !slices.Equal(vs[0].Steps, []int{20, 30}) {
 		t.Fatalf("violations: %v", vs)
 	}
@@ -57,7 +58,7 @@ func TestTerms_Order(t *testing.T) {
 // tell); a stale write Tokens reports is not reported again, and a write
 // sent before the higher term began is not stale.
 func TestTerms_StaleWrite(t *testing.T) {
-	holds := []check.Hold{leader(0, 4, 10), leader(1, 9, 20)}
+	holds := []linearize.Hold{leader(0, 4, 10), leader(1, 9, 20)}
 	stale := []check.Accepted{{Client: 0, Token: 4, Call: 21, Step: 22, Zxid: 7}}
 	vs := check.Terms(holds, stale)
 	if !slices.Equal(classes(vs), []check.Class{check.Fencing}) || !slices.Equal(vs[0].Steps, []int{20, 22}) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -72,7 +73,7 @@ func (st *story) live(path string) *nodeRec {
 
 // nodeOf is the node a hold held: the latest its client created in dir,
 // on any of its sessions, that was there when the hold began.
-func (st *story) nodeOf(h check.Hold, dir string) *nodeRec {
+func (st *story) nodeOf(h linearize.Hold, dir string) *nodeRec {
 	for i := len(st.nodes) - 1; i >= 0; i-- {
 		n := &st.nodes[i]
 		if n.client == h.Client && n.created <= int(h.Start) && (n.gone == 0 || n.gone >= int(h.Start)) &&

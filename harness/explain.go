@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -40,8 +41,8 @@ func (run *lockRun) explain(r *Report) {
 
 // explainOverlap: who held which node of which session (given up,
 // deleted), and how the last one came to acquire beside them.
-func (run *lockRun) explainOverlap(v *check.Violation, ls []life, holds []check.Hold) {
-	hs := check.Overlapping(holds, run.w.Recipe.MaxHolders())
+func (run *lockRun) explainOverlap(v *check.Violation, ls []life, holds []linearize.Hold) {
+	hs := linearize.Locks(holds, run.w.Recipe.MaxHolders())
 	if len(hs) < 2 {
 		return
 	}
@@ -61,7 +62,7 @@ func (run *lockRun) explainOverlap(v *check.Violation, ls []life, holds []check.
 // the run goes on: from the holds open now and the story so far (the
 // trace, and so the give-ups, are the run's end's).
 func (run *lockRun) explainOpen(v *check.Violation) {
-	var open []check.Hold
+	var open []linearize.Hold
 	for hd := range run.openHolds() {
 		open = append(open, hd)
 	}
@@ -71,7 +72,7 @@ func (run *lockRun) explainOpen(v *check.Violation) {
 // heldWords is how a held beside b: "c1 held /locks/l/x-3 of session 0x5
 // after giving that session up at step 31; the session expired at step
 // 38, deleting it".
-func (run *lockRun) heldWords(a, b check.Hold, ls []life) (string, []check.Link) {
+func (run *lockRun) heldWords(a, b linearize.Hold, ls []life) (string, []check.Link) {
 	n := run.story.nodeOf(a, a.Lock)
 	if n == nil {
 		if gone := run.story.lastBefore(a.Client, a.Lock, int(a.Start)); gone != nil {
@@ -111,7 +112,7 @@ func deletedLink(n *nodeRec) check.Link {
 // goneWords is a hold taken after its node had gone: "c2 acquired at step
 // 83 though its /locks/l/x-1 of session 0x2 was gone: the session expired
 // at step 45, deleting it, and c2 learned that at step 72".
-func goneWords(a check.Hold, n *nodeRec, ls []life) (string, []check.Link) {
+func goneWords(a linearize.Hold, n *nodeRec, ls []life) (string, []check.Link) {
 	s := fmt.Sprintf("%s acquired at step %d though its %s of session %#x was gone: %s",
 		name(a.Client), a.Start, n.path, n.session, removal(n))
 	links := []check.Link{deletedLink(n), {Step: int(a.Start), What: name(a.Client) + " acquired without its node"}}
@@ -127,8 +128,8 @@ func goneWords(a check.Hold, n *nodeRec, ls []life) (string, []check.Link) {
 }
 
 // holdSession is the session a hold was taken on, 0 if unknown.
-func (run *lockRun) holdSession(h check.Hold) int64 {
-	i := slices.IndexFunc(run.h.Holds, func(x check.Hold) bool { return x.Client == h.Client && x.Start == h.Start })
+func (run *lockRun) holdSession(h linearize.Hold) int64 {
+	i := slices.IndexFunc(run.h.Holds, func(x linearize.Hold) bool { return x.Client == h.Client && x.Start == h.Start })
 	if i < 0 || i >= len(run.h.sessions) {
 		return 0
 	}
@@ -138,7 +139,7 @@ func (run *lockRun) holdSession(h check.Hold) int64 {
 // acquiredWords is how b came to hold: "c2, woken at step 39 by c4's
 // delete of ..., acquired at step 40 with /locks/l/x-5 while c1's
 // /locks/l/x-3 was still there".
-func (run *lockRun) acquiredWords(b check.Hold, others []check.Hold) (string, []check.Link) {
+func (run *lockRun) acquiredWords(b linearize.Hold, others []linearize.Hold) (string, []check.Link) {
 	s := name(b.Client)
 	var links []check.Link
 	if w, ok := run.lastWake(b); ok {
@@ -178,7 +179,7 @@ func wasWere(n int) string {
 
 // told says whether the change zxid is the deletion of one of others'
 // nodes, which heldWords has told already.
-func told(others []check.Hold, run *lockRun, zxid int64) bool {
+func told(others []linearize.Hold, run *lockRun, zxid int64) bool {
 	for _, a := range others {
 		n := run.story.nodeOf(a, a.Lock)
 		if n == nil {
@@ -208,7 +209,7 @@ func (run *lockRun) changeWords(zxid int64) (string, int) {
 }
 
 // lastWake is b's last wake-up during its acquisition.
-func (run *lockRun) lastWake(b check.Hold) (received, bool) {
+func (run *lockRun) lastWake(b linearize.Hold) (received, bool) {
 	var out received
 	found := false
 	for _, r := range run.received {
@@ -243,7 +244,7 @@ func (run *lockRun) explainFencing(v *check.Violation, ls []life) {
 // sessionWords is what became of a holder's session before step until:
 // "c1 held from step 20 on session 0x5, was paused at step 25, and the
 // session expired at step 33".
-func (run *lockRun) sessionWords(hd check.Hold, session int64, until int, ls []life) (string, []check.Link) {
+func (run *lockRun) sessionWords(hd linearize.Hold, session int64, until int, ls []life) (string, []check.Link) {
 	c := hd.Client
 	type event struct {
 		step       int
@@ -289,7 +290,7 @@ func (run *lockRun) explainTerms(v *check.Violation, ls []life) {
 		return
 	}
 	first, later := v.Chain[0].Step, v.Chain[len(v.Chain)-1].Step
-	i := slices.IndexFunc(run.h.Holds, func(h check.Hold) bool { return int(h.Start) == first && h.HasToken })
+	i := slices.IndexFunc(run.h.Holds, func(h linearize.Hold) bool { return int(h.Start) == first && h.HasToken })
 	if i < 0 {
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/rwlock"
 )
 
@@ -15,9 +16,9 @@ func TestHerdLimit_ReadersThatDidNotWaitAgain(t *testing.T) {
 	wake := func(c int, z int64, reader bool) received {
 		return received{client: c, zxid: z, path: "/l/n", held: heldNone, reader: reader}
 	}
-	mark := func(c int, m check.Mode) received { return received{client: c, held: m} }
+	mark := func(c int, m linearize.Mode) received { return received{client: c, held: m} }
 	run := &lockRun{giveUps: map[int64]bool{giveUp: true}, received: []received{
-		wake(0, release, true), mark(0, check.Read), // held
+		wake(0, release, true), mark(0, linearize.Read), // held
 		wake(1, release, true), mark(1, gaveUp), // deadline or session lost
 		wake(2, release, true),                                       // crashed: nothing after
 		wake(3, release, true), mark(3, waitsAgain), mark(3, gaveUp), // woken in vain

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -13,7 +14,7 @@ func (run *lockRun) leaseInvariant(s *sim.Sim) *check.Violation {
 	n := run.w.Recipe.Leases
 	var who []int
 	for hd := range run.openHolds() {
-		if hd.Mode != check.Read {
+		if hd.Mode != linearize.Read {
 			who = append(who, hd.Client+1)
 		}
 	}

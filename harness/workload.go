@@ -12,6 +12,7 @@ import (
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/report"
 	"github.com/zksim/zksim/sim"
@@ -54,7 +55,7 @@ func (w Workload) withDefaults() Workload {
 
 // History is what a workload run observed.
 type History struct {
-	Holds    []check.Hold
+	Holds    []linearize.Hold
 	Accepted []check.Accepted
 	Wakeups  []check.Wakeup
 	sessions []int64 // per hold: the session that held it
@@ -68,11 +69,11 @@ type Report struct {
 	Violations []check.Violation
 	// Notes are findings that fail nothing (check.Class.Note): a stale
 	// wake-up of a replaced session.
-	Notes      []check.Violation
-	Herd       map[int64]int // clients woken per change
-	Deletes    []int64       // zxids of the deletes clients made (releases, give-ups)
-	lockReport check.LockReport
-	expiries   []report.Expiry // the clients' sessions the server expired, for the HTML report
+	Notes    []check.Violation
+	Herd     map[int64]int   // clients woken per change
+	Deletes  []int64         // zxids of the deletes clients made (releases, give-ups)
+	leases   int             // the lock's N, for WriteHTML
+	expiries []report.Expiry // the clients' sessions the server expired, for the HTML report
 }
 
 // OK reports whether no checker found a violation.
@@ -80,7 +81,13 @@ func (r *Report) OK() bool { return len(r.Violations) == 0 }
 
 // WriteHTML writes porcupine's own timeline of the critical sections
 // (a failure's report, from SaveFailure, is zksim's page instead).
-func (r *Report) WriteHTML(path string) error { return r.lockReport.WriteHTML(path) }
+func (r *Report) WriteHTML(path string) error {
+	var holds []linearize.Hold
+	if r.History != nil {
+		holds = r.History.Holds
+	}
+	return linearize.WriteHTML(holds, r.leases, path)
+}
 
 // Classes lists the violation classes found, sorted, without repeats.
 func (r *Report) Classes() []check.Class {
@@ -119,7 +126,7 @@ func (w Workload) Start(s *sim.Sim) ([]sim.Program, sim.Judge) {
 
 func (w Workload) start(s *sim.Sim) ([]sim.Program, *lockRun) {
 	w = w.withDefaults()
-	r := &lockRun{s: s, w: w, h: &History{}, acquiring: make([]check.Mode, w.Clients),
+	r := &lockRun{s: s, w: w, h: &History{}, acquiring: make([]linearize.Mode, w.Clients),
 		holding: make([]bool, w.Clients), giveUps: map[int64]bool{}, expired: map[int64]expiry{},
 		made: newCreations(w.Clients), callSession: make([]int64, w.Clients)}
 	m := s.Machine()
@@ -149,9 +156,9 @@ type lockRun struct {
 	s         *sim.Sim
 	w         Workload
 	h         *History
-	visible   int          // holds begun and ended: what the exclusion checkers see
-	acquiring []check.Mode // per client: what it is acquiring (heldNone: nothing)
-	holding   []bool       // per client: it holds the lock (or is releasing it)
+	visible   int              // holds begun and ended: what the exclusion checkers see
+	acquiring []linearize.Mode // per client: what it is acquiring (heldNone: nothing)
+	holding   []bool           // per client: it holds the lock (or is releasing it)
 	received  []received
 	giveUps   map[int64]bool   // zxids of deletes by clients not holding the lock
 	deletes   []int64          // zxids of the clients' successful deletes, in order
@@ -175,14 +182,14 @@ type received struct {
 	client int
 	zxid   int64
 	path   string
-	held   check.Mode
+	held   linearize.Mode
 	reader bool // a notification to a client acquiring for reading
 	step   int  // when it was delivered
 	stale  bool // check.Wakeup.Stale
 }
 
 // heldNone marks a received entry that is a notification.
-const heldNone check.Mode = 255
+const heldNone linearize.Mode = 255
 
 // Applied implements Observer: a successful delete by a client that does
 // not hold the lock is a give-up; creates are noted for the orphan
@@ -225,7 +232,7 @@ func (run *lockRun) Expired(session, zxid int64) {
 // Woken implements Observer.
 func (run *lockRun) Woken(c *sim.Client, path string, zxid int64) {
 	run.received = append(run.received, received{client: c.Index(), zxid: zxid, path: path, held: heldNone,
-		reader: run.acquiring[c.Index()] == check.Read, step: run.s.Step(), stale: run.stale(c, path, zxid)})
+		reader: run.acquiring[c.Index()] == linearize.Read, step: run.s.Step(), stale: run.stale(c, path, zxid)})
 }
 
 // stale says whether waking c by the change zxid, a notification about
@@ -265,11 +272,11 @@ func (w Workload) program(r *lockRun) sim.Program {
 // once is one acquire-hold-write-release cycle. Acquire errors are part
 // of life under faults; the checkers judge the outcome.
 func (w Workload) once(ctx context.Context, c *sim.Client, r *lockRun, i int, read bool) {
-	acquire, mode := w.Recipe.Acquire, check.Exclusive
+	acquire, mode := w.Recipe.Acquire, linearize.Exclusive
 	if w.Recipe.AcquireRead != nil {
-		mode = check.Write
+		mode = linearize.Write
 		if read {
-			acquire, mode = w.Recipe.AcquireRead, check.Read
+			acquire, mode = w.Recipe.AcquireRead, linearize.Read
 		}
 	}
 	actx, cancel := ctx, context.CancelFunc(func() {})
@@ -290,7 +297,7 @@ func (w Workload) once(ctx context.Context, c *sim.Client, r *lockRun, i int, re
 	}
 	hold := len(h.Holds)
 	r.visible++
-	h.Holds = append(h.Holds, check.Hold{Client: c.Index(), Lock: w.Dir, Mode: mode, Call: call, Start: int64(c.Sim().Step()), End: -1})
+	h.Holds = append(h.Holds, linearize.Hold{Client: c.Index(), Lock: w.Dir, Mode: mode, Call: call, Start: int64(c.Sim().Step()), End: -1})
 	r.received = append(r.received, received{client: c.Index(), held: mode})
 	h.sessions = append(h.sessions, c.Session())
 	if c.Sim().Tracing() {
@@ -300,12 +307,12 @@ func (w Workload) once(ctx context.Context, c *sim.Client, r *lockRun, i int, re
 	// after the work: a holder paused in between writes with a stale one.
 	token, tokenErr := int64(0), error(nil)
 	tok, hasToken := held.(lock.Tokener)
-	if hasToken && mode != check.Read {
+	if hasToken && mode != linearize.Read {
 		token, tokenErr = tok.Token(ctx)
 		h.Holds[hold].Token, h.Holds[hold].HasToken = token, tokenErr == nil
 	}
 	c.Sleep(ctx, w.HoldTicks)
-	if hasToken && mode != check.Read {
+	if hasToken && mode != linearize.Read {
 		if tokenErr != nil {
 			c.Logf("token: %v", tokenErr)
 		} else {
@@ -364,8 +371,8 @@ func (run *lockRun) Visible() int { return run.visible }
 // openHolds yields the holds open now: begun, not yet released, and
 // their session not expired since they began. Invariant walks them after
 // every step, so it allocates nothing.
-func (run *lockRun) openHolds() iter.Seq[check.Hold] {
-	return func(yield func(check.Hold) bool) {
+func (run *lockRun) openHolds() iter.Seq[linearize.Hold] {
+	return func(yield func(linearize.Hold) bool) {
 		h := run.h
 		for i, hd := range h.Holds {
 			if hd.End >= 0 {
@@ -391,9 +398,9 @@ func (run *lockRun) Invariant(s *sim.Sim) *check.Violation {
 	for hd := range run.openHolds() {
 		who = append(who, hd.Client+1)
 		switch hd.Mode {
-		case check.Read:
+		case linearize.Read:
 			readers++
-		case check.Exclusive:
+		case linearize.Exclusive:
 			exclusive = true
 			writers++
 		default:
@@ -421,8 +428,8 @@ func (r *Report) check(run *lockRun) {
 			h.Holds[i].End = e.step
 		}
 	}
-	r.lockReport = check.Leases(h.Holds, w.Recipe.MaxHolders())
-	r.Violations = append(r.Violations, r.lockReport.Violations...)
+	r.leases = w.Recipe.MaxHolders()
+	r.Violations = append(r.Violations, check.Exclusion(h.Holds, r.leases)...)
 
 	r.Violations = append(r.Violations, run.fencing()...)
 	if w.Recipe.Terms {
@@ -472,7 +479,7 @@ const (
 	// waitsAgain: a client called Wait on a watch that had not fired: it
 	// went back to waiting, so a wakeup it had since its last wait did not
 	// let it proceed.
-	waitsAgain check.Mode = 254 - iota
+	waitsAgain linearize.Mode = 254 - iota
 	// gaveUp: a client's acquisition ended without the lock.
 	gaveUp
 )
@@ -501,7 +508,7 @@ func (w Workload) herdLimit(run *lockRun) func(int64) int {
 			} else {
 				delete(last, r.client)
 			}
-		case check.Read, gaveUp:
+		case linearize.Read, gaveUp:
 			if cause, ok := last[r.client]; ok {
 				proceeded[cause]++
 			}

@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/linearize"
 )
 
 // Failure is what a report shows.
@@ -33,10 +34,10 @@ type Failure struct {
 	// Notes are findings that are not violations (check.Class.Note),
 	// shown apart: a stale wake-up of a replaced session.
 	Notes    []check.Violation
-	Clients  int          // rows c1..cN; 0: as many as the trace names
-	Holds    []check.Hold // critical sections, in steps
-	Expiries []Expiry     // sessions the server expired
-	Trace    []string     // the trace lines, as sim writes them
+	Clients  int              // rows c1..cN; 0: as many as the trace names
+	Holds    []linearize.Hold // critical sections, in steps
+	Expiries []Expiry         // sessions the server expired
+	Trace    []string         // the trace lines, as sim writes them
 	// Steps are the steps that show the violation, as the checkers give
 	// them. Nil: they are derived from the violations' wording and the
 	// trace ("at step 52", "c3 (exclusive, 52-60)", the change of "zxid

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/report"
 )
 
@@ -22,7 +23,7 @@ func sample() report.Failure {
 			{Class: check.MutualExclusion, Detail: "c3 (exclusive, 6-9) and c4 (exclusive, 8-10) both held /locks/l"},
 		},
 		Clients: 4,
-		Holds: []check.Hold{
+		Holds: []linearize.Hold{
 			{Client: 0, Lock: "/locks/l", Call: 1, Start: 2, End: 4},
 			{Client: 2, Lock: "/locks/l", Call: 3, Start: 6, End: 9},
 			{Client: 3, Lock: "/locks/l", Call: 3, Start: 8, End: 10},

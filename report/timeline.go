@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/linearize"
 )
 
 // Timeline geometry, in SVG user units: the page scales the drawing to
@@ -147,7 +147,7 @@ func (tl *timeline) drawRow(b *strings.Builder, c int) {
 
 // drawHold draws a critical section: the wait from the acquire's call
 // as a thin line, the hold as a bar; a hold the violation names in red.
-func (tl *timeline) drawHold(b *strings.Builder, h check.Hold) {
+func (tl *timeline) drawHold(b *strings.Builder, h linearize.Hold) {
 	y := tl.rowY(h.Client)
 	// A hold open at the end runs to the end, a crashed client's too: its
 	// session, not the client, holds the lock until it expires.

@@ -121,7 +121,7 @@ if [ -n "${BENCH_QUICK:-}" ]; then barrier_n=2000x barrier_exhaust='BarrierExhau
 go test -run - -bench BarrierSchedules -benchtime "$barrier_n" ./harness | tee -a "$raw" | grep -E '^Benchmark' >&2
 go test -run - -bench "BarrierZooFind|BarrierExploreZoo|$barrier_exhaust" -benchtime 1x -timeout 30m ./harness | tee -a "$raw" | grep -E '^Benchmark' >&2
 log "porcupine"
-go test -run - -bench 'CheckLocks|Porcupine' -benchtime "$t1" ./check | tee -a "$raw" | grep -E '^Benchmark' >&2
+go test -run - -bench 'CheckLocks|Porcupine' -benchtime "$t1" ./linearize | tee -a "$raw" | grep -E '^Benchmark' >&2
 log "lock handoff on the real servers"
 go test -run - -bench Handoff -benchtime "$handoff" ./lock | tee -a "$raw" | grep -E '^Benchmark' >&2
 log "exploration on 1 and 2 cores"

@@ -9,6 +9,7 @@ import (
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -16,7 +17,7 @@ import (
 // registerClient does versioned reads and compare-and-set writes on /reg,
 // recording each with its call and return step. A connection loss leaves
 // the outcome unknown.
-func registerClient(ops *[]check.RegisterOp, sync bool) sim.Program {
+func registerClient(ops *[]linearize.RegisterOp, sync bool) sim.Program {
 	return func(ctx context.Context, c *sim.Client) error {
 		conn := c.Conn()
 		for i := range 4 {
@@ -33,7 +34,7 @@ func registerClient(ops *[]check.RegisterOp, sync bool) sim.Program {
 			}
 			data, st, err := conn.Get(ctx, "/reg")
 			if err == nil {
-				*ops = append(*ops, check.RegisterOp{Client: c.Index(), Read: true, Value: string(data),
+				*ops = append(*ops, linearize.RegisterOp{Client: c.Index(), Read: true, Value: string(data),
 					Version: st.Version, Call: start, Return: stepOf(c)})
 			}
 			if err != nil {
@@ -42,7 +43,7 @@ func registerClient(ops *[]check.RegisterOp, sync bool) sim.Program {
 			val := fmt.Sprintf("%s.%d", c.Name(), i)
 			start, expect := stepOf(c), st.Version
 			st, err = conn.Set(ctx, "/reg", []byte(val), expect)
-			op := check.RegisterOp{Client: c.Index(), Value: val, Expect: expect, Call: start, Return: stepOf(c)}
+			op := linearize.RegisterOp{Client: c.Index(), Value: val, Expect: expect, Call: start, Return: stepOf(c)}
 			switch {
 			case err == nil:
 				op.Ok, op.Version = true, st.Version
@@ -69,7 +70,7 @@ func stepOf(*sim.Client) int64 { stepCounter++; return stepCounter }
 func TestRegister_FakezkLinearizable(t *testing.T) {
 	for _, followers := range []int{0, 2} {
 		for seed := range uint64(200) {
-			var ops []check.RegisterOp
+			var ops []linearize.RegisterOp
 			cfg := sim.Config{
 				Server: fakezk.Config{Seed: seed, Followers: followers},
 				Setup: func(m *machine.Machine) {
@@ -106,7 +107,7 @@ func TestRegister_FakezkLinearizable(t *testing.T) {
 func TestRegister_StaleFollowerReadDetected(t *testing.T) {
 	found := false
 	for seed := uint64(0); seed < 300 && !found; seed++ {
-		var ops []check.RegisterOp
+		var ops []linearize.RegisterOp
 		cfg := sim.Config{
 			Server: fakezk.Config{Seed: seed, Followers: 2},
 			Setup: func(m *machine.Machine) {

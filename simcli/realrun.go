@@ -16,6 +16,7 @@ import (
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/expire"
 	"github.com/zksim/zksim/internal/ztree"
+	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
@@ -34,7 +35,7 @@ type realRun struct {
 	holdSeq  atomic.Int64 // holds begun, for choosing which to expire
 	expired  atomic.Int64 // sessions expired while holding
 	mu       sync.Mutex
-	holds    []check.Hold
+	holds    []linearize.Hold
 	accepted []check.Accepted
 	errs     map[string]int
 }
@@ -123,11 +124,11 @@ func (r *realRun) client(ctx context.Context, i int, c zkapi.Conn, dir, resource
 	w := r.rc.workload
 	rnd := rand.New(rand.NewPCG(r.rc.plan.seed, uint64(i)))
 	for j := range w.Acquisitions {
-		acquire, mode := w.Recipe.Acquire, check.Exclusive
+		acquire, mode := w.Recipe.Acquire, linearize.Exclusive
 		if w.Recipe.AcquireRead != nil {
-			mode = check.Write
+			mode = linearize.Write
 			if rnd.IntN(100) < w.ReadPercent {
-				acquire, mode = w.Recipe.AcquireRead, check.Read
+				acquire, mode = w.Recipe.AcquireRead, linearize.Read
 			}
 		}
 		call := r.clock.Add(1)
@@ -138,9 +139,9 @@ func (r *realRun) client(ctx context.Context, i int, c zkapi.Conn, dir, resource
 			r.count("acquire: " + zkapi.Name(err))
 			continue
 		}
-		h := check.Hold{Client: i, Lock: dir, Mode: mode, Call: call, Start: r.clock.Add(1)}
+		h := linearize.Hold{Client: i, Lock: dir, Mode: mode, Call: call, Start: r.clock.Add(1)}
 		r.maybeExpire(ctx, c.Session().ID)
-		if mode != check.Read {
+		if mode != linearize.Read {
 			r.write(ctx, i, c, held, resource)
 		} else {
 			time.Sleep(time.Millisecond) // the critical section's work
@@ -220,7 +221,7 @@ func (r *realRun) count(what string) {
 
 func (r *realRun) violations(dir string, left []string) []check.Violation {
 	recipe := r.rc.workload.Recipe
-	vs := check.Leases(r.holds, recipe.MaxHolders()).Violations
+	vs := check.Exclusion(r.holds, recipe.MaxHolders())
 	if recipe.Leases <= 1 {
 		// A semaphore's concurrent holders' tokens are not ordered, and
 		// a real server's expiries are not observed here, so a

@@ -165,8 +165,8 @@ func report(w io.Writer, r results, herd string) error {
 	barrierTables(w, r)
 
 	fmt.Fprint(w, "\n## Checking lock histories\n\n")
-	fmt.Fprint(w, "check.Locks decides every history exactly, without search; porcupine's search is what it replaced as the verdict (it still draws the timeline).\n\n")
-	fmt.Fprint(w, "| lock history | check.Locks | porcupine's search alone |\n|---|---|---|\n")
+	fmt.Fprint(w, "linearize.Locks decides every history exactly, without search; porcupine's search is what it replaced as the verdict (it still draws the timeline).\n\n")
+	fmt.Fprint(w, "| lock history | linearize.Locks | porcupine's search alone |\n|---|---|---|\n")
 	for _, n := range []string{"1k", "10k"} {
 		if v, ok := r.get("BenchmarkCheckLocks/"+n, "ns/op"); ok {
 			p, okP := r.get("BenchmarkPorcupine/"+n, "ns/op")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -35,7 +36,7 @@ func TestRegister_RealLinearizable(t *testing.T) {
 
 	var clock atomic.Int64
 	var mu sync.Mutex
-	var ops []check.RegisterOp
+	var ops []linearize.RegisterOp
 	var wg sync.WaitGroup
 	errs := make(chan error, 4)
 	for client := range 4 {
@@ -54,11 +55,11 @@ func TestRegister_RealLinearizable(t *testing.T) {
 					errs <- err
 					return
 				}
-				read := check.RegisterOp{Client: client, Read: true, Value: string(data), Version: st.Version, Call: call, Return: clock.Add(1)}
+				read := linearize.RegisterOp{Client: client, Read: true, Value: string(data), Version: st.Version, Call: call, Return: clock.Add(1)}
 				val := fmt.Sprintf("c%d.%d", client, i)
 				call = clock.Add(1)
 				st2, err := conn.Set(ctx, path, []byte(val), st.Version)
-				set := check.RegisterOp{Client: client, Value: val, Expect: st.Version, Call: call, Return: clock.Add(1)}
+				set := linearize.RegisterOp{Client: client, Value: val, Expect: st.Version, Call: call, Return: clock.Add(1)}
 				switch {
 				case err == nil:
 					set.Ok, set.Version = true, st2.Version

@@ -1,4 +1,4 @@
-package check
+package linearize
 
 import (
 	"cmp"
@@ -40,83 +40,54 @@ type Hold struct {
 	Start  int64 // acquire returned: held from here
 	End    int64 // release called, or the session lost the lock
 	// Token is the fencing token (an election's term) the holder took at
-	// acquisition, if HasToken: Terms reads it, the exclusion checks do
-	// not.
+	// acquisition, if HasToken: check.Terms reads it, the linearizability
+	// checks do not.
 	Token    int64
 	HasToken bool
 }
 
-// LockReport is the outcome of Locks.
-type LockReport struct {
-	Violations []Violation
-	failed     []Hold // the holds on the lock that failed, for the timeline
-	leases     int    // N of a semaphore (Leases); 0 for Locks
-	ok         bool
+// Locks checks a history of holds on locks of n leases each: for n <= 1
+// mutual and reader/writer exclusion (a mutex or a read/write lock), for
+// n > 1 a counting semaphore. It returns nil if the history is
+// linearizable, and otherwise the holds, on one lock and by Start, that
+// show it is not: for n <= 1 two that overlap and are not both reads, for
+// n > 1 the n+1 that are held at one instant. Locks are taken in path
+// order, so the holds returned are the same for the same history.
+//
+// It decides exactly, without search: the history is linearizable
+// (against the porcupine model of a mutex, read/write lock or semaphore
+// per path, an acquire taking effect between its call and its return, a
+// release at its call) if and only if, each hold taken from its Start to
+// its End, no two holds on one lock that are not both reads overlap (n <=
+// 1), or no instant sees more than n holds that are not reads (n > 1).
+// The proof: taking every acquire at its return and every release at its
+// call gives each hold its shortest possible span, so any linearization
+// can only widen the spans conflicting holds must keep apart; and holds
+// that merely touch (one's End is the other's Start) can be ordered
+// release first. Property tests check both against porcupine's search.
+func Locks(holds []Hold, n int) []Hold {
+	if n > 1 {
+		return overLeased(holds, n)
+	}
+	if a, b, found := conflict(holds); found {
+		return []Hold{a, b}
+	}
+	return nil
 }
 
-// OK reports whether the history was linearizable.
-func (r LockReport) OK() bool { return r.ok }
-
-// WriteHTML writes porcupine's timeline of the failed lock's history to
-// path (only a failed check has one). Porcupine's search behind it is
+// WriteHTML writes porcupine's timeline of the history of the lock on
+// which Locks(holds, n) found the history not linearizable, to path. A
+// linearizable history has no timeline. Porcupine's search behind it is
 // bounded by a number of steps, not by time, so the file is the same on
 // every machine; it illustrates the verdict and does not decide it.
-func (r LockReport) WriteHTML(path string) error {
-	if r.ok {
+func WriteHTML(holds []Hold, n int, path string) error {
+	over := Locks(holds, n)
+	if over == nil {
 		return fmt.Errorf("linearize: no timeline: the history was linearizable")
 	}
-	_, info, _ := porcupineLocks(r.failed, r.leases, timelineSteps)
-	return porcupine.VisualizePath(modelFor(r.leases), info, path)
-}
-
-// Locks checks mutual and reader/writer exclusion: whether the holds
-// can be ordered so that no two overlap unless both are reads. It decides
-// exactly, without search: the history is linearizable (against the
-// porcupine model of a mutex or read/write lock per path, an acquire
-// taking effect between its call and its return, a release at its call)
-// if and only if no two holds on one lock that are not both reads overlap,
-// each taken from its Start to its End. The proof: taking every acquire
-// at its return and every release at its call gives each hold its
-// shortest possible span, so any linearization can only widen the spans
-// conflicting holds must keep apart; and holds that merely touch (one's
-// End is the other's Start) can be ordered release first. A property test
-// checks this against porcupine.
-func Locks(holds []Hold) LockReport {
-	a, b, found := conflict(holds)
-	if !found {
-		return LockReport{ok: true}
-	}
-	class := MutualExclusion
-	if slices.ContainsFunc(holds, func(h Hold) bool { return h.Mode != Exclusive }) {
-		class = RWExclusion
-	}
-	detail := fmt.Sprintf("c%d (%s, %d-%s) and c%d (%s, %d-%s) both held %s",
-		a.Client+1, a.Mode, a.Start, endString(a), b.Client+1, b.Mode, b.Start, endString(b), a.Lock)
-	failed := slices.DeleteFunc(slices.Clone(holds), func(h Hold) bool { return h.Lock != a.Lock })
-	steps := Blame(int(a.Start), int(b.Start))
-	v := Violation{Class: class, Detail: detail, Steps: steps, Cause: OverlapCause(b, []Hold{a}),
-		Chain: SortChain([]Link{acquired(a), acquired(b)})}
-	return LockReport{Violations: []Violation{v}, failed: failed}
-}
-
-// OverlapCause is the plain cause of an overlap, when nothing is known of
-// sessions or nodes: b acquired while the others held. "c2 acquired
-// /locks/l at step 40 while c1 held it (from step 30 to step 45)".
-func OverlapCause(b Hold, others []Hold) string {
-	var held []string
-	for _, a := range others {
-		to := fmt.Sprintf("to step %d", a.End)
-		if a.End < 0 {
-			to = "to the end"
-		}
-		held = append(held, fmt.Sprintf("c%d held it (from step %d %s)", a.Client+1, a.Start, to))
-	}
-	return fmt.Sprintf("c%d acquired %s at step %d while %s", b.Client+1, b.Lock, b.Start, strings.Join(held, ", "))
-}
-
-// acquired is the link of a hold's start.
-func acquired(h Hold) Link {
-	return Link{Step: int(h.Start), What: fmt.Sprintf("c%d acquired %s (%s)", h.Client+1, h.Lock, h.Mode)}
+	failed := slices.DeleteFunc(slices.Clone(holds), func(h Hold) bool { return h.Lock != over[0].Lock })
+	_, info, _ := porcupineLocks(failed, n, timelineSteps)
+	return porcupine.VisualizePath(modelFor(n), info, path)
 }
 
 // conflict finds two holds on one lock, not both reads, that overlap: each
@@ -188,13 +159,6 @@ func end(h Hold) int64 {
 		return 1 << 62
 	}
 	return h.End
-}
-
-func endString(h Hold) string {
-	if h.End < 0 {
-		return "end"
-	}
-	return fmt.Sprint(h.End)
 }
 
 type lockInput struct {

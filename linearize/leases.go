@@ -1,59 +1,22 @@
-package check
+package linearize
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/anishathalye/porcupine"
 )
 
-// Leases checks a counting semaphore of n leases per lock: whether the
-// holds can be ordered so that no more than n that are not reads are held
-// at once. Read holds take no lease and are not counted. For n <= 1 it is
-// Locks, exactly (a semaphore of one lease is a mutex).
-//
-// Like Locks it decides without search: the history is linearizable
-// against the porcupine model of a semaphore per path (an acquire taking
-// effect between its call and its return, a release at its call) if and
-// only if, each hold taken from its Start to its End, no instant sees more
-// than n of them. The spans are open: holds that touch (one's End is
-// another's Start) can be ordered release first, and a hold of zero length
-// counts only at its instant, beside the holds that span it, never beside
-// another of zero length at the same instant (those can follow each
-// other). A property test checks this against porcupine.
-func Leases(holds []Hold, n int) LockReport {
-	if n <= 1 {
-		return Locks(holds)
-	}
-	over := overLeased(holds, n)
-	if over == nil {
-		return LockReport{ok: true, leases: n}
-	}
-	lock := over[0].Lock
-	var who []string
-	var starts []int
-	for _, h := range over {
-		who = append(who, fmt.Sprintf("c%d (%d-%s)", h.Client+1, h.Start, endString(h)))
-		starts = append(starts, int(h.Start))
-	}
-	detail := fmt.Sprintf("%s held %s at once, more than its %d leases", strings.Join(who, ", "), lock, n)
-	failed := slices.DeleteFunc(slices.Clone(holds), func(h Hold) bool { return h.Lock != lock })
-	last := over[len(over)-1]
-	var chain []Link
-	for _, h := range over {
-		chain = append(chain, acquired(h))
-	}
-	v := Violation{Class: MaxLeases, Detail: detail, Steps: Blame(starts...), Chain: SortChain(chain),
-		Cause: OverlapCause(last, over[:len(over)-1])}
-	return LockReport{Violations: []Violation{v}, failed: failed, leases: n}
-}
-
 // overLeased returns n+1 holds (not reads) on one lock that are held at
 // one instant, or nil. Locks are taken in path order, so the holds
 // reported are the same for the same history.
+//
+// Read holds take no lease and are not counted. The spans are open: holds
+// that touch (one's End is another's Start) can be ordered release first,
+// and a hold of zero length counts only at its instant, beside the holds
+// that span it, never beside another of zero length at the same instant
+// (those can follow each other).
 func overLeased(holds []Hold, n int) []Hold {
 	byLock := map[string][]Hold{}
 	var locks []string
@@ -180,17 +143,4 @@ func modelFor(n int) porcupine.Model {
 		return lockModel
 	}
 	return semaphoreModel(n)
-}
-
-// Overlapping returns the holds the violation of Leases(holds, n) names,
-// by Start: the two that Locks found overlapping (n <= 1), or the n+1
-// held at once; nil if there is none. A harness words their cause.
-func Overlapping(holds []Hold, n int) []Hold {
-	if n > 1 {
-		return overLeased(holds, n)
-	}
-	if a, b, found := conflict(holds); found {
-		return []Hold{a, b}
-	}
-	return nil
 }

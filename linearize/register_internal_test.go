@@ -1,4 +1,4 @@
-package check
+package linearize
 
 import (
 	"fmt"
@@ -23,22 +23,22 @@ func unknownWrites(n int) []RegisterOp {
 // violation; with room enough the same history is decided exactly.
 func TestRegister_UndecidedWithinBound(t *testing.T) {
 	h := unknownWrites(8)
-	vs := checkRegister(h, 1000)
-	if len(vs) != 1 || vs[0].Class != Undecided {
-		t.Fatalf("bound of 1000 steps: %v, want undecided", vs)
+	ok, decided := register(h, 1000)
+	if ok || decided {
+		t.Fatalf("bound of 1000 steps: linearizable=%v decided=%v, want undecided", ok, decided)
 	}
-	if again := checkRegister(h, 1000); again[0].String() != vs[0].String() {
-		t.Fatalf("same history, same bound, another answer: %v then %v", vs, again)
+	if ok2, decided2 := register(h, 1000); ok2 != ok || decided2 != decided {
+		t.Fatalf("same history, same bound, another answer: %v/%v then %v/%v", ok, decided, ok2, decided2)
 	}
-	vs = checkRegister(h, registerSteps)
-	if len(vs) != 1 || vs[0].Class != Linearizability {
-		t.Fatalf("default bound: %v, want a decided violation", vs)
+	ok, decided = register(h, RegisterSteps)
+	if ok || !decided {
+		t.Fatalf("default bound: linearizable=%v decided=%v, want a decided violation", ok, decided)
 	}
 	// A legal history of the same shape whose linearization the search
 	// tries first is decided at once.
 	h[len(h)-1].Value, h[len(h)-1].Version = "v7", 8
-	if vs := checkRegister(h, 1000); vs != nil {
-		t.Fatalf("legal history: %v", vs)
+	if ok, decided := register(h, 1000); !ok || !decided {
+		t.Fatalf("legal history: linearizable=%v decided=%v", ok, decided)
 	}
 }
 
@@ -47,9 +47,8 @@ func TestRegister_DefaultBoundUndecided(t *testing.T) {
 	if testing.Short() {
 		t.Skip("searches a million steps")
 	}
-	vs := Register(unknownWrites(20))
-	if len(vs) != 1 || vs[0].Class != Undecided {
-		t.Fatalf("%v, want undecided", vs)
+	if ok, decided := Register(unknownWrites(20)); ok || decided {
+		t.Fatalf("linearizable=%v decided=%v, want undecided", ok, decided)
 	}
 }
 
@@ -120,19 +119,19 @@ func TestRegister_DecidesRealisticHistories(t *testing.T) {
 	most := 0
 	rapid.Check(t, func(rt *rapid.T) {
 		ops := registerRun(rt, 4, 50)
-		if vs := Register(ops); vs != nil {
-			rt.Fatalf("%v", vs)
+		if ok, decided := Register(ops); !ok || !decided {
+			rt.Fatalf("linearizable=%v decided=%v", ok, decided)
 		}
 		// The least bound that decides it: steps to the linearization.
 		for steps := 64; ; steps *= 2 {
-			if checkRegister(ops, int64(steps)) == nil {
+			if ok, _ := register(ops, int64(steps)); ok {
 				most = max(most, steps)
 				break
 			}
 		}
 	})
-	t.Logf("decided within %d steps at most (the bound is %d)", most, registerSteps)
-	if most > registerSteps/16 {
-		t.Errorf("realistic histories need %d steps: the bound of %d leaves too little room", most, registerSteps)
+	t.Logf("decided within %d steps at most (the bound is %d)", most, RegisterSteps)
+	if most > RegisterSteps/16 {
+		t.Errorf("realistic histories need %d steps: the bound of %d leaves too little room", most, RegisterSteps)
 	}
 }

@@ -1,4 +1,4 @@
-package check
+package linearize
 
 import (
 	"sync/atomic"
@@ -12,10 +12,10 @@ import (
 // partition sequentially and deterministically, so the same history meets
 // the bound at the same point on every machine.
 const (
-	// registerSteps bounds Register's search. The simulator's and the
+	// RegisterSteps bounds Register's search. The simulator's and the
 	// real server's register histories (tens to hundreds of operations,
 	// few unknown outcomes) take hundreds to thousands of steps.
-	registerSteps = 1 << 20
+	RegisterSteps = 1 << 20
 	// timelineSteps bounds the search behind a lock timeline.
 	timelineSteps = 1 << 20
 )

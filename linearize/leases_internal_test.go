@@ -1,4 +1,4 @@
-package check
+package linearize
 
 import (
 	"testing"
@@ -51,7 +51,7 @@ func TestLeases_AgreesWithPorcupine(t *testing.T) {
 		if undecided || res == porcupine.Unknown {
 			t.Fatalf("porcupine undecided on %+v", holds)
 		}
-		if got, want := Leases(holds, n).OK(), res == porcupine.Ok; got != want {
+		if got, want := Locks(holds, n) == nil, res == porcupine.Ok; got != want {
 			t.Fatalf("sweep says linearizable=%v with %d leases, porcupine %v: %+v", got, n, want, holds)
 		}
 	})

@@ -1,21 +1,21 @@
-package check_test
+package linearize_test
 
 import (
 	"testing"
 
-	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/linearize"
 )
 
 // history is a well-formed exclusive-lock history of n operations (n/2
 // holds) by 5 clients over 4 lock paths, with acquire calls overlapping
 // the previous holder's section as waiting clients' do.
-func history(n int) []check.Hold {
-	holds := make([]check.Hold, 0, n/2)
+func history(n int) []linearize.Hold {
+	holds := make([]linearize.Hold, 0, n/2)
 	end := map[string]int64{}
 	for i := range n / 2 {
 		lock := []string{"/a", "/b", "/c", "/d"}[i%4]
 		start := end[lock] + 1
-		holds = append(holds, check.Hold{Client: i % 5, Lock: lock, Call: start - 2, Start: start, End: start + 3})
+		holds = append(holds, linearize.Hold{Client: i % 5, Lock: lock, Call: start - 2, Start: start, End: start + 3})
 		end[lock] = start + 3
 	}
 	return holds
@@ -26,8 +26,8 @@ func BenchmarkCheckLocks(b *testing.B) {
 		h := history(n)
 		b.Run(itoa(n), func(b *testing.B) {
 			for b.Loop() {
-				if r := check.Locks(h); !r.OK() {
-					b.Fatal(r.Violations)
+				if over := linearize.Locks(h, 1); over != nil {
+					b.Fatal(over)
 				}
 			}
 		})

@@ -1,0 +1,30 @@
+// Package linearize decides whether a history is linearizable against a
+// porcupine model: the critical sections of a mutex, a read/write lock or
+// a counting semaphore (Locks), and the gets and compare-and-set writes of
+// a znode used as a versioned register (Register). It is a leaf: it
+// imports porcupine and the standard library only, and package check
+// words what it finds as violations (check.Exclusion, check.Register).
+//
+// A lock history is a list of Holds: when a client asked for a lock (Call),
+// when it got it (Start), and when it stopped holding it (End), which is
+// when it began to release or, earlier, when its session lost the lock
+// node. The models partition by lock path. An acquire takes effect
+// between its call and its return, a release at its call. Locks decides
+// exactly and without search (an interval check for one holder, a sweep
+// for N leases) and returns the holds that show a history is not
+// linearizable; property tests check both against porcupine's search over
+// the models. WriteHTML draws porcupine's timeline of the failing lock.
+//
+// A register history is a list of RegisterOps; a set whose reply was
+// lost has an unknown outcome: it may or may not have taken effect.
+// Register's search is porcupine's, and many unknown outcomes open at
+// once make it exponential.
+//
+// Every search here is bounded by a number of porcupine model steps
+// (RegisterSteps for Register; as many for a timeline), never by
+// wall-clock time: porcupine searches one partition sequentially and
+// deterministically, so the same history meets the bound at the same step
+// on every machine, and no verdict depends on the machine or its load. A
+// register history the bound cannot decide is undecided (Register returns
+// decided false), which is not a violation. Locks needs no bound.
+package linearize
