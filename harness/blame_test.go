@@ -53,9 +53,9 @@ func TestViolation_BlamesNodeAndOwner(t *testing.T) {
 		steps  []int
 	}{
 		{"deadlock-noguidretry.trace", "deadlock",
-			"c3 waited for the watch on /locks/l/lock-c2_0-0000000000 (c2's node, its session 0x100000000000002, created at step 10)", []int{10, 26}},
+			"c3 waited for the watch on /locks/l/lock-c2_0-0000000000 (c2's node, its session 0x100000000000002, created at step 10)", []int{10, 65}},
 		{"orphan-gozk.trace", "orphan",
-			"c2 created ephemeral /locks/l/_c_fba7167914b53f4cbc74403c164718f9-lock-0000000000 at step 15 on session 0x100000000000002 and finished at step 18 with that session open; nothing will remove it", []int{15, 18}},
+			"c2 created ephemeral /locks/l/_c_fba7167914b53f4cbc74403c164718f9-lock-0000000000 at step 14 on session 0x100000000000002 and finished at step 16 with that session open; nothing will remove it", []int{14, 16}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			rep := replayRegress(t, tc.file)

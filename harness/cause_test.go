@@ -47,7 +47,7 @@ func TestCause_NamesTheMechanism(t *testing.T) {
 				"so 1 woke for nothing; c3 waited again", 32},
 		{"testdata/regress/deadlock-noguidretry.trace", check.Deadlock,
 			"c3 waits on c2's /locks/l/lock-c2_0-0000000000 (session 0x100000000000002), created at step 10 by a create " +
-				"whose reply was lost, so c2 never knew of it; c2 finished without deleting it, and its session is still open", 12},
+				"whose reply was lost, so c2 never knew of it; c2 finished without deleting it, and its session is still open", 10},
 	} {
 		t.Run(filepath.Base(tc.path), func(t *testing.T) {
 			v := only(t, replayFile(t, tc.path).Violations, tc.class)

@@ -138,28 +138,23 @@ func TestShrinkSeed_KeepsTheClass(t *testing.T) {
 
 // writeRegressions regenerates testdata/regress (go test -run Regress -update).
 // Traces of fixed false alarms (ok-lock-crashed-waiter-is-no-orphan,
-// ok-rwlock-woken-readers-*) are not regenerated: they were shrunk from
-// schedules that the checkers of their time misjudged, which today's
-// checkers no longer single out, and are kept as they were recorded.
+// ok-rwlock-woken-readers-*) and of fixed recipe bugs found elsewhere
+// (ok-rwlock-abandoned-session-waits-no-more, ok-election-*) are not
+// regenerated: they were shrunk from schedules that the code of their
+// time misjudged, which today's code no longer singles out, and are kept
+// as they were recorded. (Those recorded before the one reconnect policy
+// replay byte for byte under it: they only gained its key.)
 func writeRegressions(t *testing.T) {
 	// The lock bug this harness found (seed 7, see
 	// TestWorkload_Regression_SessionReplacedUnderCreate), now fixed.
-	// These files were recorded before the clients' reconnect policy
-	// became go-zookeeper's, and stay on the legacy one: re-recording them
-	// under the new policy is a decision of its own, not a side effect.
 	rec := &sim.Recorder{C: sim.NewSeeded(7)}
-	cfg := sim.Config{Faults: allFaults, Server: fakezkFollowers(7), LegacyReconnect: true}
+	cfg := sim.Config{Faults: allFaults, Server: fakezkFollowers(7)}
 	w := harness.Workload{Recipe: lock.MutexRecipe(), ReadPercent: 50, TimeoutTicks: 30}
 	rep, _ := harness.RunWorkload(cfg, rec, w)
 	save(t, "ok-lock-session-replaced-under-create", rep, w, cfg, rec.Decisions)
 	for _, name := range []string{zoo.NameDirWatch, zoo.NameNoGUIDRetry, zoo.NameGoZKLock} {
 		ex, _ := zoo.Lookup(name)
-		legacy := func(seed uint64) sim.Config {
-			cfg := zooConfig(seed)
-			cfg.LegacyReconnect = true
-			return cfg
-		}
-		ce, _ := harness.Minimize(zooWorkload(ex), legacy, ex.Violation, 60)
+		ce, _ := harness.Minimize(zooWorkload(ex), zooConfig, ex.Violation, 60)
 		save(t, string(ex.Violation)+"-"+strings.TrimPrefix(name, "zoo/"), ce.Report, ce.Workload, ce.Config, ce.Decisions)
 	}
 }

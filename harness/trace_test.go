@@ -50,10 +50,8 @@ func TestTraceFile_RoundTripAndReplay(t *testing.T) {
 		// sequence counter started near the limit.
 		{"pct", sim.Config{Faults: allFaults, PCT: true, PCTDepth: 4, PCTHorizon: 300},
 			harness.Workload{Recipe: lock.MutexRecipe(), SequenceStart: 2147483640}},
-		// Both reconnect policies, with a follower to reconnect to.
+		// A follower to reconnect to.
 		{"reconnect-next", sim.Config{Faults: allFaults, Server: fakezkFollowers(1)}, harness.Workload{Recipe: lock.MutexRecipe()}},
-		{"reconnect-legacy", sim.Config{Faults: allFaults, Server: fakezkFollowers(1), LegacyReconnect: true},
-			harness.Workload{Recipe: lock.MutexRecipe()}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := &sim.Recorder{C: sim.NewSeeded(5)}
@@ -97,23 +95,26 @@ func TestParseTraceFile_Errors(t *testing.T) {
 	}
 }
 
-// A file written before the reconnect key existed has none and replays
-// under the legacy policy; a new run's file says reconnect=next, and
-// writing a legacy run leaves the key out, so old files stay as they are.
-func TestTraceFile_ReconnectKey(t *testing.T) {
+// A new run's file says reconnect=next; a file written before the key
+// existed was recorded under the legacy reconnect policy, which zksim no
+// longer has, and is refused with an error that says so and what to do,
+// not replayed into another run.
+func TestTraceFile_RefusesLegacyReconnect(t *testing.T) {
 	next := harness.TraceFile{Recipe: "lock"}.String()
 	if !strings.Contains(next, " reconnect=next\n") {
 		t.Fatalf("a new run's file has no reconnect=next:\n%s", next)
 	}
-	old := strings.Replace(next, " reconnect=next", "", 1)
-	f, err := harness.ParseTraceFile(old)
-	if err != nil {
+	if _, err := harness.ParseTraceFile(next); err != nil {
 		t.Fatal(err)
 	}
-	if !f.Config.LegacyReconnect || f.String() != old {
-		t.Fatalf("a file without the key: legacy %v, writes back as\n%s", f.Config.LegacyReconnect, f.String())
+	old := strings.Replace(next, " reconnect=next", "", 1)
+	_, err := harness.ParseTraceFile(old)
+	if !errors.Is(err, harness.ErrTrace) {
+		t.Fatalf("a file without the key: %v, want ErrTrace", err)
 	}
-	if f, _ := harness.ParseTraceFile(next); f.Config.LegacyReconnect {
-		t.Fatal("reconnect=next parsed as the legacy policy")
+	for _, want := range []string{"line 4", "legacy reconnect policy", "a6cb805", "re-run the search"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
 	}
 }

@@ -34,7 +34,10 @@ import (
 //
 //	workload barrier clients=3 rounds=2 work=1 attempts=2 late=50 single=false dir=/barriers/b
 //
-// Replaying it must reproduce the trace byte for byte.
+// The server line's reconnect=next names the clients' reconnect policy,
+// go-zookeeper's; a file without it was recorded under an older one and
+// is refused with an ErrTrace that says so. Replaying a file must
+// reproduce the trace byte for byte.
 type TraceFile struct {
 	Recipe string
 	// Programs marks a run of client programs rather than of a recipe's
@@ -55,8 +58,20 @@ const programsRecipe = "programs"
 // barrierKind opens the workload line of a barrier recipe's run.
 const barrierKind = "barrier"
 
-// ErrTrace is wrapped by every error about a malformed trace file.
-var ErrTrace = errors.New("sim: bad trace file")
+var (
+	// ErrTrace is wrapped by every error about a malformed trace file.
+	ErrTrace = errors.New("sim: bad trace file")
+	// errLegacyReconnect is wrapped (with ErrTrace, which callers test
+	// for) by the error about a file whose server line has no reconnect
+	// key: zksim wrote those before commit a6cb805 (2026-11-24), when its
+	// clients reconnected back to the replica they had. The simulator has
+	// only go-zookeeper's policy now, under which such a file's decisions
+	// make another run: replaying it would silently show something else.
+	// Its run is found again by the search that found it.
+	errLegacyReconnect = errors.New("trace recorded with the legacy reconnect policy of zksim before commit a6cb805 " +
+		"(2026-11-24; no reconnect=next on its server line), which zksim no longer has; re-run the search " +
+		"(zksim run with the file's recipe and settings) to record it again")
+)
 
 func (f TraceFile) String() string {
 	var b strings.Builder
@@ -74,11 +89,9 @@ func (f TraceFile) String() string {
 		fmt.Fprintf(&b, "workload clients=%d acquisitions=%d hold=%d read=%d timeout=%d timeout-percent=%d unfenced=%t dir=%s sequence-start=%d\n",
 			w.Clients, w.Acquisitions, w.HoldTicks, w.ReadPercent, w.TimeoutTicks, w.TimeoutPercent, w.Unfenced, w.Dir, w.SequenceStart)
 	}
-	fmt.Fprintf(&b, "server seed=%d followers=%d overflow=%s", c.Server.Seed, c.Server.Followers, c.Server.Overflow)
-	if !c.LegacyReconnect { // older files have no key: they replay under the legacy policy
-		b.WriteString(" reconnect=next")
-	}
-	b.WriteString("\n")
+	// reconnect=next marks the clients' one reconnect policy: files
+	// without it were recorded under another and are refused.
+	fmt.Fprintf(&b, "server seed=%d followers=%d overflow=%s reconnect=next\n", c.Server.Seed, c.Server.Followers, c.Server.Overflow)
 	fmt.Fprintf(&b, "faults percent=%d lose-request=%d lose-reply=%d disconnect=%d crash=%d pause=%d pause-ticks=%d reap=%d reorder=%d abandon=%d\n",
 		fl.Percent, fl.LoseRequest, fl.LoseReply, fl.Disconnect, fl.Crash, fl.Pause, fl.PauseTicks, fl.Reap, fl.Reorder, fl.Abandon)
 	fmt.Fprintf(&b, "run tick-ms=%d session-ms=%d tick-percent=%d max-steps=%d deadlock-ticks=%d pct=%t pct-depth=%d pct-horizon=%d",
@@ -158,7 +171,7 @@ func ParseTraceFile(text string) (TraceFile, error) {
 			return f, err
 		}
 		if err := s.apply(v); err != nil {
-			return f, fmt.Errorf("%w: line %d: %v", ErrTrace, line, err)
+			return f, fmt.Errorf("%w: line %d: %w", ErrTrace, line, err)
 		}
 	}
 	for sc.Scan() {
@@ -236,8 +249,8 @@ func (f *TraceFile) parseBarrier(v []string) error {
 }
 
 // parseServer reads the server line. A file without a reconnect key was
-// recorded before the clients' policy became go-zookeeper's, and replays
-// under the legacy one.
+// recorded before the clients' policy became go-zookeeper's: it is
+// refused (errLegacyReconnect).
 func (f *TraceFile) parseServer(v []string) error {
 	var overflow, reconnect string
 	s := &f.Config.Server
@@ -248,7 +261,7 @@ func (f *TraceFile) parseServer(v []string) error {
 	switch reconnect {
 	case "next":
 	case "":
-		f.Config.LegacyReconnect = true
+		return errLegacyReconnect
 	default:
 		return fmt.Errorf("reconnect: want next, got %q", reconnect)
 	}

@@ -84,8 +84,8 @@ func TestWriteTrace_UniqueStepsAndRaw(t *testing.T) {
 			t.Errorf("line %s: tick of %d ticks", l.ID, l.Ticks())
 		}
 	}
-	if !seen["40.1"] || !seen["41-81"] {
-		t.Errorf("want a step 40.1 (c2's log after its reply) and ticks 41-81, got %v", seen)
+	if !seen["55.1"] || !seen["67-107"] {
+		t.Errorf("want a step 55.1 (c1's log after its reply) and ticks 67-107, got %v", seen)
 	}
 	var b strings.Builder
 	harness.WriteTrace(&b, rep.Result.Trace, rep.Violations, harness.TraceView{Raw: true})

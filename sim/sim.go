@@ -44,14 +44,7 @@ type Config struct {
 	Server fakezk.Config
 	// SessionTimeoutMs asked by every client; default 4 ticks.
 	SessionTimeoutMs int64
-	// LegacyReconnect gives the clients the reconnect policy of traces
-	// recorded before it became go-zookeeper's: back to the replica they
-	// had, else the leader, and no Disconnected before Expired. Off, a
-	// client moves on to the next replica at every connect, as
-	// go-zookeeper does. Trace files without a reconnect key replay
-	// with it on.
-	LegacyReconnect bool
-	Faults          Faults
+	Faults           Faults
 	// TickPercent is the chance that a step advances time when other
 	// events are possible; default 5.
 	TickPercent int
@@ -115,14 +108,6 @@ func (c Config) WithDefaults() Config {
 		c.Faults = Faults{None: true, PauseTicks: c.Faults.PauseTicks}
 	}
 	return c
-}
-
-// policy is the clients' reconnect policy.
-func (c Config) policy() zkclient.Policy {
-	if c.LegacyReconnect {
-		return zkclient.PolicySimLegacy
-	}
-	return zkclient.PolicyNext
 }
 
 type timer struct {
@@ -289,7 +274,7 @@ func (s *Sim) startClients(programs []Program) {
 		c.conn = &Conn{c: c}
 		c.conn.calls = calls{T: c.conn}
 		s.clients = append(s.clients, c)
-		c.model = zkclient.NewSession[*watch, *pwatch](s.cfg.policy(), s.m.Config(), i%(s.cfg.Server.Followers+1))
+		c.model = zkclient.NewSession[*watch, *pwatch](zkclient.PolicyNext, s.m.Config(), i%(s.cfg.Server.Followers+1))
 		c.openSession()
 		c.start(ctx)
 	}

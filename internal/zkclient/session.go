@@ -13,7 +13,9 @@ import (
 
 // Policy is how a client moves between the replicas of an ensemble: which
 // one it reconnects to, where it opens a new session after its old one
-// expired, and what it tells its program on the way.
+// expired, and what it tells its program on the way. There is one,
+// PolicyNext: the simulator's older policy went with the traces recorded
+// under it, which were recorded again (harness refuses such files).
 type Policy uint8
 
 const (
@@ -28,12 +30,6 @@ const (
 	// Disconnected before Expired, and every reply's zxid counts,
 	// SetWatches's included.
 	PolicyNext Policy = iota
-	// PolicySimLegacy is the simulator's policy for traces recorded
-	// before the reconnect key: reconnect to the replica it had, else to
-	// the leader; a new session opens on the replica it had; the program
-	// sees no Disconnected before Expired when its session turns out to
-	// have expired, and the SetWatches reply's zxid is not counted.
-	PolicySimLegacy
 )
 
 // Session is a client's view of its ZooKeeper session, as every client of
@@ -50,7 +46,6 @@ type Session[W any, P comparable] struct {
 	Watches    WatchTable[W]
 	Persistent PersistentTable[P]
 
-	policy   Policy
 	replicas int               // the leader and its followers
 	maxFrame int               // jute.maxbuffer
 	creds    []machine.AddAuth // every auth that succeeded, re-sent on each connection
@@ -58,10 +53,11 @@ type Session[W any, P comparable] struct {
 
 // NewSession returns the model of a client of a Machine configured by
 // cfg (with its defaults filled in: Machine.Config) that will open its
-// first session on replica, moving between replicas by policy.
-func NewSession[W any, P comparable](policy Policy, cfg machine.Config, replica int) Session[W, P] {
+// first session on replica, moving between replicas by policy (PolicyNext,
+// the only one).
+func NewSession[W any, P comparable](_ Policy, cfg machine.Config, replica int) Session[W, P] {
 	maxFrame := cmp.Or(cfg.MaxFrame, machine.DefaultMaxFrame)
-	return Session[W, P]{policy: policy, replicas: cfg.Followers + 1, maxFrame: maxFrame, Replica: replica}
+	return Session[W, P]{replicas: cfg.Followers + 1, maxFrame: maxFrame, Replica: replica}
 }
 
 // Send hands req to the Machine as the session's server reads it: a frame
@@ -77,16 +73,12 @@ func (s *Session[W, P]) Send(m *machine.Machine, req machine.Request) machine.Re
 	return m.Do(s.ID, req)
 }
 
-// Policy is the session's reconnect policy.
-func (s *Session[W, P]) Policy() Policy { return s.policy }
-
-// Opened records the new session id the Machine gave on s.Replica, whose
-// zxid was zxid: the client has seen nothing older.
-func (s *Session[W, P]) Opened(id, zxid int64) {
-	if s.policy == PolicyNext {
-		zxid = 0 // go-zookeeper sends lastZxidSeen 0 for a new session and learns from replies only
-	}
-	s.ID, s.LastZxid = id, zxid
+// Opened records the new session id the Machine gave on s.Replica. The
+// client has seen no zxid of it yet, whatever the replica's (the second
+// argument): go-zookeeper sends lastZxidSeen 0 for a new session and
+// learns from replies only.
+func (s *Session[W, P]) Opened(id, _ int64) {
+	s.ID, s.LastZxid = id, 0
 }
 
 // Replied folds a reply into what the client has seen.
@@ -114,12 +106,10 @@ func (s *Session[W, P]) Rewatch() (machine.SetWatches, bool) {
 	return s.Persistent.Rewatch(s.Watches.SetWatches(s.LastZxid)), true
 }
 
-// Rewatched folds the reply to Rewatch's request in, if the policy
-// counts it.
+// Rewatched folds the reply to Rewatch's request in: its zxid counts, as
+// every reply's does.
 func (s *Session[W, P]) Rewatched(r machine.Reply) {
-	if s.policy != PolicySimLegacy {
-		s.Replied(r)
-	}
+	s.Replied(r)
 }
 
 // errNoReplica is returned by Reconnect when every replica it may try
@@ -133,23 +123,11 @@ var errNoReplica = errors.New("zkclient: no replica took the session back")
 // now that one) or one says the session expired (zkapi.ErrSessionExpired:
 // s.Replica is the one that said so; call Expired next). A replica behind
 // the client refuses it (zkapi.ErrConnectionLoss) and is skipped.
-func (s *Session[W, P]) Reconnect(attach func(replica int) error) error {
-	if s.policy == PolicySimLegacy {
-		err := attach(s.Replica)
-		if errors.Is(err, zkapi.ErrConnectionLoss) {
-			s.Replica = 0
-			err = attach(0)
-		}
-		return err
-	}
-	return s.moveOn(attach)
-}
-
-// moveOn is PolicyNext's reconnect: each replica after the current one
-// in turn, the current one last, until one takes the session back or
-// says it expired. The leader is among them and is never behind, so one
+//
+// It tries each replica after the current one in turn, the current one
+// last (PolicyNext). The leader is among them and is never behind, so one
 // round ends it.
-func (s *Session[W, P]) moveOn(attach func(replica int) error) error {
+func (s *Session[W, P]) Reconnect(attach func(replica int) error) error {
 	var err error
 	for i := 1; i <= s.replicas; i++ {
 		r := (s.Replica + i) % s.replicas
@@ -163,17 +141,15 @@ func (s *Session[W, P]) moveOn(attach func(replica int) error) error {
 
 // Expired ends the session the client has learnt is gone: it returns the
 // states its program sees, in order (a connected client first sees its
-// connection drop, as go-zookeeper reports it, unless the policy is the
-// simulator's legacy one), and every watch handle, which the caller ends
-// with ErrSessionExpired. Then the caller opens a new session on
-// s.Replica, which PolicyNext has moved on to the next replica.
+// connection drop, as go-zookeeper reports it), and every watch handle,
+// which the caller ends with ErrSessionExpired. Then the caller opens a
+// new session on s.Replica, which PolicyNext has moved on to the next
+// replica.
 func (s *Session[W, P]) Expired(connected bool) (states []zkapi.State, watches []W, persistent []P) {
-	if connected && s.policy != PolicySimLegacy {
+	if connected {
 		states = append(states, zkapi.StateDisconnected)
 	}
 	states = append(states, zkapi.StateExpired)
-	if s.policy == PolicyNext {
-		s.Replica = (s.Replica + 1) % s.replicas
-	}
+	s.Replica = (s.Replica + 1) % s.replicas
 	return states, s.Watches.TakeAll(), s.Persistent.TakeAll()
 }

@@ -66,14 +66,6 @@ func TestSession_ExpiredNextMovesOnAndForgetsZxid(t *testing.T) {
 	}
 }
 
-func TestSession_ReconnectSimLegacyFallsBackToLeader(t *testing.T) {
-	s := zkclient.NewSession[int, int](zkclient.PolicySimLegacy, replicas(3), 1)
-	a := &attachScript{answer: map[int]error{1: behind}}
-	if err := s.Reconnect(a.attach); err != nil || s.Replica != 0 || !slices.Equal(a.tried, []int{1, 0}) {
-		t.Fatalf("err %v, replica %d, tried %v; want nil, 0, [1 0]", err, s.Replica, a.tried)
-	}
-}
-
 func TestSession_ReconnectStopsAtExpiry(t *testing.T) {
 	s := zkclient.NewSession[int, int](zkclient.PolicyNext, replicas(3), 0)
 	a := &attachScript{answer: map[int]error{1: behind, 2: zkapi.ErrSessionExpired}}
@@ -90,7 +82,6 @@ func TestSession_ExpiredReportsDisconnectedFirst(t *testing.T) {
 	}{
 		{zkclient.PolicyNext, true, []zkapi.State{zkapi.StateDisconnected, zkapi.StateExpired}},
 		{zkclient.PolicyNext, false, []zkapi.State{zkapi.StateExpired}},
-		{zkclient.PolicySimLegacy, true, []zkapi.State{zkapi.StateExpired}},
 	} {
 		s := zkclient.NewSession[int, int](tc.policy, replicas(1), 0)
 		s.Watches.Add("/a", zkclient.KindData, 7)
