@@ -66,7 +66,7 @@ func (c *Conn) openSession() {
 	if err != nil {
 		panic(fmt.Sprintf("fakezk: invariant: Connect checked replica %d: %v", replica, err))
 	}
-	c.model.Opened(info.ID, c.srv.m.ReplicaZxid(replica))
+	c.model.Opened(info.ID)
 	c.srv.conns[info.ID] = c
 	c.setState(zkapi.StateConnected)
 	c.resendAuth()

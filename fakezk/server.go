@@ -88,7 +88,7 @@ func (s *Server) Connect(opts ConnOptions) (*Conn, error) {
 		return nil, fmt.Errorf("fakezk: no replica %d (leader 0 and %d followers)", opts.Replica, s.m.Config().Followers)
 	}
 	c := &Conn{srv: s, timeoutMs: opts.SessionTimeoutMs}
-	c.model = zkclient.NewSession[*watch, *pwatch](zkclient.PolicyNext, s.m.Config(), opts.Replica)
+	c.model = zkclient.NewSession[*watch, *pwatch](s.m.Config(), opts.Replica)
 	c.openSession()
 	s.deliver()
 	return c, nil

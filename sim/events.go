@@ -218,7 +218,7 @@ func (c *Client) openSession() {
 	if err != nil {
 		panic(fmt.Sprintf("sim: invariant: replica %d exists: %v", replica, err))
 	}
-	c.model.Opened(info.ID, c.sim.m.ReplicaZxid(replica))
+	c.model.Opened(info.ID)
 	c.connected = true
 	c.setState(zkapi.StateConnected)
 	c.sim.covSession(c, SessionOpened)

@@ -274,7 +274,7 @@ func (s *Sim) startClients(programs []Program) {
 		c.conn = &Conn{c: c}
 		c.conn.calls = calls{T: c.conn}
 		s.clients = append(s.clients, c)
-		c.model = zkclient.NewSession[*watch, *pwatch](zkclient.PolicyNext, s.m.Config(), i%(s.cfg.Server.Followers+1))
+		c.model = zkclient.NewSession[*watch, *pwatch](s.m.Config(), i%(s.cfg.Server.Followers+1))
 		c.openSession()
 		c.start(ctx)
 	}

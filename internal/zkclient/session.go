@@ -11,33 +11,24 @@ import (
 	"github.com/zksim/zksim/zkapi"
 )
 
-// Policy is how a client moves between the replicas of an ensemble: which
-// one it reconnects to, where it opens a new session after its old one
-// expired, and what it tells its program on the way. There is one,
-// PolicyNext: the simulator's older policy went with the traces recorded
-// under it, which were recorded again (harness refuses such files).
-type Policy uint8
-
-const (
-	// PolicyNext, the zero Policy, is go-zookeeper v1.0.4's (conn.go
-	// connect, loop and authenticate; dnshostprovider.go Next): every
-	// connect, the first after any disconnect included, goes to the next
-	// replica in turn, never back to the one it had; a replica that
-	// refuses the client (it is behind what the client has seen) is just
-	// a failed connect, and the next is tried. When a replica says the
-	// session expired, the client forgets its lastZxid (0) and opens the
-	// new session on the next replica. A connected client sees
-	// Disconnected before Expired, and every reply's zxid counts,
-	// SetWatches's included.
-	PolicyNext Policy = iota
-)
-
 // Session is a client's view of its ZooKeeper session, as every client of
 // a Machine keeps it: which session and replica it is on, the last zxid
 // it has seen, the identities it added and its watch handles. It decides
 // what the client does; the transport that owns it does the talking to
 // the Machine and the waking of its program. It has no lock: its owner
 // guards it.
+//
+// It moves between replicas as go-zookeeper v1.0.4 does (conn.go connect,
+// loop and authenticate; dnshostprovider.go Next): every connect, the
+// first after any disconnect included, goes to the next replica in turn,
+// never back to the one it had; a replica that refuses the client (it is
+// behind what the client has seen) is just a failed connect, and the next
+// is tried. When a replica says the session expired, the client forgets
+// its lastZxid (0) and opens the new session on the next replica. A
+// connected client sees Disconnected before Expired, and every reply's
+// zxid counts, SetWatches's included. (The simulator's older policy went
+// with the traces recorded under it, which were recorded again; harness
+// refuses such files.)
 type Session[W any, P comparable] struct {
 	ID       int64 // the current session
 	Replica  int   // the replica the session is, or was last, connected to
@@ -53,9 +44,8 @@ type Session[W any, P comparable] struct {
 
 // NewSession returns the model of a client of a Machine configured by
 // cfg (with its defaults filled in: Machine.Config) that will open its
-// first session on replica, moving between replicas by policy (PolicyNext,
-// the only one).
-func NewSession[W any, P comparable](_ Policy, cfg machine.Config, replica int) Session[W, P] {
+// first session on replica.
+func NewSession[W any, P comparable](cfg machine.Config, replica int) Session[W, P] {
 	maxFrame := cmp.Or(cfg.MaxFrame, machine.DefaultMaxFrame)
 	return Session[W, P]{replicas: cfg.Followers + 1, maxFrame: maxFrame, Replica: replica}
 }
@@ -74,10 +64,9 @@ func (s *Session[W, P]) Send(m *machine.Machine, req machine.Request) machine.Re
 }
 
 // Opened records the new session id the Machine gave on s.Replica. The
-// client has seen no zxid of it yet, whatever the replica's (the second
-// argument): go-zookeeper sends lastZxidSeen 0 for a new session and
-// learns from replies only.
-func (s *Session[W, P]) Opened(id, _ int64) {
+// client has seen no zxid of it yet, whatever the replica's: go-zookeeper
+// sends lastZxidSeen 0 for a new session and learns from replies only.
+func (s *Session[W, P]) Opened(id int64) {
 	s.ID, s.LastZxid = id, 0
 }
 
@@ -125,7 +114,7 @@ var errNoReplica = errors.New("zkclient: no replica took the session back")
 // the client refuses it (zkapi.ErrConnectionLoss) and is skipped.
 //
 // It tries each replica after the current one in turn, the current one
-// last (PolicyNext). The leader is among them and is never behind, so one
+// last (as go-zookeeper does). The leader is among them and is never behind, so one
 // round ends it.
 func (s *Session[W, P]) Reconnect(attach func(replica int) error) error {
 	var err error
@@ -143,7 +132,7 @@ func (s *Session[W, P]) Reconnect(attach func(replica int) error) error {
 // states its program sees, in order (a connected client first sees its
 // connection drop, as go-zookeeper reports it), and every watch handle,
 // which the caller ends with ErrSessionExpired. Then the caller opens a
-// new session on s.Replica, which PolicyNext has moved on to the next
+// new session on s.Replica, which the client has moved on to the next
 // replica.
 func (s *Session[W, P]) Expired(connected bool) (states []zkapi.State, watches []W, persistent []P) {
 	if connected {

@@ -30,7 +30,7 @@ var behind = zkapi.ErrConnectionLoss // a replica behind the client refuses it
 // go-zookeeper moves on to the next server at every connect, even when
 // the one it had is healthy (dnshostprovider.go Next).
 func TestSession_ReconnectNextMovesOn(t *testing.T) {
-	s := zkclient.NewSession[int, int](zkclient.PolicyNext, replicas(3), 1)
+	s := zkclient.NewSession[int, int](replicas(3), 1)
 	a := &attachScript{}
 	if err := s.Reconnect(a.attach); err != nil || s.Replica != 2 || !slices.Equal(a.tried, []int{2}) {
 		t.Fatalf("err %v, replica %d, tried %v; want nil, 2, [2]", err, s.Replica, a.tried)
@@ -40,7 +40,7 @@ func TestSession_ReconnectNextMovesOn(t *testing.T) {
 // A replica behind the client refuses it: a failed connect, and the next
 // replica in turn is tried, the one it had last.
 func TestSession_ReconnectNextSkipsRefusals(t *testing.T) {
-	s := zkclient.NewSession[int, int](zkclient.PolicyNext, replicas(3), 1)
+	s := zkclient.NewSession[int, int](replicas(3), 1)
 	a := &attachScript{answer: map[int]error{2: behind, 0: behind}}
 	if err := s.Reconnect(a.attach); err != nil || s.Replica != 1 || !slices.Equal(a.tried, []int{2, 0, 1}) {
 		t.Fatalf("err %v, replica %d, tried %v; want nil, 1, [2 0 1]", err, s.Replica, a.tried)
@@ -54,20 +54,20 @@ func TestSession_ReconnectNextSkipsRefusals(t *testing.T) {
 // On expiry go-zookeeper forgets its lastZxid and opens the new session
 // on the next server (conn.go authenticate, loop).
 func TestSession_ExpiredNextMovesOnAndForgetsZxid(t *testing.T) {
-	s := zkclient.NewSession[int, int](zkclient.PolicyNext, replicas(2), 1)
-	s.Opened(5, 10)
+	s := zkclient.NewSession[int, int](replicas(2), 1)
+	s.Opened(5)
 	s.Replied(machine.Reply{Zxid: 12})
 	s.Expired(true)
 	if s.Replica != 0 {
 		t.Fatalf("new session on replica %d, want 0", s.Replica)
 	}
-	if s.Opened(6, 30); s.LastZxid != 0 {
+	if s.Opened(6); s.LastZxid != 0 {
 		t.Fatalf("LastZxid %d after a new session, want 0", s.LastZxid)
 	}
 }
 
 func TestSession_ReconnectStopsAtExpiry(t *testing.T) {
-	s := zkclient.NewSession[int, int](zkclient.PolicyNext, replicas(3), 0)
+	s := zkclient.NewSession[int, int](replicas(3), 0)
 	a := &attachScript{answer: map[int]error{1: behind, 2: zkapi.ErrSessionExpired}}
 	if err := s.Reconnect(a.attach); !errors.Is(err, zkapi.ErrSessionExpired) || s.Replica != 2 {
 		t.Fatalf("err %v, replica %d; want ErrSessionExpired on 2", err, s.Replica)
@@ -76,32 +76,31 @@ func TestSession_ReconnectStopsAtExpiry(t *testing.T) {
 
 func TestSession_ExpiredReportsDisconnectedFirst(t *testing.T) {
 	for _, tc := range []struct {
-		policy    zkclient.Policy
 		connected bool
 		want      []zkapi.State
 	}{
-		{zkclient.PolicyNext, true, []zkapi.State{zkapi.StateDisconnected, zkapi.StateExpired}},
-		{zkclient.PolicyNext, false, []zkapi.State{zkapi.StateExpired}},
+		{true, []zkapi.State{zkapi.StateDisconnected, zkapi.StateExpired}},
+		{false, []zkapi.State{zkapi.StateExpired}},
 	} {
-		s := zkclient.NewSession[int, int](tc.policy, replicas(1), 0)
+		s := zkclient.NewSession[int, int](replicas(1), 0)
 		s.Watches.Add("/a", zkclient.KindData, 7)
 		s.Persistent.Add("/", true, 8)
 		states, ws, ps := s.Expired(tc.connected)
 		if !slices.Equal(states, tc.want) || !slices.Equal(ws, []int{7}) || !slices.Equal(ps, []int{8}) {
-			t.Errorf("policy %d connected %v: states %v, watches %v, persistent %v", tc.policy, tc.connected, states, ws, ps)
+			t.Errorf("connected %v: states %v, watches %v, persistent %v", tc.connected, states, ws, ps)
 		}
 		if s.Watches.Len()+s.Persistent.Len() != 0 {
-			t.Errorf("policy %d: handles left after expiry", tc.policy)
+			t.Errorf("connected %v: handles left after expiry", tc.connected)
 		}
 	}
 }
 
 func TestSession_RewatchCarriesLastZxid(t *testing.T) {
-	s := zkclient.NewSession[int, int](zkclient.PolicyNext, replicas(1), 0)
+	s := zkclient.NewSession[int, int](replicas(1), 0)
 	if _, ok := s.Rewatch(); ok {
 		t.Fatal("Rewatch with no watch: want none")
 	}
-	s.Opened(5, 10)
+	s.Opened(5)
 	s.Replied(machine.Reply{Zxid: 10})
 	s.Replied(machine.Reply{Zxid: 12})
 	s.Replied(machine.Reply{Zxid: 11}) // an older zxid never goes back
