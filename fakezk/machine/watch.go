@@ -549,3 +549,10 @@ func (m *Machine) setWatchesAdds(s *session, r SetWatches) int {
 	count(r.PersistentRecursive, watchData, watchChild)
 	return len(seen)
 }
+
+// Watching reports whether session id holds a data or child watch on
+// path.
+func (m *Machine) Watching(id int64, path string) bool {
+	s := m.sessions[id]
+	return s != nil && (s.watches.has(watchKey{path, watchData}) || s.watches.has(watchKey{path, watchChild}))
+}
