@@ -10,15 +10,15 @@ import (
 // Watch caps. A watch is one (session, path, table) triple, as the
 // Machine counts them: exists and getData set one in the data table,
 // getChildren one in the child table, addWatch one in each; setting a
-// watch the session already holds adds nothing. Each costs the Machine
-// about 200 bytes (BENCHMARKS.md), with its path.
+// watch the session already holds adds nothing. Each costs about 210
+// bytes in the Machine and 250 through the server (BENCHMARKS.md).
 //
 // The defaults never bite a client's own test suite: go-zookeeper's
 // largest (TestSetWatchers) holds 1,000 watches in one session, kazoo's
 // and Curator's hold far fewer, and a recipe client watching a whole tree
 // of 50,000 nodes (TreeCache) holds 100,000. They bound a runaway or
-// hostile client on a shared machine to about 20 MiB of watches, and the
-// server to about 400 MiB, twice the million watches serve is measured
+// hostile client on a shared machine to about 25 MiB of watches, and the
+// server to about 500 MiB, twice the million watches serve is measured
 // with.
 const (
 	// DefaultMaxSessionWatches is Config.MaxSessionWatches's default.
