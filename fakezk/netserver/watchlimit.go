@@ -79,6 +79,11 @@ func (l *watchLimits) check(held, total, n int) error {
 // holding the watches it had. The real server has no cap to copy; this is
 // the refusal every client already handles, and it is loud where a read
 // that silently left no watch would break a recipe waiting on it.
+//
+// A reconnecting client's setWatches is held to the caps too (else it
+// would set any number of watches): at the per-session cap it never
+// asks for more than it held, but on a server at its total cap it is
+// refused, and the client reconnects until watches elsewhere go.
 func (s *Server) admitWatches(c *conn, req machine.Request) bool {
 	n := s.m.WatchesAdded(c.session, req)
 	if n == 0 {
