@@ -26,6 +26,7 @@ import (
 const serveUsage = `usage: zksim serve [-addr HOST:PORT] [-control HOST:PORT] [-control-token-file FILE]
                    [-4lw WORDS] [-tick MS] [-seed S] [-followers N] [-max-conns N]
                    [-max-frame BYTES] [-frame-budget BYTES]
+                   [-max-session-watches N] [-max-watches N]
                    [-overflow pin|wrap] [-container-check MS] [-extended-types]
                    [-emulate353-ttl] [-reconfig] [-super-digest USER:DIGEST]
                    [-faults SPEC] [-v]
@@ -53,7 +54,11 @@ directory is wiped. A stopped member refuses connections; with fewer than a
 majority of members running no member serves sessions, and no session
 expires until a majority is back. Out of file descriptors, it retries accepting after
 5 ms, doubling up to 1 s; a request frame that does not fit in
--frame-budget closes its connection (the session lives on).
+-frame-budget closes its connection (the session lives on). So does a
+request that would set a watch past -max-session-watches or -max-watches
+(an existing watch set again does not count; addWatch counts two): the
+client sees the connection lost and keeps its session and the watches it
+had, and serve prints a line naming the session, the cap and its flag.
 
 TTL nodes are refused (Unimplemented) unless -extended-types is given, as
 a real server refuses them without zookeeper.extendedTypesEnabled; with
@@ -104,6 +109,9 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 	maxFrame := fs.Int("max-frame", machine.DefaultMaxFrame, "largest request frame in bytes (jute.maxbuffer)")
 	budget := fs.Int("frame-budget", netserver.DefaultFrameBudget,
 		"bytes all connections together may hold for request frames still arriving (at least -max-frame; 0 no limit)")
+	sessionWatches := fs.Int("max-session-watches", netserver.DefaultMaxSessionWatches,
+		"watches one session may hold (data and child watches on a path count one each; 0 no limit)")
+	allWatches := fs.Int("max-watches", netserver.DefaultMaxWatches, "watches all sessions may hold together (0 no limit)")
 	overflow := fs.String("overflow", "pin", "sequence counter past 2^31-1: pin (ZooKeeper 3.6+) or wrap")
 	check := fs.Int64("container-check", fakezk.DefaultContainerCheckMillis,
 		"how often, in ms of virtual time, empty containers and expired TTL nodes are reaped (znode.container.checkIntervalMs; rounded down to whole ticks, at least one)")
@@ -134,6 +142,8 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 		return bad("-max-frame must be at least 1024 bytes, got %d", *maxFrame)
 	case *budget < 0 || *budget > 0 && *budget < *maxFrame && flagSet(fs, "frame-budget"):
 		return bad("-frame-budget must be 0 or at least -max-frame (%d), got %d", *maxFrame, *budget)
+	case *sessionWatches < 0 || *allWatches < 0:
+		return bad("-max-session-watches and -max-watches must be >= 0, got %d and %d", *sessionWatches, *allWatches)
 	case *overflow != "pin" && *overflow != "wrap":
 		return bad("-overflow must be pin or wrap, got %q", *overflow)
 	case *check < 1:
@@ -160,9 +170,11 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 			EpochMillis: fakezk.DefaultEpochMillis,
 			SuperDigest: *superDigest,
 		},
-		MaxClientCnxns: *maxConns,
-		FollowerLag:    *lag,
-		Reconfig:       *reconfig,
+		MaxClientCnxns:    *maxConns,
+		MaxSessionWatches: noLimit(*sessionWatches),
+		MaxWatches:        noLimit(*allWatches),
+		FollowerLag:       *lag,
+		Reconfig:          *reconfig,
 	}
 	if err := netserver.CheckFourLetterWords(c.srv.FourLetterWords); err != nil {
 		return bad("-4lw: %v", err)
@@ -184,10 +196,22 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 	return c, -1
 }
 
+// noLimit is a cap flag as netserver takes it: the flag's 0 (no limit)
+// is netserver's negative.
+func noLimit(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
+}
+
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c, code := parseServe(args, stderr)
 	if code >= 0 {
 		return code
+	}
+	c.srv.Warnf = func(format string, a ...any) {
+		fmt.Fprintf(stderr, "zksim serve: "+format+"\n", a...)
 	}
 	if c.verbose {
 		c.srv.Logf = func(format string, a ...any) {

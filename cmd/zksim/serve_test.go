@@ -28,6 +28,8 @@ func TestServe_Usage(t *testing.T) {
 		{[]string{"-max-frame", "10"}, "-max-frame must be at least 1024"},
 		{[]string{"-frame-budget", "-1"}, "-frame-budget must be 0 or at least -max-frame (1048575), got -1"},
 		{[]string{"-max-frame", "2000000", "-frame-budget", "1999999"}, "-frame-budget must be 0 or at least -max-frame (2000000)"},
+		{[]string{"-max-session-watches", "-1"}, "-max-session-watches and -max-watches must be >= 0, got -1 and 2000000"},
+		{[]string{"-max-watches", "-5"}, "-max-session-watches and -max-watches must be >= 0, got 100000 and -5"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 		{[]string{"-nope"}, "flag provided but not defined: -nope"},
 		{[]string{"-faults", "lose-reply:op=crate"}, `unknown op "crate"`},

@@ -39,6 +39,8 @@ type Machine struct {
 	woken   []int64   // notifyOn's sessions of one trigger, reused
 	spare   [][]int64 // emptied watcher lists, reused by watch
 
+	watchCount int // the watches all sessions hold (HeldWatches)
+
 	// notified lists the sessions whose outbox became non-empty since the
 	// last TakeNotified, and ended counts the sessions ended so far: a
 	// server over thousands of sessions visits only those with news.

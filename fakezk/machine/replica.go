@@ -105,6 +105,7 @@ type replica struct {
 	// trigger look at its path's ancestors.
 	modes     map[modeKey]watchMode
 	recursive [2]int
+	peaks     watchPeaks // for shrunk
 
 	free []*znode // removed nodes, for newNode
 }

@@ -13,12 +13,14 @@ const smallSetMax = 16
 type smallSet[K comparable] struct {
 	few  []K
 	many map[K]struct{}
+	top  int // many's peak, for shrunk
 }
 
 func (s *smallSet[K]) add(k K) {
 	switch {
 	case s.many != nil:
 		s.many[k] = struct{}{}
+		s.top = max(s.top, len(s.many))
 	case slices.Contains(s.few, k):
 	case len(s.few) < smallSetMax:
 		if s.few == nil {
@@ -31,13 +33,16 @@ func (s *smallSet[K]) add(k K) {
 			s.many[x] = struct{}{}
 		}
 		s.many[k] = struct{}{}
-		s.few = nil
+		s.few, s.top = nil, len(s.many)
 	}
 }
 
 func (s *smallSet[K]) remove(k K) {
 	if s.many != nil {
 		delete(s.many, k)
+		if small, ok := shrunk(s.many, &s.top); ok {
+			s.many = small
+		}
 		return
 	}
 	if i := slices.Index(s.few, k); i >= 0 {
@@ -47,6 +52,14 @@ func (s *smallSet[K]) remove(k K) {
 		s.few[last] = zero
 		s.few = s.few[:last]
 	}
+}
+
+func (s *smallSet[K]) has(k K) bool {
+	if s.many != nil {
+		_, ok := s.many[k]
+		return ok
+	}
+	return slices.Contains(s.few, k)
 }
 
 func (s *smallSet[K]) len() int {
@@ -73,5 +86,5 @@ func (s *smallSet[K]) each(f func(K)) {
 // reset empties the set, keeping the small form's room.
 func (s *smallSet[K]) reset() {
 	clear(s.few)
-	s.few, s.many = s.few[:0], nil
+	s.few, s.many, s.top = s.few[:0], nil, 0
 }

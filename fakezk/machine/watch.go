@@ -41,6 +41,35 @@ func (r *replica) table(k watchKind) watchTable {
 	return r.dataW
 }
 
+func (r *replica) setTable(k watchKind, t watchTable) {
+	if k == watchChild {
+		r.childW = t
+	} else {
+		r.dataW = t
+	}
+}
+
+// watchPeaks are the most entries a replica's watch tables and modes
+// have held since they were last rebuilt (shrunk).
+type watchPeaks struct {
+	table [2]int
+	modes int
+}
+
+// hold records that s holds the watch k, counting it if it is new.
+func (m *Machine) hold(s *session, k watchKey) {
+	n := s.watches.len()
+	s.watches.add(k)
+	m.watchCount += s.watches.len() - n
+}
+
+// release records that s no longer holds the watch k.
+func (m *Machine) release(s *session, k watchKey) {
+	n := s.watches.len()
+	s.watches.remove(k)
+	m.watchCount -= n - s.watches.len()
+}
+
 // watchMode is how a watch fires (ZooKeeper's WatcherMode): once
 // (standard: exists, getData, getChildren), at every change of its node
 // (persistent: addWatch mode 0), or of its node and every descendant but
@@ -82,8 +111,9 @@ func (m *Machine) watchAs(s *session, path string, k watchKind, mode watchMode) 
 			ids = m.spareIDs()
 		}
 		t[path] = append(ids, s.id)
+		r.peaks.table[k] = max(r.peaks.table[k], len(t))
 	}
-	s.watches.add(watchKey{path, k})
+	m.hold(s, watchKey{path, k})
 	if mode != modeStandard || len(r.modes) > 0 {
 		r.setMode(modeKey{path, k, s.id}, mode)
 	}
@@ -98,11 +128,15 @@ func (r *replica) setMode(key modeKey, mode watchMode) {
 	switch {
 	case mode == modeStandard:
 		delete(r.modes, key)
+		if small, ok := shrunk(r.modes, &r.peaks.modes); ok {
+			r.modes = small
+		}
 		return
 	case r.modes == nil:
 		r.modes = map[modeKey]watchMode{}
 	}
 	r.modes[key] = mode
+	r.peaks.modes = max(r.peaks.modes, len(r.modes))
 	if mode == modeRecursive {
 		r.recursive[key.kind]++
 	}
@@ -129,11 +163,11 @@ func (m *Machine) unwatch(r *replica, s *session, path string, k watchKind) bool
 		return false
 	}
 	if ids = slices.Delete(ids, i, i+1); len(ids) == 0 {
-		m.unwatchPath(t, path)
+		m.unwatchPath(r, k, path)
 	} else {
 		t[path] = ids
 	}
-	s.watches.remove(watchKey{path, k})
+	m.release(s, watchKey{path, k})
 	if len(r.modes) > 0 {
 		r.setMode(modeKey{path, k, s.id}, modeStandard)
 	}
@@ -203,13 +237,18 @@ func (m *Machine) spareIDs() []int64 {
 	return nil
 }
 
-// unwatchPath deletes path's watcher list from t, keeping the list for
-// spareIDs.
-func (m *Machine) unwatchPath(t watchTable, path string) {
+// unwatchPath deletes path's watcher list from r's table of kind k,
+// keeping the list for spareIDs (up to spareMax of them), and rebuilds the
+// table once it has shrunk well below its peak.
+func (m *Machine) unwatchPath(r *replica, k watchKind, path string) {
+	t := r.table(k)
 	if ids, ok := t[path]; ok {
 		delete(t, path)
-		if cap(ids) > 0 {
+		if cap(ids) > 0 && len(m.spare) < spareMax {
 			m.spare = append(m.spare, ids[:0])
+		}
+		if small, ok := shrunk(t, &r.peaks.table[k]); ok {
+			r.setTable(k, small)
 		}
 	}
 }
@@ -220,7 +259,7 @@ func (m *Machine) dropWatches(s *session) {
 		t := r.table(k.kind)
 		ids := slices.DeleteFunc(t[k.path], func(id int64) bool { return id == s.id })
 		if len(ids) == 0 {
-			m.unwatchPath(t, k.path)
+			m.unwatchPath(r, k.kind, k.path)
 		} else {
 			t[k.path] = ids
 		}
@@ -228,6 +267,7 @@ func (m *Machine) dropWatches(s *session) {
 			r.setMode(modeKey{k.path, k.kind, s.id}, modeStandard)
 		}
 	})
+	m.watchCount -= s.watches.len()
 	s.watches.reset()
 }
 
@@ -299,10 +339,10 @@ func (m *Machine) takeAt(r *replica, k watchKind, path string, typ zkapi.EventTy
 	if len(r.modes) == 0 { // standard watches only: the common case
 		if exact {
 			for _, id := range watchers {
-				m.sessions[id].watches.remove(watchKey{path, k})
+				m.release(m.sessions[id], watchKey{path, k})
 				ids = appendOnce(ids, id)
 			}
-			m.unwatchPath(t, path)
+			m.unwatchPath(r, k, path)
 		}
 		return ids
 	}
@@ -320,12 +360,12 @@ func (m *Machine) takeAt(r *replica, k watchKind, path string, typ zkapi.EventTy
 			ids = appendOnce(ids, id)
 			kept = append(kept, id)
 		default:
-			m.sessions[id].watches.remove(watchKey{path, k})
+			m.release(m.sessions[id], watchKey{path, k})
 			ids = appendOnce(ids, id)
 		}
 	}
 	if len(kept) == 0 {
-		m.unwatchPath(t, path)
+		m.unwatchPath(r, k, path)
 	} else {
 		t[path] = kept
 	}
@@ -434,4 +474,85 @@ func sortedIDs(ids []int64) []int64 {
 	out := slices.Clone(ids)
 	slices.Sort(out)
 	return out
+}
+
+// HeldWatches is the number of watches all sessions hold, at every
+// replica: (session, path, table) triples, as SessionWatchCount counts
+// them. It is kept as watches are set and go, not counted.
+func (m *Machine) HeldWatches() int { return m.watchCount }
+
+// WatchesAdded is at most how many watches req would add to those session
+// id holds, so that a server can refuse a request past a cap on watches
+// before anything is applied (the Machine itself has no cap). A watch the
+// session holds already (same path and table) adds nothing; a getData or
+// getChildren of a node missing or unreadable adds nothing, as it sets no
+// watch; a SetWatches counts each path it lists once, whether or not it
+// fires at once instead.
+func (m *Machine) WatchesAdded(id int64, req Request) int {
+	s := m.sessions[id]
+	if s == nil {
+		return 0
+	}
+	switch r := req.(type) {
+	case Exists:
+		if r.Watch {
+			return m.addsWatch(s, r.Path, watchData)
+		}
+	case GetData:
+		if r.Watch && m.readable(s, r.Path) {
+			return m.addsWatch(s, r.Path, watchData)
+		}
+	case GetChildren:
+		if r.Watch && m.readable(s, r.Path) {
+			return m.addsWatch(s, r.Path, watchChild)
+		}
+	case AddWatch:
+		return m.addsWatch(s, r.Path, watchData) + m.addsWatch(s, r.Path, watchChild)
+	case SetWatches:
+		return m.setWatchesAdds(s, r)
+	}
+	return 0
+}
+
+// addsWatch is 1 if s holds no watch on path in table k, else 0.
+func (m *Machine) addsWatch(s *session, path string, k watchKind) int {
+	if s.watches.has(watchKey{path, k}) {
+		return 0
+	}
+	return 1
+}
+
+// readable reports whether a getData or getChildren of path by s would
+// succeed, and so set its watch.
+func (m *Machine) readable(s *session, path string) bool {
+	n, err := lookup(m.replicas[s.replica], path)
+	return err == nil && checkACL(s, n.acl, zkapi.PermRead) == nil
+}
+
+// setWatchesAdds is WatchesAdded for a SetWatches: its distinct (path,
+// table) pairs that s does not hold.
+func (m *Machine) setWatchesAdds(s *session, r SetWatches) int {
+	seen := map[watchKey]bool{}
+	count := func(paths []string, kinds ...watchKind) {
+		for _, p := range paths {
+			for _, k := range kinds {
+				if key := (watchKey{p, k}); !seen[key] && !s.watches.has(key) {
+					seen[key] = true
+				}
+			}
+		}
+	}
+	count(r.Data, watchData)
+	count(r.Exist, watchData)
+	count(r.Child, watchChild)
+	count(r.Persistent, watchData, watchChild)
+	count(r.PersistentRecursive, watchData, watchChild)
+	return len(seen)
+}
+
+// Watching reports whether session id holds a data or child watch on
+// path.
+func (m *Machine) Watching(id int64, path string) bool {
+	s := m.sessions[id]
+	return s != nil && (s.watches.has(watchKey{path, watchData}) || s.watches.has(watchKey{path, watchChild}))
 }

@@ -83,6 +83,30 @@ func (c *conn) noteWatch(req machine.Request) {
 	for _, p := range paths {
 		c.watched[p] = struct{}{}
 	}
+	c.pruneWatched()
+}
+
+// watchedSlack is how many paths c.watched may hold beyond twice its
+// session's watches before pruneWatched drops those no longer watched.
+const watchedSlack = 1024
+
+// pruneWatched rebuilds c.watched with only the paths its session still
+// watches, once it has grown well past them (a session watching a new
+// sequential node at each turn would otherwise grow it for as long as its
+// connection lives). Each rebuild costs the paths it keeps, at most half
+// of those noted since the last: amortised O(1) a watch.
+func (c *conn) pruneWatched() {
+	m := c.s.m
+	if len(c.watched) <= 2*m.SessionWatchCount(c.session)+watchedSlack {
+		return
+	}
+	kept := make(map[string]struct{}, m.SessionWatchCount(c.session))
+	for p := range c.watched {
+		if m.Watching(c.session, p) {
+			kept[p] = struct{}{}
+		}
+	}
+	c.watched = kept
 }
 
 func watchPath(path string, watch bool) []string {

@@ -27,3 +27,28 @@ func WaitFrameBudget(ctx context.Context, s *Server, cond func(FrameBudgetUse) b
 	b := &s.budget
 	return b.changed.Wait(ctx, &b.mu, func() bool { return cond(FrameBudgetUse{b.held, b.peak, b.refused}) })
 }
+
+// WatchRefusals returns how many requests s refused for the per-session
+// and the server-wide watch caps.
+func WatchRefusals(s *Server) (session, total int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.watchLimits.refusedSession, s.watchLimits.refusedTotal
+}
+
+// WatchedPaths returns how many paths s's connections keep for the
+// four-letter words (conn.watched).
+func WatchedPaths(s *Server) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for c := range s.conns {
+		n += len(c.watched)
+	}
+	return n
+}
+
+// WaitConns blocks until s has n connections, or ctx ends.
+func WaitConns(ctx context.Context, s *Server, n int) error {
+	return s.changed.Wait(ctx, &s.mu, func() bool { return len(s.conns) == n })
+}

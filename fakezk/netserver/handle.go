@@ -192,6 +192,9 @@ func (s *Server) apply(c *conn, req wire.Request) bool {
 			return s.failMulti(c, req, k, code)
 		}
 	}
+	if !s.admitWatches(c, req.Body) {
+		return false
+	}
 	c.noteWatch(req.Body)
 	fault := s.fate(c.session, req.Body)
 	if fault == fakezk.LoseRequest {

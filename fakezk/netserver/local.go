@@ -117,6 +117,9 @@ func (s *Server) stat(c *conn, path string) (zkapi.Stat, bool) {
 // the reply's body is an ErrorResponse holding 0.
 func (s *Server) addWatch(c *conn, xid int32, l wire.AddWatch) bool {
 	req := machine.AddWatch{Path: l.Path, Recursive: l.Mode == 1}
+	if !s.admitWatches(c, req) {
+		return false
+	}
 	c.noteWatch(req)
 	rep := s.m.Do(c.session, req)
 	if lost(rep.Err) {

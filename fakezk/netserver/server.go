@@ -67,6 +67,15 @@ type Config struct {
 	// if that is larger; negative means no limit. Besides the budget each
 	// connection keeps up to about 20 KiB of read buffers.
 	FrameBudget int
+	// MaxSessionWatches caps the watches one session holds, and
+	// MaxWatches those all sessions hold together (watchlimit.go says
+	// how they are counted). A request that would set a watch past a cap
+	// closes its connection without a reply, as an oversized frame does,
+	// and the session lives on with the watches it had. Defaults
+	// DefaultMaxSessionWatches and DefaultMaxWatches; negative means no
+	// limit.
+	MaxSessionWatches int
+	MaxWatches        int
 	// FollowerLag keeps followers a tick behind, as the simulator's are:
 	// a follower applies the leader's writes only on the next tick, so
 	// its sessions read stale data for up to a tick. By default followers
@@ -99,6 +108,10 @@ type Config struct {
 	SeededPasswords bool
 	// Logf, if set, receives one line per connection event and fault.
 	Logf func(format string, args ...any)
+	// Warnf, if set, receives the lines an operator must see even when
+	// Logf is quiet: each connection closed at a watch cap, naming the
+	// session, the cap and how to raise it. Unset, they go to Logf.
+	Warnf func(format string, args ...any)
 }
 
 // sessionlessTimeout is how long a connection may stay open without
@@ -132,8 +145,9 @@ type Server struct {
 	ended     int64         // the Machine's EndedSessions at the last deliver
 	closed    bool
 
-	budget frameBudget // has its own lock
-	pwKey  []byte      // keys session passwords; nil with SeededPasswords
+	budget      frameBudget // has its own lock
+	watchLimits watchLimits // under mu
+	pwKey       []byte      // keys session passwords; nil with SeededPasswords
 
 	done chan struct{}
 	wg   sync.WaitGroup
@@ -189,7 +203,7 @@ func New(cfg Config) (*Server, error) {
 		m: m, conns: map[*conn]struct{}{}, bySession: map[int64]*conn{},
 		perIP:  map[string]int{},
 		delays: map[int64]watchDelay{}, abandoned: map[int64]bool{}, listeners: map[net.Listener]struct{}{},
-		budget:  frameBudget{limit: budget},
+		budget: frameBudget{limit: budget}, watchLimits: newWatchLimits(cfg),
 		members: make([]member, 1+m.Config().Followers),
 		quorum:  qc,
 		pwKey:   key,
@@ -198,6 +212,15 @@ func New(cfg Config) (*Server, error) {
 	s.wg.Add(1)
 	go s.clock()
 	return s, nil
+}
+
+// warnf logs a line through Warnf, or Logf without it.
+func (s *Server) warnf(format string, args ...any) {
+	if s.cfg.Warnf != nil {
+		s.cfg.Warnf(format, args...)
+		return
+	}
+	s.logf(format, args...)
 }
 
 func (s *Server) logf(format string, args ...any) {
