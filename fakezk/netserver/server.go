@@ -20,8 +20,7 @@
 // compares the two live). What the Machine does not model it answers
 // itself (whoAmI, checkWatches, removeWatches, getEphemerals,
 // getAllChildrenNumber, multiRead, from what the Machine shows) or
-// refuses as the real server would refuse it; addWatch (persistent
-// watches) is refused with Unimplemented.
+// refuses as the real server would refuse it.
 //
 // Every listener serves one replica of the Machine: Serve for the leader,
 // ServeReplica for a follower (Config.Followers), whose sessions can read
