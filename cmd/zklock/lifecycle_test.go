@@ -8,25 +8,13 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/zksim/zksim/zkapi/gozk"
-	"github.com/zksim/zksim/zktest"
 )
-
-// buildZklock builds the binary, for the tests that send it signals.
-func buildZklock(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "zklock")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // proc is a zklock binary running in the background.
 type proc struct {
@@ -37,25 +25,42 @@ type proc struct {
 	done   chan int
 }
 
+// startBinary runs zklock's binary. Its stdout and stderr are pipes of
+// the test's own, not exec's copies, so that zklock's exit is seen even
+// while a command it left behind still holds them open.
 func startBinary(t *testing.T, bin string, args ...string) *proc {
 	t.Helper()
 	buf := &bytes.Buffer{}
 	p := &proc{cmd: exec.Command(bin, args...), lines: make(chan string, 16), stderr: &lockedWriter{w: buf}, buf: buf, done: make(chan int, 1)}
-	p.cmd.Stderr = p.stderr
-	out, err := p.cmd.StdoutPipe()
+	out, outw, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.cmd.Start(); err != nil {
+	errr, errw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.cmd.Stdout, p.cmd.Stderr = outw, errw
+	err = p.cmd.Start()
+	outw.Close()
+	errw.Close()
+	if err != nil {
+		out.Close()
+		errr.Close()
 		t.Fatal(err)
 	}
 	go func() {
+		defer out.Close()
 		s := bufio.NewScanner(out)
 		for s.Scan() {
 			p.lines <- s.Text()
 		}
-		p.done <- exitCode(p.cmd.Wait())
 	}()
+	go func() {
+		defer errr.Close()
+		io.Copy(p.stderr, errr)
+	}()
+	go func() { p.done <- exitCode(p.cmd.Wait()) }()
 	t.Cleanup(func() { p.cmd.Process.Kill() })
 	return p
 }
@@ -72,6 +77,12 @@ func (p *proc) line(t *testing.T, ctx context.Context) string {
 	case l := <-p.lines:
 		return l
 	case code := <-p.done:
+		select {
+		case l := <-p.lines: // printed before it exited
+			p.done <- code
+			return l
+		default:
+		}
 		t.Fatalf("zklock exited %d first: %q", code, p.errText())
 	case <-ctx.Done():
 		t.Fatalf("no output: %q", p.errText())
@@ -110,53 +121,24 @@ func exists(t *testing.T, ctx context.Context, addr, node string) bool {
 // server has expired the session and its node by then), and zklock exits
 // 4 rather than hanging.
 func TestZklock_EnsembleGoneExits4(t *testing.T) {
-	srv, addr := serveFake(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	stdin, release := pipe(t)
-	z := startZklock([]string{"-servers", addr, "-session-timeout", "2s", unique("gone"), "--", "sh", "-c", `echo "$ZKLOCK_NODE"; read x; exit 0`}, stdin)
-	z.line(t, ctx)
-	srv.Close()
-	release()
-	start := time.Now()
-	code := z.exit(t, ctx)
-	if code != exitLost || !strings.Contains(z.stderr(), "zklock: ") {
-		t.Fatalf("exit %d: %q", code, z.stderr())
-	}
-	if d := time.Since(start); d > 8*time.Second {
-		t.Errorf("exit after %v, want about the 2s session timeout", d)
-	}
-}
-
-// Every catchable signal that would end zklock by default is passed on to
-// the command, and the lock stays held until the command has exited:
-// otherwise the command would run on without it.
-func TestZklock_SignalsForwardedLockKept(t *testing.T) {
-	_, addr := serveFake(t)
-	bin := buildZklock(t)
-	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGPIPE, syscall.SIGALRM, syscall.SIGTERM} {
-		t.Run(signalName(sig), func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
-			stop := filepath.Join(t.TempDir(), "stop")
-			script := `trap 'echo got' HUP QUIT USR1 USR2 PIPE ALRM TERM; echo "$ZKLOCK_NODE"; while [ ! -e ` + stop + ` ]; do sleep 0.05; done; exit 5`
-			p := startBinary(t, bin, "-servers", addr, unique("sig"), "--", "sh", "-c", script)
-			node := p.line(t, ctx)
-			p.cmd.Process.Signal(sig)
-			if got := p.line(t, ctx); got != "got" {
-				t.Fatalf("command printed %q", got)
-			}
-			if !exists(t, ctx, addr, node) {
-				t.Fatalf("the lock node is gone while the command still runs: %q", p.errText())
-			}
-			if err := os.WriteFile(stop, nil, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if code := p.exit(t, ctx); code != 5 {
-				t.Fatalf("exit %d, want the command's 5: %q", code, p.errText())
-			}
-		})
-	}
+	onBackends(t, func(t *testing.T, b backend) {
+		addr, gone := b.mortal(t)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		stdin, release := pipe(t)
+		z := startZklock([]string{"-servers", addr, "-session-timeout", "2s", b.path(t, "gone"), "--", "sh", "-c", `echo "$ZKLOCK_NODE"; read x; exit 0`}, stdin)
+		z.line(t, ctx)
+		gone()
+		release()
+		start := time.Now()
+		code := z.exit(t, ctx)
+		if code != exitLost || !strings.Contains(z.stderr(), "zklock: ") {
+			t.Fatalf("exit %d: %q", code, z.stderr())
+		}
+		if d := time.Since(start); d > 8*time.Second {
+			t.Errorf("exit after %v, want about the 2s session timeout", d)
+		}
+	})
 }
 
 // children counts path's children.
@@ -174,30 +156,38 @@ func children(t *testing.T, ctx context.Context, addr, path string) int {
 	return len(names)
 }
 
-// SIGINT while waiting deletes the queue node before zklock exits, so
-// the next waiter is not held up by a node nobody will ever hold.
-func TestZklock_InterruptWhileWaitingLeavesQueue(t *testing.T) {
-	_, addr := serveFake(t)
-	bin := buildZklock(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	path := unique("intwait")
-	holdLock(t, addr, path, false)
-	p := startBinary(t, bin, "-servers", addr, path, "--", "true")
+// waitQueued polls path until zklock's queue node has joined the
+// holder's: there is no event to wait on from outside.
+func waitQueued(t *testing.T, ctx context.Context, addr, path string) {
+	t.Helper()
 	for children(t, ctx, addr, path) < 2 {
 		if ctx.Err() != nil {
 			t.Fatal("zklock never queued")
 		}
-		time.Sleep(20 * time.Millisecond) // polling the server: no event to wait on
+		time.Sleep(20 * time.Millisecond)
 	}
-	p.cmd.Process.Signal(syscall.SIGINT)
-	code := p.exit(t, ctx)
-	if n := children(t, ctx, addr, path); n != 1 {
-		t.Errorf("%d nodes under the lock after zklock exited, want the holder's alone", n)
-	}
-	if code != 128+int(syscall.SIGINT) || !strings.Contains(p.errText(), "zklock: ") {
-		t.Errorf("exit %d: %q", code, p.errText())
-	}
+}
+
+// SIGINT while waiting deletes the queue node before zklock exits, so
+// the next waiter is not held up by a node nobody will ever hold.
+func TestZklock_InterruptWhileWaitingLeavesQueue(t *testing.T) {
+	bin := buildZklock(t)
+	onBackends(t, func(t *testing.T, b backend) {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		path := b.path(t, "intwait")
+		holdLock(t, b.addr, path, false)
+		p := startBinary(t, bin, "-servers", b.addr, path, "--", "true")
+		waitQueued(t, ctx, b.addr, path)
+		p.cmd.Process.Signal(syscall.SIGINT)
+		code := p.exit(t, ctx)
+		if n := children(t, ctx, b.addr, path); n != 1 {
+			t.Errorf("%d nodes under the lock after zklock exited, want the holder's alone", n)
+		}
+		if code != 128+int(syscall.SIGINT) || !strings.Contains(p.errText(), "zklock: ") {
+			t.Errorf("exit %d: %q", code, p.errText())
+		}
+	})
 }
 
 // A server that accepts and never answers: -connect-timeout bounds the
@@ -244,68 +234,68 @@ func TestZklock_ConnectTimeoutSilentServer(t *testing.T) {
 // to another, and exits 4; it does not wait to hear of an expiry it may
 // never hear of, nor for go-zookeeper to notice the silence (2.7 s here).
 func TestZklock_PartitionSignalsCommand(t *testing.T) {
-	_, addr := serveFake(t)
-	proxy, err := zktest.NewProxy(addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer proxy.Close()
-	for _, flags := range [][]string{{"-n", "1"}, nil} {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		script := `trap 'echo signalled; exit 143' TERM; echo "$ZKLOCK_TOKEN"; while :; do sleep 0.05; done`
-		args := append(append([]string{"-servers", proxy.Addr(), "-session-timeout", "3s"}, flags...), unique("part"), "--", "sh", "-c", script)
-		z := startZklock(args, nil)
-		z.line(t, ctx)
-		proxy.Stall()
-		start := time.Now()
-		got := z.line(t, ctx)
-		d := time.Since(start)
-		code := z.exit(t, ctx)
-		proxy.Resume()
-		cancel()
-		if got != "signalled" || code != exitLost || !strings.Contains(z.stderr(), "sending SIGTERM") {
-			t.Errorf("%v: printed %q, exit %d: %q", flags, got, code, z.stderr())
+	onBackends(t, func(t *testing.T, b backend) {
+		proxy := b.proxy(t)
+		for _, flags := range [][]string{{"-n", "1"}, nil} {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			script := `trap 'echo signalled; exit 143' TERM; echo "$ZKLOCK_TOKEN"; while :; do sleep 0.05; done`
+			args := append(append([]string{"-servers", proxy.Addr(), "-session-timeout", "3s"}, flags...), b.path(t, "part"), "--", "sh", "-c", script)
+			z := startZklock(args, nil)
+			z.line(t, ctx)
+			proxy.Stall()
+			start := time.Now()
+			got := z.line(t, ctx)
+			d := time.Since(start)
+			code := z.exit(t, ctx)
+			proxy.Resume()
+			cancel()
+			if got != "signalled" || code != exitLost || !strings.Contains(z.stderr(), "sending SIGTERM") {
+				t.Errorf("%v: printed %q, exit %d: %q", flags, got, code, z.stderr())
+			}
+			if d > 2400*time.Millisecond {
+				t.Errorf("%v: command signalled %v after the link went silent, want about half the 3s session timeout (and well before the server may expire it)", flags, d)
+			}
+			t.Logf("%v: command signalled %v after the link went silent", flags, d.Round(time.Millisecond))
 		}
-		if d > 2400*time.Millisecond {
-			t.Errorf("%v: command signalled %v after the link went silent, want about half the 3s session timeout (and well before the server may expire it)", flags, d)
-		}
-		t.Logf("%v: command signalled %v after the link went silent", flags, d.Round(time.Millisecond))
-	}
+	})
 }
 
 // With no command, zklock holds until a signal, like etcdctl lock: it
 // prints the node and token, and on SIGTERM releases and exits 0.
 func TestZklock_NoCommandHoldsUntilSignal(t *testing.T) {
-	_, addr := serveFake(t)
 	bin := buildZklock(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	p := startBinary(t, bin, "-servers", addr, unique("hold"))
-	node, ok := strings.CutPrefix(p.line(t, ctx), "ZKLOCK_NODE=")
-	if tok := p.line(t, ctx); !ok || !strings.HasPrefix(tok, "ZKLOCK_TOKEN=") {
-		t.Fatalf("printed %q, %q", node, tok)
-	}
-	if !exists(t, ctx, addr, node) {
-		t.Fatal("lock node missing while held")
-	}
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	if code := p.exit(t, ctx); code != 0 {
-		t.Fatalf("exit %d: %q", code, p.errText())
-	}
-	if exists(t, ctx, addr, node) {
-		t.Error("lock node left behind")
-	}
+	onBackends(t, func(t *testing.T, b backend) {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		p := startBinary(t, bin, "-servers", b.addr, b.path(t, "hold"))
+		node, ok := strings.CutPrefix(p.line(t, ctx), "ZKLOCK_NODE=")
+		if tok := p.line(t, ctx); !ok || !strings.HasPrefix(tok, "ZKLOCK_TOKEN=") {
+			t.Fatalf("printed %q, %q", node, tok)
+		}
+		if !exists(t, ctx, b.addr, node) {
+			t.Fatal("lock node missing while held")
+		}
+		p.cmd.Process.Signal(syscall.SIGTERM)
+		if code := p.exit(t, ctx); code != 0 {
+			t.Fatalf("exit %d: %q", code, p.errText())
+		}
+		if exists(t, ctx, b.addr, node) {
+			t.Error("lock node left behind")
+		}
+	})
 }
 
 // A chroot in the server string roots the lock path, as in a ZooKeeper
 // connect string.
 func TestZklock_Chroot(t *testing.T) {
-	_, addr := serveFake(t)
-	var out bytes.Buffer
-	code := run([]string{"-servers", addr + "/app/locks", "/x", "--", "sh", "-c", `echo "$ZKLOCK_NODE"`}, noEnv, nil, &out, io.Discard, gozk.Config{})
-	if code != 0 || !strings.HasPrefix(out.String(), "/app/locks/x/lock-") {
-		t.Fatalf("exit %d, node %q", code, out.String())
-	}
+	onBackends(t, func(t *testing.T, b backend) {
+		chroot := b.path(t, "chroot")
+		var out bytes.Buffer
+		code := run([]string{"-servers", b.addr + chroot + "/locks", "/x", "--", "sh", "-c", `echo "$ZKLOCK_NODE"`}, noEnv, nil, &out, io.Discard, gozk.Config{})
+		if code != 0 || !strings.HasPrefix(out.String(), chroot+"/locks/x/lock-") {
+			t.Fatalf("exit %d, node %q", code, out.String())
+		}
+	})
 }
 
 // Timeouts take a bare number as seconds, fractions too, as flock -w does.
@@ -320,30 +310,22 @@ func TestZklock_FractionalSeconds(t *testing.T) {
 // through connection loss, but only for the session timeout (the server
 // expires the session and its node by then); zklock still exits 130.
 func TestZklock_InterruptWhileWaitingCutOff(t *testing.T) {
-	_, addr := serveFake(t)
-	proxy, err := zktest.NewProxy(addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer proxy.Close()
-	defer proxy.Resume()
 	bin := buildZklock(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	path := unique("intcut")
-	holdLock(t, addr, path, false)
-	p := startBinary(t, bin, "-servers", proxy.Addr(), "-session-timeout", "2s", path, "--", "true")
-	for children(t, ctx, addr, path) < 2 {
-		if ctx.Err() != nil {
-			t.Fatal("zklock never queued")
+	onBackends(t, func(t *testing.T, b backend) {
+		proxy := b.proxy(t)
+		defer proxy.Resume()
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		path := b.path(t, "intcut")
+		holdLock(t, b.addr, path, false)
+		p := startBinary(t, bin, "-servers", proxy.Addr(), "-session-timeout", "2s", path, "--", "true")
+		waitQueued(t, ctx, b.addr, path)
+		proxy.Stall()
+		start := time.Now()
+		p.cmd.Process.Signal(syscall.SIGINT)
+		code := p.exit(t, ctx)
+		if d := time.Since(start); code != 128+int(syscall.SIGINT) || d > 6*time.Second {
+			t.Errorf("exit %d after %v, want 130 within the 2s session timeout and the close: %q", code, d, p.errText())
 		}
-		time.Sleep(20 * time.Millisecond) // polling the server: no event to wait on
-	}
-	proxy.Stall()
-	start := time.Now()
-	p.cmd.Process.Signal(syscall.SIGINT)
-	code := p.exit(t, ctx)
-	if d := time.Since(start); code != 128+int(syscall.SIGINT) || d > 6*time.Second {
-		t.Errorf("exit %d after %v, want 130 within the 2s session timeout and the close: %q", code, d, p.errText())
-	}
+	})
 }

@@ -24,11 +24,13 @@
 // once nothing sent in half of it was answered, before the server
 // can expire the session. A signal is no fence; the token is.
 //
-// Every signal whose default would end zklock and that can be caught
-// (HUP, INT, QUIT, TERM, USR1, USR2, PIPE, ALRM, VTALRM, XCPU, XFSZ, IO)
-// is passed on to the command, and the lock is released only once the
-// command has exited: a zklock that died of one would leave the command
-// running while the lock lapsed. While connecting or waiting, a signal
+// Every signal whose default action ends a process and that Go can catch
+// (HUP, INT, QUIT, TERM, USR1, USR2, PIPE, ALRM, VTALRM, XCPU, XFSZ, IO,
+// PWR, STKFLT, ABRT, SYS, the real-time signals from 35, and SEGV, BUS,
+// FPE, ILL and TRAP as sent with kill; not 32 and 34, which Go cannot
+// catch) is passed on to the command, and the lock is released only once
+// the command has exited: a zklock that died of one would leave the
+// command running while the lock lapsed. While connecting or waiting, a signal
 // deletes the queue node, closes the session and exits 128+S. Every wait
 // on the server after the command (the check, the release) and leaving
 // the queue are bounded by the session timeout, so zklock always ends.

@@ -87,7 +87,7 @@ func TestZklock_DocumentsExitCodes(t *testing.T) {
 	for _, want := range []string{"`-servers`", "`ZKLOCK_SERVERS`", "`-read`", "`-n N`", "`-nonblock`", "`-timeout`",
 		"`-conflict-exit`", "`-lost-exit`", "`-connect-timeout`", "`-session-timeout`", "`-signal`", "`-kill-after`",
 		"| 2 |", "| 3 |", "| 4 |", "| 5 |", "| 126 |", "| 127 |", "| 128+S |",
-		"SIGHUP", "SIGQUIT", "SIGKILL", "the ensemble dies", "accepts and never answers", "What a lease promises", "`ZKLOCK_TOKEN`"} {
+		"SIGHUP", "SIGQUIT", "SIGKILL", "SIGPWR", "SIGSYS", "real-time signals 35 to 64", "signals 32 and 34", "subtests `serve` and `real`", "the ensemble dies", "accepts and never answers", "What a lease promises", "`ZKLOCK_TOKEN`"} {
 		if !strings.Contains(section, want) {
 			t.Errorf("README's zklock section lacks %s", want)
 		}
@@ -115,18 +115,25 @@ func serveFake(t *testing.T) (*netserver.Server, string) {
 }
 
 // The command runs under the lock with the token and node in its
-// environment, and zklock exits with the command's code.
+// environment, and zklock exits with the command's code. The token is the
+// lock node's czxid, as the server gave it (on the real server too, where
+// the check before the release is a multi of one check op, which 3.8 must
+// accept).
 func TestZklock_RunsCommandWithToken(t *testing.T) {
-	_, addr := serveFake(t)
-	var out bytes.Buffer
-	code := run([]string{"-servers", addr, unique("env"), "--", "sh", "-c", `echo "$ZKLOCK_TOKEN $ZKLOCK_NODE"; exit 7`}, noEnv,
-		nil, &out, io.Discard, gozk.Config{})
-	var token int64
-	var node string
-	fmt.Sscan(out.String(), &token, &node)
-	if code != 7 || token <= 0 || !strings.Contains(node, "/lock-") {
-		t.Fatalf("exit %d, output %q", code, out.String())
-	}
+	onBackends(t, func(t *testing.T, b backend) {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		stdin, release := pipe(t)
+		z := startZklock([]string{"-servers", b.addr, b.path(t, "env"), "--", "sh", "-c", `echo "$ZKLOCK_TOKEN $ZKLOCK_NODE"; read x; exit 7`}, stdin)
+		var token int64
+		var node string
+		fmt.Sscan(z.line(t, ctx), &token, &node)
+		czxid := stat(t, ctx, b.addr, node).Czxid
+		release()
+		if code := z.exit(t, ctx); code != 7 || token != czxid || !strings.Contains(node, "/lock-") {
+			t.Fatalf("exit %d, token %d for node %q of czxid %d: %q", code, token, node, czxid, z.stderr())
+		}
+	})
 }
 
 // ZKLOCK_SERVERS stands in for -servers, and -servers overrides it.
@@ -181,8 +188,10 @@ func holdLock(t *testing.T, addr, path string, rw bool) {
 // -timeout and -nonblock give up with exit 3 while someone else holds the
 // lock, or with -conflict-exit's code, and never run the command.
 func TestZklock_Conflict(t *testing.T) {
-	_, addr := serveFake(t)
-	path, rwPath := unique("conflict"), unique("conflict-rw")
+	onBackends(t, func(t *testing.T, b backend) { conflict(t, b.addr, b.path(t, "conflict"), b.path(t, "conflict-rw")) })
+}
+
+func conflict(t *testing.T, addr, path, rwPath string) {
 	holdLock(t, addr, path, false)
 	holdLock(t, addr, rwPath, true)
 	for _, tc := range []struct {
@@ -229,8 +238,10 @@ func holdLease(t *testing.T, addr, path string, n int) {
 // -timeout give up once all N are held, and another N is refused with
 // exit 2, before the command runs.
 func TestZklock_SemaphoreLeases(t *testing.T) {
-	_, addr := serveFake(t)
-	path := unique("leases")
+	onBackends(t, func(t *testing.T, b backend) { semaphoreLeases(t, b.addr, b.path(t, "leases")) })
+}
+
+func semaphoreLeases(t *testing.T, addr, path string) {
 	holdLease(t, addr, path, 3)
 	holdLease(t, addr, path, 3)
 	var out bytes.Buffer
@@ -282,13 +293,12 @@ func TestZklock_CommandNotRun(t *testing.T) {
 // Concurrent zklock processes exclude each other: each command takes a
 // directory that only one can hold at a time.
 func TestZklock_ProcessesExclude(t *testing.T) {
-	_, addr := serveFake(t)
-	bin := filepath.Join(t.TempDir(), "zklock")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildZklock(t)
+	onBackends(t, func(t *testing.T, b backend) { processesExclude(t, bin, b.addr, b.path(t, "exclude")) })
+}
+
+func processesExclude(t *testing.T, bin, addr, path string) {
 	held := filepath.Join(t.TempDir(), "held")
-	path := unique("exclude")
 	var wg sync.WaitGroup
 	codes := make([]int, 4)
 	for i := range codes {
@@ -348,9 +358,14 @@ func (z *zklockRun) stderr() string {
 }
 
 func startZklock(args []string, stdin io.Reader) *zklockRun {
+	return startZklockWith(args, stdin, gozk.Config{})
+}
+
+// startZklockWith is startZklock with a connection config (a dialer).
+func startZklockWith(args []string, stdin io.Reader, cfg gozk.Config) *zklockRun {
 	buf := &bytes.Buffer{}
 	z := &zklockRun{out: newLineWriter(), errb: &lockedWriter{w: buf}, buf: buf, done: make(chan int, 1)}
-	go func() { z.done <- run(args, noEnv, stdin, z.out, z.errb, gozk.Config{}) }()
+	go func() { z.done <- run(args, noEnv, stdin, z.out, z.errb, cfg) }()
 	return z
 }
 
@@ -382,6 +397,12 @@ func (z *zklockRun) exit(t *testing.T, ctx context.Context) int {
 // owner is the session that owns node.
 func owner(t *testing.T, ctx context.Context, addr, node string) int64 {
 	t.Helper()
+	return stat(t, ctx, addr, node).EphemeralOwner
+}
+
+// stat is node's stat, asked on a session of its own.
+func stat(t *testing.T, ctx context.Context, addr, node string) zkapi.Stat {
+	t.Helper()
 	conn, err := gozk.DialContext(ctx, []string{addr}, gozk.Config{SessionTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -391,21 +412,22 @@ func owner(t *testing.T, ctx context.Context, addr, node string) int64 {
 	if err != nil || !ok {
 		t.Fatalf("lock node %s: exists %v, %v", node, ok, err)
 	}
-	return st.EphemeralOwner
+	return st
 }
 
 // When the session is lost mid-command, the command is signalled, and
 // zklock says so with the signal's name and exits 4; a -n lease too.
 func TestZklock_SessionLostSignalsCommand(t *testing.T) {
-	srv, addr := serveFake(t)
+	onBackends(t, sessionLostSignalsCommand)
+}
+
+func sessionLostSignalsCommand(t *testing.T, b backend) {
 	for _, flags := range [][]string{nil, {"-n", "2"}} {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		args := append(append([]string{"-servers", addr}, flags...), unique("lost"), "--", "sh", "-c", `echo "$ZKLOCK_NODE"; exec sleep 30`)
-		z := startZklock(args, nil)
+		args := append(append([]string{"-servers", b.addr}, flags...), b.path(t, "lost"), "--", "sh", "-c", `echo "$ZKLOCK_NODE"; exec sleep 30`)
+		z := startZklockWith(args, nil, b.cfg())
 		node := z.line(t, ctx)
-		if err := srv.Expire(owner(t, ctx, addr, node)); err != nil {
-			t.Fatal(err)
-		}
+		b.expire(t, ctx, node)
 		code := z.exit(t, ctx)
 		cancel()
 		stderr := z.stderr()
@@ -427,22 +449,18 @@ func TestZklock_SessionLostSignalsCommand(t *testing.T) {
 // command, which ends before zklock has heard of the expiry (its link is
 // stalled meanwhile). zklock must not take the command's 0 for its own.
 func TestZklock_SessionExpiredDuringShortCommand(t *testing.T) {
-	srv, addr := serveFake(t)
-	proxy, err := zktest.NewProxy(addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer proxy.Close()
+	onBackends(t, sessionExpiredDuringShortCommand)
+}
+
+func sessionExpiredDuringShortCommand(t *testing.T, b backend) {
+	proxy := b.proxy(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	stdin, release := pipe(t)
-	z := startZklock([]string{"-servers", proxy.Addr(), unique("short"), "--", "sh", "-c", `echo "$ZKLOCK_NODE"; read x; echo done`}, stdin)
+	z := startZklockWith([]string{"-servers", proxy.Addr(), b.path(t, "short"), "--", "sh", "-c", `echo "$ZKLOCK_NODE"; read x; echo done`}, stdin, b.cfg())
 	node := z.line(t, ctx)
-	id := owner(t, ctx, addr, node)
 	proxy.Stall()
-	if err := srv.Expire(id); err != nil {
-		t.Fatal(err)
-	}
+	b.expire(t, ctx, node)
 	release()
 	z.line(t, ctx) // "done": the command is ending, zklock has heard nothing
 	proxy.Resume()
@@ -513,17 +531,4 @@ func pipe(t *testing.T) (io.Reader, func()) {
 	}
 	t.Cleanup(func() { r.Close(); w.Close() })
 	return r, func() { w.Close() }
-}
-
-// Real ZooKeeper: the check before the release is a multi of one check
-// op, which 3.8 must accept.
-func TestZklock_RealServer(t *testing.T) {
-	addrs := strings.Join(zktest.Standalone(t), ",")
-	var out bytes.Buffer
-	code := run([]string{"-servers", addrs, unique("real"), "--", "sh", "-c", `echo "$ZKLOCK_TOKEN"; exit 3`}, noEnv, nil, &out, io.Discard, gozk.Config{})
-	var token int64
-	fmt.Sscan(out.String(), &token)
-	if code != 3 || token <= 0 {
-		t.Fatalf("exit %d, output %q", code, out.String())
-	}
 }

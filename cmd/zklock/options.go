@@ -80,8 +80,9 @@ ZKLOCK_NODE; with -n N, one of N semaphore leases instead, so that up to N
 commands run at once. The servers come from -servers, else from
 $ZKLOCK_SERVERS. With no command, zklock prints ZKLOCK_NODE= and
 ZKLOCK_TOKEN= lines and holds until a signal (then releases, exit 0).
-Signals: every one that would end zklock (HUP, INT, QUIT, TERM, USR1,
-USR2, PIPE, ALRM, ...) is passed on to the command, and the lock is
+Signals: every one whose default ends a process, if Go can catch it
+(HUP, INT, QUIT, TERM, USR1, USR2, PIPE, ALRM, ABRT, real-time ones, ...;
+not KILL, 32 or 34), is passed on to the command, and the lock is
 released only once the command has exited; while zklock connects or
 waits, a signal makes it leave the queue and exit 128+S.
 
