@@ -20,6 +20,11 @@ type znode struct {
 	acl      []zkapi.ACL // shared with other nodes and replicas; replaced, never written to
 	stat     zkapi.Stat
 	cversion int32
+	// desc counts the node's descendants (getAllChildrenNumber's answer):
+	// add, remove and undo keep it on every ancestor, O(depth) each, so
+	// the answer needs no walk. It is derived from the tree and is not
+	// fingerprinted.
+	desc     int32
 	children []string // names, sorted: listings need no sort
 }
 
@@ -110,7 +115,11 @@ type replica struct {
 }
 
 func newReplica() *replica {
-	t := map[string]*znode{}
+	r := &replica{
+		tree:  map[string]*znode{},
+		dataW: watchTable{}, childW: watchTable{},
+	}
+	t := r.tree
 	nodes := new([4]znode) // one allocation: a simulator makes a tree per run
 	for i, p := range [...]string{"/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config"} {
 		// Empty data, not null, as DataTree makes them (the config node
@@ -120,15 +129,25 @@ func newReplica() *replica {
 		nodes[i].acl = openACL
 		t[p] = &nodes[i]
 		if p != "/" {
-			parent, name := parentOf(p)
-			t[parent].addChild(name)
+			parentPath, name := parentOf(p)
+			t[parentPath].addChild(name)
+			r.countAncestors(t[parentPath], parentPath, 1)
 		}
 	}
 	t[configPath].stat.Aversion = -1 // measured on 3.8.0
 	t[configPath].acl = readOnlyACL
-	return &replica{
-		tree:  t,
-		dataW: watchTable{}, childW: watchTable{},
+	return r
+}
+
+// countAncestors adds d to the descendant count of parent, the node at
+// parentPath, and of each of its ancestors: a node under it was added
+// (d = 1) or removed (d = -1). A node is a leaf when it comes and goes,
+// so its own count is 0 either way.
+func (r *replica) countAncestors(parent *znode, parentPath string, d int32) {
+	parent.desc += d
+	for p := parentPath; p != "/"; {
+		p, _ = parentOf(p)
+		r.tree[p].desc += d
 	}
 }
 
@@ -190,6 +209,7 @@ func (r *replica) add(p prim, parentPath, name string, overflow Overflow, u *und
 	}
 	r.tree[p.path] = n
 	parent.addChild(name)
+	r.countAncestors(parent, parentPath, 1)
 	// ZOOKEEPER-3249 (3.6.0+): a wrapped counter is never stored.
 	if next := parent.cversion + 1; next > parent.cversion || overflow == OverflowWrap {
 		parent.cversion = next
@@ -209,6 +229,7 @@ func (r *replica) remove(p prim, parentPath, name string, u *undoRec) (parent, n
 	}
 	delete(r.tree, p.path)
 	parent.removeChild(name)
+	r.countAncestors(parent, parentPath, -1)
 	parent.stat.Pzxid = p.zxid
 	return parent, n
 }
@@ -240,15 +261,17 @@ func (r *replica) setACL(p prim, u *undoRec) {
 
 // undo reverts the change u recorded, the last one not yet undone.
 func (r *replica) undo(u *undoRec) {
-	_, name := parentOf(u.p.path)
+	parentPath, name := parentOf(u.p.path)
 	switch u.p.kind {
 	case primAdd:
 		delete(r.tree, u.p.path)
 		u.parent.removeChild(name)
+		r.countAncestors(u.parent, parentPath, -1)
 		u.parent.cversion, u.parent.stat.Pzxid = u.oldC, u.oldP
 	case primRemove:
 		r.tree[u.p.path] = u.n
 		u.parent.addChild(name)
+		r.countAncestors(u.parent, parentPath, 1)
 		u.parent.stat.Pzxid = u.oldP
 	case primACL:
 		u.n.acl, u.n.stat = u.oldACL, u.oldStat

@@ -485,7 +485,7 @@ func writeTree(w io.Writer, m *machine.Machine) {
 	worldWalk(m, "/", line)
 }
 
-// worldWalk is walk, descending only into nodes whose children
+// worldWalk is walkInto, descending only into nodes whose children
 // world:anyone may read.
 func worldWalk(m *machine.Machine, path string, f func(p string, st zkapi.Stat)) {
 	walkInto(m, path, func(p string) bool { return m.WorldCan(p, zkapi.PermRead) }, f)
