@@ -2,6 +2,7 @@ package machine
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -20,8 +21,9 @@ var countPaths = []string{"/a", "/a/b", "/a/b/c", "/a/d", "/e", "/e/f", "/e/f/g"
 // TestCounts_MatchWalk applies seeded random creates (every mode, TTL and
 // container included), deletes, multis (many of which fail and roll
 // back), session closes and expiries, ticks that reap and follower
-// catch-ups, and after each checks Descendants, NodeCount, Ephemerals and
-// EphemeralCount against a brute-force look at the trees.
+// catch-ups, and after each checks Descendants, NodeCount, Ephemerals,
+// EphemeralCount and the reaper's candidates against a brute-force look
+// at the trees.
 func TestCounts_MatchWalk(t *testing.T) {
 	for seed := range uint64(20) {
 		rnd := rand.New(rand.NewPCG(seed, 22))
@@ -146,6 +148,22 @@ func checkCounts(m *Machine) string {
 	}
 	if got, want := m.EphemeralCount(), countOwned(owned); got != want {
 		return fmtDiff("EphemeralCount", 0, "/", got, want)
+	}
+	return checkReapers(m)
+}
+
+// checkReapers compares the reaper's candidates with the leader's
+// container and TTL nodes.
+func checkReapers(m *Machine) string {
+	var want []string
+	for p, n := range m.leader().tree {
+		if owner := n.stat.EphemeralOwner; owner == containerOwner || isTTLOwner(owner) {
+			want = append(want, p)
+		}
+	}
+	slices.Sort(want)
+	if got := slices.Sorted(maps.Keys(m.reapers)); !slices.Equal(got, want) {
+		return fmt.Sprintf("reapers %q, want %q", got, want)
 	}
 	return ""
 }
