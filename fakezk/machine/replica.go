@@ -21,10 +21,11 @@ type znode struct {
 	stat     zkapi.Stat
 	cversion int32
 	// desc counts the node's descendants (getAllChildrenNumber's answer):
-	// add, remove and undo keep it on every ancestor, O(depth) each, so
-	// the answer needs no walk. It is derived from the tree and is not
-	// fingerprinted.
+	// add, remove and undo keep it on every ancestor, following up, so
+	// the answer needs no walk. Both are derived from the tree and are
+	// not fingerprinted; they fit in the size class znode had without.
 	desc     int32
+	up       *znode   // the parent node; nil for / (and once freed)
 	children []string // names, sorted: listings need no sort
 }
 
@@ -115,11 +116,7 @@ type replica struct {
 }
 
 func newReplica() *replica {
-	r := &replica{
-		tree:  map[string]*znode{},
-		dataW: watchTable{}, childW: watchTable{},
-	}
-	t := r.tree
+	t := map[string]*znode{}
 	nodes := new([4]znode) // one allocation: a simulator makes a tree per run
 	for i, p := range [...]string{"/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config"} {
 		// Empty data, not null, as DataTree makes them (the config node
@@ -129,25 +126,27 @@ func newReplica() *replica {
 		nodes[i].acl = openACL
 		t[p] = &nodes[i]
 		if p != "/" {
-			parentPath, name := parentOf(p)
-			t[parentPath].addChild(name)
-			r.countAncestors(t[parentPath], parentPath, 1)
+			parent, name := parentOf(p)
+			t[parent].addChild(name)
+			nodes[i].up = t[parent]
+			countAncestors(t[parent], 1)
 		}
 	}
 	t[configPath].stat.Aversion = -1 // measured on 3.8.0
 	t[configPath].acl = readOnlyACL
-	return r
+	return &replica{
+		tree:  t,
+		dataW: watchTable{}, childW: watchTable{},
+	}
 }
 
-// countAncestors adds d to the descendant count of parent, the node at
-// parentPath, and of each of its ancestors: a node under it was added
-// (d = 1) or removed (d = -1). A node is a leaf when it comes and goes,
-// so its own count is 0 either way.
-func (r *replica) countAncestors(parent *znode, parentPath string, d int32) {
-	parent.desc += d
-	for p := parentPath; p != "/"; {
-		p, _ = parentOf(p)
-		r.tree[p].desc += d
+// countAncestors adds d to the descendant count of parent and of each of
+// its ancestors: a node under it was added (d = 1) or removed (d = -1).
+// A node is a leaf when it comes and goes, so its own count is 0 either
+// way.
+func countAncestors(parent *znode, d int32) {
+	for a := parent; a != nil; a = a.up {
+		a.desc += d
 	}
 }
 
@@ -202,14 +201,14 @@ func (r *replica) add(p prim, parentPath, name string, overflow Overflow, u *und
 		*u = undoRec{p: p, parent: parent, oldC: parent.cversion, oldP: parent.stat.Pzxid}
 	}
 	n := r.newNode()
-	n.data, n.acl = p.data, p.acl
+	n.data, n.acl, n.up = p.data, p.acl, parent
 	n.stat = zkapi.Stat{
 		Czxid: p.zxid, Mzxid: p.zxid, Pzxid: p.zxid,
 		Ctime: p.now, Mtime: p.now, EphemeralOwner: p.owner,
 	}
 	r.tree[p.path] = n
 	parent.addChild(name)
-	r.countAncestors(parent, parentPath, 1)
+	countAncestors(parent, 1)
 	// ZOOKEEPER-3249 (3.6.0+): a wrapped counter is never stored.
 	if next := parent.cversion + 1; next > parent.cversion || overflow == OverflowWrap {
 		parent.cversion = next
@@ -226,10 +225,11 @@ func (r *replica) remove(p prim, parentPath, name string, u *undoRec) (parent, n
 		*u = undoRec{p: p, parent: parent, n: n, oldP: parent.stat.Pzxid}
 	} else {
 		r.free = append(r.free, n) // nothing can bring it back
+		n.up = nil                 // nor keep its parent alive
 	}
 	delete(r.tree, p.path)
 	parent.removeChild(name)
-	r.countAncestors(parent, parentPath, -1)
+	countAncestors(parent, -1)
 	parent.stat.Pzxid = p.zxid
 	return parent, n
 }
@@ -261,17 +261,17 @@ func (r *replica) setACL(p prim, u *undoRec) {
 
 // undo reverts the change u recorded, the last one not yet undone.
 func (r *replica) undo(u *undoRec) {
-	parentPath, name := parentOf(u.p.path)
+	_, name := parentOf(u.p.path)
 	switch u.p.kind {
 	case primAdd:
 		delete(r.tree, u.p.path)
 		u.parent.removeChild(name)
-		r.countAncestors(u.parent, parentPath, -1)
+		countAncestors(u.parent, -1)
 		u.parent.cversion, u.parent.stat.Pzxid = u.oldC, u.oldP
 	case primRemove:
 		r.tree[u.p.path] = u.n
 		u.parent.addChild(name)
-		r.countAncestors(u.parent, parentPath, 1)
+		countAncestors(u.parent, 1)
 		u.parent.stat.Pzxid = u.oldP
 	case primACL:
 		u.n.acl, u.n.stat = u.oldACL, u.oldStat
