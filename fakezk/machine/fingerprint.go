@@ -329,8 +329,8 @@ func (m *Machine) Due() int64 {
 		}
 	}
 	if k := int64(m.cfg.ContainerCheckTicks); k > 0 {
-		for _, n := range m.leader().tree {
-			if m.reapable(n) || reapableLater(n) {
+		for p := range m.reapers { // only these can be reaped
+			if n := m.leader().tree[p]; m.reapable(n) || reapableLater(n) {
 				next(m.reapDue(n, k))
 			}
 		}

@@ -46,6 +46,10 @@ type Machine struct {
 	// server over thousands of sessions visits only those with news.
 	notified []int64
 	ended    int64
+
+	// reapers are the leader's container and TTL nodes, the only nodes
+	// ReapContainers may delete: it looks at them, not the whole tree.
+	reapers map[string]struct{}
 }
 
 // txn is one committed transaction in the log followers replay.
@@ -84,7 +88,7 @@ func NewMachine(cfg Config) (*Machine, error) {
 	}
 	return &Machine{
 		cfg: cfg, replicas: replicas, rng: rng{s: cfg.Seed},
-		sessions: map[int64]*session{}, nextID: firstSessionID,
+		sessions: map[int64]*session{}, nextID: firstSessionID, reapers: map[string]struct{}{},
 	}, nil
 }
 
@@ -329,8 +333,8 @@ func (m *Machine) trimLog() {
 // than its TTL old, each in its own transaction, as ContainerManager does.
 func (m *Machine) ReapContainers() {
 	var paths []string
-	for p, n := range m.leader().tree {
-		if m.reapable(n) {
+	for p := range m.reapers {
+		if m.reapable(m.leader().tree[p]) {
 			paths = append(paths, p)
 		}
 	}
@@ -497,8 +501,11 @@ func (m *Machine) change(p prim) {
 	switch p.kind {
 	case primAdd:
 		owner = m.ownerSession(p.owner)
+		m.noteReaper(p.path, p.owner, true)
 	case primRemove:
-		owner = m.ownerSession(m.leader().tree[p.path].stat.EphemeralOwner)
+		was := m.leader().tree[p.path].stat.EphemeralOwner
+		owner = m.ownerSession(was)
+		m.noteReaper(p.path, was, false)
 	}
 	if p.kind == primAdd || p.kind == primSet {
 		// One copy of the caller's bytes, shared by every replica and the
@@ -566,6 +573,12 @@ func (m *Machine) rollback() {
 		if u.owner != nil {
 			u.owner.setEphemeral(u.p.path, u.p.kind != primAdd)
 			u.owner.peak = u.oldPeak // a multi that failed added nothing
+		}
+		switch u.p.kind {
+		case primAdd:
+			m.noteReaper(u.p.path, u.p.owner, false)
+		case primRemove:
+			m.noteReaper(u.p.path, u.n.stat.EphemeralOwner, true)
 		}
 		m.leader().undo(u)
 	}

@@ -20,6 +20,12 @@ type znode struct {
 	acl      []zkapi.ACL // shared with other nodes and replicas; replaced, never written to
 	stat     zkapi.Stat
 	cversion int32
+	// desc counts the node's descendants (getAllChildrenNumber's answer):
+	// add, remove and undo keep it on every ancestor, following up, so
+	// the answer needs no walk. Both are derived from the tree and are
+	// not fingerprinted; they fit in the size class znode had without.
+	desc     int32
+	up       *znode   // the parent node; nil for / (and once freed)
 	children []string // names, sorted: listings need no sort
 }
 
@@ -123,6 +129,8 @@ func newReplica() *replica {
 		if p != "/" {
 			parent, name := parentOf(p)
 			t[parent].addChild(name)
+			nodes[i].up = t[parent]
+			countAncestors(t[parent], 1)
 		}
 	}
 	t[configPath].stat.Aversion = -1 // measured on 3.8.0
@@ -130,6 +138,16 @@ func newReplica() *replica {
 	return &replica{
 		tree:  t,
 		dataW: watchTable{}, childW: watchTable{},
+	}
+}
+
+// countAncestors adds d to the descendant count of parent and of each of
+// its ancestors: a node under it was added (d = 1) or removed (d = -1).
+// A node is a leaf when it comes and goes, so its own count is 0 either
+// way.
+func countAncestors(parent *znode, d int32) {
+	for a := parent; a != nil; a = a.up {
+		a.desc += d
 	}
 }
 
@@ -184,13 +202,14 @@ func (r *replica) add(p prim, parentPath, name string, overflow Overflow, u *und
 		*u = undoRec{p: p, parent: parent, oldC: parent.cversion, oldP: parent.stat.Pzxid}
 	}
 	n := r.newNode()
-	n.data, n.acl = p.data, p.acl
+	n.data, n.acl, n.up = p.data, p.acl, parent
 	n.stat = zkapi.Stat{
 		Czxid: p.zxid, Mzxid: p.zxid, Pzxid: p.zxid,
 		Ctime: p.now, Mtime: p.now, EphemeralOwner: p.owner,
 	}
 	r.tree[p.path] = n
 	parent.addChild(name)
+	countAncestors(parent, 1)
 	// ZOOKEEPER-3249 (3.6.0+): a wrapped counter is never stored.
 	if next := parent.cversion + 1; next > parent.cversion || overflow == OverflowWrap {
 		parent.cversion = next
@@ -207,9 +226,11 @@ func (r *replica) remove(p prim, parentPath, name string, u *undoRec) (parent, n
 		*u = undoRec{p: p, parent: parent, n: n, oldP: parent.stat.Pzxid}
 	} else {
 		r.free = append(r.free, n) // nothing can bring it back
+		n.up = nil                 // nor keep its parent alive
 	}
 	delete(r.tree, p.path)
 	parent.removeChild(name)
+	countAncestors(parent, -1)
 	parent.stat.Pzxid = p.zxid
 	return parent, n
 }
@@ -246,10 +267,12 @@ func (r *replica) undo(u *undoRec) {
 	case primAdd:
 		delete(r.tree, u.p.path)
 		u.parent.removeChild(name)
+		countAncestors(u.parent, -1)
 		u.parent.cversion, u.parent.stat.Pzxid = u.oldC, u.oldP
 	case primRemove:
 		r.tree[u.p.path] = u.n
 		u.parent.addChild(name)
+		countAncestors(u.parent, 1)
 		u.parent.stat.Pzxid = u.oldP
 	case primACL:
 		u.n.acl, u.n.stat = u.oldACL, u.oldStat

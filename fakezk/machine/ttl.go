@@ -77,6 +77,19 @@ func (m *Machine) ttlAge(n *znode) int64 {
 	return m.cfg.EpochMillis + m.now - n.stat.Mtime - m.cfg.TickMillis
 }
 
+// noteReaper adds path to, or removes it from, the leader's container
+// and TTL nodes (Machine.reapers) if owner is a container's or a TTL
+// node's.
+func (m *Machine) noteReaper(path string, owner int64, on bool) {
+	switch {
+	case owner != containerOwner && !isTTLOwner(owner):
+	case on:
+		m.reapers[path] = struct{}{}
+	default:
+		delete(m.reapers, path)
+	}
+}
+
 // reapable reports whether the container reaper deletes n now: an empty
 // container that has had children, or an expired TTL node.
 func (m *Machine) reapable(n *znode) bool {

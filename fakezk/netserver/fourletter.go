@@ -1,6 +1,7 @@
 package netserver
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -8,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/internal/wire"
-	"github.com/zksim/zksim/zkapi"
 )
 
 // version is what srvr, stat, envi and mntr report.
@@ -108,8 +108,7 @@ func (s *Server) fourLetter(member int, word string, r io.Reader) string {
 
 func (s *Server) srvr(member int, clients string) string {
 	mode := s.memberState(member)
-	nodes := 1
-	walk(s.m, "/", func(string, zkapi.Stat) { nodes++ })
+	nodes := s.m.NodeCount() // no walk: srvr is answered to anyone by default
 	return fmt.Sprintf("Zookeeper version: %s\n%sLatency min/avg/max: 0/0.0/0\nReceived: 0\nSent: 0\n"+
 		"Connections: %d\nOutstanding: 0\nZxid: %#x\nMode: %s\nNode count: %d\n",
 		version, clients, len(s.conns), s.m.Zxid(), mode, nodes)
@@ -134,14 +133,7 @@ func (s *Server) conf() string {
 }
 
 func (s *Server) mntr(member int) string {
-	ephemerals := 0
-	nodes := 1
-	walk(s.m, "/", func(_ string, st zkapi.Stat) {
-		nodes++
-		if st.EphemeralOwner != 0 {
-			ephemerals++
-		}
-	})
+	ephemerals, nodes := s.m.EphemeralCount(), s.m.NodeCount()
 	_, _, watches := s.watchSummary()
 	return fmt.Sprintf("zk_version\t%s\nzk_server_state\t%s\nzk_ephemerals_count\t%d\n"+
 		"zk_num_alive_connections\t%d\nzk_avg_latency\t0.0\nzk_outstanding_requests\t0\n"+
@@ -211,11 +203,12 @@ func (s *Server) dump() string {
 	ids := s.m.SessionIDs()
 	fmt.Fprintf(&b, "SessionTracker dump:\nSession Sets (%d)/(%d):\nephemeral nodes dump:\n", len(ids), len(ids))
 	owners := map[int64][]string{}
-	walk(s.m, "/", func(p string, st zkapi.Stat) {
-		if st.EphemeralOwner != 0 {
-			owners[st.EphemeralOwner] = append(owners[st.EphemeralOwner], p)
+	for _, id := range ids {
+		if paths := s.m.Ephemerals(id); len(paths) > 0 {
+			slices.SortFunc(paths, treeOrder)
+			owners[id] = paths
 		}
-	})
+	}
 	fmt.Fprintf(&b, "Sessions with Ephemerals (%d):\n", len(owners))
 	for _, id := range sortedSessions(toConnSet(owners)) {
 		fmt.Fprintf(&b, "0x%x:\n", id)
@@ -225,6 +218,29 @@ func (s *Server) dump() string {
 	}
 	fmt.Fprintf(&b, "Connections dump:\nConnections Sets (1)/(%d):\n", len(s.conns))
 	return b.String()
+}
+
+// treeOrder orders paths as a depth-first walk visits them, children in
+// name order: segment by segment, so "/a/b" comes before "/a-b" although
+// '-' sorts before '/'.
+func treeOrder(a, b string) int {
+	for a != "" && b != "" {
+		x, y := a[0], b[0]
+		if x != y {
+			return cmp.Compare(segmentByte(x), segmentByte(y))
+		}
+		a, b = a[1:], b[1:]
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+// segmentByte makes '/' sort before every byte a node name may hold
+// (never NUL).
+func segmentByte(c byte) int {
+	if c == '/' {
+		return -1
+	}
+	return int(c)
 }
 
 func toSet[V any](m map[string]V) map[string]struct{} {

@@ -153,27 +153,24 @@ func sortedKeys(m map[string]struct{}) []string {
 
 // ephemerals lists a session's ephemeral nodes whose path starts with
 // prefix; a blank prefix or "/" means all (FinalRequestProcessor). ZooKeeper
-// lists them in hash-set order; the fake sorts them.
+// lists them in hash-set order; the fake sorts them. The Machine keeps
+// each session's ephemerals: the cost is the session's, not the tree's,
+// under the server's lock (issue 22).
 func (s *Server) ephemerals(id int64, prefix string) []string {
 	all := strings.TrimFunc(prefix, func(r rune) bool { return r <= ' ' })
 	out := []string{}
-	walk(s.m, "/", func(p string, st zkapi.Stat) {
-		if st.EphemeralOwner == id && (all == "" || all == "/" || strings.HasPrefix(p, prefix)) {
+	for _, p := range s.m.Ephemerals(id) { // sorted
+		if all == "" || all == "/" || strings.HasPrefix(p, prefix) {
 			out = append(out, p)
 		}
-	})
-	slices.Sort(out)
+	}
 	return out
 }
 
-// walk calls f for every node below path (not path itself) on the leader,
-// depth first, children in name order.
-func walk(m *machine.Machine, path string, f func(p string, st zkapi.Stat)) {
-	walkInto(m, path, func(string) bool { return true }, f)
-}
-
-// walkInto is walk that lists the children only of the nodes descend
-// allows (path included).
+// walkInto calls f for every node below path (not path itself) on the
+// leader, depth first, children in name order, listing the children only
+// of the nodes descend allows (path included). It costs the tree's size:
+// only the control interface's /tree uses it.
 func walkInto(m *machine.Machine, path string, descend func(string) bool, f func(p string, st zkapi.Stat)) {
 	if !descend(path) {
 		return
@@ -189,7 +186,9 @@ func walkInto(m *machine.Machine, path string, descend func(string) bool, f func
 	}
 }
 
-// allChildrenNumber is getAllChildrenNumber: the number of descendants.
+// allChildrenNumber is getAllChildrenNumber: the number of descendants
+// on the leader, which the Machine counts as nodes come and go, so no walk
+// holds the server's lock (issue 22).
 // It checks: node missing -> READ, as getData does.
 func (s *Server) allChildrenNumber(c *conn, path string) (int32, wire.Response) {
 	if _, ok := s.stat(c, path); !ok {
@@ -198,8 +197,7 @@ func (s *Server) allChildrenNumber(c *conn, path string) (int32, wire.Response) 
 	if rep := s.m.Do(c.session, machine.GetData{Path: path}); rep.Err != nil {
 		return zkapi.Code(rep.Err), nil
 	}
-	n := int32(0)
-	walk(s.m, path, func(string, zkapi.Stat) { n++ })
+	n, _ := s.m.Descendants(path) // 0 if a lagging follower's node is gone from the leader
 	return 0, wire.IntResponse{N: n}
 }
 
