@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/cockroachdb/datadriven"
 
@@ -107,7 +108,20 @@ func (d *driver) run(t *testing.T, input string) string {
 	return d.out.String()
 }
 
-func (d *driver) printf(format string, args ...any) { fmt.Fprintf(&d.out, format, args...) }
+// printf prints a line with every character that is not graphic
+// escaped, as Go would quote it: the files stay plain text.
+func (d *driver) printf(format string, args ...any) {
+	for _, r := range fmt.Sprintf(format, args...) {
+		switch {
+		case r == '\n' || unicode.IsGraphic(r):
+			d.out.WriteRune(r)
+		case r < 0x100:
+			fmt.Fprintf(&d.out, `\x%02x`, r)
+		default:
+			fmt.Fprintf(&d.out, `\u%04x`, r)
+		}
+	}
+}
 
 // command runs one line: a global command, or "NAME REQUEST ..." for a
 // request of session NAME.
@@ -271,7 +285,7 @@ func (a args) data() []byte {
 }
 
 // parseRequest reads "VERB PATH ARGS...", the requests' String forms
-// where they are short: create PATH [data=] [mode=] [ttl=] [acl=],
+// where they are short (a path may be a Go-quoted string): create PATH [data=] [mode=] [ttl=] [acl=],
 // delete PATH [v=], exists|get|children PATH [watch], set PATH [data=]
 // [v=], sync PATH, addwatch PATH [recursive], removewatches PATH
 // data|children|any, getacl PATH, setacl PATH ACL [v=], addauth SCHEME
@@ -288,6 +302,12 @@ func parseRequest(f []string) (machine.Request, error) {
 		return nil, fmt.Errorf("%s needs a path", f[0])
 	}
 	p, a := f[1], parseArgs(f[2:])
+	if strings.HasPrefix(p, `"`) {
+		var err error
+		if p, err = strconv.Unquote(p); err != nil {
+			return nil, fmt.Errorf("path %s: %w", f[1], err)
+		}
+	}
 	switch f[0] {
 	case "create":
 		return parseCreate(p, a)
