@@ -194,3 +194,27 @@ func TestDocs_WorkflowExample(t *testing.T) {
 		t.Errorf("docs/cli.md's workflow is not part of .github/workflows/zksim.yml:\n%s", block)
 	}
 }
+
+// TestReadme_TwoCommands: the README's quick start gives the two commands
+// that do all set-up on a fresh machine, the main job and the whole test
+// suite, and they are what CI runs: .ci/run execs the test command, and
+// the test command runs the main job as the README gives it.
+func TestReadme_TwoCommands(t *testing.T) {
+	quick := docSection(t, "README.md", "## Quick start")
+	_, block, _ := strings.Cut(quick, "```sh\n")
+	block, _, _ = strings.Cut(block, "```")
+	var cmds []string
+	for _, line := range strings.Split(strings.TrimSpace(block), "\n") {
+		cmd, _, _ := strings.Cut(line, "#")
+		cmds = append(cmds, strings.TrimSpace(cmd))
+	}
+	if want := []string{"go run ./cmd/zksim", "scripts/test.sh"}; !slices.Equal(cmds, want) {
+		t.Fatalf("the README's quick start gives %q, want %q", cmds, want)
+	}
+	if ci := readDoc(t, ".ci/run"); !slices.Contains(strings.Split(ci, "\n"), "exec "+cmds[1]) {
+		t.Errorf(".ci/run does not exec %s:\n%s", cmds[1], ci)
+	}
+	if test := readDoc(t, cmds[1]); !slices.Contains(strings.Split(test, "\n"), cmds[0]+" >/dev/null") {
+		t.Errorf("%s does not run the main job, %s", cmds[1], cmds[0])
+	}
+}
