@@ -52,7 +52,7 @@ func ExampleMutex() {
 	// Output: held the lock, fenced write: OK
 }
 
-// The same code on a real ZooKeeper: the README test command sets
+// The same code on a real ZooKeeper: the test command (scripts/test.sh) sets
 // ZKSIM_ZK_STANDALONE, so this example runs against a real server there;
 // without it the example falls back to the fake so that `go test ./...`
 // passes anywhere.

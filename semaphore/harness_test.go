@@ -12,8 +12,8 @@ import (
 	"github.com/zksim/zksim/sim"
 )
 
-// everyFault is every legal fault kind, as the README's harnesstest
-// example draws them.
+// everyFault is every legal fault kind, as harnesstest's zero options
+// draw them (docs/harness.md).
 var everyFault = sim.Faults{Percent: 10, LoseRequest: 2, LoseReply: 2, Disconnect: 2, Crash: 1, Pause: 1, Reap: 1, Abandon: 1}
 
 // The semaphore under the harness as the locks are: rapid draws the

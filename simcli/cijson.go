@@ -13,7 +13,7 @@ import (
 
 // Output for CI: run -json writes JSON lines on stdout (the text report
 // then goes to stderr), and -junit FILE a JUnit XML report. The JSON
-// schema is the README's ("Using zksim in CI"); its field names are
+// schema is docs/cli.md's ("Using zksim in CI"); its field names are
 // stable: fields may be added, never renamed or removed.
 //
 // Every object but the summary's elapsed_seconds is decided by the seeds

@@ -44,7 +44,7 @@
 //
 // run -json writes JSON lines on stdout (each failing schedule in
 // schedule order, the saved counterexample, the summary; cijson.go, and
-// the README's "Using zksim in CI" for the schema), the text report then
+// docs/cli.md's "Using zksim in CI" for the schema), the text report then
 // on stderr; -junit FILE writes a JUnit XML report (junit.go). Both are
 // decided by the seeds and flags, except the elapsed time, kept apart;
 // merge takes both flags too.

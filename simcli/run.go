@@ -147,7 +147,7 @@ func (c *CLI) runFlags(fs *flag.FlagSet) runFlags {
 		parallel:      fs.Int("parallel", runtime.GOMAXPROCS(0), "schedules explored at once (1-1024); default: GOMAXPROCS"),
 		shard:         fs.String("shard", "0/1", "explore only shard I of N (0 <= I < N): the schedules k with k mod N = I"),
 		summary:       fs.String("summary", "", "write a JSON summary of the run to this file (for merge)"),
-		asJSON:        fs.Bool("json", false, "write JSON lines on stdout: each failing schedule as found, the counterexample, the summary (README: Using zksim in CI); the text report goes to stderr"),
+		asJSON:        fs.Bool("json", false, "write JSON lines on stdout: each failing schedule as found, the counterexample, the summary (docs/cli.md: Using zksim in CI); the text report goes to stderr"),
 		junit:         fs.String("junit", "", "write a JUnit XML report to this file: a testcase per violation class, or one passing testcase"),
 		shrink:        fs.Duration("shrink-time", harness.DefaultShrinkTime, "how long the first failure's counterexample is made smaller, at most (e.g. 5s); it decides only how small, never whether a failure is reported"),
 		progress:      fs.Duration("progress", 10*time.Second, "off a terminal, print a progress line to stderr this often; 0: never"),

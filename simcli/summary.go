@@ -98,8 +98,8 @@ seed. Exit code 1 if any shard saw a violation or a shard is missing,
 0 otherwise, 2 if the files are not the shards of one run (or one is not
 a summary as run writes it, or -junit cannot be written), 3 if the
 -junit report could not be written after all. -json prints
-the merged verdict as run -json's summary object (README: Using zksim in
-CI), -junit writes it as a JUnit XML report.
+the merged verdict as run -json's summary object (docs/cli.md: Using zksim
+in CI), -junit writes it as a JUnit XML report.
 
 `
 

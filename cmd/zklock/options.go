@@ -89,7 +89,7 @@ waits, a signal makes it leave the queue and exit 128+S.
 `
 
 // usageCodes is the exit-code table, shared by the usage text and the
-// package doc (TestZklock_DocumentsExitCodes keeps the README in step).
+// package doc (TestZklock_DocumentsExitCodes keeps docs/zklock.md in step).
 const usageCodes = `
 Exit codes:
   N    the command's own code (128+S if signal S ended it), when the lock

@@ -11,7 +11,7 @@ import (
 // handler for 32 and 34, and takes 33 for itself without cgo). Sent to
 // zklock, 33 is ignored (by Go's runtime, or by glibc's handler) while 32
 // and 34 end it by their default action, as they end any Go program
-// (measured; the README's signal table says so). From 35 on, each is
+// (measured; docs/zklock.md's signal table says so). From 35 on, each is
 // caught and passed on.
 const (
 	firstCatchableRT = 35

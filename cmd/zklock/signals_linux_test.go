@@ -16,7 +16,7 @@ import (
 // fatalByDefault are the Linux signals whose default action ends a
 // process (signal(7): Term or Core), less KILL, which cannot be caught,
 // and 32 to 34, which Go's runtime leaves to the C library (os/signal
-// cannot catch them; the README's signal table says what they do). The
+// cannot catch them; docs/zklock.md's signal table says what they do). The
 // list is the test's own, from signal(7), not zklock's caught.
 func fatalByDefault() []syscall.Signal {
 	notFatal := map[int]bool{

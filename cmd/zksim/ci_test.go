@@ -37,7 +37,7 @@ func hasFields(t *testing.T, o map[string]any, fields ...string) {
 
 // TestRunJSON_FailuresThenCounterexampleThenSummary: -json writes only
 // JSON lines on stdout, each failing schedule in schedule order with the
-// README's fields, then the saved counterexample, then the summary; the
+// fields of docs/cli.md, then the saved counterexample, then the summary; the
 // text report goes to stderr.
 func TestRunJSON_FailuresThenCounterexampleThenSummary(t *testing.T) {
 	dir := t.TempDir()

@@ -2,7 +2,6 @@ package main
 
 import (
 	"maps"
-	"os"
 	"os/exec"
 	"regexp"
 	"slices"
@@ -99,21 +98,10 @@ func TestRecipes_LinkOnlyZkapi(t *testing.T) {
 // is missing from the README's layout table, or the table names a
 // package path that does not exist, so the table follows the folders.
 func TestReadme_LayoutNamesEveryPackage(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, table, ok := strings.Cut(string(readme), "\n## Layout\n")
-	if !ok {
-		t.Fatal("README.md has no ## Layout section")
-	}
-	table, _, _ = strings.Cut(table, "\n\n###")
 	named := map[string]bool{}
-	for _, line := range strings.Split(table, "\n") {
-		if first, _, ok := strings.Cut(strings.TrimPrefix(line, "| "), " | "); ok && strings.HasPrefix(line, "| `") {
-			for _, m := range codeSpan.FindAllStringSubmatch(first, -1) {
-				named[m[1]] = true
-			}
+	for _, row := range layoutRows(t) {
+		for _, n := range row.names {
+			named[n] = true
 		}
 	}
 	const module = "github.com/zksim/zksim/"
@@ -129,6 +117,64 @@ func TestReadme_LayoutNamesEveryPackage(t *testing.T) {
 	for _, n := range slices.Sorted(maps.Keys(named)) {
 		if isPackagePath(n) && !have[n] {
 			t.Errorf("README layout table names %s, which is not a package", n)
+		}
+	}
+}
+
+// layoutRow is a row of the README's layout table: the names in its
+// first column, and its card column.
+type layoutRow struct {
+	names []string
+	card  string
+}
+
+// layoutRows reads the table under the README's "## Layout", the rows
+// whose first cell names something in code spans.
+func layoutRows(t *testing.T) []layoutRow {
+	t.Helper()
+	var rows []layoutRow
+	for _, line := range strings.Split(docSection(t, "README.md", "## Layout"), "\n") {
+		cells := strings.Split(line, " | ")
+		if !strings.HasPrefix(line, "| `") || len(cells) < 3 {
+			continue
+		}
+		row := layoutRow{card: strings.TrimSpace(cells[1])}
+		for _, m := range codeSpan.FindAllStringSubmatch(cells[0], -1) {
+			row.names = append(row.names, m[1])
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// cardParts are the top-level parts the design card names, which the
+// layout table's card column maps packages to; "beyond" is what the
+// card does not name.
+var cardParts = []string{"zkapi", "fakezk", "lock", "rwlock", "sim", "linearize", "cmd"}
+
+// TestReadme_LayoutCardColumn: each package of the layout table belongs to
+// one part the card names, or is marked beyond it; each part holds at
+// least one package; a package at a card name's path (zkapi, lock, ...,
+// and cmd/...) belongs to that part.
+func TestReadme_LayoutCardColumn(t *testing.T) {
+	held := map[string]int{}
+	for _, row := range layoutRows(t) {
+		if !slices.ContainsFunc(row.names, isPackagePath) {
+			continue
+		}
+		if row.card != "beyond" && !slices.Contains(cardParts, row.card) {
+			t.Errorf("layout row %v: card %q, want one of %v or beyond", row.names, row.card, cardParts)
+		}
+		held[row.card]++
+		for _, n := range row.names {
+			if top, _, _ := strings.Cut(n, "/"); slices.Contains(cardParts, top) && top != row.card && isPackagePath(n) {
+				t.Errorf("layout row %v: %s is under the card's %s, the row says %q", row.names, n, top, row.card)
+			}
+		}
+	}
+	for _, p := range cardParts {
+		if held[p] == 0 {
+			t.Errorf("no package of the layout table is the card's %s", p)
 		}
 	}
 }

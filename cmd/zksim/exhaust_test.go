@@ -11,7 +11,7 @@ import (
 // it, and the saved trace replays with the same verdict. (noguidretry, at
 // one deviation: under a thousand states, where assumeonwake's two took
 // 25,000 and half a minute under -race; the README's assumeonwake
-// command is TestReadme_ExhaustiveCommandsAsCommented's, a long test.)
+// command is TestDocs_ExhaustiveCommandsAsCommented's, a long test.)
 func TestRunExhaustive_FindsAndReplays(t *testing.T) {
 	dir := t.TempDir()
 	code, out, errb := runOut(t, "run", "-strategy", "exhaustive", "-recipe", "zoo/noguidretry", "-parallel", "1", "-out", dir)

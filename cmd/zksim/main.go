@@ -17,7 +17,7 @@
 // show a trace as -view says (lines, one column per client, or the saved
 // lines raw); explain prints the words a trace uses; merge joins the
 // verdicts of a run's shards; version names the build. run -json and
-// -junit FILE write what CI reads (README: Using zksim in CI). These come
+// -junit FILE write what CI reads (docs/cli.md: Using zksim in CI). These come
 // from package simcli, which gives the same command line to any recipe. demo is a short, deterministic tour
 // of fakezk; herd counts the notifications one release causes.
 //

@@ -2,7 +2,6 @@ package main
 
 import (
 	"io"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -13,24 +12,17 @@ import (
 	"github.com/zksim/zksim/sim"
 )
 
-// faultRow is one row of the README's fault vocabulary table.
+// faultRow is one row of the fault vocabulary table (docs/serve.md).
 type faultRow struct {
 	name, run, serve string
 	old              []string // old spellings of the spec (not Go names)
 }
 
-// readmeFaultTable reads the table under "### One fault vocabulary".
-func readmeFaultTable(t *testing.T) []faultRow {
+// docFaultTable reads the table under docs/serve.md's "## One fault
+// vocabulary".
+func docFaultTable(t *testing.T) []faultRow {
 	t.Helper()
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(readme), "### One fault vocabulary\n")
-	if !ok {
-		t.Fatal(`the README has no "### One fault vocabulary"`)
-	}
-	section, _, _ = strings.Cut(section, "\n#")
+	section := docSection(t, "docs/serve.md", "## One fault vocabulary")
 	var rows []faultRow
 	for _, line := range strings.Split(section, "\n") {
 		if !strings.HasPrefix(line, "| `") {
@@ -51,11 +43,11 @@ func readmeFaultTable(t *testing.T) []faultRow {
 	return rows
 }
 
-// TestReadme_FaultVocabulary: the README's table names every fault of
+// TestDocs_FaultVocabulary: docs/serve.md's table names every fault of
 // zksim run (the sim package's fault kinds) and of serve's spec, once,
 // and says truly which of the two accepts it, old spellings included.
-func TestReadme_FaultVocabulary(t *testing.T) {
-	rows := readmeFaultTable(t)
+func TestDocs_FaultVocabulary(t *testing.T) {
+	rows := docFaultTable(t)
 	var names []string
 	for _, r := range rows {
 		names = append(names, r.name)
@@ -69,7 +61,7 @@ func TestReadme_FaultVocabulary(t *testing.T) {
 	sort.Strings(names)
 	sort.Strings(want)
 	if !slices.Equal(names, want) {
-		t.Errorf("README table names %q, want run's and serve's faults %q", names, want)
+		t.Errorf("docs/serve.md's table names %q, want run's and serve's faults %q", names, want)
 	}
 	dir := t.TempDir()
 	srv, err := netserver.New(netserver.Config{Machine: fakezk.Config{TickMillis: 100}})
@@ -83,12 +75,12 @@ func TestReadme_FaultVocabulary(t *testing.T) {
 			code := run([]string{"run", "-faults", spelling, "-schedules", "1", "-out", dir}, io.Discard, &stderr)
 			runs := !strings.Contains(stderr.String(), "unknown fault")
 			if runs != (r.run == "yes") || runs && code == 2 {
-				t.Errorf("README says run accepts %s: %q; run -faults %s: exit %d %s", spelling, r.run, spelling, code, stderr.String())
+				t.Errorf("docs/serve.md says run accepts %s: %q; run -faults %s: exit %d %s", spelling, r.run, spelling, code, stderr.String())
 			}
 			err := srv.ApplyFaults(spelling)
 			serves := err == nil || !strings.Contains(err.Error(), "unknown kind")
 			if serves != (r.serve == "yes") {
-				t.Errorf("README says serve accepts %s: %q; ApplyFaults: %v", spelling, r.serve, err)
+				t.Errorf("docs/serve.md says serve accepts %s: %q; ApplyFaults: %v", spelling, r.serve, err)
 			}
 		}
 	}

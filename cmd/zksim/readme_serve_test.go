@@ -3,8 +3,8 @@ package main
 import (
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,33 +13,44 @@ import (
 	"github.com/zksim/zksim/zktest"
 )
 
-// readmeCurl is one curl line of the README's serve section: curl -H
+// docCurl is one curl line of a page showing serve (the README,
+// docs/serve.md): curl -H
 // "$H" [-X METHOD] [-d 'BODY'] URL.
-var readmeCurl = regexp.MustCompile(`^curl -H "\$H"(?: -X (\w+))?(?: -d '([^']*)')? http://127\.0\.0\.1:40124(\S*)`)
+var docCurl = regexp.MustCompile(`^curl -H "\$H"(?: -X (\w+))?(?: -d '([^']*)')? http://127\.0\.0\.1:40124(\S*)`)
 
-// TestReadme_ServeCurls sends every control request of the README's serve
-// section, with the README's header carrying the server's token, to a
-// server whose first session is the one the README names: each is routed
-// and authorized (not 401, 403, 405 or unrouted), and the same request
-// without the token is refused.
-func TestReadme_ServeCurls(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
+// TestDocs_ServeCurls sends every control request of each page showing
+// serve (the README, docs/serve.md), with the page's header carrying the
+// server's token, to a server of its own whose first session is the one
+// the pages name: each is routed and authorized (not 401, 403, 405 or
+// unrouted), and the same request without the token is refused.
+func TestDocs_ServeCurls(t *testing.T) {
+	for _, file := range docFiles(t) {
+		n, header := serveCurls(t, file)
+		if file == "README.md" && (n < 2 || header == "") || file == "docs/serve.md" && (n < 10 || header == "") {
+			t.Errorf("found %d curl lines and header %q in %s, want its serve section's", n, header, file)
+		}
+	}
+}
+
+// serveCurls sends the control requests of one page, as
+// TestDocs_ServeCurls says, and returns how many and the header.
+func serveCurls(t *testing.T, file string) (n int, header string) {
+	t.Helper()
+	lines := strings.Split(readDoc(t, file), "\n")
+	if !slices.ContainsFunc(lines, docCurl.MatchString) {
+		return 0, ""
 	}
 	srv, addr := zktest.ServeFake(t, netserver.Config{Machine: fakezk.Config{TickMillis: 500}})
 	conn := dial(t, addr)
 	defer conn.Close()
-	const token = "3f1d0c9a8b7e6f5d4c3b2a1908f7e6d5" // the README's
+	const token = "3f1d0c9a8b7e6f5d4c3b2a1908f7e6d5" // the pages'
 	ts := httptest.NewServer(srv.Handler(token))
-	t.Cleanup(ts.Close)
-	header := ""
-	n := 0
-	for _, line := range strings.Split(string(readme), "\n") {
+	defer ts.Close()
+	for _, line := range lines {
 		if h, ok := strings.CutPrefix(line, "H='"); ok {
 			header, _, _ = strings.Cut(h, "'")
 		}
-		m := readmeCurl.FindStringSubmatch(line)
+		m := docCurl.FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}
@@ -51,13 +62,11 @@ func TestReadme_ServeCurls(t *testing.T) {
 		auth, _ := strings.CutPrefix(header, "Authorization: ")
 		code, body := send(t, method, ts.URL+m[3], strings.TrimPrefix(auth, "Bearer "), m[2])
 		if code == http.StatusUnauthorized || code == http.StatusForbidden || code == http.StatusMethodNotAllowed || body == "404 page not found\n" {
-			t.Errorf("README %q: %d %q", line, code, body)
+			t.Errorf("%s %q: %d %q", file, line, code, body)
 		}
 		if code, _ := send(t, method, ts.URL+m[3], "", m[2]); code != http.StatusUnauthorized {
-			t.Errorf("README %q without the token: %d, want 401", line, code)
+			t.Errorf("%s %q without the token: %d, want 401", file, line, code)
 		}
 	}
-	if n < 10 || header == "" {
-		t.Fatalf("found %d curl lines and header %q in the README, want the serve section's", n, header)
-	}
+	return n, header
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -21,6 +22,14 @@ import (
 // output directory in a temporary place) and checks what the README says
 // the reader will see.
 func TestReadme_Tour(t *testing.T) {
+	tour := docSection(t, "README.md", "## A two-minute tour")
+	for _, cmd := range []string{"go run ./cmd/zksim run -recipe zoo/noguidretry -faults lose-reply=2 -schedules 200 -out /tmp/zksim",
+		"go run ./cmd/zksim replay /tmp/zksim/zoo_noguidretry-deadlock-seed", "go run ./cmd/zksim run -recipe zoo/assumeonwake -schedules 200",
+		"`zksim list`", "`zksim herd`", "`zksim demo`", "deadlock"} {
+		if !strings.Contains(tour, cmd) {
+			t.Errorf("the README's tour no longer shows %q, which this test runs", cmd)
+		}
+	}
 	dir := t.TempDir()
 	var out bytes.Buffer
 	if code := run([]string{"run", "-recipe", "zoo/noguidretry", "-faults", "lose-reply=2", "-schedules", "200", "-out", dir}, &out, io.Discard); code != 1 {
@@ -55,49 +64,45 @@ func TestReadme_Tour(t *testing.T) {
 	}
 }
 
-// TestReadme_ServeFaults applies every fault spec the README's serve
-// section posts to the control interface, in order, to a server whose
-// first session is the one the README names: each must be accepted.
-func TestReadme_ServeFaults(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var specs []string
-	for _, line := range strings.Split(string(readme), "\n") {
-		if rest, ok := strings.CutPrefix(line, `curl -H "$H" -d '`); ok {
+// TestDocs_ServeFaults applies every fault spec a page (the README,
+// docs/serve.md) posts to the control interface, in order, to a server
+// of its own whose first session is the one the pages name: each must be
+// accepted.
+func TestDocs_ServeFaults(t *testing.T) {
+	specs := map[string][]string{}
+	for _, line := range docLines(t) {
+		if rest, ok := strings.CutPrefix(line.text, `curl -H "$H" -d '`); ok {
 			spec, _, _ := strings.Cut(rest, "'")
-			specs = append(specs, spec)
+			specs[line.file] = append(specs[line.file], spec)
 		}
 	}
-	if len(specs) < 5 {
-		t.Fatalf("found %d fault specs in the README, want the serve section's", len(specs))
+	if len(specs["docs/serve.md"]) < 5 {
+		t.Fatalf("found %d fault specs in docs/serve.md, want its control section's", len(specs["docs/serve.md"]))
 	}
-	srv, addr := zktest.ServeFake(t, netserver.Config{Machine: fakezk.Config{TickMillis: 500}})
-	conn := dial(t, addr)
-	defer conn.Close()
-	for _, spec := range specs {
-		if err := srv.ApplyFaults(spec); err != nil {
-			t.Errorf("README spec %q: %v", spec, err)
+	for _, file := range slices.Sorted(maps.Keys(specs)) {
+		srv, addr := zktest.ServeFake(t, netserver.Config{Machine: fakezk.Config{TickMillis: 500}})
+		conn := dial(t, addr)
+		for _, spec := range specs[file] {
+			if err := srv.ApplyFaults(spec); err != nil {
+				t.Errorf("%s spec %q: %v", file, spec, err)
+			}
 		}
+		conn.Close()
 	}
 }
 
-// TestReadme_RunCommands runs every simulated `zksim run` command of the
-// README, briefly (a few schedules, a short time limit, files in a
-// temporary directory): each must be accepted (exit 0 or 1, not 2).
-func TestReadme_RunCommands(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+// TestDocs_RunCommands runs every simulated `zksim run` command of the
+// README and docs/, once each, briefly (a few schedules, a short time
+// limit, files in a temporary directory): each must be accepted (exit 0
+// or 1, not 2).
+func TestDocs_RunCommands(t *testing.T) {
 	dir := t.TempDir()
 	brief := map[string]string{"-schedules": "3", "-time": "10ms", "-out": dir, "-summary": filepath.Join(dir, "summary.json"),
 		"-junit": filepath.Join(dir, "junit.xml")}
 	n := 0
-	for _, line := range strings.Split(string(readme), "\n") {
-		_, cmd, ok := strings.Cut(line, "go run ./cmd/zksim run ")
-		if !ok || strings.Contains(cmd, "-servers") {
+	for _, line := range docCommands(t, "go run ./cmd/zksim run ") {
+		cmd := line.text
+		if strings.Contains(cmd, "-servers") {
 			continue
 		}
 		cmd, _, _ = strings.Cut(cmd, "#")
@@ -114,74 +119,102 @@ func TestReadme_RunCommands(t *testing.T) {
 		if !slices.Contains(args, "-schedules") && !slices.Contains(args, "-time") {
 			// A search with no budget (the exhaustive ones) runs until it
 			// is done: a minute and more under -race. Their verdicts
-			// are TestReadme_ExhaustiveCommandsAsCommented's, in the
+			// are TestDocs_ExhaustiveCommandsAsCommented's, in the
 			// long-test mode.
 			args = append(args, "-time", brief["-time"])
 		}
 		n++
 		if code := run(append([]string{"run"}, args...), io.Discard, io.Discard); code != 0 && code != 1 {
-			t.Errorf("README's zksim run %s: exit %d", cmd, code)
+			t.Errorf("%s's zksim run %s: exit %d", line.file, cmd, code)
 		}
 	}
 	if n < 5 {
-		t.Errorf("found %d zksim run commands in the README, want at least 5", n)
+		t.Errorf("found %d zksim run commands in the docs, want at least 5", n)
 	}
 }
 
-// TestReadme_ExhaustiveCommandsAsCommented runs the README's exhaustive
-// commands whose comment promises an exit code, unabridged (the
-// exhaustion of the default bounds takes minutes under -race: a long
-// test), and checks that code and the counterexample's deviations where
-// the comment gives them.
-func TestReadme_ExhaustiveCommandsAsCommented(t *testing.T) {
-	longtest.Skip(t)
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
+// docCommands are the rest of every doc line holding prefix, each
+// command once (the first page that shows it), in page order.
+func docCommands(t *testing.T, prefix string) []docLine {
+	t.Helper()
+	var cmds []docLine
+	seen := map[string]bool{}
+	for _, line := range docLines(t) {
+		_, cmd, ok := strings.Cut(line.text, prefix)
+		if ok && !seen[cmd] {
+			seen[cmd] = true
+			cmds = append(cmds, docLine{file: line.file, text: cmd})
+		}
 	}
+	return cmds
+}
+
+// TestDocs_ExhaustiveCommandsAsCommented runs the exhaustive commands of
+// the README and docs/ whose comment promises an exit code, once each,
+// unabridged (the exhaustion of the default bounds takes minutes under
+// -race: a long test), and checks that code and the counterexample's
+// deviations where the comment gives them.
+func TestDocs_ExhaustiveCommandsAsCommented(t *testing.T) {
+	longtest.Skip(t)
 	exitComment := regexp.MustCompile(`exit (\d)$`)
 	deviationsComment := regexp.MustCompile(`with (\d+) deviations`)
 	n := 0
-	for _, line := range strings.Split(string(readme), "\n") {
-		_, cmd, ok := strings.Cut(line, "go run ./cmd/zksim run ")
-		cmd, comment, _ := strings.Cut(cmd, "#")
+	for _, line := range docCommands(t, "go run ./cmd/zksim run ") {
+		cmd, comment, _ := strings.Cut(line.text, "#")
 		m := exitComment.FindStringSubmatch(strings.TrimSpace(comment))
-		if !ok || m == nil || !strings.Contains(cmd, "-strategy exhaustive") {
+		if m == nil || !strings.Contains(cmd, "-strategy exhaustive") {
 			continue
 		}
 		n++
 		args := append([]string{"run"}, strings.Fields(cmd)...)
 		code, out, errb := runOut(t, append(args, "-out", t.TempDir())...)
 		if want, _ := strconv.Atoi(m[1]); code != want {
-			t.Errorf("README's zksim run %s: exit %d, the README says %d\n%s%s", cmd, code, want, out, errb)
+			t.Errorf("%s's zksim run %s: exit %d, the page says %d\n%s%s", line.file, cmd, code, want, out, errb)
 		}
 		if d := deviationsComment.FindStringSubmatch(comment); d != nil && !strings.Contains(out, "counterexample with "+d[1]+" deviations") {
-			t.Errorf("README's zksim run %s: the README says a counterexample with %s deviations:\n%s", cmd, d[1], out)
+			t.Errorf("%s's zksim run %s: the page says a counterexample with %s deviations:\n%s", line.file, cmd, d[1], out)
 		}
 	}
 	if n < 2 {
-		t.Errorf("found %d exhaustive commands with an exit code in the README, want at least 2", n)
+		t.Errorf("found %d exhaustive commands with an exit code in the docs, want at least 2", n)
 	}
 }
 
-// TestReadme_WorkflowExample: the workflow the README's CI section shows
+// TestDocs_WorkflowExample: the workflow docs/cli.md's CI section shows
 // is the example file's, line for line, so the two cannot drift apart.
-func TestReadme_WorkflowExample(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	workflow, err := os.ReadFile("../../.github/workflows/zksim.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, _ := strings.Cut(string(readme), "## Using zksim in CI")
+func TestDocs_WorkflowExample(t *testing.T) {
+	workflow := readDoc(t, ".github/workflows/zksim.yml")
+	section := docSection(t, "docs/cli.md", "## Using zksim in CI")
 	_, block, ok := strings.Cut(section, "```yaml\n")
 	block, _, _ = strings.Cut(block, "```")
 	if !ok || !strings.Contains(block, "zksim merge -junit") {
-		t.Fatalf("no workflow in the README's CI section")
+		t.Fatalf("no workflow in docs/cli.md's CI section")
 	}
-	if !strings.Contains(string(workflow), block) {
-		t.Errorf("the README's workflow is not part of .github/workflows/zksim.yml:\n%s", block)
+	if !strings.Contains(workflow, block) {
+		t.Errorf("docs/cli.md's workflow is not part of .github/workflows/zksim.yml:\n%s", block)
+	}
+}
+
+// TestReadme_TwoCommands: the README's quick start gives the two commands
+// that do all set-up on a fresh machine, the main job and the whole test
+// suite, and they are what CI runs: .ci/run execs the test command, and
+// the test command runs the main job as the README gives it.
+func TestReadme_TwoCommands(t *testing.T) {
+	quick := docSection(t, "README.md", "## Quick start")
+	_, block, _ := strings.Cut(quick, "```sh\n")
+	block, _, _ = strings.Cut(block, "```")
+	var cmds []string
+	for _, line := range strings.Split(strings.TrimSpace(block), "\n") {
+		cmd, _, _ := strings.Cut(line, "#")
+		cmds = append(cmds, strings.TrimSpace(cmd))
+	}
+	if want := []string{"go run ./cmd/zksim", "scripts/test.sh"}; !slices.Equal(cmds, want) {
+		t.Fatalf("the README's quick start gives %q, want %q", cmds, want)
+	}
+	if ci := readDoc(t, ".ci/run"); !slices.Contains(strings.Split(ci, "\n"), "exec "+cmds[1]) {
+		t.Errorf(".ci/run does not exec %s:\n%s", cmds[1], ci)
+	}
+	if test := readDoc(t, cmds[1]); !slices.Contains(strings.Split(test, "\n"), cmds[0]+" >/dev/null") {
+		t.Errorf("%s does not run the main job, %s", cmds[1], cmds[0])
 	}
 }

@@ -343,15 +343,10 @@ func TestRun_ShrinkTime(t *testing.T) {
 	}
 }
 
-// TestReadme_ExitCodeTable: the README's table of exit codes ("Using
+// TestDocs_ExitCodeTable: docs/cli.md's table of exit codes ("Using
 // zksim in CI") has a row for each code simcli defines, and no other.
-func TestReadme_ExitCodeTable(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, ci, _ := strings.Cut(string(b), "\n## Using zksim in CI\n")
-	ci, _, _ = strings.Cut(ci, "\n## ")
+func TestDocs_ExitCodeTable(t *testing.T) {
+	ci := docSection(t, "docs/cli.md", "## Using zksim in CI")
 	var got []int
 	for _, line := range strings.Split(ci, "\n") {
 		cells := strings.Split(line, "|")
@@ -363,6 +358,6 @@ func TestReadme_ExitCodeTable(t *testing.T) {
 	}
 	want := []int{simcli.ExitOK, simcli.ExitViolation, simcli.ExitUsage, simcli.ExitCouldNotRun, simcli.ExitInterrupted}
 	if !slices.Equal(got, want) {
-		t.Errorf("README's exit codes %v, want simcli's %v", got, want)
+		t.Errorf("docs/cli.md's exit codes %v, want simcli's %v", got, want)
 	}
 }

@@ -44,12 +44,12 @@ var serveFeatureFlags = [][]string{
 }
 
 // knownDifferences lists the tests that pass on the real server and may
-// fail on serve, each with its cause, a limit of the fake that the README
+// fail on serve, each with its cause, a limit of the fake that docs/serve.md
 // documents. A listed test that passes is reported, so that its entry can
 // go.
 var knownDifferences = map[string]string{
-	"test_sasl.TestLegacySASLDigestAuthentication::test_connect_sasl_auth": "SASL DIGEST-MD5 with JAAS users, and sasl ACLs, are not modelled (README)",
-	"test_sasl.TestSASLDigestAuthentication::test_connect_sasl_auth":       "SASL DIGEST-MD5 with JAAS users, and sasl ACLs, are not modelled (README)",
+	"test_sasl.TestLegacySASLDigestAuthentication::test_connect_sasl_auth": "SASL DIGEST-MD5 with JAAS users, and sasl ACLs, are not modelled (docs/serve.md)",
+	"test_sasl.TestSASLDigestAuthentication::test_connect_sasl_auth":       "SASL DIGEST-MD5 with JAAS users, and sasl ACLs, are not modelled (docs/serve.md)",
 }
 
 func TestSuite_Serve(t *testing.T) {
