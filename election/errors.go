@@ -8,11 +8,11 @@ import (
 
 // Errors of the election package.
 var (
-	// ErrLost: leadership ended without Resign: the session that owned
+	// ErrLost: leadership ended without Release: the session that owned
 	// the candidate's node ended, or the node was deleted by someone
 	// else. Another candidate may lead, with a higher term, by now.
 	ErrLost = errors.New("election: leadership lost")
-	// ErrResigned: the leadership was given up with Resign.
+	// ErrResigned: the leadership was given up with Release.
 	ErrResigned = errors.New("election: resigned")
 	// ErrNoLeader: Leader found no candidate in the election directory.
 	ErrNoLeader = errors.New("election: no leader")

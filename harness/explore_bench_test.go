@@ -10,6 +10,7 @@ import (
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/lock/zoo"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/rwlock"
 	"github.com/zksim/zksim/semaphore"
 	"github.com/zksim/zksim/sim"
@@ -47,8 +48,8 @@ func benchmarkExploreZoo(b *testing.B, symmetry bool) {
 }
 
 // exploreRecipes are the good recipes the systematic search exhausts.
-func exploreRecipes() []lock.Recipe {
-	return []lock.Recipe{lock.MutexRecipe(), rwlock.Recipe(), lock.ReentrantRecipe(), lock.MultiRecipe(), election.Recipe(),
+func exploreRecipes() []recipe.Lock {
+	return []recipe.Lock{lock.MutexRecipe(), rwlock.Recipe(), lock.ReentrantRecipe(), lock.MultiRecipe(), election.Recipe(),
 		semaphore.Recipe(2)}
 }
 

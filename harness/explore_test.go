@@ -15,6 +15,7 @@ import (
 	"github.com/zksim/zksim/internal/longtest"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/lock/zoo"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -364,7 +365,7 @@ func TestExplore_SymmetryCutsStates(t *testing.T) {
 // waiting) is searched as it is.
 func TestExplore_SymmetryIsOptIn(t *testing.T) {
 	mutex := lock.MutexRecipe()
-	rude := lock.Recipe{Name: "rude-c1", Acquire: func(ctx context.Context, conn zkapi.Conn, dir, id string) (lock.Held, error) {
+	rude := recipe.Lock{Name: "rude-c1", Acquire: func(ctx context.Context, conn zkapi.Conn, dir, id string) (recipe.Held, error) {
 		if strings.HasPrefix(id, "c1_") {
 			return noLock{}, nil
 		}

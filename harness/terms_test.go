@@ -11,7 +11,7 @@ import (
 )
 
 // The terms checker judges only recipes that say their token is a term
-// (lock.Recipe.Terms): ElectCached's repeated terms are found with it,
+// (recipe.Lock.Terms): ElectCached's repeated terms are found with it,
 // and the same runs are not judged on terms without it, as the locks'
 // runs are not.
 func TestWorkload_TermsOnlyWhereRecipeSays(t *testing.T) {

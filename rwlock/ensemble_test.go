@@ -259,7 +259,7 @@ func (c *rwContention) run(ctx context.Context, conns []zkapi.Conn) []error {
 }
 
 func (c *rwContention) worker(ctx context.Context, id int, conn zkapi.Conn) error {
-	rw, err := rwlock.New(conn, c.dir, lock.Options{ID: "w" + strconv.Itoa(id)})
+	rw, err := rwlock.New(conn, c.dir, rwlock.Options{ID: "w" + strconv.Itoa(id)})
 	if err != nil {
 		return err
 	}
@@ -508,7 +508,7 @@ func fourLetter(addr, cmd string) (string, error) {
 
 func ensRW(t testing.TB, conn zkapi.Conn, dir, id string) *rwlock.RWMutex {
 	t.Helper()
-	rw, err := rwlock.New(conn, dir, lock.Options{ID: id})
+	rw, err := rwlock.New(conn, dir, rwlock.Options{ID: id})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func (w *world) rw(id string) *rwlock.RWMutex {
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	m, err := rwlock.New(c, dir, lock.Options{ID: id})
+	m, err := rwlock.New(c, dir, rwlock.Options{ID: id})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -234,17 +234,6 @@ func TestRWMutex_ExpiredWriterFenced(t *testing.T) {
 	}
 }
 
-func TestNew_RejectsReentrant(t *testing.T) {
-	w := newWorld(t)
-	c, err := w.srv.Connect(fakezk.ConnOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := rwlock.New(c, dir, lock.Options{Reentrant: true}); !errors.Is(err, lock.ErrConfig) {
-		t.Fatalf("got %v", err)
-	}
-}
-
 // New checks the lock path and holder id by lock's rules, and a handle
 // with no ID gets one that names its nodes.
 func TestNew_ChecksPathAndID(t *testing.T) {
@@ -254,11 +243,11 @@ func TestNew_ChecksPathAndID(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, bad := range [][2]string{{"rel", "ok"}, {"/", "ok"}, {"/a/", "ok"}, {"/a", "has-dash"}} {
-		if _, err := rwlock.New(c, bad[0], lock.Options{ID: bad[1]}); !errors.Is(err, lock.ErrConfig) {
+		if _, err := rwlock.New(c, bad[0], rwlock.Options{ID: bad[1]}); !errors.Is(err, lock.ErrConfig) {
 			t.Errorf("New(%q, ID %q) = %v, want ErrConfig", bad[0], bad[1], err)
 		}
 	}
-	rw, err := rwlock.New(c, dir, lock.Options{})
+	rw, err := rwlock.New(c, dir, rwlock.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -120,7 +120,7 @@ func (s *Semaphore) acquire(ctx context.Context, mode queue.Mode) (*Lease, error
 		return nil, fmt.Errorf("semaphore %s: %w", s.dir, errors.Join(err, s.leave(ctx, m)))
 	}
 	lq := queue.Queue{Conn: s.q.Conn, Dir: s.leases}
-	return &Lease{h: &queue.Hold{Q: lq, Path: m.lease, SID: sid, LoseOnDisconnect: s.opts.LoseOnDisconnect}}, nil
+	return &Lease{hold: &queue.Hold{Q: lq, Path: m.lease, SID: sid, LoseOnDisconnect: s.opts.LoseOnDisconnect}}, nil
 }
 
 // leave removes a member that failed to acquire: its queue node, and its
@@ -136,43 +136,26 @@ func (s *Semaphore) leave(ctx context.Context, m *member) error {
 	return errors.Join(err, lq.Leave(ctx, m.lease, s.q.Conn.Session().ID))
 }
 
-// Lease is one held lease of a semaphore.
+// Lease is one held lease of a semaphore, a recipe.Lease. Its Node is
+// under the directory's leases; Check reports nil, ErrLost, ErrSuspended
+// (LoseOnDisconnect) or ErrReleased; its Token, the lease node's czxid,
+// is unique per lease and larger for a later-created lease (see the
+// package doc for what it does and does not fence); its Fenced write is
+// refused once the lease node is gone.
 type Lease struct {
-	h *queue.Hold
+	*hold
 }
 
-// Node is the path of the lease's node, under the directory's leases.
-func (l *Lease) Node() string { return l.h.Path }
-
-// Session is the id of the session that holds the lease.
-func (l *Lease) Session() int64 { return l.h.SID }
-
-// Check reports without blocking whether the lease is still held: nil,
-// ErrLost, ErrSuspended (LoseOnDisconnect) or ErrReleased.
-func (l *Lease) Check() error { return l.h.Check() }
-
-// Wait blocks until the lease is lost or released and says how, or until
-// ctx ends.
-func (l *Lease) Wait(ctx context.Context) error { return l.h.Wait(ctx) }
-
-// Token returns the lease's fencing token, its node's czxid: unique per
-// lease, larger for a later-created lease (see the package doc for what
-// it does and does not fence). The first call costs a read.
-func (l *Lease) Token(ctx context.Context) (int64, error) { return l.h.Token(ctx) }
-
-// Fenced applies ops atomically with a check that the lease node still
-// exists, so a holder whose session expired cannot write. Results are
-// those of ops.
-func (l *Lease) Fenced(ctx context.Context, ops ...zkapi.Op) ([]zkapi.OpResult, error) {
-	return l.h.Fenced(ctx, ops...)
-}
+// hold names the embedded queue.Hold, which gives Lease the methods of
+// recipe.Lease but Release, without exporting it as a field.
+type hold = queue.Hold
 
 // Release gives the lease up. It deletes the node even through connection
 // loss, is idempotent, and returns ErrLost if the session ended while the
 // lease was held.
 func (l *Lease) Release(ctx context.Context) error {
-	if err := l.h.Release(ctx); err != nil {
-		return fmt.Errorf("semaphore %s: release: %w", l.h.Q.Dir, err)
+	if err := l.hold.Release(ctx); err != nil {
+		return fmt.Errorf("semaphore %s: release: %w", l.hold.Q.Dir, err)
 	}
 	return nil
 }

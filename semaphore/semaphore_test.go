@@ -9,7 +9,7 @@ import (
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
-	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/semaphore"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zktest"
@@ -371,10 +371,10 @@ func TestRecipe_AcquiresALease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := h.(lock.Tokener); !ok {
+	if _, ok := h.(recipe.Tokener); !ok {
 		t.Errorf("%T has no Token", h)
 	}
-	if _, ok := h.(lock.Fencer); !ok {
+	if _, ok := h.(recipe.Fencer); !ok {
 		t.Errorf("%T has no Fenced", h)
 	}
 	if err := h.Release(w.ctx); err != nil {

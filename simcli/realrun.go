@@ -18,6 +18,7 @@ import (
 	"github.com/zksim/zksim/internal/ztree"
 	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
 )
@@ -160,8 +161,8 @@ func (r *realRun) client(ctx context.Context, i int, c zkapi.Conn, dir, resource
 }
 
 // write stores the holder's token in the resource, fenced when it can be.
-func (r *realRun) write(ctx context.Context, i int, c zkapi.Conn, held lock.Held, resource string) {
-	tok, ok := held.(lock.Tokener)
+func (r *realRun) write(ctx context.Context, i int, c zkapi.Conn, held recipe.Held, resource string) {
+	tok, ok := held.(recipe.Tokener)
 	if !ok {
 		return
 	}
@@ -172,7 +173,7 @@ func (r *realRun) write(ctx context.Context, i int, c zkapi.Conn, held lock.Held
 	}
 	time.Sleep(time.Millisecond) // the critical section's work
 	data := []byte(strconv.FormatInt(token, 10))
-	f, ok := held.(lock.Fencer)
+	f, ok := held.(recipe.Fencer)
 	var zxid int64
 	if ok && !r.rc.workload.Unfenced {
 		res, err := f.Fenced(ctx, zkapi.SetOp{Path: resource, Data: data, Version: -1})

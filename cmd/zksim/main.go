@@ -40,6 +40,7 @@ import (
 	"github.com/zksim/zksim/election"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/lock/zoo"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/rwlock"
 	"github.com/zksim/zksim/semaphore"
 	"github.com/zksim/zksim/simcli"
@@ -52,7 +53,7 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 func cli() *simcli.CLI {
 	c := &simcli.CLI{
 		Name: "zksim",
-		Recipes: []lock.Recipe{lock.MutexRecipe(), rwlock.Recipe(), lock.ReentrantRecipe(), lock.MultiRecipe(),
+		Recipes: []recipe.Lock{lock.MutexRecipe(), rwlock.Recipe(), lock.ReentrantRecipe(), lock.MultiRecipe(),
 			semaphore.Recipe(2), semaphore.Recipe(3), election.Recipe()},
 		Docs: map[string]string{
 			"lock":           "herd-free exclusive lock (zksim's lock.Mutex)",

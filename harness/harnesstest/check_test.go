@@ -19,6 +19,7 @@ import (
 	"github.com/zksim/zksim/internal/longtest"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/lock/zoo"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -331,7 +332,7 @@ func TestCheck_NondeterministicChild(t *testing.T) {
 	}
 	ex, _ := zoo.Lookup(zoo.NameSplitDash)
 	r := ex.Recipe
-	r.Acquire = func(ctx context.Context, c zkapi.Conn, dir, id string) (lock.Held, error) {
+	r.Acquire = func(ctx context.Context, c zkapi.Conn, dir, id string) (recipe.Held, error) {
 		return ex.Recipe.Acquire(ctx, randomData{c}, dir, id)
 	}
 	harnesstest.CheckRecipe(t, r, harnesstest.CheckOptions{ArtifactDir: os.Getenv(childEnv)})

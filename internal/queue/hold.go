@@ -16,7 +16,8 @@ var (
 )
 
 // Hold is a member's node while its owner holds it: the lease state every
-// lock recipe shares.
+// lock recipe shares. Its methods are recipe.Lease's: a recipe's lease
+// type embeds a *Hold and replaces only what it does differently.
 type Hold struct {
 	Q                Queue
 	Path             string
@@ -31,6 +32,12 @@ type Hold struct {
 	done     context.Context // see releasedCtx
 	markDone context.CancelFunc
 }
+
+// Node is the path of the held node (recipe.Lease).
+func (h *Hold) Node() string { return h.Path }
+
+// Session is the id of the session that owns the node.
+func (h *Hold) Session() int64 { return h.SID }
 
 // Check reports, without blocking, whether the node is still held: nil,
 // ErrReleased, ErrSessionLost, or ErrSuspended (disconnected, with

@@ -1,7 +1,7 @@
 // Package zoo is a collection of classic, broken ZooKeeper lock, leader
 // election and counting semaphore recipes, each a Go transcription of a
 // well-known design, kept to prove that zksim's harness finds what is
-// wrong with them. They are lock.Recipe values, so a harness run, or a
+// wrong with them. They are recipe.Lock values, so a harness run, or a
 // user's own, can check them exactly as it checks the good recipes
 // (lock.MutexRecipe, rwlock.Recipe, election.Recipe, semaphore.Recipe).
 //

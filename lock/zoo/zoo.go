@@ -2,10 +2,10 @@ package zoo
 
 import (
 	"github.com/zksim/zksim/check"
-	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 )
 
-// Recipe names, the Name of each exhibit's lock.Recipe.
+// Recipe names, the Name of each exhibit's recipe.Lock.
 const (
 	NameDirWatch         = "zoo/dirwatch"
 	NameSingleNode       = "zoo/singlenode"
@@ -27,7 +27,7 @@ const (
 type Exhibit struct {
 	// Name is Recipe.Name.
 	Name   string
-	Recipe lock.Recipe
+	Recipe recipe.Lock
 	// Origin is where the design comes from.
 	Origin string
 	// Bug is the defect, in one paragraph; the constructor's doc comment
@@ -168,9 +168,9 @@ func Exhibits() []Exhibit {
 }
 
 // All returns every exhibit's Recipe, in the order of Exhibits.
-func All() []lock.Recipe {
+func All() []recipe.Lock {
 	ex := Exhibits()
-	rs := make([]lock.Recipe, len(ex))
+	rs := make([]recipe.Lock, len(ex))
 	for i, e := range ex {
 		rs[i] = e.Recipe
 	}
