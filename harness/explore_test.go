@@ -14,10 +14,10 @@ import (
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/internal/longtest"
 	"github.com/zksim/zksim/lock"
-	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zoo"
 )
 
 // exploreFaults: one fault of each legal kind.
@@ -33,7 +33,7 @@ var exploreFaults = sim.Faults{LoseRequest: 1, LoseReply: 1, Disconnect: 1, Cras
 // BenchmarkExploreZoo measures the same searches.
 func TestExplore_FindsEveryZooBug(t *testing.T) {
 	longtest.Skip(t)
-	testFindsZooBugs(t, zoo.Exhibits(), false)
+	testFindsZooBugs(t, zoo.Locks(), false)
 }
 
 // With symmetry too, at no more deviations. A long test, as
@@ -42,7 +42,7 @@ func TestExplore_FindsEveryZooBug(t *testing.T) {
 // BenchmarkExploreZooSymmetry measures the same searches.
 func TestExplore_SymmetryFindsEveryZooBug(t *testing.T) {
 	longtest.Skip(t)
-	testFindsZooBugs(t, zoo.Exhibits(), true)
+	testFindsZooBugs(t, zoo.Locks(), true)
 }
 
 // The normal suite's share of TestExplore_FindsEveryZooBug: an exhibit of

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/simcli"
 	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zoo"
 )
 
 // randomData is a conn that writes a number from the global random

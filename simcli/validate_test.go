@@ -11,9 +11,9 @@ import (
 	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/lock"
-	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/simcli"
+	"github.com/zksim/zksim/zoo"
 )
 
 // TestRun_RefusesBadFlags: every flag out of its range is refused before

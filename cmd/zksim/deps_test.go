@@ -65,11 +65,11 @@ func goList(t *testing.T, args ...string) []string {
 var recipes = []string{
 	"github.com/zksim/zksim/lock",
 	"github.com/zksim/zksim/rwlock",
-	"github.com/zksim/zksim/lock/zoo",
 	"github.com/zksim/zksim/election",
 	"github.com/zksim/zksim/barrier",
-	"github.com/zksim/zksim/barrier/zoo",
 	"github.com/zksim/zksim/semaphore",
+	"github.com/zksim/zksim/recipe",
+	"github.com/zksim/zksim/zoo",
 }
 
 // notForRecipes are what a recipe must not link: the fake, the

@@ -11,7 +11,7 @@
 // session that owned it has ended.
 //
 // The recipe's replaceable steps are the fields of Steps; the zero Steps
-// is the correct recipe, and lock/zoo's broken recipes are this queue with
+// is the correct recipe, and package zoo's broken locks are this queue with
 // one step replaced.
 package queue
 

@@ -11,9 +11,9 @@ import (
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
-	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/rwlock"
+	"github.com/zksim/zksim/zoo"
 )
 
 // scenario is a scripted schedule on the fake server that makes a recipe
@@ -58,7 +58,7 @@ var scenarios = map[string][]scenario{
 // same schedules without breaking: the scenarios are valid, and they show
 // what the good recipes do differently.
 func TestExhibits_ScenariosBreakThem(t *testing.T) {
-	for _, ex := range zoo.Exhibits() {
+	for _, ex := range zoo.Locks() {
 		scs := append(scenarios[ex.Name], electionScenarios[ex.Name]...)
 		if len(scs) == 0 {
 			t.Errorf("%s has no scenario", ex.Name)
@@ -116,7 +116,7 @@ func TestExhibits_OtherwiseCorrect(t *testing.T) {
 		{lostDeleteReply(), fifo},
 		{abandonedSessionNodeAdopted(), fifo},
 	}
-	for _, ex := range zoo.Exhibits() {
+	for _, ex := range zoo.Locks() {
 		if ex.Recipe.Leases > 1 {
 			continue // these scenarios hold a lock; semaphores: TestSemaphoreExhibits_OtherwiseCorrect
 		}

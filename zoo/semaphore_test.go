@@ -8,9 +8,9 @@ import (
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/lock"
-	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/semaphore"
+	"github.com/zksim/zksim/zoo"
 )
 
 func init() {
@@ -116,11 +116,11 @@ func givenUpLeaseLeft(class check.Class, gaveUp int) scenario {
 // The semaphore exhibits carry one defect each: the scenarios aimed at
 // the other semaphore exhibits' defects do not break them.
 func TestSemaphoreExhibits_OtherwiseCorrect(t *testing.T) {
-	for _, ex := range zoo.Exhibits() {
+	for _, ex := range zoo.Locks() {
 		if ex.Recipe.Leases <= 1 || ex.Name == zoo.NameSemBusyCount {
 			continue // SemBusyCount never waits: the others' scenarios need waiters that do
 		}
-		for _, other := range zoo.Exhibits() {
+		for _, other := range zoo.Locks() {
 			if other.Name == ex.Name || other.Recipe.Leases <= 1 {
 				continue
 			}

@@ -10,7 +10,7 @@ import (
 	"github.com/zksim/zksim/zkapi"
 )
 
-// Election exhibits: broken leader elections, as lock.Recipes with Terms
+// Election exhibits: broken leader elections, as recipe.Locks with Terms
 // set, so that the harness checks their terms (check.Terms) beside
 // exclusion and herds. Each is the good election of package election with
 // one part swapped (electVariant): its candidates are the queue's members

@@ -7,9 +7,9 @@ import (
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/election"
-	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zoo"
 )
 
 // goodElection adds package election's recipe to the good recipes a
@@ -93,7 +93,7 @@ func write(ctx context.Context, a *attempt, resource string, token int64) error 
 // The election exhibits have their terms checked by a harness; the lock
 // exhibits, with no terms, have not.
 func TestExhibits_ElectionsSayTerms(t *testing.T) {
-	for _, ex := range zoo.Exhibits() {
+	for _, ex := range zoo.Locks() {
 		_, isElection := electionScenarios[ex.Name]
 		if ex.Recipe.Terms != isElection {
 			t.Errorf("%s: Terms %v", ex.Name, ex.Recipe.Terms)
