@@ -32,9 +32,6 @@ func New(conn zkapi.Conn, dir string, opts Options) (*Election, error) {
 	return &Election{q: queue.Queue{Conn: conn, Dir: dir}, opts: opts}, nil
 }
 
-// Dir is the election's directory.
-func (e *Election) Dir() string { return e.q.Dir }
-
 // ID is the candidate id used in node names.
 func (e *Election) ID() string { return e.opts.ID }
 

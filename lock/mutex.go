@@ -32,14 +32,11 @@ func New(conn zkapi.Conn, dir string, opts Options) (*Mutex, error) {
 	return &Mutex{q: queue.Queue{Conn: conn, Dir: dir}, opts: opts}, nil
 }
 
-// Dir is the lock's directory.
-func (m *Mutex) Dir() string { return m.q.Dir }
-
 // Acquire waits until the lock is held or ctx ends. On any failure its node
 // is removed before it returns.
 func (m *Mutex) Acquire(ctx context.Context) (*Lease, error) { return m.acquire(ctx, queue.Wait) }
 
-// TryAcquire takes the lock if it is free and returns ErrWouldBlock
+// TryAcquire takes the lock if it is free and returns recipe.ErrWouldBlock
 // otherwise, without waiting.
 func (m *Mutex) TryAcquire(ctx context.Context) (*Lease, error) { return m.acquire(ctx, queue.Try) }
 
@@ -74,8 +71,8 @@ func (m *Mutex) acquire(ctx context.Context, mode queue.Mode) (*Lease, error) {
 	return l, nil
 }
 
-// Lease is a held lock, a recipe.Lease. Its Check reports nil, ErrLost,
-// ErrSuspended (LoseOnDisconnect) or ErrReleased; its Token is the lock
+// Lease is a held lock, a recipe.Lease. Its Check reports nil, recipe.ErrLost,
+// recipe.ErrSuspended (LoseOnDisconnect) or recipe.ErrReleased; its Token is the lock
 // node's czxid, so successive holders of a lock get strictly increasing
 // tokens (the first call costs a read); and its Fenced write is refused
 // once the node is gone, so a holder whose session expired cannot write
@@ -91,7 +88,7 @@ type Lease struct {
 type hold = queue.Hold
 
 // Release gives the lock up (for a re-entrant Mutex, one hold). It deletes
-// the node even through connection loss, is idempotent, and returns ErrLost
+// the node even through connection loss, is idempotent, and returns recipe.ErrLost
 // if the session ended while the lock was held.
 func (l *Lease) Release(ctx context.Context) error {
 	m := l.m

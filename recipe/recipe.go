@@ -2,18 +2,12 @@ package recipe
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"unicode"
 
 	"github.com/zksim/zksim/zkapi"
 )
-
-// ErrConfig is the error of a descriptor the harness cannot check, and of
-// a lock family recipe's bad path or option (lock.ErrConfig and its
-// siblings are this one). Its text keeps the family's "lock:" prefix.
-var ErrConfig = errors.New("lock: invalid configuration")
 
 // Lease is a held lock, read/write lock, semaphore lease or leadership:
 // a node in a queue, owned by one session.

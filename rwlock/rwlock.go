@@ -40,8 +40,8 @@ const (
 
 // ErrUpgrade is the error when a handle holding a read lease asks for the
 // write lock. The other errors a read/write lock reports are package
-// lock's sentinels (lock.ErrWouldBlock, lock.ErrLost, lock.ErrConfig, ...),
-// shared through internal/queue without importing lock.
+// recipe's (recipe.ErrWouldBlock, recipe.ErrLost, recipe.ErrConfig, ...),
+// as for every lock of the family.
 var ErrUpgrade = errors.New("rwlock: upgrade from read to write is not supported (it would deadlock)")
 
 // Options configures an RWMutex.
@@ -51,7 +51,7 @@ type Options struct {
 	ID string
 	// Data is stored in each lock node.
 	Data []byte
-	// LoseOnDisconnect makes Check and Wait report lock.ErrSuspended as
+	// LoseOnDisconnect makes Check and Wait report recipe.ErrSuspended as
 	// soon as the connection drops.
 	LoseOnDisconnect bool
 
@@ -85,7 +85,7 @@ func (rw *RWMutex) Acquire(ctx context.Context) (*Lease, error) {
 }
 
 // TryAcquire takes the write lock if it is free, or fails with
-// lock.ErrWouldBlock.
+// recipe.ErrWouldBlock.
 func (rw *RWMutex) TryAcquire(ctx context.Context) (*Lease, error) {
 	return rw.acquire(ctx, writeKind, queue.Predecessor, queue.Try)
 }
@@ -96,7 +96,7 @@ func (rw *RWMutex) AcquireRead(ctx context.Context) (*Lease, error) {
 }
 
 // TryAcquireRead takes the lock for reading if no writer holds or waits
-// ahead, or fails with lock.ErrWouldBlock.
+// ahead, or fails with recipe.ErrWouldBlock.
 func (rw *RWMutex) TryAcquireRead(ctx context.Context) (*Lease, error) {
 	return rw.acquire(ctx, readKind, readerRule, queue.Try)
 }
@@ -185,7 +185,7 @@ func (l *Lease) Downgrade(ctx context.Context) error {
 }
 
 // Release gives the lock up, deleting the node even through connection
-// loss; idempotent; ErrLost if the session ended while holding.
+// loss; idempotent; recipe.ErrLost if the session ended while holding.
 func (l *Lease) Release(ctx context.Context) error {
 	l.mu.Lock()
 	wasRead, first := !l.write, !l.released

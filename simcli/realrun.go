@@ -17,7 +17,6 @@ import (
 	"github.com/zksim/zksim/expire"
 	"github.com/zksim/zksim/internal/ztree"
 	"github.com/zksim/zksim/linearize"
-	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
@@ -148,7 +147,7 @@ func (r *realRun) client(ctx context.Context, i int, c zkapi.Conn, dir, resource
 			time.Sleep(time.Millisecond) // the critical section's work
 		}
 		h.End = r.clock.Add(1)
-		if err := held.Release(ctx); errors.Is(err, lock.ErrLost) {
+		if err := held.Release(ctx); errors.Is(err, recipe.ErrLost) {
 			// The session went while holding: from when, a client cannot
 			// know. Its section counts as empty; fencing judges its write.
 			h.End = h.Start

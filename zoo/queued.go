@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/zksim/zksim/internal/queue"
-	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -101,7 +100,7 @@ func (h held) Release(ctx context.Context) error { return h.h.Release(ctx) }
 // the good lock's rules (queue.CheckConfig); an id must be given.
 func checkArgs(dir, id string) error {
 	if id == "" {
-		return fmt.Errorf("%w: empty holder id", lock.ErrConfig)
+		return fmt.Errorf("%w: empty holder id", recipe.ErrConfig)
 	}
 	_, err := queue.CheckConfig(dir, id)
 	return err

@@ -164,7 +164,7 @@ func TestExhibits_RefuseBadArguments(t *testing.T) {
 			{"/zoo/lock", "has-dash"}, {"/zoo/lock", "sp ace"}, {"/zoo/lock", ""},
 			{"/", "ok"}, {"rel", "ok"}, {"", "ok"}, {"/zoo/lock/", "ok"}, {"/zoo//lock", "ok"},
 		} {
-			if _, err := r.Acquire(e.ctx, c, bad[0], bad[1]); !errors.Is(err, lock.ErrConfig) {
+			if _, err := r.Acquire(e.ctx, c, bad[0], bad[1]); !errors.Is(err, recipe.ErrConfig) {
 				t.Errorf("%s: Acquire(%q, %q) = %v, want ErrConfig", r.Name, bad[0], bad[1], err)
 			}
 		}

@@ -240,7 +240,7 @@ func acquire(ctx context.Context, conn zkapi.Conn, o options, sigs <-chan os.Sig
 	switch {
 	case err == nil:
 		return l, -1
-	case errors.Is(err, lock.ErrWouldBlock):
+	case errors.Is(err, recipe.ErrWouldBlock):
 		fmt.Fprintf(stderr, "zklock: %s %s (-nonblock)\n", o.path, held)
 		return nil, o.conflictExit
 	case errors.Is(err, context.DeadlineExceeded):
@@ -251,7 +251,7 @@ func acquire(ctx context.Context, conn zkapi.Conn, o options, sigs <-chan os.Sig
 		}
 		fmt.Fprintf(stderr, "zklock: %s %s after %v (-timeout)\n", o.path, held, o.timeout)
 		return nil, o.conflictExit
-	case errors.Is(err, lock.ErrConfig):
+	case errors.Is(err, recipe.ErrConfig):
 		fmt.Fprintf(stderr, "zklock: %v\n", err)
 		return nil, exitUsage
 	case errors.Is(err, semaphore.ErrMaxLeases):

@@ -11,7 +11,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -206,7 +205,7 @@ func settle(ctx context.Context, conn zkapi.Conn, o options, l recipe.Lease, r r
 		return o.lostExit
 	}
 	// Held to the end: a loss from here on cost the command nothing.
-	if err := release(conn, l, o.session); err != nil && !errors.Is(err, lock.ErrLost) {
+	if err := release(conn, l, o.session); err != nil && !errors.Is(err, recipe.ErrLost) {
 		fmt.Fprintf(stderr, "zklock: release %s: %v (it was held until the command ended)\n", o.path, err)
 	}
 	return r.code

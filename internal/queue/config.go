@@ -9,8 +9,7 @@ import (
 	"github.com/zksim/zksim/recipe"
 )
 
-// ErrConfig is the error of a bad lock path or option: recipe.ErrConfig,
-// which lock.ErrConfig and its siblings are too.
+// ErrConfig is the error of a bad lock path or option: recipe.ErrConfig.
 var ErrConfig = recipe.ErrConfig
 
 // CheckConfig is the one check of a lock's directory and holder id that

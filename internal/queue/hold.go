@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 )
 
-// Errors about a held node.
+// Errors about a held node (package recipe's).
 var (
-	ErrSuspended = errors.New("lock: disconnected, holding is uncertain")
-	ErrReleased  = errors.New("lock: lease released")
+	ErrSuspended = recipe.ErrSuspended
+	ErrReleased  = recipe.ErrReleased
 )
 
 // Hold is a member's node while its owner holds it: the lease state every
