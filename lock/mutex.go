@@ -71,7 +71,8 @@ func (m *Mutex) acquire(ctx context.Context, mode queue.Mode) (*Lease, error) {
 	return l, nil
 }
 
-// Lease is a held lock, a recipe.Lease. Its Check reports nil, recipe.ErrLost,
+// Lease is a held lock, a recipe.Lease: Node, Session, Check, Wait,
+// Token, Fenced and Release, as that interface documents them. Its Check reports nil, recipe.ErrLost,
 // recipe.ErrSuspended (LoseOnDisconnect) or recipe.ErrReleased; its Token is the lock
 // node's czxid, so successive holders of a lock get strictly increasing
 // tokens (the first call costs a read); and its Fenced write is refused

@@ -134,8 +134,9 @@ type hold = queue.Hold
 // else wait for the nearest write node ahead.
 var readerRule = queue.Reader(writeKind)
 
-// Lease is a held read or write lock, a recipe.Lease with the
-// protections of package lock's.
+// Lease is a held read or write lock, a recipe.Lease (Node, Session,
+// Check, Wait, Token, Fenced, Release) with the protections of package
+// lock's, and a write lease's Downgrade.
 type Lease struct {
 	*hold
 	rw *RWMutex

@@ -116,7 +116,8 @@ func (s *Semaphore) leave(ctx context.Context, m *member) error {
 	return errors.Join(err, lq.Leave(ctx, m.lease, s.q.Conn.Session().ID))
 }
 
-// Lease is one held lease of a semaphore, a recipe.Lease. Its Node is
+// Lease is one held lease of a semaphore, a recipe.Lease: Node,
+// Session, Check, Wait, Token, Fenced and Release. Its Node is
 // under the directory's leases; Check reports nil, recipe.ErrLost, recipe.ErrSuspended
 // (LoseOnDisconnect) or recipe.ErrReleased; its Token, the lease node's czxid,
 // is unique per lease and larger for a later-created lease (see the
