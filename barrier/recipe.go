@@ -10,9 +10,9 @@ import (
 )
 
 // Recipe is a barrier algorithm in the form zksim's harness checks:
-// functions over a zkapi.Conn, as lock.Recipe is for locks. The good
+// functions over a zkapi.Conn, as recipe.Lock is for locks. The good
 // barriers (DoubleRecipe) and the zoo of broken ones (package
-// barrier/zoo) are all Recipes, and so can be a user's own. A recipe
+// zoo) are all Recipes, and so can be a user's own. A recipe
 // never imports the harness.
 type Recipe struct {
 	Name string

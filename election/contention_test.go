@@ -136,8 +136,8 @@ func TestElection_ContentionWithLostCreatesAndExpiries(t *testing.T) {
 				}
 				lead(t, w.ctx, conn, l, rec)
 				lead(t, w.ctx, conn, l, rec) // after an expiry in the first: refused
-				if err := l.Resign(w.ctx); err != nil && !errors.Is(err, election.ErrLost) {
-					t.Errorf("%s: Resign: %v", e.ID(), err)
+				if err := l.Release(w.ctx); err != nil && !errors.Is(err, election.ErrLost) {
+					t.Errorf("%s: Release: %v", e.ID(), err)
 				}
 				rec.done(l)
 			}

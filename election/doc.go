@@ -61,7 +61,7 @@
 //     leader's own node fires with EventNotWatching) or finds its node
 //     deleted by someone else, and Check and Fenced say the same.
 //   - A node left behind on connection loss (CURATOR-202, LeaderSelector
-//     after a reconnect to the same session): Resign and a failed Campaign
+//     after a reconnect to the same session): Release and a failed Campaign
 //     delete the node through connection loss until it or its session is
 //     gone, so nobody waits forever behind an orphan.
 //   - An election wedged after a reconnect (kazoo #116): every wait

@@ -32,9 +32,6 @@ func New(conn zkapi.Conn, dir string, opts Options) (*Election, error) {
 	return &Election{q: queue.Queue{Conn: conn, Dir: dir}, opts: opts}, nil
 }
 
-// Dir is the election's directory.
-func (e *Election) Dir() string { return e.q.Dir }
-
 // ID is the candidate id used in node names.
 func (e *Election) ID() string { return e.opts.ID }
 
@@ -78,7 +75,7 @@ func (e *Election) campaign(ctx context.Context, mode queue.Mode) (*Leadership, 
 		return nil, e.wrap("campaign", err)
 	}
 	resigned, markResigned := context.WithCancel(context.Background())
-	return &Leadership{h: h, e: e, term: term, resigned: resigned, markResigned: markResigned}, nil
+	return &Leadership{hold: h, e: e, term: term, resigned: resigned, markResigned: markResigned}, nil
 }
 
 // wrap puts the directory in front of err and turns the queue's sentinels
@@ -95,33 +92,33 @@ func (e *Election) wrap(op string, err error) error {
 	return fmt.Errorf("election %s: %s: %w", e.q.Dir, op, err)
 }
 
-// Leadership is a won election: the candidate's node is the lowest in the
-// directory.
+// Leadership is a won election, a recipe.Lease: the candidate's node is
+// the lowest in the directory. Its Node is the leader's candidate node,
+// its Session the session that owns it, its Token the term (Term), and
+// its Release resigns.
 type Leadership struct {
-	h    *queue.Hold
+	*hold
 	e    *Election
 	term int64
 
-	resigned     context.Context // done once Resign is called
+	resigned     context.Context // done once Release is called
 	markResigned context.CancelFunc
 }
+
+// hold names the embedded queue.Hold, which gives Leadership Node,
+// Session and Token without exporting it as a field.
+type hold = queue.Hold
 
 // Term is the fencing epoch of this leadership: the czxid of the leader's
 // node. Successive leaders of one directory have strictly increasing
 // terms (see the package doc for why).
 func (l *Leadership) Term() int64 { return l.term }
 
-// Node is the path of the leader's candidate node.
-func (l *Leadership) Node() string { return l.h.Path }
-
-// Session is the id of the session that owns the leader's node.
-func (l *Leadership) Session() int64 { return l.h.SID }
-
 // Check reports, without a request, whether this client may still lead:
 // nil, ErrLost (its session is lost) or ErrResigned. A node deleted by
-// someone else is seen only by Wait, Fenced and Resign.
+// someone else is seen only by Wait, Fenced and Release.
 func (l *Leadership) Check() error {
-	if err := l.h.Check(); err != nil {
+	if err := l.hold.Check(); err != nil {
 		return l.e.wrap("check", err)
 	}
 	return nil
@@ -129,7 +126,7 @@ func (l *Leadership) Check() error {
 
 // Wait blocks until the leadership ends and says why, or until ctx ends:
 // ErrLost as soon as the client hears that its session is lost or finds
-// its node deleted, ErrResigned after Resign (also from another
+// its node deleted, ErrResigned after Release (also from another
 // goroutine). A leader does its work alongside Wait and stops when it
 // returns. It keeps one data watch on the leader's own node, so it costs
 // no request while nothing changes.
@@ -137,13 +134,13 @@ func (l *Leadership) Wait(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(l.resigned, cancel)()
-	conn := l.h.Q.Conn
+	conn := l.hold.Q.Conn
 	for {
 		if err := l.Check(); err != nil {
 			return err
 		}
 		s := conn.Session()
-		_, _, w, err := conn.GetW(ctx, l.h.Path)
+		_, _, w, err := conn.GetW(ctx, l.hold.Path)
 		switch {
 		case err == nil:
 			// Fires on delete or change of the node, and with
@@ -154,7 +151,7 @@ func (l *Leadership) Wait(ctx context.Context) error {
 			if err := l.Check(); err != nil {
 				return err
 			}
-			return fmt.Errorf("election %s: %w: %s is gone", l.e.q.Dir, ErrLost, l.h.Path)
+			return fmt.Errorf("election %s: %w: %s is gone", l.e.q.Dir, ErrLost, l.hold.Path)
 		case errors.Is(err, zkapi.ErrConnectionLoss):
 			// The session's fate is the next snapshot's to tell.
 			_, err = conn.WaitSession(ctx, s.Seq)
@@ -173,19 +170,19 @@ func (l *Leadership) Wait(ctx context.Context) error {
 // cannot write (the lock package's Lease.Fenced). Results are those of
 // ops; a refused write is ErrLost.
 func (l *Leadership) Fenced(ctx context.Context, ops ...zkapi.Op) ([]zkapi.OpResult, error) {
-	res, err := l.h.Fenced(ctx, ops...)
+	res, err := l.hold.Fenced(ctx, ops...)
 	if err != nil && (errors.Is(err, queue.ErrSessionLost) || errors.Is(err, queue.ErrReleased)) {
 		return res, l.e.wrap("fenced write", err)
 	}
 	return res, err
 }
 
-// Resign gives leadership up: it deletes the leader's node, through
+// Release resigns: it gives leadership up: it deletes the leader's node, through
 // connection loss, which wakes the next candidate only. It is idempotent
 // and returns ErrLost if the session ended while leading.
-func (l *Leadership) Resign(ctx context.Context) error {
+func (l *Leadership) Release(ctx context.Context) error {
 	l.markResigned()
-	if err := l.h.Release(ctx); err != nil {
+	if err := l.hold.Release(ctx); err != nil {
 		return l.e.wrap("resign", err)
 	}
 	return nil

@@ -14,7 +14,7 @@ import (
 )
 
 // Followers queue each with one data watch on its immediate predecessor
-// and none on the directory; each Resign hands leadership to the next
+// and none on the directory; each Release hands leadership to the next
 // candidate only, with a higher term. Counting wake-ups: every follower
 // lists the directory exactly twice, once on joining and once when its
 // predecessor resigned; a herd would list once per resign.
@@ -128,7 +128,7 @@ func TestCampaign_LostCreateReply(t *testing.T) {
 
 // A follower that gives up (its ctx ends) removes its node even when the
 // delete's request and then its reply are lost, and the follower behind
-// it moves up to watch the leader; a Resign whose delete is lost still
+// it moves up to watch the leader; a Release whose delete is lost still
 // removes the leader's node.
 func TestCampaign_CancelCleansUpThroughConnectionLoss(t *testing.T) {
 	for _, fault := range []fakezk.Fault{fakezk.LoseRequest, fakezk.LoseReply} {
@@ -157,7 +157,7 @@ func TestCampaign_CancelCleansUpThroughConnectionLoss(t *testing.T) {
 		if pc.Returned() {
 			t.Fatalf("%v: c leads while a does", fault)
 		}
-		// Resign also removes the leader's node through connection loss,
+		// Release also removes the leader's node through connection loss,
 		// and hands over to c.
 		w.Once(func(_ *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
 			d, ok := req.(machine.Delete)
@@ -215,8 +215,8 @@ func TestLeadership_ExpiryToldBeforeNewLeader(t *testing.T) {
 	if lb.Term() <= la.Term() {
 		t.Fatalf("new term %d not above old %d", lb.Term(), la.Term())
 	}
-	if err := la.Resign(w.ctx); !errors.Is(err, election.ErrLost) {
-		t.Fatalf("old leader's Resign: %v, want ErrLost", err)
+	if err := la.Release(w.ctx); !errors.Is(err, election.ErrLost) {
+		t.Fatalf("old leader's Release: %v, want ErrLost", err)
 	}
 	w.resign(lb)
 }
@@ -276,8 +276,8 @@ func TestLeadership_NodeDeletedEndsLeadership(t *testing.T) {
 	}
 }
 
-// Resign from another goroutine ends a Wait with ErrResigned, and a second
-// Resign is a no-op.
+// Release from another goroutine ends a Wait with ErrResigned, and a second
+// Release is a no-op.
 func TestLeadership_ResignEndsWait(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
 	la := w.campaign(w.election(w.conn(), "a"))
@@ -285,10 +285,10 @@ func TestLeadership_ResignEndsWait(t *testing.T) {
 	w.waitWatched(la.Node())
 	w.resign(la)
 	if _, err := waiting.Wait(t, w.ctx); !errors.Is(err, election.ErrResigned) {
-		t.Fatalf("Wait after Resign: %v, want ErrResigned", err)
+		t.Fatalf("Wait after Release: %v, want ErrResigned", err)
 	}
 	if err := la.Check(); !errors.Is(err, election.ErrResigned) {
-		t.Fatalf("Check after Resign: %v", err)
+		t.Fatalf("Check after Release: %v", err)
 	}
 	w.resign(la)
 }

@@ -49,11 +49,11 @@ func ExampleElection() {
 	// Leader work: a write that only lands while a still leads.
 	_, err = la.Fenced(ctx, zkapi.CreateOp{Path: "/services/scheduler/epoch", Data: []byte(fmt.Sprint(la.Term()))})
 	fmt.Println("fenced write:", zkapi.Name(err))
-	la.Resign(ctx)
+	la.Release(ctx)
 	lb := <-won
 	next, _ := observer.Observe(ctx, ld.Term)
 	fmt.Printf("leader %s, term higher: %v\n", next.Data, lb.Term() > la.Term())
-	lb.Resign(ctx)
+	lb.Release(ctx)
 	// Output:
 	// leader a
 	// fenced write: OK

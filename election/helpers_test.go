@@ -55,8 +55,8 @@ func (w *world) campaign(e *election.Election) *election.Leadership {
 
 func (w *world) resign(l *election.Leadership) {
 	w.t.Helper()
-	if err := l.Resign(w.ctx); err != nil {
-		w.t.Fatalf("Resign: %v", err)
+	if err := l.Release(w.ctx); err != nil {
+		w.t.Fatalf("Release: %v", err)
 	}
 }
 

@@ -151,7 +151,7 @@ func (r *realContention) run(ctx context.Context, conns []zkapi.Conn) []error {
 			if err := r.lead(ctx, conns[i], l); err != nil {
 				return err
 			}
-			if err := l.Resign(ctx); err != nil {
+			if err := l.Release(ctx); err != nil {
 				return err
 			}
 			r.mu.Lock()
@@ -230,7 +230,7 @@ func awaitConnected(ctx context.Context, conn zkapi.Conn) error {
 // the server (expire.Capture.Kill) while a second candidate waits, on the
 // standalone server and on the ensemble. The old leader's Wait and Check
 // report ErrLost, the second leads with a higher term, the old leader's
-// fenced write is refused and its Resign reports ErrLost.
+// fenced write is refused and its Release reports ErrLost.
 func TestLeadership_RealSessionExpired(t *testing.T) {
 	t.Run("standalone", func(t *testing.T) { testRealSessionExpired(t, zktest.Standalone(t)) })
 	t.Run("ensemble", func(t *testing.T) { testRealSessionExpired(t, zktest.Serving(t, zktest.Ensemble(t)).Addrs) })
@@ -280,11 +280,11 @@ func testRealSessionExpired(t *testing.T, addrs []string) {
 	if _, err := lb.Fenced(ctx, zkapi.SetOp{Path: data, Data: []byte("fresh"), Version: zkapi.AnyVersion}); err != nil {
 		t.Errorf("B: Fenced: %v", err)
 	}
-	if err := la.Resign(ctx); !errors.Is(err, election.ErrLost) {
-		t.Errorf("A: Resign after the kill = %v, want ErrLost", err)
+	if err := la.Release(ctx); !errors.Is(err, election.ErrLost) {
+		t.Errorf("A: Release after the kill = %v, want ErrLost", err)
 	}
-	if err := lb.Resign(ctx); err != nil {
-		t.Errorf("B: Resign: %v", err)
+	if err := lb.Release(ctx); err != nil {
+		t.Errorf("B: Release: %v", err)
 	}
 	locktest.NoChildren(t, ctx, admin, dir, "after both resigned")
 }

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/barrier"
-	"github.com/zksim/zksim/barrier/zoo"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zoo"
 )
 
 // BenchmarkBarrierSchedules: the good barriers (double: 3 clients x 2
@@ -47,7 +47,7 @@ func BenchmarkBarrierSchedules(b *testing.B) {
 // shows its class, over 20 starting seeds (random walk, and PCT):
 // median and 95th percentile, as BenchmarkZooFind.
 func BenchmarkBarrierZooFind(b *testing.B) {
-	for _, ex := range zoo.Exhibits() {
+	for _, ex := range zoo.Barriers() {
 		for _, pct := range []bool{false, true} {
 			b.Run(strings.TrimPrefix(ex.Name, "zoo/")+map[bool]string{false: "/random-walk", true: "/pct"}[pct], func(b *testing.B) {
 				var counts []int
@@ -80,7 +80,7 @@ func BenchmarkBarrierZooFind(b *testing.B) {
 // the deviations, states and schedules until it finds the class. Run
 // with -benchtime 1x: the search is deterministic.
 func BenchmarkBarrierExploreZoo(b *testing.B) {
-	for _, ex := range zoo.Exhibits() {
+	for _, ex := range zoo.Barriers() {
 		b.Run(strings.TrimPrefix(ex.Name, "zoo/"), func(b *testing.B) {
 			var res *sim.Exploration
 			for b.Loop() {

@@ -8,10 +8,10 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/barrier"
-	"github.com/zksim/zksim/barrier/zoo"
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zoo"
 )
 
 // A barrier failure is minimized to the fewest clients and rounds,
@@ -19,7 +19,7 @@ import (
 // and the file replays byte for byte to the same verdict.
 func TestBarrierTraceFile_MinimizedSavedReplayed(t *testing.T) {
 	ex, _ := zoo.Lookup(zoo.NameLeaveEarly)
-	w := harness.BarrierWorkload{Recipe: ex.Recipe, Clients: 3, Rounds: 2}
+	w := harness.BarrierWorkload{Recipe: ex.Barrier, Clients: 3, Rounds: 2}
 	config := func(seed uint64) sim.Config { return sim.Config{Faults: barrierFaults, Server: fakezkFollowers(seed)} }
 	ce, ok := harness.Minimize(w, config, check.BarrierLeave, 60)
 	if !ok {
@@ -42,7 +42,7 @@ func TestBarrierTraceFile_MinimizedSavedReplayed(t *testing.T) {
 		t.Fatalf("parse: %v, barrier %v", err, f.Barrier)
 	}
 	replayAs := *f.Barrier
-	replayAs.Recipe = ex.Recipe
+	replayAs.Recipe = ex.Barrier
 	rep, err := harness.Replay(f, replayAs)
 	if err != nil || !slices.Equal(rep.Classes(), ce.Report.Classes()) {
 		t.Fatalf("replay: %v, classes %v, want %v", err, rep.Classes(), ce.Report.Classes())
@@ -100,7 +100,7 @@ func TestBarrierTraceFile_Saved(t *testing.T) {
 			t.Fatalf("%s: unknown recipe %q", path, f.Recipe)
 		}
 		w := *f.Barrier
-		w.Recipe = ex.Recipe
+		w.Recipe = ex.Barrier
 		rep, err := harness.Replay(f, w)
 		if err != nil || !slices.Contains(rep.Classes(), ex.Violation) {
 			t.Errorf("%s: %v, classes %v, want %s", path, err, rep.Classes(), ex.Violation)

@@ -4,14 +4,14 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/zksim/zksim/barrier/zoo"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zoo"
 )
 
 // barrierZooWorkload is the smallest workload that shows ex's defect.
 func barrierZooWorkload(ex zoo.Exhibit) harness.BarrierWorkload {
-	return harness.BarrierWorkload{Recipe: ex.Recipe, Clients: ex.Clients, Rounds: ex.Rounds, Single: ex.Single}
+	return harness.BarrierWorkload{Recipe: ex.Barrier, Clients: ex.Clients, Rounds: ex.Rounds, Single: ex.Single}
 }
 
 // barrierHunt runs seeds from start until a run shows ex's class and
@@ -34,7 +34,7 @@ func barrierHunt(t testing.TB, ex zoo.Exhibit, pct bool, start uint64, limit int
 // Every barrier zoo exhibit shows its class within 200 faulted schedules,
 // random-walk and PCT.
 func TestBarrierZoo_FoundSeeded(t *testing.T) {
-	for _, ex := range zoo.Exhibits() {
+	for _, ex := range zoo.Barriers() {
 		for _, pct := range []bool{false, true} {
 			n := barrierHunt(t, ex, pct, 0, 200)
 			if n > 200 {
@@ -48,7 +48,7 @@ func TestBarrierZoo_FoundSeeded(t *testing.T) {
 
 // The systematic search finds every barrier zoo exhibit's class.
 func TestBarrierZoo_FoundByExplore(t *testing.T) {
-	for _, ex := range zoo.Exhibits() {
+	for _, ex := range zoo.Barriers() {
 		res, err := sim.Explore(t.Context(), sim.Config{Faults: exploreFaults}, barrierZooWorkload(ex),
 			sim.Bounds{Deviations: 3, Class: ex.Violation, MaxStates: 200000})
 		if err != nil {

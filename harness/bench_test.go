@@ -9,8 +9,8 @@ import (
 
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/lock"
-	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zoo"
 )
 
 // BenchmarkStandardWorkload: 5 clients x 3 acquisitions of the good lock,
@@ -43,7 +43,7 @@ func BenchmarkStandardWorkload(b *testing.B) {
 // standard faulted workload shows its violation class, over 20 starting
 // seeds; reports the median and 95th percentile.
 func BenchmarkZooFind(b *testing.B) {
-	for _, ex := range zoo.Exhibits() {
+	for _, ex := range zoo.Locks() {
 		b.Run(strings.TrimPrefix(ex.Name, "zoo/"), func(b *testing.B) {
 			var counts []int
 			var times []time.Duration

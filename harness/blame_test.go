@@ -9,7 +9,7 @@ import (
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
-	"github.com/zksim/zksim/lock/zoo"
+	"github.com/zksim/zksim/zoo"
 )
 
 // replayRegress replays a saved regression trace and returns its report.

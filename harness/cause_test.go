@@ -7,10 +7,10 @@ import (
 	"slices"
 	"testing"
 
-	barrierzoo "github.com/zksim/zksim/barrier/zoo"
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zoo"
 )
 
 // Each saved counterexample's violation names its mechanism: which
@@ -116,9 +116,9 @@ func TestCause_Barrier(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ex, _ := barrierzoo.Lookup(f.Recipe)
+			ex, _ := zoo.Lookup(f.Recipe)
 			w := *f.Barrier
-			w.Recipe = ex.Recipe
+			w.Recipe = ex.Barrier
 			rep, err := harness.Replay(f, w)
 			if err != nil {
 				t.Fatal(err)

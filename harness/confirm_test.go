@@ -9,6 +9,7 @@ import (
 
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -32,10 +33,10 @@ func TestConfirm_NamesWhereARunDiverged(t *testing.T) {
 	good := lock.MutexRecipe()
 	bad := good
 	bad.Name = "counting"
-	bad.Acquire = func(ctx context.Context, c zkapi.Conn, dir, id string) (lock.Held, error) {
+	bad.Acquire = func(ctx context.Context, c zkapi.Conn, dir, id string) (recipe.Held, error) {
 		return good.Acquire(ctx, counting{c}, dir, id)
 	}
-	for _, r := range []lock.Recipe{good, bad} {
+	for _, r := range []recipe.Lock{good, bad} {
 		w := harness.Workload{Recipe: r, Clients: 2, Acquisitions: 1}
 		rec := &sim.Recorder{C: sim.NewSeeded(1)}
 		rep, err := w.Check(sim.Config{}, rec)

@@ -5,7 +5,7 @@
 // harness/harnesstest, so that a command using harness links neither
 // testing nor rapid.
 //
-// RunWorkload runs the workload for a lock.Recipe once and checks the
+// RunWorkload runs the workload for a recipe.Lock once and checks the
 // history (package check): mutual or reader/writer exclusion (at most
 // Recipe.Leases holders for a semaphore), herd, fencing, orphans and
 // liveness; Report says what it found. The workload

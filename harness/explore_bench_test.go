@@ -9,10 +9,11 @@ import (
 	"github.com/zksim/zksim/election"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/lock"
-	"github.com/zksim/zksim/lock/zoo"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/rwlock"
 	"github.com/zksim/zksim/semaphore"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zoo"
 )
 
 // BenchmarkExploreZoo: for each zoo bug, the systematic search of its
@@ -26,7 +27,7 @@ func BenchmarkExploreZoo(b *testing.B) { benchmarkExploreZoo(b, false) }
 func BenchmarkExploreZooSymmetry(b *testing.B) { benchmarkExploreZoo(b, true) }
 
 func benchmarkExploreZoo(b *testing.B, symmetry bool) {
-	for _, ex := range zoo.Exhibits() {
+	for _, ex := range zoo.Locks() {
 		b.Run(strings.TrimPrefix(ex.Name, "zoo/"), func(b *testing.B) {
 			w, cfg := zooSearch(ex)
 			var res *harness.Exploration
@@ -47,8 +48,8 @@ func benchmarkExploreZoo(b *testing.B, symmetry bool) {
 }
 
 // exploreRecipes are the good recipes the systematic search exhausts.
-func exploreRecipes() []lock.Recipe {
-	return []lock.Recipe{lock.MutexRecipe(), rwlock.Recipe(), lock.ReentrantRecipe(), lock.MultiRecipe(), election.Recipe(),
+func exploreRecipes() []recipe.Lock {
+	return []recipe.Lock{lock.MutexRecipe(), rwlock.Recipe(), lock.ReentrantRecipe(), lock.MultiRecipe(), election.Recipe(),
 		semaphore.Recipe(2)}
 }
 

@@ -14,9 +14,10 @@ import (
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/internal/longtest"
 	"github.com/zksim/zksim/lock"
-	"github.com/zksim/zksim/lock/zoo"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zoo"
 )
 
 // exploreFaults: one fault of each legal kind.
@@ -32,7 +33,7 @@ var exploreFaults = sim.Faults{LoseRequest: 1, LoseReply: 1, Disconnect: 1, Cras
 // BenchmarkExploreZoo measures the same searches.
 func TestExplore_FindsEveryZooBug(t *testing.T) {
 	longtest.Skip(t)
-	testFindsZooBugs(t, zoo.Exhibits(), false)
+	testFindsZooBugs(t, zoo.Locks(), false)
 }
 
 // With symmetry too, at no more deviations. A long test, as
@@ -41,7 +42,7 @@ func TestExplore_FindsEveryZooBug(t *testing.T) {
 // BenchmarkExploreZooSymmetry measures the same searches.
 func TestExplore_SymmetryFindsEveryZooBug(t *testing.T) {
 	longtest.Skip(t)
-	testFindsZooBugs(t, zoo.Exhibits(), true)
+	testFindsZooBugs(t, zoo.Locks(), true)
 }
 
 // The normal suite's share of TestExplore_FindsEveryZooBug: an exhibit of
@@ -364,7 +365,7 @@ func TestExplore_SymmetryCutsStates(t *testing.T) {
 // waiting) is searched as it is.
 func TestExplore_SymmetryIsOptIn(t *testing.T) {
 	mutex := lock.MutexRecipe()
-	rude := lock.Recipe{Name: "rude-c1", Acquire: func(ctx context.Context, conn zkapi.Conn, dir, id string) (lock.Held, error) {
+	rude := recipe.Lock{Name: "rude-c1", Acquire: func(ctx context.Context, conn zkapi.Conn, dir, id string) (recipe.Held, error) {
 		if strings.HasPrefix(id, "c1_") {
 			return noLock{}, nil
 		}

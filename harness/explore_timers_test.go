@@ -9,10 +9,10 @@ import (
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/internal/queue"
-	"github.com/zksim/zksim/lock"
-	"github.com/zksim/zksim/lock/zoo"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zoo"
 )
 
 // timerWorkload is the workload the timer exhibits are searched with: 3
@@ -114,9 +114,9 @@ func TestExplore_BusyRetryFindsMaxLeases(t *testing.T) {
 
 // busyLock is a good lock that never waits: the queue lock whose Watch
 // step lists again at once instead of watching its predecessor.
-func busyLock() lock.Recipe {
+func busyLock() recipe.Lock {
 	listAgain := func(context.Context, *queue.Hold, string, bool) (queue.Wake, error) { return queue.Changed, nil }
-	return lock.Recipe{Name: "busy", Acquire: func(ctx context.Context, conn zkapi.Conn, dir, id string) (lock.Held, error) {
+	return recipe.Lock{Name: "busy", Acquire: func(ctx context.Context, conn zkapi.Conn, dir, id string) (recipe.Held, error) {
 		h, err := queue.Enqueue(ctx, queue.Queue{Conn: conn, Dir: dir}, queue.Request{
 			Kind: "lock", GUID: id, Data: []byte(id), Kinds: []string{"lock"}, Rule: queue.Predecessor,
 			Steps: queue.Steps{Watch: listAgain},

@@ -9,9 +9,9 @@ import (
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/internal/longtest"
 	"github.com/zksim/zksim/lock"
-	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/semaphore"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zoo"
 )
 
 // classesOver runs w on seeds 1..n under every fault and counts the

@@ -11,6 +11,7 @@ import (
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -30,15 +31,15 @@ type recording struct {
 	multi  bool
 }
 
-func (rc recording) recipe() lock.Recipe {
-	r := lock.Recipe{Name: "test/recording", Acquire: rc.acquire}
+func (rc recording) recipe() recipe.Lock {
+	r := recipe.Lock{Name: "test/recording", Acquire: rc.acquire}
 	if rc.keep {
 		r.Keeps = func(dir, path string) bool { return path == dir+"-holders" }
 	}
 	return r
 }
 
-func (rc recording) acquire(ctx context.Context, conn zkapi.Conn, dir, id string) (lock.Held, error) {
+func (rc recording) acquire(ctx context.Context, conn zkapi.Conn, dir, id string) (recipe.Held, error) {
 	m, err := lock.New(conn, dir, lock.Options{ID: id})
 	if err != nil {
 		return nil, err
@@ -92,7 +93,7 @@ func (rc recording) try(ctx context.Context, conn zkapi.Conn, path string, mode 
 
 // recorded is a held lock with its record.
 type recorded struct {
-	lock.Held
+	recipe.Held
 	conn zkapi.Conn
 	rec  string
 }

@@ -11,12 +11,13 @@ import (
 	"github.com/zksim/zksim/election"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/lock"
-	"github.com/zksim/zksim/lock/zoo"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/rwlock"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zoo"
 )
 
-func recipeByName(name string) (lock.Recipe, bool) {
+func recipeByName(name string) (recipe.Lock, bool) {
 	switch name {
 	case "lock":
 		return lock.MutexRecipe(), true

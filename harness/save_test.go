@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/harness"
-	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zoo"
 )
 
 // SaveCounterexample names a file after what it holds: two failures of

@@ -6,12 +6,12 @@ import (
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
-	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zoo"
 )
 
 // The terms checker judges only recipes that say their token is a term
-// (lock.Recipe.Terms): ElectCached's repeated terms are found with it,
+// (recipe.Lock.Terms): ElectCached's repeated terms are found with it,
 // and the same runs are not judged on terms without it, as the locks'
 // runs are not.
 func TestWorkload_TermsOnlyWhereRecipeSays(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/barrier"
-	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -41,7 +41,7 @@ func Validate(cfg sim.Config, w Subject) error {
 
 // ValidateLock is Validate for recipe's lock workload w (whose Recipe
 // is replaced by recipe), as harnesstest's lock checks take them.
-func ValidateLock(cfg sim.Config, recipe lock.Recipe, w Workload) error {
+func ValidateLock(cfg sim.Config, recipe recipe.Lock, w Workload) error {
 	w.Recipe = recipe
 	return Validate(cfg, w)
 }
@@ -56,7 +56,7 @@ func ValidateBarrier(cfg sim.Config, recipe barrier.Recipe, w BarrierWorkload) e
 
 // Validate reports the first setting of w out of its range, naming the
 // field and the range (zero always means the default), or why its
-// Recipe cannot be checked (lock.Recipe.Validate).
+// Recipe cannot be checked (recipe.Lock.Validate).
 func (w Workload) Validate() error {
 	if err := w.Recipe.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrWorkload, err)

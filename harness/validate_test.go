@@ -13,6 +13,7 @@ import (
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/harness/harnesstest"
 	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -41,8 +42,8 @@ func TestWorkloadValidate_Refuses(t *testing.T) {
 		{harness.Workload{Recipe: good, Dir: "locks"}, `Workload.Dir is "locks", want an absolute path other than /`},
 		{harness.Workload{Recipe: good, Dir: "/"}, `Workload.Dir is "/", want an absolute path other than /`},
 		{harness.Workload{Recipe: good, Dir: "/locks/"}, `Workload.Dir is "/locks/", want a path without empty`},
-		{harness.Workload{Recipe: lock.Recipe{Name: "mine"}}, "lock: invalid configuration: recipe mine: Recipe.Acquire is nil"},
-		{harness.Workload{Recipe: lock.Recipe{Acquire: good.Acquire}}, `Recipe.Name is "", want a name without spaces`},
+		{harness.Workload{Recipe: recipe.Lock{Name: "mine"}}, "lock: invalid configuration: recipe mine: Recipe.Acquire is nil"},
+		{harness.Workload{Recipe: recipe.Lock{Acquire: good.Acquire}}, `Recipe.Name is "", want a name without spaces`},
 	} {
 		checks := map[string]func() error{
 			"RunWorkload": func() error {
@@ -148,7 +149,7 @@ var badChecks = []struct {
 		harnesstest.CheckRecipe(t, lock.MutexRecipe(), harnesstest.CheckOptions{Workload: harness.Workload{Acquisitions: -1}})
 	}},
 	{"CheckRecipe_NilAcquire", "Recipe.Acquire is nil", func(t *testing.T) {
-		harnesstest.CheckRecipe(t, lock.Recipe{Name: "mine"}, harnesstest.CheckOptions{})
+		harnesstest.CheckRecipe(t, recipe.Lock{Name: "mine"}, harnesstest.CheckOptions{})
 	}},
 	{"CheckRecipe_Percent", "Faults.Percent is 500, want 0..100", func(t *testing.T) {
 		harnesstest.CheckRecipe(t, lock.MutexRecipe(), harnesstest.CheckOptions{Config: sim.Config{Faults: sim.Faults{Percent: 500}}})

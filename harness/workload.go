@@ -13,7 +13,7 @@ import (
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/linearize"
-	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/report"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
@@ -23,7 +23,7 @@ import (
 // lock, hold it, write to a protected resource with their fencing token,
 // and release it.
 type Workload struct {
-	Recipe       lock.Recipe
+	Recipe       recipe.Lock
 	Dir          string // lock directory; default /locks/l
 	Clients      int    // default 5
 	Acquisitions int    // per client; default 3
@@ -306,7 +306,7 @@ func (w Workload) once(ctx context.Context, c *sim.Client, r *lockRun, i int, re
 	// The token is taken at acquisition, as an application would, and used
 	// after the work: a holder paused in between writes with a stale one.
 	token, tokenErr := int64(0), error(nil)
-	tok, hasToken := held.(lock.Tokener)
+	tok, hasToken := held.(recipe.Tokener)
 	if hasToken && mode != linearize.Read {
 		token, tokenErr = tok.Token(ctx)
 		h.Holds[hold].Token, h.Holds[hold].HasToken = token, tokenErr == nil
@@ -328,14 +328,14 @@ func (w Workload) once(ctx context.Context, c *sim.Client, r *lockRun, i int, re
 }
 
 // write stores the holder's token in the resource, fenced when it can be.
-func (w Workload) write(ctx context.Context, c *sim.Client, h *History, hold int, held lock.Held, token int64) {
+func (w Workload) write(ctx context.Context, c *sim.Client, h *History, hold int, held recipe.Held, token int64) {
 	data := []byte(fmt.Sprint(token))
 	call := int64(c.Sim().Step())
 	var (
 		st  zkapi.Stat
 		err error
 	)
-	if f, ok := held.(lock.Fencer); ok && !w.Unfenced {
+	if f, ok := held.(recipe.Fencer); ok && !w.Unfenced {
 		var res []zkapi.OpResult
 		res, err = f.Fenced(ctx, zkapi.SetOp{Path: Resource, Data: data, Version: -1})
 		if err == nil && len(res) > 0 {

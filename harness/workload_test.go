@@ -12,10 +12,11 @@ import (
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/lock"
-	"github.com/zksim/zksim/lock/zoo"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/rwlock"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zoo"
 )
 
 var allFaults = sim.Faults{Percent: 10, LoseRequest: 2, LoseReply: 2, Disconnect: 2, Crash: 1, Pause: 1, Reap: 1}
@@ -23,7 +24,7 @@ var allFaults = sim.Faults{Percent: 10, LoseRequest: 2, LoseReply: 2, Disconnect
 // The good recipes pass 2,000 faulted schedules each: 1,000 random-walk
 // ones here (with followers on odd seeds) and 1,000 PCT ones below.
 func TestWorkload_GoodLockSeeded(t *testing.T) {
-	for _, recipe := range []lock.Recipe{lock.MutexRecipe(), rwlock.Recipe()} {
+	for _, recipe := range []recipe.Lock{lock.MutexRecipe(), rwlock.Recipe()} {
 		for seed := range uint64(1000) {
 			cfg := sim.Config{Faults: allFaults, Server: fakezkFollowers(seed)}
 			mustPassUntraced(t, cfg, seed, harness.Workload{Recipe: recipe, ReadPercent: 50, TimeoutTicks: 30})
@@ -69,7 +70,7 @@ func TestWorkload_Regression_SessionReplacedUnderCreate(t *testing.T) {
 }
 
 func TestWorkload_GoodLockPCT(t *testing.T) {
-	for _, recipe := range []lock.Recipe{lock.MutexRecipe(), rwlock.Recipe()} {
+	for _, recipe := range []recipe.Lock{lock.MutexRecipe(), rwlock.Recipe()} {
 		for seed := range uint64(1000) {
 			cfg := sim.Config{PCT: true, Faults: allFaults, Server: fakezkFollowers(seed)}
 			mustPassUntraced(t, cfg, seed, harness.Workload{Recipe: recipe, ReadPercent: 50, TimeoutTicks: 12, TimeoutPercent: 50})
@@ -160,7 +161,7 @@ func TestSim_ReorderIsInjected(t *testing.T) {
 func TestWorkload_ChecksEveryDirOfAMultiLock(t *testing.T) {
 	multi := lock.MultiRecipe()
 	leaky := multi
-	leaky.Acquire = func(ctx context.Context, conn zkapi.Conn, dir, id string) (lock.Held, error) {
+	leaky.Acquire = func(ctx context.Context, conn zkapi.Conn, dir, id string) (recipe.Held, error) {
 		held, err := multi.Acquire(ctx, conn, dir, id)
 		if err != nil {
 			return nil, err
@@ -169,7 +170,7 @@ func TestWorkload_ChecksEveryDirOfAMultiLock(t *testing.T) {
 		return held, err
 	}
 	for _, tc := range []struct {
-		recipe lock.Recipe
+		recipe recipe.Lock
 		want   []check.Class
 	}{{multi, nil}, {leaky, []check.Class{check.Orphan}}} {
 		rep, err := harness.RunWorkload(sim.Config{}, sim.NewSeeded(1), harness.Workload{Recipe: tc.recipe, Clients: 2, Acquisitions: 1})

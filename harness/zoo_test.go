@@ -10,8 +10,8 @@ import (
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/internal/longtest"
-	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zoo"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata golden traces")
@@ -85,7 +85,7 @@ func huntWith(t *testing.T, ex zoo.Exhibit, cfg func(seed uint64) sim.Config, st
 // TestZoo_FoundAndShrunkButTheSlowest leaves out).
 func TestZoo_FoundAndShrunk(t *testing.T) {
 	longtest.Skip(t)
-	testFoundAndShrunk(t, zoo.Exhibits())
+	testFoundAndShrunk(t, zoo.Locks())
 }
 
 // TestZoo_FoundAndShrunk in the normal suite: every exhibit but the four
@@ -96,13 +96,13 @@ func TestZoo_FoundAndShrunk(t *testing.T) {
 func TestZoo_FoundAndShrunkButTheSlowest(t *testing.T) {
 	slowest := []string{zoo.NameExistsAbsence, zoo.NameDeleteFirstChild, zoo.NameElectUnfenced, zoo.NameSemTimeoutLeak}
 	var exs []zoo.Exhibit
-	for _, ex := range zoo.Exhibits() {
+	for _, ex := range zoo.Locks() {
 		if !slices.Contains(slowest, ex.Name) {
 			exs = append(exs, ex)
 		}
 	}
-	if len(exs) != len(zoo.Exhibits())-len(slowest) {
-		t.Fatalf("%d exhibits left of %d: a slowest one was renamed", len(exs), len(zoo.Exhibits()))
+	if len(exs) != len(zoo.Locks())-len(slowest) {
+		t.Fatalf("%d exhibits left of %d: a slowest one was renamed", len(exs), len(zoo.Locks()))
 	}
 	testFoundAndShrunk(t, exs)
 }

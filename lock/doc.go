@@ -25,7 +25,10 @@
 //   - every wait takes a context; there are no goroutines or timers.
 //
 // A Lease's fencing token is its node's czxid: successive holders of one
-// lock get strictly increasing tokens.
+// lock get strictly increasing tokens. A Lease is a recipe.Lease, like
+// the leases of rwlock and semaphore and the election's leadership, and
+// the errors it reports are package recipe's sentinels (recipe.ErrLost,
+// recipe.ErrWouldBlock, ...), which the whole lock family shares.
 //
 // Mutex is re-entrant per handle like Curator's InterProcessMutex when
 // Options.Reentrant is set (the handle is the holder; each Acquire needs a

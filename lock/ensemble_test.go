@@ -17,6 +17,7 @@ import (
 	"github.com/zksim/zksim/expire"
 	"github.com/zksim/zksim/internal/locktest"
 	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
 	"github.com/zksim/zksim/zktest"
@@ -101,11 +102,11 @@ func testExpiredMidHold(t *testing.T, addrs []string) {
 	if err := capture.Kill(ctx, la.Session()); err != nil {
 		t.Fatalf("Kill(%#x): %v", la.Session(), err)
 	}
-	if err := la.Wait(ctx); !errors.Is(err, lock.ErrLost) {
+	if err := la.Wait(ctx); !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("A: Wait after the kill = %v, want ErrLost", err)
 	}
 	told := time.Since(killed)
-	if err := la.Check(); !errors.Is(err, lock.ErrLost) {
+	if err := la.Check(); !errors.Is(err, recipe.ErrLost) {
 		t.Errorf("A: Check after the kill = %v, want ErrLost", err)
 	}
 	lb := waiting.Receive(t, ctx, "B: Acquire")
@@ -125,13 +126,13 @@ func testExpiredMidHold(t *testing.T, addrs []string) {
 	if err := res.write("A", tokA); !errors.Is(err, errStaleToken) {
 		t.Errorf("stale write with A's token %d after B's %d = %v, want it refused", tokA, tokB, err)
 	}
-	if _, err := la.Fenced(ctx, zkapi.SetOp{Path: data, Data: []byte("stale"), Version: zkapi.AnyVersion}); !errors.Is(err, lock.ErrLost) {
+	if _, err := la.Fenced(ctx, zkapi.SetOp{Path: data, Data: []byte("stale"), Version: zkapi.AnyVersion}); !errors.Is(err, recipe.ErrLost) {
 		t.Errorf("A: Fenced after the kill = %v, want ErrLost", err)
 	}
 	if got := locktest.ReadInt(t, ctx, admin, data); got != tokB {
 		t.Errorf("data node holds %d, want B's token %d", got, tokB)
 	}
-	if err := la.Release(ctx); !errors.Is(err, lock.ErrLost) {
+	if err := la.Release(ctx); !errors.Is(err, recipe.ErrLost) {
 		t.Errorf("A: Release after the kill = %v, want ErrLost", err)
 	}
 	if err := lb.Release(ctx); err != nil {
@@ -243,7 +244,7 @@ func TestMutex_EnsembleRoundTrips(t *testing.T) {
 	}
 	cc.reset()
 	_, err = m.TryAcquire(ctx)
-	if !errors.Is(err, lock.ErrWouldBlock) {
+	if !errors.Is(err, recipe.ErrWouldBlock) {
 		t.Errorf("TryAcquire while held = %v, want ErrWouldBlock", err)
 	}
 	ensWantOps(t, cc, "TryAcquire (held)", nil, "children=1 create=1 delete=1")
@@ -482,7 +483,7 @@ func TestMutex_KazooInterop(t *testing.T) {
 		// releases.
 		p := kz.start(t, ctx, dir, "--zksim-names")
 		p.Expect(t, ctx, kazooNode)
-		if _, err := m.TryAcquire(ctx); !errors.Is(err, lock.ErrWouldBlock) {
+		if _, err := m.TryAcquire(ctx); !errors.Is(err, recipe.ErrWouldBlock) {
 			t.Fatalf("lock.Mutex TryAcquire while kazoo holds = %v, want ErrWouldBlock", err)
 		}
 		waiting := zktest.Go(t, ctx, m.Acquire)
@@ -507,7 +508,7 @@ func TestMutex_KazooInterop(t *testing.T) {
 			t.Fatal(err)
 		}
 		p.Expect(t, ctx, kazooNode)
-		if _, err := m.TryAcquire(ctx); !errors.Is(err, lock.ErrWouldBlock) {
+		if _, err := m.TryAcquire(ctx); !errors.Is(err, recipe.ErrWouldBlock) {
 			t.Fatalf("lock.Mutex TryAcquire after kazoo took over = %v, want ErrWouldBlock", err)
 		}
 		p.release(t, ctx)

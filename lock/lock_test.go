@@ -11,6 +11,7 @@ import (
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zktest"
 )
@@ -175,14 +176,14 @@ func TestMutex_ExpiryWhileHolding(t *testing.T) {
 		t.Fatalf("token of the new holder %d not above the old %d", tokB, tokA)
 	}
 	w.srv.Reconnect(la.Session()) // the holder wakes up
-	if err := la.Check(); !errors.Is(err, lock.ErrLost) {
+	if err := la.Check(); !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("stale holder's Check: %v, want ErrLost", err)
 	}
-	if err := la.Wait(ctx); !errors.Is(err, lock.ErrLost) {
+	if err := la.Wait(ctx); !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("stale holder's Wait: %v, want ErrLost", err)
 	}
 	_, err = la.Fenced(ctx, zkapi.SetOp{Path: "/resource", Data: []byte("stale"), Version: -1})
-	if !errors.Is(err, lock.ErrLost) {
+	if !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("stale fenced write: %v, want ErrLost", err)
 	}
 	if _, err := lb.Fenced(ctx, zkapi.SetOp{Path: "/resource", Data: []byte("fresh"), Version: -1}); err != nil {
@@ -191,7 +192,7 @@ func TestMutex_ExpiryWhileHolding(t *testing.T) {
 	if data, _, _ := node(w, "/resource"); string(data) != "fresh" {
 		t.Fatalf("resource holds %q", data)
 	}
-	if err := la.Release(ctx); !errors.Is(err, lock.ErrLost) {
+	if err := la.Release(ctx); !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("stale Release: %v, want ErrLost", err)
 	}
 	w.release(lb)
@@ -205,7 +206,7 @@ func TestLease_LoseOnDisconnect(t *testing.T) {
 	l := w.acquire(w.mutex(c, "a", func(o *lock.Options) { o.LoseOnDisconnect = true }))
 	waiting := zktest.Go(t, w.ctx, func(ctx context.Context) (struct{}, error) { return struct{}{}, l.Wait(ctx) })
 	w.srv.Disconnect(c.Session().ID)
-	if _, err := waiting.Wait(t, w.ctx); !errors.Is(err, lock.ErrSuspended) {
+	if _, err := waiting.Wait(t, w.ctx); !errors.Is(err, recipe.ErrSuspended) {
 		t.Fatalf("Wait on disconnect: %v, want ErrSuspended", err)
 	}
 }
@@ -325,7 +326,7 @@ func TestMutex_SequenceOverflow(t *testing.T) {
 		})
 		for _, id := range []string{"b", "c"} {
 			_, err := w.mutex(w.conn(), id).Acquire(w.ctx)
-			if !errors.Is(err, lock.ErrSequenceOverflow) {
+			if !errors.Is(err, recipe.ErrSequenceOverflow) {
 				t.Fatalf("%v: acquire at 2^31-1: %v, want ErrSequenceOverflow", ov, err)
 			}
 			if strings.Contains(err.Error(), "queue") {
@@ -402,7 +403,7 @@ func TestMutex_TryAcquire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.mutex(w.conn(), "b").TryAcquire(w.ctx); !errors.Is(err, lock.ErrWouldBlock) {
+	if _, err := w.mutex(w.conn(), "b").TryAcquire(w.ctx); !errors.Is(err, recipe.ErrWouldBlock) {
 		t.Fatalf("TryAcquire of a held lock: %v", err)
 	}
 	if kids := w.children(dir); len(kids) != 1 {
@@ -424,7 +425,7 @@ func TestMutex_Reentrancy(t *testing.T) {
 	}
 	other := w.mutex(w.conn(), "b")
 	w.release(l1)
-	if _, err := other.TryAcquire(ctx); !errors.Is(err, lock.ErrWouldBlock) {
+	if _, err := other.TryAcquire(ctx); !errors.Is(err, recipe.ErrWouldBlock) {
 		t.Fatalf("lock free after one of two releases: %v", err)
 	}
 	w.release(l2)
@@ -436,7 +437,7 @@ func TestMutex_Reentrancy(t *testing.T) {
 
 	semaphore := w.mutex(w.conn(), "s")
 	ls := w.acquire(semaphore)
-	if _, err := semaphore.TryAcquire(ctx); !errors.Is(err, lock.ErrWouldBlock) {
+	if _, err := semaphore.TryAcquire(ctx); !errors.Is(err, recipe.ErrWouldBlock) {
 		t.Fatalf("non-re-entrant second acquire: %v", err)
 	}
 	w.release(ls)
@@ -450,7 +451,7 @@ func TestLease_ReleaseTwice(t *testing.T) {
 	if err := l.Release(w.ctx); err != nil {
 		t.Fatalf("second release: %v", err)
 	}
-	if err := l.Check(); !errors.Is(err, lock.ErrReleased) {
+	if err := l.Check(); !errors.Is(err, recipe.ErrReleased) {
 		t.Fatalf("Check after release: %v", err)
 	}
 }
@@ -481,7 +482,7 @@ func TestLease_WaitEndsOnRelease(t *testing.T) {
 		t.Fatal("Wait never waited on the session")
 	}
 	w.release(l)
-	if _, err := waiting.Wait(t, w.ctx); !errors.Is(err, lock.ErrReleased) {
+	if _, err := waiting.Wait(t, w.ctx); !errors.Is(err, recipe.ErrReleased) {
 		t.Fatalf("Wait after a concurrent Release: %v, want ErrReleased", err)
 	}
 }
@@ -490,14 +491,14 @@ func TestNew_BadConfig(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
 	c := w.conn()
 	for _, d := range []string{"", "/", "rel", "/a/", "/a//b"} {
-		if _, err := lock.New(c, d, lock.Options{}); !errors.Is(err, lock.ErrConfig) {
+		if _, err := lock.New(c, d, lock.Options{}); !errors.Is(err, recipe.ErrConfig) {
 			t.Errorf("dir %q: %v", d, err)
 		}
 	}
-	if _, err := lock.New(c, "/a", lock.Options{ID: "has-dash"}); !errors.Is(err, lock.ErrConfig) {
+	if _, err := lock.New(c, "/a", lock.Options{ID: "has-dash"}); !errors.Is(err, recipe.ErrConfig) {
 		t.Errorf("id with a dash: %v", err)
 	}
-	if _, err := lock.NewMulti(c, []string{"/a", "/a"}, lock.Options{}); !errors.Is(err, lock.ErrConfig) {
+	if _, err := lock.NewMulti(c, []string{"/a", "/a"}, lock.Options{}); !errors.Is(err, recipe.ErrConfig) {
 		t.Errorf("duplicate multi paths: %v", err)
 	}
 }
@@ -512,7 +513,7 @@ func TestMutex_ReleaseOfAVanishedNodeSaysLost(t *testing.T) {
 	if err := w.conn().Delete(w.ctx, l.Node(), -1); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Release(w.ctx); !errors.Is(err, lock.ErrLost) {
+	if err := l.Release(w.ctx); !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("Release of a vanished node: %v, want ErrLost", err)
 	}
 }

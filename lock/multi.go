@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -20,14 +21,14 @@ type MultiMutex struct {
 // NewMulti returns a handle on the locks at dirs. Duplicates are an error.
 func NewMulti(conn zkapi.Conn, dirs []string, opts Options) (*MultiMutex, error) {
 	if len(dirs) == 0 {
-		return nil, fmt.Errorf("%w: no lock paths", ErrConfig)
+		return nil, fmt.Errorf("%w: no lock paths", recipe.ErrConfig)
 	}
 	sorted := append([]string(nil), dirs...)
 	sort.Strings(sorted)
 	mm := &MultiMutex{}
 	for i, d := range sorted {
 		if i > 0 && d == sorted[i-1] {
-			return nil, fmt.Errorf("%w: lock path %s given twice", ErrConfig, d)
+			return nil, fmt.Errorf("%w: lock path %s given twice", recipe.ErrConfig, d)
 		}
 		m, err := New(conn, d, opts)
 		if err != nil {
@@ -42,7 +43,7 @@ func NewMulti(conn zkapi.Conn, dirs []string, opts Options) (*MultiMutex, error)
 // or none: on failure the locks already taken are released. A lock may
 // be taken on a new session after the old one expired (its node not
 // being held yet); the locks taken before then went with the old session,
-// so the set is then lost (ErrLost), not held in part.
+// so the set is then lost (recipe.ErrLost), not held in part.
 func (mm *MultiMutex) Acquire(ctx context.Context) (*MultiLease, error) {
 	ml := &MultiLease{}
 	for _, m := range mm.locks {
@@ -70,7 +71,7 @@ func (ml *MultiLease) Leases() []*Lease { return append([]*Lease(nil), ml.leases
 func (ml *MultiLease) Check() error {
 	for _, l := range ml.leases {
 		if err := l.Check(); err != nil {
-			return fmt.Errorf("lock %s: %w", l.m.Dir(), err)
+			return fmt.Errorf("lock %s: %w", l.m.q.Dir, err)
 		}
 	}
 	return nil

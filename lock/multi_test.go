@@ -10,6 +10,7 @@ import (
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zktest"
 )
 
@@ -101,7 +102,7 @@ func TestMultiMutex_SessionLostMidwayFails(t *testing.T) {
 		return fakezk.LoseRequest, true
 	})
 	ml, err := mm.Acquire(w.ctx)
-	if !errors.Is(err, lock.ErrLost) {
+	if !errors.Is(err, recipe.ErrLost) {
 		var held []string
 		if ml != nil {
 			held = []string{fmt.Sprint(ml.Check())}

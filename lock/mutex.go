@@ -32,21 +32,18 @@ func New(conn zkapi.Conn, dir string, opts Options) (*Mutex, error) {
 	return &Mutex{q: queue.Queue{Conn: conn, Dir: dir}, opts: opts}, nil
 }
 
-// Dir is the lock's directory.
-func (m *Mutex) Dir() string { return m.q.Dir }
-
 // Acquire waits until the lock is held or ctx ends. On any failure its node
 // is removed before it returns.
 func (m *Mutex) Acquire(ctx context.Context) (*Lease, error) { return m.acquire(ctx, queue.Wait) }
 
-// TryAcquire takes the lock if it is free and returns ErrWouldBlock
+// TryAcquire takes the lock if it is free and returns recipe.ErrWouldBlock
 // otherwise, without waiting.
 func (m *Mutex) TryAcquire(ctx context.Context) (*Lease, error) { return m.acquire(ctx, queue.Try) }
 
 func (m *Mutex) acquire(ctx context.Context, mode queue.Mode) (*Lease, error) {
 	m.mu.Lock()
 	if l := m.held; l != nil {
-		if err := l.h.Check(); err != nil {
+		if err := l.hold.Check(); err != nil {
 			m.mu.Unlock()
 			return nil, fmt.Errorf("lock %s: re-entrant acquire of a lost lease: %w", m.q.Dir, err)
 		}
@@ -65,7 +62,7 @@ func (m *Mutex) acquire(ctx context.Context, mode queue.Mode) (*Lease, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", m.q.Dir, err)
 	}
-	l := &Lease{h: h, m: m, count: 1}
+	l := &Lease{hold: h, m: m, count: 1}
 	if m.opts.Reentrant {
 		m.mu.Lock()
 		m.held = l
@@ -74,41 +71,25 @@ func (m *Mutex) acquire(ctx context.Context, mode queue.Mode) (*Lease, error) {
 	return l, nil
 }
 
-// Lease is a held lock.
+// Lease is a held lock, a recipe.Lease: Node, Session, Check, Wait,
+// Token, Fenced and Release, as that interface documents them. Its Check reports nil, recipe.ErrLost,
+// recipe.ErrSuspended (LoseOnDisconnect) or recipe.ErrReleased; its Token is the lock
+// node's czxid, so successive holders of a lock get strictly increasing
+// tokens (the first call costs a read); and its Fenced write is refused
+// once the node is gone, so a holder whose session expired cannot write
+// (CURATOR-206).
 type Lease struct {
-	h     *queue.Hold
+	*hold
 	m     *Mutex
 	count int // holds, for a re-entrant Mutex; guarded by m.mu
 }
 
-// Node is the path of the lease's lock node.
-func (l *Lease) Node() string { return l.h.Path }
-
-// Session is the id of the session that holds the lock.
-func (l *Lease) Session() int64 { return l.h.SID }
-
-// Check reports without blocking whether the lock is still held: nil,
-// ErrLost, ErrSuspended (LoseOnDisconnect) or ErrReleased.
-func (l *Lease) Check() error { return l.h.Check() }
-
-// Wait blocks until the lease is lost (or released) and says how, or until
-// ctx ends: a holder runs its critical section alongside it and stops when
-// it returns.
-func (l *Lease) Wait(ctx context.Context) error { return l.h.Wait(ctx) }
-
-// Token returns the fencing token: the lock node's czxid. Successive holders
-// of a lock get strictly increasing tokens. The first call costs a read.
-func (l *Lease) Token(ctx context.Context) (int64, error) { return l.h.Token(ctx) }
-
-// Fenced applies ops atomically with a check that the lock node still
-// exists, so a holder whose session expired cannot write (CURATOR-206).
-// Results are those of ops.
-func (l *Lease) Fenced(ctx context.Context, ops ...zkapi.Op) ([]zkapi.OpResult, error) {
-	return l.h.Fenced(ctx, ops...)
-}
+// hold names the embedded queue.Hold, which gives Lease the methods of
+// recipe.Lease but Release, without exporting it as a field.
+type hold = queue.Hold
 
 // Release gives the lock up (for a re-entrant Mutex, one hold). It deletes
-// the node even through connection loss, is idempotent, and returns ErrLost
+// the node even through connection loss, is idempotent, and returns recipe.ErrLost
 // if the session ended while the lock was held.
 func (l *Lease) Release(ctx context.Context) error {
 	m := l.m
@@ -123,7 +104,7 @@ func (l *Lease) Release(ctx context.Context) error {
 		m.held = nil
 	}
 	m.mu.Unlock()
-	if err := l.h.Release(ctx); err != nil {
+	if err := l.hold.Release(ctx); err != nil {
 		return fmt.Errorf("lock %s: release: %w", m.q.Dir, err)
 	}
 	return nil

@@ -13,7 +13,7 @@ type Options struct {
 	// once, counting holds (Curator's InterProcessMutex). Otherwise a second
 	// Acquire queues (InterProcessSemaphoreMutex).
 	Reentrant bool
-	// LoseOnDisconnect makes Check and Wait report ErrSuspended as soon as
+	// LoseOnDisconnect makes Check and Wait report recipe.ErrSuspended as soon as
 	// the connection drops, before the server decides about the session.
 	LoseOnDisconnect bool
 

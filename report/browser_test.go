@@ -17,8 +17,8 @@ import (
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/harness"
-	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zoo"
 )
 
 // standardFaults is zksim run's default fault mix.

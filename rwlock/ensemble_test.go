@@ -17,7 +17,7 @@ import (
 
 	"github.com/zksim/zksim/expire"
 	"github.com/zksim/zksim/internal/locktest"
-	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/rwlock"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
@@ -174,9 +174,9 @@ func TestRWMutex_EnsembleDowngradeWithWaitingWriter(t *testing.T) {
 
 // TestRWMutex_EnsembleWriterExpired is bug scenario 3 for the read/write
 // lock: the writer's session is expired by the server while a reader
-// waits. The writer is told (Wait, Check: lock.ErrLost), the reader gets in
+// waits. The writer is told (Wait, Check: recipe.ErrLost), the reader gets in
 // with a larger token, and the stale writer's fenced write and Release
-// report lock.ErrLost.
+// report recipe.ErrLost.
 func TestRWMutex_EnsembleWriterExpired(t *testing.T) {
 	c := zktest.Serving(t, zktest.Ensemble(t))
 	ctx := zktest.Context(t, time.Minute)
@@ -203,24 +203,24 @@ func TestRWMutex_EnsembleWriterExpired(t *testing.T) {
 	if err := capture.Kill(ctx, wconn.Session().ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Wait(ctx); !errors.Is(err, lock.ErrLost) {
-		t.Fatalf("W: Wait after the kill = %v, want lock.ErrLost", err)
+	if err := w.Wait(ctx); !errors.Is(err, recipe.ErrLost) {
+		t.Fatalf("W: Wait after the kill = %v, want recipe.ErrLost", err)
 	}
-	if err := w.Check(); !errors.Is(err, lock.ErrLost) {
-		t.Errorf("W: Check after the kill = %v, want lock.ErrLost", err)
+	if err := w.Check(); !errors.Is(err, recipe.ErrLost) {
+		t.Errorf("W: Check after the kill = %v, want recipe.ErrLost", err)
 	}
 	lr := r.Receive(t, ctx, "R after W's session expired")
 	if tokR := zktest.Token(t, ctx, lr, "R"); tokR <= tokW {
 		t.Errorf("R's token %#x is not above the expired writer's %#x", tokR, tokW)
 	}
-	if _, err := w.Fenced(ctx, zkapi.SetOp{Path: data, Data: []byte("stale"), Version: zkapi.AnyVersion}); !errors.Is(err, lock.ErrLost) {
-		t.Errorf("W: Fenced after the kill = %v, want lock.ErrLost", err)
+	if _, err := w.Fenced(ctx, zkapi.SetOp{Path: data, Data: []byte("stale"), Version: zkapi.AnyVersion}); !errors.Is(err, recipe.ErrLost) {
+		t.Errorf("W: Fenced after the kill = %v, want recipe.ErrLost", err)
 	}
 	if got := locktest.ReadInt(t, ctx, admin, data); got != 0 {
 		t.Errorf("data node holds %d after the stale writer's attempt, want it untouched", got)
 	}
-	if err := w.Release(ctx); !errors.Is(err, lock.ErrLost) {
-		t.Errorf("W: Release after the kill = %v, want lock.ErrLost", err)
+	if err := w.Release(ctx); !errors.Is(err, recipe.ErrLost) {
+		t.Errorf("W: Release after the kill = %v, want recipe.ErrLost", err)
 	}
 	res.exit("R", false)
 	if err := lr.Release(ctx); err != nil {
@@ -259,7 +259,7 @@ func (c *rwContention) run(ctx context.Context, conns []zkapi.Conn) []error {
 }
 
 func (c *rwContention) worker(ctx context.Context, id int, conn zkapi.Conn) error {
-	rw, err := rwlock.New(conn, c.dir, lock.Options{ID: "w" + strconv.Itoa(id)})
+	rw, err := rwlock.New(conn, c.dir, rwlock.Options{ID: "w" + strconv.Itoa(id)})
 	if err != nil {
 		return err
 	}
@@ -508,7 +508,7 @@ func fourLetter(addr, cmd string) (string, error) {
 
 func ensRW(t testing.TB, conn zkapi.Conn, dir, id string) *rwlock.RWMutex {
 	t.Helper()
-	rw, err := rwlock.New(conn, dir, lock.Options{ID: id})
+	rw, err := rwlock.New(conn, dir, rwlock.Options{ID: id})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ import (
 	"sync"
 
 	"github.com/zksim/zksim/internal/queue"
-	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -39,14 +39,30 @@ const (
 )
 
 // ErrUpgrade is the error when a handle holding a read lease asks for the
-// write lock.
+// write lock. The other errors a read/write lock reports are package
+// recipe's (recipe.ErrWouldBlock, recipe.ErrLost, recipe.ErrConfig, ...),
+// as for every lock of the family.
 var ErrUpgrade = errors.New("rwlock: upgrade from read to write is not supported (it would deadlock)")
 
-// RWMutex is a handle on the read/write lock at one directory. Options are
-// lock.Options; Reentrant is not supported and is an error.
+// Options configures an RWMutex.
+type Options struct {
+	// ID names the holder inside node names; letters, digits, '.' and
+	// '_'. Default: 16 random hex digits.
+	ID string
+	// Data is stored in each lock node.
+	Data []byte
+	// LoseOnDisconnect makes Check and Wait report recipe.ErrSuspended as
+	// soon as the connection drops.
+	LoseOnDisconnect bool
+
+	_ struct{}
+}
+
+// RWMutex is a handle on the read/write lock at one directory. It is not
+// re-entrant.
 type RWMutex struct {
 	q    queue.Queue
-	opts lock.Options
+	opts Options
 
 	mu       sync.Mutex
 	attempts queue.Attempts
@@ -54,10 +70,7 @@ type RWMutex struct {
 }
 
 // New returns a handle on the read/write lock whose nodes live under dir.
-func New(conn zkapi.Conn, dir string, opts lock.Options) (*RWMutex, error) {
-	if opts.Reentrant {
-		return nil, fmt.Errorf("%w: rwlock is not re-entrant", lock.ErrConfig)
-	}
+func New(conn zkapi.Conn, dir string, opts Options) (*RWMutex, error) {
 	id, err := queue.CheckConfig(dir, opts.ID)
 	if err != nil {
 		return nil, err
@@ -72,7 +85,7 @@ func (rw *RWMutex) Acquire(ctx context.Context) (*Lease, error) {
 }
 
 // TryAcquire takes the write lock if it is free, or fails with
-// lock.ErrWouldBlock.
+// recipe.ErrWouldBlock.
 func (rw *RWMutex) TryAcquire(ctx context.Context) (*Lease, error) {
 	return rw.acquire(ctx, writeKind, queue.Predecessor, queue.Try)
 }
@@ -83,7 +96,7 @@ func (rw *RWMutex) AcquireRead(ctx context.Context) (*Lease, error) {
 }
 
 // TryAcquireRead takes the lock for reading if no writer holds or waits
-// ahead, or fails with lock.ErrWouldBlock.
+// ahead, or fails with recipe.ErrWouldBlock.
 func (rw *RWMutex) TryAcquireRead(ctx context.Context) (*Lease, error) {
 	return rw.acquire(ctx, readKind, readerRule, queue.Try)
 }
@@ -104,7 +117,7 @@ func (rw *RWMutex) acquire(ctx context.Context, kind string, rule queue.Rule, mo
 	if err != nil {
 		return nil, fmt.Errorf("rwlock %s: %w", rw.q.Dir, err)
 	}
-	l := &Lease{h: h, rw: rw, write: kind == writeKind}
+	l := &Lease{hold: h, rw: rw, write: kind == writeKind}
 	if !l.write {
 		rw.mu.Lock()
 		rw.readers++
@@ -113,13 +126,19 @@ func (rw *RWMutex) acquire(ctx context.Context, kind string, rule queue.Rule, mo
 	return l, nil
 }
 
+// hold names the embedded queue.Hold, which gives Lease the methods of
+// recipe.Lease but Release, without exporting it as a field.
+type hold = queue.Hold
+
 // readerRule: no write node ahead, except write nodes marked as downgraded;
 // else wait for the nearest write node ahead.
 var readerRule = queue.Reader(writeKind)
 
-// Lease is a held read or write lock.
+// Lease is a held read or write lock, a recipe.Lease (Node, Session,
+// Check, Wait, Token, Fenced, Release) with the protections of package
+// lock's, and a write lease's Downgrade.
 type Lease struct {
-	h  *queue.Hold
+	*hold
 	rw *RWMutex
 
 	mu       sync.Mutex
@@ -135,23 +154,6 @@ func (l *Lease) IsWrite() bool {
 	return l.write
 }
 
-// Node is the path of the lease's node.
-func (l *Lease) Node() string { return l.h.Path }
-
-// Check reports without blocking whether the lock is still held.
-func (l *Lease) Check() error { return l.h.Check() }
-
-// Wait blocks until the lease is lost or released, or ctx ends.
-func (l *Lease) Wait(ctx context.Context) error { return l.h.Wait(ctx) }
-
-// Token is the fencing token, the node's czxid.
-func (l *Lease) Token(ctx context.Context) (int64, error) { return l.h.Token(ctx) }
-
-// Fenced applies ops only while the lease's node exists.
-func (l *Lease) Fenced(ctx context.Context, ops ...zkapi.Op) ([]zkapi.OpResult, error) {
-	return l.h.Fenced(ctx, ops...)
-}
-
 // Downgrade turns a held write lock into a read lock without letting a
 // waiting writer in between: the node keeps its place and is marked read.
 func (l *Lease) Downgrade(ctx context.Context) error {
@@ -160,11 +162,11 @@ func (l *Lease) Downgrade(ctx context.Context) error {
 	if !l.write {
 		return fmt.Errorf("rwlock %s: downgrade of a read lease", l.rw.q.Dir)
 	}
-	if err := l.h.Check(); err != nil {
+	if err := l.hold.Check(); err != nil {
 		return err
 	}
 	for {
-		_, err := l.h.Q.Conn.Set(ctx, l.h.Path, l.rw.opts.Data, zkapi.AnyVersion)
+		_, err := l.hold.Q.Conn.Set(ctx, l.hold.Path, l.rw.opts.Data, zkapi.AnyVersion)
 		switch {
 		case err == nil:
 			l.write = false
@@ -173,24 +175,24 @@ func (l *Lease) Downgrade(ctx context.Context) error {
 			l.rw.mu.Unlock()
 			return nil
 		case errors.Is(err, zkapi.ErrNoNode):
-			return fmt.Errorf("rwlock %s: downgrade: %w", l.rw.q.Dir, lock.ErrLost)
+			return fmt.Errorf("rwlock %s: downgrade: %w", l.rw.q.Dir, queue.ErrSessionLost)
 		case !errors.Is(err, zkapi.ErrConnectionLoss):
 			return fmt.Errorf("rwlock %s: downgrade: %w", l.rw.q.Dir, err)
 		}
-		if err := l.h.Check(); err != nil {
+		if err := l.hold.Check(); err != nil {
 			return err
 		}
 	}
 }
 
 // Release gives the lock up, deleting the node even through connection
-// loss; idempotent; ErrLost if the session ended while holding.
+// loss; idempotent; recipe.ErrLost if the session ended while holding.
 func (l *Lease) Release(ctx context.Context) error {
 	l.mu.Lock()
 	wasRead, first := !l.write, !l.released
 	l.released = true
 	l.mu.Unlock()
-	err := l.h.Release(ctx)
+	err := l.hold.Release(ctx)
 	if wasRead && first {
 		l.rw.mu.Lock()
 		l.rw.readers--
@@ -202,11 +204,11 @@ func (l *Lease) Release(ctx context.Context) error {
 	return nil
 }
 
-// Recipe is RWMutex as a lock.Recipe, for the harness.
-func Recipe() lock.Recipe {
-	mk := func(read bool) lock.AcquireFunc {
-		return func(ctx context.Context, conn zkapi.Conn, dir, id string) (lock.Held, error) {
-			rw, err := New(conn, dir, lock.Options{ID: id})
+// Recipe is RWMutex as a recipe.Lock, for the harness.
+func Recipe() recipe.Lock {
+	mk := func(read bool) recipe.AcquireFunc {
+		return func(ctx context.Context, conn zkapi.Conn, dir, id string) (recipe.Held, error) {
+			rw, err := New(conn, dir, Options{ID: id})
 			if err != nil {
 				return nil, err
 			}
@@ -216,5 +218,5 @@ func Recipe() lock.Recipe {
 			return rw.Acquire(ctx)
 		}
 	}
-	return lock.Recipe{Name: "rwlock", Acquire: mk(false), AcquireRead: mk(true)}
+	return recipe.Lock{Name: "rwlock", Acquire: mk(false), AcquireRead: mk(true)}
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
-	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/rwlock"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zktest"
@@ -39,7 +39,7 @@ func (w *world) rw(id string) *rwlock.RWMutex {
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	m, err := rwlock.New(c, dir, lock.Options{ID: id})
+	m, err := rwlock.New(c, dir, rwlock.Options{ID: id})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestRWMutex_ReadersShareWritersExclude(t *testing.T) {
 	if pr3.Returned() || pr4.Returned() {
 		t.Fatal("reader got in with a writer holding")
 	}
-	if _, err := w.rw("x").TryAcquireRead(w.ctx); !errors.Is(err, lock.ErrWouldBlock) {
+	if _, err := w.rw("x").TryAcquireRead(w.ctx); !errors.Is(err, recipe.ErrWouldBlock) {
 		t.Fatalf("TryAcquireRead under a writer: %v", err)
 	}
 	w.release(wl)
@@ -180,7 +180,7 @@ func TestRWMutex_DowngradeWithWriterWaiting(t *testing.T) {
 	if tok := w.token(w1); tok != tok1 {
 		t.Fatalf("downgrade changed the token %d -> %d", tok1, tok)
 	}
-	if _, err := w.rw("late").TryAcquireRead(w.ctx); !errors.Is(err, lock.ErrWouldBlock) {
+	if _, err := w.rw("late").TryAcquireRead(w.ctx); !errors.Is(err, recipe.ErrWouldBlock) {
 		t.Fatalf("a reader behind the waiting writer got in: %v", err)
 	}
 	w.release(w1)
@@ -223,25 +223,14 @@ func TestRWMutex_ExpiredWriterFenced(t *testing.T) {
 	if err := w.srv.Expire(sid); err != nil {
 		t.Fatal(err)
 	}
-	if err := wl.Check(); !errors.Is(err, lock.ErrLost) {
+	if err := wl.Check(); !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("Check: %v", err)
 	}
-	if _, err := wl.Fenced(w.ctx, zkapi.CreateOp{Path: "/x"}); !errors.Is(err, lock.ErrLost) {
+	if _, err := wl.Fenced(w.ctx, zkapi.CreateOp{Path: "/x"}); !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("Fenced: %v", err)
 	}
-	if err := wl.Downgrade(w.ctx); !errors.Is(err, lock.ErrLost) {
+	if err := wl.Downgrade(w.ctx); !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("Downgrade: %v", err)
-	}
-}
-
-func TestNew_RejectsReentrant(t *testing.T) {
-	w := newWorld(t)
-	c, err := w.srv.Connect(fakezk.ConnOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := rwlock.New(c, dir, lock.Options{Reentrant: true}); !errors.Is(err, lock.ErrConfig) {
-		t.Fatalf("got %v", err)
 	}
 }
 
@@ -254,11 +243,11 @@ func TestNew_ChecksPathAndID(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, bad := range [][2]string{{"rel", "ok"}, {"/", "ok"}, {"/a/", "ok"}, {"/a", "has-dash"}} {
-		if _, err := rwlock.New(c, bad[0], lock.Options{ID: bad[1]}); !errors.Is(err, lock.ErrConfig) {
+		if _, err := rwlock.New(c, bad[0], rwlock.Options{ID: bad[1]}); !errors.Is(err, recipe.ErrConfig) {
 			t.Errorf("New(%q, ID %q) = %v, want ErrConfig", bad[0], bad[1], err)
 		}
 	}
-	rw, err := rwlock.New(c, dir, lock.Options{})
+	rw, err := rwlock.New(c, dir, rwlock.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,13 +99,13 @@
 //   - CURATOR-595 (a LOST session does not free its lease for others, and
 //     the holder is not told): leases are ephemeral nodes of the session,
 //     so the server frees them with it, and Lease.Check, Lease.Wait and
-//     Release report ErrLost.
+//     Release report recipe.ErrLost.
 //   - CURATOR-173 (lease directories not reapable): the directory, its
 //     queue and its leases are containers, so the server removes them
 //     once empty (and a member makes them again as it needs them).
 //   - kazoo #213 (a non-blocking acquire over-grants, since it took a
 //     lease outside the inner lock): TryAcquire runs the same rule as
-//     Acquire on its own node and fails with ErrWouldBlock, removing the
+//     Acquire on its own node and fails with recipe.ErrWouldBlock, removing the
 //     node, unless no member waits ahead of it and fewer than N leases
 //     are held; its promotion is the same compare-and-set.
 //   - a max-leases mismatch between clients is refused (see above).

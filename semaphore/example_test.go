@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/semaphore"
 )
 
@@ -31,7 +32,7 @@ func ExampleSemaphore() {
 		}
 		l, err := s.TryAcquire(ctx)
 		switch {
-		case errors.Is(err, semaphore.ErrWouldBlock):
+		case errors.Is(err, recipe.ErrWouldBlock):
 			fmt.Println(id, "would block")
 			if err := leases[0].Release(ctx); err != nil {
 				fmt.Println(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/zksim/zksim/expire"
 	"github.com/zksim/zksim/internal/locktest"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/semaphore"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
@@ -197,16 +198,16 @@ func testRealHolderExpiry(t *testing.T, addrs []string) {
 		t.Fatalf("Kill(%#x): %v", la.Session(), err)
 	}
 	lb := pb.Receive(t, ctx, "Acquire")
-	if err := la.Wait(ctx); !errors.Is(err, semaphore.ErrLost) {
+	if err := la.Wait(ctx); !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("expired holder's Wait: %v, want ErrLost", err)
 	}
-	if err := la.Check(); !errors.Is(err, semaphore.ErrLost) {
+	if err := la.Check(); !errors.Is(err, recipe.ErrLost) {
 		t.Errorf("expired holder's Check: %v, want ErrLost", err)
 	}
-	if _, err := la.Fenced(ctx, zkapi.SetOp{Path: data, Data: []byte("stale"), Version: zkapi.AnyVersion}); !errors.Is(err, semaphore.ErrLost) {
+	if _, err := la.Fenced(ctx, zkapi.SetOp{Path: data, Data: []byte("stale"), Version: zkapi.AnyVersion}); !errors.Is(err, recipe.ErrLost) {
 		t.Errorf("expired holder's Fenced: %v, want ErrLost", err)
 	}
-	if err := la.Release(ctx); !errors.Is(err, semaphore.ErrLost) {
+	if err := la.Release(ctx); !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("expired holder's Release: %v, want ErrLost", err)
 	}
 	if err := lb.Release(ctx); err != nil {

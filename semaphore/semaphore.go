@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/zksim/zksim/internal/queue"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -16,26 +17,11 @@ const kindPrefix = "lease_n"
 // MaxLeases bounds N: a sane semaphore, and a short node name.
 const MaxLeases = 1 << 20
 
-// Errors of the semaphore package. The shared ones are package lock's,
-// so a harness compares them alike.
-var (
-	// ErrMaxLeases: the directory's semaphore has another N than this
-	// handle's.
-	ErrMaxLeases = errors.New("semaphore: max leases differs from the directory's")
-	// ErrWouldBlock: TryAcquire found all N leases taken or waited for.
-	ErrWouldBlock = queue.ErrWouldBlock
-	// ErrLost: the session that held (or was queueing for) the lease
-	// ended, and with it the lease node.
-	ErrLost = queue.ErrSessionLost
-	// ErrSuspended: disconnected while holding, with LoseOnDisconnect.
-	ErrSuspended = queue.ErrSuspended
-	// ErrReleased: the lease was already released.
-	ErrReleased = queue.ErrReleased
-	// ErrSequenceOverflow: the directory's sequence counter reached 2^31-1.
-	ErrSequenceOverflow = queue.ErrSequenceOverflow
-	// ErrConfig: a bad directory, N or option.
-	ErrConfig = queue.ErrConfig
-)
+// ErrMaxLeases is the error when the directory's semaphore has another N
+// than this handle's. The other errors a semaphore reports are package
+// recipe's (recipe.ErrWouldBlock, recipe.ErrLost, recipe.ErrConfig, ...),
+// as for every lock of the family.
+var ErrMaxLeases = errors.New("semaphore: max leases differs from the directory's")
 
 // Options configures a Semaphore.
 type Options struct {
@@ -44,7 +30,7 @@ type Options struct {
 	ID string
 	// Data is stored in the lease node.
 	Data []byte
-	// LoseOnDisconnect makes Check and Wait report ErrSuspended as soon
+	// LoseOnDisconnect makes Check and Wait report recipe.ErrSuspended as soon
 	// as the connection drops.
 	LoseOnDisconnect bool
 
@@ -79,19 +65,13 @@ func New(conn zkapi.Conn, dir string, n int, opts Options) (*Semaphore, error) {
 		return nil, err
 	}
 	if n < 1 || n > MaxLeases {
-		return nil, fmt.Errorf("%w: max leases %d is not in 1..%d", ErrConfig, n, MaxLeases)
+		return nil, fmt.Errorf("%w: max leases %d is not in 1..%d", recipe.ErrConfig, n, MaxLeases)
 	}
 	opts.ID = id
 	k := kindPrefix + strconv.Itoa(n)
 	q := queue.Queue{Conn: conn, Dir: dir + "/" + queueDir, ContainerParent: true}
 	return &Semaphore{q: q, dir: dir, leases: dir + "/" + leasesDir, n: n, kind: k, opts: opts}, nil
 }
-
-// Dir is the semaphore's directory.
-func (s *Semaphore) Dir() string { return s.dir }
-
-// MaxLeases is N.
-func (s *Semaphore) MaxLeases() int { return s.n }
 
 // Acquire waits until a lease is held or ctx ends. On any failure its
 // nodes are removed before it returns.
@@ -100,7 +80,7 @@ func (s *Semaphore) Acquire(ctx context.Context) (*Lease, error) {
 }
 
 // TryAcquire takes a lease if no member waits ahead of it and fewer than
-// N leases are held, and fails with ErrWouldBlock otherwise, without
+// N leases are held, and fails with recipe.ErrWouldBlock otherwise, without
 // waiting.
 func (s *Semaphore) TryAcquire(ctx context.Context) (*Lease, error) {
 	return s.acquire(ctx, queue.Try)
@@ -120,7 +100,7 @@ func (s *Semaphore) acquire(ctx context.Context, mode queue.Mode) (*Lease, error
 		return nil, fmt.Errorf("semaphore %s: %w", s.dir, errors.Join(err, s.leave(ctx, m)))
 	}
 	lq := queue.Queue{Conn: s.q.Conn, Dir: s.leases}
-	return &Lease{h: &queue.Hold{Q: lq, Path: m.lease, SID: sid, LoseOnDisconnect: s.opts.LoseOnDisconnect}}, nil
+	return &Lease{hold: &queue.Hold{Q: lq, Path: m.lease, SID: sid, LoseOnDisconnect: s.opts.LoseOnDisconnect}}, nil
 }
 
 // leave removes a member that failed to acquire: its queue node, and its
@@ -136,43 +116,27 @@ func (s *Semaphore) leave(ctx context.Context, m *member) error {
 	return errors.Join(err, lq.Leave(ctx, m.lease, s.q.Conn.Session().ID))
 }
 
-// Lease is one held lease of a semaphore.
+// Lease is one held lease of a semaphore, a recipe.Lease: Node,
+// Session, Check, Wait, Token, Fenced and Release. Its Node is
+// under the directory's leases; Check reports nil, recipe.ErrLost, recipe.ErrSuspended
+// (LoseOnDisconnect) or recipe.ErrReleased; its Token, the lease node's czxid,
+// is unique per lease and larger for a later-created lease (see the
+// package doc for what it does and does not fence); its Fenced write is
+// refused once the lease node is gone.
 type Lease struct {
-	h *queue.Hold
+	*hold
 }
 
-// Node is the path of the lease's node, under the directory's leases.
-func (l *Lease) Node() string { return l.h.Path }
-
-// Session is the id of the session that holds the lease.
-func (l *Lease) Session() int64 { return l.h.SID }
-
-// Check reports without blocking whether the lease is still held: nil,
-// ErrLost, ErrSuspended (LoseOnDisconnect) or ErrReleased.
-func (l *Lease) Check() error { return l.h.Check() }
-
-// Wait blocks until the lease is lost or released and says how, or until
-// ctx ends.
-func (l *Lease) Wait(ctx context.Context) error { return l.h.Wait(ctx) }
-
-// Token returns the lease's fencing token, its node's czxid: unique per
-// lease, larger for a later-created lease (see the package doc for what
-// it does and does not fence). The first call costs a read.
-func (l *Lease) Token(ctx context.Context) (int64, error) { return l.h.Token(ctx) }
-
-// Fenced applies ops atomically with a check that the lease node still
-// exists, so a holder whose session expired cannot write. Results are
-// those of ops.
-func (l *Lease) Fenced(ctx context.Context, ops ...zkapi.Op) ([]zkapi.OpResult, error) {
-	return l.h.Fenced(ctx, ops...)
-}
+// hold names the embedded queue.Hold, which gives Lease the methods of
+// recipe.Lease but Release, without exporting it as a field.
+type hold = queue.Hold
 
 // Release gives the lease up. It deletes the node even through connection
-// loss, is idempotent, and returns ErrLost if the session ended while the
+// loss, is idempotent, and returns recipe.ErrLost if the session ended while the
 // lease was held.
 func (l *Lease) Release(ctx context.Context) error {
-	if err := l.h.Release(ctx); err != nil {
-		return fmt.Errorf("semaphore %s: release: %w", l.h.Q.Dir, err)
+	if err := l.hold.Release(ctx); err != nil {
+		return fmt.Errorf("semaphore %s: release: %w", l.hold.Q.Dir, err)
 	}
 	return nil
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
-	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/semaphore"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zktest"
@@ -193,7 +193,7 @@ func TestSemaphore_TryAcquireNeverOverGrants(t *testing.T) {
 		switch {
 		case err == nil:
 			got = append(got, l)
-		case !errors.Is(err, semaphore.ErrWouldBlock):
+		case !errors.Is(err, recipe.ErrWouldBlock):
 			t.Fatalf("TryAcquire: %v", err)
 		}
 	}
@@ -228,7 +228,7 @@ func TestSemaphore_MaxLeasesMismatch(t *testing.T) {
 			t.Fatalf("refused client left a node: %v", kids)
 		}
 	}
-	if _, err := w.sem(w.conn(), "c", 1).TryAcquire(w.ctx); !errors.Is(err, semaphore.ErrWouldBlock) {
+	if _, err := w.sem(w.conn(), "c", 1).TryAcquire(w.ctx); !errors.Is(err, recipe.ErrWouldBlock) {
 		t.Fatalf("second N=1 client: %v, want ErrWouldBlock", err)
 	}
 	w.release(a)
@@ -313,14 +313,14 @@ func TestSemaphore_ExpiryWhileHolding(t *testing.T) {
 		t.Fatalf("new holder's token %d (%v), old %d", tokB, err, tokA)
 	}
 	w.srv.Reconnect(la.Session())
-	if err := la.Wait(ctx); !errors.Is(err, semaphore.ErrLost) {
+	if err := la.Wait(ctx); !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("stale holder's Wait: %v, want ErrLost", err)
 	}
 	_, err = la.Fenced(ctx, zkapi.SetOp{Path: "/resource", Data: []byte("stale"), Version: -1})
-	if !errors.Is(err, semaphore.ErrLost) {
+	if !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("stale fenced write: %v, want ErrLost", err)
 	}
-	if err := la.Release(ctx); !errors.Is(err, semaphore.ErrLost) {
+	if err := la.Release(ctx); !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("stale Release: %v, want ErrLost", err)
 	}
 	w.release(lb)
@@ -339,7 +339,7 @@ func TestSemaphore_ExpiryWhileWaiting(t *testing.T) {
 	w.srv.Disconnect(sid)
 	w.srv.Tick(5)
 	w.srv.Reconnect(sid)
-	if _, err := pb.Wait(t, w.ctx); !errors.Is(err, semaphore.ErrLost) {
+	if _, err := pb.Wait(t, w.ctx); !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("expired waiter: %v, want ErrLost", err)
 	}
 	w.release(la)
@@ -354,7 +354,7 @@ func TestNew_BadConfig(t *testing.T) {
 		n   int
 		id  string
 	}{{"/s", 0, "a"}, {"/s", semaphore.MaxLeases + 1, "a"}, {"s", 1, "a"}, {"/s", 1, "a-b"}} {
-		if _, err := semaphore.New(c, tc.dir, tc.n, semaphore.Options{ID: tc.id}); !errors.Is(err, semaphore.ErrConfig) {
+		if _, err := semaphore.New(c, tc.dir, tc.n, semaphore.Options{ID: tc.id}); !errors.Is(err, recipe.ErrConfig) {
 			t.Errorf("New(%q, %d, %q) = %v, want ErrConfig", tc.dir, tc.n, tc.id, err)
 		}
 	}
@@ -371,10 +371,10 @@ func TestRecipe_AcquiresALease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := h.(lock.Tokener); !ok {
+	if _, ok := h.(recipe.Tokener); !ok {
 		t.Errorf("%T has no Token", h)
 	}
-	if _, ok := h.(lock.Fencer); !ok {
+	if _, ok := h.(recipe.Fencer); !ok {
 		t.Errorf("%T has no Fenced", h)
 	}
 	if err := h.Release(w.ctx); err != nil {

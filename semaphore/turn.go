@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/internal/queue"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -28,7 +29,7 @@ func (s *Semaphore) waitTurn(ctx context.Context, m *member, mode queue.Mode) er
 			return err
 		}
 		if ss := s.q.Conn.Session(); ss.Lost(m.wait.SID) {
-			return fmt.Errorf("%w while waiting (%v)", ErrLost, ss)
+			return fmt.Errorf("%w while waiting (%v)", recipe.ErrLost, ss)
 		}
 		ms, st, err := s.q.ListStat(ctx)
 		if errors.Is(err, zkapi.ErrConnectionLoss) {
@@ -45,7 +46,7 @@ func (s *Semaphore) waitTurn(ctx context.Context, m *member, mode queue.Mode) er
 		case err != nil:
 			return err
 		case pred != "" && mode == queue.Try:
-			return ErrWouldBlock
+			return recipe.ErrWouldBlock
 		case pred != "":
 			err = waitPredecessor(ctx, m.wait, s.q.Path(pred))
 		default:
@@ -80,7 +81,7 @@ func (s *Semaphore) judge(all []queue.Member, p string) (string, error) {
 		}
 		pred = m.Name
 	}
-	return "", fmt.Errorf("%w: %s vanished while waiting", ErrLost, p)
+	return "", fmt.Errorf("%w: %s vanished while waiting", recipe.ErrLost, p)
 }
 
 // waitPredecessor waits on the data watch of a later waiter's
@@ -120,7 +121,7 @@ func (s *Semaphore) takeLease(ctx context.Context, m *member, v int32, mode queu
 		case free:
 			return s.promote(ctx, m, v)
 		case mode == queue.Try:
-			return false, ErrWouldBlock
+			return false, recipe.ErrWouldBlock
 		case w != nil:
 			_, err = m.wait.WaitWatch(ctx, w)
 			return false, err
@@ -179,7 +180,7 @@ func (s *Semaphore) promote(ctx context.Context, m *member, v int32) (bool, erro
 	switch {
 	case err == nil:
 		if c.Session().ID != m.wait.SID {
-			return false, fmt.Errorf("%w: session changed under the promotion of %s", ErrLost, m.lease)
+			return false, fmt.Errorf("%w: session changed under the promotion of %s", recipe.ErrLost, m.lease)
 		}
 		return true, m.wait.Check()
 	case errors.Is(err, zkapi.ErrBadVersion):
@@ -206,7 +207,7 @@ func (s *Semaphore) resolve(ctx context.Context, m *member) (bool, error) {
 		st, ok, err := s.syncExists(ctx, m.lease)
 		if err == nil && ok {
 			if st.EphemeralOwner != m.wait.SID {
-				return false, fmt.Errorf("%w: %s was made by session %#x", ErrLost, m.lease, st.EphemeralOwner)
+				return false, fmt.Errorf("%w: %s was made by session %#x", recipe.ErrLost, m.lease, st.EphemeralOwner)
 			}
 			return true, m.wait.Check()
 		}
@@ -222,7 +223,7 @@ func (s *Semaphore) resolve(ctx context.Context, m *member) (bool, error) {
 		case err != nil:
 			return false, err
 		case !ok:
-			return false, fmt.Errorf("%w: %s vanished while promoted", ErrLost, m.wait.Path)
+			return false, fmt.Errorf("%w: %s vanished while promoted", recipe.ErrLost, m.wait.Path)
 		}
 		return false, s.ensureLeases(ctx)
 	}

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/harness"
-	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 )
 
 // Exit codes of every command.
@@ -30,7 +30,7 @@ type CLI struct {
 	// element of the main package's import path.
 	Name string
 	// Recipes are what run -recipe and replay accept, by Recipe.Name.
-	Recipes []lock.Recipe
+	Recipes []recipe.Lock
 	// Barriers are the barrier recipes run -recipe and replay accept
 	// too, by Recipe.Name: each runs the barrier workload as given
 	// (Single, Dir, ...), with -clients and -acquisitions (its rounds)
@@ -67,7 +67,7 @@ type Command struct {
 // its exit code: a whole program that checks its own recipes is
 //
 //	func main() { simcli.Main(myRecipe) }
-func Main(recipes ...lock.Recipe) { (&CLI{Recipes: recipes}).Main() }
+func Main(recipes ...recipe.Lock) { (&CLI{Recipes: recipes}).Main() }
 
 // Main runs c with os.Args and exits with its exit code.
 func (c *CLI) Main() { os.Exit(c.Run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -156,14 +156,14 @@ func (c *CLI) replayCommand() string {
 }
 
 // recipe returns the recipe called name, or that name aliases.
-func (c *CLI) recipe(name string) (lock.Recipe, bool) {
+func (c *CLI) recipe(name string) (recipe.Lock, bool) {
 	name = c.resolve(name)
 	for _, r := range c.Recipes {
 		if r.Name == name {
 			return r, true
 		}
 	}
-	return lock.Recipe{}, false
+	return recipe.Lock{}, false
 }
 
 // resolve returns the recipe name that name aliases, or name.

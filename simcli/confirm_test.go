@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/lock"
-	"github.com/zksim/zksim/lock/zoo"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/simcli"
 	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zoo"
 )
 
 // randomData is a conn that writes a number from the global random
@@ -28,10 +28,10 @@ func TestRun_RefusesANondeterministicRecipe(t *testing.T) {
 	ex, _ := zoo.Lookup(zoo.NameSplitDash)
 	r := ex.Recipe
 	r.Name = "nondet"
-	r.Acquire = func(ctx context.Context, c zkapi.Conn, dir, id string) (lock.Held, error) {
+	r.Acquire = func(ctx context.Context, c zkapi.Conn, dir, id string) (recipe.Held, error) {
 		return ex.Recipe.Acquire(ctx, randomData{c}, dir, id)
 	}
-	cli := &simcli.CLI{Name: "mycheck", Recipes: []lock.Recipe{r}}
+	cli := &simcli.CLI{Name: "mycheck", Recipes: []recipe.Lock{r}}
 	var out, errs strings.Builder
 	code := cli.Run([]string{"run", "-recipe", "nondet", "-schedules", "20", "-out", t.TempDir()}, &out, &errs)
 	if code != 1 || !strings.Contains(out.String(), "not reported as a violation: harness: the code under test does not replay deterministically") ||

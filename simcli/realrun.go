@@ -17,7 +17,7 @@ import (
 	"github.com/zksim/zksim/expire"
 	"github.com/zksim/zksim/internal/ztree"
 	"github.com/zksim/zksim/linearize"
-	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
 )
@@ -147,7 +147,7 @@ func (r *realRun) client(ctx context.Context, i int, c zkapi.Conn, dir, resource
 			time.Sleep(time.Millisecond) // the critical section's work
 		}
 		h.End = r.clock.Add(1)
-		if err := held.Release(ctx); errors.Is(err, lock.ErrLost) {
+		if err := held.Release(ctx); errors.Is(err, recipe.ErrLost) {
 			// The session went while holding: from when, a client cannot
 			// know. Its section counts as empty; fencing judges its write.
 			h.End = h.Start
@@ -160,8 +160,8 @@ func (r *realRun) client(ctx context.Context, i int, c zkapi.Conn, dir, resource
 }
 
 // write stores the holder's token in the resource, fenced when it can be.
-func (r *realRun) write(ctx context.Context, i int, c zkapi.Conn, held lock.Held, resource string) {
-	tok, ok := held.(lock.Tokener)
+func (r *realRun) write(ctx context.Context, i int, c zkapi.Conn, held recipe.Held, resource string) {
+	tok, ok := held.(recipe.Tokener)
 	if !ok {
 		return
 	}
@@ -172,7 +172,7 @@ func (r *realRun) write(ctx context.Context, i int, c zkapi.Conn, held lock.Held
 	}
 	time.Sleep(time.Millisecond) // the critical section's work
 	data := []byte(strconv.FormatInt(token, 10))
-	f, ok := held.(lock.Fencer)
+	f, ok := held.(recipe.Fencer)
 	var zxid int64
 	if ok && !r.rc.workload.Unfenced {
 		res, err := f.Fenced(ctx, zkapi.SetOp{Path: resource, Data: data, Version: -1})

@@ -145,7 +145,7 @@ func (rc runConfig) exclusion() string {
 }
 
 // fencingChecks names the checks of the tokens: fencing, and for an
-// election (lock.Recipe.Terms) its terms first.
+// election (recipe.Lock.Terms) its terms first.
 func (rc runConfig) fencingChecks() string {
 	if rc.recipe.Terms {
 		return "terms (one leader per term, growing), fencing"

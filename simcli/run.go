@@ -18,14 +18,14 @@ import (
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/harness"
-	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
 )
 
 // runConfig is one exploration, as the flags describe it.
 type runConfig struct {
 	cli       *CLI
-	recipe    lock.Recipe      // a lock recipe's; zero for a barrier's
+	recipe    recipe.Lock      // a lock recipe's; zero for a barrier's
 	workload  harness.Workload // the lock workload; for a barrier, its size only
 	subject   harness.Subject  // what runs: workload, or a barrier recipe's workload
 	faults    string           // as given, for the summary

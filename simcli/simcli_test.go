@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/simcli"
 )
 
@@ -17,7 +18,7 @@ import (
 func ExampleCLI() {
 	mine := lock.MutexRecipe()
 	mine.Name = "mylock"
-	cli := &simcli.CLI{Name: "mycheck", Recipes: []lock.Recipe{mine}, Docs: map[string]string{"mylock": "my lock"}}
+	cli := &simcli.CLI{Name: "mycheck", Recipes: []recipe.Lock{mine}, Docs: map[string]string{"mylock": "my lock"}}
 	cli.Run([]string{"list"}, os.Stdout, os.Stderr)
 	// Output:
 	// recipes (-recipe):

@@ -11,15 +11,16 @@ import (
 	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/lock"
-	"github.com/zksim/zksim/lock/zoo"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/simcli"
+	"github.com/zksim/zksim/zoo"
 )
 
 // TestRun_RefusesBadFlags: every flag out of its range is refused before
 // the run starts: the usage error names the flag and its range, exit 2,
 // nothing run and nothing saved.
 func TestRun_RefusesBadFlags(t *testing.T) {
-	cli := &simcli.CLI{Name: "mycheck", Recipes: []lock.Recipe{lock.MutexRecipe()},
+	cli := &simcli.CLI{Name: "mycheck", Recipes: []recipe.Lock{lock.MutexRecipe()},
 		Barriers: []harness.BarrierWorkload{{Recipe: barrier.DoubleRecipe()}}}
 	for _, tc := range []struct {
 		args []string
@@ -62,7 +63,7 @@ func TestRun_RefusesBadFlags(t *testing.T) {
 // configuration the harness refuses is a usage error naming the field,
 // not a run.
 func TestReplay_RefusesBadWorkload(t *testing.T) {
-	cli := &simcli.CLI{Name: "mycheck", Recipes: []lock.Recipe{lock.MutexRecipe()}}
+	cli := &simcli.CLI{Name: "mycheck", Recipes: []recipe.Lock{lock.MutexRecipe()}}
 	saved, err := os.ReadFile("../harness/testdata/regress/ok-lock-crashed-waiter-is-no-orphan.trace")
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +95,7 @@ func TestReplay_RefusesBadWorkload(t *testing.T) {
 // to its end on a good recipe: the step bound grows with it (at the
 // default bound, every run ended unfinished: a false no-progress).
 func TestRun_LargestWorkloadFits(t *testing.T) {
-	cli := &simcli.CLI{Name: "mycheck", Recipes: []lock.Recipe{lock.MutexRecipe()}}
+	cli := &simcli.CLI{Name: "mycheck", Recipes: []recipe.Lock{lock.MutexRecipe()}}
 	var stdout, stderr bytes.Buffer
 	code := cli.Run([]string{"run", "-clients", "64", "-acquisitions", "100", "-schedules", "1", "-parallel", "1", "-out", t.TempDir()}, &stdout, &stderr)
 	if code != simcli.ExitOK || !strings.Contains(stdout.String(), "violations             0 schedules") {
@@ -108,7 +109,7 @@ func TestRun_LargestWorkloadFits(t *testing.T) {
 func TestRun_ShrinkTimeDecidesOnlyHowSmall(t *testing.T) {
 	herd := zoo.DirWatch()
 	herd.Name = "dirwatch"
-	cli := &simcli.CLI{Name: "mycheck", Recipes: []lock.Recipe{herd}}
+	cli := &simcli.CLI{Name: "mycheck", Recipes: []recipe.Lock{herd}}
 	shapes := map[string]string{}
 	for _, budget := range []string{"1ns", "30s"} {
 		var stdout, stderr bytes.Buffer

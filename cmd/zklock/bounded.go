@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -52,7 +53,7 @@ func closeWithin(conn zkapi.Conn, d time.Duration) {
 }
 
 // release releases l within limit (see bounded).
-func release(conn zkapi.Conn, l lease, limit time.Duration) error {
+func release(conn zkapi.Conn, l recipe.Lease, limit time.Duration) error {
 	var err error
 	done := make(chan struct{})
 	go func() {

@@ -64,6 +64,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/rwlock"
 	"github.com/zksim/zksim/semaphore"
 	"github.com/zksim/zksim/zkapi"
@@ -83,15 +84,6 @@ const (
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr, gozk.Config{}))
-}
-
-// lease is what both lock kinds give.
-type lease interface {
-	Token(context.Context) (int64, error)
-	Node() string
-	Wait(context.Context) error
-	Fenced(context.Context, ...zkapi.Op) ([]zkapi.OpResult, error)
-	Release(context.Context) error
 }
 
 // run is zklock; getenv reads ZKLOCK_SERVERS, and cfg lets tests give the
@@ -212,7 +204,7 @@ func rootCause(err error) error {
 }
 
 type taken struct {
-	l   lease
+	l   recipe.Lease
 	err error
 }
 
@@ -220,7 +212,7 @@ type taken struct {
 // deletes the queue node (bounded by the session timeout: past it the
 // server has expired the session and the node anyway), and ends zklock
 // with 128+S.
-func acquire(ctx context.Context, conn zkapi.Conn, o options, sigs <-chan os.Signal, stderr io.Writer) (lease, int) {
+func acquire(ctx context.Context, conn zkapi.Conn, o options, sigs <-chan os.Signal, stderr io.Writer) (recipe.Lease, int) {
 	actx, cancel := context.WithCancel(ctx)
 	if o.timeout > 0 {
 		actx, cancel = context.WithTimeout(ctx, o.timeout)
@@ -248,7 +240,7 @@ func acquire(ctx context.Context, conn zkapi.Conn, o options, sigs <-chan os.Sig
 	switch {
 	case err == nil:
 		return l, -1
-	case errors.Is(err, lock.ErrWouldBlock):
+	case errors.Is(err, recipe.ErrWouldBlock):
 		fmt.Fprintf(stderr, "zklock: %s %s (-nonblock)\n", o.path, held)
 		return nil, o.conflictExit
 	case errors.Is(err, context.DeadlineExceeded):
@@ -259,7 +251,7 @@ func acquire(ctx context.Context, conn zkapi.Conn, o options, sigs <-chan os.Sig
 		}
 		fmt.Fprintf(stderr, "zklock: %s %s after %v (-timeout)\n", o.path, held, o.timeout)
 		return nil, o.conflictExit
-	case errors.Is(err, lock.ErrConfig):
+	case errors.Is(err, recipe.ErrConfig):
 		fmt.Fprintf(stderr, "zklock: %v\n", err)
 		return nil, exitUsage
 	case errors.Is(err, semaphore.ErrMaxLeases):
@@ -271,7 +263,7 @@ func acquire(ctx context.Context, conn zkapi.Conn, o options, sigs <-chan os.Sig
 }
 
 // take acquires the lock -read, -n and -nonblock choose.
-func take(ctx context.Context, conn zkapi.Conn, o options) (lease, error) {
+func take(ctx context.Context, conn zkapi.Conn, o options) (recipe.Lease, error) {
 	if o.leases > 0 {
 		s, err := semaphore.New(conn, o.path, o.leases, semaphore.Options{})
 		if err != nil {
@@ -283,7 +275,7 @@ func take(ctx context.Context, conn zkapi.Conn, o options) (lease, error) {
 		return nilIfErr(s.Acquire(ctx))
 	}
 	if o.read {
-		rw, err := rwlock.New(conn, o.path, lock.Options{})
+		rw, err := rwlock.New(conn, o.path, rwlock.Options{})
 		if err != nil {
 			return nil, err
 		}
@@ -303,7 +295,7 @@ func take(ctx context.Context, conn zkapi.Conn, o options) (lease, error) {
 }
 
 // nilIfErr keeps a typed nil lease out of the interface on failure.
-func nilIfErr[L lease](l L, err error) (lease, error) {
+func nilIfErr[L recipe.Lease](l L, err error) (recipe.Lease, error) {
 	if err != nil {
 		return nil, err
 	}

@@ -166,7 +166,7 @@ func holdLock(t *testing.T, addr, path string, rw bool) {
 	}
 	t.Cleanup(func() { conn.Close() })
 	if rw {
-		w, err := rwlock.New(conn, path, lock.Options{})
+		w, err := rwlock.New(conn, path, rwlock.Options{})
 		if err == nil {
 			_, err = w.Acquire(ctx)
 		}

@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -50,7 +50,7 @@ func (r ran) describe() string {
 // the command, and the lock stays held until the command has exited.
 // With no command, zklock prints the node and token and holds until a
 // signal.
-func supervise(ctx context.Context, conn zkapi.Conn, o options, l lease, token int64, sigs <-chan os.Signal, stdin io.Reader, stdout, stderr io.Writer) ran {
+func supervise(ctx context.Context, conn zkapi.Conn, o options, l recipe.Lease, token int64, sigs <-chan os.Signal, stdin io.Reader, stdout, stderr io.Writer) ran {
 	if len(o.command) == 0 {
 		return hold(ctx, conn, o, l, token, sigs, stdout)
 	}
@@ -91,7 +91,7 @@ func supervise(ctx context.Context, conn zkapi.Conn, o options, l lease, token i
 // watchLease reports on lost how the lease was lost: the session's end
 // as the client hears of it (Wait), or a silence that lasted until the
 // server may soon expire the session (contact), whichever comes first.
-func watchLease(ctx context.Context, conn zkapi.Conn, o options, l lease) (<-chan error, context.CancelFunc) {
+func watchLease(ctx context.Context, conn zkapi.Conn, o options, l recipe.Lease) (<-chan error, context.CancelFunc) {
 	lost := make(chan error, 2)
 	watch, stop := context.WithCancel(ctx)
 	go func() { lost <- l.Wait(watch) }()
@@ -102,7 +102,7 @@ func watchLease(ctx context.Context, conn zkapi.Conn, o options, l lease) (<-cha
 // hold is supervise without a command: it prints the lock node and token
 // as ZKLOCK_NODE= and ZKLOCK_TOKEN= lines, then holds until a signal
 // (exit 0 once released) or until the lease is lost (exit 4).
-func hold(ctx context.Context, conn zkapi.Conn, o options, l lease, token int64, sigs <-chan os.Signal, stdout io.Writer) ran {
+func hold(ctx context.Context, conn zkapi.Conn, o options, l recipe.Lease, token int64, sigs <-chan os.Signal, stdout io.Writer) ran {
 	fmt.Fprintf(stdout, "ZKLOCK_NODE=%s\nZKLOCK_TOKEN=%d\n", l.Node(), token)
 	lost, stopWatch := watchLease(ctx, conn, o, l)
 	defer stopWatch()
@@ -183,7 +183,7 @@ func kill(p *os.Process, o options, why error, stderr io.Writer) {
 // settle decides zklock's exit once the command has ended, and releases
 // the lock, within the session timeout. The command's own code stands only
 // if the lock is confirmed held after it ended.
-func settle(ctx context.Context, conn zkapi.Conn, o options, l lease, r ran, stderr io.Writer) int {
+func settle(ctx context.Context, conn zkapi.Conn, o options, l recipe.Lease, r ran, stderr io.Writer) int {
 	if !r.started {
 		release(conn, l, o.session)
 		return r.code
@@ -205,7 +205,7 @@ func settle(ctx context.Context, conn zkapi.Conn, o options, l lease, r ran, std
 		return o.lostExit
 	}
 	// Held to the end: a loss from here on cost the command nothing.
-	if err := release(conn, l, o.session); err != nil && !errors.Is(err, lock.ErrLost) {
+	if err := release(conn, l, o.session); err != nil && !errors.Is(err, recipe.ErrLost) {
 		fmt.Fprintf(stderr, "zklock: release %s: %v (it was held until the command ended)\n", o.path, err)
 	}
 	return r.code
@@ -230,7 +230,7 @@ var errUnconfirmed = errors.New("could not confirm the lock was held")
 // instead would be ambiguous there (a delete lost on the way may have
 // applied, so a NoNode after it cannot tell a loss from our own delete).
 // A session that stays unreachable for limit is not confirmed.
-func confirm(ctx context.Context, conn zkapi.Conn, l lease, limit time.Duration) error {
+func confirm(ctx context.Context, conn zkapi.Conn, l recipe.Lease, limit time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	for {

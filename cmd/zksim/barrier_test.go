@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/barrier/zoo"
+	"github.com/zksim/zksim/zoo"
 )
 
 // Every barrier zoo exhibit, run by its name under barrier/, fails with
@@ -15,7 +15,7 @@ import (
 // the saved trace byte for byte with the same verdict: random walk, PCT
 // and the systematic search alike.
 func TestRunBarrier_ZooFailureSavedAndReplayed(t *testing.T) {
-	for _, ex := range zoo.Exhibits() {
+	for _, ex := range zoo.Barriers() {
 		for _, strategy := range []string{"random", "pct", "exhaustive"} {
 			name := ex.Name
 			t.Run(name+"/"+strategy, func(t *testing.T) {
@@ -114,7 +114,7 @@ func TestList_Barriers(t *testing.T) {
 		t.Fatalf("no barrier section:\n%s", out)
 	}
 	want := []string{"barrier", "barrier/single"}
-	for _, ex := range zoo.Exhibits() {
+	for _, ex := range zoo.Barriers() {
 		want = append(want, ex.Name)
 	}
 	for _, name := range want {

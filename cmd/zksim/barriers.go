@@ -4,9 +4,9 @@ import (
 	"fmt"
 
 	"github.com/zksim/zksim/barrier"
-	"github.com/zksim/zksim/barrier/zoo"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/simcli"
+	"github.com/zksim/zksim/zoo"
 )
 
 // addBarriers gives c the barrier recipes: the good double barrier
@@ -19,8 +19,8 @@ func addBarriers(c *simcli.CLI) {
 		harness.BarrierWorkload{Recipe: single, Single: true})
 	c.Docs["barrier"] = "double barrier: each round, enter when all clients arrived, leave when all left (zksim's barrier.DoubleBarrier)"
 	c.Docs["barrier/single"] = "single barrier: one client raises it, works and lowers it; the others wait (zksim's barrier.Barrier)"
-	for _, ex := range zoo.Exhibits() {
-		c.Barriers = append(c.Barriers, harness.BarrierWorkload{Recipe: ex.Recipe, Single: ex.Single})
+	for _, ex := range zoo.Barriers() {
+		c.Barriers = append(c.Barriers, harness.BarrierWorkload{Recipe: ex.Barrier, Single: ex.Single})
 		c.Docs[ex.Name] = fmt.Sprintf("BROKEN (%s): %s", ex.Violation, firstSentence(ex.Bug))
 	}
 }

@@ -64,11 +64,11 @@ func goList(t *testing.T, args ...string) []string {
 var recipes = []string{
 	"github.com/zksim/zksim/lock",
 	"github.com/zksim/zksim/rwlock",
-	"github.com/zksim/zksim/lock/zoo",
 	"github.com/zksim/zksim/election",
 	"github.com/zksim/zksim/barrier",
-	"github.com/zksim/zksim/barrier/zoo",
 	"github.com/zksim/zksim/semaphore",
+	"github.com/zksim/zksim/recipe",
+	"github.com/zksim/zksim/zoo",
 }
 
 // notForRecipes are what a recipe must not link: the fake, the
@@ -89,6 +89,41 @@ func TestRecipes_LinkOnlyZkapi(t *testing.T) {
 				if dep == p || strings.HasPrefix(dep, p+"/") {
 					t.Errorf("%s links %s", r, dep)
 				}
+			}
+		}
+	}
+}
+
+// leafOnly maps each recipe package of the lock family and the barrier to
+// the only module packages it may link besides itself: the leaf recipe
+// (descriptors and the Lease interface), the queue mechanics and zkapi.
+// The leaf links zkapi alone. So no recipe imports another (issue 23:
+// rwlock, semaphore and election imported lock for its descriptor).
+var leafOnly = map[string][]string{
+	"github.com/zksim/zksim/recipe":    {"github.com/zksim/zksim/zkapi"},
+	"github.com/zksim/zksim/lock":      recipeDeps,
+	"github.com/zksim/zksim/rwlock":    recipeDeps,
+	"github.com/zksim/zksim/semaphore": recipeDeps,
+	"github.com/zksim/zksim/election":  recipeDeps,
+	"github.com/zksim/zksim/barrier":   recipeDeps,
+}
+
+// recipeDeps are the module packages a recipe may link.
+var recipeDeps = []string{
+	"github.com/zksim/zksim/zkapi",
+	"github.com/zksim/zksim/recipe",
+	"github.com/zksim/zksim/internal/queue",
+}
+
+// TestRecipes_LinkOnlyTheLeaf fails if a recipe package links a module
+// package other than zkapi, the leaf recipe and internal/queue, or the
+// leaf anything but zkapi.
+func TestRecipes_LinkOnlyTheLeaf(t *testing.T) {
+	const module = "github.com/zksim/zksim/"
+	for _, r := range slices.Sorted(maps.Keys(leafOnly)) {
+		for _, dep := range goList(t, "-deps", r) {
+			if dep != r && strings.HasPrefix(dep, module) && !slices.Contains(leafOnly[r], dep) {
+				t.Errorf("%s links %s, want only %v", r, dep, leafOnly[r])
 			}
 		}
 	}

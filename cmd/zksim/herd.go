@@ -8,9 +8,10 @@ import (
 
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/lock"
-	"github.com/zksim/zksim/lock/zoo"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/simcli"
+	"github.com/zksim/zksim/zoo"
 )
 
 // runHerd shows the herd effect: for N waiters, how many clients each
@@ -62,7 +63,7 @@ const herdSteps = 100000
 
 // herdFigure runs n clients acquiring once each, without faults, and
 // returns the clients woken per change of the lock directory.
-func herdFigure(r lock.Recipe, n int) figure {
+func herdFigure(r recipe.Lock, n int) figure {
 	rep, err := harness.RunWorkload(sim.Config{NoTrace: true, TickPercent: 1, MaxSteps: herdSteps}, sim.NewSeeded(1),
 		harness.Workload{Recipe: r, Clients: n, Acquisitions: 1})
 	if err != nil {

@@ -39,10 +39,11 @@ import (
 
 	"github.com/zksim/zksim/election"
 	"github.com/zksim/zksim/lock"
-	"github.com/zksim/zksim/lock/zoo"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/rwlock"
 	"github.com/zksim/zksim/semaphore"
 	"github.com/zksim/zksim/simcli"
+	"github.com/zksim/zksim/zoo"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -52,7 +53,7 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 func cli() *simcli.CLI {
 	c := &simcli.CLI{
 		Name: "zksim",
-		Recipes: []lock.Recipe{lock.MutexRecipe(), rwlock.Recipe(), lock.ReentrantRecipe(), lock.MultiRecipe(),
+		Recipes: []recipe.Lock{lock.MutexRecipe(), rwlock.Recipe(), lock.ReentrantRecipe(), lock.MultiRecipe(),
 			semaphore.Recipe(2), semaphore.Recipe(3), election.Recipe()},
 		Docs: map[string]string{
 			"lock":           "herd-free exclusive lock (zksim's lock.Mutex)",
@@ -71,7 +72,7 @@ func cli() *simcli.CLI {
 				Summary: "serve the in-memory ZooKeeper over ZooKeeper's protocol, with faults", Run: runServe},
 		},
 	}
-	for _, ex := range zoo.Exhibits() {
+	for _, ex := range zoo.Locks() {
 		c.Recipes = append(c.Recipes, ex.Recipe)
 		c.Docs[ex.Name] = fmt.Sprintf("BROKEN (%s): %s", ex.Violation, firstSentence(ex.Bug))
 	}

@@ -8,11 +8,11 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/barrier"
-	"github.com/zksim/zksim/barrier/zoo"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/harness/harnesstest"
 	"github.com/zksim/zksim/internal/longtest"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zoo"
 )
 
 // The good barriers pass CheckBarrier at its defaults: every legal fault
@@ -34,11 +34,11 @@ func TestCheckBarrierExhaustive_Good(t *testing.T) {
 // every exhibit of the barrier zoo with its class from every rapid seed
 // tried (2, 8 with ZKSIM_LONG=1), stopping each search at the class.
 func TestCheckBarrier_FindsEveryZooExhibitOnEveryRapidSeed(t *testing.T) {
-	for _, ex := range zoo.Exhibits() {
+	for _, ex := range zoo.Barriers() {
 		t.Run(ex.Name, func(t *testing.T) {
 			var at []int
 			for _, seed := range powerSeeds(longtest.Enabled()) {
-				n := harnesstest.FindBarrier(t, seed, ex.Recipe, harnesstest.BarrierOptions{}, ex.Violation)
+				n := harnesstest.FindBarrier(t, seed, ex.Barrier, harnesstest.BarrierOptions{}, ex.Violation)
 				if n == 0 {
 					t.Errorf("rapid seed %d: no %s in 100 checks", seed, ex.Violation)
 				}
@@ -56,7 +56,7 @@ func TestCheckBarrier_FailingChild(t *testing.T) {
 		t.Skip("run by TestCheckBarrier_ReportsLikeCheckRecipe")
 	}
 	ex, _ := zoo.Lookup(zoo.NameDirLeave)
-	harnesstest.CheckBarrier(t, ex.Recipe, harnesstest.BarrierOptions{ArtifactDir: os.Getenv(childEnv)})
+	harnesstest.CheckBarrier(t, ex.Barrier, harnesstest.BarrierOptions{ArtifactDir: os.Getenv(childEnv)})
 }
 
 // A failing CheckBarrier fails its test as CheckRecipe does: every class
@@ -83,7 +83,7 @@ func TestCheckBarrier_ReportsLikeCheckRecipe(t *testing.T) {
 	for _, m := range calls {
 		names = append(names, m[1])
 		ft := &fakeTB{}
-		ft.run(func() { harnesstest.ReplayBarrierFile(ft, m[1], ex.Recipe) })
+		ft.run(func() { harnesstest.ReplayBarrierFile(ft, m[1], ex.Barrier) })
 		class := regexp.MustCompile(`barrier_zoo_dirleave-([a-z-]+)-[0-9a-f]{8}\.trace$`).FindStringSubmatch(m[1])
 		if ft.fatal != "" || class == nil || !strings.Contains(ft.errors, "\n  "+class[1]+": ") {
 			t.Errorf("replay of %s: fatal %q, errors %q", m[1], ft.fatal, ft.errors)

@@ -8,7 +8,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/zksim/zksim/harness"
-	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -51,7 +51,7 @@ type CheckOptions struct {
 // (harness.Confirm), saved as a trace file and an HTML report, and
 // reported once with the violations, the end of the trace, and the
 // ReplayFile call that reproduces it.
-func CheckRecipe(t *testing.T, recipe lock.Recipe, opts CheckOptions) {
+func CheckRecipe(t *testing.T, recipe recipe.Lock, opts CheckOptions) {
 	t.Helper()
 	if err := harness.ValidateLock(opts.Config, recipe, opts.Workload); err != nil {
 		t.Fatal(err) // before rapid starts: a bad option is not a check that failed
@@ -92,7 +92,7 @@ func (s failureSubject) check(t *testing.T, draw func(*rapid.T) drawn) {
 	}
 }
 
-func recipeDraw(recipe lock.Recipe, opts CheckOptions) func(*rapid.T) drawn {
+func recipeDraw(recipe recipe.Lock, opts CheckOptions) func(*rapid.T) drawn {
 	w := opts.Workload
 	w.Recipe = recipe
 	cfg := opts.Config

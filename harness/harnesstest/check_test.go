@@ -18,9 +18,10 @@ import (
 	"github.com/zksim/zksim/harness/harnesstest"
 	"github.com/zksim/zksim/internal/longtest"
 	"github.com/zksim/zksim/lock"
-	"github.com/zksim/zksim/lock/zoo"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zoo"
 )
 
 // rapidSeeds are the rapid seeds the power tests start from. rapid moves
@@ -45,7 +46,7 @@ func powerSeeds(long bool) []uint64 {
 // options meant no faults, 4 of the 17 passed: noguidretry,
 // deletefirstchild, adoptdying, electunfenced.)
 func TestCheckRecipe_FindsEveryZooBugOnEveryRapidSeed(t *testing.T) {
-	for _, ex := range zoo.Exhibits() {
+	for _, ex := range zoo.Locks() {
 		t.Run(ex.Name, func(t *testing.T) {
 			var at []int
 			for _, seed := range powerSeeds(longtest.Enabled()) {
@@ -331,7 +332,7 @@ func TestCheck_NondeterministicChild(t *testing.T) {
 	}
 	ex, _ := zoo.Lookup(zoo.NameSplitDash)
 	r := ex.Recipe
-	r.Acquire = func(ctx context.Context, c zkapi.Conn, dir, id string) (lock.Held, error) {
+	r.Acquire = func(ctx context.Context, c zkapi.Conn, dir, id string) (recipe.Held, error) {
 		return ex.Recipe.Acquire(ctx, randomData{c}, dir, id)
 	}
 	harnesstest.CheckRecipe(t, r, harnesstest.CheckOptions{ArtifactDir: os.Getenv(childEnv)})

@@ -10,6 +10,7 @@ import (
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/harness/harnesstest"
 	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/rwlock"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
@@ -17,9 +18,9 @@ import (
 
 // myRecipe is a user's own lock recipe, given as functions over
 // zkapi.Conn; here it wraps lock.Mutex with the holder's data.
-var myRecipe = lock.Recipe{
+var myRecipe = recipe.Lock{
 	Name: "mine",
-	Acquire: func(ctx context.Context, c zkapi.Conn, dir, id string) (lock.Held, error) {
+	Acquire: func(ctx context.Context, c zkapi.Conn, dir, id string) (recipe.Held, error) {
 		m, err := lock.New(c, dir, lock.Options{ID: id, Data: []byte(id)})
 		if err != nil {
 			return nil, err

@@ -10,7 +10,7 @@ import (
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
-	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -24,7 +24,7 @@ import (
 // and confirmed, saved as a trace file and reported like CheckRecipe's,
 // and logs what it covered. It returns the exploration for tests that
 // assert on coverage.
-func CheckExhaustive(t *testing.T, recipe lock.Recipe, opts CheckOptions, b sim.Bounds) *harness.Exploration {
+func CheckExhaustive(t *testing.T, recipe recipe.Lock, opts CheckOptions, b sim.Bounds) *harness.Exploration {
 	t.Helper()
 	w := opts.Workload
 	w.Recipe = recipe

@@ -10,14 +10,14 @@ import (
 
 	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/check"
-	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
 )
 
 // FindRecipe runs CheckRecipe's search with rapid's default 100 checks
 // from the given rapid seed until a schedule shows class, and returns
 // that schedule's number (from 1), or 0 if none did. It does not shrink.
-func FindRecipe(t *testing.T, rapidSeed uint64, recipe lock.Recipe, opts CheckOptions, class check.Class) int {
+func FindRecipe(t *testing.T, rapidSeed uint64, recipe recipe.Lock, opts CheckOptions, class check.Class) int {
 	t.Helper()
 	return find(t, rapidSeed, recipeDraw(recipe, opts), runSubject, class)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/zksim/zksim/harness/harnesstest"
 	"github.com/zksim/zksim/internal/longtest"
 	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/rwlock"
 	"github.com/zksim/zksim/semaphore"
 	"github.com/zksim/zksim/sim"
@@ -70,11 +71,11 @@ func (c *frozenSession) Session() zkapi.Session {
 }
 
 // withConn makes a lock recipe use wrap(conn) for its conn.
-func withConn(r lock.Recipe, name string, wrap func(zkapi.Conn) zkapi.Conn) lock.Recipe {
+func withConn(r recipe.Lock, name string, wrap func(zkapi.Conn) zkapi.Conn) recipe.Lock {
 	r.Name = name
-	for _, acquire := range []*lock.AcquireFunc{&r.Acquire, &r.AcquireRead} {
+	for _, acquire := range []*recipe.AcquireFunc{&r.Acquire, &r.AcquireRead} {
 		if f := *acquire; f != nil {
-			*acquire = func(ctx context.Context, c zkapi.Conn, dir, id string) (lock.Held, error) {
+			*acquire = func(ctx context.Context, c zkapi.Conn, dir, id string) (recipe.Held, error) {
 				return f(ctx, wrap(c), dir, id)
 			}
 		}
@@ -85,8 +86,8 @@ func withConn(r lock.Recipe, name string, wrap func(zkapi.Conn) zkapi.Conn) lock
 // userLock is a user's own lock: one ephemeral sequential node, the
 // lowest holds, each waiter watches its predecessor; Release deletes
 // the node and returns nil on a connection loss.
-func userLock() lock.Recipe {
-	return lock.Recipe{Name: "user-lock", Acquire: func(ctx context.Context, c zkapi.Conn, dir, id string) (lock.Held, error) {
+func userLock() recipe.Lock {
+	return recipe.Lock{Name: "user-lock", Acquire: func(ctx context.Context, c zkapi.Conn, dir, id string) (recipe.Held, error) {
 		c.Create(ctx, dir[:strings.LastIndex(dir, "/")], nil, zkapi.Persistent)
 		c.Create(ctx, dir, nil, zkapi.Persistent)
 		me, err := c.Create(ctx, dir+"/n-", []byte(id), zkapi.EphemeralSequential)
@@ -144,7 +145,7 @@ func (h userHeld) Release(ctx context.Context) error {
 
 // planted is a planted recipe and the class the check must find.
 type planted struct {
-	recipe lock.Recipe
+	recipe recipe.Lock
 	class  check.Class
 }
 

@@ -7,18 +7,18 @@ import (
 
 	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/harness"
-	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
 )
 
 // ReplayFile replays a trace file that CheckRecipe (or zksim run) saved,
-// with recipe, the lock.Recipe it was saved for, and returns the report.
+// with recipe, the recipe.Lock it was saved for, and returns the report.
 // It fails t if the file cannot be read, names another recipe, or replays
 // to another trace (the recipe changed since, or does not run
 // deterministically), and it fails t with the violations the replay shows:
 // a replayed failure fails the test again, ready for a debugger or more
 // logging.
-func ReplayFile(t testing.TB, path string, recipe lock.Recipe) *harness.Report {
+func ReplayFile(t testing.TB, path string, recipe recipe.Lock) *harness.Report {
 	t.Helper()
 	f := readTraceFile(t, path)
 	if f.Programs || f.Recipe != recipe.Name {

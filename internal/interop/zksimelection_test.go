@@ -39,10 +39,10 @@ func isLeaderNode(dir string, l *election.Leadership) func(node) bool {
 // resign resigns l and checks that dir is left empty.
 func resign(t *testing.T, ctx context.Context, f *fake, dir string, l *election.Leadership) {
 	t.Helper()
-	if err := l.Resign(ctx); err != nil {
-		t.Fatalf("Resign: %v", err)
+	if err := l.Release(ctx); err != nil {
+		t.Fatalf("Release: %v", err)
 	}
-	f.noOrphan(t, dir, "the leader's Resign")
+	f.noOrphan(t, dir, "the leader's Release")
 }
 
 // TestZksimElection_LostCreateReply (scenario 1): the candidate's create is
@@ -76,7 +76,7 @@ func TestZksimElection_ConnLossListing(t *testing.T) {
 // TestZksimElection_SessionExpiredWhileLeading (scenario 3): A leads, B is
 // parked on A's node; the server expires A's session; B leads with a
 // higher term. A is told: Wait and Check return ErrLost, its fenced write
-// is refused, Resign reports ErrLost.
+// is refused, Release reports ErrLost.
 func TestZksimElection_SessionExpiredWhileLeading(t *testing.T) {
 	const dir = "/elections/expired-leader"
 	f, ctx := scenario(t, dir)
@@ -100,8 +100,8 @@ func TestZksimElection_SessionExpiredWhileLeading(t *testing.T) {
 	if _, err := la.Fenced(ctx, zkapi.SetOp{Path: dir, Data: []byte("stale"), Version: zkapi.AnyVersion}); !errors.Is(err, election.ErrLost) {
 		t.Fatalf("A: Fenced = %v, want ErrLost", err)
 	}
-	if err := la.Resign(ctx); !errors.Is(err, election.ErrLost) {
-		t.Fatalf("A: Resign = %v, want ErrLost", err)
+	if err := la.Release(ctx); !errors.Is(err, election.ErrLost) {
+		t.Fatalf("A: Release = %v, want ErrLost", err)
 	}
 	f.only(t, dir, "B's node", isLeaderNode(dir, lb))
 }

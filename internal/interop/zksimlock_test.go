@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
 	"github.com/zksim/zksim/zktest"
@@ -77,12 +78,12 @@ func expireWhileBWaits(t *testing.T, ctx context.Context, f *fake, dir string, l
 }
 
 // wantFencedLost fails t unless a fenced write through la, a lease whose
-// session has expired, is refused with lock.ErrLost.
+// session has expired, is refused with recipe.ErrLost.
 func wantFencedLost(t *testing.T, ctx context.Context, la *lock.Lease, p string) {
 	t.Helper()
 	_, err := la.Fenced(ctx, zkapi.SetOp{Path: p, Data: []byte("stale"), Version: zkapi.AnyVersion})
-	if !errors.Is(err, lock.ErrLost) {
-		t.Fatalf("A: Fenced write = %v, want it refused with lock.ErrLost", err)
+	if !errors.Is(err, recipe.ErrLost) {
+		t.Fatalf("A: Fenced write = %v, want it refused with recipe.ErrLost", err)
 	}
 }
 
@@ -118,7 +119,7 @@ func TestZksimLock_ConnLossListingChildren(t *testing.T) {
 
 // TestZksimLock_SessionExpiredWhileHolding (scenario 3): the server
 // expires the holder's session; B acquires. A is told: Lease.Wait and
-// Check return lock.ErrLost once its Conn learns of the expiry, a fenced
+// Check return recipe.ErrLost once its Conn learns of the expiry, a fenced
 // write is refused, Release reports ErrLost, and B's fencing token is
 // above A's.
 func TestZksimLock_SessionExpiredWhileHolding(t *testing.T) {
@@ -128,18 +129,18 @@ func TestZksimLock_SessionExpiredWhileHolding(t *testing.T) {
 	la := acquire(t, ctx, "A", newMutex(t, a, dir, "a"))
 	tokA := zktest.Token(t, ctx, la, "A")
 	lb := expireWhileBWaits(t, ctx, f, dir, la, b, nil)
-	if err := la.Wait(ctx); !errors.Is(err, lock.ErrLost) {
-		t.Fatalf("A: Wait = %v, want lock.ErrLost", err)
+	if err := la.Wait(ctx); !errors.Is(err, recipe.ErrLost) {
+		t.Fatalf("A: Wait = %v, want recipe.ErrLost", err)
 	}
-	if err := la.Check(); !errors.Is(err, lock.ErrLost) {
-		t.Fatalf("A: Check = %v, want lock.ErrLost", err)
+	if err := la.Check(); !errors.Is(err, recipe.ErrLost) {
+		t.Fatalf("A: Check = %v, want recipe.ErrLost", err)
 	}
 	wantFencedLost(t, ctx, la, dir)
 	if tokB, err := lb.Token(ctx); err != nil || tokB <= tokA {
 		t.Fatalf("B: Token = %d, %v; want above A's %d", tokB, err, tokA)
 	}
-	if err := la.Release(ctx); !errors.Is(err, lock.ErrLost) {
-		t.Fatalf("A: Release = %v, want lock.ErrLost", err)
+	if err := la.Release(ctx); !errors.Is(err, recipe.ErrLost) {
+		t.Fatalf("A: Release = %v, want recipe.ErrLost", err)
 	}
 	f.only(t, dir, "B's node "+lb.Node(), isLeaseNode(dir, lb))
 }
@@ -156,8 +157,8 @@ func TestZksimLock_PredecessorExpiresBeforeWatch(t *testing.T) {
 	fired := f.expireBeforeWatch(t, dir, la.Session(), b.Session().ID)
 	lb := acquire(t, ctx, "B after its predecessor vanished", newMutex(t, b, dir, "b"))
 	f.predecessorGone(t, dir, fired, "B's node "+lb.Node(), isLeaseNode(dir, lb))
-	if err := la.Wait(ctx); !errors.Is(err, lock.ErrLost) {
-		t.Fatalf("A: Wait = %v, want lock.ErrLost", err)
+	if err := la.Wait(ctx); !errors.Is(err, recipe.ErrLost) {
+		t.Fatalf("A: Wait = %v, want recipe.ErrLost", err)
 	}
 }
 
@@ -166,7 +167,7 @@ func TestZksimLock_PredecessorExpiresBeforeWatch(t *testing.T) {
 // long GC pause or a partition: B acquires, and A cannot know yet, so
 // Check still says it holds (no lock can do better; this is the window
 // that fencing closes). Once A's Conn reaches the server again it learns
-// of the expiry: Wait returns lock.ErrLost and a fenced write is refused.
+// of the expiry: Wait returns recipe.ErrLost and a fenced write is refused.
 func TestZksimLock_SessionExpiredWhilePartitioned(t *testing.T) {
 	const dir = "/locks/partitioned-holder"
 	f, ctx := scenario(t, dir)
@@ -183,8 +184,8 @@ func TestZksimLock_SessionExpiredWhilePartitioned(t *testing.T) {
 		t.Fatalf("A: Check while partitioned = %v; measured: nil (A cannot know yet)", err)
 	}
 	proxy.Resume()
-	if err := la.Wait(ctx); !errors.Is(err, lock.ErrLost) {
-		t.Fatalf("A: Wait after the partition healed = %v, want lock.ErrLost", err)
+	if err := la.Wait(ctx); !errors.Is(err, recipe.ErrLost) {
+		t.Fatalf("A: Wait after the partition healed = %v, want recipe.ErrLost", err)
 	}
 	wantFencedLost(t, ctx, la, dir)
 	if err := lb.Release(ctx); err != nil {

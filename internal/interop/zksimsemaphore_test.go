@@ -6,6 +6,7 @@ import (
 	"path"
 	"testing"
 
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/semaphore"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zktest"
@@ -98,16 +99,16 @@ func TestZksimSemaphore_SessionExpiredWhileHolding(t *testing.T) {
 		t.Fatal(err)
 	}
 	lb := waiting.Receive(t, ctx, "B after A's session expired: Acquire")
-	if err := la.Wait(ctx); !errors.Is(err, semaphore.ErrLost) {
+	if err := la.Wait(ctx); !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("A: Wait = %v, want ErrLost", err)
 	}
-	if err := la.Check(); !errors.Is(err, semaphore.ErrLost) {
+	if err := la.Check(); !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("A: Check = %v, want ErrLost", err)
 	}
-	if _, err := la.Fenced(ctx, zkapi.SetOp{Path: dir, Data: []byte("stale"), Version: zkapi.AnyVersion}); !errors.Is(err, semaphore.ErrLost) {
+	if _, err := la.Fenced(ctx, zkapi.SetOp{Path: dir, Data: []byte("stale"), Version: zkapi.AnyVersion}); !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("A: Fenced = %v, want ErrLost", err)
 	}
-	if err := la.Release(ctx); !errors.Is(err, semaphore.ErrLost) {
+	if err := la.Release(ctx); !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("A: Release = %v, want ErrLost", err)
 	}
 	f.only(t, leasesOf(dir), "B's lease", isSemLease(dir, lb))
@@ -157,7 +158,7 @@ func TestZksimSemaphore_WaiterAheadExpiresBeforeWatch(t *testing.T) {
 	waiting := zktest.Go(t, ctx, newSem(t, c, dir, 1, "c").Acquire)
 	f.waitWatch(t, ctx, c.Session().ID, leasesOf(dir), true)
 	firedOnce(t, fired)
-	if _, err := bWaits.Wait(t, ctx); !errors.Is(err, semaphore.ErrLost) {
+	if _, err := bWaits.Wait(t, ctx); !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("B: Acquire after its session expired = %v, want ErrLost", err)
 	}
 	waiting.Pending(t, "C while A holds")

@@ -3,13 +3,14 @@ package queue
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/zksim/zksim/recipe"
 )
 
-// ErrConfig is the error of a bad lock path or option (lock.ErrConfig).
-var ErrConfig = errors.New("lock: invalid configuration")
+// ErrConfig is the error of a bad lock path or option: recipe.ErrConfig.
+var ErrConfig = recipe.ErrConfig
 
 // CheckConfig is the one check of a lock's directory and holder id that
 // lock, rwlock and the zoo share: dir must be an absolute node path other

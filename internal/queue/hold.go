@@ -6,17 +6,19 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 )
 
-// Errors about a held node.
+// Errors about a held node (package recipe's).
 var (
-	ErrSuspended = errors.New("lock: disconnected, holding is uncertain")
-	ErrReleased  = errors.New("lock: lease released")
+	ErrSuspended = recipe.ErrSuspended
+	ErrReleased  = recipe.ErrReleased
 )
 
 // Hold is a member's node while its owner holds it: the lease state every
-// lock recipe shares.
+// lock recipe shares. Its methods are recipe.Lease's: a recipe's lease
+// type embeds a *Hold and replaces only what it does differently.
 type Hold struct {
 	Q                Queue
 	Path             string
@@ -31,6 +33,12 @@ type Hold struct {
 	done     context.Context // see releasedCtx
 	markDone context.CancelFunc
 }
+
+// Node is the path of the held node (recipe.Lease).
+func (h *Hold) Node() string { return h.Path }
+
+// Session is the id of the session that owns the node.
+func (h *Hold) Session() int64 { return h.SID }
 
 // Check reports, without blocking, whether the node is still held: nil,
 // ErrReleased, ErrSessionLost, or ErrSuspended (disconnected, with

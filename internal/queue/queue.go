@@ -11,7 +11,7 @@
 // session that owned it has ended.
 //
 // The recipe's replaceable steps are the fields of Steps; the zero Steps
-// is the correct recipe, and lock/zoo's broken recipes are this queue with
+// is the correct recipe, and package zoo's broken locks are this queue with
 // one step replaced.
 package queue
 
@@ -25,20 +25,20 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 )
 
-// Errors reported by the queue. They say "lock:": the queue is how the
-// locks work, and a user sees them through lock and rwlock, which also
-// put the lock's directory in front of the other errors.
+// Errors reported by the queue: package recipe's sentinels, which a user
+// compares with, under the names the queue's code reads best with.
 var (
 	// ErrSequenceOverflow: the directory's sequence counter reached 2^31-1,
 	// after which ZooKeeper repeats or wraps numbers and FIFO order is lost.
-	ErrSequenceOverflow = errors.New("lock: sequence counter of the directory is at 2^31-1")
+	ErrSequenceOverflow = recipe.ErrSequenceOverflow
 	// ErrDuplicateSequence: two members carry the same sequence number.
-	ErrDuplicateSequence = errors.New("lock: two lock nodes share a sequence number")
+	ErrDuplicateSequence = recipe.ErrDuplicateSequence
 	// ErrSessionLost: the session that owned the member's node ended.
-	ErrSessionLost = errors.New("lock: session lost, lock no longer held")
+	ErrSessionLost = recipe.ErrLost
 )
 
 // Member is one parsed node of the queue.

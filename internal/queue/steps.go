@@ -13,7 +13,7 @@ import (
 // Steps are the parts of the queue recipe that a variant may replace. A
 // nil field is the correct step, so the zero Steps is the recipe as
 // lock.Mutex and rwlock run it (DefaultSteps spells it out). The broken
-// recipes of lock/zoo are this queue with one field set: each planted bug
+// recipes of package zoo are this queue with one field set: each planted bug
 // is exactly that field.
 //
 // The Rule is not a step: it is what the lock is (exclusive, or a

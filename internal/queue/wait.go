@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 )
 
 // ErrWouldBlock is what a try-acquire answers when it finds the lock held.
-var ErrWouldBlock = errors.New("lock: held by another holder")
+var ErrWouldBlock = recipe.ErrWouldBlock
 
 // Rule decides, for the member at index i of the queue, whether it holds
 // the lock, and if not which member's node to wait on. marked holds the

@@ -5,8 +5,8 @@
 package main
 
 import (
-	"github.com/zksim/zksim/lock/zoo"
 	"github.com/zksim/zksim/simcli"
+	"github.com/zksim/zksim/zoo"
 )
 
 func main() {

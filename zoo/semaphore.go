@@ -7,7 +7,7 @@ import (
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/internal/queue"
-	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -84,8 +84,8 @@ func firstN(n int) queue.Rule {
 
 // semaphoreRecipe is the queue semaphore of v.leases leases with v's
 // steps: nodes "lease-<id>-<seq>", the rule firstN.
-func (v variant) semaphoreRecipe() lock.Recipe {
-	return lock.Recipe{Name: v.name, Acquire: v.acquire(leaseKind, []string{leaseKind}, firstN(v.leases)), Leases: v.leases}
+func (v variant) semaphoreRecipe() recipe.Lock {
+	return recipe.Lock{Name: v.name, Acquire: v.acquire(leaseKind, []string{leaseKind}, firstN(v.leases)), Leases: v.leases}
 }
 
 // SemDirWatch is the counting semaphore of 2 leases that watches the
@@ -102,7 +102,7 @@ func (v variant) semaphoreRecipe() lock.Recipe {
 // Bug (docs/zk-semantics.md bug scenario 7): every waiter holds a child
 // watch on the directory, so a release wakes every waiter, and they all
 // list again although one can take the freed lease. Violation: herd.
-func SemDirWatch() lock.Recipe { return queued(NameSemDirWatch) }
+func SemDirWatch() recipe.Lock { return queued(NameSemDirWatch) }
 
 // SemTimeoutLeak is the queue semaphore of 2 leases whose Acquire, when
 // ctx ends while it waits, returns ctx's error and leaves its node behind:
@@ -119,7 +119,7 @@ func SemDirWatch() lock.Recipe { return queued(NameSemDirWatch) }
 // long-lived client process, forever). With N such nodes everyone waits.
 // Violation: orphan, and deadlock when the abandoned nodes fill the N
 // leases.
-func SemTimeoutLeak() lock.Recipe { return queued(NameSemTimeoutLeak) }
+func SemTimeoutLeak() recipe.Lock { return queued(NameSemTimeoutLeak) }
 
 // SemMixedMax is the queue semaphore (lost-create lookup, numeric order,
 // one watch on the predecessor, re-listing after every wake-up, cleanup
@@ -137,10 +137,10 @@ func SemTimeoutLeak() lock.Recipe { return queued(NameSemTimeoutLeak) }
 // hold: more leases at once than the semaphore has. (The good semaphore
 // puts N in every node name and refuses a member of another N ahead of
 // it.) Violation: max-leases.
-func SemMixedMax() lock.Recipe {
-	return lock.Recipe{
+func SemMixedMax() recipe.Lock {
+	return recipe.Lock{
 		Name: NameSemMixedMax,
-		Acquire: func(ctx context.Context, conn zkapi.Conn, dir, id string) (lock.Held, error) {
+		Acquire: func(ctx context.Context, conn zkapi.Conn, dir, id string) (recipe.Held, error) {
 			if err := checkArgs(dir, id); err != nil {
 				return nil, err
 			}

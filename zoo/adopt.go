@@ -2,7 +2,7 @@ package zoo
 
 import (
 	"github.com/zksim/zksim/internal/queue"
-	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 )
 
 // AdoptDying is the queue lock whose lost-create lookup trusts the name:
@@ -29,7 +29,7 @@ import (
 // next in line holds too. Only a client that abandons its session on its
 // own shows it: a session the server has expired has no nodes left to
 // adopt. Violation: mutual-exclusion.
-func AdoptDying() lock.Recipe { return queued(NameAdoptDying) }
+func AdoptDying() recipe.Lock { return queued(NameAdoptDying) }
 
 // anyOwner is AdoptDying's Owns step, and its defect: a node with the
 // right guid is taken as the session's the client has now, whoever owns

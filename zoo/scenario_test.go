@@ -11,9 +11,9 @@ import (
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
-	"github.com/zksim/zksim/lock"
-	"github.com/zksim/zksim/lock/zoo"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/rwlock"
+	"github.com/zksim/zksim/zoo"
 )
 
 // scenario is a scripted schedule on the fake server that makes a recipe
@@ -22,10 +22,10 @@ import (
 type scenario struct {
 	name  string
 	class check.Class
-	run   func(t *testing.T, e *env, r lock.Recipe) (broke bool, detail string)
+	run   func(t *testing.T, e *env, r recipe.Lock) (broke bool, detail string)
 	// good are the good recipes the scenario must not break, besides
 	// lock.MutexRecipe.
-	good []lock.Recipe
+	good []recipe.Lock
 }
 
 // scenarios maps each exhibit to the schedules that break it. Each
@@ -58,7 +58,7 @@ var scenarios = map[string][]scenario{
 // same schedules without breaking: the scenarios are valid, and they show
 // what the good recipes do differently.
 func TestExhibits_ScenariosBreakThem(t *testing.T) {
-	for _, ex := range zoo.Exhibits() {
+	for _, ex := range zoo.Locks() {
 		scs := append(scenarios[ex.Name], electionScenarios[ex.Name]...)
 		if len(scs) == 0 {
 			t.Errorf("%s has no scenario", ex.Name)
@@ -79,7 +79,7 @@ func TestExhibits_ScenariosBreakThem(t *testing.T) {
 				}
 				t.Log(detail)
 			})
-			for _, good := range append([]lock.Recipe{goodFor(ex)}, sc.good...) {
+			for _, good := range append([]recipe.Lock{goodFor(ex)}, sc.good...) {
 				t.Run(short+"/"+sc.name+"/good-"+good.Name, func(t *testing.T) {
 					broke, detail := sc.run(t, newEnv(t), good)
 					if broke {
@@ -116,7 +116,7 @@ func TestExhibits_OtherwiseCorrect(t *testing.T) {
 		{lostDeleteReply(), fifo},
 		{abandonedSessionNodeAdopted(), fifo},
 	}
-	for _, ex := range zoo.Exhibits() {
+	for _, ex := range zoo.Locks() {
 		if ex.Recipe.Leases > 1 {
 			continue // these scenarios hold a lock; semaphores: TestSemaphoreExhibits_OtherwiseCorrect
 		}
@@ -137,7 +137,7 @@ func TestExhibits_OtherwiseCorrect(t *testing.T) {
 
 // acquireFor picks Acquire or, for 'r' and a recipe that has it,
 // AcquireRead. A good exclusive lock is a valid, stricter, shared lock.
-func acquireFor(r lock.Recipe, kind rune) lock.AcquireFunc {
+func acquireFor(r recipe.Lock, kind rune) recipe.AcquireFunc {
 	if kind == 'r' && r.AcquireRead != nil {
 		return r.AcquireRead
 	}
@@ -151,8 +151,8 @@ func acquireFor(r lock.Recipe, kind rune) lock.AcquireFunc {
 // just before it) and the waiter sessions that send a request after it
 // (woken); a herd is more than one of either.
 func herdOnRelease(kinds string) scenario {
-	return scenario{name: "herd-on-release-" + kinds, class: check.Herd, good: []lock.Recipe{rwlock.Recipe()},
-		run: func(t *testing.T, e *env, r lock.Recipe) (bool, string) {
+	return scenario{name: "herd-on-release-" + kinds, class: check.Herd, good: []recipe.Lock{rwlock.Recipe()},
+		run: func(t *testing.T, e *env, r recipe.Lock) (bool, string) {
 			holder := e.holder(r.Acquire, "holder")
 			ws := make([]*attempt, len(kinds))
 			for i, k := range kinds {
@@ -225,7 +225,7 @@ func loseChildren(_ *env, a *attempt) rule {
 // left waiting, on a node no running attempt owns (an orphan, whose live
 // session keeps it: a deadlock).
 func orphanBlocks(class check.Class, name string, faults ...faultFor) scenario {
-	return scenario{name: name, class: class, run: func(t *testing.T, e *env, r lock.Recipe) (bool, string) {
+	return scenario{name: name, class: class, run: func(t *testing.T, e *env, r recipe.Lock) (bool, string) {
 		holder := e.holder(r.Acquire, "holder")
 		b := e.prepare("b")
 		for _, f := range faults {
@@ -266,7 +266,7 @@ func orphanBlocks(class check.Class, name string, faults ...faultFor) scenario {
 // waits on b; b gives up. c must wait on, not hold alongside, the holder.
 func gaveUpWhileWatched() scenario {
 	return scenario{name: "predecessor-gives-up", class: check.MutualExclusion,
-		run: func(t *testing.T, e *env, r lock.Recipe) (bool, string) {
+		run: func(t *testing.T, e *env, r recipe.Lock) (bool, string) {
 			holder, b, c := e.queueOfThree(r)
 			b.cancel()
 			if _, err := e.join(b); err == nil {
@@ -283,7 +283,7 @@ func gaveUpWhileWatched() scenario {
 // list again and wait on the holder.
 func gaveUpBeforeWatch() scenario {
 	return scenario{name: "predecessor-gives-up-before-watch", class: check.MutualExclusion,
-		run: func(t *testing.T, e *env, r lock.Recipe) (bool, string) {
+		run: func(t *testing.T, e *env, r recipe.Lock) (bool, string) {
 			holder := e.holder(r.Acquire, "holder")
 			b := e.waiter(r.Acquire, "b")
 			bNode := e.nodeOf(b.sid)
@@ -348,7 +348,7 @@ func (e *env) settle(holder, c *attempt, cWaits bool) (bool, string) {
 // waiting for b.
 func expiredHolderReleases() scenario {
 	return scenario{name: "expired-holder-releases", class: check.MutualExclusion,
-		run: func(t *testing.T, e *env, r lock.Recipe) (bool, string) {
+		run: func(t *testing.T, e *env, r recipe.Lock) (bool, string) {
 			holder, b, c := e.queueOfThree(r)
 			if err := e.srv.Expire(holder.sid); err != nil {
 				t.Fatal(err)
@@ -366,7 +366,7 @@ func expiredHolderReleases() scenario {
 // goes on. c must go on waiting for b.
 func lostDeleteReply() scenario {
 	return scenario{name: "lost-delete-reply", class: check.MutualExclusion,
-		run: func(t *testing.T, e *env, r lock.Recipe) (bool, string) {
+		run: func(t *testing.T, e *env, r recipe.Lock) (bool, string) {
 			holder, b, c := e.queueOfThree(r)
 			holderNode := e.nodeOf(holder.sid)
 			e.once(func(_ *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
@@ -389,7 +389,7 @@ func lostDeleteReply() scenario {
 // wait both times.
 func newcomerSortsFirst() scenario {
 	return scenario{name: "newcomer-sorts-first", class: check.MutualExclusion,
-		run: func(t *testing.T, e *env, r lock.Recipe) (bool, string) {
+		run: func(t *testing.T, e *env, r recipe.Lock) (bool, string) {
 			var both []string
 			for i, ids := range [][2]string{{"h0", "h1"}, {"h1", "h0"}} {
 				e.dir = fmt.Sprintf("/zoo/order-%d", i)
@@ -410,7 +410,7 @@ func newcomerSortsFirst() scenario {
 // the same number.
 func overflowGrantsTwice() scenario {
 	return scenario{name: "sequence-overflow", class: check.MutualExclusion,
-		run: func(t *testing.T, e *env, r lock.Recipe) (bool, string) {
+		run: func(t *testing.T, e *env, r recipe.Lock) (bool, string) {
 			e.srv.Inspect(func(m *machine.Machine) {
 				if err := m.SetSequence(e.dir, math.MaxInt32); err != nil {
 					t.Error(err)

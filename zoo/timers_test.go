@@ -7,9 +7,9 @@ import (
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
-	"github.com/zksim/zksim/lock"
-	"github.com/zksim/zksim/lock/zoo"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zoo"
 )
 
 // The timer exhibits' scenarios. On the scripted server a predecessor
@@ -28,7 +28,7 @@ func init() {
 // holds beside the holder and the competitor: three leases of two.
 func competitorCreatesAfterCount() scenario {
 	return scenario{name: "competitor-creates-after-count", class: check.MaxLeases,
-		run: func(t *testing.T, e *env, r lock.Recipe) (bool, string) {
+		run: func(t *testing.T, e *env, r recipe.Lock) (bool, string) {
 			e.holder(r.Acquire, "h0")
 			x, a := e.prepare("x"), e.prepare("a")
 			e.once(func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {

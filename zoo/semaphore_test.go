@@ -8,8 +8,9 @@ import (
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/lock"
-	"github.com/zksim/zksim/lock/zoo"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/semaphore"
+	"github.com/zksim/zksim/zoo"
 )
 
 func init() {
@@ -22,7 +23,7 @@ func init() {
 
 // goodFor is the good recipe an exhibit's scenarios must not break: the
 // lock, or for a semaphore exhibit the semaphore of as many leases.
-func goodFor(ex zoo.Exhibit) lock.Recipe {
+func goodFor(ex zoo.Exhibit) recipe.Lock {
 	if ex.Recipe.Leases > 1 {
 		return semaphore.Recipe(ex.Recipe.Leases)
 	}
@@ -30,7 +31,7 @@ func goodFor(ex zoo.Exhibit) lock.Recipe {
 }
 
 // holders starts n attempts that must each get a lease.
-func (e *env) holders(r lock.Recipe, n int) []*attempt {
+func (e *env) holders(r recipe.Lock, n int) []*attempt {
 	e.t.Helper()
 	var hs []*attempt
 	for i := range n {
@@ -44,7 +45,7 @@ func (e *env) holders(r lock.Recipe, n int) []*attempt {
 // than one waiter holding a watch the release fires.
 func semHerdOnRelease() scenario {
 	return scenario{name: "herd-on-release", class: check.Herd,
-		run: func(t *testing.T, e *env, r lock.Recipe) (bool, string) {
+		run: func(t *testing.T, e *env, r recipe.Lock) (bool, string) {
 			hs := e.holders(r, r.MaxHolders())
 			ws := []*attempt{e.waiter(r.Acquire, "w0"), e.waiter(r.Acquire, "w1")}
 			e.allWaiting(ws)
@@ -61,7 +62,7 @@ func semHerdOnRelease() scenario {
 // gives N+1). It must wait.
 func mixedMaxOverGrants() scenario {
 	return scenario{name: "client-of-larger-n", class: check.MaxLeases,
-		run: func(t *testing.T, e *env, r lock.Recipe) (bool, string) {
+		run: func(t *testing.T, e *env, r recipe.Lock) (bool, string) {
 			e.holder(r.Acquire, "c1_0")
 			e.holder(r.Acquire, "c3_0")
 			c := e.start(r.Acquire, "c2_0")
@@ -84,7 +85,7 @@ func mixedMaxOverGrants() scenario {
 // the last attempt waits forever (deadlock).
 func givenUpLeaseLeft(class check.Class, gaveUp int) scenario {
 	name := fmt.Sprintf("%d-waiters-give-up", gaveUp)
-	return scenario{name: name, class: class, run: func(t *testing.T, e *env, r lock.Recipe) (bool, string) {
+	return scenario{name: name, class: class, run: func(t *testing.T, e *env, r recipe.Lock) (bool, string) {
 		hs := e.holders(r, r.MaxHolders())
 		for i := range gaveUp {
 			b := e.waiter(r.Acquire, fmt.Sprintf("b%d", i))
@@ -115,11 +116,11 @@ func givenUpLeaseLeft(class check.Class, gaveUp int) scenario {
 // The semaphore exhibits carry one defect each: the scenarios aimed at
 // the other semaphore exhibits' defects do not break them.
 func TestSemaphoreExhibits_OtherwiseCorrect(t *testing.T) {
-	for _, ex := range zoo.Exhibits() {
+	for _, ex := range zoo.Locks() {
 		if ex.Recipe.Leases <= 1 || ex.Name == zoo.NameSemBusyCount {
 			continue // SemBusyCount never waits: the others' scenarios need waiters that do
 		}
-		for _, other := range zoo.Exhibits() {
+		for _, other := range zoo.Locks() {
 			if other.Name == ex.Name || other.Recipe.Leases <= 1 {
 				continue
 			}

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -56,11 +56,11 @@ import (
 // never told that its session ended. Violation: orphan (a node no holder
 // owns blocks the queue; deadlock while its session lives), and
 // mutual-exclusion at the sequence limit and after an adopted node goes.
-func GoZKLock() lock.Recipe {
-	return lock.Recipe{Name: NameGoZKLock, Acquire: goZKAcquire}
+func GoZKLock() recipe.Lock {
+	return recipe.Lock{Name: NameGoZKLock, Acquire: goZKAcquire}
 }
 
-func goZKAcquire(ctx context.Context, conn zkapi.Conn, dir, id string) (lock.Held, error) {
+func goZKAcquire(ctx context.Context, conn zkapi.Conn, dir, id string) (recipe.Held, error) {
 	if err := checkArgs(dir, id); err != nil {
 		return nil, err
 	}

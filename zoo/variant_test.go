@@ -42,7 +42,7 @@ func TestVariants_OneStepSwapped(t *testing.T) {
 		names = append(names, v.name) // TestElectVariants_OnePartSwapped
 	}
 	var standalone []string
-	for _, ex := range Exhibits() {
+	for _, ex := range Locks() {
 		if !slices.Contains(names, ex.Name) {
 			standalone = append(standalone, ex.Name)
 		}
@@ -85,5 +85,46 @@ func TestElectVariants_OnePartSwapped(t *testing.T) {
 		if r := electRecipe(v.name); r.Name != v.name || !r.Terms || r.AcquireRead != nil {
 			t.Errorf("%s: recipe %q, Terms %v", v.name, r.Name, r.Terms)
 		}
+	}
+}
+
+// Each barrier exhibit that is a variant is the good barrier
+// (barrier.DoubleRecipe) with exactly the one part it names swapped: a
+// member's Leave after the good Enter, or the single barrier's Wait in
+// a copy of the good recipe. The other barrier exhibits are the two
+// classic designs the package doc names.
+func TestBarrierVariants_OnePartSwapped(t *testing.T) {
+	var names []string
+	for _, v := range barrierVariants() {
+		names = append(names, v.name)
+		var set []string
+		if v.leave != nil {
+			set = append(set, "Leave")
+		}
+		if v.wait != nil {
+			set = append(set, "Wait")
+		}
+		if !slices.Equal(set, []string{v.part}) {
+			t.Errorf("%s swaps %v, want exactly [%s]", v.name, set, v.part)
+			continue
+		}
+		r := v.recipe()
+		switch {
+		case r.Name != v.name || r.Enter == nil:
+			t.Errorf("%s: recipe %q", v.name, r.Name)
+		case v.part == "Wait" && (r.Single == nil || r.Single.Set == nil || r.Single.Remove == nil):
+			t.Errorf("%s: a Wait variant without the good single barrier's Set and Remove", v.name)
+		case v.part == "Leave" && r.Single != nil:
+			t.Errorf("%s: a Leave variant has a single barrier", v.name)
+		}
+	}
+	var standalone []string
+	for _, ex := range Barriers() {
+		if !slices.Contains(names, ex.Name) {
+			standalone = append(standalone, ex.Name)
+		}
+	}
+	if want := []string{NameBarrierAssumeOnWake, NameNoReady}; !slices.Equal(standalone, want) {
+		t.Errorf("barrier exhibits that are not variants: %v, want %v", standalone, want)
 	}
 }

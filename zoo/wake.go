@@ -5,7 +5,7 @@ import (
 	"errors"
 
 	"github.com/zksim/zksim/internal/queue"
-	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -27,7 +27,7 @@ import (
 // a holder's release but also by a waiter that gives up (timeout, cancel,
 // its session's end). Then the node before it may still be held, and this
 // waiter holds alongside that holder. Violation: mutual-exclusion.
-func AssumeOnWake() lock.Recipe { return queued(NameAssumeOnWake) }
+func AssumeOnWake() recipe.Lock { return queued(NameAssumeOnWake) }
 
 // wakeMeansGranted is AssumeOnWake's Watch step.
 func wakeMeansGranted(ctx context.Context, h *queue.Hold, p string, _ bool) (queue.Wake, error) {
@@ -65,7 +65,7 @@ func wakeMeansGranted(ctx context.Context, h *queue.Hold, p string, _ bool) (que
 // then holds alongside its holder. It also leaves the exists watch on the
 // missing node behind (a creation watch that never fires: sequential names
 // are not reused). Violation: mutual-exclusion.
-func ExistsAbsence() lock.Recipe { return queued(NameExistsAbsence) }
+func ExistsAbsence() recipe.Lock { return queued(NameExistsAbsence) }
 
 // absenceMeansGranted is ExistsAbsence's Watch step.
 func absenceMeansGranted(ctx context.Context, h *queue.Hold, p string, _ bool) (queue.Wake, error) {

@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"github.com/zksim/zksim/internal/queue"
-	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -27,7 +27,7 @@ import (
 // the directory, so every release wakes every waiter, and they all list
 // the directory again although only one can proceed; every newcomer wakes
 // them too. Violation: herd.
-func DirWatch() lock.Recipe { return queued(NameDirWatch) }
+func DirWatch() recipe.Lock { return queued(NameDirWatch) }
 
 // HerdShared is the shared (read/write) lock that watches the directory:
 // readers create "read-<id>-<seq>", writers "write-<id>-<seq>"; a reader
@@ -45,7 +45,7 @@ func DirWatch() lock.Recipe { return queued(NameDirWatch) }
 // Bug (docs/zk-semantics.md bug scenario 7): a writer's release wakes every
 // waiter, also the writers and the readers queued behind the next writer,
 // none of whom can proceed. Violation: herd.
-func HerdShared() lock.Recipe { return queued(NameHerdShared) }
+func HerdShared() recipe.Lock { return queued(NameHerdShared) }
 
 // watchDir is the Watch step of DirWatch and HerdShared, and their
 // defect: it waits for any change among the directory's children, where
@@ -90,11 +90,11 @@ func watchDir(ctx context.Context, h *queue.Hold, p string, _ bool) (queue.Wake,
 // new session if the expiry falls between Release's session check and
 // the delete, and so deletes the next holder's node. A harness may find
 // that window as a mutual-exclusion violation.
-func SingleNode() lock.Recipe {
-	return lock.Recipe{Name: NameSingleNode, Acquire: singleNode}
+func SingleNode() recipe.Lock {
+	return recipe.Lock{Name: NameSingleNode, Acquire: singleNode}
 }
 
-func singleNode(ctx context.Context, conn zkapi.Conn, dir, id string) (lock.Held, error) {
+func singleNode(ctx context.Context, conn zkapi.Conn, dir, id string) (recipe.Held, error) {
 	if err := checkArgs(dir, id); err != nil {
 		return nil, err
 	}

@@ -1,11 +1,20 @@
-// Package zoo is a collection of classic, broken ZooKeeper lock, leader
-// election and counting semaphore recipes, each a Go transcription of a
-// well-known design, kept to prove that zksim's harness finds what is
-// wrong with them. They are lock.Recipe values, so a harness run, or a
-// user's own, can check them exactly as it checks the good recipes
-// (lock.MutexRecipe, rwlock.Recipe, election.Recipe, semaphore.Recipe).
+// Package zoo is a collection of classic, broken ZooKeeper recipes of
+// every kind zksim checks (lock, read/write lock, leader election,
+// counting semaphore, barrier), each a Go transcription of a well-known
+// design, kept to prove that zksim's harness finds what is wrong with
+// them. The lock family's are recipe.Lock values and the barriers
+// barrier.Recipe values, so a harness run, or a user's own, can check
+// them exactly as it checks the good recipes (lock.MutexRecipe,
+// rwlock.Recipe, election.Recipe, semaphore.Recipe,
+// barrier.DoubleRecipe).
 //
-// # The exhibits
+// Exhibits lists every exhibit, Locks and Barriers those of one kind
+// (Exhibit.Recipe or Exhibit.Barrier set), and Lookup finds one by its
+// recipe's name. The zoo is a package of its own, not part of the leaf
+// recipe nor of any one recipe's package, because it spans all kinds and
+// names its verdicts in package check's classes.
+//
+// # The lock-family exhibits
 //
 //	recipe                 design                                    violation
 //	zoo/dirwatch           queue lock watching the directory         herd
@@ -26,10 +35,10 @@
 //	zoo/semdirwatch        semaphore watching the directory          herd
 //	zoo/semtimeoutleak     timed semaphore acquire forgets its node  orphan
 //
-// Exhibits lists them with their origin, defect, the docs/zk-semantics.md bug
-// scenarios they map to and the violation class a harness must report;
-// All lists the recipes in the same order. Each constructor's doc comment
-// says where the design comes from and exactly when its defect bites.
+// Locks lists them with their origin, defect, the docs/zk-semantics.md bug
+// scenarios they map to and the violation class a harness must report.
+// Each constructor's doc comment says where the design comes from and
+// exactly when its defect bites.
 //
 // # One defect each
 //
@@ -43,7 +52,7 @@
 // release (Release). Each constructor's doc comment names its step, and
 // TestVariants_OneStepSwapped checks that nothing else differs.
 //
-// The three election exhibits are lock.Recipes with Terms set, so that a
+// The three election exhibits are recipe.Locks with Terms set, so that a
 // harness checks their terms too (check.Terms). Each is the good election
 // of package election, itself the queue with the exclusive rule, with one
 // part swapped: the rule (whom a follower watches), the term, or the
@@ -61,6 +70,27 @@
 // create), so it carries its own create loop (with the inherent window its
 // doc describes); GoZKLock is go-zookeeper's code transcribed as it is,
 // with all its defects. Neither is a variant of the queue.
+//
+// # The barrier exhibits
+//
+//	recipe                    design                                          violation
+//	barrier/zoo/assumeonwake  any change of the children taken as complete    barrier-enter
+//	barrier/zoo/noready       the recipes page's double barrier, no "ready"   deadlock
+//	barrier/zoo/leaveearly    Leave deletes its node and returns at once      barrier-leave
+//	barrier/zoo/dirleave      Leave waits on the directory's children         herd
+//	barrier/zoo/waitonerror   single barrier: a failed exists() means gone    barrier-wait
+//
+// Barriers lists them with their origin, defect, the violation class a
+// harness must report and the smallest barrier that shows it. The last
+// three are the good barriers (package barrier) with one part replaced
+// (Leave, or the single barrier's Wait), so the planted bug is the diff,
+// which TestBarrierVariants_OnePartSwapped checks; the first two are the
+// classic design as the ZooKeeper recipes page and many tutorials give
+// it, less the "ready" node, which the page adds so that members need
+// not count (and which, never removed, makes the next round pass at
+// once: Netflix/curator#99), and, for the first, less the recount after
+// a wake-up. Their names keep the "barrier/zoo/" prefix of the package
+// they came from, as trace files name them.
 //
 // # Determinism
 //

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/zksim/zksim/internal/queue"
-	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 )
 
 // NoGUIDRetry is the queue lock that retries a create blindly: each
@@ -26,7 +26,7 @@ import (
 // but nobody looks. Everyone queued behind waits too, until the session
 // ends; giving up removes only the second node. Violation: deadlock (and
 // orphan).
-func NoGUIDRetry() lock.Recipe { return queued(NameNoGUIDRetry) }
+func NoGUIDRetry() recipe.Lock { return queued(NameNoGUIDRetry) }
 
 // lookNowhere is NoGUIDRetry's FindLost step, and its defect: the create
 // may have been applied, but it reports nothing found, so the queue
@@ -49,7 +49,7 @@ func lookNowhere(ctx context.Context, q queue.Queue, _ queue.Request) (string, i
 // go, and nobody will delete it: everyone behind waits until the session
 // that made it ends (for a long-lived client process, forever). Violation:
 // deadlock while the session lives, an orphan node in any case.
-func TimeoutLeak() lock.Recipe { return queued(NameTimeoutLeak) }
+func TimeoutLeak() recipe.Lock { return queued(NameTimeoutLeak) }
 
 // stayOnTimeout is TimeoutLeak's Abandon step, and its defect: when ctx
 // has ended, the node stays.

@@ -10,14 +10,14 @@ import (
 	"github.com/zksim/zksim/zkapi"
 )
 
-// AssumeOnWake enters by creating an ephemeral sequential node and
+// BarrierAssumeOnWake enters by creating an ephemeral sequential node and
 // listing the directory with a watch: with n nodes it passes, and
 // otherwise it waits for the listing to change and then passes without
 // counting again, taking any change for the last arrival. Its Leave is
 // DirEmpty's. Its defect bites with three members or more: the second
 // arrival wakes the first, which passes with two.
-func AssumeOnWake() barrier.Recipe {
-	return barrier.Recipe{Name: NameAssumeOnWake, Enter: func(ctx context.Context, conn zkapi.Conn, dir, id string, n int) (barrier.Leaver, error) {
+func BarrierAssumeOnWake() barrier.Recipe {
+	return barrier.Recipe{Name: NameBarrierAssumeOnWake, Enter: func(ctx context.Context, conn zkapi.Conn, dir, id string, n int) (barrier.Leaver, error) {
 		p, err := join(ctx, conn, dir, id)
 		if err != nil {
 			return nil, err
@@ -58,27 +58,69 @@ func NoReady() barrier.Recipe {
 // LeaveEarly is the good double barrier whose Leave only deletes the
 // member's node: a member passes Leave while the others of its round are
 // still inside.
-func LeaveEarly() barrier.Recipe {
-	return barrier.Recipe{Name: NameLeaveEarly, Enter: func(ctx context.Context, conn zkapi.Conn, dir, id string, n int) (barrier.Leaver, error) {
-		m, err := enterGood(ctx, conn, dir, id, n)
-		if err != nil {
-			return nil, err
-		}
-		return leaveEarly{conn, m}, nil
-	}}
-}
+func LeaveEarly() barrier.Recipe { return barrierVariantRecipe(NameLeaveEarly) }
 
 // DirLeave is the good double barrier whose Leave deletes the member's
 // node and then waits, watching the directory's children, until no node
 // of its round is left: every member waiting to leave wakes on every
 // delete and every arrival, most of them to wait again.
-func DirLeave() barrier.Recipe {
-	return barrier.Recipe{Name: NameDirLeave, Enter: func(ctx context.Context, conn zkapi.Conn, dir, id string, n int) (barrier.Leaver, error) {
+func DirLeave() barrier.Recipe { return barrierVariantRecipe(NameDirLeave) }
+
+// WaitOnError is the good barriers but for the single barrier's Wait,
+// which takes a failed exists() for a missing node, as code that keeps
+// only the Stat of exists() (null on an error it swallowed) does: a
+// waiter cut off from the server passes a barrier still raised.
+func WaitOnError() barrier.Recipe { return barrierVariantRecipe(NameWaitOnError) }
+
+// barrierVariant is the good barrier (barrier.DoubleRecipe) with one
+// part swapped, named by part: the double barrier member's Leave, or the
+// single barrier's Wait. A Leave variant carries no single barrier: the
+// harness drives it as a double one.
+type barrierVariant struct {
+	name, part string
+	leave      func(conn zkapi.Conn, dir string, m *barrier.Member) barrier.Leaver
+	wait       func(ctx context.Context, conn zkapi.Conn, path string) error
+}
+
+// barrierVariants are the barrier exhibits that are the good barrier
+// with one part swapped.
+func barrierVariants() []barrierVariant {
+	return []barrierVariant{
+		{name: NameLeaveEarly, part: "Leave", leave: func(conn zkapi.Conn, _ string, m *barrier.Member) barrier.Leaver {
+			return leaveEarly{conn, m}
+		}},
+		{name: NameDirLeave, part: "Leave", leave: func(conn zkapi.Conn, dir string, m *barrier.Member) barrier.Leaver {
+			return dirLeave{conn, dir, m}
+		}},
+		{name: NameWaitOnError, part: "Wait", wait: waitOnError},
+	}
+}
+
+// barrierVariantRecipe is the recipe of the barrier variant called name.
+func barrierVariantRecipe(name string) barrier.Recipe {
+	for _, v := range barrierVariants() {
+		if v.name == name {
+			return v.recipe()
+		}
+	}
+	panic("zoo: no barrier variant " + name)
+}
+
+func (v barrierVariant) recipe() barrier.Recipe {
+	if v.leave == nil {
+		r := barrier.DoubleRecipe()
+		r.Name = v.name
+		single := *r.Single
+		single.Wait = v.wait
+		r.Single = &single
+		return r
+	}
+	return barrier.Recipe{Name: v.name, Enter: func(ctx context.Context, conn zkapi.Conn, dir, id string, n int) (barrier.Leaver, error) {
 		m, err := enterGood(ctx, conn, dir, id, n)
 		if err != nil {
 			return nil, err
 		}
-		return dirLeave{conn, dir, m}, nil
+		return v.leave(conn, dir, m), nil
 	}}
 }
 
@@ -196,25 +238,16 @@ func seqOf(name string) (int64, bool) {
 	return seq, err == nil
 }
 
-// WaitOnError is the good barriers but for the single barrier's Wait,
-// which takes a failed exists() for a missing node, as code that keeps
-// only the Stat of exists() (null on an error it swallowed) does: a
-// waiter cut off from the server passes a barrier still raised.
-func WaitOnError() barrier.Recipe {
-	r := barrier.DoubleRecipe()
-	r.Name = NameWaitOnError
-	single := *r.Single
-	single.Wait = func(ctx context.Context, conn zkapi.Conn, path string) error {
-		for {
-			_, ok, w, err := conn.ExistsW(ctx, path)
-			if err != nil || !ok {
-				return nil
-			}
-			if _, err := w.Wait(ctx); err != nil {
-				return nil
-			}
+// waitOnError is WaitOnError's single-barrier Wait: any failure of
+// exists() reads as the node's absence.
+func waitOnError(ctx context.Context, conn zkapi.Conn, path string) error {
+	for {
+		_, ok, w, err := conn.ExistsW(ctx, path)
+		if err != nil || !ok {
+			return nil
+		}
+		if _, err := w.Wait(ctx); err != nil {
+			return nil
 		}
 	}
-	r.Single = &single
-	return r
 }

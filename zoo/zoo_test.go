@@ -12,24 +12,34 @@ import (
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/lock"
-	"github.com/zksim/zksim/lock/zoo"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zoo"
 )
 
 var classes = []check.Class{check.MutualExclusion, check.MaxLeases, check.Herd, check.Deadlock, check.Orphan, check.SharedTerm, check.Fencing}
 
+// lockRecipes are the lock-family exhibits' recipes.
+func lockRecipes() []recipe.Lock {
+	var rs []recipe.Lock
+	for _, ex := range zoo.Locks() {
+		rs = append(rs, ex.Recipe)
+	}
+	return rs
+}
+
 func TestExhibits_Catalog(t *testing.T) {
-	exs, all := zoo.Exhibits(), zoo.All()
-	if len(exs) != 20 || len(all) != len(exs) {
-		t.Fatalf("%d exhibits, %d recipes; want 20 of each", len(exs), len(all))
+	exs := zoo.Locks()
+	if len(exs) != 20 {
+		t.Fatalf("%d lock exhibits, want 20", len(exs))
 	}
 	seen := map[string]bool{}
 	for i, ex := range exs {
 		switch {
 		case seen[ex.Name]:
 			t.Errorf("%s listed twice", ex.Name)
-		case ex.Name != ex.Recipe.Name || all[i].Name != ex.Name:
-			t.Errorf("exhibit %d: names %q, %q, %q differ", i, ex.Name, ex.Recipe.Name, all[i].Name)
+		case ex.Name != ex.Recipe.Name || ex.Barrier.Name != "" || ex.Clients != 0 || ex.Rounds != 0 || ex.Single:
+			t.Errorf("exhibit %d: name %q, recipe %q, barrier %q %d %d %v", i, ex.Name, ex.Recipe.Name, ex.Barrier.Name, ex.Clients, ex.Rounds, ex.Single)
 		case ex.Origin == "" || ex.Bug == "" || len(ex.Scenarios) == 0:
 			t.Errorf("%s: origin, bug or scenarios missing", ex.Name)
 		case !slices.Contains(classes, ex.Violation) || slices.Contains(ex.Also, ex.Violation):
@@ -60,7 +70,7 @@ func TestExhibits_Catalog(t *testing.T) {
 // creates a missing directory, acquires, releases, and leaves no node.
 // Shared locks let two readers hold at once.
 func TestExhibits_PlainRun(t *testing.T) {
-	for _, r := range append(zoo.All(), lock.MutexRecipe()) {
+	for _, r := range append(lockRecipes(), lock.MutexRecipe()) {
 		t.Run(r.Name, func(t *testing.T) {
 			e := newEnv(t)
 			e.dir = "/fresh/dir"
@@ -84,7 +94,7 @@ func TestExhibits_PlainRun(t *testing.T) {
 // Node names and data derive only from the holder id: two servers given
 // the same calls hold the same nodes.
 func TestExhibits_NamesDeterministic(t *testing.T) {
-	for _, r := range zoo.All() {
+	for _, r := range lockRecipes() {
 		t.Run(r.Name, func(t *testing.T) {
 			var runs [2]string
 			for i := range runs {
@@ -128,7 +138,7 @@ func (c *renewingConn) Create(ctx context.Context, path string, data []byte, mod
 // nothing behind (a recipe that took the node for the dead session's
 // would give up and leave it, an orphan).
 func TestExhibits_CreateUnderRenewedSession(t *testing.T) {
-	for _, r := range append(zoo.All(), lock.MutexRecipe()) {
+	for _, r := range append(lockRecipes(), lock.MutexRecipe()) {
 		t.Run(r.Name, func(t *testing.T) {
 			e := newEnv(t)
 			c := &renewingConn{Conn: e.connect(), srv: e.srv, dir: e.dir}
@@ -149,12 +159,12 @@ func TestExhibits_CreateUnderRenewedSession(t *testing.T) {
 func TestExhibits_RefuseBadArguments(t *testing.T) {
 	e := newEnv(t)
 	c := e.connect()
-	for _, r := range zoo.All() {
+	for _, r := range lockRecipes() {
 		for _, bad := range [][2]string{
 			{"/zoo/lock", "has-dash"}, {"/zoo/lock", "sp ace"}, {"/zoo/lock", ""},
 			{"/", "ok"}, {"rel", "ok"}, {"", "ok"}, {"/zoo/lock/", "ok"}, {"/zoo//lock", "ok"},
 		} {
-			if _, err := r.Acquire(e.ctx, c, bad[0], bad[1]); !errors.Is(err, lock.ErrConfig) {
+			if _, err := r.Acquire(e.ctx, c, bad[0], bad[1]); !errors.Is(err, recipe.ErrConfig) {
 				t.Errorf("%s: Acquire(%q, %q) = %v, want ErrConfig", r.Name, bad[0], bad[1], err)
 			}
 		}
@@ -190,4 +200,9 @@ func ExampleExhibits() {
 	// zoo/electabsence     mutual-exclusion scenarios [4 5]
 	// zoo/liveabsence      mutual-exclusion scenarios [4 5]
 	// zoo/sembusycount     max-leases       scenarios [11]
+	// barrier/zoo/assumeonwake barrier-enter    scenarios []
+	// barrier/zoo/noready  deadlock         scenarios []
+	// barrier/zoo/leaveearly barrier-leave    scenarios []
+	// barrier/zoo/dirleave herd             scenarios []
+	// barrier/zoo/waitonerror barrier-wait     scenarios []
 }

@@ -6,11 +6,11 @@ import (
 	"strconv"
 
 	"github.com/zksim/zksim/internal/queue"
-	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 )
 
-// Election exhibits: broken leader elections, as lock.Recipes with Terms
+// Election exhibits: broken leader elections, as recipe.Locks with Terms
 // set, so that the harness checks their terms (check.Terms) beside
 // exclusion and herds. Each is the good election of package election with
 // one part swapped (electVariant): its candidates are the queue's members
@@ -31,7 +31,7 @@ import (
 // Bug (docs/zk-semantics.md bug scenario 7): a leader change, a
 // resignation or an expiry, wakes every follower, and all of them list
 // the directory again, though only the next one can lead. Violation: herd.
-func ElectHerd() lock.Recipe { return electRecipe(NameElectHerd) }
+func ElectHerd() recipe.Lock { return electRecipe(NameElectHerd) }
 
 // ElectCached is the election whose term comes from a counter node
 // beside the directory ("<dir>-term") that a candidate reads when it
@@ -50,7 +50,7 @@ func ElectHerd() lock.Recipe { return electRecipe(NameElectHerd) }
 // after them). The fence, a check on the leader's node, still refuses a
 // replaced leader's writes, but the resource cannot tell the two leaders'
 // writes apart. Violation: shared-term.
-func ElectCached() lock.Recipe { return electRecipe(NameElectCached) }
+func ElectCached() recipe.Lock { return electRecipe(NameElectCached) }
 
 // ElectUnfenced is the election whose leader writes without a fence: its
 // Held has the term but no Fenced, so the leader's writes are plain sets.
@@ -64,7 +64,7 @@ func ElectCached() lock.Recipe { return electRecipe(NameElectCached) }
 // session's timeout is replaced; when it resumes it does not know, and its
 // write, with its old term, lands after the new leader's. Violation:
 // fencing.
-func ElectUnfenced() lock.Recipe { return electRecipe(NameElectUnfenced) }
+func ElectUnfenced() recipe.Lock { return electRecipe(NameElectUnfenced) }
 
 // candKind is the node kind of the election's candidates, as package
 // election names them.
@@ -83,7 +83,7 @@ type electVariant struct {
 	term func(ctx context.Context, q queue.Queue) (termFunc, error)
 	// unfenced: the leader's Held has no Fenced, so its writes are plain.
 	unfenced bool
-	// keeps is the recipe's lock.Recipe.Keeps: what it leaves on purpose.
+	// keeps is the recipe's recipe.Lock.Keeps: what it leaves on purpose.
 	keeps func(dir, path string) bool
 	// steps are the queue's steps; the zero value: the good ones.
 	steps queue.Steps
@@ -100,10 +100,10 @@ func electVariants() []electVariant {
 }
 
 // electRecipe returns the recipe of the election variant called name.
-func electRecipe(name string) lock.Recipe {
+func electRecipe(name string) recipe.Lock {
 	for _, v := range electVariants() {
 		if v.name == name {
-			return lock.Recipe{Name: v.name, Acquire: v.campaign, Terms: true, Keeps: v.keeps}
+			return recipe.Lock{Name: v.name, Acquire: v.campaign, Terms: true, Keeps: v.keeps}
 		}
 	}
 	panic("zoo: no election variant " + name)
@@ -112,7 +112,7 @@ func electRecipe(name string) lock.Recipe {
 // campaign is package election's Campaign with v's parts: join, wait to
 // lead under the rule, take the term, and lead only if the session that
 // owns the node is still the client's.
-func (v electVariant) campaign(ctx context.Context, conn zkapi.Conn, dir, id string) (lock.Held, error) {
+func (v electVariant) campaign(ctx context.Context, conn zkapi.Conn, dir, id string) (recipe.Held, error) {
 	if err := checkArgs(dir, id); err != nil {
 		return nil, err
 	}

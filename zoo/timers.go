@@ -6,7 +6,7 @@ import (
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/internal/queue"
-	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -78,7 +78,7 @@ func timerExhibits() []Exhibit {
 // leader. The window is one request wide, so the timer has to fire while
 // the follower is between two requests. Violation: mutual-exclusion (two
 // leaders at once).
-func ElectAbsence() lock.Recipe { return electRecipe(NameElectAbsence) }
+func ElectAbsence() recipe.Lock { return electRecipe(NameElectAbsence) }
 
 // SemBusyCount is the counting semaphore of 2 leases that counts before
 // it creates, and retries without waiting: a contender lists the
@@ -101,12 +101,12 @@ func ElectAbsence() lock.Recipe { return electRecipe(NameElectAbsence) }
 // time frozen while a contender spins: the holders sleep in virtual time,
 // so a full semaphore spins forever and the run is judged no-progress
 // first. Violation: max-leases.
-func SemBusyCount() lock.Recipe {
-	return lock.Recipe{Name: NameSemBusyCount, Acquire: busyCount, Leases: semLeases}
+func SemBusyCount() recipe.Lock {
+	return recipe.Lock{Name: NameSemBusyCount, Acquire: busyCount, Leases: semLeases}
 }
 
 // busyCount is SemBusyCount's Acquire.
-func busyCount(ctx context.Context, conn zkapi.Conn, dir, id string) (lock.Held, error) {
+func busyCount(ctx context.Context, conn zkapi.Conn, dir, id string) (recipe.Held, error) {
 	if err := checkArgs(dir, id); err != nil {
 		return nil, err
 	}
@@ -159,7 +159,7 @@ func busyCount(ctx context.Context, conn zkapi.Conn, dir, id string) (lock.Held,
 // Its own session stays, so only a timer firing while the waiter is
 // between those two requests shows the bug: a search that lets time pass
 // only when every client waits never does. Violation: mutual-exclusion.
-func LiveAbsence() lock.Recipe { return queued(NameLiveAbsence) }
+func LiveAbsence() recipe.Lock { return queued(NameLiveAbsence) }
 
 // absenceWhileAlive is LiveAbsence's Watch step.
 func absenceWhileAlive(ctx context.Context, h *queue.Hold, p string, _ bool) (queue.Wake, error) {

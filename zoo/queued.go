@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/zksim/zksim/internal/queue"
-	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -41,7 +41,7 @@ func variants() []variant {
 }
 
 // queued returns the recipe of the variant called name.
-func queued(name string) lock.Recipe {
+func queued(name string) recipe.Lock {
 	for _, v := range variants() {
 		if v.name == name {
 			return v.recipe()
@@ -57,15 +57,15 @@ const (
 	writeKind = "write"
 )
 
-func (v variant) recipe() lock.Recipe {
+func (v variant) recipe() recipe.Lock {
 	if v.leases > 0 {
 		return v.semaphoreRecipe()
 	}
 	if !v.shared {
-		return lock.Recipe{Name: v.name, Acquire: v.acquire(lockKind, []string{lockKind}, queue.Predecessor)}
+		return recipe.Lock{Name: v.name, Acquire: v.acquire(lockKind, []string{lockKind}, queue.Predecessor)}
 	}
 	kinds := []string{readKind, writeKind}
-	return lock.Recipe{
+	return recipe.Lock{
 		Name:        v.name,
 		Acquire:     v.acquire(writeKind, kinds, queue.Predecessor),
 		AcquireRead: v.acquire(readKind, kinds, queue.Reader(writeKind)),
@@ -74,8 +74,8 @@ func (v variant) recipe() lock.Recipe {
 
 // acquire joins the queue as a node "<kind>-<id>-<seq>" holding the id,
 // and waits for its turn under rule.
-func (v variant) acquire(kind string, kinds []string, rule queue.Rule) lock.AcquireFunc {
-	return func(ctx context.Context, conn zkapi.Conn, dir, id string) (lock.Held, error) {
+func (v variant) acquire(kind string, kinds []string, rule queue.Rule) recipe.AcquireFunc {
+	return func(ctx context.Context, conn zkapi.Conn, dir, id string) (recipe.Held, error) {
 		if err := checkArgs(dir, id); err != nil {
 			return nil, err
 		}
@@ -90,7 +90,7 @@ func (v variant) acquire(kind string, kinds []string, rule queue.Rule) lock.Acqu
 	}
 }
 
-// held is a variant's lock.Held. It offers neither Token nor Fenced: the
+// held is a variant's recipe.Held. It offers neither Token nor Fenced: the
 // designs the zoo keeps had no fencing.
 type held struct{ h *queue.Hold }
 
@@ -100,7 +100,7 @@ func (h held) Release(ctx context.Context) error { return h.h.Release(ctx) }
 // the good lock's rules (queue.CheckConfig); an id must be given.
 func checkArgs(dir, id string) error {
 	if id == "" {
-		return fmt.Errorf("%w: empty holder id", lock.ErrConfig)
+		return fmt.Errorf("%w: empty holder id", recipe.ErrConfig)
 	}
 	_, err := queue.CheckConfig(dir, id)
 	return err

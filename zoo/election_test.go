@@ -7,9 +7,9 @@ import (
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/election"
-	"github.com/zksim/zksim/lock"
-	"github.com/zksim/zksim/lock/zoo"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zoo"
 )
 
 // goodElection adds package election's recipe to the good recipes a
@@ -22,7 +22,7 @@ func goodElection(sc scenario) scenario {
 // token is the fencing token, or term, of a held attempt.
 func (e *env) token(a *attempt) int64 {
 	e.t.Helper()
-	tok, ok := a.held.(lock.Tokener)
+	tok, ok := a.held.(recipe.Tokener)
 	if !ok {
 		e.t.Fatalf("%s: the Held has no Token", a.id)
 	}
@@ -38,7 +38,7 @@ func (e *env) token(a *attempt) int64 {
 // terms must grow.
 func termsInOrder() scenario {
 	return goodElection(scenario{name: "successive-leaders", class: check.SharedTerm,
-		run: func(t *testing.T, e *env, r lock.Recipe) (bool, string) {
+		run: func(t *testing.T, e *env, r recipe.Lock) (bool, string) {
 			leader, b, c := e.queueOfThree(r)
 			terms := []int64{e.token(leader)}
 			e.release(leader)
@@ -58,7 +58,7 @@ func termsInOrder() scenario {
 // with its own, fenced if its Held can fence. The resource must refuse it.
 func replacedLeaderWrites() scenario {
 	return goodElection(scenario{name: "replaced-leader-writes", class: check.Fencing,
-		run: func(t *testing.T, e *env, r lock.Recipe) (bool, string) {
+		run: func(t *testing.T, e *env, r recipe.Lock) (bool, string) {
 			const resource = "/zoo/resource"
 			if _, err := e.connect().Create(e.ctx, resource, nil, zkapi.Persistent); err != nil {
 				t.Fatal(err)
@@ -82,7 +82,7 @@ func replacedLeaderWrites() scenario {
 // fenced when the Held can fence, a plain set otherwise.
 func write(ctx context.Context, a *attempt, resource string, token int64) error {
 	data := []byte(fmt.Sprint(token))
-	if f, ok := a.held.(lock.Fencer); ok {
+	if f, ok := a.held.(recipe.Fencer); ok {
 		_, err := f.Fenced(ctx, zkapi.SetOp{Path: resource, Data: data, Version: zkapi.AnyVersion})
 		return err
 	}
@@ -93,7 +93,7 @@ func write(ctx context.Context, a *attempt, resource string, token int64) error 
 // The election exhibits have their terms checked by a harness; the lock
 // exhibits, with no terms, have not.
 func TestExhibits_ElectionsSayTerms(t *testing.T) {
-	for _, ex := range zoo.Exhibits() {
+	for _, ex := range zoo.Locks() {
 		_, isElection := electionScenarios[ex.Name]
 		if ex.Recipe.Terms != isElection {
 			t.Errorf("%s: Terms %v", ex.Name, ex.Recipe.Terms)

@@ -10,7 +10,7 @@ import (
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
-	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -79,7 +79,7 @@ func (c *abandoningConn) WaitSession(ctx context.Context, seq uint64) (zkapi.Ses
 // alone holds on a node that is gone.
 func abandonedSessionNodeAdopted() scenario {
 	return scenario{name: "abandoned-session-node-adopted", class: check.MutualExclusion,
-		run: func(t *testing.T, e *env, r lock.Recipe) (bool, string) {
+		run: func(t *testing.T, e *env, r recipe.Lock) (bool, string) {
 			b := e.prepare("b")
 			ac := &abandoningConn{Conn: b.conn, srv: e.srv, dir: e.dir}
 			b.conn = ac

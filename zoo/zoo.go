@@ -1,11 +1,12 @@
 package zoo
 
 import (
+	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/check"
-	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 )
 
-// Recipe names, the Name of each exhibit's lock.Recipe.
+// Lock-family recipe names, the Name of each lock exhibit's recipe.Lock.
 const (
 	NameDirWatch         = "zoo/dirwatch"
 	NameSingleNode       = "zoo/singlenode"
@@ -23,29 +24,44 @@ const (
 	NameElectUnfenced    = "zoo/electunfenced"
 )
 
-// Exhibit is one broken recipe with what a harness should find in it.
+// Exhibit is one broken recipe with what a harness should find in it:
+// a lock-family recipe (Recipe) or a barrier (Barrier), the other left
+// zero.
 type Exhibit struct {
-	// Name is Recipe.Name.
-	Name   string
-	Recipe lock.Recipe
+	// Name is Recipe.Name or Barrier.Name.
+	Name    string
+	Recipe  recipe.Lock
+	Barrier barrier.Recipe
 	// Origin is where the design comes from.
 	Origin string
 	// Bug is the defect, in one paragraph; the constructor's doc comment
 	// says exactly when it bites.
 	Bug string
 	// Scenarios are the numbers of the bug scenarios (docs/zk-semantics.md,
-	// "Bug scenarios") that the defect maps to.
+	// "Bug scenarios") that a lock exhibit's defect maps to.
 	Scenarios []int
 	// Violation is the class a harness run must report.
 	Violation check.Class
 	// Also are classes some schedules show as well.
 	Also []check.Class
+	// Clients is the smallest barrier (clients, all members) that shows
+	// a barrier exhibit's defect; Rounds the rounds each client needs.
+	Clients, Rounds int
+	// Single: the barrier exhibit's defect is in the single barrier,
+	// which the harness drives instead of the double one.
+	Single bool
 
 	_ struct{}
 }
 
-// Exhibits returns every exhibit, in a fixed order.
-func Exhibits() []Exhibit {
+// Exhibits returns every exhibit, the lock family's then the barriers',
+// in a fixed order.
+func Exhibits() []Exhibit { return append(Locks(), Barriers()...) }
+
+// Locks returns the lock-family exhibits (locks, read/write locks,
+// elections, semaphores), in a fixed order: those whose Recipe is set,
+// which harness.Workload drives.
+func Locks() []Exhibit {
 	exs := []Exhibit{
 		{
 			Name: NameDirWatch, Recipe: DirWatch(),
@@ -165,16 +181,6 @@ func Exhibits() []Exhibit {
 	}
 	exs = append(exs, semaphoreExhibits()...)
 	return append(exs, timerExhibits()...)
-}
-
-// All returns every exhibit's Recipe, in the order of Exhibits.
-func All() []lock.Recipe {
-	ex := Exhibits()
-	rs := make([]lock.Recipe, len(ex))
-	for i, e := range ex {
-		rs[i] = e.Recipe
-	}
-	return rs
 }
 
 // Lookup returns the exhibit with the given name.

@@ -12,7 +12,7 @@ import (
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
-	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -51,7 +51,7 @@ type attempt struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	done   chan struct{} // closed when Acquire has returned
-	held   lock.Held     // written before done is closed
+	held   recipe.Held   // written before done is closed
 	err    error
 }
 
@@ -150,7 +150,7 @@ func (e *env) prepare(id string) *attempt {
 	return a
 }
 
-func (e *env) run(a *attempt, acquire lock.AcquireFunc) *attempt {
+func (e *env) run(a *attempt, acquire recipe.AcquireFunc) *attempt {
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
@@ -160,7 +160,7 @@ func (e *env) run(a *attempt, acquire lock.AcquireFunc) *attempt {
 	return a
 }
 
-func (e *env) start(acquire lock.AcquireFunc, id string) *attempt {
+func (e *env) start(acquire recipe.AcquireFunc, id string) *attempt {
 	return e.run(e.prepare(id), acquire)
 }
 
@@ -174,7 +174,7 @@ func (a *attempt) finished() bool {
 }
 
 // join waits for the attempt's Acquire to return.
-func (e *env) join(a *attempt) (lock.Held, error) {
+func (e *env) join(a *attempt) (recipe.Held, error) {
 	e.t.Helper()
 	select {
 	case <-a.done:
@@ -185,7 +185,7 @@ func (e *env) join(a *attempt) (lock.Held, error) {
 	}
 }
 
-func (e *env) mustHold(a *attempt) lock.Held {
+func (e *env) mustHold(a *attempt) recipe.Held {
 	e.t.Helper()
 	h, err := e.join(a)
 	if err != nil {
@@ -317,7 +317,7 @@ func (e *env) mustWait(a *attempt) {
 }
 
 // holder starts an attempt that must get the lock.
-func (e *env) holder(acquire lock.AcquireFunc, id string) *attempt {
+func (e *env) holder(acquire recipe.AcquireFunc, id string) *attempt {
 	e.t.Helper()
 	a := e.start(acquire, id)
 	e.mustHold(a)
@@ -325,7 +325,7 @@ func (e *env) holder(acquire lock.AcquireFunc, id string) *attempt {
 }
 
 // waiter starts an attempt that must wait for the lock.
-func (e *env) waiter(acquire lock.AcquireFunc, id string) *attempt {
+func (e *env) waiter(acquire recipe.AcquireFunc, id string) *attempt {
 	e.t.Helper()
 	a := e.start(acquire, id)
 	e.mustWait(a)
@@ -333,7 +333,7 @@ func (e *env) waiter(acquire lock.AcquireFunc, id string) *attempt {
 }
 
 // queueOfThree: a holder holds, then b and, after it, c wait.
-func (e *env) queueOfThree(r lock.Recipe) (holder, b, c *attempt) {
+func (e *env) queueOfThree(r recipe.Lock) (holder, b, c *attempt) {
 	e.t.Helper()
 	holder = e.holder(r.Acquire, "holder")
 	b = e.waiter(r.Acquire, "b")

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/internal/queue"
-	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -32,7 +32,7 @@ import (
 // Acquire fails instead.)
 //
 // Violation: mutual-exclusion.
-func DeleteFirstChild() lock.Recipe { return queued(NameDeleteFirstChild) }
+func DeleteFirstChild() recipe.Lock { return queued(NameDeleteFirstChild) }
 
 // deleteFirstChild is DeleteFirstChild's Release step, and its defect.
 func deleteFirstChild(ctx context.Context, h *queue.Hold) (gone bool, err error) {
@@ -77,7 +77,7 @@ func deleteFirst(ctx context.Context, q queue.Queue) error {
 // ids, not of the sequence numbers, so a newcomer whose id sorts low is
 // first at once and holds alongside the current holder. Violation:
 // mutual-exclusion.
-func SplitDash() lock.Recipe { return queued(NameSplitDash) }
+func SplitDash() recipe.Lock { return queued(NameSplitDash) }
 
 // afterFirstDash is SplitDash's Order step, and its defect: it orders
 // members by what follows the first '-' of their names.

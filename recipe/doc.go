@@ -1,0 +1,27 @@
+// Package recipe is the leaf that the lock-family recipes (packages lock,
+// rwlock, semaphore and election), the zoo of broken ones and the harness
+// share, so that no recipe imports another: what a held lock, lease or
+// leadership can do (Lease), and the descriptor the harness checks a
+// recipe by (Lock). It imports zkapi alone.
+//
+// # One Lease
+//
+// A Mutex's, a read/write lock's and a semaphore's lease and an
+// election's leadership are all a node in a queue held by one session:
+// each has the node's path and owner, a non-blocking Check and a blocking
+// Wait for its loss, a fencing token, a write fenced by the node, and a
+// Release. Lease names those seven methods, so a program such as zklock
+// holds any of them through one interface. Each recipe's own type adds
+// what is its own (rwlock's Downgrade, the election's Term).
+//
+// # One descriptor
+//
+// Lock describes any recipe of the lock family in the form the harness
+// drives: an Acquire that returns a Held, and what the checkers need to
+// know about it. How many may hold at once (Leases: a semaphore's N) and
+// whether the token is a leadership's term (Terms: an election) are the
+// descriptor's notions, not any one recipe's, so a user's own semaphore
+// or election is checked as zksim's are. A Held needs only Release; the
+// harness fences the protected resource's writes when it also has Token
+// (Tokener) and Fenced (Fencer), as every Lease does.
+package recipe
