@@ -33,8 +33,7 @@ func replayFile(t *testing.T, path string) *harness.Report {
 	if !ok {
 		t.Fatalf("unknown recipe %q", f.Recipe)
 	}
-	f.Workload.Recipe = r
-	rep, err := harness.Replay(f, f.Workload)
+	rep, err := harness.Replay(f, harness.Workload{Recipe: r})
 	if err != nil {
 		t.Fatal(err)
 	}

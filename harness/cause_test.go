@@ -117,9 +117,7 @@ func TestCause_Barrier(t *testing.T) {
 				t.Fatal(err)
 			}
 			ex, _ := barrierzoo.Lookup(f.Recipe)
-			w := *f.Barrier
-			w.Recipe = ex.Recipe
-			rep, err := harness.Replay(f, w)
+			rep, err := harness.Replay(f, harness.BarrierWorkload{Recipe: ex.Recipe})
 			if err != nil {
 				t.Fatal(err)
 			}

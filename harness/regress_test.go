@@ -75,7 +75,7 @@ func splitDash(t *testing.T) (zoo.Exhibit, harness.Counterexample) {
 func TestSaveFailure_WritesReplayableArtifacts(t *testing.T) {
 	ex, ce := splitDash(t)
 	dir := t.TempDir()
-	tracePath, htmlPath, err := harness.SaveFailure(dir, "splitdash", ce.Report, ce.Workload, ce.Config, ce.Decisions)
+	tracePath, htmlPath, err := harness.SaveFailure(dir, "splitdash", ce.Report, ce.Subject, ce.Config, ce.Decisions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,8 +87,7 @@ func TestSaveFailure_WritesReplayableArtifacts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Workload.Recipe = ex.Recipe
-	if _, err := harness.Replay(f, f.Workload); err != nil {
+	if _, err := harness.Replay(f, harness.Workload{Recipe: ex.Recipe}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -150,16 +149,16 @@ func writeRegressions(t *testing.T) {
 	rec := &sim.Recorder{C: sim.NewSeeded(7)}
 	cfg := sim.Config{Faults: allFaults, Server: fakezkFollowers(7)}
 	w := harness.Workload{Recipe: lock.MutexRecipe(), ReadPercent: 50, TimeoutTicks: 30}
-	rep, _ := harness.RunWorkload(cfg, rec, w)
+	rep, _ := harness.Run(cfg, rec, w)
 	save(t, "ok-lock-session-replaced-under-create", rep, w, cfg, rec.Decisions)
 	for _, name := range []string{zoo.NameDirWatch, zoo.NameNoGUIDRetry, zoo.NameGoZKLock} {
 		ex, _ := zoo.Lookup(name)
 		ce, _ := harness.Minimize(zooWorkload(ex), zooConfig, ex.Violation, 60)
-		save(t, string(ex.Violation)+"-"+strings.TrimPrefix(name, "zoo/"), ce.Report, ce.Workload, ce.Config, ce.Decisions)
+		save(t, string(ex.Violation)+"-"+strings.TrimPrefix(name, "zoo/"), ce.Report, ce.Subject, ce.Config, ce.Decisions)
 	}
 }
 
-func save(t *testing.T, name string, rep *harness.Report, w harness.Workload, cfg sim.Config, d []int) {
+func save(t *testing.T, name string, rep *harness.Report, w harness.Subject, cfg sim.Config, d []int) {
 	if _, _, err := harness.SaveFailure("testdata/regress", name, rep, w, cfg, d); err != nil {
 		t.Fatal(err)
 	}

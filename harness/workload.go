@@ -103,23 +103,42 @@ func (r *Report) Classes() []check.Class {
 	return out
 }
 
-// RunWorkload runs the workload under cfg with choices from ch and checks
-// the run with every checker.
-func RunWorkload(cfg sim.Config, ch sim.Chooser, w Workload) (*Report, error) {
-	if err := w.Validate(); err != nil {
-		return nil, err
-	}
-	s, err := sim.New(cfg, ch)
-	if err != nil {
-		return nil, err
-	}
-	programs, run := w.start(s)
-	return run.report(s.Run(programs...)), nil
+// Name implements Subject: the recipe's.
+func (w Workload) Name() string { return w.Recipe.Name }
+
+// Spec implements Subject, defaults applied.
+func (w Workload) Spec() string {
+	w = w.withDefaults()
+	return fmt.Sprintf("clients=%d acquisitions=%d hold=%d read=%d timeout=%d timeout-percent=%d unfenced=%t dir=%s sequence-start=%d",
+		w.Clients, w.Acquisitions, w.HoldTicks, w.ReadPercent, w.TimeoutTicks, w.TimeoutPercent, w.Unfenced, w.Dir, w.SequenceStart)
 }
 
-// Start implements Scenario: it sets the ensemble up for the workload,
+// Parse implements Subject: the workload of w's recipe that spec says.
+func (w Workload) Parse(spec string) (Subject, error) {
+	p := Workload{Recipe: w.Recipe}
+	if err := keyvals(splitSpec(spec), map[string]any{"clients": &p.Clients, "acquisitions": &p.Acquisitions,
+		"hold": &p.HoldTicks, "read": &p.ReadPercent, "timeout": &p.TimeoutTicks, "timeout-percent": &p.TimeoutPercent,
+		"unfenced": &p.Unfenced, "dir": &p.Dir, "sequence-start": &p.SequenceStart}); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Shape implements Subject.
+func (w Workload) Shape() Shape {
+	w = w.withDefaults()
+	return Shape{Clients: w.Clients, Each: w.Acquisitions, Unit: "acquisitions"}
+}
+
+// Resize implements Subject.
+func (w Workload) Resize(s Shape) Subject {
+	w.Clients, w.Acquisitions = s.Clients, s.Each
+	return w
+}
+
+// Start implements Subject: it sets the ensemble up for the workload,
 // and returns its clients' programs and the judge of the run.
-func (w Workload) Start(s *sim.Sim) ([]sim.Program, sim.Judge) {
+func (w Workload) Start(s *sim.Sim) ([]sim.Program, Judge) {
 	programs, run := w.start(s)
 	return programs, run
 }
@@ -352,16 +371,13 @@ func (w Workload) write(ctx context.Context, c *sim.Client, h *History, hold int
 	h.writers = append(h.writers, hold)
 }
 
-// report checks a run that ended with every checker.
-func (run *lockRun) report(res *sim.Result) *Report {
+// Report implements Judge: it checks a run that ended with every checker.
+func (run *lockRun) Report(res *sim.Result) *Report {
 	r := &Report{Result: res, History: run.h, Deletes: run.deletes, expiries: run.expiries}
 	r.check(run)
 	run.explain(r)
 	return r
 }
-
-// Verdict implements Judge.
-func (run *lockRun) Verdict(res *sim.Result) []check.Class { return run.report(res).Classes() }
 
 // Visible implements Judge.
 func (run *lockRun) Visible() int { return run.visible }

@@ -174,6 +174,18 @@ func (c *CLI) resolve(name string) string {
 	return name
 }
 
+// subject returns the Subject of the recipe called name, or that name
+// aliases: a lock recipe's workload, or a barrier's.
+func (c *CLI) subject(name string) (harness.Subject, bool) {
+	if r, ok := c.recipe(name); ok {
+		return harness.Workload{Recipe: r}, true
+	}
+	if w, ok := c.barrier(name); ok {
+		return w, true
+	}
+	return nil, false
+}
+
 // barrier returns the barrier workload of the recipe called name, or
 // that name aliases.
 func (c *CLI) barrier(name string) (harness.BarrierWorkload, bool) {
