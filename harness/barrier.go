@@ -124,6 +124,19 @@ func (w BarrierWorkload) Resize(s Shape) Subject {
 	return w
 }
 
+// Checks names the checks of a run (everyStep: of a systematic search,
+// whose invariant is checked after every step), for a command's header.
+func (w BarrierWorkload) Checks(everyStep bool) string {
+	when := ""
+	if everyStep {
+		when = " after every step"
+	}
+	if w.Single {
+		return fmt.Sprintf("single-barrier waits%s, herd, orphans, deadlock, progress", when)
+	}
+	return fmt.Sprintf("barrier entry and exit%s, herd, orphans, deadlock, progress", when)
+}
+
 // Start implements Subject.
 func (w BarrierWorkload) Start(s *sim.Sim) ([]sim.Program, Judge) {
 	programs, run := w.start(s)

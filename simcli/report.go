@@ -57,8 +57,8 @@ func (t *tally) add(o outcome, seed uint64) {
 // strategy): what every shard of one run shares.
 func (rc runConfig) describe() string {
 	var extra []string
-	_, isBarrier := rc.subject.(harness.BarrierWorkload)
-	if !isBarrier && rc.recipe.AcquireRead != nil && rc.workload.ReadPercent != 50 {
+	isLock := rc.recipe.Name != ""
+	if isLock && rc.recipe.AcquireRead != nil && rc.workload.ReadPercent != 50 {
 		extra = append(extra, fmt.Sprintf("%d%% reads", rc.workload.ReadPercent))
 	}
 	switch {
@@ -67,7 +67,7 @@ func (rc runConfig) describe() string {
 	case rc.followers >= 0:
 		extra = append(extra, fmt.Sprintf("%d followers", rc.followers))
 	}
-	if !isBarrier {
+	if isLock {
 		extra = append(extra, rc.lockSetting()...)
 	}
 	s := fmt.Sprintf("%s, %s", rc.subject.Name(), rc.subject.Shape())
@@ -121,14 +121,14 @@ func (rc runConfig) checks() string {
 	if rc.strategy.systematic {
 		when = " after every step"
 	}
-	if b, ok := rc.subject.(harness.BarrierWorkload); ok {
-		if !rc.strategy.systematic {
-			when = ""
+	if rc.recipe.Name == "" {
+		if c, ok := rc.subject.(interface{ Checks(everyStep bool) string }); ok {
+			return c.Checks(rc.strategy.systematic)
 		}
-		if b.Single {
-			return fmt.Sprintf("single-barrier waits%s, herd, orphans, deadlock, progress", when)
+		if rc.strategy.systematic {
+			return "the invariant after every step, the verdict of every run"
 		}
-		return fmt.Sprintf("barrier entry and exit%s, herd, orphans, deadlock, progress", when)
+		return "the verdict of every run"
 	}
 	return fmt.Sprintf("%s%s, herd, %s, orphans, deadlock, progress", rc.exclusion(), when, rc.fencingChecks())
 }

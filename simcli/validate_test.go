@@ -20,7 +20,7 @@ import (
 // nothing run and nothing saved.
 func TestRun_RefusesBadFlags(t *testing.T) {
 	cli := &simcli.CLI{Name: "mycheck", Recipes: []lock.Recipe{lock.MutexRecipe()},
-		Barriers: []harness.BarrierWorkload{{Recipe: barrier.DoubleRecipe()}}}
+		Subjects: []harness.Subject{harness.BarrierWorkload{Recipe: barrier.DoubleRecipe()}}}
 	for _, tc := range []struct {
 		args []string
 		want string
