@@ -25,7 +25,7 @@ import (
 // before the run: client 1 sets it again (a no-op that must not fail),
 // works WorkTicks and removes it; the others wait on it.
 //
-// The checkers (see BarrierReport): entry and exit safety, the single
+// The checkers (its Report): entry and exit safety, the single
 // barrier's, herd, nodes left behind, and liveness.
 //
 // What they accept when a member's session ends (it expired: the

@@ -21,7 +21,7 @@ func TestBarrierTraceFile_MinimizedSavedReplayed(t *testing.T) {
 	ex, _ := zoo.Lookup(zoo.NameLeaveEarly)
 	w := harness.BarrierWorkload{Recipe: ex.Recipe, Clients: 3, Rounds: 2}
 	config := func(seed uint64) sim.Config { return sim.Config{Faults: barrierFaults, Server: fakezkFollowers(seed)} }
-	ce, ok := harness.Minimize(w, config, check.BarrierLeave, 60)
+	ce, ok := harness.Minimize(w, config, check.BarrierLeave, 60, 0)
 	if !ok {
 		t.Fatal("no barrier-leave")
 	}

@@ -85,7 +85,7 @@ func TestMinimize_DropsUnneededFaults(t *testing.T) {
 		{zoo.NameAdoptDying, "abandon"},
 	} {
 		ex, _ := zoo.Lookup(tc.name)
-		ce, ok := harness.Minimize(zooWorkload(ex), zooConfigFor(ex), ex.Violation, 60)
+		ce, ok := harness.Minimize(zooWorkload(ex), zooConfigFor(ex), ex.Violation, 60, 0)
 		if !ok {
 			t.Fatalf("%s: no counterexample", tc.name)
 		}

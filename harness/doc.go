@@ -17,7 +17,7 @@
 //
 // Run runs a Subject once; Explore searches every schedule within
 // bounds (sim.Explore), its Judge's Invariant checked after every step.
-// ShrinkSeed and Minimize (MinimizeWithin, with a time budget) shrink a
+// ShrinkSeed and Minimize (each within a time budget) shrink a
 // failing run to a minimal counterexample, its Shape (Subject.Resize)
 // before its decisions; ShrinkFound does it for a schedule a caller
 // found; Smaller lists the shapes a systematic search tries again.

@@ -80,14 +80,8 @@ func saveFailure(dir, name string, file TraceFile, w Subject, rep *Report, seed 
 // saved and the command that replays the trace (replay, the command
 // before "replay FILE": "go run ./cmd/zksim" for zksim itself), or why it
 // could not save them. It returns the trace file's path, "" if unsaved.
-// The trace is shown as WriteTrace shows it, one event a line, with the
-// legend.
-func WriteFailure(w io.Writer, dir, name, replay string, ce Counterexample) string {
-	return WriteFailureView(w, dir, name, replay, ce, TraceView{Legend: true})
-}
-
-// WriteFailureView is WriteFailure showing the trace in view.
-func WriteFailureView(w io.Writer, dir, name, replay string, ce Counterexample, view TraceView) string {
+// The trace is shown as WriteTrace shows it in view.
+func WriteFailure(w io.Writer, dir, name, replay string, ce Counterexample, view TraceView) string {
 	rep := ce.Report
 	command := func(p string) string { return replay + " replay " + filepath.ToSlash(p) }
 	tracePath, htmlPath, err := saveFailure(dir, name, ce.traceFile(), ce.Subject, rep, ce.Seed, command)

@@ -28,8 +28,8 @@ func htmlReport(file TraceFile, w Subject, rep *Report, seed uint64, replay stri
 	if seed == 0 {
 		f.Seed = fmt.Sprintf("none: %d decisions (the trace file replays them)", len(file.Decisions))
 	}
-	if rep.History != nil {
-		f.Holds = rep.History.Holds
+	if rep.history != nil {
+		f.Holds = rep.history.Holds
 	}
 	f.Steps = blamedSteps(rep.Violations)
 	return f

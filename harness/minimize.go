@@ -33,17 +33,12 @@ func runOf(w Subject) runSchedule {
 // shrinkBudget bounds the runs one shrink may make.
 const shrinkBudget = 2000
 
-// DefaultShrinkTime is how long Minimize and ShrinkFound look for a
+// DefaultShrinkTime is how long Minimize, ShrinkSeed and ShrinkFound look for a
 // smaller counterexample unless told otherwise (rapid's
 // -rapid.shrinktime default, too).
 const DefaultShrinkTime = 30 * time.Second
 
-// Minimize is MinimizeWithin with DefaultShrinkTime.
-func Minimize(w Subject, config func(seed uint64) sim.Config, class check.Class, perSize int) (ce Counterexample, ok bool) {
-	return MinimizeWithin(w, config, class, perSize, DefaultShrinkTime)
-}
-
-// MinimizeWithin looks for a run of w that shows violation class, trying
+// Minimize looks for a run of w that shows violation class, trying
 // the smallest workloads first (fewer clients, then fewer acquisitions
 // or rounds, up to w's), each with up to perSize seeds from
 // config(seed), shrinks the first one found (see ShrinkSeed), then looks
@@ -53,7 +48,7 @@ func Minimize(w Subject, config func(seed uint64) sim.Config, class check.Class,
 // no more sizes or seeds and shrinks what it has: the budget decides
 // how small a counterexample is, never whether one is found at the
 // sizes it had time for.
-func MinimizeWithin(w Subject, config func(seed uint64) sim.Config, class check.Class, perSize int, within time.Duration) (ce Counterexample, ok bool) {
+func Minimize(w Subject, config func(seed uint64) sim.Config, class check.Class, perSize int, within time.Duration) (ce Counterexample, ok bool) {
 	dl := newDeadline(within)
 	for _, ws := range sizes(w) {
 		if dl.passed() && volume(ws) < volume(w) {
@@ -173,18 +168,14 @@ func sizes(w Subject) []Subject {
 // volume is a subject's client-acquisitions (or client-rounds).
 func volume(w Subject) int { return w.Shape().Clients * w.Shape().Each }
 
-// ShrinkSeed runs w under cfg with the choices of NewSeeded(seed) and, if
-// the run shows violation class, shrinks its decisions (see Shrink, then
-// dropFaults) to a schedule that still shows it and returns that schedule
-// run again with its trace. ok is false if the run does not show class.
-func ShrinkSeed(w Subject, cfg sim.Config, seed uint64, class check.Class) (ce Counterexample, ok bool) {
-	return ShrinkSeedWithin(w, cfg, seed, class, 0)
-}
-
-// ShrinkSeedWithin is ShrinkSeed that stops shrinking after within
-// (wall-clock time; 0: DefaultShrinkTime) and returns the smallest found
-// by then: the budget decides only how small, never whether.
-func ShrinkSeedWithin(w Subject, cfg sim.Config, seed uint64, class check.Class, within time.Duration) (ce Counterexample, ok bool) {
+// ShrinkSeed runs w under cfg with the choices of NewSeeded(seed) and,
+// if the run shows violation class, shrinks its decisions (see Shrink,
+// then dropFaults) to a schedule that still shows it and returns that
+// schedule run again with its trace. ok is false if the run does not
+// show class. It stops shrinking after within (wall-clock time; 0:
+// DefaultShrinkTime) and returns the smallest found by then: the budget
+// decides only how small, never whether.
+func ShrinkSeed(w Subject, cfg sim.Config, seed uint64, class check.Class, within time.Duration) (ce Counterexample, ok bool) {
 	return shrinkSeed(w, runOf(w), cfg, seed, class, newDeadline(within))
 }
 

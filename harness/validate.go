@@ -9,9 +9,9 @@ import (
 	"github.com/zksim/zksim/sim"
 )
 
-// ErrWorkload is wrapped by every reason a workload cannot run: Run,
-// Explore and Replay return it before the first schedule
-// (sim.Explore too, for a workload given as its Scenario).
+// ErrWorkload is wrapped by every reason zksim's workloads (Workload,
+// BarrierWorkload) cannot run: Run, Explore and Replay return it before
+// the first schedule.
 var ErrWorkload = errors.New("harness: invalid workload")
 
 // MaxRounds bounds a workload's acquisitions (or rounds) per client. A

@@ -53,8 +53,8 @@ func (w Workload) withDefaults() Workload {
 	return w
 }
 
-// History is what a workload run observed.
-type History struct {
+// history is what a lock workload run observed.
+type history struct {
 	Holds    []linearize.Hold
 	Accepted []check.Accepted
 	Wakeups  []check.Wakeup
@@ -62,32 +62,23 @@ type History struct {
 	writers  []int   // per accepted write: its hold
 }
 
-// Report is a checked run.
+// Report is a checked run of any Subject, what its Judge made of it: a
+// user's Subject fills Result and Violations (and Notes, Herd if it has
+// them); the lock and barrier workloads' say more.
 type Report struct {
 	Result     *sim.Result
-	History    *History
 	Violations []check.Violation
 	// Notes are findings that fail nothing (check.Class.Note): a stale
 	// wake-up of a replaced session.
 	Notes    []check.Violation
-	Herd     map[int64]int   // clients woken per change
-	Deletes  []int64         // zxids of the deletes clients made (releases, give-ups)
-	leases   int             // the lock's N, for WriteHTML
+	Herd     map[int64]int   // clients woken per change (the lock and barrier workloads)
+	Deletes  []int64         // zxids of the deletes clients made (the lock workload: releases, give-ups)
+	history  *history        // the lock workload's, for the HTML report
 	expiries []report.Expiry // the clients' sessions the server expired, for the HTML report
 }
 
 // OK reports whether no checker found a violation.
 func (r *Report) OK() bool { return len(r.Violations) == 0 }
-
-// WriteHTML writes porcupine's own timeline of the critical sections
-// (a failure's report, from SaveFailure, is zksim's page instead).
-func (r *Report) WriteHTML(path string) error {
-	var holds []linearize.Hold
-	if r.History != nil {
-		holds = r.History.Holds
-	}
-	return linearize.WriteHTML(holds, r.leases, path)
-}
 
 // Classes lists the violation classes found, sorted, without repeats.
 func (r *Report) Classes() []check.Class {
@@ -145,7 +136,7 @@ func (w Workload) Start(s *sim.Sim) ([]sim.Program, Judge) {
 
 func (w Workload) start(s *sim.Sim) ([]sim.Program, *lockRun) {
 	w = w.withDefaults()
-	r := &lockRun{s: s, w: w, h: &History{}, acquiring: make([]linearize.Mode, w.Clients),
+	r := &lockRun{s: s, w: w, h: &history{}, acquiring: make([]linearize.Mode, w.Clients),
 		holding: make([]bool, w.Clients), giveUps: map[int64]bool{}, expired: map[int64]expiry{},
 		made: newCreations(w.Clients), callSession: make([]int64, w.Clients)}
 	m := s.Machine()
@@ -174,7 +165,7 @@ func (w Workload) start(s *sim.Sim) ([]sim.Program, *lockRun) {
 type lockRun struct {
 	s         *sim.Sim
 	w         Workload
-	h         *History
+	h         *history
 	visible   int              // holds begun and ended: what the exclusion checkers see
 	acquiring []linearize.Mode // per client: what it is acquiring (heldNone: nothing)
 	holding   []bool           // per client: it holds the lock (or is releasing it)
@@ -347,7 +338,7 @@ func (w Workload) once(ctx context.Context, c *sim.Client, r *lockRun, i int, re
 }
 
 // write stores the holder's token in the resource, fenced when it can be.
-func (w Workload) write(ctx context.Context, c *sim.Client, h *History, hold int, held lock.Held, token int64) {
+func (w Workload) write(ctx context.Context, c *sim.Client, h *history, hold int, held lock.Held, token int64) {
 	data := []byte(fmt.Sprint(token))
 	call := int64(c.Sim().Step())
 	var (
@@ -373,7 +364,7 @@ func (w Workload) write(ctx context.Context, c *sim.Client, h *History, hold int
 
 // Report implements Judge: it checks a run that ended with every checker.
 func (run *lockRun) Report(res *sim.Result) *Report {
-	r := &Report{Result: res, History: run.h, Deletes: run.deletes, expiries: run.expiries}
+	r := &Report{Result: res, history: run.h, Deletes: run.deletes, expiries: run.expiries}
 	r.check(run)
 	run.explain(r)
 	return r
@@ -437,15 +428,14 @@ func (run *lockRun) Invariant(s *sim.Sim) *check.Violation {
 }
 
 func (r *Report) check(run *lockRun) {
-	h, res, w := r.History, r.Result, run.w
+	h, res, w := r.history, r.Result, run.w
 	// A hold ends when its session lost the lock, if that came first.
 	for i := range h.Holds {
 		if e, ok := run.expired[h.sessions[i]]; ok && (h.Holds[i].End < 0 || e.step < h.Holds[i].End) && e.step >= h.Holds[i].Start {
 			h.Holds[i].End = e.step
 		}
 	}
-	r.leases = w.Recipe.MaxHolders()
-	r.Violations = append(r.Violations, check.Exclusion(h.Holds, r.leases)...)
+	r.Violations = append(r.Violations, check.Exclusion(h.Holds, w.Recipe.MaxHolders())...)
 
 	r.Violations = append(r.Violations, run.fencing()...)
 	if w.Recipe.Terms {

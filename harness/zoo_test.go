@@ -114,7 +114,7 @@ func testFoundAndShrunk(t *testing.T, exhibits []zoo.Exhibit) {
 			if decisions == nil {
 				t.Fatalf("%s: no %s in 200 schedules", ex.Name, ex.Violation)
 			}
-			ce, ok := harness.Minimize(zooWorkload(ex), zooConfigFor(ex), ex.Violation, 60)
+			ce, ok := harness.Minimize(zooWorkload(ex), zooConfigFor(ex), ex.Violation, 60, 0)
 			if !ok {
 				t.Fatalf("no minimal counterexample for %s", ex.Name)
 			}
@@ -184,7 +184,7 @@ func TestZoo_AdoptDyingNeedsAbandon(t *testing.T) {
 // byte.
 func TestZoo_AbandonTraceReplays(t *testing.T) {
 	ex, _ := zoo.Lookup(zoo.NameAdoptDying)
-	ce, ok := harness.Minimize(zooWorkload(ex), zooConfigFor(ex), ex.Violation, 60)
+	ce, ok := harness.Minimize(zooWorkload(ex), zooConfigFor(ex), ex.Violation, 60, 0)
 	if !ok {
 		t.Fatal("no counterexample")
 	}

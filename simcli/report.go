@@ -193,9 +193,9 @@ func writeClasses(w io.Writer, byClass map[check.Class]int) {
 // (nil if none was found).
 func (rc runConfig) reportFailure(w io.Writer, f *failed) (string, *harness.Counterexample) {
 	class := f.classes[0]
-	ce, ok := harness.MinimizeWithin(rc.subject, func(seed uint64) sim.Config { return rc.config(seed, true) }, class, 60, rc.shrink)
+	ce, ok := harness.Minimize(rc.subject, func(seed uint64) sim.Config { return rc.config(seed, true) }, class, 60, rc.shrink)
 	if !ok { // no smaller run shows it: shrink the schedule that did
-		ce, ok = harness.ShrinkSeedWithin(rc.subject, rc.config(f.seed, true), f.seed, class, rc.shrink)
+		ce, ok = harness.ShrinkSeed(rc.subject, rc.config(f.seed, true), f.seed, class, rc.shrink)
 	}
 	if !ok {
 		// Runs are deterministic: this is a bug in the simulator.
@@ -222,7 +222,7 @@ func (rc runConfig) reportFailure(w io.Writer, f *failed) (string, *harness.Coun
 // the command that replays it with this program, and returns the trace's
 // path ("" if it could not be saved).
 func (rc runConfig) writeFailure(w io.Writer, dir, name string, ce harness.Counterexample) string {
-	return harness.WriteFailureView(w, dir, name, rc.cli.replayCommand(), ce, rc.view)
+	return harness.WriteFailure(w, dir, name, rc.cli.replayCommand(), ce, rc.view)
 }
 
 // progress shows how a run goes: on a terminal a status line redrawn in
