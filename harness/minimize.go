@@ -13,7 +13,7 @@ import (
 // Counterexample is a failing run: what ran and the decisions that drove
 // it.
 type Counterexample struct {
-	Subject   Subject
+	Subject   Subject // what ran, at the shape it was shrunk to
 	Config    sim.Config
 	Decisions []int
 	Report    *Report

@@ -15,9 +15,10 @@ import (
 // failures (a smaller Shape first), SaveFailure saves them as trace
 // files whose recipe line is its Name and workload line its Spec, and
 // Replay runs a file again as the Subject its Parse makes of that line.
-// The lock Workload, the BarrierWorkload and Programs are Subjects; a
+// The lock Workload, the BarrierWorkload and Programs are Subjects. A
 // Subject that also has a Validate() error method is validated before it
-// runs.
+// runs; one with a String method is described by it in a failure's HTML
+// report (else by its Shape).
 type Subject interface {
 	// Name is what a trace file's recipe line says ran: the recipe's
 	// name, or "programs".
