@@ -111,7 +111,7 @@ func newCIOutput(stdout io.Writer, asJSON bool, junit string) *ciOutput {
 func (rc runConfig) workloadJSON(s harness.Subject) jsonWorkload {
 	sh := s.Shape()
 	if rc.recipe.Name == "" {
-		return jsonWorkload{Kind: kindOf(s), Clients: sh.Clients, Acquisitions: sh.Each, Single: specSays(s, "single", "true"),
+		return jsonWorkload{Kind: kindOf(s), Clients: sh.Clients, Acquisitions: sh.Each, Single: specField(s.Spec(), "single") == "true",
 			Followers: rc.followers, Overflow: rc.overflow.String()}
 	}
 	w := rc.workload

@@ -207,9 +207,16 @@ func kindOf(w harness.Subject) string {
 	return ""
 }
 
-// specSays reports whether a Subject's Spec has the field key=value.
-func specSays(w harness.Subject, key, value string) bool {
-	return slices.Contains(strings.Fields(w.Spec()), key+"="+value)
+// specField is the value of a workload line's (a Spec's) field key, ""
+// if it has none: its dir is the directory a column view leaves out of
+// its paths, its single=true the single barrier's.
+func specField(spec, key string) string {
+	for _, f := range strings.Fields(spec) {
+		if v, ok := strings.CutPrefix(f, key+"="); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 func (c *CLI) recipeNames() string {

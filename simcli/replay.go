@@ -55,7 +55,7 @@ func (c *CLI) runReplay(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if rep != nil {
-		view.Dir = specDir(f.Workload)
+		view.Dir = specField(f.Workload, "dir")
 		harness.WriteTrace(stdout, rep.Result.Trace, rep.Violations, view)
 	}
 	if err != nil {
@@ -92,17 +92,6 @@ func truncation(saved, replayed []string) string {
 		return fmt.Sprintf("its trace stops within line %d of the replay's %d", n, len(replayed))
 	case n < len(replayed):
 		return fmt.Sprintf("its trace stops after line %d of the replay's %d", n, len(replayed))
-	}
-	return ""
-}
-
-// specDir is the dir= field of a workload line (harness.Subject.Spec):
-// the directory a column view leaves out of its paths.
-func specDir(spec string) string {
-	for _, f := range strings.Fields(spec) {
-		if d, ok := strings.CutPrefix(f, "dir="); ok {
-			return d
-		}
 	}
 	return ""
 }

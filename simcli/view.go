@@ -43,7 +43,7 @@ func (c *CLI) runExplain(args []string, stdout, stderr io.Writer) int {
 func (rc runConfig) showTrace(rep *harness.Report) string {
 	var b strings.Builder
 	view := rc.view
-	view.Legend, view.Dir = false, specDir(rc.subject.Spec())
+	view.Legend, view.Dir = false, specField(rc.subject.Spec(), "dir")
 	harness.WriteTrace(&b, rep.Result.Trace, rep.Violations, view)
 	return b.String()
 }
