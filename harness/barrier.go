@@ -3,6 +3,7 @@ package harness
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -24,7 +25,7 @@ import (
 // before the run: client 1 sets it again (a no-op that must not fail),
 // works WorkTicks and removes it; the others wait on it.
 //
-// The checkers (see BarrierReport): entry and exit safety, the single
+// The checkers (its Report): entry and exit safety, the single
 // barrier's, herd, nodes left behind, and liveness.
 //
 // What they accept when a member's session ends (it expired: the
@@ -74,45 +75,70 @@ func (w BarrierWorkload) withDefaults() BarrierWorkload {
 	return w
 }
 
-// BarrierReport is a checked run of the barrier workload.
-type BarrierReport struct {
-	Result     *sim.Result
-	Visits     []check.Visit      // the double barrier's Enter calls
-	Waits      []check.SingleWait // the single barrier's waits
-	Violations []check.Violation
-	Herd       map[int64]int   // clients woken per change
-	expiries   []report.Expiry // the clients' sessions the server expired, for the HTML report
+// Name implements Subject: the recipe's.
+func (w BarrierWorkload) Name() string { return w.Recipe.Name }
+
+// barrierKind opens the workload line of a barrier recipe's run.
+const barrierKind = "barrier"
+
+// Spec implements Subject, defaults applied; a late share of none (-1)
+// is written 0.
+func (w BarrierWorkload) Spec() string {
+	w = w.withDefaults()
+	return fmt.Sprintf("%s clients=%d rounds=%d work=%d attempts=%d late=%d single=%t dir=%s",
+		barrierKind, w.Clients, w.Rounds, w.WorkTicks, w.Attempts, max(0, w.LatePercent), w.Single, w.Dir)
 }
 
-// OK reports whether no checker found a violation.
-func (r *BarrierReport) OK() bool { return len(r.Violations) == 0 }
-
-// Classes lists the violation classes found, sorted, without repeats.
-func (r *BarrierReport) Classes() []check.Class {
-	var out []check.Class
-	for _, v := range r.Violations {
-		out = append(out, v.Class)
+// Parse implements Subject: the workload of w's recipe that spec says.
+func (w BarrierWorkload) Parse(spec string) (Subject, error) {
+	p := BarrierWorkload{Recipe: w.Recipe}
+	v := splitSpec(spec)
+	if len(v) == 0 || v[0] != barrierKind {
+		return nil, errors.New("not a barrier workload")
 	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
-// RunBarrier runs the barrier workload under cfg with choices from ch
-// and checks the run with every checker.
-func RunBarrier(cfg sim.Config, ch sim.Chooser, w BarrierWorkload) (*BarrierReport, error) {
-	if err := w.Validate(); err != nil {
+	if err := keyvals(v[1:], map[string]any{"clients": &p.Clients, "rounds": &p.Rounds, "work": &p.WorkTicks,
+		"attempts": &p.Attempts, "late": &p.LatePercent, "single": &p.Single, "dir": &p.Dir}); err != nil {
 		return nil, err
 	}
-	s, err := sim.New(cfg, ch)
-	if err != nil {
-		return nil, err
+	if p.LatePercent == 0 {
+		p.LatePercent = -1
 	}
-	programs, run := w.start(s)
-	return run.report(s.Run(programs...)), nil
+	return p, nil
 }
 
-// Start implements sim.Scenario.
-func (w BarrierWorkload) Start(s *sim.Sim) ([]sim.Program, sim.Judge) {
+// Shape implements Subject: the single barrier has one round.
+func (w BarrierWorkload) Shape() Shape {
+	w = w.withDefaults()
+	if w.Single {
+		return Shape{Clients: w.Clients, Each: 1}
+	}
+	return Shape{Clients: w.Clients, Each: w.Rounds, Unit: "rounds"}
+}
+
+// Resize implements Subject.
+func (w BarrierWorkload) Resize(s Shape) Subject {
+	w.Clients = s.Clients
+	if !w.Single {
+		w.Rounds = s.Each
+	}
+	return w
+}
+
+// Checks names the checks of a run (everyStep: of a systematic search,
+// whose invariant is checked after every step), for a command's header.
+func (w BarrierWorkload) Checks(everyStep bool) string {
+	when := ""
+	if everyStep {
+		when = " after every step"
+	}
+	if w.Single {
+		return fmt.Sprintf("single-barrier waits%s, herd, orphans, deadlock, progress", when)
+	}
+	return fmt.Sprintf("barrier entry and exit%s, herd, orphans, deadlock, progress", when)
+}
+
+// Start implements Subject.
+func (w BarrierWorkload) Start(s *sim.Sim) ([]sim.Program, Judge) {
 	programs, run := w.start(s)
 	return programs, run
 }

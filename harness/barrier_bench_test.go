@@ -29,7 +29,7 @@ func BenchmarkBarrierSchedules(b *testing.B) {
 				w := harness.BarrierWorkload{Recipe: barrier.DoubleRecipe(), Single: single}
 				for b.Loop() {
 					seed++
-					rep, err := harness.RunBarrier(barrierConfig(seed, pct), sim.NewSeeded(seed), w)
+					rep, err := harness.Run(barrierConfig(seed, pct), sim.NewSeeded(seed), w)
 					if err != nil || !rep.OK() {
 						b.Fatalf("seed %d: %v %v", seed, err, rep.Violations)
 					}
@@ -85,7 +85,7 @@ func BenchmarkBarrierExploreZoo(b *testing.B) {
 			var res *sim.Exploration
 			for b.Loop() {
 				var err error
-				res, err = sim.Explore(context.Background(), sim.Config{Faults: exploreFaults}, barrierZooWorkload(ex),
+				res, err = sim.Explore(context.Background(), sim.Config{Faults: exploreFaults}, harness.AsScenario(barrierZooWorkload(ex)),
 					sim.Bounds{Deviations: 4, Class: ex.Violation})
 				if err != nil || res.Failure == nil {
 					b.Fatalf("%v: not found", err)
@@ -117,7 +117,7 @@ func BenchmarkBarrierExhaust(b *testing.B) {
 			var res *sim.Exploration
 			for b.Loop() {
 				var err error
-				res, err = sim.Explore(context.Background(), sim.Config{Faults: exploreFaults}, w, sim.Bounds{Deviations: tc.devs, NoDeepening: true})
+				res, err = sim.Explore(context.Background(), sim.Config{Faults: exploreFaults}, harness.AsScenario(w), sim.Bounds{Deviations: tc.devs, NoDeepening: true})
 				switch {
 				case err != nil:
 					b.Fatal(err)

@@ -97,7 +97,7 @@ func (run *barrierRun) safety() []check.Violation {
 	return append(vs, check.BarrierLeaves(h)...)
 }
 
-// Invariant implements sim.Judge: entry, exit and the single barrier's
+// Invariant implements Judge: entry, exit and the single barrier's
 // safety, checked whenever a call or a session's end changed what they
 // see.
 func (run *barrierRun) Invariant(s *sim.Sim) *check.Violation {
@@ -111,18 +111,13 @@ func (run *barrierRun) Invariant(s *sim.Sim) *check.Violation {
 	return nil
 }
 
-// Visible implements sim.Judge: calls, returns and sessions' ends.
+// Visible implements Judge: calls, returns and sessions' ends.
 func (run *barrierRun) Visible() int { return run.visible }
 
-// Verdict implements sim.Judge.
-func (run *barrierRun) Verdict(res *sim.Result) []check.Class { return run.report(res).Classes() }
-
-// report checks a run that ended with every checker.
-func (run *barrierRun) report(res *sim.Result) *BarrierReport {
-	r := &BarrierReport{Result: res, Waits: run.waits, expiries: run.ended}
-	if !run.w.Single {
-		r.Visits = run.history()
-	}
+// Report implements Judge: it checks a run that ended with every
+// checker.
+func (run *barrierRun) Report(res *sim.Result) *Report {
+	r := &Report{Result: res, expiries: run.ended}
 	r.Violations = run.safety()
 	herd, counts := check.Wakeups(run.wakeups(), run.herdLimit())
 	r.Herd = counts
@@ -143,7 +138,7 @@ func (run *barrierRun) report(res *sim.Result) *BarrierReport {
 // explain adds to the barrier checkers' causes the faults that hit the
 // clients they name (a traced run only), and words a client error or
 // no progress by the clients' last steps.
-func (run *barrierRun) explain(r *BarrierReport) {
+func (run *barrierRun) explain(r *Report) {
 	trace := r.Result.Trace
 	for i := range r.Violations {
 		v := &r.Violations[i]
@@ -264,16 +259,4 @@ func (run *barrierRun) orphans(res *sim.Result) []check.Violation {
 		at, ok := run.expired[session]
 		return int(at), ok
 	}))
-}
-
-// String words the history, one visit a line, for a failure's report.
-func (r *BarrierReport) String() string {
-	var b strings.Builder
-	for _, v := range r.Visits {
-		fmt.Fprintf(&b, "c%d arrive %d entered %d left %d gone %d passed %d\n", v.Client+1, v.Arrive, v.Entered, v.Left, v.Gone, v.Passed)
-	}
-	for _, v := range r.Violations {
-		fmt.Fprintf(&b, "%v\n", v)
-	}
-	return b.String()
 }

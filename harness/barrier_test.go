@@ -34,14 +34,14 @@ func TestBarrierWorkload_GoodSeeded(t *testing.T) {
 			for seed := range uint64(300) {
 				cfg := barrierConfig(seed, pct)
 				w := harness.BarrierWorkload{Recipe: barrier.DoubleRecipe(), Single: single}
-				rep, err := harness.RunBarrier(cfg, sim.NewSeeded(seed), w)
+				rep, err := harness.Run(cfg, sim.NewSeeded(seed), w)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if !rep.OK() {
 					cfg.NoTrace = false
-					rep, _ = harness.RunBarrier(cfg, sim.NewSeeded(seed), w)
-					t.Fatalf("single %v pct %v seed %d: %v\n%s\n%s", single, pct, seed, rep.Violations, rep, sim.TraceString(rep.Result.Trace))
+					rep, _ = harness.Run(cfg, sim.NewSeeded(seed), w)
+					t.Fatalf("single %v pct %v seed %d: %v\n%s", single, pct, seed, rep.Violations, sim.TraceString(rep.Result.Trace))
 				}
 			}
 		}
@@ -84,7 +84,7 @@ type barrierBounds struct {
 func testBarrierExhausts(t *testing.T, cases []barrierBounds) {
 	for _, tc := range cases {
 		tc.w.Recipe = barrier.DoubleRecipe()
-		res, err := sim.Explore(t.Context(), sim.Config{Faults: exploreFaults}, tc.w, tc.b)
+		res, err := sim.Explore(t.Context(), sim.Config{Faults: exploreFaults}, harness.AsScenario(tc.w), tc.b)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -21,7 +21,7 @@ func TestBarrierTraceFile_MinimizedSavedReplayed(t *testing.T) {
 	ex, _ := zoo.Lookup(zoo.NameLeaveEarly)
 	w := harness.BarrierWorkload{Recipe: ex.Barrier, Clients: 3, Rounds: 2}
 	config := func(seed uint64) sim.Config { return sim.Config{Faults: barrierFaults, Server: fakezkFollowers(seed)} }
-	ce, ok := harness.Minimize(w, config, check.BarrierLeave, 60)
+	ce, ok := harness.Minimize(w, config, check.BarrierLeave, 60, 0)
 	if !ok {
 		t.Fatal("no barrier-leave")
 	}
@@ -38,12 +38,10 @@ func TestBarrierTraceFile_MinimizedSavedReplayed(t *testing.T) {
 		t.Errorf("trace file header:\n%.300s", text)
 	}
 	f, err := harness.ParseTraceFile(string(text))
-	if err != nil || f.Barrier == nil {
-		t.Fatalf("parse: %v, barrier %v", err, f.Barrier)
+	if err != nil || !strings.HasPrefix(f.Workload, "barrier ") {
+		t.Fatalf("parse: %v, workload %q", err, f.Workload)
 	}
-	replayAs := *f.Barrier
-	replayAs.Recipe = ex.Barrier
-	rep, err := harness.Replay(f, replayAs)
+	rep, err := harness.Replay(f, harness.BarrierWorkload{Recipe: ex.Barrier})
 	if err != nil || !slices.Equal(rep.Classes(), ce.Report.Classes()) {
 		t.Fatalf("replay: %v, classes %v, want %v", err, rep.Classes(), ce.Report.Classes())
 	}
@@ -58,7 +56,7 @@ func TestBarrierTraceFile_MinimizedSavedReplayed(t *testing.T) {
 func TestBarrierTraceFile_RoundTrip(t *testing.T) {
 	w := harness.BarrierWorkload{Recipe: barrier.DoubleRecipe(), Clients: 4, WorkTicks: 3, Attempts: 1, LatePercent: -1, Single: true, Dir: "/b/one"}
 	rec := &sim.Recorder{C: sim.NewSeeded(1)}
-	rep, err := harness.RunBarrier(sim.Config{}, rec, w)
+	rep, err := harness.Run(sim.Config{}, rec, w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,8 +70,11 @@ func TestBarrierTraceFile_RoundTrip(t *testing.T) {
 	if err != nil || f.String() != string(text) {
 		t.Fatalf("round trip: %v\n%s\nwant\n%s", err, f.String(), text)
 	}
-	got := *f.Barrier
-	got.Recipe = w.Recipe
+	parsed, err := harness.BarrierWorkload{Recipe: w.Recipe}.Parse(f.Workload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := parsed.(harness.BarrierWorkload)
 	if got.Clients != 4 || got.Rounds != 2 || got.WorkTicks != 3 || got.Attempts != 1 || got.LatePercent != -1 || !got.Single || got.Dir != "/b/one" {
 		t.Errorf("parsed %+v", got)
 	}
@@ -92,16 +93,14 @@ func TestBarrierTraceFile_Saved(t *testing.T) {
 	for _, path := range files {
 		text, _ := os.ReadFile(path)
 		f, err := harness.ParseTraceFile(string(text))
-		if err != nil || f.Barrier == nil {
+		if err != nil || !strings.HasPrefix(f.Workload, "barrier ") {
 			t.Fatalf("%s: %v", path, err)
 		}
 		ex, ok := zoo.Lookup(f.Recipe)
 		if !ok {
 			t.Fatalf("%s: unknown recipe %q", path, f.Recipe)
 		}
-		w := *f.Barrier
-		w.Recipe = ex.Barrier
-		rep, err := harness.Replay(f, w)
+		rep, err := harness.Replay(f, harness.BarrierWorkload{Recipe: ex.Barrier})
 		if err != nil || !slices.Contains(rep.Classes(), ex.Violation) {
 			t.Errorf("%s: %v, classes %v, want %s", path, err, rep.Classes(), ex.Violation)
 		}

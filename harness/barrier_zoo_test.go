@@ -20,7 +20,7 @@ func barrierHunt(t testing.TB, ex zoo.Exhibit, pct bool, start uint64, limit int
 	for i := range limit {
 		seed := start + uint64(i)
 		cfg := barrierConfig(seed, pct)
-		rep, err := harness.RunBarrier(cfg, sim.NewSeeded(seed), barrierZooWorkload(ex))
+		rep, err := harness.Run(cfg, sim.NewSeeded(seed), barrierZooWorkload(ex))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,7 +49,7 @@ func TestBarrierZoo_FoundSeeded(t *testing.T) {
 // The systematic search finds every barrier zoo exhibit's class.
 func TestBarrierZoo_FoundByExplore(t *testing.T) {
 	for _, ex := range zoo.Barriers() {
-		res, err := sim.Explore(t.Context(), sim.Config{Faults: exploreFaults}, barrierZooWorkload(ex),
+		res, err := sim.Explore(t.Context(), sim.Config{Faults: exploreFaults}, harness.AsScenario(barrierZooWorkload(ex)),
 			sim.Bounds{Deviations: 3, Class: ex.Violation, MaxStates: 200000})
 		if err != nil {
 			t.Fatal(err)

@@ -26,7 +26,7 @@ func BenchmarkStandardWorkload(b *testing.B) {
 			steps := 0
 			for b.Loop() {
 				seed++
-				rep, err := harness.RunWorkload(sim.Config{PCT: pct, Faults: allFaults, NoTrace: true}, sim.NewSeeded(seed),
+				rep, err := harness.Run(sim.Config{PCT: pct, Faults: allFaults, NoTrace: true}, sim.NewSeeded(seed),
 					harness.Workload{Recipe: lock.MutexRecipe()})
 				if err != nil || !rep.OK() {
 					b.Fatalf("seed %d: %v %v", seed, err, rep.Violations)
@@ -57,7 +57,7 @@ func BenchmarkZooFind(b *testing.B) {
 						seed := uint64(start*1000 + s)
 						cfg := zooConfigFor(ex)(seed)
 						cfg.NoTrace = true
-						rep, _ := harness.RunWorkload(cfg, sim.NewSeeded(seed), zooWorkload(ex))
+						rep, _ := harness.Run(cfg, sim.NewSeeded(seed), zooWorkload(ex))
 						if slices.Contains(rep.Classes(), ex.Violation) {
 							break
 						}

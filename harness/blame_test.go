@@ -33,8 +33,7 @@ func replayFile(t *testing.T, path string) *harness.Report {
 	if !ok {
 		t.Fatalf("unknown recipe %q", f.Recipe)
 	}
-	f.Workload.Recipe = r
-	rep, err := harness.Replay(f, f.Workload)
+	rep, err := harness.Replay(f, harness.Workload{Recipe: r})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +85,7 @@ func TestMinimize_DropsUnneededFaults(t *testing.T) {
 		{zoo.NameAdoptDying, "abandon"},
 	} {
 		ex, _ := zoo.Lookup(tc.name)
-		ce, ok := harness.Minimize(zooWorkload(ex), zooConfigFor(ex), ex.Violation, 60)
+		ce, ok := harness.Minimize(zooWorkload(ex), zooConfigFor(ex), ex.Violation, 60, 0)
 		if !ok {
 			t.Fatalf("%s: no counterexample", tc.name)
 		}

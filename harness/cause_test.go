@@ -117,9 +117,7 @@ func TestCause_Barrier(t *testing.T) {
 				t.Fatal(err)
 			}
 			ex, _ := zoo.Lookup(f.Recipe)
-			w := *f.Barrier
-			w.Recipe = ex.Barrier
-			rep, err := harness.Replay(f, w)
+			rep, err := harness.Replay(f, harness.BarrierWorkload{Recipe: ex.Barrier})
 			if err != nil {
 				t.Fatal(err)
 			}

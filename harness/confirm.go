@@ -24,15 +24,9 @@ var ErrNondeterministic = errors.New("harness: the code under test does not repl
 // not a bug the schedule shows. The error wraps ErrNondeterministic and
 // names the first step where the two runs differ.
 func Confirm(ce Counterexample) error {
-	return ConfirmRun(ce.subject().Check, ce)
-}
-
-// ConfirmRun is Confirm for a counterexample of what run runs (client
-// programs, say, which are no Subject).
-func ConfirmRun(run func(cfg sim.Config, ch sim.Chooser) (*Report, error), ce Counterexample) error {
 	cfg := ce.Config
 	cfg.NoTrace = false
-	again, err := run(cfg, &sim.Decisions{List: ce.Decisions})
+	again, err := Run(cfg, &sim.Decisions{List: ce.Decisions}, ce.Subject)
 	if err != nil {
 		return fmt.Errorf("%w: running the schedule again: %v", ErrNondeterministic, err)
 	}

@@ -550,13 +550,13 @@ func explainRunEnd(v *check.Violation, trace []string) {
 
 // lastLine is the last trace line about client (1-based) that is not a
 // wake-up.
-func lastLine(trace []string, client int) (TraceLine, bool) {
+func lastLine(trace []string, client int) (traceLine, bool) {
 	for i := len(trace) - 1; i >= 0; i-- {
 		if l := parseTraceLine(trace[i]); l.Client == client && !strings.HasPrefix(l.Text, "wake ") {
 			return l, true
 		}
 	}
-	return TraceLine{}, false
+	return traceLine{}, false
 }
 
 // explainWaits words a deadlock without a story of nodes (the barrier

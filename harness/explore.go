@@ -22,8 +22,10 @@ type Exploration struct {
 // checkers at the end of each run. A counterexample is run again with
 // its trace.
 func Explore(ctx context.Context, cfg sim.Config, w Subject, b sim.Bounds) (*Exploration, error) {
-	w = w.defaulted()
-	res, err := sim.Explore(ctx, cfg, w, b)
+	if err := validate(w); err != nil {
+		return nil, err
+	}
+	res, err := sim.Explore(ctx, cfg, scenario{w}, b)
 	if err != nil {
 		return nil, err
 	}
@@ -33,14 +35,14 @@ func Explore(ctx context.Context, cfg sim.Config, w Subject, b sim.Bounds) (*Exp
 		return x, nil
 	}
 	cfg = b.RunConfig(cfg) // the search's own configuration, traced
-	rep, err := w.Check(cfg, &sim.Decisions{List: f.Decisions})
+	rep, err := Run(cfg, &sim.Decisions{List: f.Decisions}, w)
 	if err != nil {
 		return nil, err
 	}
 	if f.Invariant != nil && !slices.Contains(rep.Classes(), f.Class) {
 		rep.Violations = append(rep.Violations, *f.Invariant)
 	}
-	ce := newCounterexample(w, cfg, f.Decisions, rep, 0)
+	ce := Counterexample{Subject: w, Config: cfg, Decisions: f.Decisions, Report: rep}
 	x.Counterexample = &ce
 	return x, nil
 }

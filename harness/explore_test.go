@@ -276,7 +276,7 @@ func TestExplore_CounterexampleReplays(t *testing.T) {
 		t.Fatalf("nothing found: %s", res.Coverage())
 	}
 	dir := t.TempDir()
-	path, _, err := harness.SaveFailure(dir, "explored", ce.Report, ce.Workload, ce.Config, ce.Decisions)
+	path, _, err := harness.SaveFailure(dir, "explored", ce.Report, ce.Subject, ce.Config, ce.Decisions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +291,7 @@ func TestExplore_CounterexampleReplays(t *testing.T) {
 	if !f.Config.Flat {
 		t.Fatal("the trace file lost the flat choice mode")
 	}
-	rep, err := harness.Replay(f, ce.Workload)
+	rep, err := harness.Replay(f, ce.Subject)
 	if err != nil {
 		t.Fatal(err)
 	}

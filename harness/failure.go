@@ -14,14 +14,9 @@ import (
 )
 
 // traceFile is the saved form of a counterexample.
-func (ce Counterexample) traceFile(programs bool) TraceFile {
-	f := TraceFile{Config: ce.Config.WithDefaults(), Decisions: ce.Decisions, Trace: ce.Report.Result.Trace}
-	if programs {
-		f.Programs, f.Workload = true, Workload{Clients: ce.Workload.Clients}
-	} else {
-		ce.subject().save(&f)
-	}
-	return f
+func (ce Counterexample) traceFile() TraceFile {
+	return TraceFile{Recipe: ce.Subject.Name(), Workload: ce.Subject.Spec(), Config: ce.Config.WithDefaults(),
+		Decisions: ce.Decisions, Trace: ce.Report.Result.Trace}
 }
 
 // SaveCounterexample saves ce's trace file and HTML report into dir,
@@ -31,11 +26,10 @@ func (ce Counterexample) traceFile(programs bool) TraceFile {
 // trace file's path ("" if unsaved). The hash makes the name unique to
 // what ran: a later failure of the same test, or another shard's, saves
 // beside it rather than over the file an earlier replay hint names.
-// programs says ce is a run of client programs, saved with the recipe
-// line "programs"; its Seed goes into the HTML report.
-func SaveCounterexample(w io.Writer, dir, name string, ce Counterexample, programs bool, replay func(tracePath string) string) string {
-	file := ce.traceFile(programs)
-	tracePath, htmlPath, err := saveFailure(dir, name+"-"+shortHash(file.String()), file, ce.Report, ce.Seed, replay)
+// Its Seed goes into the HTML report.
+func SaveCounterexample(w io.Writer, dir, name string, ce Counterexample, replay func(tracePath string) string) string {
+	file := ce.traceFile()
+	tracePath, htmlPath, err := saveFailure(dir, name+"-"+shortHash(file.String()), file, ce.Subject, ce.Report, ce.Seed, replay)
 	if err != nil {
 		fmt.Fprintf(w, "could not save the failure: %v\n", err)
 		return ""
@@ -56,13 +50,13 @@ func shortHash(text string) string {
 // self-contained page) into dir, named after name (.trace and .html), and
 // returns their paths (htmlPath "" if the run showed no violation).
 func SaveFailure(dir, name string, rep *Report, w Subject, cfg sim.Config, decisions []int) (tracePath, htmlPath string, err error) {
-	ce := newCounterexample(w, cfg, decisions, rep, 0)
-	return saveFailure(dir, name, ce.traceFile(false), rep, 0, func(p string) string { return "zksim replay " + p })
+	ce := Counterexample{Subject: w, Config: cfg, Decisions: decisions, Report: rep}
+	return saveFailure(dir, name, ce.traceFile(), w, rep, 0, func(p string) string { return "zksim replay " + p })
 }
 
 // saveFailure writes the trace file and the HTML report of a failure;
 // replay words how to replay the trace file at a path, for the report.
-func saveFailure(dir, name string, file TraceFile, rep *Report, seed uint64, replay func(string) string) (tracePath, htmlPath string, err error) {
+func saveFailure(dir, name string, file TraceFile, w Subject, rep *Report, seed uint64, replay func(string) string) (tracePath, htmlPath string, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", "", err
 	}
@@ -75,7 +69,7 @@ func saveFailure(dir, name string, file TraceFile, rep *Report, seed uint64, rep
 		return tracePath, "", nil
 	}
 	htmlPath = filepath.Join(dir, base+".html")
-	if err := report.WriteFile(htmlPath, htmlReport(file, rep, seed, replay(tracePath))); err != nil {
+	if err := report.WriteFile(htmlPath, htmlReport(file, w, rep, seed, replay(tracePath))); err != nil {
 		return tracePath, "", err
 	}
 	return tracePath, htmlPath, nil
@@ -86,19 +80,13 @@ func saveFailure(dir, name string, file TraceFile, rep *Report, seed uint64, rep
 // saved and the command that replays the trace (replay, the command
 // before "replay FILE": "go run ./cmd/zksim" for zksim itself), or why it
 // could not save them. It returns the trace file's path, "" if unsaved.
-// The trace is shown as WriteTrace shows it, one event a line, with the
-// legend.
-func WriteFailure(w io.Writer, dir, name, replay string, ce Counterexample) string {
-	return WriteFailureView(w, dir, name, replay, ce, TraceView{Legend: true})
-}
-
-// WriteFailureView is WriteFailure showing the trace in view.
-func WriteFailureView(w io.Writer, dir, name, replay string, ce Counterexample, view TraceView) string {
+// The trace is shown as WriteTrace shows it in view.
+func WriteFailure(w io.Writer, dir, name, replay string, ce Counterexample, view TraceView) string {
 	rep := ce.Report
 	command := func(p string) string { return replay + " replay " + filepath.ToSlash(p) }
-	tracePath, htmlPath, err := saveFailure(dir, name, ce.traceFile(false), rep, ce.Seed, command)
+	tracePath, htmlPath, err := saveFailure(dir, name, ce.traceFile(), ce.Subject, rep, ce.Seed, command)
 	if view.Dir == "" && view.Columns {
-		view.Dir = ce.subject().Path()
+		view.Dir = specDir(ce.Subject.Spec())
 	}
 	writeRun(w, rep.Violations, rep.Result.Trace, view)
 	if err != nil {

@@ -12,14 +12,15 @@ import (
 
 // htmlReport is what the HTML report of a saved failure shows: its
 // verdict, what ran, its critical sections and expiries, and its trace.
-func htmlReport(file TraceFile, rep *Report, seed uint64, replay string) report.Failure {
+func htmlReport(file TraceFile, w Subject, rep *Report, seed uint64, replay string) report.Failure {
 	f := report.Failure{
 		Title:      file.Recipe,
 		Faults:     describeFaults(file),
 		Replay:     replay,
 		Violations: rep.Violations,
 		Notes:      rep.Notes,
-		Clients:    file.Workload.Clients,
+		Clients:    w.Shape().Clients,
+		Workload:   describe(w),
 		Expiries:   rep.expiries,
 		Trace:      rep.Result.Trace,
 		Seed:       fmt.Sprintf("%d, shrunk to %d decisions (the trace file replays them)", seed, len(file.Decisions)),
@@ -27,17 +28,8 @@ func htmlReport(file TraceFile, rep *Report, seed uint64, replay string) report.
 	if seed == 0 {
 		f.Seed = fmt.Sprintf("none: %d decisions (the trace file replays them)", len(file.Decisions))
 	}
-	switch {
-	case file.Programs:
-		f.Title = programsRecipe
-		f.Workload = fmt.Sprintf("%d programs", file.Workload.Clients)
-	case file.Barrier != nil:
-		f.Clients, f.Workload = file.Barrier.Clients, describeBarrier(*file.Barrier)
-	default:
-		f.Workload = describeWorkload(file.Workload)
-	}
-	if rep.History != nil {
-		f.Holds = rep.History.Holds
+	if rep.history != nil {
+		f.Holds = rep.history.Holds
 	}
 	f.Steps = blamedSteps(rep.Violations)
 	return f
@@ -70,8 +62,17 @@ func ticks(n int) string {
 	return fmt.Sprintf("%d ticks", n)
 }
 
-// describeWorkload is a lock workload in one line.
-func describeWorkload(w Workload) string {
+// describe words what ran in one line: its String, or its Shape.
+func describe(w Subject) string {
+	if s, ok := w.(fmt.Stringer); ok {
+		return s.String()
+	}
+	return w.Shape().String()
+}
+
+// String words the workload in one line, for a failure's report.
+func (w Workload) String() string {
+	w = w.withDefaults()
 	s := fmt.Sprintf("%d clients x %d acquisitions of %s, holding %s", w.Clients, w.Acquisitions, w.Dir, ticks(w.HoldTicks))
 	if w.Recipe.AcquireRead != nil {
 		s += fmt.Sprintf(", %d%% reads", w.ReadPercent)
@@ -90,8 +91,9 @@ func describeWorkload(w Workload) string {
 	return s
 }
 
-// describeBarrier is a barrier workload in one line.
-func describeBarrier(w BarrierWorkload) string {
+// String words the workload in one line, for a failure's report.
+func (w BarrierWorkload) String() string {
+	w = w.withDefaults()
 	late := "arriving together"
 	if w.LatePercent > 0 {
 		late = fmt.Sprintf("%d%% of arrivals a tick late", w.LatePercent)

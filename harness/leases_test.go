@@ -20,7 +20,7 @@ func classesOver(t *testing.T, w harness.Workload, n int) map[check.Class]int {
 	t.Helper()
 	found := map[check.Class]int{}
 	for seed := uint64(1); seed <= uint64(n); seed++ {
-		rep, err := harness.RunWorkload(sim.Config{Faults: allFaults, Server: fakezkFollowers(seed), NoTrace: true}, sim.NewSeeded(seed), w)
+		rep, err := harness.Run(sim.Config{Faults: allFaults, Server: fakezkFollowers(seed), NoTrace: true}, sim.NewSeeded(seed), w)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,12 +13,7 @@ import (
 // Counterexample is a failing run: what ran and the decisions that drove
 // it.
 type Counterexample struct {
-	// Workload is the lock workload that ran; zero when Subject is
-	// another workload.
-	Workload Workload
-	// Subject is what ran: the lock Workload or a BarrierWorkload; nil
-	// in a Counterexample a caller made with Workload alone.
-	Subject   Subject
+	Subject   Subject // what ran, at the shape it was shrunk to
 	Config    sim.Config
 	Decisions []int
 	Report    *Report
@@ -27,41 +22,23 @@ type Counterexample struct {
 	Seed uint64
 }
 
-// runSchedule runs one schedule of what is being checked (a Subject, or
-// harnesstest's client programs) and judges it.
+// runSchedule runs one schedule of a Subject and judges it.
 type runSchedule func(cfg sim.Config, ch sim.Chooser) (*Report, error)
 
-// subject is what ce ran.
-func (ce Counterexample) subject() Subject {
-	if ce.Subject != nil {
-		return ce.Subject
-	}
-	return ce.Workload
-}
-
-// newCounterexample is a failing run of s.
-func newCounterexample(s Subject, cfg sim.Config, d []int, rep *Report, seed uint64) Counterexample {
-	ce := Counterexample{Subject: s, Config: cfg, Decisions: d, Report: rep, Seed: seed}
-	if w, ok := s.(Workload); ok {
-		ce.Workload = w
-	}
-	return ce
+// runOf runs w.
+func runOf(w Subject) runSchedule {
+	return func(cfg sim.Config, ch sim.Chooser) (*Report, error) { return Run(cfg, ch, w) }
 }
 
 // shrinkBudget bounds the runs one shrink may make.
 const shrinkBudget = 2000
 
-// DefaultShrinkTime is how long Minimize and ShrinkFound look for a
+// DefaultShrinkTime is how long Minimize, ShrinkSeed and ShrinkFound look for a
 // smaller counterexample unless told otherwise (rapid's
 // -rapid.shrinktime default, too).
 const DefaultShrinkTime = 30 * time.Second
 
-// Minimize is MinimizeWithin with DefaultShrinkTime.
-func Minimize(w Subject, config func(seed uint64) sim.Config, class check.Class, perSize int) (ce Counterexample, ok bool) {
-	return MinimizeWithin(w, config, class, perSize, DefaultShrinkTime)
-}
-
-// MinimizeWithin looks for a run of w that shows violation class, trying
+// Minimize looks for a run of w that shows violation class, trying
 // the smallest workloads first (fewer clients, then fewer acquisitions
 // or rounds, up to w's), each with up to perSize seeds from
 // config(seed), shrinks the first one found (see ShrinkSeed), then looks
@@ -71,8 +48,7 @@ func Minimize(w Subject, config func(seed uint64) sim.Config, class check.Class,
 // no more sizes or seeds and shrinks what it has: the budget decides
 // how small a counterexample is, never whether one is found at the
 // sizes it had time for.
-func MinimizeWithin(w Subject, config func(seed uint64) sim.Config, class check.Class, perSize int, within time.Duration) (ce Counterexample, ok bool) {
-	w = w.defaulted()
+func Minimize(w Subject, config func(seed uint64) sim.Config, class check.Class, perSize int, within time.Duration) (ce Counterexample, ok bool) {
 	dl := newDeadline(within)
 	for _, ws := range sizes(w) {
 		if dl.passed() && volume(ws) < volume(w) {
@@ -99,7 +75,7 @@ func (d deadline) passed() bool { return time.Now().After(d.at) }
 // config(seed) shows class.
 func firstShrunk(w Subject, config func(seed uint64) sim.Config, class check.Class, perSize int, dl deadline) (Counterexample, bool) {
 	for seed := uint64(1); seed <= uint64(perSize); seed++ {
-		if ce, ok := shrinkSeed(w, w.Check, config(seed), seed, class, dl); ok {
+		if ce, ok := shrinkSeed(w, runOf(w), config(seed), seed, class, dl); ok {
 			return ce, true
 		}
 		if dl.passed() {
@@ -146,7 +122,7 @@ func fewerFaultKinds(ce Counterexample, config func(seed uint64) sim.Config, cla
 			}
 			return cfg
 		}
-		if c, ok := firstShrunk(ce.subject(), without, class, perSize, dl); ok && faultCount(c) < faultCount(ce) {
+		if c, ok := firstShrunk(ce.Subject, without, class, perSize, dl); ok && faultCount(c) < faultCount(ce) {
 			ce, off = c, try
 		}
 		if faultCount(ce) == 0 {
@@ -182,7 +158,7 @@ func sizes(w Subject) []Subject {
 	all := w.Shape()
 	for c := min(2, all.Clients); c <= all.Clients; c++ {
 		for a := 1; a <= all.Each; a++ {
-			out = append(out, w.withShape(Shape{Clients: c, Each: a, Unit: all.Unit}))
+			out = append(out, w.Resize(Shape{Clients: c, Each: a, Unit: all.Unit}))
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return volume(out[i]) < volume(out[j]) })
@@ -192,19 +168,15 @@ func sizes(w Subject) []Subject {
 // volume is a subject's client-acquisitions (or client-rounds).
 func volume(w Subject) int { return w.Shape().Clients * w.Shape().Each }
 
-// ShrinkSeed runs w under cfg with the choices of NewSeeded(seed) and, if
-// the run shows violation class, shrinks its decisions (see Shrink, then
-// dropFaults) to a schedule that still shows it and returns that schedule
-// run again with its trace. ok is false if the run does not show class.
-func ShrinkSeed(w Subject, cfg sim.Config, seed uint64, class check.Class) (ce Counterexample, ok bool) {
-	return ShrinkSeedWithin(w, cfg, seed, class, 0)
-}
-
-// ShrinkSeedWithin is ShrinkSeed that stops shrinking after within
-// (wall-clock time; 0: DefaultShrinkTime) and returns the smallest found
-// by then: the budget decides only how small, never whether.
-func ShrinkSeedWithin(w Subject, cfg sim.Config, seed uint64, class check.Class, within time.Duration) (ce Counterexample, ok bool) {
-	return shrinkSeed(w, w.Check, cfg, seed, class, newDeadline(within))
+// ShrinkSeed runs w under cfg with the choices of NewSeeded(seed) and,
+// if the run shows violation class, shrinks its decisions (see Shrink,
+// then dropFaults) to a schedule that still shows it and returns that
+// schedule run again with its trace. ok is false if the run does not
+// show class. It stops shrinking after within (wall-clock time; 0:
+// DefaultShrinkTime) and returns the smallest found by then: the budget
+// decides only how small, never whether.
+func ShrinkSeed(w Subject, cfg sim.Config, seed uint64, class check.Class, within time.Duration) (ce Counterexample, ok bool) {
+	return shrinkSeed(w, runOf(w), cfg, seed, class, newDeadline(within))
 }
 
 // shrinkSeed is ShrinkSeed for w, run by run, until dl. The shrunk
@@ -230,7 +202,7 @@ func shrinkSeed(w Subject, run runSchedule, cfg sim.Config, seed uint64, class c
 	d = dropFaults(run, cfg, d, fails)
 	cfg.NoTrace = false
 	rep, _ = run(cfg, &sim.Decisions{List: d})
-	return newCounterexample(w, cfg, d, rep, seed), true
+	return Counterexample{Subject: w, Config: cfg, Decisions: d, Report: rep, Seed: seed}, true
 }
 
 // goal is what shrinking keeps of a failing run: its class, and a
@@ -252,28 +224,24 @@ func (g goal) met(rep *Report) bool {
 const perSizeSeeds = 100
 
 // ShrinkFound makes a schedule that showed violation class a minimal
-// counterexample: run (a Subject's Check, or a runner of client
-// programs) showed it for w under cfg with the choices of
+// counterexample: w showed it under cfg with the choices of
 // NewSeeded(seed). It looks for the class at every smaller workload
-// (fewer clients, then fewer acquisitions or rounds; programs, whose w
-// has no acquisitions, have none) under cfg, perSizeSeeds seeds from
+// (fewer clients, then fewer acquisitions or rounds; programs have
+// none) under cfg, perSizeSeeds seeds from
 // seed each, then shrinks the decisions of the first run found, or of
 // the given one (see ShrinkSeed). After within (wall-clock time, 0:
 // DefaultShrinkTime) it stops looking and keeps what it has: the budget
 // decides how small the counterexample is, not whether there is one.
 // ok is false only if the given schedule no longer shows the class:
 // what runs is not deterministic.
-func ShrinkFound(run func(sim.Config, sim.Chooser, Subject) (*Report, error), w Subject, cfg sim.Config, seed uint64, class check.Class, within time.Duration) (ce Counterexample, ok bool) {
+func ShrinkFound(w Subject, cfg sim.Config, seed uint64, class check.Class, within time.Duration) (ce Counterexample, ok bool) {
 	dl := newDeadline(within)
-	bind := func(ws Subject) runSchedule {
-		return func(cfg sim.Config, ch sim.Chooser) (*Report, error) { return run(cfg, ch, ws) }
-	}
 	for _, s := range sizes(w) {
 		if volume(s) >= volume(w) || dl.passed() {
 			break
 		}
 		for i := range uint64(perSizeSeeds) {
-			if ce, ok := shrinkSeed(s, bind(s), cfg, seed+i, class, dl); ok {
+			if ce, ok := shrinkSeed(s, runOf(s), cfg, seed+i, class, dl); ok {
 				return ce, true
 			}
 			if dl.passed() {
@@ -281,7 +249,7 @@ func ShrinkFound(run func(sim.Config, sim.Chooser, Subject) (*Report, error), w 
 			}
 		}
 	}
-	return shrinkSeed(w, bind(w), cfg, seed, class, dl)
+	return shrinkSeed(w, runOf(w), cfg, seed, class, dl)
 }
 
 // Smaller lists the workloads smaller than w that Minimize and
@@ -289,8 +257,8 @@ func ShrinkFound(run func(sim.Config, sim.Chooser, Subject) (*Report, error), w 
 // for a search to look at in turn for a smaller counterexample.
 func Smaller(w Subject) []Subject {
 	var out []Subject
-	for _, s := range sizes(w.defaulted()) {
-		if volume(s) < volume(w.defaulted()) {
+	for _, s := range sizes(w) {
+		if volume(s) < volume(w) {
 			out = append(out, s)
 		}
 	}

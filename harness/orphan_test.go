@@ -118,7 +118,7 @@ func (r recorded) Release(ctx context.Context) error {
 func orphanHunt(t *testing.T, w harness.Workload, faults sim.Faults, n int) ([]check.Violation, map[sim.Kind]int) {
 	t.Helper()
 	for seed := uint64(1); seed <= uint64(n); seed++ {
-		rep, err := harness.RunWorkload(sim.Config{Faults: faults, Server: fakezkFollowers(seed)}, sim.NewSeeded(seed), w)
+		rep, err := harness.Run(sim.Config{Faults: faults, Server: fakezkFollowers(seed)}, sim.NewSeeded(seed), w)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -179,7 +179,7 @@ func TestOrphans_PersistentLeftAfterCrash(t *testing.T) {
 // The systematic search finds the persistent record left by a crash.
 func TestOrphans_PersistentFoundByExplore(t *testing.T) {
 	w := harness.Workload{Clients: 2, Acquisitions: 1, Recipe: recording{mode: zkapi.Persistent, keep: true}.recipe()}
-	res, err := sim.Explore(t.Context(), sim.Config{Faults: sim.Faults{Crash: 1}}, w, sim.Bounds{Deviations: 2, Class: check.Orphan})
+	res, err := sim.Explore(t.Context(), sim.Config{Faults: sim.Faults{Crash: 1}}, harness.AsScenario(w), sim.Bounds{Deviations: 2, Class: check.Orphan})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func TestOrphans_PersistentFoundByExplore(t *testing.T) {
 func TestOrphans_KeptNodeNotFlagged(t *testing.T) {
 	for _, keep := range []bool{true, false} {
 		w := harness.Workload{Clients: 2, Acquisitions: 1, Recipe: recording{mode: zkapi.Ephemeral, keep: keep}.recipe()}
-		rep, err := harness.RunWorkload(sim.Config{}, sim.NewSeeded(1), w)
+		rep, err := harness.Run(sim.Config{}, sim.NewSeeded(1), w)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -244,7 +244,7 @@ func TestOrphans_BarrierKeptNodeNotFlagged(t *testing.T) {
 		return r
 	}
 	for _, keep := range []bool{true, false} {
-		rep, err := harness.RunBarrier(sim.Config{}, sim.NewSeeded(1), harness.BarrierWorkload{Recipe: counting(keep), Clients: 2, Rounds: 1})
+		rep, err := harness.Run(sim.Config{}, sim.NewSeeded(1), harness.BarrierWorkload{Recipe: counting(keep), Clients: 2, Rounds: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

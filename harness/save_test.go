@@ -22,12 +22,12 @@ func TestSaveCounterexample_NamesAreUnique(t *testing.T) {
 	save := func(seed uint64) string {
 		rec := &sim.Recorder{C: sim.NewSeeded(seed)}
 		cfg := sim.Config{Faults: sim.DefaultFaults()}
-		rep, err := w.Check(cfg, rec)
+		rep, err := harness.Run(cfg, rec, w)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ce := harness.Counterexample{Workload: w, Subject: w, Config: cfg, Decisions: rec.Decisions, Report: rep, Seed: seed}
-		return harness.SaveCounterexample(io.Discard, dir, "TestX-zoo/splitdash-mutual-exclusion", ce, false, func(p string) string { return p })
+		ce := harness.Counterexample{Subject: w, Config: cfg, Decisions: rec.Decisions, Report: rep, Seed: seed}
+		return harness.SaveCounterexample(io.Discard, dir, "TestX-zoo/splitdash-mutual-exclusion", ce, func(p string) string { return p })
 	}
 	a, b, again := save(1), save(2), save(1)
 	name := regexp.MustCompile(`^TestX-zoo_splitdash-mutual-exclusion-[0-9a-f]{8}\.trace$`)

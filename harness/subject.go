@@ -2,38 +2,61 @@ package harness
 
 import (
 	"fmt"
+	"strings"
 
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/report"
 	"github.com/zksim/zksim/sim"
 )
 
-// A Subject is a workload the harness checks whole: it runs one schedule
-// and judges it (Check), is searched by sim.Explore (sim.Scenario), and
-// its failures are minimized (Minimize, ShrinkSeed), explored (Explore),
-// saved as trace files with HTML reports (SaveFailure) and replayed
-// (Replay). The lock Workload and the BarrierWorkload are subjects; so
-// that a trace file can say which one ran, there are no others (the
-// interface's other methods are the harness's own).
+// A Subject is a workload the harness checks whole, zksim's or a user's:
+// programs on the clients and the judge of their run. Run runs it once,
+// Explore searches it, Minimize, ShrinkSeed and ShrinkFound shrink its
+// failures (a smaller Shape first), SaveFailure saves them as trace
+// files whose recipe line is its Name and workload line its Spec, and
+// Replay runs a file again as the Subject its Parse makes of that line.
+// The lock Workload, the BarrierWorkload and Programs are Subjects. A
+// Subject that also has a Validate() error method is validated before it
+// runs; one with a String method is described by it in a failure's HTML
+// report (else by its Shape).
 type Subject interface {
-	sim.Scenario
-	// Check runs one schedule under cfg with choices from ch and judges
-	// it with every checker of the workload.
-	Check(cfg sim.Config, ch sim.Chooser) (*Report, error)
-	// Name is the recipe's: a trace file's recipe line.
+	// Name is what a trace file's recipe line says ran: the recipe's
+	// name, or "programs".
 	Name() string
-	// Shape is the workload's size.
+	// Spec is its settings in one line, a trace file's workload line
+	// (one space between fields; a dir=PATH field names the directory a
+	// column view of its trace leaves out).
+	Spec() string
+	// Parse is a Subject like this one (its recipe, its programs) with
+	// the settings spec says: what a trace file replays.
+	Parse(spec string) (Subject, error)
+	// Shape is its size, defaults applied.
 	Shape() Shape
-	// Path is the recipe's directory (or node), defaults applied: a
-	// trace's column view follows it.
-	Path() string
+	// Resize is the same Subject at another size: a shrinker tries
+	// every size smaller than a failure's.
+	Resize(Shape) Subject
+	// Start begins a run on s, before its first step (see sim.Scenario):
+	// it may set the ensemble up and add observers, and returns the
+	// programs, one a client, and the run's judge.
+	Start(s *sim.Sim) ([]sim.Program, Judge)
+}
 
-	defaulted() Subject
-	withShape(Shape) Subject
-	save(f *TraceFile) // its recipe and workload lines
+// Judge judges one run of a Subject: as sim.Judge, whose Verdict is
+// its Report's classes.
+type Judge interface {
+	// Invariant is checked after every step of a systematic search: nil
+	// if it holds.
+	Invariant(s *sim.Sim) *check.Violation
+	// Visible counts what the checkers see happen in order: two steps
+	// that each change it do not commute (s.Step() when any may).
+	Visible() int
+	// Report judges a run that ended.
+	Report(res *sim.Result) *Report
 }
 
 // Shape is a workload's size: its clients, and what each does (Each
-// acquisitions of a lock, rounds of a barrier: Unit).
+// acquisitions of a lock, rounds of a barrier: Unit). A shape of Each 0
+// is not shrunk.
 type Shape struct {
 	Clients, Each int
 	Unit          string // "acquisitions" or "rounds"; "" when each client does one thing (a single barrier)
@@ -47,67 +70,56 @@ func (s Shape) String() string {
 	return fmt.Sprintf("%d clients x %d %s", s.Clients, s.Each, s.Unit)
 }
 
-// Check implements Subject: RunWorkload.
-func (w Workload) Check(cfg sim.Config, ch sim.Chooser) (*Report, error) {
-	return RunWorkload(cfg, ch, w)
-}
-
-// Name implements Subject.
-func (w Workload) Name() string { return w.Recipe.Name }
-
-// Shape implements Subject.
-func (w Workload) Shape() Shape {
-	return Shape{Clients: w.Clients, Each: w.Acquisitions, Unit: "acquisitions"}
-}
-
-// Path implements Subject.
-func (w Workload) Path() string { return w.withDefaults().Dir }
-
-func (w Workload) defaulted() Subject { return w.withDefaults() }
-
-func (w Workload) withShape(s Shape) Subject {
-	w.Clients, w.Acquisitions = s.Clients, s.Each
-	return w
-}
-
-func (w Workload) save(f *TraceFile) { f.Recipe, f.Workload = w.Recipe.Name, w.withDefaults() }
-
-// Check implements Subject: RunBarrier, its report as a Report.
-func (w BarrierWorkload) Check(cfg sim.Config, ch sim.Chooser) (*Report, error) {
-	rep, err := RunBarrier(cfg, ch, w)
+// Run runs w once under cfg with choices from ch and judges the run.
+func Run(cfg sim.Config, ch sim.Chooser, w Subject) (*Report, error) {
+	if err := validate(w); err != nil {
+		return nil, err
+	}
+	if p, ok := w.(programs); ok {
+		cfg.Observe = p.observe(cfg.Observe)
+	}
+	s, err := sim.New(cfg, ch)
 	if err != nil {
 		return nil, err
 	}
-	return &Report{Result: rep.Result, Violations: rep.Violations, Herd: rep.Herd, expiries: rep.expiries}, nil
+	programs, j := w.Start(s)
+	return j.Report(s.Run(programs...)), nil
 }
 
-// Name implements Subject.
-func (w BarrierWorkload) Name() string { return w.Recipe.Name }
-
-// Shape implements Subject: the single barrier has one round.
-func (w BarrierWorkload) Shape() Shape {
-	if w.Single {
-		return Shape{Clients: w.Clients, Each: 1}
+// validate is w's own Validate, if it has one.
+func validate(w Subject) error {
+	if v, ok := w.(interface{ Validate() error }); ok {
+		return v.Validate()
 	}
-	return Shape{Clients: w.Clients, Each: w.Rounds, Unit: "rounds"}
+	return nil
 }
 
-// Path implements Subject.
-func (w BarrierWorkload) Path() string { return w.withDefaults().Dir }
+// scenario is a Subject as the systematic search takes it.
+type scenario struct{ Subject }
 
-func (w BarrierWorkload) defaulted() Subject { return w.withDefaults() }
+// Start implements sim.Scenario.
+func (sc scenario) Start(s *sim.Sim) ([]sim.Program, sim.Judge) {
+	programs, j := sc.Subject.Start(s)
+	return programs, verdicts{j}
+}
 
-func (w BarrierWorkload) withShape(s Shape) Subject {
-	w.Clients = s.Clients
-	if !w.Single {
-		w.Rounds = s.Each
+// Validate is the Subject's, for sim.Explore to call first.
+func (sc scenario) Validate() error { return validate(sc.Subject) }
+
+// verdicts is a Judge as sim.Judge: its verdict is its report's.
+type verdicts struct{ Judge }
+
+// Verdict implements sim.Judge.
+func (j verdicts) Verdict(res *sim.Result) []check.Class { return j.Report(res).Classes() }
+
+// specDir is the dir= field of a workload line, "" if it has none.
+func specDir(spec string) string {
+	for _, f := range strings.Fields(spec) {
+		if d, ok := strings.CutPrefix(f, "dir="); ok {
+			return d
+		}
 	}
-	return w
-}
-
-func (w BarrierWorkload) save(f *TraceFile) {
-	d := w.withDefaults()
-	f.Recipe, f.Barrier = w.Recipe.Name, &d
+	return ""
 }
 
 // expiriesOf lists, for the HTML report, the client whose session

@@ -17,7 +17,7 @@ import (
 func TestWorkload_TermsOnlyWhereRecipeSays(t *testing.T) {
 	ex, _ := zoo.Lookup(zoo.NameElectCached)
 	w := harness.Workload{Recipe: ex.Recipe, Clients: 3, Acquisitions: 2}
-	rep, err := harness.RunWorkload(sim.Config{}, sim.NewSeeded(1), w)
+	rep, err := harness.Run(sim.Config{}, sim.NewSeeded(1), w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +25,7 @@ func TestWorkload_TermsOnlyWhereRecipeSays(t *testing.T) {
 		t.Fatalf("with Terms: %v", rep.Violations)
 	}
 	w.Recipe.Terms = false
-	rep, err = harness.RunWorkload(sim.Config{}, sim.NewSeeded(1), w)
+	rep, err = harness.Run(sim.Config{}, sim.NewSeeded(1), w)
 	if err != nil {
 		t.Fatal(err)
 	}

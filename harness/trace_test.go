@@ -13,7 +13,7 @@ import (
 // The same seed gives the same trace, byte for byte; another seed another.
 func TestRun_SameSeedSameTrace(t *testing.T) {
 	run := func(seed uint64) string {
-		rep, err := harness.RunWorkload(sim.Config{Faults: allFaults}, sim.NewSeeded(seed), harness.Workload{Recipe: lock.MutexRecipe()})
+		rep, err := harness.Run(sim.Config{Faults: allFaults}, sim.NewSeeded(seed), harness.Workload{Recipe: lock.MutexRecipe()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,11 +55,11 @@ func TestTraceFile_RoundTripAndReplay(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := &sim.Recorder{C: sim.NewSeeded(5)}
-			rep, err := harness.RunWorkload(tc.cfg, rec, tc.w)
+			rep, err := harness.Run(tc.cfg, rec, tc.w)
 			if err != nil {
 				t.Fatal(err)
 			}
-			f := harness.TraceFile{Recipe: "lock", Workload: tc.w, Config: tc.cfg, Decisions: rec.Decisions, Trace: rep.Result.Trace}
+			f := harness.TraceFile{Recipe: "lock", Workload: tc.w.Spec(), Config: tc.cfg, Decisions: rec.Decisions, Trace: rep.Result.Trace}
 			parsed, err := harness.ParseTraceFile(f.String())
 			if err != nil {
 				t.Fatal(err)
@@ -67,8 +67,7 @@ func TestTraceFile_RoundTripAndReplay(t *testing.T) {
 			if parsed.String() != f.String() {
 				t.Fatalf("text form does not round-trip:\n%s\nvs\n%s", parsed.String(), f.String())
 			}
-			parsed.Workload.Recipe = lock.MutexRecipe()
-			if _, err := harness.Replay(parsed, parsed.Workload); err != nil {
+			if _, err := harness.Replay(parsed, harness.Workload{Recipe: lock.MutexRecipe()}); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -76,12 +75,11 @@ func TestTraceFile_RoundTripAndReplay(t *testing.T) {
 }
 
 func TestParseTraceFile_Errors(t *testing.T) {
-	good := harness.TraceFile{Recipe: "lock", Decisions: []int{1, 2}}.String()
+	good := harness.TraceFile{Recipe: "lock", Workload: harness.Workload{}.Spec(), Decisions: []int{1, 2}}.String()
 	for _, tc := range []struct{ text, want string }{
 		{"", "line 1"},
 		{"zksim-trace v2\n", "unsupported version"},
 		{strings.Replace(good, "recipe lock", "recipe", 1), "line 2"},
-		{strings.Replace(good, "clients=0", "clients=x", 1), "line 3: clients: not a count"},
 		{strings.Replace(good, "overflow=pin", "overflow=up", 1), "line 4: overflow"},
 		{strings.Replace(good, "reconnect=next", "reconnect=back", 1), "line 4: reconnect"},
 		{strings.Replace(good, "decisions 1 2", "decisions 1 -2", 1), "bad decision"},
@@ -92,6 +90,14 @@ func TestParseTraceFile_Errors(t *testing.T) {
 		if !errors.Is(err, harness.ErrTrace) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("parse of a bad file: %v, want %q", err, tc.want)
 		}
+	}
+	// The workload line is the Subject's to read, when it replays.
+	bad, err := harness.ParseTraceFile(strings.Replace(good, "clients=5", "clients=x", 1))
+	if err == nil {
+		_, err = harness.Replay(bad, harness.Workload{Recipe: lock.MutexRecipe()})
+	}
+	if !errors.Is(err, harness.ErrTrace) || !strings.Contains(err.Error(), "clients: not a count") {
+		t.Errorf("replay of a bad workload line: %v", err)
 	}
 }
 

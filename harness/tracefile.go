@@ -24,13 +24,10 @@ import (
 //	trace
 //	    1 t0   send c1 create /locks/l/lock-c1_0.1- "" ephemeral-sequential -> ...
 //
-// A run of client programs (harnesstest.Check) has the recipe line "recipe
-// programs" and a workload line with only the number of programs,
-// "workload clients=3"; everything else is the same. (So a recipe named
-// "programs" cannot be saved.)
-//
-// A run of a barrier recipe (BarrierWorkload) names the workload on its
-// workload line, whose keys are the barrier workload's own:
+// The recipe line is the Subject's Name and the workload line its Spec:
+// a run of client programs (Programs) has "recipe programs" and
+// "workload clients=3"; a barrier recipe's workload line names the
+// barrier workload, whose keys are its own:
 //
 //	workload barrier clients=3 rounds=2 work=1 attempts=2 late=50 single=false dir=/barriers/b
 //
@@ -39,24 +36,12 @@ import (
 // is refused with an ErrTrace that says so. Replaying a file must
 // reproduce the trace byte for byte.
 type TraceFile struct {
-	Recipe string
-	// Programs marks a run of client programs rather than of a recipe's
-	// lock workload: Workload.Clients is their number, Recipe is empty.
-	Programs bool
-	Workload Workload
-	// Barrier is the workload of a barrier recipe's run; nil for a
-	// lock's (Workload) or programs.
-	Barrier   *BarrierWorkload
+	Recipe    string // what ran: Subject.Name
+	Workload  string // its settings: Subject.Spec
 	Config    sim.Config
 	Decisions []int
 	Trace     []string
 }
-
-// programsRecipe is the recipe line's value for a run of programs.
-const programsRecipe = "programs"
-
-// barrierKind opens the workload line of a barrier recipe's run.
-const barrierKind = "barrier"
 
 var (
 	// ErrTrace is wrapped by every error about a malformed trace file.
@@ -75,20 +60,8 @@ var (
 
 func (f TraceFile) String() string {
 	var b strings.Builder
-	w, c, fl := f.Workload, f.Config, f.Config.Faults
-	switch {
-	case f.Programs:
-		fmt.Fprintf(&b, "zksim-trace v1\nrecipe %s\nworkload clients=%d\n", programsRecipe, w.Clients)
-	case f.Barrier != nil:
-		bw := f.Barrier
-		fmt.Fprintf(&b, "zksim-trace v1\nrecipe %s\n", f.Recipe)
-		fmt.Fprintf(&b, "workload %s clients=%d rounds=%d work=%d attempts=%d late=%d single=%t dir=%s\n",
-			barrierKind, bw.Clients, bw.Rounds, bw.WorkTicks, bw.Attempts, max(0, bw.LatePercent), bw.Single, bw.Dir)
-	default:
-		fmt.Fprintf(&b, "zksim-trace v1\nrecipe %s\n", f.Recipe)
-		fmt.Fprintf(&b, "workload clients=%d acquisitions=%d hold=%d read=%d timeout=%d timeout-percent=%d unfenced=%t dir=%s sequence-start=%d\n",
-			w.Clients, w.Acquisitions, w.HoldTicks, w.ReadPercent, w.TimeoutTicks, w.TimeoutPercent, w.Unfenced, w.Dir, w.SequenceStart)
-	}
+	c, fl := f.Config, f.Config.Faults
+	fmt.Fprintf(&b, "zksim-trace v1\nrecipe %s\nworkload %s\n", f.Recipe, f.Workload)
 	// reconnect=next marks the clients' one reconnect policy: files
 	// without it were recorded under another and are refused.
 	fmt.Fprintf(&b, "server seed=%d followers=%d overflow=%s reconnect=next\n", c.Server.Seed, c.Server.Followers, c.Server.Overflow)
@@ -142,14 +115,10 @@ func ParseTraceFile(text string) (TraceFile, error) {
 			if len(v) != 1 {
 				return errors.New("want one recipe name")
 			}
-			if v[0] == programsRecipe {
-				f.Programs = true
-			} else {
-				f.Recipe = v[0]
-			}
+			f.Recipe = v[0]
 			return nil
 		}},
-		{"workload", func(v []string) error { return f.parseWorkload(v) }},
+		{"workload", func(v []string) error { f.Workload = strings.Join(v, " "); return nil }},
 		{"server", func(v []string) error { return f.parseServer(v) }},
 		{"faults", func(v []string) error { return f.parseFaults(v) }},
 		{"run", func(v []string) error { return f.parseRun(v) }},
@@ -220,33 +189,8 @@ func keyvals(fields []string, known map[string]any) error {
 	return nil
 }
 
-func (f *TraceFile) parseWorkload(v []string) error {
-	w := &f.Workload
-	if f.Programs {
-		return keyvals(v, map[string]any{"clients": &w.Clients})
-	}
-	if len(v) > 0 && v[0] == barrierKind {
-		return f.parseBarrier(v[1:])
-	}
-	return keyvals(v, map[string]any{"clients": &w.Clients, "acquisitions": &w.Acquisitions,
-		"hold": &w.HoldTicks, "read": &w.ReadPercent, "timeout": &w.TimeoutTicks, "timeout-percent": &w.TimeoutPercent,
-		"unfenced": &w.Unfenced, "dir": &w.Dir, "sequence-start": &w.SequenceStart})
-}
-
-// parseBarrier reads a barrier workload's keys. A late share of 0 is
-// written for none (LatePercent -1): 0 in the struct is the default.
-func (f *TraceFile) parseBarrier(v []string) error {
-	w := &BarrierWorkload{}
-	if err := keyvals(v, map[string]any{"clients": &w.Clients, "rounds": &w.Rounds, "work": &w.WorkTicks,
-		"attempts": &w.Attempts, "late": &w.LatePercent, "single": &w.Single, "dir": &w.Dir}); err != nil {
-		return err
-	}
-	if w.LatePercent == 0 {
-		w.LatePercent = -1
-	}
-	f.Barrier = w
-	return nil
-}
+// splitSpec is a workload line's fields.
+func splitSpec(spec string) []string { return strings.Fields(spec) }
 
 // parseServer reads the server line. A file without a reconnect key was
 // recorded before the clients' policy became go-zookeeper's: it is
@@ -307,11 +251,28 @@ func (f *TraceFile) parseRun(v []string) error {
 	return nil
 }
 
-// Replay runs a trace file again as w (f.Workload or f.Barrier with the
-// recipe the caller looked up from f.Recipe) and returns the new report;
-// the trace must match.
+// Subject is what the file ran, as the Subject w makes of its workload
+// line (w.Parse: w is the recipe or programs it was saved for); an
+// ErrTrace if the file is of another recipe, or w cannot read the line.
+func (f TraceFile) Subject(w Subject) (Subject, error) {
+	if f.Recipe != w.Name() {
+		return nil, fmt.Errorf("%w: line 2: a trace of %q, not of %q", ErrTrace, f.Recipe, w.Name())
+	}
+	p, err := w.Parse(f.Workload)
+	if err != nil {
+		return nil, fmt.Errorf("%w: line 3: %w", ErrTrace, err)
+	}
+	return p, nil
+}
+
+// Replay runs a trace file again as f.Subject(w) and returns the new
+// report; the trace must match.
 func Replay(f TraceFile, w Subject) (*Report, error) {
-	rep, err := w.Check(f.Config, &sim.Decisions{List: f.Decisions})
+	w, err := f.Subject(w)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := Run(f.Config, &sim.Decisions{List: f.Decisions}, w)
 	if err != nil {
 		return nil, err
 	}

@@ -14,10 +14,10 @@ import (
 	"github.com/zksim/zksim/sim"
 )
 
-// TraceLine is one line of a trace as a reader sees it: the saved line
+// traceLine is one line of a trace as a reader sees it: the saved line
 // (Raw, as sim wrote it and the trace file keeps it) taken apart, with a
 // unique ID and the violations that blame its step.
-type TraceLine struct {
+type traceLine struct {
 	// ID is unique within a trace: the step number for a step's first
 	// line, "12.1", "12.2" for the lines a client logged in that step
 	// after it; a collapsed run of ticks is "41-81".
@@ -37,20 +37,20 @@ type TraceLine struct {
 	Raw string
 }
 
-// Ticks is how many tick steps a line stands for: 1, or a collapsed run's
+// tickCount is how many tick steps a line stands for: 1, or a collapsed run's
 // length; 0 for a line that is not a tick. (In a flat schedule one tick
 // step may advance time by more than one tick: Time says by how much.)
-func (l TraceLine) Ticks() int {
+func (l traceLine) tickCount() int {
 	if l.Text != "tick" && !strings.HasPrefix(l.Text, "ticks ") {
 		return 0
 	}
 	return l.Last - l.Step + 1
 }
 
-// TraceLines takes a trace apart, one TraceLine per saved line, and marks
+// traceLines takes a trace apart, one traceLine per saved line, and marks
 // the lines whose steps vs blame. A line that is not in sim's form (step,
 // time, text) is kept whole as Text.
-func TraceLines(trace []string, vs []check.Violation) []TraceLine {
+func traceLines(trace []string, vs []check.Violation) []traceLine {
 	blame := map[int][]check.Class{}
 	why := map[int][]string{}
 	for _, v := range vs {
@@ -65,7 +65,7 @@ func TraceLines(trace []string, vs []check.Violation) []TraceLine {
 			}
 		}
 	}
-	out := make([]TraceLine, 0, len(trace))
+	out := make([]traceLine, 0, len(trace))
 	prev, sub := -1, 0
 	for _, raw := range trace {
 		l := parseTraceLine(raw)
@@ -84,8 +84,8 @@ func TraceLines(trace []string, vs []check.Violation) []TraceLine {
 }
 
 // parseTraceLine reads "%5d t%-3d text".
-func parseTraceLine(raw string) TraceLine {
-	l := TraceLine{Raw: raw, Text: raw}
+func parseTraceLine(raw string) traceLine {
+	l := traceLine{Raw: raw, Text: raw}
 	step, rest, ok1 := strings.Cut(strings.TrimLeft(raw, " "), " ")
 	tm, text, ok2 := strings.Cut(rest, " ")
 	n, err1 := strconv.Atoi(step)
@@ -120,13 +120,13 @@ func clientNumber(s string) (int, bool) {
 	return n, err == nil && n > 0
 }
 
-// minTickRun is the shortest run of ticks CollapseTicks folds.
+// minTickRun is the shortest run of ticks collapseTicks folds.
 const minTickRun = 3
 
-// CollapseTicks folds every run of minTickRun or more consecutive tick
+// collapseTicks folds every run of minTickRun or more consecutive tick
 // lines that no violation blames into one line, "ticks t13..t53".
-func CollapseTicks(lines []TraceLine) []TraceLine {
-	var out []TraceLine
+func collapseTicks(lines []traceLine) []traceLine {
+	var out []traceLine
 	for i := 0; i < len(lines); {
 		j := i
 		for j < len(lines) && lines[j].Text == "tick" && len(lines[j].Blamed) == 0 {
@@ -200,9 +200,9 @@ func WriteTrace(w io.Writer, trace []string, vs []check.Violation, v TraceView) 
 		io.WriteString(w, sim.TraceString(trace))
 		return
 	}
-	lines := TraceLines(trace, vs)
+	lines := traceLines(trace, vs)
 	if !v.Full {
-		lines = CollapseTicks(lines)
+		lines = collapseTicks(lines)
 	}
 	if v.Columns {
 		writeColumns(w, lines, v)
@@ -218,7 +218,7 @@ func WriteTrace(w io.Writer, trace []string, vs []check.Violation, v TraceView) 
 	}
 }
 
-func idWidth(lines []TraceLine) int {
+func idWidth(lines []traceLine) int {
 	n := 4
 	for _, l := range lines {
 		n = max(n, len(l.ID))
@@ -226,7 +226,7 @@ func idWidth(lines []TraceLine) int {
 	return n
 }
 
-func mark(l TraceLine) string {
+func mark(l traceLine) string {
 	if len(l.Blamed) > 0 {
 		return "!"
 	}
@@ -235,7 +235,7 @@ func mark(l TraceLine) string {
 
 // blameSuffix is "  <- herd", or on a step of a cause's chain what
 // happened there: "  <- herd: c2 woken by zxid 13".
-func blameSuffix(l TraceLine) string {
+func blameSuffix(l traceLine) string {
 	switch {
 	case len(l.Blamed) == 0:
 		return ""
@@ -246,7 +246,7 @@ func blameSuffix(l TraceLine) string {
 }
 
 // blamedWords lists a line's blamed classes, comma-separated.
-func blamedWords(l TraceLine) string {
+func blamedWords(l traceLine) string {
 	ws := make([]string, len(l.Blamed))
 	for i, c := range l.Blamed {
 		ws[i] = string(c)
@@ -262,7 +262,7 @@ const (
 	columnGap     = " | "
 )
 
-func writeColumns(w io.Writer, lines []TraceLine, v TraceView) {
+func writeColumns(w io.Writer, lines []traceLine, v TraceView) {
 	clients := 0
 	for _, l := range lines {
 		clients = max(clients, l.Client)
@@ -366,7 +366,7 @@ var (
 // compact shortens a line's text for a column: its client's name (the
 // column says it), Stat blobs, zero padding of sequence numbers and all
 // but the first digits of GUIDs go, and so does dir in paths.
-func compact(l TraceLine, dir string) string {
+func compact(l traceLine, dir string) string {
 	t := l.Text
 	if l.Client > 0 {
 		name := "c" + strconv.Itoa(l.Client)

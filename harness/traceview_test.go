@@ -73,15 +73,15 @@ func TestWriteTrace_ColumnsFitWidth(t *testing.T) {
 // line; the raw view is the saved trace byte for byte.
 func TestWriteTrace_UniqueStepsAndRaw(t *testing.T) {
 	rep := replayRegress(t, "deadlock-noguidretry.trace")
-	lines := harness.CollapseTicks(harness.TraceLines(rep.Result.Trace, rep.Violations))
+	lines := harness.ViewLines(rep.Result.Trace, rep.Violations)
 	seen := map[string]bool{}
 	for _, l := range lines {
 		if seen[l.ID] {
 			t.Errorf("step %s twice", l.ID)
 		}
 		seen[l.ID] = true
-		if l.Text == "tick" && l.Ticks() != 1 {
-			t.Errorf("line %s: tick of %d ticks", l.ID, l.Ticks())
+		if l.Text == "tick" && l.Ticks != 1 {
+			t.Errorf("line %s: tick of %d ticks", l.ID, l.Ticks)
 		}
 	}
 	if !seen["55.1"] || !seen["67-107"] {

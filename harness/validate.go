@@ -6,14 +6,12 @@ import (
 	"math"
 	"strings"
 
-	"github.com/zksim/zksim/barrier"
-	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
 )
 
-// ErrWorkload is wrapped by every reason a workload cannot run: RunWorkload,
-// RunBarrier, Explore and Replay return it before the first schedule
-// (sim.Explore too, for a workload given as its Scenario).
+// ErrWorkload is wrapped by every reason zksim's workloads (Workload,
+// BarrierWorkload) cannot run: Run, Explore and Replay return it before
+// the first schedule.
 var ErrWorkload = errors.New("harness: invalid workload")
 
 // MaxRounds bounds a workload's acquisitions (or rounds) per client. A
@@ -25,33 +23,15 @@ var ErrWorkload = errors.New("harness: invalid workload")
 const MaxRounds = 100
 
 // Validate reports why w cannot run under cfg: cfg's settings
-// (sim.Config.Validate), then w's (Workload.Validate or
-// BarrierWorkload.Validate). The go test entry points call it before
-// their first check, so that a bad option fails the test with its name
-// and range.
+// (sim.Config.Validate), then w's (its Validate method, if it has one:
+// Workload.Validate, BarrierWorkload.Validate). The go test entry points
+// call it before their first check, so that a bad option fails the test
+// with its name and range.
 func Validate(cfg sim.Config, w Subject) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	if v, ok := w.(interface{ Validate() error }); ok {
-		return v.Validate()
-	}
-	return nil
-}
-
-// ValidateLock is Validate for recipe's lock workload w (whose Recipe
-// is replaced by recipe), as harnesstest's lock checks take them.
-func ValidateLock(cfg sim.Config, recipe recipe.Lock, w Workload) error {
-	w.Recipe = recipe
-	return Validate(cfg, w)
-}
-
-// ValidateBarrier is Validate for recipe's barrier workload w (whose
-// Recipe is replaced by recipe), as harnesstest's barrier checks take
-// them.
-func ValidateBarrier(cfg sim.Config, recipe barrier.Recipe, w BarrierWorkload) error {
-	w.Recipe = recipe
-	return Validate(cfg, w)
+	return validate(w)
 }
 
 // Validate reports the first setting of w out of its range, naming the

@@ -47,7 +47,7 @@ func TestWorkloadValidate_Refuses(t *testing.T) {
 	} {
 		checks := map[string]func() error{
 			"RunWorkload": func() error {
-				_, err := harness.RunWorkload(sim.Config{}, sim.NewSeeded(1), tc.w)
+				_, err := harness.Run(sim.Config{}, sim.NewSeeded(1), tc.w)
 				return err
 			},
 			"Explore": func() error {
@@ -55,7 +55,7 @@ func TestWorkloadValidate_Refuses(t *testing.T) {
 				return err
 			},
 			"sim.Explore": func() error {
-				_, err := sim.Explore(context.Background(), sim.Config{}, tc.w, sim.Bounds{})
+				_, err := sim.Explore(context.Background(), sim.Config{}, harness.AsScenario(tc.w), sim.Bounds{})
 				return err
 			},
 			"Validate": func() error { return harness.Validate(sim.Config{}, tc.w) },
@@ -73,13 +73,13 @@ func TestWorkloadValidate_Refuses(t *testing.T) {
 func TestWorkloadValidate_BadConfig(t *testing.T) {
 	cfg := sim.Config{Faults: sim.Faults{Percent: 500, LoseReply: -3}}
 	w := harness.Workload{Recipe: lock.MutexRecipe()}
-	if _, err := harness.RunWorkload(cfg, sim.NewSeeded(1), w); !errors.Is(err, sim.ErrConfig) {
+	if _, err := harness.Run(cfg, sim.NewSeeded(1), w); !errors.Is(err, sim.ErrConfig) {
 		t.Errorf("RunWorkload: got %v, want sim.ErrConfig", err)
 	}
 	if err := harness.Validate(cfg, w); !errors.Is(err, sim.ErrConfig) || !strings.Contains(err.Error(), "Faults.Percent is 500, want 0..100") {
 		t.Errorf("Validate: got %v", err)
 	}
-	if _, err := harness.RunBarrier(cfg, sim.NewSeeded(1), harness.BarrierWorkload{Recipe: barrier.DoubleRecipe()}); !errors.Is(err, sim.ErrConfig) {
+	if _, err := harness.Run(cfg, sim.NewSeeded(1), harness.BarrierWorkload{Recipe: barrier.DoubleRecipe()}); !errors.Is(err, sim.ErrConfig) {
 		t.Errorf("RunBarrier: got %v, want sim.ErrConfig", err)
 	}
 }
@@ -108,7 +108,7 @@ func TestBarrierWorkloadValidate_Refuses(t *testing.T) {
 		{harness.BarrierWorkload{Recipe: noEnter}, "recipe barrier has no Enter"},
 		{harness.BarrierWorkload{Recipe: barrier.Recipe{Name: "mine"}}, "barrier: invalid configuration: recipe mine: Recipe.Enter and Recipe.Single are nil"},
 	} {
-		_, err := harness.RunBarrier(sim.Config{}, sim.NewSeeded(1), tc.w)
+		_, err := harness.Run(sim.Config{}, sim.NewSeeded(1), tc.w)
 		if !errors.Is(err, harness.ErrWorkload) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("RunBarrier(%+v): got %v, want ErrWorkload with %q", tc.w, err, tc.want)
 		}
@@ -146,31 +146,31 @@ var badChecks = []struct {
 	check      func(t *testing.T)
 }{
 	{"CheckRecipe_Acquisitions", "Workload.Acquisitions is -1, want 0..100", func(t *testing.T) {
-		harnesstest.CheckRecipe(t, lock.MutexRecipe(), harnesstest.CheckOptions{Workload: harness.Workload{Acquisitions: -1}})
+		harnesstest.Check(t, harnesstest.Lock(lock.MutexRecipe(), harness.Workload{Acquisitions: -1}), harnesstest.Options{})
 	}},
 	{"CheckRecipe_NilAcquire", "Recipe.Acquire is nil", func(t *testing.T) {
-		harnesstest.CheckRecipe(t, recipe.Lock{Name: "mine"}, harnesstest.CheckOptions{})
+		harnesstest.Check(t, harnesstest.Lock(recipe.Lock{Name: "mine"}, harness.Workload{}), harnesstest.Options{})
 	}},
 	{"CheckRecipe_Percent", "Faults.Percent is 500, want 0..100", func(t *testing.T) {
-		harnesstest.CheckRecipe(t, lock.MutexRecipe(), harnesstest.CheckOptions{Config: sim.Config{Faults: sim.Faults{Percent: 500}}})
+		harnesstest.Check(t, harnesstest.Lock(lock.MutexRecipe(), harness.Workload{}), harnesstest.Options{Config: sim.Config{Faults: sim.Faults{Percent: 500}}})
 	}},
 	{"CheckBarrier_Rounds", "BarrierWorkload.Rounds is -1, want 0..100", func(t *testing.T) {
-		harnesstest.CheckBarrier(t, barrier.DoubleRecipe(), harnesstest.BarrierOptions{Workload: harness.BarrierWorkload{Rounds: -1}})
+		harnesstest.Check(t, harnesstest.Barrier(barrier.DoubleRecipe(), harness.BarrierWorkload{Rounds: -1}), harnesstest.Options{})
 	}},
 	{"CheckBarrier_Percent", "Faults.Percent is 500, want 0..100", func(t *testing.T) {
-		harnesstest.CheckBarrier(t, barrier.DoubleRecipe(), harnesstest.BarrierOptions{Config: sim.Config{Faults: sim.Faults{Percent: 500}}})
+		harnesstest.Check(t, harnesstest.Barrier(barrier.DoubleRecipe(), harness.BarrierWorkload{}), harnesstest.Options{Config: sim.Config{Faults: sim.Faults{Percent: 500}}})
 	}},
 	{"Check_Percent", "Faults.Percent is 500, want 0..100", func(t *testing.T) {
-		harnesstest.Check(t, sim.Config{Faults: sim.Faults{Percent: 500}}, nil, func(context.Context, *sim.Client) error { return nil })
+		harnesstest.Check(t, harness.Programs(nil, func(context.Context, *sim.Client) error { return nil }), harnesstest.Options{Config: sim.Config{Faults: sim.Faults{Percent: 500}}})
 	}},
 	{"CheckExhaustive_Clients", "Workload.Clients is -2, want 0..64", func(t *testing.T) {
-		harnesstest.CheckExhaustive(t, lock.MutexRecipe(), harnesstest.CheckOptions{Workload: harness.Workload{Clients: -2}}, sim.Bounds{})
+		harnesstest.CheckExhaustive(t, harness.Workload{Recipe: lock.MutexRecipe(), Clients: -2}, harnesstest.Options{}, sim.Bounds{})
 	}},
 	{"CheckBarrierExhaustive_Clients", "BarrierWorkload.Clients is 100000, want 0..64", func(t *testing.T) {
-		harnesstest.CheckBarrierExhaustive(t, barrier.DoubleRecipe(), harnesstest.BarrierOptions{Workload: harness.BarrierWorkload{Clients: 100000}}, sim.Bounds{})
+		harnesstest.CheckExhaustive(t, harness.BarrierWorkload{Recipe: barrier.DoubleRecipe(), Clients: 100000}, harnesstest.Options{}, sim.Bounds{})
 	}},
 	{"CheckProgramsExhaustive_Bounds", "Ticks is -1, want 0 or more", func(t *testing.T) {
-		harnesstest.CheckProgramsExhaustive(t, sim.Config{}, nil, sim.Bounds{Ticks: -1}, func(context.Context, *sim.Client) error { return nil })
+		harnesstest.CheckExhaustive(t, harness.Programs(nil, func(context.Context, *sim.Client) error { return nil }), harnesstest.Options{}, sim.Bounds{Ticks: -1})
 	}},
 }
 

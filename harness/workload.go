@@ -53,8 +53,8 @@ func (w Workload) withDefaults() Workload {
 	return w
 }
 
-// History is what a workload run observed.
-type History struct {
+// history is what a lock workload run observed.
+type history struct {
 	Holds    []linearize.Hold
 	Accepted []check.Accepted
 	Wakeups  []check.Wakeup
@@ -62,32 +62,23 @@ type History struct {
 	writers  []int   // per accepted write: its hold
 }
 
-// Report is a checked run.
+// Report is a checked run of any Subject, what its Judge made of it: a
+// user's Subject fills Result and Violations (and Notes, Herd if it has
+// them); the lock and barrier workloads' say more.
 type Report struct {
 	Result     *sim.Result
-	History    *History
 	Violations []check.Violation
 	// Notes are findings that fail nothing (check.Class.Note): a stale
 	// wake-up of a replaced session.
 	Notes    []check.Violation
-	Herd     map[int64]int   // clients woken per change
-	Deletes  []int64         // zxids of the deletes clients made (releases, give-ups)
-	leases   int             // the lock's N, for WriteHTML
+	Herd     map[int64]int   // clients woken per change (the lock and barrier workloads)
+	Deletes  []int64         // zxids of the deletes clients made (the lock workload: releases, give-ups)
+	history  *history        // the lock workload's, for the HTML report
 	expiries []report.Expiry // the clients' sessions the server expired, for the HTML report
 }
 
 // OK reports whether no checker found a violation.
 func (r *Report) OK() bool { return len(r.Violations) == 0 }
-
-// WriteHTML writes porcupine's own timeline of the critical sections
-// (a failure's report, from SaveFailure, is zksim's page instead).
-func (r *Report) WriteHTML(path string) error {
-	var holds []linearize.Hold
-	if r.History != nil {
-		holds = r.History.Holds
-	}
-	return linearize.WriteHTML(holds, r.leases, path)
-}
 
 // Classes lists the violation classes found, sorted, without repeats.
 func (r *Report) Classes() []check.Class {
@@ -103,30 +94,49 @@ func (r *Report) Classes() []check.Class {
 	return out
 }
 
-// RunWorkload runs the workload under cfg with choices from ch and checks
-// the run with every checker.
-func RunWorkload(cfg sim.Config, ch sim.Chooser, w Workload) (*Report, error) {
-	if err := w.Validate(); err != nil {
-		return nil, err
-	}
-	s, err := sim.New(cfg, ch)
-	if err != nil {
-		return nil, err
-	}
-	programs, run := w.start(s)
-	return run.report(s.Run(programs...)), nil
+// Name implements Subject: the recipe's.
+func (w Workload) Name() string { return w.Recipe.Name }
+
+// Spec implements Subject, defaults applied.
+func (w Workload) Spec() string {
+	w = w.withDefaults()
+	return fmt.Sprintf("clients=%d acquisitions=%d hold=%d read=%d timeout=%d timeout-percent=%d unfenced=%t dir=%s sequence-start=%d",
+		w.Clients, w.Acquisitions, w.HoldTicks, w.ReadPercent, w.TimeoutTicks, w.TimeoutPercent, w.Unfenced, w.Dir, w.SequenceStart)
 }
 
-// Start implements Scenario: it sets the ensemble up for the workload,
+// Parse implements Subject: the workload of w's recipe that spec says.
+func (w Workload) Parse(spec string) (Subject, error) {
+	p := Workload{Recipe: w.Recipe}
+	if err := keyvals(splitSpec(spec), map[string]any{"clients": &p.Clients, "acquisitions": &p.Acquisitions,
+		"hold": &p.HoldTicks, "read": &p.ReadPercent, "timeout": &p.TimeoutTicks, "timeout-percent": &p.TimeoutPercent,
+		"unfenced": &p.Unfenced, "dir": &p.Dir, "sequence-start": &p.SequenceStart}); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Shape implements Subject.
+func (w Workload) Shape() Shape {
+	w = w.withDefaults()
+	return Shape{Clients: w.Clients, Each: w.Acquisitions, Unit: "acquisitions"}
+}
+
+// Resize implements Subject.
+func (w Workload) Resize(s Shape) Subject {
+	w.Clients, w.Acquisitions = s.Clients, s.Each
+	return w
+}
+
+// Start implements Subject: it sets the ensemble up for the workload,
 // and returns its clients' programs and the judge of the run.
-func (w Workload) Start(s *sim.Sim) ([]sim.Program, sim.Judge) {
+func (w Workload) Start(s *sim.Sim) ([]sim.Program, Judge) {
 	programs, run := w.start(s)
 	return programs, run
 }
 
 func (w Workload) start(s *sim.Sim) ([]sim.Program, *lockRun) {
 	w = w.withDefaults()
-	r := &lockRun{s: s, w: w, h: &History{}, acquiring: make([]linearize.Mode, w.Clients),
+	r := &lockRun{s: s, w: w, h: &history{}, acquiring: make([]linearize.Mode, w.Clients),
 		holding: make([]bool, w.Clients), giveUps: map[int64]bool{}, expired: map[int64]expiry{},
 		made: newCreations(w.Clients), callSession: make([]int64, w.Clients)}
 	m := s.Machine()
@@ -155,7 +165,7 @@ func (w Workload) start(s *sim.Sim) ([]sim.Program, *lockRun) {
 type lockRun struct {
 	s         *sim.Sim
 	w         Workload
-	h         *History
+	h         *history
 	visible   int              // holds begun and ended: what the exclusion checkers see
 	acquiring []linearize.Mode // per client: what it is acquiring (heldNone: nothing)
 	holding   []bool           // per client: it holds the lock (or is releasing it)
@@ -328,7 +338,7 @@ func (w Workload) once(ctx context.Context, c *sim.Client, r *lockRun, i int, re
 }
 
 // write stores the holder's token in the resource, fenced when it can be.
-func (w Workload) write(ctx context.Context, c *sim.Client, h *History, hold int, held recipe.Held, token int64) {
+func (w Workload) write(ctx context.Context, c *sim.Client, h *history, hold int, held recipe.Held, token int64) {
 	data := []byte(fmt.Sprint(token))
 	call := int64(c.Sim().Step())
 	var (
@@ -352,16 +362,13 @@ func (w Workload) write(ctx context.Context, c *sim.Client, h *History, hold int
 	h.writers = append(h.writers, hold)
 }
 
-// report checks a run that ended with every checker.
-func (run *lockRun) report(res *sim.Result) *Report {
-	r := &Report{Result: res, History: run.h, Deletes: run.deletes, expiries: run.expiries}
+// Report implements Judge: it checks a run that ended with every checker.
+func (run *lockRun) Report(res *sim.Result) *Report {
+	r := &Report{Result: res, history: run.h, Deletes: run.deletes, expiries: run.expiries}
 	r.check(run)
 	run.explain(r)
 	return r
 }
-
-// Verdict implements Judge.
-func (run *lockRun) Verdict(res *sim.Result) []check.Class { return run.report(res).Classes() }
 
 // Visible implements Judge.
 func (run *lockRun) Visible() int { return run.visible }
@@ -421,15 +428,14 @@ func (run *lockRun) Invariant(s *sim.Sim) *check.Violation {
 }
 
 func (r *Report) check(run *lockRun) {
-	h, res, w := r.History, r.Result, run.w
+	h, res, w := r.history, r.Result, run.w
 	// A hold ends when its session lost the lock, if that came first.
 	for i := range h.Holds {
 		if e, ok := run.expired[h.sessions[i]]; ok && (h.Holds[i].End < 0 || e.step < h.Holds[i].End) && e.step >= h.Holds[i].Start {
 			h.Holds[i].End = e.step
 		}
 	}
-	r.leases = w.Recipe.MaxHolders()
-	r.Violations = append(r.Violations, check.Exclusion(h.Holds, r.leases)...)
+	r.Violations = append(r.Violations, check.Exclusion(h.Holds, w.Recipe.MaxHolders())...)
 
 	r.Violations = append(r.Violations, run.fencing()...)
 	if w.Recipe.Terms {

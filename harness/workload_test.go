@@ -38,13 +38,13 @@ func TestWorkload_GoodLockSeeded(t *testing.T) {
 func mustPassUntraced(t *testing.T, cfg sim.Config, seed uint64, w harness.Workload) {
 	t.Helper()
 	cfg.NoTrace = true
-	rep, err := harness.RunWorkload(cfg, sim.NewSeeded(seed), w)
+	rep, err := harness.Run(cfg, sim.NewSeeded(seed), w)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !rep.OK() {
 		cfg.NoTrace = false
-		rep, _ = harness.RunWorkload(cfg, sim.NewSeeded(seed), w)
+		rep, _ = harness.Run(cfg, sim.NewSeeded(seed), w)
 		t.Fatalf("%s seed %d: %v\n%s", w.Recipe.Name, seed, rep.Violations, sim.TraceString(rep.Result.Trace))
 	}
 }
@@ -56,7 +56,7 @@ func mustPassUntraced(t *testing.T, cfg sim.Config, seed uint64, w harness.Workl
 // as an orphan. internal/queue.Join now asks the node for its owner when
 // the session changed under the create.
 func TestWorkload_Regression_SessionReplacedUnderCreate(t *testing.T) {
-	rep, err := harness.RunWorkload(sim.Config{Faults: allFaults, Server: fakezkFollowers(7)}, sim.NewSeeded(7),
+	rep, err := harness.Run(sim.Config{Faults: allFaults, Server: fakezkFollowers(7)}, sim.NewSeeded(7),
 		harness.Workload{Recipe: lock.MutexRecipe(), ReadPercent: 50, TimeoutTicks: 30})
 	if err != nil {
 		t.Fatal(err)
@@ -86,9 +86,9 @@ func TestWorkload_PausedHolderSplitBrain(t *testing.T) {
 	pauses := sim.Faults{Percent: 2, Pause: 1, PauseTicks: 10}
 	found := 0
 	for seed := range uint64(300) {
-		unfenced, _ := harness.RunWorkload(sim.Config{Faults: pauses}, sim.NewSeeded(seed),
+		unfenced, _ := harness.Run(sim.Config{Faults: pauses}, sim.NewSeeded(seed),
 			harness.Workload{Recipe: lock.MutexRecipe(), HoldTicks: 3, Unfenced: true})
-		fenced, _ := harness.RunWorkload(sim.Config{Faults: pauses}, sim.NewSeeded(seed),
+		fenced, _ := harness.Run(sim.Config{Faults: pauses}, sim.NewSeeded(seed),
 			harness.Workload{Recipe: lock.MutexRecipe(), HoldTicks: 3})
 		if !fenced.OK() {
 			t.Fatalf("seed %d fenced: %v", seed, fenced.Violations)
@@ -116,7 +116,7 @@ func TestWorkload_SequenceOverflow(t *testing.T) {
 		for seed := range uint64(100) {
 			cfg := sim.Config{Server: fakezk.Config{Seed: seed, Overflow: ov}}
 			w := harness.Workload{Recipe: lock.MutexRecipe(), SequenceStart: math.MaxInt32 - 4}
-			rep, _ := harness.RunWorkload(cfg, sim.NewSeeded(seed), w)
+			rep, _ := harness.Run(cfg, sim.NewSeeded(seed), w)
 			if !rep.OK() {
 				t.Fatalf("%v seed %d: %v", ov, seed, rep.Violations)
 			}
@@ -125,7 +125,7 @@ func TestWorkload_SequenceOverflow(t *testing.T) {
 			}
 			gozk, _ := zoo.Lookup(zoo.NameGoZKLock)
 			w.Recipe = gozk.Recipe
-			rep, _ = harness.RunWorkload(cfg, sim.NewSeeded(seed), w)
+			rep, _ = harness.Run(cfg, sim.NewSeeded(seed), w)
 			if slices.Contains(rep.Classes(), "mutual-exclusion") {
 				broken++
 			}
@@ -143,7 +143,7 @@ func TestWorkload_SequenceOverflow(t *testing.T) {
 func TestSim_ReorderIsInjected(t *testing.T) {
 	dirwatch, _ := zoo.Lookup(zoo.NameDirWatch)
 	for seed := range uint64(200) {
-		rep, _ := harness.RunWorkload(sim.Config{Faults: sim.Faults{Percent: 30, Reorder: 3}}, sim.NewSeeded(seed),
+		rep, _ := harness.Run(sim.Config{Faults: sim.Faults{Percent: 30, Reorder: 3}}, sim.NewSeeded(seed),
 			harness.Workload{Recipe: dirwatch.Recipe})
 		if rep.Result.Faults[sim.Reorder] > 0 {
 			if !strings.Contains(sim.TraceString(rep.Result.Trace), "reorder c") {
@@ -173,7 +173,7 @@ func TestWorkload_ChecksEveryDirOfAMultiLock(t *testing.T) {
 		recipe recipe.Lock
 		want   []check.Class
 	}{{multi, nil}, {leaky, []check.Class{check.Orphan}}} {
-		rep, err := harness.RunWorkload(sim.Config{}, sim.NewSeeded(1), harness.Workload{Recipe: tc.recipe, Clients: 2, Acquisitions: 1})
+		rep, err := harness.Run(sim.Config{}, sim.NewSeeded(1), harness.Workload{Recipe: tc.recipe, Clients: 2, Acquisitions: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

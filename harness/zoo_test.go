@@ -67,7 +67,7 @@ func huntWith(t *testing.T, ex zoo.Exhibit, cfg func(seed uint64) sim.Config, st
 	for i := range limit {
 		seed := start + uint64(i)
 		rec := &sim.Recorder{C: sim.NewSeeded(seed)}
-		rep, err := harness.RunWorkload(cfg(seed), rec, zooWorkload(ex))
+		rep, err := harness.Run(cfg(seed), rec, zooWorkload(ex))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,13 +114,13 @@ func testFoundAndShrunk(t *testing.T, exhibits []zoo.Exhibit) {
 			if decisions == nil {
 				t.Fatalf("%s: no %s in 200 schedules", ex.Name, ex.Violation)
 			}
-			ce, ok := harness.Minimize(zooWorkload(ex), zooConfigFor(ex), ex.Violation, 60)
+			ce, ok := harness.Minimize(zooWorkload(ex), zooConfigFor(ex), ex.Violation, 60, 0)
 			if !ok {
 				t.Fatalf("no minimal counterexample for %s", ex.Name)
 			}
 			lines := len(ce.Report.Result.Trace)
 			t.Logf("%-22s %-17s found after %3d schedules; minimal: %d clients x %d, %3d decisions, %3d trace lines",
-				ex.Name, ex.Violation, n, ce.Workload.Clients, ce.Workload.Acquisitions, len(ce.Decisions), lines)
+				ex.Name, ex.Violation, n, ce.Subject.Shape().Clients, ce.Subject.Shape().Each, len(ce.Decisions), lines)
 			if lines > 150 {
 				t.Errorf("minimal trace has %d lines", lines)
 			}
@@ -138,21 +138,21 @@ func TestZoo_DirWatchMinimalTrace(t *testing.T) {
 	w := zooWorkload(ex)
 	w.Clients, w.Acquisitions = 3, 1
 	fails := func(d []int) bool {
-		rep, _ := harness.RunWorkload(cfg, &sim.Decisions{List: d}, w)
+		rep, _ := harness.Run(cfg, &sim.Decisions{List: d}, w)
 		return slices.Contains(rep.Classes(), "herd")
 	}
 	if !fails(decisions) {
 		decisions = nil // the 3-client workload needs its own search
 		for seed := uint64(1); seed < 100 && decisions == nil; seed++ {
 			rec := &sim.Recorder{C: sim.NewSeeded(seed)}
-			rep, _ := harness.RunWorkload(cfg, rec, w)
+			rep, _ := harness.Run(cfg, rec, w)
 			if slices.Contains(rep.Classes(), "herd") {
 				decisions = rec.Decisions
 			}
 		}
 	}
 	shrunk := sim.Shrink(decisions, fails, 3000)
-	rep, _ := harness.RunWorkload(cfg, &sim.Decisions{List: shrunk}, w)
+	rep, _ := harness.Run(cfg, &sim.Decisions{List: shrunk}, w)
 	got := sim.TraceString(rep.Result.Trace)
 	const golden = "testdata/dirwatch-minimal.trace"
 	if *update {
@@ -184,11 +184,11 @@ func TestZoo_AdoptDyingNeedsAbandon(t *testing.T) {
 // byte.
 func TestZoo_AbandonTraceReplays(t *testing.T) {
 	ex, _ := zoo.Lookup(zoo.NameAdoptDying)
-	ce, ok := harness.Minimize(zooWorkload(ex), zooConfigFor(ex), ex.Violation, 60)
+	ce, ok := harness.Minimize(zooWorkload(ex), zooConfigFor(ex), ex.Violation, 60, 0)
 	if !ok {
 		t.Fatal("no counterexample")
 	}
-	path, _, err := harness.SaveFailure(t.TempDir(), "adoptdying", ce.Report, ce.Workload, ce.Config, ce.Decisions)
+	path, _, err := harness.SaveFailure(t.TempDir(), "adoptdying", ce.Report, ce.Subject, ce.Config, ce.Decisions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,8 +200,7 @@ func TestZoo_AbandonTraceReplays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Workload.Recipe = ex.Recipe
-	rep, err := harness.Replay(f, f.Workload)
+	rep, err := harness.Replay(f, harness.Workload{Recipe: ex.Recipe})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +222,7 @@ func TestZoo_CorrectQueueUnderAbandon(t *testing.T) {
 	for seed := uint64(1); seed <= 600; seed++ {
 		cfg := zooConfigFor(adopt)(seed)
 		cfg.NoTrace = true
-		rep, err := harness.RunWorkload(cfg, sim.NewSeeded(seed), w)
+		rep, err := harness.Run(cfg, sim.NewSeeded(seed), w)
 		if err != nil {
 			t.Fatal(err)
 		}

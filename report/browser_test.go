@@ -34,7 +34,7 @@ func fiveClientFailure(t testing.TB, dir string) (string, harness.Counterexample
 	for seed := uint64(1); seed <= 500; seed++ {
 		cfg := sim.Config{Faults: standardFaults, Server: fakezk.Config{Seed: seed, Followers: int(seed % 2)}}
 		rec := &sim.Recorder{C: sim.NewSeeded(seed)}
-		rep, err := harness.RunWorkload(cfg, rec, w)
+		rep, err := harness.Run(cfg, rec, w)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,7 +45,7 @@ func fiveClientFailure(t testing.TB, dir string) (string, harness.Counterexample
 		if err != nil || html == "" {
 			t.Fatalf("no report saved: %v", err)
 		}
-		return html, harness.Counterexample{Workload: w, Config: cfg, Decisions: rec.Decisions, Report: rep}
+		return html, harness.Counterexample{Subject: w, Config: cfg, Decisions: rec.Decisions, Report: rep}
 	}
 	t.Fatal("no 5-client mutual-exclusion failure in 500 seeds")
 	return "", harness.Counterexample{}

@@ -23,7 +23,7 @@ var everyFault = sim.Faults{Percent: 10, LoseRequest: 2, LoseReply: 2, Disconnec
 func TestRecipe_CheckRecipe(t *testing.T) {
 	for _, n := range []int{2, 3} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			harnesstest.CheckRecipe(t, semaphore.Recipe(n), harnesstest.CheckOptions{Config: sim.Config{Faults: everyFault}})
+			harnesstest.Check(t, harnesstest.Lock(semaphore.Recipe(n), harness.Workload{}), harnesstest.Options{Config: sim.Config{Faults: everyFault}})
 		})
 	}
 }
@@ -45,7 +45,7 @@ func TestRecipe_ExhaustiveOfThree(t *testing.T) {
 
 func testExhaustive(t *testing.T, n int) {
 	w := harness.Workload{Clients: 3, Acquisitions: 1, TimeoutTicks: 12, TimeoutPercent: 50}
-	res := harnesstest.CheckExhaustive(t, semaphore.Recipe(n), harnesstest.CheckOptions{Config: sim.Config{Faults: exploreFaults}, Workload: w},
+	res := harnesstest.CheckExhaustive(t, harnesstest.Lock(semaphore.Recipe(n), w), harnesstest.Options{Config: sim.Config{Faults: exploreFaults}},
 		sim.Bounds{Deviations: 1})
 	if !res.Exhausted {
 		t.Fatalf("not exhausted: %s", res.Coverage())
@@ -66,9 +66,11 @@ func TestRecipe_AbandonWhileMarking(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := f.Workload
-	w.Recipe = semaphore.Recipe(2)
-	rep, err := harness.RunWorkload(f.Config, &sim.Decisions{List: f.Decisions}, w)
+	w, err := harness.Workload{Recipe: semaphore.Recipe(2)}.Parse(f.Workload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := harness.Run(f.Config, &sim.Decisions{List: f.Decisions}, w)
 	if err != nil {
 		t.Fatal(err)
 	}

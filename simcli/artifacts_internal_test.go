@@ -85,7 +85,7 @@ func TestCLI_ReplayCommandInjected(t *testing.T) {
 func TestFailureName_Unique(t *testing.T) {
 	ce := func(trace ...string) harness.Counterexample {
 		w := harness.Workload{Recipe: lock.MutexRecipe(), Clients: 2, Acquisitions: 1}
-		return harness.Counterexample{Workload: w, Subject: w, Decisions: []int{1, 0, 2},
+		return harness.Counterexample{Subject: w, Decisions: []int{1, 0, 2},
 			Report: &harness.Report{Result: &sim.Result{Trace: trace}}}
 	}
 	a := failureName("zoo/x", check.MutualExclusion, 7, ce("1 send c1", "2 recv c1"))

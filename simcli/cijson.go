@@ -38,8 +38,9 @@ type jsonWorkload struct {
 	SequenceStart   int32  `json:"sequence_start"`   // 0: from 0
 	Overflow        string `json:"overflow"`         // pin or wrap
 	Unfenced        bool   `json:"unfenced"`
-	// A barrier recipe's: "barrier" (then acquisitions are each
-	// client's rounds), and whether it drives the single barrier.
+	// Another Subject's (CLI.Subjects): its kind, "barrier" for a
+	// barrier recipe's (then acquisitions are each client's rounds), and
+	// whether its Spec says single=true (the single barrier).
 	Kind   string `json:"kind,omitempty"`
 	Single bool   `json:"single,omitempty"`
 }
@@ -105,14 +106,16 @@ func newCIOutput(stdout io.Writer, asJSON bool, junit string) *ciOutput {
 	return c
 }
 
-// workloadJSON is w with the run's server settings.
+// workloadJSON is s (the run's Subject, or a smaller one) with the
+// run's settings: a lock recipe's from its flags.
 func (rc runConfig) workloadJSON(s harness.Subject) jsonWorkload {
-	if b, ok := s.(harness.BarrierWorkload); ok {
-		return jsonWorkload{Kind: "barrier", Clients: b.Clients, Acquisitions: s.Shape().Each, Single: b.Single,
+	sh := s.Shape()
+	if rc.recipe.Name == "" {
+		return jsonWorkload{Kind: kindOf(s), Clients: sh.Clients, Acquisitions: sh.Each, Single: specField(s.Spec(), "single") == "true",
 			Followers: rc.followers, Overflow: rc.overflow.String()}
 	}
-	w := s.(harness.Workload)
-	return jsonWorkload{Clients: w.Clients, Acquisitions: w.Acquisitions, ReadPercent: w.ReadPercent,
+	w := rc.workload
+	return jsonWorkload{Clients: sh.Clients, Acquisitions: sh.Each, ReadPercent: w.ReadPercent,
 		DeadlineTicks: w.TimeoutTicks, DeadlinePercent: w.TimeoutPercent, Followers: rc.followers,
 		SequenceStart: w.SequenceStart, Overflow: rc.overflow.String(), Unfenced: w.Unfenced}
 }

@@ -23,19 +23,23 @@ const (
 	ExitInterrupted = 130 // run stopped by Ctrl-C (SIGINT) or SIGTERM before any violation
 )
 
-// CLI is a command line over a set of lock and barrier recipes: run (the default),
-// replay, list and merge, and any Commands besides.
+// CLI is a command line over a set of lock recipes and other Subjects
+// (barriers, a user's own workloads): run (the default), replay, list and
+// merge, and any Commands besides.
 type CLI struct {
 	// Name is the command's name in usage and messages; default: the last
 	// element of the main package's import path.
 	Name string
 	// Recipes are what run -recipe and replay accept, by Recipe.Name.
 	Recipes []recipe.Lock
-	// Barriers are the barrier recipes run -recipe and replay accept
-	// too, by Recipe.Name: each runs the barrier workload as given
-	// (Single, Dir, ...), with -clients and -acquisitions (its rounds)
-	// for its size.
-	Barriers []harness.BarrierWorkload
+	// Subjects are the other workloads run -recipe and replay accept, by
+	// Name (a barrier recipe's harness.BarrierWorkload, a user's own
+	// harness.Subject): each runs as given, resized by -clients and
+	// -acquisitions (what its Shape's Each counts); the lock flags are
+	// refused. A Spec that starts with a bare word names its kind
+	// ("barrier"), for list and -json; a Subject with a Checks(everyStep
+	// bool) string method names its checks in run's header.
+	Subjects []harness.Subject
 	// Docs describe recipes in list, one line each, by name (optional).
 	Docs map[string]string
 	// Aliases are other names run -recipe accepts, each for a recipe's
@@ -174,16 +178,45 @@ func (c *CLI) resolve(name string) string {
 	return name
 }
 
-// barrier returns the barrier workload of the recipe called name, or
-// that name aliases.
-func (c *CLI) barrier(name string) (harness.BarrierWorkload, bool) {
+// subject returns the Subject of the recipe called name, or that name
+// aliases: a lock recipe's workload, or one of Subjects.
+func (c *CLI) subject(name string) (harness.Subject, bool) {
+	if r, ok := c.recipe(name); ok {
+		return harness.Workload{Recipe: r}, true
+	}
+	return c.other(name)
+}
+
+// other returns the one of Subjects called name, or that name aliases.
+func (c *CLI) other(name string) (harness.Subject, bool) {
 	name = c.resolve(name)
-	for _, w := range c.Barriers {
-		if w.Recipe.Name == name {
+	for _, w := range c.Subjects {
+		if w.Name() == name {
 			return w, true
 		}
 	}
-	return harness.BarrierWorkload{}, false
+	return nil, false
+}
+
+// kindOf is what a Subject's Spec says it is: its first field if that is
+// a bare word ("barrier"), else "".
+func kindOf(w harness.Subject) string {
+	if f := strings.Fields(w.Spec()); len(f) > 0 && !strings.Contains(f[0], "=") {
+		return f[0]
+	}
+	return ""
+}
+
+// specField is the value of a workload line's (a Spec's) field key, ""
+// if it has none: its dir is the directory a column view leaves out of
+// its paths, its single=true the single barrier's.
+func specField(spec, key string) string {
+	for _, f := range strings.Fields(spec) {
+		if v, ok := strings.CutPrefix(f, key+"="); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 func (c *CLI) recipeNames() string {
@@ -191,8 +224,8 @@ func (c *CLI) recipeNames() string {
 	for _, r := range c.Recipes {
 		names = append(names, r.Name)
 	}
-	for _, w := range c.Barriers {
-		names = append(names, w.Recipe.Name)
+	for _, w := range c.Subjects {
+		names = append(names, w.Name())
 	}
 	for _, a := range slices.Sorted(maps.Keys(c.Aliases)) {
 		names = append(names, a+" (for "+c.Aliases[a]+")")

@@ -1,5 +1,6 @@
-// Package simcli is zksim's command line for lock and barrier recipes as
-// a library (CLI.Recipes, CLI.Barriers):
+// Package simcli is zksim's command line for lock recipes and any other
+// harness.Subject (barriers, your own workloads) as a library
+// (CLI.Recipes, CLI.Subjects):
 // run (explore faulted schedules and check them), replay (re-run a saved
 // failure byte for byte), list, merge (join a sharded run's verdicts) and
 // version and explain (the words of a trace). run and replay show traces

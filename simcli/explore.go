@@ -96,7 +96,7 @@ type outcome struct {
 // runOne runs and checks the shard's schedule t.
 func (rc runConfig) runOne(t int) outcome {
 	seed := rc.plan.seedOf(t)
-	rep, err := rc.subject.Check(rc.config(seed, rc.trace), sim.NewSeeded(seed))
+	rep, err := harness.Run(rc.config(seed, rc.trace), sim.NewSeeded(seed), rc.subject)
 	o := outcome{t: t, err: err}
 	if err != nil {
 		return o

@@ -23,16 +23,7 @@ func (c *CLI) runList(args []string, stdout, stderr io.Writer) int {
 	for _, r := range c.Recipes {
 		fmt.Fprintln(stdout, strings.TrimRight(fmt.Sprintf("  %-22s %s", r.Name, c.Docs[r.Name]), " "))
 	}
-	if len(c.Barriers) > 0 {
-		fmt.Fprintln(stdout, "\nbarrier recipes (-recipe; -acquisitions counts each client's rounds):")
-	}
-	width := 22
-	for _, w := range c.Barriers {
-		width = max(width, len(w.Recipe.Name))
-	}
-	for _, w := range c.Barriers {
-		fmt.Fprintln(stdout, strings.TrimRight(fmt.Sprintf("  %-*s %s", width, w.Recipe.Name, c.Docs[w.Recipe.Name]), " "))
-	}
+	c.listSubjects(stdout)
 	if len(c.Aliases) > 0 {
 		fmt.Fprintln(stdout, "\naliases (-recipe):")
 		for _, a := range slices.Sorted(maps.Keys(c.Aliases)) {
@@ -64,4 +55,38 @@ func describeFaults() string {
 		}
 	}
 	return s
+}
+
+// listSubjects names the Subjects, a section per kind in order of first
+// appearance: "barrier recipes (-recipe; -acquisitions counts each
+// client's rounds):".
+func (c *CLI) listSubjects(stdout io.Writer) {
+	var kinds []string
+	for _, w := range c.Subjects {
+		if !slices.Contains(kinds, kindOf(w)) {
+			kinds = append(kinds, kindOf(w))
+		}
+	}
+	width := 22
+	for _, w := range c.Subjects {
+		width = max(width, len(w.Name()))
+	}
+	for _, kind := range kinds {
+		title, unit := "workloads", "repetitions"
+		if kind != "" {
+			title = kind + " recipes"
+		}
+		for _, w := range c.Subjects {
+			if kindOf(w) == kind && w.Shape().Unit != "" {
+				unit = w.Shape().Unit
+				break
+			}
+		}
+		fmt.Fprintf(stdout, "\n%s (-recipe; -acquisitions counts each client's %s):\n", title, unit)
+		for _, w := range c.Subjects {
+			if kindOf(w) == kind {
+				fmt.Fprintln(stdout, strings.TrimRight(fmt.Sprintf("  %-*s %s", width, w.Name(), c.Docs[w.Name()]), " "))
+			}
+		}
+	}
 }

@@ -37,11 +37,15 @@ func (c *CLI) runReplay(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.usageError(fs, "%s: %v", path, err)
 	}
-	w, ok := c.replayed(f)
+	w, ok := c.subject(f.Recipe)
 	if !ok {
 		return c.usageError(fs, "%s: unknown recipe %q (known: %s)", path, f.Recipe, c.recipeNames())
 	}
-	if err := harness.Validate(f.Config, w); err != nil {
+	w, err = f.Subject(w)
+	if err == nil {
+		err = harness.Validate(f.Config, w)
+	}
+	if err != nil {
 		return c.usageError(fs, "%s: %v", path, err)
 	}
 	rep, err := harness.Replay(f, w)
@@ -51,10 +55,7 @@ func (c *CLI) runReplay(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if rep != nil {
-		view.Dir = f.Workload.Dir
-		if f.Barrier != nil {
-			view.Dir = f.Barrier.Dir
-		}
+		view.Dir = specField(f.Workload, "dir")
 		harness.WriteTrace(stdout, rep.Result.Trace, rep.Violations, view)
 	}
 	if err != nil {
@@ -93,19 +94,4 @@ func truncation(saved, replayed []string) string {
 		return fmt.Sprintf("its trace stops after line %d of the replay's %d", n, len(replayed))
 	}
 	return ""
-}
-
-// replayed is what a trace file ran, with its recipe, lock or barrier,
-// looked up by name; ok is false if c has no such recipe.
-func (c *CLI) replayed(f harness.TraceFile) (w harness.Subject, ok bool) {
-	if f.Barrier != nil {
-		b, ok := c.barrier(f.Recipe)
-		bw := *f.Barrier
-		bw.Recipe = b.Recipe
-		return bw, ok
-	}
-	r, ok := c.recipe(f.Recipe)
-	lw := f.Workload
-	lw.Recipe = r
-	return lw, ok
 }

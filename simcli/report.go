@@ -57,8 +57,8 @@ func (t *tally) add(o outcome, seed uint64) {
 // strategy): what every shard of one run shares.
 func (rc runConfig) describe() string {
 	var extra []string
-	_, isBarrier := rc.subject.(harness.BarrierWorkload)
-	if !isBarrier && rc.recipe.AcquireRead != nil && rc.workload.ReadPercent != 50 {
+	isLock := rc.recipe.Name != ""
+	if isLock && rc.recipe.AcquireRead != nil && rc.workload.ReadPercent != 50 {
 		extra = append(extra, fmt.Sprintf("%d%% reads", rc.workload.ReadPercent))
 	}
 	switch {
@@ -67,7 +67,7 @@ func (rc runConfig) describe() string {
 	case rc.followers >= 0:
 		extra = append(extra, fmt.Sprintf("%d followers", rc.followers))
 	}
-	if !isBarrier {
+	if isLock {
 		extra = append(extra, rc.lockSetting()...)
 	}
 	s := fmt.Sprintf("%s, %s", rc.subject.Name(), rc.subject.Shape())
@@ -121,14 +121,14 @@ func (rc runConfig) checks() string {
 	if rc.strategy.systematic {
 		when = " after every step"
 	}
-	if b, ok := rc.subject.(harness.BarrierWorkload); ok {
-		if !rc.strategy.systematic {
-			when = ""
+	if rc.recipe.Name == "" {
+		if c, ok := rc.subject.(interface{ Checks(everyStep bool) string }); ok {
+			return c.Checks(rc.strategy.systematic)
 		}
-		if b.Single {
-			return fmt.Sprintf("single-barrier waits%s, herd, orphans, deadlock, progress", when)
+		if rc.strategy.systematic {
+			return "the invariant after every step, the verdict of every run"
 		}
-		return fmt.Sprintf("barrier entry and exit%s, herd, orphans, deadlock, progress", when)
+		return "the verdict of every run"
 	}
 	return fmt.Sprintf("%s%s, herd, %s, orphans, deadlock, progress", rc.exclusion(), when, rc.fencingChecks())
 }
@@ -193,9 +193,9 @@ func writeClasses(w io.Writer, byClass map[check.Class]int) {
 // (nil if none was found).
 func (rc runConfig) reportFailure(w io.Writer, f *failed) (string, *harness.Counterexample) {
 	class := f.classes[0]
-	ce, ok := harness.MinimizeWithin(rc.subject, func(seed uint64) sim.Config { return rc.config(seed, true) }, class, 60, rc.shrink)
+	ce, ok := harness.Minimize(rc.subject, func(seed uint64) sim.Config { return rc.config(seed, true) }, class, 60, rc.shrink)
 	if !ok { // no smaller run shows it: shrink the schedule that did
-		ce, ok = harness.ShrinkSeedWithin(rc.subject, rc.config(f.seed, true), f.seed, class, rc.shrink)
+		ce, ok = harness.ShrinkSeed(rc.subject, rc.config(f.seed, true), f.seed, class, rc.shrink)
 	}
 	if !ok {
 		// Runs are deterministic: this is a bug in the simulator.
@@ -222,7 +222,7 @@ func (rc runConfig) reportFailure(w io.Writer, f *failed) (string, *harness.Coun
 // the command that replays it with this program, and returns the trace's
 // path ("" if it could not be saved).
 func (rc runConfig) writeFailure(w io.Writer, dir, name string, ce harness.Counterexample) string {
-	return harness.WriteFailureView(w, dir, name, rc.cli.replayCommand(), ce, rc.view)
+	return harness.WriteFailure(w, dir, name, rc.cli.replayCommand(), ce, rc.view)
 }
 
 // progress shows how a run goes: on a terminal a status line redrawn in

@@ -1,7 +1,6 @@
 package simcli
 
 import (
-	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -25,9 +24,9 @@ import (
 // runConfig is one exploration, as the flags describe it.
 type runConfig struct {
 	cli       *CLI
-	recipe    recipe.Lock      // a lock recipe's; zero for a barrier's
-	workload  harness.Workload // the lock workload; for a barrier, its size only
-	subject   harness.Subject  // what runs: workload, or a barrier recipe's workload
+	recipe    recipe.Lock      // a lock recipe's; zero for another Subject's
+	workload  harness.Workload // the lock workload; for another Subject, its size only
+	subject   harness.Subject  // what runs: workload, or one of CLI.Subjects resized
 	faults    string           // as given, for the summary
 	simFaults sim.Faults       // parsed once, for every schedule
 	expire    int              // with servers: sessions to expire
@@ -86,14 +85,15 @@ var simOnly = []string{"strategy", "schedules", "parallel", "shard", "summary", 
 	"followers", "sequence-start", "overflow", "deadline-ticks", "deadline-percent",
 	"deviations", "depth", "early-ticks", "max-states", "symmetry"}
 
-// lockOnly are the run flags that mean nothing to a barrier recipe: it
-// makes no read or timed acquisitions, writes no fenced resource, and
-// its workload has not been taken to real servers.
+// lockOnly are the run flags that mean nothing to a Subject other than a
+// lock recipe's: it makes no read or timed acquisitions, writes no fenced
+// resource, and has not been taken to real servers.
 var lockOnly = []string{"read", "deadline-ticks", "deadline-percent", "unfenced", "sequence-start", "overflow", "servers"}
 
-// singleRefused are the flags that mean nothing to a single barrier as
-// well: it has one round, and one client (the controller) unlike the
-// others.
+// singleRefused are the flags that mean nothing to a Subject whose
+// clients each do one thing (a Shape without a Unit: the single barrier)
+// as well: it has one round, and, for the single barrier, one client
+// (the controller) unlike the others.
 var singleRefused = []string{"acquisitions", "symmetry"}
 
 // systematicOnly are the flags of the exhaustive strategy; seededOnly
@@ -147,7 +147,7 @@ func (c *CLI) runFlags(fs *flag.FlagSet) runFlags {
 		parallel:      fs.Int("parallel", runtime.GOMAXPROCS(0), "schedules explored at once (1-1024); default: GOMAXPROCS"),
 		shard:         fs.String("shard", "0/1", "explore only shard I of N (0 <= I < N): the schedules k with k mod N = I"),
 		summary:       fs.String("summary", "", "write a JSON summary of the run to this file (for merge)"),
-		asJSON:        fs.Bool("json", false, "write JSON lines on stdout: each failing schedule as found, the counterexample, the summary (docs/cli.md: Using zksim in CI); the text report goes to stderr"),
+		asJSON:        fs.Bool("json", false, "write JSON lines on stdout: each failing schedule as found, the counterexample, the summary (README: Using zksim in CI); the text report goes to stderr"),
 		junit:         fs.String("junit", "", "write a JUnit XML report to this file: a testcase per violation class, or one passing testcase"),
 		shrink:        fs.Duration("shrink-time", harness.DefaultShrinkTime, "how long the first failure's counterexample is made smaller, at most (e.g. 5s); it decides only how small, never whether a failure is reported"),
 		progress:      fs.Duration("progress", 10*time.Second, "off a terminal, print a progress line to stderr this often; 0: never"),
@@ -196,8 +196,8 @@ func (c *CLI) parseRun(args []string, stderr io.Writer) (runConfig, int) {
 // newRunConfig checks the flags' values and makes the run they describe.
 func (c *CLI) newRunConfig(f runFlags, set map[string]bool) (runConfig, error) {
 	r, ok := c.recipe(*f.recipe)
-	bw, isBarrier := c.barrier(*f.recipe)
-	if !ok && !isBarrier {
+	other, isOther := c.other(*f.recipe)
+	if !ok && !isOther {
 		return runConfig{}, fmt.Errorf("unknown recipe %q (known: %s)", *f.recipe, c.recipeNames())
 	}
 	if *f.verbose && *f.quiet {
@@ -215,8 +215,8 @@ func (c *CLI) newRunConfig(f runFlags, set map[string]bool) (runConfig, error) {
 		return runConfig{}, err
 	}
 	rc.subject = rc.workload
-	if isBarrier {
-		if err := rc.barrierSize(bw, set); err != nil {
+	if isOther {
+		if err := rc.otherSize(other, set); err != nil {
 			return runConfig{}, err
 		}
 	}
@@ -225,9 +225,8 @@ func (c *CLI) newRunConfig(f runFlags, set map[string]bool) (runConfig, error) {
 	}
 	err := rc.simConfig(f, set)
 	rc.subject = rc.workload
-	if isBarrier {
-		bw.Clients, bw.Rounds = rc.workload.Clients, rc.workload.Acquisitions
-		rc.subject = bw
+	if isOther {
+		rc.subject = other.Resize(harness.Shape{Clients: rc.workload.Clients, Each: rc.workload.Acquisitions, Unit: other.Shape().Unit})
 	}
 	if err == nil {
 		err = rc.validate()
@@ -260,24 +259,33 @@ func (rc *runConfig) validate() error {
 	return harness.Validate(rc.config(rc.plan.seed, false), rc.subject)
 }
 
-// barrierSize refuses the flags a barrier recipe has no use for, and
-// sizes its workload where the flags leave it: the template's size, or
-// the barrier workload's default, 3 clients x 2 rounds.
-func (rc *runConfig) barrierSize(w harness.BarrierWorkload, set map[string]bool) error {
+// otherSize refuses the flags a Subject other than a lock recipe's has no
+// use for, and sizes it where the flags leave it: its own Shape (the
+// barrier workload's default: 3 clients x 2 rounds).
+func (rc *runConfig) otherSize(w harness.Subject, set map[string]bool) error {
 	refused := lockOnly
-	if w.Single {
+	if w.Shape().Unit == "" {
 		refused = append(slices.Clone(refused), singleRefused...)
 	}
-	if err := refuse(refused, set, "not with the barrier recipe "+w.Recipe.Name); err != nil {
+	if err := refuse(refused, set, "not with "+recipeWords(w)); err != nil {
 		return err
 	}
 	if !set["clients"] {
-		rc.workload.Clients = cmp.Or(w.Clients, 3)
+		rc.workload.Clients = w.Shape().Clients
 	}
 	if !set["acquisitions"] {
-		rc.workload.Acquisitions = cmp.Or(w.Rounds, 2)
+		rc.workload.Acquisitions = w.Shape().Each
 	}
 	return nil
+}
+
+// recipeWords names a Subject: "the barrier recipe barrier", or "recipe
+// NAME" when its Spec names no kind.
+func recipeWords(w harness.Subject) string {
+	if k := kindOf(w); k != "" {
+		return "the " + k + " recipe " + w.Name()
+	}
+	return "recipe " + w.Name()
 }
 
 // refuse says which of the flags named were set, as an error: "-a, -b:
@@ -315,8 +323,8 @@ func checkWorkload(f runFlags) error {
 
 // checkRead refuses -read for a recipe that makes no read acquisitions:
 // the share would be silently ignored, and the run would not be the
-// read/write run its command line suggests. (A barrier's refusal is
-// barrierSize's.)
+// read/write run its command line suggests. (Another Subject's refusal is
+// otherSize's.)
 func (rc *runConfig) checkRead(set map[string]bool) error {
 	if set["read"] && rc.recipe.AcquireRead == nil && rc.recipe.Name != "" {
 		return fmt.Errorf("-read: %s makes no read acquisitions (only read/write recipes do)", rc.recipe.Name)

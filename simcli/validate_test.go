@@ -21,7 +21,7 @@ import (
 // nothing run and nothing saved.
 func TestRun_RefusesBadFlags(t *testing.T) {
 	cli := &simcli.CLI{Name: "mycheck", Recipes: []recipe.Lock{lock.MutexRecipe()},
-		Barriers: []harness.BarrierWorkload{{Recipe: barrier.DoubleRecipe()}}}
+		Subjects: []harness.Subject{harness.BarrierWorkload{Recipe: barrier.DoubleRecipe()}}}
 	for _, tc := range []struct {
 		args []string
 		want string

@@ -43,10 +43,7 @@ func (c *CLI) runExplain(args []string, stdout, stderr io.Writer) int {
 func (rc runConfig) showTrace(rep *harness.Report) string {
 	var b strings.Builder
 	view := rc.view
-	view.Legend, view.Dir = false, rc.workload.Dir
-	if _, ok := rc.subject.(harness.BarrierWorkload); ok {
-		view.Dir = rc.subject.Path()
-	}
+	view.Legend, view.Dir = false, specField(rc.subject.Spec(), "dir")
 	harness.WriteTrace(&b, rep.Result.Trace, rep.Violations, view)
 	return b.String()
 }

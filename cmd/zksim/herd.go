@@ -64,7 +64,7 @@ const herdSteps = 100000
 // herdFigure runs n clients acquiring once each, without faults, and
 // returns the clients woken per change of the lock directory.
 func herdFigure(r recipe.Lock, n int) figure {
-	rep, err := harness.RunWorkload(sim.Config{NoTrace: true, TickPercent: 1, MaxSteps: herdSteps}, sim.NewSeeded(1),
+	rep, err := harness.Run(sim.Config{NoTrace: true, TickPercent: 1, MaxSteps: herdSteps}, sim.NewSeeded(1),
 		harness.Workload{Recipe: r, Clients: n, Acquisitions: 1})
 	if err != nil {
 		return figure{}

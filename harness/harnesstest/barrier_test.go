@@ -18,13 +18,13 @@ import (
 // The good barriers pass CheckBarrier at its defaults: every legal fault
 // kind.
 func TestCheckBarrier_Good(t *testing.T) {
-	harnesstest.CheckBarrier(t, barrier.DoubleRecipe(), harnesstest.BarrierOptions{})
+	harnesstest.Check(t, harnesstest.Barrier(barrier.DoubleRecipe(), harness.BarrierWorkload{}), harnesstest.Options{})
 }
 
 // And CheckBarrierExhaustive at small bounds, one fault of each kind.
 func TestCheckBarrierExhaustive_Good(t *testing.T) {
-	opts := harnesstest.BarrierOptions{Workload: harness.BarrierWorkload{Clients: 2, Rounds: 1}}
-	res := harnesstest.CheckBarrierExhaustive(t, barrier.DoubleRecipe(), opts, sim.Bounds{Deviations: 1})
+	w := harness.BarrierWorkload{Recipe: barrier.DoubleRecipe(), Clients: 2, Rounds: 1}
+	res := harnesstest.CheckExhaustive(t, w, harnesstest.Options{}, sim.Bounds{Deviations: 1})
 	if !res.Exhausted {
 		t.Fatalf("not exhausted: %s", res.Coverage())
 	}
@@ -38,7 +38,7 @@ func TestCheckBarrier_FindsEveryZooExhibitOnEveryRapidSeed(t *testing.T) {
 		t.Run(ex.Name, func(t *testing.T) {
 			var at []int
 			for _, seed := range powerSeeds(longtest.Enabled()) {
-				n := harnesstest.FindBarrier(t, seed, ex.Barrier, harnesstest.BarrierOptions{}, ex.Violation)
+				n := harnesstest.Find(t, seed, harnesstest.Barrier(ex.Barrier, harness.BarrierWorkload{}), harnesstest.Options{}, ex.Violation)
 				if n == 0 {
 					t.Errorf("rapid seed %d: no %s in 100 checks", seed, ex.Violation)
 				}
@@ -56,7 +56,7 @@ func TestCheckBarrier_FailingChild(t *testing.T) {
 		t.Skip("run by TestCheckBarrier_ReportsLikeCheckRecipe")
 	}
 	ex, _ := zoo.Lookup(zoo.NameDirLeave)
-	harnesstest.CheckBarrier(t, ex.Barrier, harnesstest.BarrierOptions{ArtifactDir: os.Getenv(childEnv)})
+	harnesstest.Check(t, harnesstest.Barrier(ex.Barrier, harness.BarrierWorkload{}), harnesstest.Options{ArtifactDir: os.Getenv(childEnv)})
 }
 
 // A failing CheckBarrier fails its test as CheckRecipe does: every class
@@ -74,7 +74,7 @@ func TestCheckBarrier_ReportsLikeCheckRecipe(t *testing.T) {
 		t.Fatalf("want several classes reported:\n%s", out)
 	}
 	out = strings.ReplaceAll(out, "\n        ", "\n")
-	calls := regexp.MustCompile(`replay:   harnesstest\.ReplayBarrierFile\(t, "([^"]+)", recipe\)\n`).FindAllStringSubmatch(out, -1)
+	calls := regexp.MustCompile(`replay:   harnesstest\.Replay\(t, "([^"]+)", subject\)\n`).FindAllStringSubmatch(out, -1)
 	if len(calls) < 2 || !strings.Contains(out, "cd ") || !strings.Contains(out, "go test -run '^TestCheckBarrier_FailingChild$' ./harness/harnesstest") {
 		t.Fatalf("want a replay call and a go test command per class:\n%s", out)
 	}
@@ -83,7 +83,7 @@ func TestCheckBarrier_ReportsLikeCheckRecipe(t *testing.T) {
 	for _, m := range calls {
 		names = append(names, m[1])
 		ft := &fakeTB{}
-		ft.run(func() { harnesstest.ReplayBarrierFile(ft, m[1], ex.Barrier) })
+		ft.run(func() { harnesstest.Replay(ft, m[1], harness.BarrierWorkload{Recipe: ex.Barrier}) })
 		class := regexp.MustCompile(`barrier_zoo_dirleave-([a-z-]+)-[0-9a-f]{8}\.trace$`).FindStringSubmatch(m[1])
 		if ft.fatal != "" || class == nil || !strings.Contains(ft.errors, "\n  "+class[1]+": ") {
 			t.Errorf("replay of %s: fatal %q, errors %q", m[1], ft.fatal, ft.errors)

@@ -7,29 +7,24 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
 )
 
-// CheckOptions configures CheckRecipe and CheckExhaustive. Its zero
-// value checks with full power: every legal fault kind, as `zksim run`
-// does by default.
-type CheckOptions struct {
+// Options configures Check and CheckExhaustive. Its zero value checks
+// with full power: every legal fault kind, as `zksim run` does by
+// default.
+type Options struct {
 	// Config bounds the runs. Its Faults are the faults of each kind at
 	// most (each check keeps some kinds and leaves the others out): left
 	// at the zero value, sim.DefaultFaults() (CheckExhaustive:
 	// sim.OneOfEach()); some budgets set, exactly those (at 10% of steps
 	// if Percent is 0); sim.Faults{None: true}, none. Server.Followers 0
 	// is drawn as 0 or 1 and Server.Seed 0 as the check's seed; the rest
-	// is used as given.
+	// (Setup, Observe, the bounds) is used as given.
 	Config sim.Config
-	// Workload bounds the workload (Recipe is set by CheckRecipe): each
-	// check runs up to Clients (default 5) clients of up to Acquisitions
-	// (default 3) acquisitions each; ReadPercent (for read/write recipes)
-	// and TimeoutTicks, left at 0, are drawn; the other fields are used as
-	// given.
-	Workload harness.Workload
 	// ArtifactDir receives the trace and HTML report of a failure;
 	// default: a zksim directory under os.TempDir(), which outlives the
 	// test.
@@ -41,84 +36,79 @@ type CheckOptions struct {
 	ShrinkTime time.Duration
 }
 
-// CheckRecipe checks a lock recipe with the standard workload under
-// faulted schedules: mutual (or reader/writer) exclusion, herd, fencing,
-// orphans and liveness. rapid draws each check's workload shape, fault
-// kinds and seed within opts' bounds (-rapid.checks checks, default 100),
-// and each check runs 10 schedules from consecutive seeds. Every
-// violation class found is shrunk to a minimal counterexample (smallest
-// workload, then fewest decisions), run again to confirm it replays
-// (harness.Confirm), saved as a trace file and an HTML report, and
-// reported once with the violations, the end of the trace, and the
-// ReplayFile call that reproduces it.
-func CheckRecipe(t *testing.T, recipe recipe.Lock, opts CheckOptions) {
+// Check checks w under faulted schedules with every checker of its
+// judge. rapid draws each check's shape (up to w's: half the checks
+// the whole of it), fault kinds and seed within opts' bounds
+// (-rapid.checks checks, default 100), and each check runs 10 schedules
+// from consecutive seeds; Lock and Barrier draw their workload's other
+// settings too. Every violation class found is shrunk to a minimal
+// counterexample (smallest workload, then fewest decisions), run again
+// to confirm it replays (harness.Confirm), saved as a trace file and an
+// HTML report, and reported once with the violations, the end of the
+// trace, and the Replay call that reproduces it.
+func Check(t *testing.T, w harness.Subject, opts Options) {
 	t.Helper()
-	if err := harness.ValidateLock(opts.Config, recipe, opts.Workload); err != nil {
+	if err := harness.Validate(opts.Config, w); err != nil {
 		t.Fatal(err) // before rapid starts: a bad option is not a check that failed
 	}
-	s := failureSubject{what: recipe.Name, test: t.Name(), dir: opts.ArtifactDir, shrinkTime: opts.ShrinkTime,
-		replay: "harnesstest.ReplayFile(t, %q, recipe)", run: runSubject}
-	s.check(t, recipeDraw(recipe, opts))
-}
-
-// Check runs client programs under faulted schedules, with invariant
-// checked after every step (nil: none), and fails on an invariant
-// violation, a deadlock, a step bound or a program error. rapid draws
-// each check's fault kinds and seed within cfg's bounds, as CheckRecipe
-// does (cfg.Faults as CheckOptions.Config's: zero, every legal kind);
-// every class found is shrunk, confirmed, saved as a trace file and
-// reported with the ReplayCheck call that reproduces it. Programs must
-// not keep state across runs (reset it in cfg.Setup): they run many
-// times.
-func Check(t *testing.T, cfg sim.Config, invariant func(s *sim.Sim) error, programs ...sim.Program) {
-	t.Helper()
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err) // before rapid starts: a bad option is not a check that failed
-	}
-	s := failureSubject{what: "programs", test: t.Name(), programs: true,
-		replay: "harnesstest.ReplayCheck(t, %q, cfg, invariant, programs...)", run: programsRunner(invariant, programs)}
-	s.check(t, programsDraw(cfg, len(programs)))
-}
-
-// check explores what draw draws and fails t with every class found.
-func (s failureSubject) check(t *testing.T, draw func(*rapid.T) drawn) {
-	t.Helper()
-	found, schedules, err := explore(t, draw, s.run, nil)
+	found, schedules, err := explore(t, subjectDraw(w, opts.Config), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(found) > 0 {
-		t.Fatal(s.report(found, schedules))
+		t.Fatal(newFailures(t, w, opts).report(found, schedules))
 	}
 }
 
-func recipeDraw(recipe recipe.Lock, opts CheckOptions) func(*rapid.T) drawn {
-	w := opts.Workload
+// Lock is recipe's lock workload, w's recipe replaced, for Check: each
+// check runs up to w.Clients (default 5) clients of up to
+// w.Acquisitions (default 3) acquisitions each, and draws the hold time,
+// ReadPercent (for read/write recipes) and TimeoutTicks where w leaves
+// them at 0; the other fields are used as given. CheckExhaustive and
+// Replay run it as given.
+func Lock(recipe recipe.Lock, w harness.Workload) harness.Subject {
 	w.Recipe = recipe
-	cfg := opts.Config
-	cfg.Faults = cfg.Faults.Or(sim.DefaultFaults())
-	return func(rt *rapid.T) drawn { return drawRecipeCheck(rt, w, cfg) }
+	return lockDrawn{w}
 }
 
-func programsDraw(cfg sim.Config, programs int) func(*rapid.T) drawn {
-	cfg.Faults = cfg.Faults.Or(sim.DefaultFaults())
-	return func(rt *rapid.T) drawn { return drawConfig(rt, harness.Workload{Clients: programs}, cfg) }
+// Barrier is recipe's barrier workload, w's recipe replaced, for Check:
+// each check runs 2 to w.Clients (default 4) clients of 1 to w.Rounds
+// (default 2) rounds, the single barrier instead in half the checks if
+// the recipe has one, a random walk or PCT; the other fields are used as
+// given. CheckExhaustive and Replay run it as given (default 3 clients x
+// 2 rounds).
+func Barrier(recipe barrier.Recipe, w harness.BarrierWorkload) harness.Subject {
+	w.Recipe = recipe
+	return barrierDrawn{w}
 }
 
-// programsRunner runs programs as a runner, judged by their verdicts.
-func programsRunner(invariant func(*sim.Sim) error, programs []sim.Program) runner {
-	return func(cfg sim.Config, ch sim.Chooser, _ harness.Subject) (*harness.Report, error) {
-		if invariant != nil {
-			cfg.Observe = func(s *sim.Sim, _ int, _ sim.Event) error { return invariant(s) }
-		}
-		res, err := sim.Run(cfg, ch, programs...)
-		if err != nil {
-			return nil, err
-		}
-		vs := res.Verdicts()
-		harness.ExplainVerdicts(res, vs)
-		return &harness.Report{Result: res, Violations: vs}, nil
+// lockDrawn and barrierDrawn are workloads whose checks draw their
+// settings.
+type (
+	lockDrawn    struct{ harness.Workload }
+	barrierDrawn struct{ harness.BarrierWorkload }
+)
+
+// drawer is a Subject that draws its own checks.
+type drawer interface {
+	draw(rt *rapid.T, cfg sim.Config) drawn
+}
+
+func (w lockDrawn) draw(rt *rapid.T, cfg sim.Config) drawn {
+	return drawRecipeCheck(rt, w.Workload, cfg)
+}
+
+func (w barrierDrawn) draw(rt *rapid.T, cfg sim.Config) drawn {
+	return drawBarrierCheck(rt, w.BarrierWorkload, cfg)
+}
+
+// subjectDraw draws the checks of w under cfg's bounds.
+func subjectDraw(w harness.Subject, cfg sim.Config) func(*rapid.T) drawn {
+	cfg.Faults = cfg.Faults.Or(sim.DefaultFaults())
+	if d, ok := w.(drawer); ok {
+		return func(rt *rapid.T) drawn { return d.draw(rt, cfg) }
 	}
+	return func(rt *rapid.T) drawn { return drawShape(rt, w, cfg) }
 }
 
 // shrinkTime is -zksim.shrinktime, as rapid's -rapid.shrinktime: how long

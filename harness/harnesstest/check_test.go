@@ -50,7 +50,7 @@ func TestCheckRecipe_FindsEveryZooBugOnEveryRapidSeed(t *testing.T) {
 		t.Run(ex.Name, func(t *testing.T) {
 			var at []int
 			for _, seed := range powerSeeds(longtest.Enabled()) {
-				n := harnesstest.FindRecipe(t, seed, ex.Recipe, harnesstest.CheckOptions{}, ex.Violation)
+				n := harnesstest.Find(t, seed, harnesstest.Lock(ex.Recipe, harness.Workload{}), harnesstest.Options{}, ex.Violation)
 				if n == 0 {
 					t.Errorf("rapid seed %d: no %s in 100 checks", seed, ex.Violation)
 				}
@@ -94,13 +94,13 @@ func atMostOnePerClient(s *sim.Sim) error {
 func TestCheck_FindsAPlantedBugOnEveryRapidSeed(t *testing.T) {
 	var at []int
 	for _, seed := range powerSeeds(longtest.Enabled()) {
-		if n := harnesstest.FindPrograms(t, seed, sim.Config{Faults: sim.Faults{None: true}}, atMostOnePerClient, "invariant", enqueue, enqueue, enqueue); n != 0 {
+		if n := harnesstest.Find(t, seed, harness.Programs(atMostOnePerClient, enqueue, enqueue, enqueue), harnesstest.Options{Config: sim.Config{Faults: sim.Faults{None: true}}}, "invariant"); n != 0 {
 			t.Errorf("rapid seed %d: no faults asked, and schedule %d lost a reply", seed, n)
 		}
 	}
 	cfg := sim.Config{}
 	for _, seed := range powerSeeds(longtest.Enabled()) {
-		n := harnesstest.FindPrograms(t, seed, cfg, atMostOnePerClient, "invariant", enqueue, enqueue, enqueue)
+		n := harnesstest.Find(t, seed, harness.Programs(atMostOnePerClient, enqueue, enqueue, enqueue), harnesstest.Options{Config: cfg}, "invariant")
 		if n == 0 {
 			t.Errorf("rapid seed %d: the invariant held in 100 checks", seed)
 		}
@@ -121,7 +121,7 @@ func TestCheck_FailingChild(t *testing.T) {
 		t.Skip("run by TestCheckRecipe_FailsTheTestOnce")
 	}
 	ex, _ := zoo.Lookup(zoo.NameSplitDash)
-	harnesstest.CheckRecipe(t, ex.Recipe, harnesstest.CheckOptions{ArtifactDir: dir})
+	harnesstest.Check(t, harnesstest.Lock(ex.Recipe, harness.Workload{}), harnesstest.Options{ArtifactDir: dir})
 }
 
 // TestCheck_FailingProgramsChild is TestCheck_FailingChild for Check.
@@ -131,7 +131,7 @@ func TestCheck_FailingProgramsChild(t *testing.T) {
 	}
 	// A bound on steps keeps shrinking quick: enqueue retries without
 	// pause, and a candidate schedule that never reconnects it spins.
-	harnesstest.Check(t, sim.Config{MaxSteps: 1000}, atMostOnePerClient, enqueue, enqueue)
+	harnesstest.Check(t, harness.Programs(atMostOnePerClient, enqueue, enqueue), harnesstest.Options{Config: sim.Config{MaxSteps: 1000}})
 }
 
 // runChild runs one test of this binary as a child process, with dir for
@@ -147,14 +147,14 @@ func runChild(t *testing.T, test, dir string, flags ...string) string {
 	return string(out)
 }
 
-var replayLine = regexp.MustCompile(`replay:   harnesstest\.Replay(File|Check)\(t, "([^"]+)", `)
+var replayLine = regexp.MustCompile(`replay:   harnesstest\.Replay\(t, "([^"]+)", subject\)`)
 
 // replayPaths are the trace files a failure message names in its replay
 // calls.
 func replayPaths(t *testing.T, out string) []string {
 	var paths []string
 	for _, m := range replayLine.FindAllStringSubmatch(out, -1) {
-		paths = append(paths, m[2])
+		paths = append(paths, m[1])
 	}
 	if len(paths) == 0 {
 		t.Fatalf("no replay call in:\n%s", out)
@@ -190,7 +190,7 @@ func TestCheckRecipe_FailsTheTestOnce(t *testing.T) {
 		}
 		ft := &fakeTB{}
 		var rep *harness.Report
-		ft.run(func() { rep = harnesstest.ReplayFile(ft, path, ex.Recipe) })
+		ft.run(func() { rep = harnesstest.Replay(ft, path, harness.Workload{Recipe: ex.Recipe}) })
 		// The trace is shown as WriteTrace shows it: its last 40 lines.
 		var shown strings.Builder
 		harness.WriteTrace(&shown, f.Trace, rep.Violations, harness.TraceView{})
@@ -231,7 +231,7 @@ func TestCheck_FailsTheTestOnce(t *testing.T) {
 	}
 	for _, path := range replayPaths(t, out) {
 		ft := &fakeTB{}
-		ft.run(func() { harnesstest.ReplayCheck(ft, path, sim.Config{}, atMostOnePerClient, enqueue, enqueue) })
+		ft.run(func() { harnesstest.Replay(ft, path, harness.Programs(atMostOnePerClient, enqueue, enqueue)) })
 		if ft.fatal != "" || !strings.Contains(ft.errors, "nodes queued by 2 clients") {
 			t.Errorf("replay of %s: fatal %q, errors %q", path, ft.fatal, ft.errors)
 		}
@@ -245,24 +245,24 @@ func TestReplayFile_Refuses(t *testing.T) {
 	path := "../testdata/regress/orphan-gozk.trace"
 	other, _ := zoo.Lookup(zoo.NameDirWatch)
 	ft := &fakeTB{}
-	ft.run(func() { harnesstest.ReplayFile(ft, path, other.Recipe) })
+	ft.run(func() { harnesstest.Replay(ft, path, harness.Workload{Recipe: other.Recipe}) })
 	if !strings.Contains(ft.fatal, `not of recipe "zoo/dirwatch"`) {
 		t.Errorf("another recipe: %q", ft.fatal)
 	}
 	changed := ex.Recipe
 	changed.Acquire = other.Recipe.Acquire // same name, other code
 	ft = &fakeTB{}
-	ft.run(func() { harnesstest.ReplayFile(ft, path, changed) })
+	ft.run(func() { harnesstest.Replay(ft, path, harness.Workload{Recipe: changed}) })
 	if !strings.Contains(ft.fatal, "diverged from the saved trace at line 1") {
 		t.Errorf("changed code: %q", ft.fatal)
 	}
 	ft = &fakeTB{}
-	ft.run(func() { harnesstest.ReplayFile(ft, path, ex.Recipe) })
+	ft.run(func() { harnesstest.Replay(ft, path, harness.Workload{Recipe: ex.Recipe}) })
 	if ft.fatal != "" || !strings.Contains(ft.errors, "orphan") {
 		t.Errorf("the saved recipe: fatal %q, errors %q", ft.fatal, ft.errors)
 	}
 	clean := "../testdata/regress/ok-lock-session-replaced-under-create.trace"
-	if rep := harnesstest.ReplayFile(t, clean, lock.MutexRecipe()); !rep.OK() {
+	if rep := harnesstest.Replay(t, clean, harness.Workload{Recipe: lock.MutexRecipe()}); !rep.OK() {
 		t.Errorf("a clean trace: %v", rep.Violations)
 	}
 }
@@ -276,7 +276,7 @@ func TestCheckProgramsExhaustive_LeaderElection(t *testing.T) {
 		Setup:  func(*machine.Machine) { clear(leaders) },
 		Faults: sim.Faults{Disconnect: 1, Crash: 1, LoseReply: 1},
 	}
-	res := harnesstest.CheckProgramsExhaustive(t, cfg, oneLiveLeader(leaders), sim.Bounds{Deviations: 1}, p, p)
+	res := harnesstest.CheckExhaustive(t, harness.Programs(oneLiveLeader(leaders), p, p), harnesstest.Options{Config: cfg}, sim.Bounds{Deviations: 1})
 	if !res.Exhausted || res.States == 0 {
 		t.Fatalf("not exhausted: %s", res.Coverage())
 	}
@@ -291,8 +291,8 @@ func TestCheckProgramsExhaustive_FailingChild(t *testing.T) {
 	// enqueue retries at once while disconnected, so a schedule that
 	// never reconnects it makes no progress: the search looks past that
 	// for the invariant's violation.
-	harnesstest.CheckProgramsExhaustive(t, sim.Config{Faults: sim.Faults{LoseReply: 1}, MaxSteps: 1000}, atMostOnePerClient,
-		sim.Bounds{Deviations: 2, Class: check.Invariant}, enqueue, enqueue)
+	harnesstest.CheckExhaustive(t, harness.Programs(atMostOnePerClient, enqueue, enqueue),
+		harnesstest.Options{Config: sim.Config{Faults: sim.Faults{LoseReply: 1}, MaxSteps: 1000}}, sim.Bounds{Deviations: 2, Class: check.Invariant})
 }
 
 // A failing CheckProgramsExhaustive fails its test with what it covered
@@ -308,7 +308,7 @@ func TestCheckProgramsExhaustive_FailsTheTest(t *testing.T) {
 	}
 	for _, path := range replayPaths(t, out) {
 		ft := &fakeTB{}
-		ft.run(func() { harnesstest.ReplayCheck(ft, path, sim.Config{}, atMostOnePerClient, enqueue, enqueue) })
+		ft.run(func() { harnesstest.Replay(ft, path, harness.Programs(atMostOnePerClient, enqueue, enqueue)) })
 		if ft.fatal != "" || !strings.Contains(ft.errors, "nodes queued by 2 clients") {
 			t.Errorf("replay of %s: fatal %q, errors %q", path, ft.fatal, ft.errors)
 		}
@@ -335,7 +335,7 @@ func TestCheck_NondeterministicChild(t *testing.T) {
 	r.Acquire = func(ctx context.Context, c zkapi.Conn, dir, id string) (recipe.Held, error) {
 		return ex.Recipe.Acquire(ctx, randomData{c}, dir, id)
 	}
-	harnesstest.CheckRecipe(t, r, harnesstest.CheckOptions{ArtifactDir: os.Getenv(childEnv)})
+	harnesstest.Check(t, harnesstest.Lock(r, harness.Workload{}), harnesstest.Options{ArtifactDir: os.Getenv(childEnv)})
 }
 
 // A recipe that does not replay gets an error that says so and where
@@ -361,7 +361,7 @@ func TestCheck_ShrinkTimeChild(t *testing.T) {
 		t.Skip("run by TestCheckRecipe_ShrinkTimeDecidesOnlyHowSmall")
 	}
 	ex, _ := zoo.Lookup(zoo.NameSplitDash)
-	harnesstest.CheckRecipe(t, ex.Recipe, harnesstest.CheckOptions{ArtifactDir: os.Getenv(childEnv)})
+	harnesstest.Check(t, harnesstest.Lock(ex.Recipe, harness.Workload{}), harnesstest.Options{ArtifactDir: os.Getenv(childEnv)})
 }
 
 // With no time to shrink (-zksim.shrinktime=1ns) a failure is reported
@@ -379,7 +379,7 @@ func TestCheckRecipe_ShrinkTimeDecidesOnlyHowSmall(t *testing.T) {
 	ex, _ := zoo.Lookup(zoo.NameSplitDash)
 	for _, path := range replayPaths(t, out) {
 		ft := &fakeTB{}
-		ft.run(func() { harnesstest.ReplayFile(ft, path, ex.Recipe) })
+		ft.run(func() { harnesstest.Replay(ft, path, harness.Workload{Recipe: ex.Recipe}) })
 		if ft.fatal != "" || ft.errors == "" {
 			t.Errorf("replay of %s: fatal %q, errors %q", path, ft.fatal, ft.errors)
 		}

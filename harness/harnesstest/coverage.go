@@ -7,8 +7,8 @@ import (
 	"github.com/zksim/zksim/sim"
 )
 
-// What a test's checks exercised: every schedule CheckRecipe, Check,
-// CheckBarrier and the exhaustive checks run adds its coverage
+// What a test's checks exercised: every schedule Check and
+// CheckExhaustive run adds its coverage
 // (sim.Coverage: which fault landed on which request kind, the session
 // states, the watch events, what never happened) to its test's, and the
 // test logs the sum when it ends, so that `go test -v` shows it, and a

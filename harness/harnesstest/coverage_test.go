@@ -27,11 +27,10 @@ func TestCoverage_GreenChild(t *testing.T) {
 	if os.Getenv(coverageChildEnv) == "" {
 		t.Skip("run by TestCheckRecipe_LogsExercisedWithV")
 	}
-	opts := harnesstest.CheckOptions{}
-	harnesstest.CheckRecipe(t, lock.MutexRecipe(), opts)
-	harnesstest.CheckBarrier(t, barrier.DoubleRecipe(), harnesstest.BarrierOptions{Config: opts.Config})
-	opts.Workload = harness.Workload{Clients: 2, Acquisitions: 1}
-	harnesstest.CheckExhaustive(t, lock.MutexRecipe(), opts, sim.Bounds{Deviations: 0})
+	opts := harnesstest.Options{}
+	harnesstest.Check(t, harnesstest.Lock(lock.MutexRecipe(), harness.Workload{}), opts)
+	harnesstest.Check(t, harnesstest.Barrier(barrier.DoubleRecipe(), harness.BarrierWorkload{}), harnesstest.Options{Config: opts.Config})
+	harnesstest.CheckExhaustive(t, harness.Workload{Recipe: lock.MutexRecipe(), Clients: 2, Acquisitions: 1}, opts, sim.Bounds{Deviations: 0})
 }
 
 // runCoverageChild runs one test of this binary as a child process with

@@ -20,17 +20,9 @@ import (
 // would be 0, never a fault and never a tick.
 type drawn struct {
 	seed    uint64
-	subject harness.Subject // for programs: a Workload of Clients only
+	subject harness.Subject
 	config  sim.Config
-}
-
-// A runner runs one schedule of what is being checked, a Subject or
-// client programs, and judges it.
-type runner func(cfg sim.Config, ch sim.Chooser, s harness.Subject) (*harness.Report, error)
-
-// runSubject is the runner of a Subject: its own Check.
-func runSubject(cfg sim.Config, ch sim.Chooser, s harness.Subject) (*harness.Report, error) {
-	return s.Check(cfg, ch)
+	what    string // the subject drawn, for a failure message
 }
 
 // A finding is a violation class that some schedules showed, with the
@@ -79,7 +71,15 @@ func drawRecipeCheck(rt *rapid.T, w harness.Workload, cfg sim.Config) drawn {
 			w.TimeoutPercent = rapid.SampledFrom([]int{50, 100}).Draw(rt, "timeout percent")
 		}
 	}
-	return drawConfig(rt, w, cfg)
+	c := drawConfig(rt, w, cfg)
+	c.what = fmt.Sprintf("%s x %s", plural(w.Clients, "client"), plural(w.Acquisitions, "acquisition"))
+	if w.Recipe.AcquireRead != nil {
+		c.what += fmt.Sprintf(", %d%% reads", w.ReadPercent)
+	}
+	if w.TimeoutTicks > 0 {
+		c.what += fmt.Sprintf(", deadline %d ticks on %d%%", w.TimeoutTicks, cmp.Or(w.TimeoutPercent, 100))
+	}
+	return c
 }
 
 // drawBarrierCheck draws a check of a barrier workload within w's
@@ -92,6 +92,27 @@ func drawBarrierCheck(rt *rapid.T, w harness.BarrierWorkload, cfg sim.Config) dr
 	w.Single = w.Recipe.Single != nil && rapid.Bool().Draw(rt, "single")
 	c := drawConfig(rt, w, cfg)
 	c.config.PCT = rapid.Bool().Draw(rt, "pct")
+	c.what = shape(w.Shape())
+	if c.config.PCT {
+		c.what += ", pct"
+	}
+	return c
+}
+
+// drawShape draws a check of any Subject: half the checks run the whole
+// of it, the others a smaller shape (none smaller for a shape of Each
+// 0), and the configuration (see drawConfig).
+func drawShape(rt *rapid.T, w harness.Subject, cfg sim.Config) drawn {
+	if sh := w.Shape(); sh.Each > 0 && !rapid.Bool().Draw(rt, "whole workload") {
+		sh.Clients = rapid.IntRange(min(2, sh.Clients), sh.Clients).Draw(rt, "clients")
+		sh.Each = rapid.IntRange(1, sh.Each).Draw(rt, "each")
+		w = w.Resize(sh)
+	}
+	c := drawConfig(rt, w, cfg)
+	c.what = shape(w.Shape())
+	if st, ok := w.(fmt.Stringer); ok {
+		c.what = st.String()
+	}
 	return c
 }
 
@@ -117,7 +138,7 @@ func drawConfig(rt *rapid.T, s harness.Subject, cfg sim.Config) drawn {
 }
 
 // explore runs the checks rapid draws with draw (-rapid.checks of them,
-// default 100), each schedulesPerCheck schedules through run, untraced and
+// default 100), each schedulesPerCheck schedules, untraced and
 // to the end, and returns every violation class they showed, in the order
 // first seen, and the number of schedules run. It does not stop at the
 // first failure: a recipe can fail in several ways, and a class seen in
@@ -127,7 +148,7 @@ func drawConfig(rt *rapid.T, s harness.Subject, cfg sim.Config) drawn {
 //
 // If until is not nil, the checks after the one in which until(found)
 // became true run nothing (rapid still counts them).
-func explore(tb rapid.TB, draw func(*rapid.T) drawn, run runner, until func([]finding) bool) (found []finding, schedules int, err error) {
+func explore(tb rapid.TB, draw func(*rapid.T) drawn, until func([]finding) bool) (found []finding, schedules int, err error) {
 	tb.Helper()
 	byClass := map[check.Class]int{} // class -> index in found
 	rapid.Check(quietTB{tb, &found}, func(rt *rapid.T) {
@@ -142,7 +163,7 @@ func explore(tb rapid.TB, draw func(*rapid.T) drawn, run runner, until func([]fi
 			cfg := one.config
 			cfg.NoTrace = true
 			var rep *harness.Report
-			if rep, err = run(cfg, sim.NewSeeded(one.seed), one.subject); err != nil {
+			if rep, err = harness.Run(cfg, sim.NewSeeded(one.seed), one.subject); err != nil {
 				return
 			}
 			noteRun(tb, rep.Result)
@@ -182,30 +203,8 @@ func (q quietTB) Log(args ...any) {
 }
 
 // describe words a check for a failure message.
-func (c drawn) describe(programs bool) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "seed %d, ", c.seed)
-	switch w := c.subject.(type) {
-	case harness.Workload:
-		if programs {
-			b.WriteString(plural(w.Clients, "program"))
-			break
-		}
-		fmt.Fprintf(&b, "%s x %s", plural(w.Clients, "client"), plural(w.Acquisitions, "acquisition"))
-		if w.Recipe.AcquireRead != nil {
-			fmt.Fprintf(&b, ", %d%% reads", w.ReadPercent)
-		}
-		if w.TimeoutTicks > 0 {
-			fmt.Fprintf(&b, ", deadline %d ticks on %d%%", w.TimeoutTicks, cmp.Or(w.TimeoutPercent, 100))
-		}
-	default:
-		b.WriteString(shape(w.Shape()))
-		if c.config.PCT {
-			b.WriteString(", pct")
-		}
-	}
-	fmt.Fprintf(&b, ", %s, faults %s", plural(c.config.Server.Followers, "follower"), faultList(c.config.Faults))
-	return b.String()
+func (c drawn) describe() string {
+	return fmt.Sprintf("seed %d, %s, %s, faults %s", c.seed, c.what, plural(c.config.Server.Followers, "follower"), faultList(c.config.Faults))
 }
 
 // shape words a workload's size: "2 clients x 1 round", "3 clients".

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/harness/harnesstest"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
@@ -32,12 +33,12 @@ var myRecipe = recipe.Lock{
 // zksim's own lock, wrapped as a user's recipe, passes CheckRecipe with
 // its zero options (every legal fault kind): no false alarm.
 func TestCheckRecipe_UserRecipe(t *testing.T) {
-	harnesstest.CheckRecipe(t, myRecipe, harnesstest.CheckOptions{})
+	harnesstest.Check(t, harnesstest.Lock(myRecipe, harness.Workload{}), harnesstest.Options{})
 }
 
 // zksim's read/write lock passes CheckRecipe with every legal fault.
 func TestCheckRecipe_RWLock(t *testing.T) {
-	harnesstest.CheckRecipe(t, rwlock.Recipe(), harnesstest.CheckOptions{})
+	harnesstest.Check(t, harnesstest.Lock(rwlock.Recipe(), harness.Workload{}), harnesstest.Options{})
 }
 
 // elect is a leader election: each client joins with an ephemeral
@@ -87,7 +88,7 @@ func elect(leaders map[int64]bool) sim.Program {
 
 // The harness is not lock-only: any client programs run against
 // simulated conns with the same faults, and an invariant is checked after
-// every step. In a test, harnesstest.Check(t, cfg, invariant, programs...) draws
+// every step. In a test, harnesstest.Check(t, harness.Programs(invariant, programs...), opts) draws
 // the schedules with rapid and shrinks failures.
 func Example_programs() {
 	leaders := map[int64]bool{}
@@ -133,5 +134,5 @@ func TestCheck_LeaderElection(t *testing.T) {
 		Setup:  func(*machine.Machine) { clear(leaders) },
 		Faults: sim.Faults{Percent: 5, Disconnect: 2, Crash: 1, LoseReply: 1},
 	}
-	harnesstest.Check(t, cfg, oneLiveLeader(leaders), p, p, p)
+	harnesstest.Check(t, harness.Programs(oneLiveLeader(leaders), p, p, p), harnesstest.Options{Config: cfg})
 }

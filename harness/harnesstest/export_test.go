@@ -6,38 +6,17 @@ import (
 	"slices"
 	"testing"
 
-	"pgregory.net/rapid"
-
-	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/check"
-	"github.com/zksim/zksim/recipe"
-	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/harness"
 )
 
-// FindRecipe runs CheckRecipe's search with rapid's default 100 checks
-// from the given rapid seed until a schedule shows class, and returns
-// that schedule's number (from 1), or 0 if none did. It does not shrink.
-func FindRecipe(t *testing.T, rapidSeed uint64, recipe recipe.Lock, opts CheckOptions, class check.Class) int {
-	t.Helper()
-	return find(t, rapidSeed, recipeDraw(recipe, opts), runSubject, class)
-}
-
-// FindBarrier is FindRecipe for CheckBarrier.
-func FindBarrier(t *testing.T, rapidSeed uint64, recipe barrier.Recipe, opts BarrierOptions, class check.Class) int {
-	t.Helper()
-	return find(t, rapidSeed, barrierDraw(recipe, opts), runSubject, class)
-}
-
-// FindPrograms is FindRecipe for Check.
-func FindPrograms(t *testing.T, rapidSeed uint64, cfg sim.Config, invariant func(*sim.Sim) error, class check.Class, programs ...sim.Program) int {
-	t.Helper()
-	return find(t, rapidSeed, programsDraw(cfg, len(programs)), programsRunner(invariant, programs), class)
-}
-
-func find(t *testing.T, rapidSeed uint64, draw func(*rapid.T) drawn, run runner, class check.Class) int {
+// Find runs Check's search with rapid's default 100 checks from the
+// given rapid seed until a schedule shows class, and returns that
+// schedule's number (from 1), or 0 if none did. It does not shrink.
+func Find(t *testing.T, rapidSeed uint64, w harness.Subject, opts Options, class check.Class) int {
 	t.Helper()
 	withRapidSeed(t, rapidSeed)
-	found, _, err := explore(t, draw, run, shown(class))
+	found, _, err := explore(t, subjectDraw(w, opts.Config), shown(class))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,43 +8,47 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
-	"github.com/zksim/zksim/sim"
 )
 
 // excerptLines bounds the trace a test log shows of a counterexample; the
 // trace file has all of it.
 const excerptLines = 40
 
-// failureSubject is what a check checked, a recipe or client programs,
-// for its search and its failure report.
-type failureSubject struct {
-	what       string // the recipe's name, or "programs"
-	test       string // the test's name: artifact names start with it
-	dir        string // where they go; "" for os.TempDir()/zksim
-	programs   bool
-	replay     string // Go code that replays a trace file, %q for its path
-	run        runner
+// failures reports the failures of a check of a Subject.
+type failures struct {
+	what       string        // the Subject's name: a recipe's, or "programs"
+	test       string        // the test's name: artifact names start with it
+	dir        string        // where they go; "" for os.TempDir()/zksim
 	shrinkTime time.Duration // 0: -zksim.shrinktime
 }
+
+// newFailures reports the failures of t's check of w.
+func newFailures(t *testing.T, w harness.Subject, opts Options) failures {
+	return failures{what: w.Name(), test: t.Name(), dir: opts.ArtifactDir, shrinkTime: opts.ShrinkTime}
+}
+
+// replayCall is the Go code that replays a trace file.
+const replayCall = "harnesstest.Replay(t, %q, subject)"
 
 // report shrinks every finding to a minimal counterexample, confirms
 // it replays, saves it as a trace file and an HTML report, and words
 // the failure: one line per violation class found, then each
 // counterexample once.
-func (s failureSubject) report(found []finding, schedules int) string {
+func (s failures) report(found []finding, schedules int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s in %s (%s of %d):\n", s.what, plural(len(found), "violation class"),
 		plural(schedules, "schedule"), plural((schedules+schedulesPerCheck-1)/schedulesPerCheck, "check"), schedulesPerCheck)
 	for _, f := range found {
-		fmt.Fprintf(&b, "  %-24s in %d, first in schedule %d: %s\n", f.class, f.schedules, f.index, f.first.describe(s.programs))
+		fmt.Fprintf(&b, "  %-24s in %d, first in schedule %d: %s\n", f.class, f.schedules, f.index, f.first.describe())
 	}
 	for _, f := range found {
 		b.WriteString("\n")
-		ce, ok := harness.ShrinkFound(s.run, f.first.subject, f.first.config, f.first.seed, f.class, s.shrinkWithin())
+		ce, ok := harness.ShrinkFound(f.first.subject, f.first.config, f.first.seed, f.class, s.shrinkWithin())
 		if !ok {
 			fmt.Fprintf(&b, "%s: schedule %d does not show it when run again: %v\n", f.class, f.index, harness.ErrNondeterministic)
 			continue
@@ -55,25 +59,29 @@ func (s failureSubject) report(found []finding, schedules int) string {
 }
 
 // shrinkWithin is the shrinking budget: the option's, or the flag's.
-func (s failureSubject) shrinkWithin() time.Duration {
+func (s failures) shrinkWithin() time.Duration {
 	return cmp.Or(s.shrinkTime, *shrinkTime)
 }
 
-// confirmAndWrite runs ce again (harness.ConfirmRun) and writes it if it
+// confirmAndWrite runs ce again (harness.Confirm) and writes it if it
 // replays, or the step where it diverged if it does not.
-func (s failureSubject) confirmAndWrite(w io.Writer, class check.Class, ce harness.Counterexample) {
-	run := func(cfg sim.Config, ch sim.Chooser) (*harness.Report, error) { return s.run(cfg, ch, ce.Subject) }
-	if err := harness.ConfirmRun(run, ce); err != nil {
-		fmt.Fprintf(w, "%s: not reported as a violation: %v\n", class, err)
+func (s failures) confirmAndWrite(w io.Writer, class check.Class, ce harness.Counterexample) {
+	if err := harness.Confirm(ce); err != nil {
+		s.writeUnconfirmed(w, class, err)
 		return
 	}
 	s.writeCounterexample(w, class, ce)
 }
 
+// writeUnconfirmed says why a class found is not reported.
+func (s failures) writeUnconfirmed(w io.Writer, class check.Class, err error) {
+	fmt.Fprintf(w, "%s: not reported as a violation: %v\n", class, err)
+}
+
 // writeCounterexample saves a counterexample and writes what it shows:
 // its size, its violations, the end of its trace, the files, the replay
 // call and the test that runs it.
-func (s failureSubject) writeCounterexample(w io.Writer, class check.Class, ce harness.Counterexample) {
+func (s failures) writeCounterexample(w io.Writer, class check.Class, ce harness.Counterexample) {
 	rep := ce.Report
 	headline := class
 	if classes := rep.Classes(); len(classes) > 0 {
@@ -83,7 +91,7 @@ func (s failureSubject) writeCounterexample(w io.Writer, class check.Class, ce h
 	if headline != class {
 		fmt.Fprintf(w, " (its counterexample also shows %s, the graver)", headline)
 	}
-	if s.programs {
+	if ce.Subject.Shape().Each == 0 {
 		fmt.Fprintf(w, ", shrunk to %s:\n", plural(len(ce.Decisions), "decision"))
 	} else {
 		fmt.Fprintf(w, ", shrunk to %s, %s:\n", shape(ce.Subject.Shape()), plural(len(ce.Decisions), "decision"))
@@ -92,17 +100,17 @@ func (s failureSubject) writeCounterexample(w io.Writer, class check.Class, ce h
 		fmt.Fprintf(w, "  %v\n", v)
 	}
 	writeExcerpt(w, rep.Result.Trace, rep.Violations)
-	replay := func(p string) string { return fmt.Sprintf(s.replay, p) }
+	replay := func(p string) string { return fmt.Sprintf(replayCall, p) }
 	// Named after the class the verdict leads with, so that file name and
 	// verdict agree.
-	if path := harness.SaveCounterexample(w, artifactDir(s.dir), s.artifactName(headline), ce, s.programs, replay); path != "" {
+	if path := harness.SaveCounterexample(w, artifactDir(s.dir), s.artifactName(headline), ce, replay); path != "" {
 		writeRerun(w, s.test)
 	}
 }
 
 // artifactName is the start of a failure's file names: the test, what
 // it checked, the class (SaveCounterexample adds a hash of the trace).
-func (s failureSubject) artifactName(class check.Class) string {
+func (s failures) artifactName(class check.Class) string {
 	return s.test + "-" + s.what + "-" + string(class)
 }
 

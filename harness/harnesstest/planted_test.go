@@ -9,6 +9,7 @@ import (
 	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/election"
+	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/harness/harnesstest"
 	"github.com/zksim/zksim/internal/longtest"
 	"github.com/zksim/zksim/lock"
@@ -182,7 +183,7 @@ func TestCheckRecipe_FindsPlantedBugsThatNeedFaults(t *testing.T) {
 		t.Run(p.recipe.Name, func(t *testing.T) {
 			var at []int
 			for _, seed := range powerSeeds(longtest.Enabled()) {
-				n := harnesstest.FindRecipe(t, seed, p.recipe, harnesstest.CheckOptions{}, p.class)
+				n := harnesstest.Find(t, seed, harnesstest.Lock(p.recipe, harness.Workload{}), harnesstest.Options{}, p.class)
 				if n == 0 {
 					t.Errorf("rapid seed %d: no %s in 100 checks", seed, p.class)
 				}
@@ -190,8 +191,8 @@ func TestCheckRecipe_FindsPlantedBugsThatNeedFaults(t *testing.T) {
 			}
 			t.Logf("%s first shown by schedule %v", p.class, at)
 			if longtest.Enabled() {
-				none := harnesstest.CheckOptions{Config: sim.Config{Faults: sim.Faults{None: true}}}
-				if n := harnesstest.FindRecipe(t, rapidSeeds[0], p.recipe, none, p.class); n != 0 {
+				none := harnesstest.Options{Config: sim.Config{Faults: sim.Faults{None: true}}}
+				if n := harnesstest.Find(t, rapidSeeds[0], harnesstest.Lock(p.recipe, harness.Workload{}), none, p.class); n != 0 {
 					t.Errorf("no faults, and schedule %d shows %s", n, p.class)
 				}
 			}
@@ -200,7 +201,7 @@ func TestCheckRecipe_FindsPlantedBugsThatNeedFaults(t *testing.T) {
 	t.Run("planted/barrier-counts-twice", func(t *testing.T) {
 		var at []int
 		for _, seed := range powerSeeds(longtest.Enabled()) {
-			n := harnesstest.FindBarrier(t, seed, plantedBarrier(), harnesstest.BarrierOptions{}, check.BarrierEnter)
+			n := harnesstest.Find(t, seed, harnesstest.Barrier(plantedBarrier(), harness.BarrierWorkload{}), harnesstest.Options{}, check.BarrierEnter)
 			if n == 0 {
 				t.Errorf("rapid seed %d: no %s in 100 checks", seed, check.BarrierEnter)
 			}
@@ -208,8 +209,8 @@ func TestCheckRecipe_FindsPlantedBugsThatNeedFaults(t *testing.T) {
 		}
 		t.Logf("%s first shown by schedule %v", check.BarrierEnter, at)
 		if longtest.Enabled() {
-			none := harnesstest.BarrierOptions{Config: sim.Config{Faults: sim.Faults{None: true}}}
-			if n := harnesstest.FindBarrier(t, rapidSeeds[0], plantedBarrier(), none, check.BarrierEnter); n != 0 {
+			none := harnesstest.Options{Config: sim.Config{Faults: sim.Faults{None: true}}}
+			if n := harnesstest.Find(t, rapidSeeds[0], harnesstest.Barrier(plantedBarrier(), harness.BarrierWorkload{}), none, check.BarrierEnter); n != 0 {
 				t.Errorf("no faults, and schedule %d shows %s", n, check.BarrierEnter)
 			}
 		}

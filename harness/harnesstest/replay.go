@@ -3,70 +3,30 @@ package harnesstest
 import (
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/harness"
-	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
 )
 
-// ReplayFile replays a trace file that CheckRecipe (or zksim run) saved,
-// with recipe, the recipe.Lock it was saved for, and returns the report.
-// It fails t if the file cannot be read, names another recipe, or replays
-// to another trace (the recipe changed since, or does not run
-// deterministically), and it fails t with the violations the replay shows:
-// a replayed failure fails the test again, ready for a debugger or more
-// logging.
-func ReplayFile(t testing.TB, path string, recipe recipe.Lock) *harness.Report {
+// Replay replays a trace file that Check, CheckExhaustive (or zksim run)
+// saved, as the Subject w makes of the file's workload line
+// (harness.TraceFile.Subject: w is the recipe or the programs it was
+// saved for), and returns the report. It fails t if the file cannot be read, is of another recipe or
+// workload, or replays to another trace (the code under test changed
+// since, or does not run deterministically), and it fails t with the
+// violations the replay shows: a replayed failure fails the test again,
+// ready for a debugger or more logging. The file holds the
+// configuration but its Setup and Observe, which do not run.
+func Replay(t testing.TB, path string, w harness.Subject) *harness.Report {
 	t.Helper()
 	f := readTraceFile(t, path)
-	if f.Programs || f.Recipe != recipe.Name {
-		t.Fatalf("%s: a trace of %s, not of recipe %q", path, subject(f), recipe.Name)
-	}
-	w := f.Workload
-	w.Recipe = recipe
-	return replayAs(t, path, f, w)
-}
-
-// ReplayBarrierFile replays a trace file that CheckBarrier (or zksim run)
-// saved of a barrier recipe, with recipe, and returns the report. It
-// fails t as ReplayFile does; recipe must carry the name in the file.
-func ReplayBarrierFile(t testing.TB, path string, recipe barrier.Recipe) *harness.Report {
-	t.Helper()
-	f := readTraceFile(t, path)
-	if f.Barrier == nil || f.Recipe != recipe.Name {
-		t.Fatalf("%s: a trace of %s, not of barrier recipe %q", path, subject(f), recipe.Name)
-	}
-	w := *f.Barrier
-	w.Recipe = recipe
-	return replayAs(t, path, f, w)
-}
-
-// replayAs replays the trace file f at path as w and judges the replay.
-func replayAs(t testing.TB, path string, f harness.TraceFile, w harness.Subject) *harness.Report {
-	t.Helper()
-	rep, err := w.Check(f.Config, &sim.Decisions{List: f.Decisions})
+	p, err := f.Subject(w)
 	if err != nil {
-		t.Fatalf("%s: %v", path, err)
+		t.Fatalf("%s: a trace of %s, not of %s", path, what(f.Recipe, f.Workload), what(w.Name(), w.Spec()))
 	}
-	judgeReplay(t, path, f, rep)
-	return rep
-}
-
-// ReplayCheck replays a trace file that Check saved, with the same
-// programs, invariant and cfg (whose Setup and Observe the file cannot
-// hold; its faults and bounds come from the file), and returns the report
-// of the run. It fails t as ReplayFile does.
-func ReplayCheck(t testing.TB, path string, cfg sim.Config, invariant func(s *sim.Sim) error, programs ...sim.Program) *harness.Report {
-	t.Helper()
-	f := readTraceFile(t, path)
-	if !f.Programs || f.Workload.Clients != len(programs) {
-		t.Fatalf("%s: a trace of %s, not of %d programs", path, subject(f), len(programs))
-	}
-	run := f.Config
-	run.Setup, run.Observe = cfg.Setup, cfg.Observe
-	rep, err := programsRunner(invariant, programs)(run, &sim.Decisions{List: f.Decisions}, harness.Workload{})
+	rep, err := harness.Run(f.Config, &sim.Decisions{List: f.Decisions}, p)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
@@ -117,10 +77,11 @@ func lineOr(trace []string, i int) string {
 	return "(end of trace)"
 }
 
-// subject words what a trace file ran.
-func subject(f harness.TraceFile) string {
-	if f.Programs {
-		return fmt.Sprintf("%d programs", f.Workload.Clients)
+// what words what a trace file's recipe and workload lines ran: `recipe
+// "lock"`, or "3 programs".
+func what(recipe, workload string) string {
+	if n, ok := strings.CutPrefix(workload, "clients="); ok && recipe == "programs" {
+		return n + " programs"
 	}
-	return fmt.Sprintf("recipe %q", f.Recipe)
+	return fmt.Sprintf("recipe %q", recipe)
 }

@@ -19,7 +19,7 @@ func TestTraceFile_Programs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := harness.TraceFile{Programs: true, Workload: harness.Workload{Clients: 3}, Config: cfg, Decisions: rec.Decisions, Trace: res.Trace}
+	f := harness.TraceFile{Recipe: "programs", Workload: "clients=3", Config: cfg, Decisions: rec.Decisions, Trace: res.Trace}
 	text := f.String()
 	if !strings.HasPrefix(text, "zksim-trace v1\nrecipe programs\nworkload clients=3\nserver ") {
 		t.Fatalf("header:\n%s", text[:200])
@@ -28,22 +28,25 @@ func TestTraceFile_Programs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !parsed.Programs || parsed.String() != text {
+	if parsed.Recipe != "programs" || parsed.String() != text {
 		t.Fatalf("does not round-trip:\n%s", parsed.String())
 	}
 	path := t.TempDir() + "/programs.trace"
 	writeFile(t, path, text)
-	rep := harnesstest.ReplayCheck(t, path, sim.Config{}, nil, enqueue, enqueue, enqueue)
+	rep := harnesstest.Replay(t, path, harness.Programs(nil, enqueue, enqueue, enqueue))
 	if rep.Result.Steps != res.Steps {
 		t.Errorf("replayed %d steps of %d", rep.Result.Steps, res.Steps)
 	}
 	ft := &fakeTB{}
-	ft.run(func() { harnesstest.ReplayCheck(ft, path, sim.Config{}, nil, enqueue, enqueue) })
+	ft.run(func() { harnesstest.Replay(ft, path, harness.Programs(nil, enqueue, enqueue)) })
 	if !strings.Contains(ft.fatal, "a trace of 3 programs, not of 2 programs") {
 		t.Errorf("two programs for three: %q", ft.fatal)
 	}
-	_, err = harness.ParseTraceFile(strings.Replace(text, "clients=3", "clients=3 hold=1", 1))
-	if !errors.Is(err, harness.ErrTrace) || !strings.Contains(err.Error(), `line 3: unknown field "hold=1"`) {
+	bad, err := harness.ParseTraceFile(strings.Replace(text, "clients=3", "clients=3 hold=1", 1))
+	if err == nil {
+		_, err = harness.Replay(bad, harness.Programs(nil, enqueue, enqueue, enqueue))
+	}
+	if !errors.Is(err, harness.ErrTrace) || !strings.Contains(err.Error(), `unknown field "hold=1"`) {
 		t.Errorf("a lock workload setting in a programs file: %v", err)
 	}
 }
