@@ -5,6 +5,7 @@ import (
 	"github.com/zksim/zksim/internal/fphash"
 	"github.com/zksim/zksim/internal/zkclient"
 	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zkapi/proto"
 )
 
 // fingerprint hashes the state of a run that decides its future: the
@@ -224,7 +225,7 @@ func (c *Client) foldEvent(ev zkapi.Event, zxid int64, err error) {
 }
 
 // foldReply adds a request's reply and error to c's history.
-func (c *Client) foldReply(rep machine.Reply, err error) {
+func (c *Client) foldReply(rep proto.Reply, err error) {
 	c.fold(func(h *fphash.Hash, r *machine.Renaming) {
 		h.Uint(1)
 		r.HashReply(h, rep)

@@ -3,6 +3,7 @@ package machine
 import (
 	"github.com/zksim/zksim/internal/fphash"
 	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zkapi/proto"
 )
 
 // Fingerprint hashes everything that decides the Machine's future answers:
@@ -244,7 +245,7 @@ func (r *Renaming) stat(h *fphash.Hash, st zkapi.Stat) {
 }
 
 // HashNotification folds a notification into h as renamed by r.
-func (r *Renaming) HashNotification(h *fphash.Hash, n Notification) {
+func (r *Renaming) HashNotification(h *fphash.Hash, n proto.Notification) {
 	h.Int(n.Zxid)
 	r.HashEvent(h, n.Event)
 }
@@ -273,7 +274,7 @@ func hashErr(h *fphash.Hash, err error) {
 
 // HashReply folds a reply into h as renamed by r: everything a client
 // can read from it.
-func (r *Renaming) HashReply(h *fphash.Hash, rep Reply) {
+func (r *Renaming) HashReply(h *fphash.Hash, rep proto.Reply) {
 	h.Int(rep.Zxid)
 	hashErr(h, rep.Err)
 	r.str(h, rep.Path)
