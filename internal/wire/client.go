@@ -35,8 +35,10 @@ func AppendConnect(dst []byte, c ConnectRequest) []byte {
 // createTTL for a Create, getACL and setACL for theirs, getChildren or
 // getChildren2 for a
 // GetChildren, check for a one-op Multi of a CheckOp, setWatches or
-// setWatches2 for a SetWatches, ping or closeSession with a nil body);
-// anything else panics.
+// setWatches2 for a SetWatches, addWatch for an AddWatch, removeWatches
+// for a RemoveWatches, ping or closeSession with a nil body); anything
+// else panics. The server answers addWatch and removeWatches itself, so
+// DecodeRequest gives them back as the Local AddWatch and RemoveWatches.
 func AppendRequest(dst []byte, xid int32, op Op, body proto.Request) []byte {
 	w, start := frame(dst)
 	w.int32(xid)
@@ -93,6 +95,14 @@ func (w *writer) request(op Op, body proto.Request) bool {
 	case proto.SetWatches:
 		w.setWatches(b, op == OpSetWatches2)
 		return op == OpSetWatches || op == OpSetWatches2
+	case proto.AddWatch:
+		w.string(b.Path)
+		w.int32(watchMode(b.Recursive))
+		return op == OpAddWatch
+	case proto.RemoveWatches:
+		w.string(b.Path)
+		w.int32(int32(b.Type))
+		return op == OpRemoveWatches
 	case proto.Multi:
 		if op == OpCheck {
 			c, ok := oneCheck(b)
@@ -103,6 +113,15 @@ func (w *writer) request(op Op, body proto.Request) bool {
 		return op == OpMulti && w.multiRequest(b.Ops)
 	}
 	return false
+}
+
+// watchMode is addWatch's AddWatchMode: 0 persistent, 1 persistent
+// recursive.
+func watchMode(recursive bool) int32 {
+	if recursive {
+		return 1
+	}
+	return 0
 }
 
 func oneCheck(m proto.Multi) (zkapi.CheckOp, bool) {

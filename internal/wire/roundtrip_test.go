@@ -115,3 +115,27 @@ func genRequest(t *rapid.T) (wire.Op, proto.Request) {
 	}
 	return wire.OpMulti, proto.Multi{Ops: ops}
 }
+
+// TestAppendRequest_Watches: addWatch and removeWatches, which the
+// server answers itself, decode back as the Local requests carrying the
+// same path, mode and watcher type.
+func TestAppendRequest_Watches(t *testing.T) {
+	for _, tc := range []struct {
+		op   wire.Op
+		body proto.Request
+		want wire.Local
+	}{
+		{wire.OpAddWatch, proto.AddWatch{Path: "/a"}, wire.AddWatch{Path: "/a", Mode: 0}},
+		{wire.OpAddWatch, proto.AddWatch{Path: "/a/b", Recursive: true}, wire.AddWatch{Path: "/a/b", Mode: 1}},
+		{wire.OpRemoveWatches, proto.RemoveWatches{Path: "/r", Type: proto.WatcherAny}, wire.RemoveWatches{Path: "/r", Type: wire.WatchAny}},
+		{wire.OpRemoveWatches, proto.RemoveWatches{Path: "/r", Type: proto.WatcherData}, wire.RemoveWatches{Path: "/r", Type: wire.WatchData}},
+	} {
+		req, err := wire.DecodeRequest(wire.AppendRequest(nil, 9, tc.op, tc.body)[4:])
+		if err != nil || req.Op != tc.op || req.Code != 0 || req.Xid != 9 {
+			t.Fatalf("%v: decoded %+v, %v", tc.body, req, err)
+		}
+		if diff := cmp.Diff(tc.want, req.Local); diff != "" {
+			t.Errorf("%v (-want +decoded):\n%s", tc.body, diff)
+		}
+	}
+}
