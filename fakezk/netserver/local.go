@@ -36,7 +36,7 @@ func (s *Server) local(c *conn, req wire.Request) bool {
 	case wire.RemoveWatches:
 		return s.removeWatches(c, req.Xid, l)
 	case wire.CheckWatches:
-		code = zkapi.Code(s.m.CheckWatches(c.session, l.Path, proto.WatcherType(l.Type)))
+		code = zkapi.Code(s.m.CheckWatches(c.session, l.Path, l.Type))
 	case wire.GetEphemerals:
 		body = wire.PathsResponse{Paths: s.ephemerals(c.session, l.Prefix)}
 	case wire.GetAllChildrenNumber:
@@ -135,7 +135,7 @@ func (s *Server) addWatch(c *conn, xid int32, l wire.AddWatch) bool {
 // removeWatches removes the session's watches of a type on a path,
 // NoWatcher if it has none.
 func (s *Server) removeWatches(c *conn, xid int32, l wire.RemoveWatches) bool {
-	rep := s.m.Do(c.session, proto.RemoveWatches{Path: l.Path, Type: proto.WatcherType(l.Type)})
+	rep := s.m.Do(c.session, proto.RemoveWatches{Path: l.Path, Type: l.Type})
 	if lost(rep.Err) {
 		s.drop(c)
 		return false

@@ -127,8 +127,8 @@ func TestAppendRequest_Watches(t *testing.T) {
 	}{
 		{wire.OpAddWatch, proto.AddWatch{Path: "/a"}, wire.AddWatch{Path: "/a", Mode: 0}},
 		{wire.OpAddWatch, proto.AddWatch{Path: "/a/b", Recursive: true}, wire.AddWatch{Path: "/a/b", Mode: 1}},
-		{wire.OpRemoveWatches, proto.RemoveWatches{Path: "/r", Type: proto.WatcherAny}, wire.RemoveWatches{Path: "/r", Type: wire.WatchAny}},
-		{wire.OpRemoveWatches, proto.RemoveWatches{Path: "/r", Type: proto.WatcherData}, wire.RemoveWatches{Path: "/r", Type: wire.WatchData}},
+		{wire.OpRemoveWatches, proto.RemoveWatches{Path: "/r", Type: proto.WatcherAny}, wire.RemoveWatches{Path: "/r", Type: proto.WatcherAny}},
+		{wire.OpRemoveWatches, proto.RemoveWatches{Path: "/r", Type: proto.WatcherData}, wire.RemoveWatches{Path: "/r", Type: proto.WatcherData}},
 	} {
 		req, err := wire.DecodeRequest(wire.AppendRequest(nil, 9, tc.op, tc.body)[4:])
 		if err != nil || req.Op != tc.op || req.Code != 0 || req.Xid != 9 {
