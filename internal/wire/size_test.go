@@ -36,6 +36,9 @@ func TestFrameSize_IsTheEncodedLength(t *testing.T) {
 			zkapi.CheckOp{Path: "/n", Version: 1},
 		}}},
 		{wire.OpMulti, proto.Multi{}},
+		{wire.OpAddWatch, proto.AddWatch{Path: "/w", Recursive: true}},
+		{wire.OpRemoveWatches, proto.RemoveWatches{Path: "/w/x", Type: proto.WatcherData}},
+		{wire.OpPing, nil},
 	} {
 		frame := wire.AppendRequest(nil, 7, tc.op, tc.req)
 		if got, want := proto.FrameSize(tc.req), len(frame)-4; got != want {

@@ -57,6 +57,10 @@ func bodySize(req Request) int {
 		return juteString(Paths(r)[0])
 	case SetACL:
 		return juteString(r.Path) + juteACLs(r.ACL) + juteInt
+	case AddWatch: // the mode follows the path
+		return juteString(r.Path) + juteInt
+	case RemoveWatches: // the watcher type follows the path
+		return juteString(r.Path) + juteInt
 	case AddAuth:
 		return juteInt + juteString(r.Scheme) + juteBytes(r.Data)
 	case Multi:
