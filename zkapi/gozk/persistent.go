@@ -89,7 +89,9 @@ type shimConn struct {
 	handshook bool
 	// head and body are the frame go-zookeeper has yet to read (what is
 	// left of its length prefix, then of its body); body is read into
-	// frame, which is reused once go-zookeeper has read it all.
+	// frame, which is reused once go-zookeeper has read it all. It keeps
+	// the largest frame's size, as go-zookeeper's own receive buffer
+	// does.
 	head  []byte
 	body  []byte
 	frame []byte
