@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
@@ -183,8 +185,8 @@ func TestDouble_NextRoundDoesNotMix(t *testing.T) {
 // orphan.
 func TestDouble_LostCreateOnEnter(t *testing.T) {
 	w := newWorld(t)
-	w.once(func(req machine.Request) (fakezk.Fault, bool) {
-		cr, ok := req.(machine.Create)
+	w.once(func(req proto.Request) (fakezk.Fault, bool) {
+		cr, ok := req.(proto.Create)
 		return fakezk.LoseReply, ok && strings.HasPrefix(cr.Path, dir+"/member-")
 	})
 	ms := enterAll(t, w, 2)
@@ -236,8 +238,8 @@ func TestNewDouble_Config(t *testing.T) {
 // the marker lists again, finds itself marked, and every member enters.
 func TestDouble_LostMarkReply(t *testing.T) {
 	w := newWorld(t)
-	w.once(func(req machine.Request) (fakezk.Fault, bool) {
-		_, ok := req.(machine.Multi)
+	w.once(func(req proto.Request) (fakezk.Fault, bool) {
+		_, ok := req.(proto.Multi)
 		return fakezk.LoseReply, ok
 	})
 	ms := enterAll(t, w, 3)
@@ -260,8 +262,8 @@ func TestDouble_LostCreateOfDyingSessionNotAdopted(t *testing.T) {
 	}
 	w.srv.Tick(1) // follower caught up
 	old := c.Session().ID
-	w.Once(func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
-		cr, ok := req.(machine.Create)
+	w.Once(func(m *machine.Machine, sid int64, req proto.Request) (fakezk.Fault, bool) {
+		cr, ok := req.(proto.Create)
 		if !ok || sid != old || !strings.HasPrefix(cr.Path, dir+"/member-a") {
 			return 0, false
 		}

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
@@ -41,8 +43,8 @@ func newWorld(t *testing.T, cfg ...fakezk.Config) *world {
 }
 
 // once adds a one-shot fault rule on the request alone.
-func (w *world) once(f func(req machine.Request) (fakezk.Fault, bool)) {
-	w.Once(func(_ *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) { return f(req) })
+func (w *world) once(f func(req proto.Request) (fakezk.Fault, bool)) {
+	w.Once(func(_ *machine.Machine, _ int64, req proto.Request) (fakezk.Fault, bool) { return f(req) })
 }
 
 // conn opens a session (4 s timeout: 4 ticks) whose watch wake-ups count

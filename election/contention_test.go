@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/election"
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
@@ -65,18 +67,18 @@ func TestElection_ContentionWithLostCreatesAndExpiries(t *testing.T) {
 	}
 	var mu sync.Mutex // guards the counters
 	var creates, watches, multis, lostCreates, expiries int
-	w.Every(func(m *machine.Machine, sid int64, req machine.Request) fakezk.Fault {
+	w.Every(func(m *machine.Machine, sid int64, req proto.Request) fakezk.Fault {
 		mu.Lock()
 		defer mu.Unlock()
 		switch r := req.(type) {
-		case machine.Create:
+		case proto.Create:
 			if strings.HasPrefix(r.Path, dir+"/cand-") {
 				if creates++; creates%4 == 0 {
 					lostCreates++
 					return fakezk.LoseReply
 				}
 			}
-		case machine.GetData:
+		case proto.GetData:
 			if r.Watch && strings.HasPrefix(r.Path, dir+"/") {
 				if watches++; watches%9 == 0 {
 					expiries++ // a follower's session expires
@@ -84,7 +86,7 @@ func TestElection_ContentionWithLostCreatesAndExpiries(t *testing.T) {
 					return fakezk.LoseRequest
 				}
 			}
-		case machine.Multi:
+		case proto.Multi:
 			if multis++; multis%5 == 0 {
 				expiries++ // a leader's session expires
 				m.Expire(sid)

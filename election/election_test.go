@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/election"
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
@@ -112,8 +114,8 @@ func TestCampaign_LostCreateReply(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
 	e := w.election(w.conn(), "a")
 	w.resign(w.campaign(e)) // the directory exists from here
-	w.Once(func(_ *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
-		cr, ok := req.(machine.Create)
+	w.Once(func(_ *machine.Machine, _ int64, req proto.Request) (fakezk.Fault, bool) {
+		cr, ok := req.(proto.Create)
 		return fakezk.LoseReply, ok && strings.HasPrefix(cr.Path, dir+"/cand-")
 	})
 	l := w.campaign(e)
@@ -141,8 +143,8 @@ func TestCampaign_CancelCleansUpThroughConnectionLoss(t *testing.T) {
 		pc := w.campaignAsync(w.ctx, w.election(w.conn(), "c"))
 		w.waitWatched(dir + "/" + kids[1])
 		for range 2 {
-			w.Once(func(_ *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
-				d, ok := req.(machine.Delete)
+			w.Once(func(_ *machine.Machine, _ int64, req proto.Request) (fakezk.Fault, bool) {
+				d, ok := req.(proto.Delete)
 				return fault, ok && d.Path == dir+"/"+kids[1]
 			})
 		}
@@ -159,8 +161,8 @@ func TestCampaign_CancelCleansUpThroughConnectionLoss(t *testing.T) {
 		}
 		// Release also removes the leader's node through connection loss,
 		// and hands over to c.
-		w.Once(func(_ *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
-			d, ok := req.(machine.Delete)
+		w.Once(func(_ *machine.Machine, _ int64, req proto.Request) (fakezk.Fault, bool) {
+			d, ok := req.(proto.Delete)
 			return fault, ok && d.Path == la.Node()
 		})
 		w.resign(la)
@@ -307,8 +309,8 @@ func TestCampaign_LostCreateOfDyingSessionNotAdopted(t *testing.T) {
 	w.resign(w.campaign(e))
 	w.srv.Tick(1) // the follower caught up
 	old := c.Session().ID
-	w.Once(func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
-		if _, ok := req.(machine.Create); !ok {
+	w.Once(func(m *machine.Machine, sid int64, req proto.Request) (fakezk.Fault, bool) {
+		if _, ok := req.(proto.Create); !ok {
 			return 0, false
 		}
 		// Apply the create, then expire the session on the leader; the

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
@@ -204,7 +206,7 @@ func TestFingerprint_SeesACLs(t *testing.T) {
 			t.Fatal(err)
 		}
 		s, _ := m.CreateSession(0, 4000)
-		if r := m.Do(s.ID, machine.Create{Path: "/a", ACL: acl}); r.Err != nil {
+		if r := m.Do(s.ID, proto.Create{Path: "/a", ACL: acl}); r.Err != nil {
 			t.Fatal(r.Err)
 		}
 		return m.Fingerprint()

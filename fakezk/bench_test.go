@@ -3,6 +3,8 @@ package fakezk_test
 import (
 	"testing"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
@@ -13,8 +15,8 @@ import (
 func BenchmarkMachine_CreateDelete(b *testing.B) {
 	m, _ := machine.NewMachine(fakezk.Config{})
 	info, _ := m.CreateSession(0, 10000)
-	create := machine.Create{Path: "/n", Mode: zkapi.Persistent}
-	del := machine.Delete{Path: "/n", Version: -1}
+	create := proto.Create{Path: "/n", Mode: zkapi.Persistent}
+	del := proto.Delete{Path: "/n", Version: -1}
 	for b.Loop() {
 		if r := m.Do(info.ID, create); r.Err != nil {
 			b.Fatal(r.Err)
@@ -28,8 +30,8 @@ func BenchmarkMachine_CreateDelete(b *testing.B) {
 func BenchmarkMachine_Get(b *testing.B) {
 	m, _ := machine.NewMachine(fakezk.Config{})
 	info, _ := m.CreateSession(0, 10000)
-	m.Do(info.ID, machine.Create{Path: "/n", Data: []byte("data")})
-	get := machine.GetData{Path: "/n"}
+	m.Do(info.ID, proto.Create{Path: "/n", Data: []byte("data")})
+	get := proto.GetData{Path: "/n"}
 	for b.Loop() {
 		if r := m.Do(info.ID, get); r.Err != nil {
 			b.Fatal(r.Err)

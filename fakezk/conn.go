@@ -4,8 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/fakezk/internal/ctxcond"
-	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/internal/sessionlog"
 	"github.com/zksim/zksim/internal/zkclient"
 	"github.com/zksim/zksim/zkapi"
@@ -141,9 +142,9 @@ func (c *Conn) notify(ev zkapi.Event) {
 
 // Do sends one request (implementing zkclient.Transport): the single path every
 // call takes.
-func (c *Conn) Do(ctx context.Context, op, path string, req machine.Request) (machine.Reply, zkapi.Watch, error) {
+func (c *Conn) Do(ctx context.Context, op, path string, req proto.Request) (proto.Reply, zkapi.Watch, error) {
 	var w *watch
-	r, err := c.do(ctx, op, path, req, func(r machine.Reply) {
+	r, err := c.do(ctx, op, path, req, func(r proto.Reply) {
 		if k, ok := zkclient.ReplyWatch(req, r); ok {
 			w = &watch{path: path, done: make(chan struct{})}
 			c.model.Watches.Add(path, k, w)
@@ -155,24 +156,24 @@ func (c *Conn) Do(ctx context.Context, op, path string, req machine.Request) (ma
 // do sends req and, when the server answered, runs replied with the
 // server still locked, before any later event is delivered: a watch the
 // request set is registered before it can fire.
-func (c *Conn) do(ctx context.Context, op, path string, req machine.Request, replied func(machine.Reply)) (machine.Reply, error) {
+func (c *Conn) do(ctx context.Context, op, path string, req proto.Request, replied func(proto.Reply)) (proto.Reply, error) {
 	if err := ctx.Err(); err != nil {
-		return machine.Reply{}, zkapi.Wrap(op, path, err)
+		return proto.Reply{}, zkapi.Wrap(op, path, err)
 	}
 	if err := zkclient.CheckPath(req); err != nil {
-		return machine.Reply{}, zkapi.Wrap(op, path, err)
+		return proto.Reply{}, zkapi.Wrap(op, path, err)
 	}
 	if err := zkclient.RefuseMultiCreates(req); err != nil {
-		return machine.Reply{}, err
+		return proto.Reply{}, err
 	}
 	s := c.srv
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
 	case c.closed:
-		return machine.Reply{}, zkapi.Wrap(op, path, zkapi.ErrClosed)
+		return proto.Reply{}, zkapi.Wrap(op, path, zkapi.ErrClosed)
 	case c.disconnected:
-		return machine.Reply{}, zkapi.Wrap(op, path, zkapi.ErrConnectionLoss)
+		return proto.Reply{}, zkapi.Wrap(op, path, zkapi.ErrConnectionLoss)
 	}
 	fault := Deliver
 	if s.intercept != nil {
@@ -181,20 +182,20 @@ func (c *Conn) do(ctx context.Context, op, path string, req machine.Request, rep
 	if fault == LoseRequest {
 		c.dropped()
 		s.deliver()
-		return machine.Reply{}, zkapi.Wrap(op, path, zkapi.ErrConnectionLoss)
+		return proto.Reply{}, zkapi.Wrap(op, path, zkapi.ErrConnectionLoss)
 	}
 	r := c.model.Send(s.m, req)
 	if fault == LoseReply || r.Err == zkapi.ErrConnectionLoss {
 		c.dropped()
 		s.deliver()
-		return machine.Reply{}, zkapi.Wrap(op, path, zkapi.ErrConnectionLoss)
+		return proto.Reply{}, zkapi.Wrap(op, path, zkapi.ErrConnectionLoss)
 	}
 	if r.Err == zkapi.ErrSessionExpired {
 		c.learnExpired()
 		s.deliver()
-		return machine.Reply{}, zkapi.Wrap(op, path, zkapi.ErrSessionExpired)
+		return proto.Reply{}, zkapi.Wrap(op, path, zkapi.ErrSessionExpired)
 	}
-	if a, ok := req.(machine.AddAuth); ok {
+	if a, ok := req.(proto.AddAuth); ok {
 		c.authDone(a, r.Err)
 	}
 	c.model.Replied(r)
@@ -206,7 +207,7 @@ func (c *Conn) do(ctx context.Context, op, path string, req machine.Request, rep
 // authDone follows an auth: a failed one closes the connection (the
 // client reconnects at once, to the same session), a good one is kept to
 // be re-sent on every new connection.
-func (c *Conn) authDone(a machine.AddAuth, err error) {
+func (c *Conn) authDone(a proto.AddAuth, err error) {
 	if err != nil {
 		c.dropped()
 		return

@@ -3,7 +3,8 @@ package fakezk
 import (
 	"context"
 
-	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -62,6 +63,6 @@ func (c *Conn) Close() error {
 
 // AddAuth implements zkapi.ACLConn.
 func (c *Conn) AddAuth(ctx context.Context, scheme string, auth []byte) error {
-	_, _, err := c.Do(ctx, "addauth", "", machine.AddAuth{Scheme: scheme, Data: auth})
+	_, _, err := c.Do(ctx, "addauth", "", proto.AddAuth{Scheme: scheme, Data: auth})
 	return err
 }

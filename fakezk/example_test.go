@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
@@ -45,8 +47,8 @@ func ExampleServer_Intercept() {
 	c, _ := srv.Connect(fakezk.ConnOptions{})
 	c.Create(ctx, "/lock", nil, zkapi.Persistent)
 
-	srv.Intercept(func(_ *machine.Machine, _ int64, req machine.Request) fakezk.Fault {
-		if _, ok := req.(machine.Create); ok {
+	srv.Intercept(func(_ *machine.Machine, _ int64, req proto.Request) fakezk.Fault {
+		if _, ok := req.(proto.Create); ok {
 			return fakezk.LoseReply
 		}
 		return fakezk.Deliver

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
@@ -20,8 +22,8 @@ func TestConn_LoseReplyAppliesCreate(t *testing.T) {
 	mustCreate(t, c, "/lock", zkapi.Persistent)
 	w := existsW(t, c, "/lock/watched")
 	sess := c.Session()
-	srv.Intercept(func(_ *machine.Machine, _ int64, req machine.Request) fakezk.Fault {
-		if cr, ok := req.(machine.Create); ok && strings.HasPrefix(cr.Path, "/lock/n-") {
+	srv.Intercept(func(_ *machine.Machine, _ int64, req proto.Request) fakezk.Fault {
+		if cr, ok := req.(proto.Create); ok && strings.HasPrefix(cr.Path, "/lock/n-") {
 			return fakezk.LoseReply
 		}
 		return fakezk.Deliver
@@ -51,7 +53,7 @@ func TestConn_LoseReplyAppliesCreate(t *testing.T) {
 func TestConn_LoseRequestAppliesNothing(t *testing.T) {
 	srv := newServer(t, fakezk.Config{})
 	c := connect(t, srv, fakezk.ConnOptions{})
-	srv.Intercept(func(*machine.Machine, int64, machine.Request) fakezk.Fault { return fakezk.LoseRequest })
+	srv.Intercept(func(*machine.Machine, int64, proto.Request) fakezk.Fault { return fakezk.LoseRequest })
 	_, err := c.Create(ctx, "/x", nil, zkapi.Persistent)
 	srv.Intercept(nil)
 	if !errors.Is(err, zkapi.ErrConnectionLoss) {

@@ -3,6 +3,8 @@ package fakezk_test
 import (
 	"testing"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
@@ -27,7 +29,7 @@ func twoClients(t *testing.T, first int) (*machine.Machine, [2]int64) {
 	}
 	for _, k := range []int{first, 1 - first} {
 		name := []string{"c1_0", "c2_0"}[k]
-		if r := m.Do(ids[k], machine.Create{Path: "/" + name, Data: []byte(name), Mode: zkapi.Ephemeral}); r.Err != nil {
+		if r := m.Do(ids[k], proto.Create{Path: "/" + name, Data: []byte(name), Mode: zkapi.Ephemeral}); r.Err != nil {
 			t.Fatal(r.Err)
 		}
 	}

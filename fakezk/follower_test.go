@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
@@ -52,7 +54,7 @@ func TestFollower_StaleReads(t *testing.T) {
 func TestFollower_NoGoingBack(t *testing.T) {
 	m, _ := machine.NewMachine(fakezk.Config{Followers: 1})
 	info, _ := m.CreateSession(0, 4000)
-	r := m.Do(info.ID, machine.Create{Path: "/a"})
+	r := m.Do(info.ID, proto.Create{Path: "/a"})
 	if r.Err != nil {
 		t.Fatal(r.Err)
 	}
@@ -64,7 +66,7 @@ func TestFollower_NoGoingBack(t *testing.T) {
 	if err := m.Attach(info.ID, 1, r.Zxid); err != nil {
 		t.Fatalf("attach after catch-up: %v", err)
 	}
-	if got := m.Do(info.ID, machine.Exists{Path: "/a"}); got.Err != nil || got.Zxid < r.Zxid {
+	if got := m.Do(info.ID, proto.Exists{Path: "/a"}); got.Err != nil || got.Zxid < r.Zxid {
 		t.Fatalf("read after reconnect: %v, went back before zxid %d", got, r.Zxid)
 	}
 }

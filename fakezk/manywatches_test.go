@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
@@ -24,25 +26,25 @@ func TestMachine_ManyWatchesAndEphemerals(t *testing.T) {
 	}
 	owner, _ := m.CreateSession(0, 10000)
 	watcher, _ := m.CreateSession(0, 10000)
-	if r := m.Do(owner.ID, machine.Create{Path: "/d"}); r.Err != nil {
+	if r := m.Do(owner.ID, proto.Create{Path: "/d"}); r.Err != nil {
 		t.Fatal(r.Err)
 	}
 	var paths []string
 	for i := n - 1; i >= 0; i-- { // created out of path order
 		p := fmt.Sprintf("/d/e%02d", i)
 		paths = append(paths, p)
-		if r := m.Do(owner.ID, machine.Create{Path: p, Mode: zkapi.Ephemeral}); r.Err != nil {
+		if r := m.Do(owner.ID, proto.Create{Path: p, Mode: zkapi.Ephemeral}); r.Err != nil {
 			t.Fatal(r.Err)
 		}
-		m.Do(watcher.ID, machine.Exists{Path: p, Watch: true})
-		m.Do(watcher.ID, machine.GetChildren{Path: p, Watch: true})
+		m.Do(watcher.ID, proto.Exists{Path: p, Watch: true})
+		m.Do(watcher.ID, proto.GetChildren{Path: p, Watch: true})
 	}
 	slices.Sort(paths)
 	if got := m.SessionWatchCount(watcher.ID); got != 2*n {
 		t.Fatalf("watches held: %d, want %d", got, 2*n)
 	}
 	for _, p := range paths[:5] {
-		if r := m.Do(owner.ID, machine.Delete{Path: p, Version: -1}); r.Err != nil {
+		if r := m.Do(owner.ID, proto.Delete{Path: p, Version: -1}); r.Err != nil {
 			t.Fatal(r.Err)
 		}
 	}
@@ -77,7 +79,7 @@ func TestMachine_DetachDropsManyWatches(t *testing.T) {
 	}
 	s, _ := m.CreateSession(0, 10000)
 	for i := range 40 {
-		m.Do(s.ID, machine.Exists{Path: fmt.Sprintf("/x%02d", i), Watch: true})
+		m.Do(s.ID, proto.Exists{Path: fmt.Sprintf("/x%02d", i), Watch: true})
 	}
 	m.Detach(s.ID)
 	if got := m.WatchCount(0); got != 0 {

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
 )
@@ -23,14 +25,14 @@ func TestMachine_TakeNotified(t *testing.T) {
 	}
 	// Sessions 2 and 0 watch /a (in that order), session 1 does not.
 	for _, k := range []int{2, 0} {
-		m.Do(ids[k], machine.Exists{Path: "/a", Watch: true})
-		m.Do(ids[k], machine.Exists{Path: "/b", Watch: true})
+		m.Do(ids[k], proto.Exists{Path: "/a", Watch: true})
+		m.Do(ids[k], proto.Exists{Path: "/b", Watch: true})
 	}
 	if got := m.TakeNotified(); len(got) != 0 {
 		t.Fatalf("before any change: %x", got)
 	}
-	m.Do(ids[1], machine.Create{Path: "/a"})
-	m.Do(ids[1], machine.Create{Path: "/b"})
+	m.Do(ids[1], proto.Create{Path: "/a"})
+	m.Do(ids[1], proto.Create{Path: "/b"})
 	if got, want := m.TakeNotified(), []int64{ids[0], ids[2]}; !slices.Equal(got, want) {
 		t.Fatalf("after the creates: %x, want %x", got, want)
 	}

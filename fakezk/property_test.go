@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"pgregory.net/rapid"
 
 	"github.com/zksim/zksim/fakezk"
@@ -16,7 +18,7 @@ import (
 // follower catch-up (catchUp > 0), or a tick (tick).
 type step struct {
 	who     int
-	req     machine.Request
+	req     proto.Request
 	catchUp int
 	tick    bool
 }
@@ -27,22 +29,22 @@ func genSteps(t *rapid.T, followers int) []step {
 	for i := range steps {
 		who := rapid.IntRange(0, 2).Draw(t, "session")
 		p := rapid.SampledFrom(paths).Draw(t, "path")
-		var req machine.Request
+		var req proto.Request
 		switch rapid.IntRange(0, 8).Draw(t, "op") {
 		case 0:
-			req = machine.Create{Path: p, Mode: zkapi.CreateMode(rapid.IntRange(0, 4).Draw(t, "mode"))}
+			req = proto.Create{Path: p, Mode: zkapi.CreateMode(rapid.IntRange(0, 4).Draw(t, "mode"))}
 		case 1:
-			req = machine.Create{Path: "/a/s-", Mode: zkapi.EphemeralSequential}
+			req = proto.Create{Path: "/a/s-", Mode: zkapi.EphemeralSequential}
 		case 2:
-			req = machine.Delete{Path: p, Version: -1}
+			req = proto.Delete{Path: p, Version: -1}
 		case 3:
-			req = machine.SetData{Path: p, Data: []byte("x"), Version: -1}
+			req = proto.SetData{Path: p, Data: []byte("x"), Version: -1}
 		case 4:
-			req = machine.Exists{Path: p, Watch: true}
+			req = proto.Exists{Path: p, Watch: true}
 		case 5:
-			req = machine.GetChildren{Path: "/a", Watch: true}
+			req = proto.GetChildren{Path: "/a", Watch: true}
 		case 6:
-			req = machine.GetData{Path: p, Watch: true}
+			req = proto.GetData{Path: p, Watch: true}
 		case 7:
 			steps[i] = step{catchUp: rapid.IntRange(1, followers).Draw(t, "follower")}
 			continue

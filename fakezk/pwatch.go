@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/fakezk/internal/ctxcond"
-	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -25,7 +26,7 @@ type pwatch struct {
 // AddWatch implements zkapi.PersistentWatcher.
 func (c *Conn) AddWatch(ctx context.Context, path string, recursive bool) (zkapi.PersistentWatch, error) {
 	var p *pwatch
-	_, err := c.do(ctx, "addwatch", path, machine.AddWatch{Path: path, Recursive: recursive}, func(r machine.Reply) {
+	_, err := c.do(ctx, "addwatch", path, proto.AddWatch{Path: path, Recursive: recursive}, func(r proto.Reply) {
 		if r.Err == nil {
 			p = &pwatch{c: c, path: path, recursive: recursive}
 			c.model.Persistent.Add(path, recursive, p)
@@ -89,7 +90,7 @@ func (p *pwatch) Remove(ctx context.Context) error {
 		return nil
 	}
 	c.srv.mu.Unlock()
-	_, err := c.do(ctx, "removewatches", p.path, machine.RemoveWatches{Path: p.path, Type: machine.WatcherAny}, func(machine.Reply) {
+	_, err := c.do(ctx, "removewatches", p.path, proto.RemoveWatches{Path: p.path, Type: proto.WatcherAny}, func(proto.Reply) {
 		p.finish(zkapi.ErrNoWatcher)
 	})
 	if errors.Is(err, zkapi.ErrNoWatcher) {

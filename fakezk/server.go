@@ -6,6 +6,8 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/fakezk/internal/ctxcond"
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/internal/zkclient"
@@ -30,7 +32,7 @@ const (
 // the server locked, before the request reaches m, and may change m first
 // (expire a session, apply another session's request), which is how tests
 // stage a race at one exact point. It must not call the Server.
-type Interceptor func(m *machine.Machine, session int64, req machine.Request) Fault
+type Interceptor func(m *machine.Machine, session int64, req proto.Request) Fault
 
 // Server is a Machine behind a mutex, with in-process Conns for ordinary
 // unit tests: many sessions on one fake server, faults by method call.

@@ -3,6 +3,8 @@ package fakezk_test
 import (
 	"testing"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
@@ -45,11 +47,11 @@ func TestMachine_StatTimesVirtual(t *testing.T) {
 	}
 	id := info.ID
 	m.Tick()
-	r := m.Do(id, machine.Create{Path: "/n"})
+	r := m.Do(id, proto.Create{Path: "/n"})
 	if r.Err != nil {
 		t.Fatal(r.Err)
 	}
-	r = m.Do(id, machine.Exists{Path: "/n"})
+	r = m.Do(id, proto.Exists{Path: "/n"})
 	if r.Stat.Ctime != 2000 {
 		t.Errorf("Machine ctime after one tick: %d, want 2000", r.Stat.Ctime)
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
@@ -163,11 +165,11 @@ func TestTTL_Multi(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		bad := m.Do(id.ID, machine.Multi{Ops: []zkapi.Op{zkapi.CreateOp{Path: "/m", Mode: zkapi.PersistentWithTTL}}})
+		bad := m.Do(id.ID, proto.Multi{Ops: []zkapi.Op{zkapi.CreateOp{Path: "/m", Mode: zkapi.PersistentWithTTL}}})
 		if !errors.Is(bad.Err, zkapi.ErrBadArguments) {
 			t.Errorf("multi with a TTL create of ttl 0: %v, want ErrBadArguments", bad.Err)
 		}
-		if rep := m.Do(id.ID, machine.Multi{Ops: []zkapi.Op{op}}); rep.Err != nil {
+		if rep := m.Do(id.ID, proto.Multi{Ops: []zkapi.Op{op}}); rep.Err != nil {
 			t.Errorf("multi with a TTL create: %v", rep.Err)
 		}
 	})

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk/machine"
@@ -169,7 +171,7 @@ func raise(m *machine.Machine, path string) {
 	info, _ := m.CreateSession(0, 10000)
 	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
 	for i := range segs {
-		m.Do(info.ID, machine.Create{Path: "/" + strings.Join(segs[:i+1], "/")})
+		m.Do(info.ID, proto.Create{Path: "/" + strings.Join(segs[:i+1], "/")})
 	}
 	m.CloseSession(info.ID)
 }
@@ -236,7 +238,7 @@ const (
 
 // Applied implements sim.Observer: it notes the sessions a pending Enter
 // call's requests ran on, and the nodes created for the orphan checker.
-func (run *barrierRun) Applied(c *sim.Client, req machine.Request, rep machine.Reply) {
+func (run *barrierRun) Applied(c *sim.Client, req proto.Request, rep proto.Reply) {
 	run.made.applied(c, req, rep)
 	for i := len(run.visits) - 1; i >= 0; i-- {
 		v := &run.visits[i]

@@ -7,8 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/check"
-	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
@@ -116,18 +117,18 @@ func (st *story) deletedBy(zxid int64) *nodeRec {
 }
 
 // tell adds a request's creates and deletes to the story.
-func (run *lockRun) tell(c *sim.Client, req machine.Request, rep machine.Reply) {
+func (run *lockRun) tell(c *sim.Client, req proto.Request, rep proto.Reply) {
 	step := run.s.Step()
 	switch r := req.(type) {
-	case machine.Create:
+	case proto.Create:
 		if rep.Err == nil {
 			run.story.create(c.Index(), c.Session(), rep.Path, step, r.Mode.IsEphemeral())
 		}
-	case machine.Delete:
+	case proto.Delete:
 		if rep.Err == nil {
 			run.story.remove(c.Index(), r.Path, step, rep.Zxid)
 		}
-	case machine.Multi:
+	case proto.Multi:
 		if rep.Err != nil {
 			return
 		}

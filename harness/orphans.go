@@ -4,8 +4,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/check"
-	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -39,14 +40,14 @@ func newCreations(clients int) *creations {
 }
 
 // applied records the nodes a request of c's created.
-func (cs *creations) applied(c *sim.Client, req machine.Request, rep machine.Reply) {
+func (cs *creations) applied(c *sim.Client, req proto.Request, rep proto.Reply) {
 	if rep.Err != nil {
 		return
 	}
 	switch r := req.(type) {
-	case machine.Create:
+	case proto.Create:
 		cs.add(c, rep.Path, r.Mode, rep.Zxid)
-	case machine.Multi:
+	case proto.Multi:
 		for i, op := range r.Ops {
 			if o, ok := op.(zkapi.CreateOp); ok && i < len(rep.Results) {
 				cs.add(c, rep.Results[i].Path, o.Mode, rep.Zxid)

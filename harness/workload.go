@@ -10,8 +10,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/check"
-	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/report"
@@ -141,11 +142,11 @@ func (w Workload) start(s *sim.Sim) ([]sim.Program, *lockRun) {
 		made: newCreations(w.Clients), callSession: make([]int64, w.Clients)}
 	m := s.Machine()
 	info, _ := m.CreateSession(0, 10000)
-	m.Do(info.ID, machine.Create{Path: Resource, Data: []byte("0")})
+	m.Do(info.ID, proto.Create{Path: Resource, Data: []byte("0")})
 	if w.SequenceStart != 0 {
 		segs := strings.Split(strings.TrimPrefix(w.Dir, "/"), "/")
 		for i := range segs {
-			m.Do(info.ID, machine.Create{Path: "/" + strings.Join(segs[:i+1], "/")})
+			m.Do(info.ID, proto.Create{Path: "/" + strings.Join(segs[:i+1], "/")})
 		}
 		m.SetSequence(w.Dir, w.SequenceStart)
 	}
@@ -204,10 +205,10 @@ const heldNone linearize.Mode = 255
 // Applied implements Observer: a successful delete by a client that does
 // not hold the lock is a give-up; creates are noted for the orphan
 // checker.
-func (run *lockRun) Applied(c *sim.Client, req machine.Request, rep machine.Reply) {
+func (run *lockRun) Applied(c *sim.Client, req proto.Request, rep proto.Reply) {
 	run.made.applied(c, req, rep)
 	run.tell(c, req, rep)
-	if _, del := req.(machine.Delete); del && rep.Err == nil {
+	if _, del := req.(proto.Delete); del && rep.Err == nil {
 		run.deletes = append(run.deletes, rep.Zxid)
 		if !run.holding[c.Index()] {
 			run.giveUps[rep.Zxid] = true

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/lock"
@@ -90,8 +92,8 @@ func TestMutex_LostCreateReply(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
 	m := w.mutex(w.conn(), "a")
 	w.release(w.acquire(m)) // directory exists from here
-	w.Once(func(_ *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
-		cr, ok := req.(machine.Create)
+	w.Once(func(_ *machine.Machine, _ int64, req proto.Request) (fakezk.Fault, bool) {
+		cr, ok := req.(proto.Create)
 		return fakezk.LoseReply, ok && strings.HasPrefix(cr.Path, dir+"/lock-")
 	})
 	l := w.acquire(m)
@@ -118,8 +120,8 @@ func TestMutex_LostCreateOfDyingSessionNotAdopted(t *testing.T) {
 	w.release(w.acquire(m))
 	w.srv.Tick(1) // follower caught up
 	old := c.Session().ID
-	w.Once(func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
-		if _, ok := req.(machine.Create); !ok {
+	w.Once(func(m *machine.Machine, sid int64, req proto.Request) (fakezk.Fault, bool) {
+		if _, ok := req.(proto.Create); !ok {
 			return 0, false
 		}
 		// Apply the create, then expire the session on the leader; the
@@ -218,12 +220,12 @@ func TestMutex_PredecessorGoneBeforeWatch(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
 	la := w.acquire(w.mutex(w.conn(), "a"))
 	holder := la.Session()
-	w.Once(func(m *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
-		g, ok := req.(machine.GetData)
+	w.Once(func(m *machine.Machine, _ int64, req proto.Request) (fakezk.Fault, bool) {
+		g, ok := req.(proto.GetData)
 		if !ok || !g.Watch || g.Path != la.Node() {
 			return 0, false
 		}
-		m.Do(holder, machine.Delete{Path: la.Node(), Version: -1}) // released just now
+		m.Do(holder, proto.Delete{Path: la.Node(), Version: -1}) // released just now
 		return fakezk.Deliver, true
 	})
 	lb := w.acquire(w.mutex(w.conn(), "b"))
@@ -274,8 +276,8 @@ func TestMutex_CleanupThroughConnectionLoss(t *testing.T) {
 		pb := w.acquireAsync(bctx, w.mutex(w.conn(), "b"))
 		w.waitWatched(la.Node())
 		for range 2 { // two failures in a row
-			w.Once(func(_ *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
-				d, ok := req.(machine.Delete)
+			w.Once(func(_ *machine.Machine, _ int64, req proto.Request) (fakezk.Fault, bool) {
+				d, ok := req.(proto.Delete)
 				return fault, ok && d.Path != la.Node()
 			})
 		}
@@ -287,8 +289,8 @@ func TestMutex_CleanupThroughConnectionLoss(t *testing.T) {
 			t.Fatalf("%v: cancelled waiter's node survived cleanup: %v", fault, kids)
 		}
 		// Release also survives connection loss.
-		w.Once(func(_ *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
-			_, ok := req.(machine.Delete)
+		w.Once(func(_ *machine.Machine, _ int64, req proto.Request) (fakezk.Fault, bool) {
+			_, ok := req.(proto.Delete)
 			return fault, ok
 		})
 		w.release(la)
@@ -381,16 +383,16 @@ func TestMutex_MessyDirectory(t *testing.T) {
 func TestMutex_ContainerReapedDuringCreate(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
 	c := w.conn()
-	w.Once(func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
-		cr, ok := req.(machine.Create)
+	w.Once(func(m *machine.Machine, sid int64, req proto.Request) (fakezk.Fault, bool) {
+		cr, ok := req.(proto.Create)
 		if !ok || cr.Path != dir || cr.Mode != zkapi.Container {
 			return 0, false
 		}
 		// The directory is created, gets a child, loses it, and is reaped
 		// before our retried create arrives.
 		m.Do(sid, req)
-		m.Do(sid, machine.Create{Path: dir + "/x"})
-		m.Do(sid, machine.Delete{Path: dir + "/x", Version: -1})
+		m.Do(sid, proto.Create{Path: dir + "/x"})
+		m.Do(sid, proto.Delete{Path: dir + "/x", Version: -1})
 		m.ReapContainers()
 		return fakezk.LoseReply, true
 	})

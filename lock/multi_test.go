@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/lock"
@@ -91,8 +93,8 @@ func TestMultiMutex_SessionLostMidwayFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.Once(func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
-		if cr, ok := req.(machine.Create); !ok || !strings.HasPrefix(cr.Path, "/m/y/") {
+	w.Once(func(m *machine.Machine, sid int64, req proto.Request) (fakezk.Fault, bool) {
+		if cr, ok := req.(proto.Create); !ok || !strings.HasPrefix(cr.Path, "/m/y/") {
 			return 0, false
 		}
 		// The create of the second lock's node is applied, then the

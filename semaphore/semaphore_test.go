@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/recipe"
@@ -242,8 +244,8 @@ func TestSemaphore_LostCreateReply(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
 	s := w.sem(w.conn(), "a", 2)
 	w.release(w.acquire(s)) // the directory exists from here
-	w.Once(func(_ *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
-		cr, ok := req.(machine.Create)
+	w.Once(func(_ *machine.Machine, _ int64, req proto.Request) (fakezk.Fault, bool) {
+		cr, ok := req.(proto.Create)
 		return fakezk.LoseReply, ok && strings.HasPrefix(cr.Path, dir+"/")
 	})
 	l := w.acquire(s)
@@ -268,8 +270,8 @@ func TestSemaphore_CancelCleansUpThroughConnectionLoss(t *testing.T) {
 		pc := w.acquireAsync(w.ctx, w.sem(w.conn(), "c", 1))
 		w.settle(1, 3)
 		for range 2 {
-			w.Once(func(_ *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
-				d, ok := req.(machine.Delete)
+			w.Once(func(_ *machine.Machine, _ int64, req proto.Request) (fakezk.Fault, bool) {
+				d, ok := req.(proto.Delete)
 				return fault, ok && d.Path != la.Node()
 			})
 		}
@@ -437,8 +439,8 @@ func TestSemaphore_LostCreateOfDyingSessionNotAdopted(t *testing.T) {
 	w.release(w.acquire(s))
 	w.srv.Tick(1) // the follower caught up
 	old := c.Session().ID
-	w.Once(func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
-		if _, ok := req.(machine.Create); !ok {
+	w.Once(func(m *machine.Machine, sid int64, req proto.Request) (fakezk.Fault, bool) {
+		if _, ok := req.(proto.Create); !ok {
 			return 0, false
 		}
 		m.Do(sid, req)
@@ -465,12 +467,12 @@ func TestSemaphore_LostCreateOfDyingSessionNotAdopted(t *testing.T) {
 func TestSemaphore_HolderGoneBeforeTheLeasesWatch(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
 	la := w.acquire(w.sem(w.conn(), "a", 1))
-	w.Once(func(m *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
-		g, ok := req.(machine.GetChildren)
+	w.Once(func(m *machine.Machine, _ int64, req proto.Request) (fakezk.Fault, bool) {
+		g, ok := req.(proto.GetChildren)
 		if !ok || !g.Watch || g.Path != ldir {
 			return 0, false
 		}
-		m.Do(la.Session(), machine.Delete{Path: la.Node(), Version: -1}) // released just now
+		m.Do(la.Session(), proto.Delete{Path: la.Node(), Version: -1}) // released just now
 		return fakezk.Deliver, true
 	})
 	lb := w.acquire(w.sem(w.conn(), "b", 1))
@@ -495,12 +497,12 @@ func TestSemaphore_PredecessorGoneBeforeWatch(t *testing.T) {
 		}
 	}
 	bSID := b.Session().ID // not from inside the fault: the server is locked there
-	w.Once(func(m *machine.Machine, _ int64, req machine.Request) (fakezk.Fault, bool) {
-		g, ok := req.(machine.GetData)
+	w.Once(func(m *machine.Machine, _ int64, req proto.Request) (fakezk.Fault, bool) {
+		g, ok := req.(proto.GetData)
 		if !ok || !g.Watch || g.Path != bNode {
 			return 0, false
 		}
-		m.Do(bSID, machine.Delete{Path: bNode, Version: -1}) // b gave up just now
+		m.Do(bSID, proto.Delete{Path: bNode, Version: -1}) // b gave up just now
 		return fakezk.Deliver, true
 	})
 	pc := w.acquireAsync(w.ctx, w.sem(w.conn(), "c", 1))

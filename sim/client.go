@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"iter"
 
-	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/internal/zkclient"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -40,7 +41,7 @@ const (
 // call is the operation a parked client waits in, and its result.
 type call struct {
 	kind    callKind
-	req     machine.Request
+	req     proto.Request
 	session int64 // the session when the call was made
 	w       *watch
 	pw      *pwatch
@@ -49,7 +50,7 @@ type call struct {
 	until   int64
 	step    int // the step the call was made in: where a deadlock's waiter stopped
 
-	reply machine.Reply
+	reply proto.Reply
 	err   error
 
 	// ctx's state as of timer epoch epoch: a parked client's context can
@@ -62,8 +63,8 @@ type call struct {
 // (isReply) the reply to its pending request.
 type message struct {
 	isReply bool
-	note    machine.Notification
-	reply   machine.Reply
+	note    proto.Notification
+	reply   proto.Reply
 }
 
 // Client is one simulated ZooKeeper client. Its fields are touched only by
@@ -96,7 +97,7 @@ type Client struct {
 	// rewatchNotes notifications it fired are still in the inbox: on the
 	// wire they come before it, so the client sees its zxid only once it
 	// has read them, and a connection that drops first loses them all.
-	rewatch      machine.Reply
+	rewatch      proto.Reply
 	rewatchNotes int
 
 	slot call // reused by each call: a client has one at a time

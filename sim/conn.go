@@ -3,7 +3,8 @@ package sim
 import (
 	"context"
 
-	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/internal/zkclient"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -23,7 +24,7 @@ type calls = zkclient.Calls
 
 // Do sends one request and waits for the scheduler to deliver its fate
 // (implementing zkclient.Transport).
-func (cn *Conn) Do(ctx context.Context, op, path string, req machine.Request) (machine.Reply, zkapi.Watch, error) {
+func (cn *Conn) Do(ctx context.Context, op, path string, req proto.Request) (proto.Reply, zkapi.Watch, error) {
 	r, w, err := cn.do(ctx, path, req)
 	if cn.c.sim.hashing {
 		cn.c.foldReply(r, err)
@@ -36,22 +37,22 @@ func (cn *Conn) Do(ctx context.Context, op, path string, req machine.Request) (m
 
 // do is Do before its result is wrapped and, when exploring, folded into
 // the client's history.
-func (cn *Conn) do(ctx context.Context, path string, req machine.Request) (machine.Reply, *watch, error) {
+func (cn *Conn) do(ctx context.Context, path string, req proto.Request) (proto.Reply, *watch, error) {
 	c := cn.c
 	if err := ctx.Err(); err != nil {
-		return machine.Reply{}, nil, err
+		return proto.Reply{}, nil, err
 	}
 	if c.closed {
-		return machine.Reply{}, nil, zkapi.ErrClosed
+		return proto.Reply{}, nil, zkapi.ErrClosed
 	}
 	if err := zkclient.CheckPath(req); err != nil {
-		return machine.Reply{}, nil, err
+		return proto.Reply{}, nil, err
 	}
 	cl := c.newCall(call{kind: callRequest, req: req, session: c.model.ID})
 	c.request()
 	c.park(cl, stCall)
 	if cl.err != nil {
-		return machine.Reply{}, nil, cl.err
+		return proto.Reply{}, nil, cl.err
 	}
 	r := cl.reply
 	var w *watch

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -192,23 +193,23 @@ func activityOf(c *Client) Activity {
 	return requestActivity(cl.req)
 }
 
-func requestActivity(r machine.Request) Activity {
+func requestActivity(r proto.Request) Activity {
 	switch r.(type) {
-	case machine.Create:
+	case proto.Create:
 		return OnCreate
-	case machine.Delete:
+	case proto.Delete:
 		return OnDelete
-	case machine.Exists:
+	case proto.Exists:
 		return OnExists
-	case machine.GetData:
+	case proto.GetData:
 		return OnGetData
-	case machine.SetData:
+	case proto.SetData:
 		return OnSetData
-	case machine.GetChildren:
+	case proto.GetChildren:
 		return OnGetChildren
-	case machine.Multi:
+	case proto.Multi:
 		return OnMulti
-	case machine.Sync:
+	case proto.Sync:
 		return OnSync
 	}
 	return OnOtherRequest

@@ -5,6 +5,7 @@ import (
 	"github.com/zksim/zksim/internal/fphash"
 	"github.com/zksim/zksim/internal/zkclient"
 	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zkapi/proto"
 )
 
 // fingerprint hashes the state of a run that decides its future: the
@@ -86,7 +87,7 @@ func (c *Client) fingerprint(r *machine.Renaming, k int) uint64 {
 		h.Int(cl.until)
 		h.Uint(cl.seq)
 		r.HashSession(&h, cl.session)
-		machine.HashErr(&h, cl.err)
+		fphash.HashErr(&h, cl.err)
 		if cl.w != nil {
 			h.Int(int64(cl.w.id))
 		}
@@ -141,7 +142,7 @@ func (c *Client) persistentFingerprint(r *machine.Renaming) uint64 {
 		for _, n := range p.queue {
 			r.HashNotification(&h, n)
 		}
-		machine.HashErr(&h, p.end)
+		fphash.HashErr(&h, p.end)
 	}
 	return h.Sum()
 }
@@ -186,7 +187,7 @@ func (c *Client) fold(f func(h *fphash.Hash, r *machine.Renaming)) {
 func (c *Client) foldErr(tag uint64, err error) {
 	c.fold(func(h *fphash.Hash, _ *machine.Renaming) {
 		h.Uint(tag)
-		machine.HashErr(h, err)
+		fphash.HashErr(h, err)
 	})
 }
 
@@ -201,7 +202,7 @@ func (c *Client) foldSession(err error) {
 		r.HashSession(h, c.sess.ID)
 		h.Int(int64(c.sess.State))
 		h.Uint(c.sess.Seq)
-		machine.HashErr(h, err)
+		fphash.HashErr(h, err)
 	})
 }
 
@@ -219,15 +220,15 @@ func (c *Client) foldEvent(ev zkapi.Event, zxid int64, err error) {
 		h.Uint(5)
 		r.HashEvent(h, ev)
 		h.Int(zxid)
-		machine.HashErr(h, err)
+		fphash.HashErr(h, err)
 	})
 }
 
 // foldReply adds a request's reply and error to c's history.
-func (c *Client) foldReply(rep machine.Reply, err error) {
+func (c *Client) foldReply(rep proto.Reply, err error) {
 	c.fold(func(h *fphash.Hash, r *machine.Renaming) {
 		h.Uint(1)
 		r.HashReply(h, rep)
-		machine.HashErr(h, err)
+		fphash.HashErr(h, err)
 	})
 }

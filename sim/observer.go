@@ -1,6 +1,6 @@
 package sim
 
-import "github.com/zksim/zksim/fakezk/machine"
+import "github.com/zksim/zksim/zkapi/proto"
 
 // Observer is told, in step order and as they happen, the typed
 // observations of the scheduler, which knows nothing of what the clients'
@@ -10,7 +10,7 @@ import "github.com/zksim/zksim/fakezk/machine"
 type Observer interface {
 	// Applied: the server applied a request of c's, with reply r (which
 	// may yet be lost on its way back).
-	Applied(c *Client, req machine.Request, r machine.Reply)
+	Applied(c *Client, req proto.Request, r proto.Reply)
 	// Expired: on a tick the server expired session, in a transaction
 	// with this zxid (its closeSession), deleting its ephemerals.
 	Expired(session, zxid int64)
@@ -29,7 +29,7 @@ type Observer interface {
 type NopObserver struct{}
 
 // Applied implements Observer.
-func (NopObserver) Applied(*Client, machine.Request, machine.Reply) {}
+func (NopObserver) Applied(*Client, proto.Request, proto.Reply) {}
 
 // Expired implements Observer.
 func (NopObserver) Expired(int64, int64) {}

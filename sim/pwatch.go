@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 
-	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -18,14 +19,14 @@ type pwatch struct {
 	id        int // when exploring: its index in c.pmade
 	path      string
 	recursive bool
-	queue     []machine.Notification
+	queue     []proto.Notification
 	end       error // why it ended; nil while it lives
 }
 
 // AddWatch implements zkapi.PersistentWatcher: a request like any other.
 func (cn *Conn) AddWatch(ctx context.Context, path string, recursive bool) (zkapi.PersistentWatch, error) {
 	c := cn.c
-	r, _, err := cn.do(ctx, path, machine.AddWatch{Path: path, Recursive: recursive})
+	r, _, err := cn.do(ctx, path, proto.AddWatch{Path: path, Recursive: recursive})
 	if c.sim.hashing {
 		c.foldReply(r, err)
 	}
@@ -74,11 +75,11 @@ func (p *pwatch) Next(ctx context.Context) (zkapi.Event, error) {
 	return n.Event, err
 }
 
-func (p *pwatch) next(ctx context.Context) (machine.Notification, error) {
+func (p *pwatch) next(ctx context.Context) (proto.Notification, error) {
 	c := p.c
 	if !p.ready() {
 		if err := ctx.Err(); err != nil {
-			return machine.Notification{Zxid: -1}, err
+			return proto.Notification{Zxid: -1}, err
 		}
 		for _, o := range c.sim.obs {
 			o.Blocks(c)
@@ -86,11 +87,11 @@ func (p *pwatch) next(ctx context.Context) (machine.Notification, error) {
 		cl := c.newCall(call{kind: callPWatch, pw: p, ctx: ctx})
 		c.park(cl, stWait)
 		if !p.ready() {
-			return machine.Notification{Zxid: -1}, cl.err
+			return proto.Notification{Zxid: -1}, cl.err
 		}
 	}
 	if len(p.queue) == 0 {
-		return machine.Notification{Zxid: -1, Event: zkapi.Event{Type: zkapi.EventNotWatching, Path: p.path, Err: p.end}}, nil
+		return proto.Notification{Zxid: -1, Event: zkapi.Event{Type: zkapi.EventNotWatching, Path: p.path, Err: p.end}}, nil
 	}
 	n := p.queue[0]
 	p.queue = p.queue[1:]
@@ -114,7 +115,7 @@ func (p *pwatch) Remove(ctx context.Context) error {
 		p.finish(zkapi.ErrNoWatcher)
 		return nil
 	}
-	r, _, err := c.conn.do(ctx, p.path, machine.RemoveWatches{Path: p.path, Type: machine.WatcherAny})
+	r, _, err := c.conn.do(ctx, p.path, proto.RemoveWatches{Path: p.path, Type: proto.WatcherAny})
 	if c.sim.hashing {
 		c.foldReply(r, err)
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/sim"
@@ -83,7 +85,7 @@ func TestExplore_PersistentWatchEventsInterleave(t *testing.T) {
 	w := &watchScenario{seen: map[string]bool{}}
 	cfg := sim.Config{Setup: func(m *machine.Machine) {
 		s, _ := m.CreateSession(0, 4000)
-		m.Do(s.ID, machine.Create{Path: "/dir", Mode: zkapi.Persistent})
+		m.Do(s.ID, proto.Create{Path: "/dir", Mode: zkapi.Persistent})
 		m.CloseSession(s.ID)
 	}}
 	x, err := sim.Explore(context.Background(), cfg, w, sim.Bounds{Deviations: 3})
@@ -115,7 +117,7 @@ func TestRun_PersistentWatchTraced(t *testing.T) {
 	w := &watchScenario{seen: map[string]bool{}}
 	cfg := sim.Config{Setup: func(m *machine.Machine) {
 		s, _ := m.CreateSession(0, 4000)
-		m.Do(s.ID, machine.Create{Path: "/dir", Mode: zkapi.Persistent})
+		m.Do(s.ID, proto.Create{Path: "/dir", Mode: zkapi.Persistent})
 		m.CloseSession(s.ID)
 	}}
 	s, err := sim.New(cfg, sim.NewSeeded(1))

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
@@ -75,7 +77,7 @@ func TestRegister_FakezkLinearizable(t *testing.T) {
 				Server: fakezk.Config{Seed: seed, Followers: followers},
 				Setup: func(m *machine.Machine) {
 					info, _ := m.CreateSession(0, 10000)
-					m.Do(info.ID, machine.Create{Path: "/reg"})
+					m.Do(info.ID, proto.Create{Path: "/reg"})
 					m.CloseSession(info.ID)
 				},
 				Faults: sim.Faults{Percent: 5, LoseRequest: 2, LoseReply: 2, Disconnect: 2},
@@ -112,7 +114,7 @@ func TestRegister_StaleFollowerReadDetected(t *testing.T) {
 			Server: fakezk.Config{Seed: seed, Followers: 2},
 			Setup: func(m *machine.Machine) {
 				info, _ := m.CreateSession(0, 10000)
-				m.Do(info.ID, machine.Create{Path: "/reg"})
+				m.Do(info.ID, proto.Create{Path: "/reg"})
 				m.CloseSession(info.ID)
 			},
 		}

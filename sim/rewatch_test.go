@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
@@ -47,7 +49,7 @@ func TestRun_RewatchSurvivesASecondDrop(t *testing.T) {
 		cfg := sim.Config{Faults: sim.Faults{Percent: 40, Disconnect: 4}, NoTrace: true, SessionTimeoutMs: 100000,
 			Setup: func(m *machine.Machine) {
 				s, _ := m.CreateSession(0, 4000)
-				m.Do(s.ID, machine.Create{Path: "/n", Mode: zkapi.Persistent})
+				m.Do(s.ID, proto.Create{Path: "/n", Mode: zkapi.Persistent})
 				m.CloseSession(s.ID)
 			}}
 		res, err := sim.Run(cfg, sim.NewSeeded(seed), waiter, setter)

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/recipe"
@@ -41,7 +43,7 @@ type env struct {
 }
 
 // rule is a one-shot fault: ok says whether it applies to this request.
-type rule func(m *machine.Machine, sid int64, req machine.Request) (f fakezk.Fault, ok bool)
+type rule func(m *machine.Machine, sid int64, req proto.Request) (f fakezk.Fault, ok bool)
 
 // attempt is one Acquire call running in its own goroutine.
 type attempt struct {
@@ -89,7 +91,7 @@ func (e *env) connect() *fakezk.Conn {
 	return c
 }
 
-func (e *env) intercept(m *machine.Machine, sid int64, req machine.Request) fakezk.Fault {
+func (e *env) intercept(m *machine.Machine, sid int64, req proto.Request) fakezk.Fault {
 	e.imu.Lock()
 	defer e.imu.Unlock()
 	if e.senders != nil {

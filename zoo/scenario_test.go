@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
@@ -202,8 +204,8 @@ type faultFor func(e *env, a *attempt) rule
 // loseCreateReply: the attempt's first create in the lock directory is
 // applied and its reply lost (bug scenario 1).
 func loseCreateReply(e *env, a *attempt) rule {
-	return func(_ *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
-		c, ok := req.(machine.Create)
+	return func(_ *machine.Machine, sid int64, req proto.Request) (fakezk.Fault, bool) {
+		c, ok := req.(proto.Create)
 		return fakezk.LoseReply, ok && sid == a.sid && strings.HasPrefix(c.Path, e.dir+"/")
 	}
 }
@@ -211,8 +213,8 @@ func loseCreateReply(e *env, a *attempt) rule {
 // loseChildren: the attempt's first getChildren is lost before it reaches
 // the server.
 func loseChildren(_ *env, a *attempt) rule {
-	return func(_ *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
-		_, ok := req.(machine.GetChildren)
+	return func(_ *machine.Machine, sid int64, req proto.Request) (fakezk.Fault, bool) {
+		_, ok := req.(proto.GetChildren)
 		return fakezk.LoseRequest, ok && sid == a.sid
 	}
 }
@@ -291,11 +293,11 @@ func gaveUpBeforeWatch() scenario {
 				t.Fatal("b waits without a node of its own")
 			}
 			c := e.prepare("c")
-			e.once(func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
+			e.once(func(m *machine.Machine, sid int64, req proto.Request) (fakezk.Fault, bool) {
 				if sid != c.sid || readPath(req) != bNode {
 					return fakezk.Deliver, false
 				}
-				m.Do(b.sid, machine.Delete{Path: bNode, Version: -1})
+				m.Do(b.sid, proto.Delete{Path: bNode, Version: -1})
 				return fakezk.Deliver, true
 			})
 			e.run(c, r.Acquire)
@@ -309,11 +311,11 @@ func gaveUpBeforeWatch() scenario {
 }
 
 // readPath is the path of an exists or getData request.
-func readPath(req machine.Request) string {
+func readPath(req proto.Request) string {
 	switch r := req.(type) {
-	case machine.Exists:
+	case proto.Exists:
 		return r.Path
-	case machine.GetData:
+	case proto.GetData:
 		return r.Path
 	}
 	return ""
@@ -369,11 +371,11 @@ func lostDeleteReply() scenario {
 		run: func(t *testing.T, e *env, r recipe.Lock) (bool, string) {
 			holder, b, c := e.queueOfThree(r)
 			holderNode := e.nodeOf(holder.sid)
-			e.once(func(_ *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
-				d, ok := req.(machine.Delete)
+			e.once(func(_ *machine.Machine, sid int64, req proto.Request) (fakezk.Fault, bool) {
+				d, ok := req.(proto.Delete)
 				return fakezk.LoseReply, ok && sid == holder.sid && d.Path == holderNode
 			})
-			e.always(func(m *machine.Machine, sid int64, _ machine.Request) (fakezk.Fault, bool) {
+			e.always(func(m *machine.Machine, sid int64, _ proto.Request) (fakezk.Fault, bool) {
 				_, _, exists := m.Node(holderNode)
 				return fakezk.LoseRequest, sid == holder.sid && !exists && !b.finished()
 			})

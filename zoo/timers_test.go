@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
@@ -31,8 +33,8 @@ func competitorCreatesAfterCount() scenario {
 		run: func(t *testing.T, e *env, r recipe.Lock) (bool, string) {
 			e.holder(r.Acquire, "h0")
 			x, a := e.prepare("x"), e.prepare("a")
-			e.once(func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool) {
-				cr, ok := req.(machine.Create)
+			e.once(func(m *machine.Machine, sid int64, req proto.Request) (fakezk.Fault, bool) {
+				cr, ok := req.(proto.Create)
 				if sid != a.sid || !ok || cr.Mode != zkapi.EphemeralSequential {
 					return fakezk.Deliver, false
 				}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode/utf16"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -98,7 +100,7 @@ func javaHash(s string) int32 {
 // is their digest, plus super if it is Config.SuperDigest) and ip (adds
 // the address the connection already has). Any other scheme fails with
 // ErrAuthFailed; the server then closes the connection.
-func (m *Machine) addAuth(s *session, r AddAuth) error {
+func (m *Machine) addAuth(s *session, r proto.AddAuth) error {
 	switch r.Scheme {
 	case "digest":
 		digest := zkapi.DigestID(strings.ToValidUTF8(string(r.Data), "\uFFFD"))
@@ -272,7 +274,7 @@ func (m *Machine) CheckPerm(id int64, path string, perm int32) error {
 func (m *Machine) DigestCan(credentials []string) func(path string, perm int32) bool {
 	s := &session{}
 	for _, c := range credentials {
-		m.addAuth(s, AddAuth{Scheme: "digest", Data: []byte(c)})
+		m.addAuth(s, proto.AddAuth{Scheme: "digest", Data: []byte(c)})
 	}
 	return func(path string, perm int32) bool {
 		n := m.leader().tree[path]
@@ -339,41 +341,41 @@ func maskDigests(acl []zkapi.ACL) []zkapi.ACL {
 }
 
 // getACL answers from the session's replica: NoNode, then READ or ADMIN.
-func (m *Machine) getACL(s *session, r GetACL) Reply {
+func (m *Machine) getACL(s *session, r proto.GetACL) proto.Reply {
 	n, err := lookup(m.replicas[s.replica], r.Path)
 	if err != nil {
-		return Reply{Err: err}
+		return proto.Reply{Err: err}
 	}
 	if err := checkACL(s, n.acl, zkapi.PermRead|zkapi.PermAdmin); err != nil {
-		return Reply{Err: err}
+		return proto.Reply{Err: err}
 	}
 	acl := slices.Clone(n.acl)
 	if checkACL(s, n.acl, zkapi.PermAdmin) != nil {
 		acl = maskDigests(acl)
 	}
-	return Reply{ACL: acl, Stat: n.view()}
+	return proto.Reply{ACL: acl, Stat: n.view()}
 }
 
 // setACL checks in PrepRequestProcessor's order: path syntax, the new
 // ACL (fixupACL), node missing, ADMIN on the node, then its aversion.
-func (m *Machine) setACL(s *session, r SetACL) Reply {
+func (m *Machine) setACL(s *session, r proto.SetACL) proto.Reply {
 	if err := validatePath(r.Path); err != nil {
-		return Reply{Err: err}
+		return proto.Reply{Err: err}
 	}
 	acl, err := fixupACL(s, r.ACL)
 	if err != nil {
-		return Reply{Err: err}
+		return proto.Reply{Err: err}
 	}
 	n, err := lookup(m.leader(), r.Path)
 	if err != nil {
-		return Reply{Err: err}
+		return proto.Reply{Err: err}
 	}
 	if err := checkACL(s, n.acl, zkapi.PermAdmin); err != nil {
-		return Reply{Err: err}
+		return proto.Reply{Err: err}
 	}
 	if r.Version != zkapi.AnyVersion && r.Version != n.stat.Aversion {
-		return Reply{Err: zkapi.ErrBadVersion}
+		return proto.Reply{Err: zkapi.ErrBadVersion}
 	}
 	m.change(prim{kind: primACL, path: r.Path, acl: acl})
-	return Reply{Stat: n.view()}
+	return proto.Reply{Stat: n.view()}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -21,7 +23,7 @@ func BenchmarkMachine_ReapContainers(b *testing.B) {
 		b.Fatal(err)
 	}
 	do := func(path string, mode zkapi.CreateMode) {
-		if rep := m.Do(info.ID, machine.Create{Path: path, Mode: mode}); rep.Err != nil {
+		if rep := m.Do(info.ID, proto.Create{Path: path, Mode: mode}); rep.Err != nil {
 			b.Fatalf("create %s: %v", path, rep.Err)
 		}
 	}

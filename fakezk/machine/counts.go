@@ -1,6 +1,8 @@
 package machine
 
-import "slices"
+import (
+	"slices"
+)
 
 // The reads in this file answer what a server would otherwise find by
 // walking the whole tree (getEphemerals, getAllChildrenNumber, the

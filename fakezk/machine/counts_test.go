@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zkapi/proto"
 )
 
 // This test is internal: it checks the descendant counts of every
@@ -64,7 +65,7 @@ func countStep(m *Machine, rnd *rand.Rand, ids []int64) string {
 		req := randomCreate(rnd, p)
 		return req.String() + ": " + errText(m.Do(id, req).Err)
 	case k < 10:
-		req := Delete{Path: p, Version: -1}
+		req := proto.Delete{Path: p, Version: -1}
 		return req.String() + ": " + errText(m.Do(id, req).Err)
 	case k < 14:
 		req := randomMulti(rnd)
@@ -91,12 +92,12 @@ func errText(err error) string {
 	return err.Error()
 }
 
-func randomCreate(rnd *rand.Rand, p string) Create {
+func randomCreate(rnd *rand.Rand, p string) proto.Create {
 	modes := []zkapi.CreateMode{
 		zkapi.Persistent, zkapi.Ephemeral, zkapi.PersistentSequential, zkapi.EphemeralSequential,
 		zkapi.Container, zkapi.PersistentWithTTL,
 	}
-	req := Create{Path: p, Mode: modes[rnd.IntN(len(modes))]}
+	req := proto.Create{Path: p, Mode: modes[rnd.IntN(len(modes))]}
 	if req.Mode == zkapi.PersistentWithTTL {
 		req.TTLMillis = int64(1 + rnd.IntN(300))
 	}
@@ -105,7 +106,7 @@ func randomCreate(rnd *rand.Rand, p string) Create {
 
 // randomMulti is one to four creates, deletes and checks; a check of
 // version 0 or a create of an existing node fails it, and it rolls back.
-func randomMulti(rnd *rand.Rand) Multi {
+func randomMulti(rnd *rand.Rand) proto.Multi {
 	ops := make([]zkapi.Op, 1+rnd.IntN(4))
 	for i := range ops {
 		p := countPaths[rnd.IntN(len(countPaths))]
@@ -119,7 +120,7 @@ func randomMulti(rnd *rand.Rand) Multi {
 			ops[i] = zkapi.CheckOp{Path: p, Version: int32(rnd.IntN(2)) - 1}
 		}
 	}
-	return Multi{Ops: ops}
+	return proto.Multi{Ops: ops}
 }
 
 // checkCounts compares the kept counts with a brute-force look at the

@@ -17,8 +17,10 @@
 //     client whose last seen zxid is ahead of that replica (the client then
 //     tries another), and says ErrSessionExpired for a session that is
 //     gone.
-//   - Do for one request of a session: the Request types of this package
-//     (Create, GetData, Multi, AddWatch, SetACL...).
+//   - Do for one request of a session: a proto.Request (Create, GetData,
+//     Multi, AddWatch, SetACL...). The records live in package
+//     zkapi/proto, which the wire codec, the clients and the simulator
+//     share without linking the Machine.
 //   - Tick to advance virtual time by one tick: it expires the detached
 //     sessions whose timeout has passed and, every
 //     Config.ContainerCheckTicks, reaps empty containers and expired TTL

@@ -3,6 +3,8 @@ package machine_test
 import (
 	"fmt"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -18,8 +20,8 @@ func Example() {
 	a, _ := m.CreateSession(0, 4000) // on the leader, a 4 s (4 tick) timeout
 	b, _ := m.CreateSession(0, 4000)
 
-	fmt.Println(m.Do(a.ID, machine.Create{Path: "/lock", Mode: zkapi.Ephemeral}))
-	fmt.Println(m.Do(b.ID, machine.Exists{Path: "/lock", Watch: true}))
+	fmt.Println(m.Do(a.ID, proto.Create{Path: "/lock", Mode: zkapi.Ephemeral}))
+	fmt.Println(m.Do(b.ID, proto.Exists{Path: "/lock", Watch: true}))
 
 	// a's connection drops: the server stops hearing from it, and virtual
 	// time runs out its timeout.
@@ -32,7 +34,7 @@ func Example() {
 	for _, n := range m.TakeNotifications(b.ID) {
 		fmt.Println("b is told:", n)
 	}
-	fmt.Println(m.Do(b.ID, machine.GetChildren{Path: "/"}))
+	fmt.Println(m.Do(b.ID, proto.GetChildren{Path: "/"}))
 	// Output:
 	// z=3 OK path=/lock
 	// z=3 OK stat={c=3 m=3 p=3 t=0/0 v=0 cv=0 av=0 eph=0x100000000000000 dl=0 nc=0}

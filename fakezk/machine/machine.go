@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -67,7 +69,7 @@ type session struct {
 	ephemerals smallSet[string]
 	peak       int // the most ephemerals it held at once (closeOrder)
 	watches    smallSet[watchKey]
-	outbox     []Notification
+	outbox     []proto.Notification
 	listed     bool // in Machine.notified
 	// addr and auth are the identities of its connection: its address
 	// ("": DefaultAddress) and what auth packets added since it opened.
@@ -215,7 +217,7 @@ func (m *Machine) Attach(id int64, replica int, lastZxid int64) error {
 // returns the session's last notifications: its connection is still open
 // while the transaction deletes its ephemerals, so watches it set on them
 // fire for it too, before the close is acknowledged.
-func (m *Machine) CloseSession(id int64) []Notification {
+func (m *Machine) CloseSession(id int64) []proto.Notification {
 	s := m.sessions[id]
 	if s == nil {
 		return nil
@@ -362,7 +364,7 @@ func (m *Machine) SetSequence(path string, n int32) error {
 
 // TakeNotifications removes and returns the notifications queued for a
 // session, oldest first.
-func (m *Machine) TakeNotifications(id int64) []Notification {
+func (m *Machine) TakeNotifications(id int64) []proto.Notification {
 	s := m.sessions[id]
 	if s == nil || len(s.outbox) == 0 {
 		return nil
@@ -400,7 +402,7 @@ func (m *Machine) EndedSessions() int64 { return m.ended }
 // before any later reply to that session. Reads are served by the
 // session's replica; writes by the leader, and the session's replica catches
 // up with them before replying.
-func (m *Machine) Do(id int64, req Request) Reply {
+func (m *Machine) Do(id int64, req proto.Request) proto.Reply {
 	s, refused := m.requester(id)
 	if s == nil {
 		return refused
@@ -420,65 +422,65 @@ func (m *Machine) Do(id int64, req Request) Reply {
 // requester is the session id sending a request, its timeout renewed by
 // the request; or nil and the reply a session gone (ErrSessionExpired) or
 // detached (ErrConnectionLoss) gets.
-func (m *Machine) requester(id int64) (*session, Reply) {
+func (m *Machine) requester(id int64) (*session, proto.Reply) {
 	s := m.sessions[id]
 	if s == nil {
-		return nil, Reply{Zxid: m.zxid, Err: zkapi.ErrSessionExpired}
+		return nil, proto.Reply{Zxid: m.zxid, Err: zkapi.ErrSessionExpired}
 	}
 	if !s.attached {
-		return nil, Reply{Zxid: m.zxid, Err: zkapi.ErrConnectionLoss}
+		return nil, proto.Reply{Zxid: m.zxid, Err: zkapi.ErrConnectionLoss}
 	}
 	s.deadline = m.now + s.timeout
-	return s, Reply{}
+	return s, proto.Reply{}
 }
 
-func isWrite(req Request) bool {
+func isWrite(req proto.Request) bool {
 	switch req.(type) {
-	case Create, Delete, SetData, SetACL, Multi:
+	case proto.Create, proto.Delete, proto.SetData, proto.SetACL, proto.Multi:
 		return true
 	}
 	return false
 }
 
-func (m *Machine) apply(s *session, req Request) Reply {
+func (m *Machine) apply(s *session, req proto.Request) proto.Reply {
 	switch r := req.(type) {
-	case Create:
+	case proto.Create:
 		m.newTxn()
 		return m.create(s, r)
-	case Delete:
+	case proto.Delete:
 		m.newTxn()
 		return m.delete(s, r)
-	case SetData:
+	case proto.SetData:
 		m.newTxn()
 		return m.setData(s, r)
-	case Multi:
+	case proto.Multi:
 		m.newTxn()
 		return m.multi(s, r)
-	case SetACL:
+	case proto.SetACL:
 		m.newTxn()
 		return m.setACL(s, r)
-	case GetACL:
+	case proto.GetACL:
 		return m.getACL(s, r)
-	case AddAuth:
-		return Reply{Err: m.addAuth(s, r)}
-	case Exists:
+	case proto.AddAuth:
+		return proto.Reply{Err: m.addAuth(s, r)}
+	case proto.Exists:
 		return m.exists(s, r)
-	case GetData:
+	case proto.GetData:
 		return m.getData(s, r)
-	case GetChildren:
+	case proto.GetChildren:
 		return m.getChildren(s, r)
-	case SetWatches:
+	case proto.SetWatches:
 		m.setWatches(s, r)
-		return Reply{}
-	case AddWatch:
+		return proto.Reply{}
+	case proto.AddWatch:
 		return m.addWatch(s, r)
-	case RemoveWatches:
+	case proto.RemoveWatches:
 		return m.removeWatches(s, r)
-	case Sync:
+	case proto.Sync:
 		m.CatchUp(s.replica, m.zxid)
-		return Reply{Path: r.Path}
-	case Ping:
-		return Reply{}
+		return proto.Reply{Path: r.Path}
+	case proto.Ping:
+		return proto.Reply{}
 	}
 	panic(fmt.Sprintf("fakezk: request type %T is not in the closed set", req))
 }

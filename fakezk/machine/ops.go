@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -12,15 +14,15 @@ import (
 // TTL -> slash and NUL -> the new ACL (fixupACL) -> parent missing ->
 // CREATE on the parent -> path syntax (after the sequence suffix is
 // appended) -> node exists -> parent ephemeral.
-func (m *Machine) create(s *session, r Create) Reply {
+func (m *Machine) create(s *session, r proto.Create) proto.Reply {
 	path, err := m.doCreate(s, r)
 	if err != nil {
-		return Reply{Err: err}
+		return proto.Reply{Err: err}
 	}
-	return Reply{Path: path}
+	return proto.Reply{Path: path}
 }
 
-func (m *Machine) doCreate(s *session, r Create) (string, error) {
+func (m *Machine) doCreate(s *session, r proto.Create) (string, error) {
 	if err := m.createModeError(r); err != nil {
 		return "", err
 	}
@@ -80,8 +82,8 @@ func (m *Machine) parentForWrite(path string) (string, error) {
 	return path[:i], nil
 }
 
-func (m *Machine) delete(s *session, r Delete) Reply {
-	return Reply{Err: m.doDelete(s, r.Path, r.Version)}
+func (m *Machine) delete(s *session, r proto.Delete) proto.Reply {
+	return proto.Reply{Err: m.doDelete(s, r.Path, r.Version)}
 }
 
 // doDelete checks: no slash, NUL or special path -> parent missing ->
@@ -117,9 +119,9 @@ func (m *Machine) doDelete(s *session, path string, version int32) error {
 	return nil
 }
 
-func (m *Machine) setData(s *session, r SetData) Reply {
+func (m *Machine) setData(s *session, r proto.SetData) proto.Reply {
 	st, err := m.doSetData(s, r.Path, r.Data, r.Version)
-	return Reply{Stat: st, Err: err}
+	return proto.Reply{Stat: st, Err: err}
 }
 
 // doSetData checks: path syntax -> node missing -> WRITE -> version.
@@ -178,43 +180,43 @@ func lookup(r *replica, path string) (*znode, error) {
 
 // exists leaves a watch whether or not the node exists, and checks no
 // ACL (FinalRequestProcessor: statNode alone).
-func (m *Machine) exists(s *session, r Exists) Reply {
+func (m *Machine) exists(s *session, r proto.Exists) proto.Reply {
 	if strings.IndexByte(r.Path, 0) >= 0 {
-		return Reply{Err: fmt.Errorf("%w: NUL in %q", zkapi.ErrBadArguments, r.Path)}
+		return proto.Reply{Err: fmt.Errorf("%w: NUL in %q", zkapi.ErrBadArguments, r.Path)}
 	}
 	if r.Watch {
 		m.watch(s, r.Path, watchData)
 	}
 	n := m.replicas[s.replica].tree[r.Path]
 	if n == nil {
-		return Reply{Err: zkapi.ErrNoNode}
+		return proto.Reply{Err: zkapi.ErrNoNode}
 	}
-	return Reply{Stat: n.view()}
+	return proto.Reply{Stat: n.view()}
 }
 
 // getData and getChildren check: node missing -> READ; a refused read
 // leaves no watch.
-func (m *Machine) getData(s *session, r GetData) Reply {
+func (m *Machine) getData(s *session, r proto.GetData) proto.Reply {
 	n, err := lookup(m.replicas[s.replica], r.Path)
 	if err != nil {
-		return Reply{Err: err}
+		return proto.Reply{Err: err}
 	}
 	if err := checkACL(s, n.acl, zkapi.PermRead); err != nil {
-		return Reply{Err: err}
+		return proto.Reply{Err: err}
 	}
 	if r.Watch {
 		m.watch(s, r.Path, watchData)
 	}
-	return Reply{Data: slices.Clone(n.data), Stat: n.view()}
+	return proto.Reply{Data: slices.Clone(n.data), Stat: n.view()}
 }
 
-func (m *Machine) getChildren(s *session, r GetChildren) Reply {
+func (m *Machine) getChildren(s *session, r proto.GetChildren) proto.Reply {
 	n, err := lookup(m.replicas[s.replica], r.Path)
 	if err != nil {
-		return Reply{Err: err}
+		return proto.Reply{Err: err}
 	}
 	if err := checkACL(s, n.acl, zkapi.PermRead); err != nil {
-		return Reply{Err: err}
+		return proto.Reply{Err: err}
 	}
 	if r.Watch {
 		m.watch(s, r.Path, watchChild)
@@ -223,14 +225,14 @@ func (m *Machine) getChildren(s *session, r GetChildren) Reply {
 	if !m.cfg.SortChildren {
 		m.rng.shuffle(names) // the real server iterates a hash set
 	}
-	return Reply{Children: names, Stat: n.view()}
+	return proto.Reply{Children: names, Stat: n.view()}
 }
 
 // multi applies ops in order under one zxid; on the first failure every
 // change is undone and no watch fires. Results follow the server: ops
 // before the failure OK, the failing op its code, later ones
 // RuntimeInconsistency.
-func (m *Machine) multi(s *session, r Multi) Reply {
+func (m *Machine) multi(s *session, r proto.Multi) proto.Reply {
 	m.beginUndo()
 	defer m.endUndo()
 	results := make([]zkapi.OpResult, len(r.Ops))
@@ -251,15 +253,15 @@ func (m *Machine) multi(s *session, r Multi) Reply {
 				results[j] = zkapi.OpResult{Err: zkapi.ErrRuntimeInconsistency}
 			}
 		}
-		return Reply{Err: err, Results: results}
+		return proto.Reply{Err: err, Results: results}
 	}
-	return Reply{Results: results}
+	return proto.Reply{Results: results}
 }
 
 func (m *Machine) multiOp(s *session, op zkapi.Op) (zkapi.OpResult, error) {
 	switch o := op.(type) {
 	case zkapi.CreateOp:
-		p, err := m.doCreate(s, Create{Path: o.Path, Data: o.Data, Mode: o.Mode, TTLMillis: o.TTLMillis, ACL: o.ACL})
+		p, err := m.doCreate(s, proto.Create{Path: o.Path, Data: o.Data, Mode: o.Mode, TTLMillis: o.TTLMillis, ACL: o.ACL})
 		return zkapi.OpResult{Path: p}, err
 	case zkapi.DeleteOp:
 		return zkapi.OpResult{}, m.doDelete(s, o.Path, o.Version)

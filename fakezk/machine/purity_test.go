@@ -27,6 +27,7 @@ var banned = map[string]bool{
 var pure = map[string]bool{
 	"github.com/zksim/zksim/fakezk/machine":  true,
 	"github.com/zksim/zksim/zkapi":           true,
+	"github.com/zksim/zksim/zkapi/proto":     true,
 	"github.com/zksim/zksim/internal/fphash": true,
 }
 

@@ -1,5 +1,7 @@
 package machine
 
+import "github.com/zksim/zksim/zkapi/proto"
+
 // Reconfig commits a reconfiguration for session id: one transaction that
 // sets /zookeeper/config to the data build returns for the transaction's
 // zxid (ZooKeeper's config names its own version: the zxid, in hex). The
@@ -8,7 +10,7 @@ package machine
 // What the configuration says, and who may change it, is the caller's
 // business: the Machine models no quorum. Like Do, it fails with
 // ErrSessionExpired or ErrConnectionLoss for a session gone or detached.
-func (m *Machine) Reconfig(id int64, build func(zxid int64) []byte) Reply {
+func (m *Machine) Reconfig(id int64, build func(zxid int64) []byte) proto.Reply {
 	s, refused := m.requester(id)
 	if s == nil {
 		return refused
@@ -17,7 +19,7 @@ func (m *Machine) Reconfig(id int64, build func(zxid int64) []byte) Reply {
 	m.CatchUp(s.replica, m.zxid)
 	r := m.replicas[s.replica]
 	n := r.tree[configPath]
-	return Reply{Zxid: r.zxid, Data: n.data, Stat: n.view()}
+	return proto.Reply{Zxid: r.zxid, Data: n.data, Stat: n.view()}
 }
 
 // InitConfig writes the ensemble's first configuration, as the first

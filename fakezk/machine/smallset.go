@@ -1,6 +1,8 @@
 package machine
 
-import "slices"
+import (
+	"slices"
+)
 
 // smallSetMax is the size past which a smallSet becomes a map.
 const smallSetMax = 16

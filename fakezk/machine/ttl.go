@@ -3,6 +3,8 @@ package machine
 import (
 	"fmt"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -40,7 +42,7 @@ func ttlOf(owner int64) int64 { return owner &^ (extendedMask | 0x00FFFF00000000
 // (PrepRequestProcessor.validateCreateRequest), or nil. A server that
 // checks more than the Machine (fakezk/netserver: ACLs) asks it first, to
 // keep ZooKeeper's order.
-func (m *Machine) createModeError(r Create) error {
+func (m *Machine) createModeError(r proto.Create) error {
 	if !r.Mode.Valid() {
 		return fmt.Errorf("%w: unknown create mode %d", zkapi.ErrBadArguments, r.Mode)
 	}
@@ -51,7 +53,7 @@ func (m *Machine) createModeError(r Create) error {
 // create's mode and TTL, which comes before any check of the path: a TTL
 // mode needs extended types (Unimplemented), and EphemeralType.validateTTL
 // wants a TTL mode's TTL in (0, MaxTTL] and no TTL with another mode.
-func (m *Machine) checkTTL(r Create) error {
+func (m *Machine) checkTTL(r proto.Create) error {
 	switch {
 	case r.Mode.IsTTL() && !m.cfg.ExtendedTypes:
 		return fmt.Errorf("%w: TTL nodes need extended types (zookeeper.extendedTypesEnabled)", zkapi.ErrUnimplemented)

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -144,14 +146,14 @@ func (r *replica) setMode(key modeKey, mode watchMode) {
 
 // addWatch is addWatch: a persistent or recursive watch in both tables
 // (DataTree.addWatch), on any path, existing or not.
-func (m *Machine) addWatch(s *session, r AddWatch) Reply {
+func (m *Machine) addWatch(s *session, r proto.AddWatch) proto.Reply {
 	mode := modePersistent
 	if r.Recursive {
 		mode = modeRecursive
 	}
 	m.watchAs(s, r.Path, watchData, mode)
 	m.watchAs(s, r.Path, watchChild, mode)
-	return Reply{}
+	return proto.Reply{}
 }
 
 // unwatch removes the session's watch of kind k on path, if it holds one.
@@ -177,19 +179,19 @@ func (m *Machine) unwatch(r *replica, s *session, path string, k watchKind) bool
 // removeWatches is removeWatches (DataTree.removeWatch): the session's
 // watches of a type on path, whatever their mode; ErrNoWatcher if it held
 // none. Nothing fires.
-func (m *Machine) removeWatches(s *session, q RemoveWatches) Reply {
+func (m *Machine) removeWatches(s *session, q proto.RemoveWatches) proto.Reply {
 	r := m.replicas[s.replica]
 	removed := false
-	if q.Type == WatcherChildren || q.Type == WatcherAny {
+	if q.Type == proto.WatcherChildren || q.Type == proto.WatcherAny {
 		removed = m.unwatch(r, s, q.Path, watchChild)
 	}
-	if q.Type == WatcherData || q.Type == WatcherAny {
+	if q.Type == proto.WatcherData || q.Type == proto.WatcherAny {
 		removed = m.unwatch(r, s, q.Path, watchData) || removed
 	}
 	if !removed {
-		return Reply{Err: fmt.Errorf("%w: %s (type: %s)", zkapi.ErrNoWatcher, q.Path, q.Type)}
+		return proto.Reply{Err: fmt.Errorf("%w: %s (type: %s)", zkapi.ErrNoWatcher, q.Path, q.Type)}
 	}
-	return Reply{}
+	return proto.Reply{}
 }
 
 // CheckWatches answers checkWatches for session id as ZooKeeper 3.8.0
@@ -199,7 +201,7 @@ func (m *Machine) removeWatches(s *session, q RemoveWatches) Reply {
 // watches"), else ErrNoWatcher. With a recursive watch anywhere in a
 // table it looks for one on path's ancestors first, which fails with
 // ErrMarshalling for a path without a slash.
-func (m *Machine) CheckWatches(id int64, path string, typ WatcherType) error {
+func (m *Machine) CheckWatches(id int64, path string, typ proto.WatcherType) error {
 	s := m.sessions[id]
 	if s == nil {
 		return zkapi.ErrSessionExpired
@@ -207,9 +209,9 @@ func (m *Machine) CheckWatches(id int64, path string, typ WatcherType) error {
 	r := m.replicas[s.replica]
 	var kinds []watchKind
 	switch typ {
-	case WatcherChildren:
+	case proto.WatcherChildren:
 		kinds = []watchKind{watchChild}
-	case WatcherData:
+	case proto.WatcherData:
 		kinds = []watchKind{watchData}
 	default:
 		kinds = []watchKind{watchChild, watchData}
@@ -301,7 +303,7 @@ func (m *Machine) notifyOn(i int, fired []trigger, zxid int64) {
 			if checkACL(s, t.acl, zkapi.PermRead) != nil {
 				continue
 			}
-			m.post(s, Notification{
+			m.post(s, proto.Notification{
 				Zxid: zxid, Event: zkapi.Event{Type: t.typ, Path: t.path},
 			})
 		}
@@ -383,7 +385,7 @@ func appendOnce(ids []int64, id int64) []int64 {
 // setWatches re-registers a reconnecting client's watches, firing at once
 // those whose node changed after the client's last zxid
 // (DataTree.setWatches).
-func (m *Machine) setWatches(s *session, r SetWatches) {
+func (m *Machine) setWatches(s *session, r proto.SetWatches) {
 	m.rewatch(s, r.Data, watchData, r.RelativeZxid)
 	tree := m.replicas[s.replica].tree
 	for _, p := range r.Exist {
@@ -398,10 +400,10 @@ func (m *Machine) setWatches(s *session, r SetWatches) {
 	// meanwhile: nothing fires for them (measured on 3.8.0, raw case
 	// "setWatches2 fires nothing for persistent watches on changed nodes").
 	for _, p := range r.Persistent {
-		m.addWatch(s, AddWatch{Path: p})
+		m.addWatch(s, proto.AddWatch{Path: p})
 	}
 	for _, p := range r.PersistentRecursive {
-		m.addWatch(s, AddWatch{Path: p, Recursive: true})
+		m.addWatch(s, proto.AddWatch{Path: p, Recursive: true})
 	}
 }
 
@@ -431,11 +433,11 @@ func (m *Machine) rewatch(s *session, paths []string, k watchKind, zxid int64) {
 // queue adds a notification fired by SetWatches: it stands for changes
 // the client missed, not for one transaction, so it carries zxid -1.
 func (m *Machine) queue(s *session, typ zkapi.EventType, path string) {
-	m.post(s, Notification{Zxid: -1, Event: zkapi.Event{Type: typ, Path: path}})
+	m.post(s, proto.Notification{Zxid: -1, Event: zkapi.Event{Type: typ, Path: path}})
 }
 
 // post queues n for s, listing s for TakeNotified.
-func (m *Machine) post(s *session, n Notification) {
+func (m *Machine) post(s *session, n proto.Notification) {
 	s.outbox = append(s.outbox, n)
 	if !s.listed {
 		s.listed = true
@@ -488,27 +490,27 @@ func (m *Machine) HeldWatches() int { return m.watchCount }
 // getChildren of a node missing or unreadable adds nothing, as it sets no
 // watch; a SetWatches counts each path it lists once, whether or not it
 // fires at once instead.
-func (m *Machine) WatchesAdded(id int64, req Request) int {
+func (m *Machine) WatchesAdded(id int64, req proto.Request) int {
 	s := m.sessions[id]
 	if s == nil {
 		return 0
 	}
 	switch r := req.(type) {
-	case Exists:
+	case proto.Exists:
 		if r.Watch {
 			return m.addsWatch(s, r.Path, watchData)
 		}
-	case GetData:
+	case proto.GetData:
 		if r.Watch && m.readable(s, r.Path) {
 			return m.addsWatch(s, r.Path, watchData)
 		}
-	case GetChildren:
+	case proto.GetChildren:
 		if r.Watch && m.readable(s, r.Path) {
 			return m.addsWatch(s, r.Path, watchChild)
 		}
-	case AddWatch:
+	case proto.AddWatch:
 		return m.addsWatch(s, r.Path, watchData) + m.addsWatch(s, r.Path, watchChild)
-	case SetWatches:
+	case proto.SetWatches:
 		return m.setWatchesAdds(s, r)
 	}
 	return 0
@@ -531,7 +533,7 @@ func (m *Machine) readable(s *session, path string) bool {
 
 // setWatchesAdds is WatchesAdded for a SetWatches: its distinct (path,
 // table) pairs that s does not hold.
-func (m *Machine) setWatchesAdds(s *session, r SetWatches) int {
+func (m *Machine) setWatchesAdds(s *session, r proto.SetWatches) int {
 	seen := map[watchKey]bool{}
 	count := func(paths []string, kinds ...watchKind) {
 		for _, p := range paths {

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -32,7 +34,7 @@ func newSession(t testing.TB, m *machine.Machine) int64 {
 // and the Machine's).
 type watchStep struct {
 	by          int // 0: the watcher, 1: the other session
-	req         machine.Request
+	req         proto.Request
 	adds, holds int
 }
 
@@ -43,18 +45,18 @@ func TestMachine_WatchCounts(t *testing.T) {
 	m := newMachine(t)
 	ids := [2]int64{newSession(t, m), newSession(t, m)}
 	for i, st := range []watchStep{
-		{0, machine.Exists{Path: "/a", Watch: true}, 1, 1},
-		{0, machine.Exists{Path: "/a", Watch: true}, 0, 1},
-		{0, machine.GetData{Path: "/a", Watch: true}, 0, 1},    // no node: no watch
-		{0, machine.GetChildren{Path: "/", Watch: true}, 1, 2}, //
-		{0, machine.GetChildren{Path: "/", Watch: true}, 0, 2},
-		{1, machine.Create{Path: "/a"}, 0, 0}, // fires both
-		{0, machine.GetData{Path: "/a", Watch: true}, 1, 1},
-		{0, machine.AddWatch{Path: "/a"}, 1, 2}, // the data watch is held
-		{0, machine.AddWatch{Path: "/b", Recursive: true}, 2, 4},
-		{1, machine.SetData{Path: "/a", Version: -1}, 0, 4}, // persistent: stays
-		{0, machine.RemoveWatches{Path: "/b", Type: machine.WatcherAny}, 0, 2},
-		{0, machine.SetWatches{Data: []string{"/a", "/c"}, Exist: []string{"/c"}, Child: []string{"/a"}}, 1, 3},
+		{0, proto.Exists{Path: "/a", Watch: true}, 1, 1},
+		{0, proto.Exists{Path: "/a", Watch: true}, 0, 1},
+		{0, proto.GetData{Path: "/a", Watch: true}, 0, 1},    // no node: no watch
+		{0, proto.GetChildren{Path: "/", Watch: true}, 1, 2}, //
+		{0, proto.GetChildren{Path: "/", Watch: true}, 0, 2},
+		{1, proto.Create{Path: "/a"}, 0, 0}, // fires both
+		{0, proto.GetData{Path: "/a", Watch: true}, 1, 1},
+		{0, proto.AddWatch{Path: "/a"}, 1, 2}, // the data watch is held
+		{0, proto.AddWatch{Path: "/b", Recursive: true}, 2, 4},
+		{1, proto.SetData{Path: "/a", Version: -1}, 0, 4}, // persistent: stays
+		{0, proto.RemoveWatches{Path: "/b", Type: proto.WatcherAny}, 0, 2},
+		{0, proto.SetWatches{Data: []string{"/a", "/c"}, Exist: []string{"/c"}, Child: []string{"/a"}}, 1, 3},
 	} {
 		if got := m.WatchesAdded(ids[st.by], st.req); got != st.adds {
 			t.Errorf("step %d: WatchesAdded(%v) = %d, want %d", i, st.req, got, st.adds)
@@ -82,13 +84,13 @@ func TestMachine_WatchTablesShrink(t *testing.T) {
 	w, other := newSession(t, m), newSession(t, m)
 	for i := range paths {
 		p := fmt.Sprintf("/p%d", i)
-		m.Do(w, machine.Exists{Path: p, Watch: true})
+		m.Do(w, proto.Exists{Path: p, Watch: true})
 		if i%8 == 0 {
-			m.Do(w, machine.AddWatch{Path: p + "/q"})
+			m.Do(w, proto.AddWatch{Path: p + "/q"})
 		}
 	}
 	for i := range paths {
-		m.Do(other, machine.Create{Path: fmt.Sprintf("/p%d", i)}) // fires the exists watch
+		m.Do(other, proto.Create{Path: fmt.Sprintf("/p%d", i)}) // fires the exists watch
 	}
 	data, _, _, session, spare := machine.WatchPeaks(m, 0, w)
 	if data >= paths/2 || session >= paths/2 || spare > 256 {
@@ -101,8 +103,8 @@ func TestMachine_WatchTablesShrink(t *testing.T) {
 		t.Errorf("after every watch went: peaks data %d, child %d, modes %d, %d spare lists; want under 1024 each, at most 256",
 			data, child, modes, spare)
 	}
-	m.Do(other, machine.Exists{Path: "/x", Watch: true})
-	m.Do(other, machine.Create{Path: "/x"})
+	m.Do(other, proto.Exists{Path: "/x", Watch: true})
+	m.Do(other, proto.Create{Path: "/x"})
 	if n := m.TakeNotifications(other); len(n) != 1 || n[0].Event.Path != "/x" {
 		t.Errorf("a watch set after the tables shrank: notifications %v, want NodeCreated /x", n)
 	}
@@ -122,7 +124,7 @@ func BenchmarkMachine_WatchMemory(b *testing.B) {
 		for i := range ids {
 			ids[i] = newSession(b, m)
 			for j := range each {
-				m.Do(ids[i], machine.Exists{Path: fmt.Sprintf("/w/%d/%d", i, j), Watch: true})
+				m.Do(ids[i], proto.Exists{Path: fmt.Sprintf("/w/%d/%d", i, j), Watch: true})
 			}
 		}
 		set := heapInuse()

@@ -9,7 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/internal/wire"
 )
 
@@ -63,18 +64,18 @@ func (c *conn) push(f outFrame) {
 func (c *conn) send(b []byte) { c.push(outFrame{b: b}) }
 
 // noteWatch records the paths on which req asks for watches.
-func (c *conn) noteWatch(req machine.Request) {
+func (c *conn) noteWatch(req proto.Request) {
 	var paths []string
 	switch r := req.(type) {
-	case machine.Exists:
+	case proto.Exists:
 		paths = watchPath(r.Path, r.Watch)
-	case machine.GetData:
+	case proto.GetData:
 		paths = watchPath(r.Path, r.Watch)
-	case machine.GetChildren:
+	case proto.GetChildren:
 		paths = watchPath(r.Path, r.Watch)
-	case machine.SetWatches:
+	case proto.SetWatches:
 		paths = slices.Concat(r.Data, r.Exist, r.Child, r.Persistent, r.PersistentRecursive)
-	case machine.AddWatch:
+	case proto.AddWatch:
 		paths = []string{r.Path}
 	}
 	if len(paths) > 0 && c.watched == nil {
@@ -116,7 +117,7 @@ func watchPath(path string, watch bool) []string {
 	return nil
 }
 
-func (c *conn) sendNotification(n machine.Notification, delay time.Duration) {
+func (c *conn) sendNotification(n proto.Notification, delay time.Duration) {
 	f := outFrame{b: wire.AppendNotification(nil, n)}
 	if delay > 0 {
 		f.at = time.Now().Add(delay)

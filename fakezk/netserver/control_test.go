@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/fakezk"
@@ -93,7 +95,7 @@ func TestServer_InterceptedExpiryClosesConnection(t *testing.T) {
 	a, aEvents := connect(t, addr.String())
 	b, _ := connect(t, addr.String())
 	aID := a.SessionID()
-	srv.Intercept(func(m *machine.Machine, session int64, _ machine.Request) fakezk.Fault {
+	srv.Intercept(func(m *machine.Machine, session int64, _ proto.Request) fakezk.Fault {
 		if session == b.SessionID() && m.Alive(aID) {
 			m.Expire(aID)
 		}

@@ -7,8 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/internal/faultname"
 )
 
@@ -64,7 +65,7 @@ func (m Match) String() string {
 	return strings.Join(parts, ",")
 }
 
-func (m Match) matches(session int64, req machine.Request) bool {
+func (m Match) matches(session int64, req proto.Request) bool {
 	if m.Session != 0 && m.Session != session {
 		return false
 	}
@@ -74,7 +75,7 @@ func (m Match) matches(session int64, req machine.Request) bool {
 	if m.Path == "" {
 		return true
 	}
-	for _, p := range machine.Paths(req) {
+	for _, p := range proto.Paths(req) {
 		if strings.HasPrefix(p, m.Path) {
 			return true
 		}
@@ -82,7 +83,7 @@ func (m Match) matches(session int64, req machine.Request) bool {
 	return false
 }
 
-func opName(req machine.Request) string {
+func opName(req proto.Request) string {
 	name, _, _ := strings.Cut(req.String(), " ")
 	return name
 }
@@ -249,7 +250,7 @@ func faultName(f fakezk.Fault) string {
 // fate decides what happens to a request: the first matching rule fires
 // (and is gone once it has fired its count); otherwise the interceptor,
 // if any, decides.
-func (s *Server) fate(session int64, req machine.Request) fakezk.Fault {
+func (s *Server) fate(session int64, req proto.Request) fakezk.Fault {
 	for i := range s.rules {
 		r := &s.rules[i]
 		if !r.match.matches(session, req) {

@@ -11,8 +11,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/internal/wire"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -145,7 +146,7 @@ func (s *Server) handle(c *conn, req wire.Request) bool {
 	switch {
 	case req.Op == wire.OpPing:
 		// The ping's xid is always -2, whatever the client sent.
-		rep := s.m.Do(c.session, machine.Ping{})
+		rep := s.m.Do(c.session, proto.Ping{})
 		c.send(wire.AppendHeader(nil, wire.XidPing, rep.Zxid, 0))
 	case req.Op == wire.OpCloseSession:
 		s.closeSession(c, req)
@@ -172,7 +173,7 @@ func (s *Server) handle(c *conn, req wire.Request) bool {
 func (s *Server) refuse(c *conn, req wire.Request) bool {
 	zxid := s.m.ReplicaZxid(c.replica)
 	if req.Txn {
-		rep := s.m.Do(c.session, machine.Multi{Ops: []zkapi.Op{}})
+		rep := s.m.Do(c.session, proto.Multi{Ops: []zkapi.Op{}})
 		if lost(rep.Err) {
 			s.drop(c)
 			return false
@@ -236,9 +237,9 @@ func (s *Server) multiRefusal(_ *conn, req wire.Request) (int, int32) {
 // multi takes one zxid. The Machine runs the ops before k followed by a
 // check that always fails, so that it decides the first case.
 func (s *Server) failMulti(c *conn, req wire.Request, k int, code int32) bool {
-	m := req.Body.(machine.Multi)
+	m := req.Body.(proto.Multi)
 	ops := append(m.Ops[:k:k], zkapi.CheckOp{Path: "/", Version: -2})
-	rep := s.m.Do(c.session, machine.Multi{Ops: ops})
+	rep := s.m.Do(c.session, proto.Multi{Ops: ops})
 	if lost(rep.Err) {
 		s.drop(c)
 		return false
@@ -275,7 +276,7 @@ func lost(err error) bool {
 
 // reply queues rep for c, after the notifications the request caused
 // (a client sees a watch event before the reply to any later request).
-func (s *Server) reply(c *conn, req wire.Request, rep machine.Reply) bool {
+func (s *Server) reply(c *conn, req wire.Request, rep proto.Reply) bool {
 	if lost(rep.Err) {
 		s.drop(c)
 		return false
@@ -295,7 +296,7 @@ func (s *Server) drop(c *conn) {
 // fillCreateStats adds the Stat of each created node to the replies of
 // create2, createContainer and createTTL, and to a multi's container and
 // TTL creates, which carry one.
-func (s *Server) fillCreateStats(req wire.Request, rep *machine.Reply) {
+func (s *Server) fillCreateStats(req wire.Request, rep *proto.Reply) {
 	stat := func(p string) zkapi.Stat {
 		_, st, _ := s.m.Node(p)
 		return st

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/internal/wire"
 	"github.com/zksim/zksim/zkapi"
@@ -34,7 +36,7 @@ func (s *Server) local(c *conn, req wire.Request) bool {
 	case wire.RemoveWatches:
 		return s.removeWatches(c, req.Xid, l)
 	case wire.CheckWatches:
-		code = zkapi.Code(s.m.CheckWatches(c.session, l.Path, machine.WatcherType(l.Type)))
+		code = zkapi.Code(s.m.CheckWatches(c.session, l.Path, l.Type))
 	case wire.GetEphemerals:
 		body = wire.PathsResponse{Paths: s.ephemerals(c.session, l.Prefix)}
 	case wire.GetAllChildrenNumber:
@@ -56,7 +58,7 @@ func (s *Server) local(c *conn, req wire.Request) bool {
 // adds the identity, or fails an unknown scheme, after which the
 // connection closes and the session lives on. The reply has zxid 0.
 func (s *Server) auth(c *conn, xid int32, a wire.Auth) bool {
-	rep := s.m.Do(c.session, machine.AddAuth{Scheme: a.Scheme, Data: a.Data})
+	rep := s.m.Do(c.session, proto.AddAuth{Scheme: a.Scheme, Data: a.Data})
 	if lost(rep.Err) {
 		s.drop(c)
 		return false
@@ -77,7 +79,7 @@ func (s *Server) auth(c *conn, xid int32, a wire.Auth) bool {
 // (ZooKeeper's session tracker also takes the request's timeout, unchecked,
 // as the session's; the fake keeps the negotiated one.)
 func (s *Server) createSession(c *conn) bool {
-	if rep := s.m.Do(c.session, machine.Multi{Ops: []zkapi.Op{}}); lost(rep.Err) {
+	if rep := s.m.Do(c.session, proto.Multi{Ops: []zkapi.Op{}}); lost(rep.Err) {
 		s.drop(c)
 		return false
 	}
@@ -109,14 +111,14 @@ func (s *Server) stat(c *conn, path string) (zkapi.Stat, bool) {
 	if strings.IndexByte(path, 0) >= 0 {
 		return zkapi.Stat{}, false
 	}
-	rep := s.m.Do(c.session, machine.Exists{Path: path})
+	rep := s.m.Do(c.session, proto.Exists{Path: path})
 	return rep.Stat, rep.Err == nil
 }
 
 // addWatch registers a persistent (mode 0) or recursive (mode 1) watch;
 // the reply's body is an ErrorResponse holding 0.
 func (s *Server) addWatch(c *conn, xid int32, l wire.AddWatch) bool {
-	req := machine.AddWatch{Path: l.Path, Recursive: l.Mode == 1}
+	req := proto.AddWatch{Path: l.Path, Recursive: l.Mode == 1}
 	if !s.admitWatches(c, req) {
 		return false
 	}
@@ -133,7 +135,7 @@ func (s *Server) addWatch(c *conn, xid int32, l wire.AddWatch) bool {
 // removeWatches removes the session's watches of a type on a path,
 // NoWatcher if it has none.
 func (s *Server) removeWatches(c *conn, xid int32, l wire.RemoveWatches) bool {
-	rep := s.m.Do(c.session, machine.RemoveWatches{Path: l.Path, Type: machine.WatcherType(l.Type)})
+	rep := s.m.Do(c.session, proto.RemoveWatches{Path: l.Path, Type: l.Type})
 	if lost(rep.Err) {
 		s.drop(c)
 		return false
@@ -194,7 +196,7 @@ func (s *Server) allChildrenNumber(c *conn, path string) (int32, wire.Response) 
 	if _, ok := s.stat(c, path); !ok {
 		return zkapi.Code(zkapi.ErrNoNode), nil
 	}
-	if rep := s.m.Do(c.session, machine.GetData{Path: path}); rep.Err != nil {
+	if rep := s.m.Do(c.session, proto.GetData{Path: path}); rep.Err != nil {
 		return zkapi.Code(rep.Err), nil
 	}
 	n, _ := s.m.Descendants(path) // 0 if a lagging follower's node is gone from the leader
@@ -206,15 +208,15 @@ func (s *Server) allChildrenNumber(c *conn, path string) (int32, wire.Response) 
 func (s *Server) multiRead(c *conn, l wire.MultiRead) (int32, wire.Response) {
 	var res []wire.ReadResult
 	for _, op := range l.Ops {
-		var rep machine.Reply
+		var rep proto.Reply
 		switch {
 		case strings.IndexByte(op.Path, 0) >= 0:
 			// A plain lookup, as for getData: no node has a NUL in its path.
 			rep.Err = zkapi.ErrNoNode
 		case op.Op == wire.OpGetData:
-			rep = s.m.Do(c.session, machine.GetData{Path: op.Path})
+			rep = s.m.Do(c.session, proto.GetData{Path: op.Path})
 		default:
-			rep = s.m.Do(c.session, machine.GetChildren{Path: op.Path})
+			rep = s.m.Do(c.session, proto.GetChildren{Path: op.Path})
 		}
 		res = append(res, wire.ReadResult{
 			Op: op.Op, Code: zkapi.Code(rep.Err), Data: rep.Data, Stat: rep.Stat, Children: rep.Children,

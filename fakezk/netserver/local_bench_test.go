@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/internal/wire"
@@ -60,7 +62,7 @@ func benchServer(b *testing.B) (*Server, *conn) {
 }
 
 func mustCreate(b *testing.B, m *machine.Machine, id int64, path string, mode zkapi.CreateMode) {
-	if rep := m.Do(id, machine.Create{Path: path, Mode: mode}); rep.Err != nil {
+	if rep := m.Do(id, proto.Create{Path: path, Mode: mode}); rep.Err != nil {
 		b.Fatalf("create %s: %v", path, rep.Err)
 	}
 }
@@ -145,7 +147,7 @@ func timeGetData(b *testing.B, reader net.Conn, busy func() error) {
 			}
 		})
 	}
-	get := wire.AppendRequest(nil, 1, wire.OpGetData, machine.GetData{Path: "/bench/e"})
+	get := wire.AppendRequest(nil, 1, wire.OpGetData, proto.GetData{Path: "/bench/e"})
 	var worst time.Duration
 	for b.Loop() {
 		start := time.Now()

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/internal/wire"
@@ -136,14 +138,14 @@ func localStep(m *machine.Machine, rnd *rand.Rand, ids []int64) string {
 	if mode == zkapi.PersistentWithTTL {
 		ttl = 1
 	}
-	var req machine.Request
+	var req proto.Request
 	switch k := rnd.IntN(20); {
 	case k < 8:
-		req = machine.Create{Path: p, Mode: mode, TTLMillis: ttl}
+		req = proto.Create{Path: p, Mode: mode, TTLMillis: ttl}
 	case k < 11:
-		req = machine.Delete{Path: p, Version: -1}
+		req = proto.Delete{Path: p, Version: -1}
 	case k < 15:
-		req = machine.Multi{Ops: []zkapi.Op{
+		req = proto.Multi{Ops: []zkapi.Op{
 			zkapi.CreateOp{Path: p, Mode: mode, TTLMillis: ttl},
 			zkapi.DeleteOp{Path: localPaths[rnd.IntN(len(localPaths))], Version: -1},
 			zkapi.CheckOp{Path: localPaths[rnd.IntN(len(localPaths))], Version: int32(rnd.IntN(2)) - 1},

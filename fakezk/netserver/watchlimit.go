@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/zkapi/proto"
 )
 
 // Watch caps. A watch is one (session, path, table) triple, as the
@@ -84,7 +84,7 @@ func (l *watchLimits) check(held, total, n int) error {
 // would set any number of watches): at the per-session cap it never
 // asks for more than it held, but on a server at its total cap it is
 // refused, and the client reconnects until watches elsewhere go.
-func (s *Server) admitWatches(c *conn, req machine.Request) bool {
+func (s *Server) admitWatches(c *conn, req proto.Request) bool {
 	n := s.m.WatchesAdded(c.session, req)
 	if n == 0 {
 		return true

@@ -8,8 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/fakezk/machine"
-	"github.com/zksim/zksim/internal/wire"
 	"github.com/zksim/zksim/internal/ztree"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -171,7 +172,7 @@ func (r *Runner) exec(ctx context.Context, label string, c zkapi.Conn, cmd strin
 		return r.get(ctx, label, c, a)
 	case "set":
 		path := r.abs(a.next("path"))
-		data := r.data(a, wire.FrameSize(machine.SetData{Path: path}))
+		data := r.data(a, proto.FrameSize(proto.SetData{Path: path}))
 		v := a.version()
 		if err := a.done(); err != nil {
 			return "", err
@@ -264,7 +265,7 @@ func (r *Runner) history(ctx context.Context, label string, c zkapi.Conn) (strin
 func (r *Runner) dataAndMode(a *args, path string) ([]byte, zkapi.CreateMode, []zkapi.ACL) {
 	var data []byte
 	if len(a.toks) > 0 && (a.toks[0].quoted || strings.HasPrefix(a.toks[0].s, "maxdata")) {
-		data = r.data(a, wire.FrameSize(machine.Create{Path: path}))
+		data = r.data(a, proto.FrameSize(proto.Create{Path: path}))
 	}
 	mode := zkapi.Persistent
 	if len(a.toks) > 0 && !strings.HasPrefix(a.toks[0].s, "acl=") {

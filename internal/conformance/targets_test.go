@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/expire"
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
@@ -90,8 +92,8 @@ func newServe(t testing.TB, seed uint64) *serveTarget {
 	srv, addr := zktest.ServeFake(t, netserver.Config{Machine: fakezk.Config{Seed: seed, TickMillis: 500, SuperDigest: superDigest}})
 	s := &serveTarget{realTarget: newWireTarget(t, addr), srv: srv,
 		resends: map[int64]int{}, pending: map[int64]bool{}}
-	srv.Intercept(func(_ *machine.Machine, session int64, req machine.Request) fakezk.Fault {
-		if _, ok := req.(machine.SetWatches); ok {
+	srv.Intercept(func(_ *machine.Machine, session int64, req proto.Request) fakezk.Fault {
+		if _, ok := req.(proto.SetWatches); ok {
 			s.mu.Lock()
 			s.resends[session]++
 			s.mu.Unlock()

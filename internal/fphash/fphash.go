@@ -6,6 +6,11 @@
 // A Hash folds values in order. For sets, whose iteration order must not
 // matter (Go maps), hash each element into its own Hash and add the sums
 // with Hash.Add, which is commutative.
+//
+// Renaming folds ZooKeeper's values (paths, data, Stats, replies, watch
+// events) with the clients renamed: fakezk/machine hashes its state and
+// sim its clients' histories through it, so that a search treating
+// identical clients as interchangeable hashes mirror images alike.
 package fphash
 
 import "math/bits"

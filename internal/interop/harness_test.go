@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"go.uber.org/goleak"
 
 	"github.com/zksim/zksim/fakezk"
@@ -168,12 +170,12 @@ func (f *fake) expireBeforeWatch(t *testing.T, dir string, holder, watcher int64
 	t.Helper()
 	target := dir + "/" + f.only(t, dir, "the holder's node", ownedBy(holder)).Name
 	fired := new(atomic.Int32)
-	f.srv.Intercept(func(m *machine.Machine, session int64, req machine.Request) fakezk.Fault {
+	f.srv.Intercept(func(m *machine.Machine, session int64, req proto.Request) fakezk.Fault {
 		var p string
 		switch r := req.(type) {
-		case machine.GetData:
+		case proto.GetData:
 			p = r.Path
-		case machine.Exists:
+		case proto.Exists:
 			p = r.Path
 		}
 		if session == watcher && p == target && m.Alive(holder) {

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
@@ -102,8 +104,8 @@ func (f *fake) waitWatch(t *testing.T, ctx context.Context, session int64, p str
 // number of times it fired.
 func (f *fake) loseListing(dir string, session int64) *atomic.Int32 {
 	fired := new(atomic.Int32)
-	f.srv.Intercept(func(_ *machine.Machine, s int64, req machine.Request) fakezk.Fault {
-		if r, ok := req.(machine.GetChildren); ok && s == session && r.Path == dir && fired.Load() == 0 {
+	f.srv.Intercept(func(_ *machine.Machine, s int64, req proto.Request) fakezk.Fault {
+		if r, ok := req.(proto.GetChildren); ok && s == session && r.Path == dir && fired.Load() == 0 {
 			fired.Add(1)
 			return fakezk.LoseRequest
 		}
@@ -159,12 +161,12 @@ func (f *fake) nodeOf(t *testing.T, dir string, session int64) string {
 // of times the expiry fired.
 func (f *fake) expireOnRead(target string, victim, reader int64) *atomic.Int32 {
 	fired := new(atomic.Int32)
-	f.srv.Intercept(func(m *machine.Machine, session int64, req machine.Request) fakezk.Fault {
+	f.srv.Intercept(func(m *machine.Machine, session int64, req proto.Request) fakezk.Fault {
 		var p string
 		switch r := req.(type) {
-		case machine.GetData:
+		case proto.GetData:
 			p = r.Path
-		case machine.Exists:
+		case proto.Exists:
 			p = r.Path
 		}
 		if session == reader && p == target && m.Alive(victim) {

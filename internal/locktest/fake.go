@@ -4,12 +4,14 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/fakezk/machine"
 )
 
 // Rule decides the fault for one request, or says it does not apply.
-type Rule func(m *machine.Machine, sid int64, req machine.Request) (fakezk.Fault, bool)
+type Rule func(m *machine.Machine, sid int64, req proto.Request) (fakezk.Fault, bool)
 
 // Fake is an in-process fakezk server for scripted recipe tests: it
 // records every request per session, and applies one-shot fault rules in
@@ -18,20 +20,20 @@ type Fake struct {
 	Srv *fakezk.Server
 
 	mu       sync.Mutex
-	requests map[int64][]machine.Request
+	requests map[int64][]proto.Request
 	rules    []Rule
-	every    func(m *machine.Machine, sid int64, req machine.Request) fakezk.Fault
+	every    func(m *machine.Machine, sid int64, req proto.Request) fakezk.Fault
 }
 
 // NewFake starts a fake server with cfg, closed when t ends.
 func NewFake(t testing.TB, cfg fakezk.Config) *Fake {
-	f := &Fake{Srv: fakezk.MustServer(cfg), requests: map[int64][]machine.Request{}}
+	f := &Fake{Srv: fakezk.MustServer(cfg), requests: map[int64][]proto.Request{}}
 	f.Srv.Intercept(f.intercept)
 	t.Cleanup(func() { f.Srv.Close() })
 	return f
 }
 
-func (f *Fake) intercept(m *machine.Machine, sid int64, req machine.Request) fakezk.Fault {
+func (f *Fake) intercept(m *machine.Machine, sid int64, req proto.Request) fakezk.Fault {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.requests[sid] = append(f.requests[sid], req)
@@ -55,7 +57,7 @@ func (f *Fake) Once(r Rule) {
 }
 
 // Every sets the rule asked for each request no one-shot rule took.
-func (f *Fake) Every(fn func(m *machine.Machine, sid int64, req machine.Request) fakezk.Fault) {
+func (f *Fake) Every(fn func(m *machine.Machine, sid int64, req proto.Request) fakezk.Fault) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.every = fn
@@ -79,7 +81,7 @@ func (f *Fake) Listings(sid int64, dir string) int {
 	defer f.mu.Unlock()
 	n := 0
 	for _, r := range f.requests[sid] {
-		if g, ok := r.(machine.GetChildren); ok && g.Path == dir {
+		if g, ok := r.(proto.GetChildren); ok && g.Path == dir {
 			n++
 		}
 	}

@@ -3,7 +3,8 @@ package wire
 import (
 	"fmt"
 
-	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -34,9 +35,11 @@ func AppendConnect(dst []byte, c ConnectRequest) []byte {
 // createTTL for a Create, getACL and setACL for theirs, getChildren or
 // getChildren2 for a
 // GetChildren, check for a one-op Multi of a CheckOp, setWatches or
-// setWatches2 for a SetWatches, ping or closeSession with a nil body);
-// anything else panics.
-func AppendRequest(dst []byte, xid int32, op Op, body machine.Request) []byte {
+// setWatches2 for a SetWatches, addWatch for an AddWatch, removeWatches
+// for a RemoveWatches, ping or closeSession with a nil body); anything
+// else panics. The server answers addWatch and removeWatches itself, so
+// DecodeRequest gives them back as the Local AddWatch and RemoveWatches.
+func AppendRequest(dst []byte, xid int32, op Op, body proto.Request) []byte {
 	w, start := frame(dst)
 	w.int32(xid)
 	w.int32(int32(op))
@@ -46,53 +49,61 @@ func AppendRequest(dst []byte, xid int32, op Op, body machine.Request) []byte {
 	return w.end(start)
 }
 
-func (w *writer) request(op Op, body machine.Request) bool {
+func (w *writer) request(op Op, body proto.Request) bool {
 	switch b := body.(type) {
 	case nil:
 		return op == OpPing || op == OpCloseSession
-	case machine.Create:
+	case proto.Create:
 		w.create(b.Path, b.Data, b.ACL, int32(b.Mode))
 		if op == OpCreateTTL {
 			w.int64(b.TTLMillis)
 			return true
 		}
 		return op == OpCreate || op == OpCreate2 || op == OpCreateContainer
-	case machine.GetACL:
+	case proto.GetACL:
 		w.string(b.Path)
 		return op == OpGetACL
-	case machine.SetACL:
+	case proto.SetACL:
 		w.string(b.Path)
 		w.acls(b.ACL)
 		w.int32(b.Version)
 		return op == OpSetACL
-	case machine.Delete:
+	case proto.Delete:
 		w.string(b.Path)
 		w.int32(b.Version)
 		return op == OpDelete
-	case machine.Exists:
+	case proto.Exists:
 		w.string(b.Path)
 		w.bool(b.Watch)
 		return op == OpExists
-	case machine.GetData:
+	case proto.GetData:
 		w.string(b.Path)
 		w.bool(b.Watch)
 		return op == OpGetData
-	case machine.SetData:
+	case proto.SetData:
 		w.string(b.Path)
 		w.buffer(b.Data)
 		w.int32(b.Version)
 		return op == OpSetData
-	case machine.GetChildren:
+	case proto.GetChildren:
 		w.string(b.Path)
 		w.bool(b.Watch)
 		return op == OpGetChildren || op == OpGetChildren2
-	case machine.Sync:
+	case proto.Sync:
 		w.string(b.Path)
 		return op == OpSync
-	case machine.SetWatches:
+	case proto.SetWatches:
 		w.setWatches(b, op == OpSetWatches2)
 		return op == OpSetWatches || op == OpSetWatches2
-	case machine.Multi:
+	case proto.AddWatch:
+		w.string(b.Path)
+		w.int32(watchMode(b.Recursive))
+		return op == OpAddWatch
+	case proto.RemoveWatches:
+		w.string(b.Path)
+		w.int32(int32(b.Type))
+		return op == OpRemoveWatches
+	case proto.Multi:
 		if op == OpCheck {
 			c, ok := oneCheck(b)
 			w.string(c.Path)
@@ -104,7 +115,16 @@ func (w *writer) request(op Op, body machine.Request) bool {
 	return false
 }
 
-func oneCheck(m machine.Multi) (zkapi.CheckOp, bool) {
+// watchMode is addWatch's AddWatchMode: 0 persistent, 1 persistent
+// recursive.
+func watchMode(recursive bool) int32 {
+	if recursive {
+		return 1
+	}
+	return 0
+}
+
+func oneCheck(m proto.Multi) (zkapi.CheckOp, bool) {
 	if len(m.Ops) != 1 {
 		return zkapi.CheckOp{}, false
 	}
@@ -122,7 +142,7 @@ func (w *writer) create(path string, data []byte, acl []ACL, flags int32) {
 	w.int32(flags)
 }
 
-func (w *writer) setWatches(sw machine.SetWatches, v2 bool) {
+func (w *writer) setWatches(sw proto.SetWatches, v2 bool) {
 	w.int64(sw.RelativeZxid)
 	w.strings(sw.Data)
 	w.strings(sw.Exist)
@@ -150,20 +170,20 @@ func (w *writer) multiRequest(ops []zkapi.Op) bool {
 
 // opRequest is the type and body a multi op is written with: a check is
 // written as the one-op multi that the single check request carries.
-func opRequest(op zkapi.Op) (Op, machine.Request, bool) {
+func opRequest(op zkapi.Op) (Op, proto.Request, bool) {
 	switch o := op.(type) {
 	case zkapi.CreateOp:
-		c := machine.Create{Path: o.Path, Data: o.Data, Mode: o.Mode, TTLMillis: o.TTLMillis, ACL: o.ACL}
+		c := proto.Create{Path: o.Path, Data: o.Data, Mode: o.Mode, TTLMillis: o.TTLMillis, ACL: o.ACL}
 		if o.Mode.IsTTL() {
 			return OpCreateTTL, c, true
 		}
 		return OpCreate, c, true
 	case zkapi.DeleteOp:
-		return OpDelete, machine.Delete{Path: o.Path, Version: o.Version}, true
+		return OpDelete, proto.Delete{Path: o.Path, Version: o.Version}, true
 	case zkapi.SetOp:
-		return OpSetData, machine.SetData{Path: o.Path, Data: o.Data, Version: o.Version}, true
+		return OpSetData, proto.SetData{Path: o.Path, Data: o.Data, Version: o.Version}, true
 	case zkapi.CheckOp:
-		return OpCheck, machine.Multi{Ops: []zkapi.Op{o}}, true
+		return OpCheck, proto.Multi{Ops: []zkapi.Op{o}}, true
 	}
 	return 0, nil, false
 }

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -29,7 +30,7 @@ type Request struct {
 	Xid int32
 	Op  Op
 	// Body is the request for the Machine.
-	Body machine.Request
+	Body proto.Request
 	// Local is a request the server answers itself, from the connection's
 	// state and what the Machine shows.
 	Local Local
@@ -312,13 +313,13 @@ func decodeBody(r *reader, req *Request) {
 	}
 }
 
-func lookupNUL(body machine.Request) bool {
+func lookupNUL(body proto.Request) bool {
 	switch b := body.(type) {
-	case machine.GetData:
+	case proto.GetData:
 		return strings.IndexByte(b.Path, 0) >= 0
-	case machine.GetChildren:
+	case proto.GetChildren:
 		return strings.IndexByte(b.Path, 0) >= 0
-	case machine.GetACL:
+	case proto.GetACL:
 		return strings.IndexByte(b.Path, 0) >= 0
 	}
 	return false
@@ -333,26 +334,26 @@ func refuse(req *Request, code int32) {
 
 // decodeOne decodes the body of a request the Machine serves, or returns
 // nil for a type it does not serve.
-func decodeOne(r *reader, op Op) machine.Request {
+func decodeOne(r *reader, op Op) proto.Request {
 	switch op {
 	case OpDelete:
-		return machine.Delete{Path: r.path("path"), Version: r.int32("version")}
+		return proto.Delete{Path: r.path("path"), Version: r.int32("version")}
 	case OpExists:
-		return machine.Exists{Path: r.path("path"), Watch: r.bool("watch")}
+		return proto.Exists{Path: r.path("path"), Watch: r.bool("watch")}
 	case OpGetData:
-		return machine.GetData{Path: r.path("path"), Watch: r.bool("watch")}
+		return proto.GetData{Path: r.path("path"), Watch: r.bool("watch")}
 	case OpSetData:
-		return machine.SetData{Path: r.path("path"), Data: r.buffer("data"), Version: r.int32("version")}
+		return proto.SetData{Path: r.path("path"), Data: r.buffer("data"), Version: r.int32("version")}
 	case OpGetChildren, OpGetChildren2:
-		return machine.GetChildren{Path: r.path("path"), Watch: r.bool("watch")}
+		return proto.GetChildren{Path: r.path("path"), Watch: r.bool("watch")}
 	case OpSync:
-		return machine.Sync{Path: r.path("path")}
+		return proto.Sync{Path: r.path("path")}
 	case OpGetACL:
-		return machine.GetACL{Path: r.path("path")}
+		return proto.GetACL{Path: r.path("path")}
 	case OpSetACL:
-		return machine.SetACL{Path: r.path("path"), ACL: r.acls(), Version: r.int32("version")}
+		return proto.SetACL{Path: r.path("path"), ACL: r.acls(), Version: r.int32("version")}
 	case OpCheck:
-		return machine.Multi{Ops: []zkapi.Op{zkapi.CheckOp{Path: r.path("path"), Version: r.int32("version")}}}
+		return proto.Multi{Ops: []zkapi.Op{zkapi.CheckOp{Path: r.path("path"), Version: r.int32("version")}}}
 	}
 	return nil
 }
@@ -365,8 +366,8 @@ func decodeOne(r *reader, op Op) machine.Request {
 // ZooKeeper's ttl for them, -1, which the Machine refuses. A
 // createContainer request makes a container whatever its flags say,
 // unless they are a TTL mode.
-func decodeCreate(r *reader, op Op) (machine.Create, int32) {
-	c := machine.Create{Path: r.path("path"), Data: r.buffer("data"), ACL: r.acls()}
+func decodeCreate(r *reader, op Op) (proto.Create, int32) {
+	c := proto.Create{Path: r.path("path"), Data: r.buffer("data"), ACL: r.acls()}
 	flags := r.int32("flags")
 	ttl := int64(-1)
 	if op == OpCreateTTL {
@@ -403,8 +404,8 @@ func createMode(flags int32, ttlOp bool) (zkapi.CreateMode, int32) {
 	}
 }
 
-func decodeSetWatches(r *reader, v2 bool) machine.SetWatches {
-	sw := machine.SetWatches{
+func decodeSetWatches(r *reader, v2 bool) proto.SetWatches {
+	sw := proto.SetWatches{
 		RelativeZxid: r.int64("relativeZxid"),
 		Data:         r.strings("dataWatches"),
 		Exist:        r.strings("existWatches"),
@@ -420,8 +421,8 @@ func decodeSetWatches(r *reader, v2 bool) machine.SetWatches {
 // decodeMulti decodes a MultiOperationRecord: (MultiHeader, op) pairs up
 // to a header with done set. A read op (multi takes only writes) or an
 // unknown type makes the whole request unreadable: nil, nil.
-func decodeMulti(r *reader) (machine.Request, []MultiOp) {
-	m := machine.Multi{Ops: []zkapi.Op{}}
+func decodeMulti(r *reader) (proto.Request, []MultiOp) {
+	m := proto.Multi{Ops: []zkapi.Op{}}
 	ops := []MultiOp{}
 	for r.err == nil {
 		typ, done := Op(r.int32("multi type")), r.bool("multi done")

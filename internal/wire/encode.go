@@ -4,7 +4,8 @@ import (
 	"encoding/binary"
 	"slices"
 
-	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -117,7 +118,7 @@ func AppendRefusal(dst []byte, req Request, zxid int64) []byte {
 // AppendNotification appends a watch notification: a ReplyHeader with
 // XidWatch and zxid -1, as ZooKeeper 3.8 sends it (NIOServerCnxn.process
 // does not carry the event's zxid), then a WatcherEvent.
-func AppendNotification(dst []byte, n machine.Notification) []byte {
+func AppendNotification(dst []byte, n proto.Notification) []byte {
 	w, start := frame(dst)
 	w.int32(XidWatch)
 	w.int64(-1)
@@ -133,7 +134,7 @@ func AppendNotification(dst []byte, n machine.Notification) []byte {
 // multi always carries its per-op results, with the header's code 0, as
 // ZooKeeper's MultiResponse does (FinalRequestProcessor never sets the
 // code of a multi).
-func AppendReply(dst []byte, req Request, rep machine.Reply) []byte {
+func AppendReply(dst []byte, req Request, rep proto.Reply) []byte {
 	w, start := frame(dst)
 	w.int32(req.Xid)
 	w.int64(rep.Zxid)
@@ -149,7 +150,7 @@ func AppendReply(dst []byte, req Request, rep machine.Reply) []byte {
 	return w.end(start)
 }
 
-func (w *writer) body(op Op, rep machine.Reply, null bool) {
+func (w *writer) body(op Op, rep proto.Reply, null bool) {
 	switch op {
 	case OpCreate:
 		w.string(rep.Path)
@@ -204,7 +205,7 @@ func (w *writer) multi(ops []MultiOp, results []zkapi.OpResult) {
 			continue
 		}
 		w.multiHeader(ops[i].Result, 0)
-		w.body(ops[i].Result, machine.Reply{Path: res.Path, Stat: res.Stat}, false)
+		w.body(ops[i].Result, proto.Reply{Path: res.Path, Stat: res.Stat}, false)
 	}
 	w.multiEnd()
 }

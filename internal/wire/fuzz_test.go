@@ -7,6 +7,8 @@ import (
 	"io"
 	"testing"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/internal/wire"
@@ -23,22 +25,22 @@ func body(frame []byte) []byte { return frame[4:] }
 
 // seeds are well-formed frames of every kind the server meets.
 func seeds() [][]byte {
-	create := machine.Create{Path: "/a", Data: []byte("d"), Mode: zkapi.EphemeralSequential}
-	multi := machine.Multi{Ops: []zkapi.Op{
+	create := proto.Create{Path: "/a", Data: []byte("d"), Mode: zkapi.EphemeralSequential}
+	multi := proto.Multi{Ops: []zkapi.Op{
 		zkapi.CreateOp{Path: "/m", Mode: zkapi.Container}, zkapi.SetOp{Path: "/m", Data: nil, Version: 2},
 		zkapi.CheckOp{Path: "/m", Version: -1}, zkapi.DeleteOp{Path: "/m", Version: -1},
 	}}
 	frames := [][]byte{
 		wire.AppendRequest(nil, 1, wire.OpCreate, create),
 		wire.AppendRequest(nil, 2, wire.OpCreate2, create),
-		wire.AppendRequest(nil, 3, wire.OpGetData, machine.GetData{Path: "/a", Watch: true}),
-		wire.AppendRequest(nil, 4, wire.OpGetChildren2, machine.GetChildren{Path: "/"}),
+		wire.AppendRequest(nil, 3, wire.OpGetData, proto.GetData{Path: "/a", Watch: true}),
+		wire.AppendRequest(nil, 4, wire.OpGetChildren2, proto.GetChildren{Path: "/"}),
 		wire.AppendRequest(nil, 5, wire.OpMulti, multi),
-		wire.AppendRequest(nil, 6, wire.OpCheck, machine.Multi{Ops: []zkapi.Op{zkapi.CheckOp{Path: "/a", Version: 1}}}),
-		wire.AppendRequest(nil, -8, wire.OpSetWatches2, machine.SetWatches{RelativeZxid: 9, Data: []string{"/a"}, Child: []string{"/"}}),
+		wire.AppendRequest(nil, 6, wire.OpCheck, proto.Multi{Ops: []zkapi.Op{zkapi.CheckOp{Path: "/a", Version: 1}}}),
+		wire.AppendRequest(nil, -8, wire.OpSetWatches2, proto.SetWatches{RelativeZxid: 9, Data: []string{"/a"}, Child: []string{"/"}}),
 		wire.AppendRequest(nil, -2, wire.OpPing, nil),
-		wire.AppendRequest(nil, 7, wire.OpSync, machine.Sync{Path: "/"}),
-		wire.AppendRequest(nil, 8, wire.OpSetData, machine.SetData{Path: "/a", Data: []byte{}, Version: -1}),
+		wire.AppendRequest(nil, 7, wire.OpSync, proto.Sync{Path: "/"}),
+		wire.AppendRequest(nil, 8, wire.OpSetData, proto.SetData{Path: "/a", Data: []byte{}, Version: -1}),
 	}
 	raw := func(xid int32, op wire.Op, fields ...[]byte) []byte {
 		b := binary.BigEndian.AppendUint32(nil, uint32(xid))
@@ -195,8 +197,8 @@ func checkSorted(t *testing.T, req wire.Request) {
 		t.Fatalf("unknown %s decoded to code %d, want Unimplemented", req.Op, req.Code)
 	case req.Txn && (req.Code == 0 || !req.Op.Write()):
 		t.Fatalf("%s: a transaction for a refusal %d of a read", req.Op, req.Code)
-	case req.Op == wire.OpMulti && req.Body != nil && len(req.MultiOps) != len(req.Body.(machine.Multi).Ops):
-		t.Fatalf("multi of %d ops described by %d", len(req.Body.(machine.Multi).Ops), len(req.MultiOps))
+	case req.Op == wire.OpMulti && req.Body != nil && len(req.MultiOps) != len(req.Body.(proto.Multi).Ops):
+		t.Fatalf("multi of %d ops described by %d", len(req.Body.(proto.Multi).Ops), len(req.MultiOps))
 	}
 }
 

@@ -1,6 +1,9 @@
 package wire
 
-import "github.com/zksim/zksim/zkapi"
+import (
+	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zkapi/proto"
+)
 
 // Local is a request the server answers itself rather than through the
 // Machine: Auth, SASL, CreateSession, CheckWatches,
@@ -25,27 +28,16 @@ type SASL struct{ Token []byte }
 // connection's own session and answers with a second ConnectResponse.
 type CreateSession struct{ TimeoutMs int32 }
 
-// WatcherType is checkWatches' and removeWatches' watch type
-// (Watcher.WatcherType).
-type WatcherType int32
-
-// Watcher types.
-const (
-	WatchChildren WatcherType = 1
-	WatchData     WatcherType = 2
-	WatchAny      WatcherType = 3
-)
-
 // CheckWatches is checkWatches (17).
 type CheckWatches struct {
 	Path string
-	Type WatcherType
+	Type proto.WatcherType
 }
 
 // RemoveWatches is removeWatches (18).
 type RemoveWatches struct {
 	Path string
-	Type WatcherType
+	Type proto.WatcherType
 }
 
 // GetEphemerals is getEphemerals (103): the session's ephemeral nodes
@@ -115,9 +107,9 @@ func decodeLocal(r *reader, op Op) Local {
 	panic("wire: decodeLocal called for " + op.String() + ", which is not a local request")
 }
 
-func watcherType(r *reader) WatcherType {
-	typ := WatcherType(r.int32("type"))
-	if typ < WatchChildren || typ > WatchAny {
+func watcherType(r *reader) proto.WatcherType {
+	typ := proto.WatcherType(r.int32("type"))
+	if typ < proto.WatcherChildren || typ > proto.WatcherAny {
 		r.fail("watcher type")
 	}
 	return typ

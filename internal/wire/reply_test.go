@@ -10,6 +10,8 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/zksim/zksim/internal/wire"
+	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zkapi/proto"
 )
 
 // unhex reads a hex literal written with spaces between the fields.
@@ -114,4 +116,39 @@ func TestDecodeReplyHeader_RoundTrip(t *testing.T) {
 			t.Fatalf("DecodeReplyHeader = %+v, %v; want %+v", got, err, want)
 		}
 	})
+}
+
+// TestDecodeEvent_Spec decodes a notification written out by hand from
+// zookeeper.jute (ReplyHeader xid -1, zxid -1, err 0; WatcherEvent type,
+// state, path), and the one AppendNotification writes: the client side
+// (zkapi/gozk's shim) reads what the server side writes.
+func TestDecodeEvent_Spec(t *testing.T) {
+	want := zkapi.Event{Type: zkapi.EventNodeDataChanged, Path: "/a/b"}
+	byHand := unhex(t, "ffffffff ffffffffffffffff 00000000 00000003 00000003 00000004 2f612f62")
+	encoded := wire.AppendNotification(nil, proto.Notification{Zxid: 7, Event: want})[4:]
+	for name, frame := range map[string][]byte{"by hand": byHand, "encoded": encoded} {
+		h, rec, err := wire.DecodeReply(frame)
+		if err != nil || h != (wire.ReplyHeader{Xid: wire.XidWatch, Zxid: -1}) {
+			t.Fatalf("%s: header %+v, %v", name, h, err)
+		}
+		ev, err := wire.DecodeEvent(rec)
+		if err != nil || ev != want {
+			t.Fatalf("%s: event %v, %v; want %v", name, ev, err, want)
+		}
+	}
+}
+
+func TestDecodeEvent_Malformed(t *testing.T) {
+	for name, rec := range map[string]string{
+		"empty":          "",
+		"no path":        "00000003 00000003",
+		"path too short": "00000003 00000003 00000004 2f61",
+	} {
+		if _, err := wire.DecodeEvent(unhex(t, rec)); !errors.Is(err, wire.ErrMalformed) {
+			t.Errorf("%s: err %v, want ErrMalformed", name, err)
+		}
+	}
+	if _, _, err := wire.DecodeReply(unhex(t, "ffffffff ffffffff")); !errors.Is(err, wire.ErrMalformed) {
+		t.Errorf("short header: err %v, want ErrMalformed", err)
+	}
 }

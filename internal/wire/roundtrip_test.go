@@ -3,8 +3,9 @@ package wire_test
 import (
 	"testing"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/google/go-cmp/cmp"
-	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/internal/wire"
 	"github.com/zksim/zksim/zkapi"
 	"pgregory.net/rapid"
@@ -65,7 +66,7 @@ func genOp(t *rapid.T) zkapi.Op {
 	return zkapi.CheckOp{Path: path, Version: version}
 }
 
-func genRequest(t *rapid.T) (wire.Op, machine.Request) {
+func genRequest(t *rapid.T) (wire.Op, proto.Request) {
 	path, watch := genPath(t, "path"), rapid.Bool().Draw(t, "watch")
 	paths := func(label string) []string {
 		if rapid.Bool().Draw(t, label+" empty") {
@@ -80,29 +81,29 @@ func genRequest(t *rapid.T) (wire.Op, machine.Request) {
 		if mode == zkapi.Container && rapid.Bool().Draw(t, "createContainer") {
 			op = wire.OpCreateContainer
 		}
-		return op, machine.Create{Path: path, Data: genData(t, "data"), Mode: mode, ACL: genACL(t)}
+		return op, proto.Create{Path: path, Data: genData(t, "data"), Mode: mode, ACL: genACL(t)}
 	case 1:
-		return wire.OpDelete, machine.Delete{Path: path, Version: rapid.Int32().Draw(t, "version")}
+		return wire.OpDelete, proto.Delete{Path: path, Version: rapid.Int32().Draw(t, "version")}
 	case 2:
-		return wire.OpExists, machine.Exists{Path: path, Watch: watch}
+		return wire.OpExists, proto.Exists{Path: path, Watch: watch}
 	case 3:
-		return wire.OpGetData, machine.GetData{Path: path, Watch: watch}
+		return wire.OpGetData, proto.GetData{Path: path, Watch: watch}
 	case 4:
-		return wire.OpSetData, machine.SetData{Path: path, Data: genData(t, "data"), Version: rapid.Int32().Draw(t, "version")}
+		return wire.OpSetData, proto.SetData{Path: path, Data: genData(t, "data"), Version: rapid.Int32().Draw(t, "version")}
 	case 5:
 		op := rapid.SampledFrom([]wire.Op{wire.OpGetChildren, wire.OpGetChildren2}).Draw(t, "children op")
-		return op, machine.GetChildren{Path: path, Watch: watch}
+		return op, proto.GetChildren{Path: path, Watch: watch}
 	case 6:
-		return wire.OpSync, machine.Sync{Path: path}
+		return wire.OpSync, proto.Sync{Path: path}
 	case 7:
-		return wire.OpCheck, machine.Multi{Ops: []zkapi.Op{zkapi.CheckOp{Path: path, Version: rapid.Int32().Draw(t, "version")}}}
+		return wire.OpCheck, proto.Multi{Ops: []zkapi.Op{zkapi.CheckOp{Path: path, Version: rapid.Int32().Draw(t, "version")}}}
 	case 9:
-		return wire.OpGetACL, machine.GetACL{Path: path}
+		return wire.OpGetACL, proto.GetACL{Path: path}
 	case 10:
-		return wire.OpSetACL, machine.SetACL{Path: path, ACL: genACL(t), Version: rapid.Int32().Draw(t, "version")}
+		return wire.OpSetACL, proto.SetACL{Path: path, ACL: genACL(t), Version: rapid.Int32().Draw(t, "version")}
 	case 8:
 		op := rapid.SampledFrom([]wire.Op{wire.OpSetWatches, wire.OpSetWatches2}).Draw(t, "setWatches op")
-		sw := machine.SetWatches{RelativeZxid: rapid.Int64().Draw(t, "zxid"), Data: paths("data"), Exist: paths("exist"), Child: paths("child")}
+		sw := proto.SetWatches{RelativeZxid: rapid.Int64().Draw(t, "zxid"), Data: paths("data"), Exist: paths("exist"), Child: paths("child")}
 		if op == wire.OpSetWatches2 {
 			sw.Persistent, sw.PersistentRecursive = paths("persistent"), paths("recursive")
 		}
@@ -112,5 +113,29 @@ func genRequest(t *rapid.T) (wire.Op, machine.Request) {
 	if ops == nil {
 		ops = []zkapi.Op{}
 	}
-	return wire.OpMulti, machine.Multi{Ops: ops}
+	return wire.OpMulti, proto.Multi{Ops: ops}
+}
+
+// TestAppendRequest_Watches: addWatch and removeWatches, which the
+// server answers itself, decode back as the Local requests carrying the
+// same path, mode and watcher type.
+func TestAppendRequest_Watches(t *testing.T) {
+	for _, tc := range []struct {
+		op   wire.Op
+		body proto.Request
+		want wire.Local
+	}{
+		{wire.OpAddWatch, proto.AddWatch{Path: "/a"}, wire.AddWatch{Path: "/a", Mode: 0}},
+		{wire.OpAddWatch, proto.AddWatch{Path: "/a/b", Recursive: true}, wire.AddWatch{Path: "/a/b", Mode: 1}},
+		{wire.OpRemoveWatches, proto.RemoveWatches{Path: "/r", Type: proto.WatcherAny}, wire.RemoveWatches{Path: "/r", Type: proto.WatcherAny}},
+		{wire.OpRemoveWatches, proto.RemoveWatches{Path: "/r", Type: proto.WatcherData}, wire.RemoveWatches{Path: "/r", Type: proto.WatcherData}},
+	} {
+		req, err := wire.DecodeRequest(wire.AppendRequest(nil, 9, tc.op, tc.body)[4:])
+		if err != nil || req.Op != tc.op || req.Code != 0 || req.Xid != 9 {
+			t.Fatalf("%v: decoded %+v, %v", tc.body, req, err)
+		}
+		if diff := cmp.Diff(tc.want, req.Local); diff != "" {
+			t.Errorf("%v (-want +decoded):\n%s", tc.body, diff)
+		}
+	}
 }

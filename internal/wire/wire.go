@@ -1,6 +1,10 @@
 // Package wire is ZooKeeper's client protocol as a 3.8 server speaks it:
-// frames of jute records, decoded into fakezk Requests and encoded from
-// fakezk Replies. It does no I/O beyond reading one frame from a reader,
+// frames of jute records, decoded into the records of package zkapi/proto
+// (Requests) and encoded from its Replies and Notifications. It is the
+// project's one jute codec: the wire server (fakezk/netserver), the
+// session killer (expire) and the real client's shim for the requests
+// go-zookeeper cannot send (zkapi/gozk) all read and write through it. It
+// imports the records, never the Machine. It does no I/O beyond reading one frame from a reader,
 // so a fuzzer can drive every decoder directly.
 //
 // Every message on the wire is a frame: a big-endian int32 length, then
@@ -31,7 +35,7 @@ import (
 type Op int32
 
 // Request types (ZooDefs.OpCode). The Machine serves the closed set of
-// fakezk Requests; the server answers the others itself (see Local) or
+// proto Requests; the server answers the others itself (see Local) or
 // refuses them as ZooKeeper 3.8 does. A code ZooKeeper does not know is
 // answered with Unimplemented and the connection closes.
 const (

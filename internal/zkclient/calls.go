@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -13,7 +14,7 @@ import (
 // reply, the watch the request left (if any) and the error, wrapped with
 // op and path. fakezk's Conn and the simulator's are Transports.
 type Transport interface {
-	Do(ctx context.Context, op, path string, req machine.Request) (machine.Reply, zkapi.Watch, error)
+	Do(ctx context.Context, op, path string, req proto.Request) (proto.Reply, zkapi.Watch, error)
 }
 
 // Calls implements zkapi.Conn's request methods over a Transport, so that
@@ -27,7 +28,7 @@ func (c Calls) Create(ctx context.Context, path string, data []byte, mode zkapi.
 	if mode.IsTTL() {
 		return "", zkapi.Wrap("create", path, fmt.Errorf("%w: mode %s needs CreateTTL", zkapi.ErrBadArguments, mode))
 	}
-	r, _, err := c.T.Do(ctx, "create", path, machine.Create{Path: path, Data: data, Mode: mode})
+	r, _, err := c.T.Do(ctx, "create", path, proto.Create{Path: path, Data: data, Mode: mode})
 	return r.Path, err
 }
 
@@ -37,13 +38,13 @@ func (c Calls) CreateTTL(ctx context.Context, path string, data []byte, mode zka
 	if !mode.IsTTL() {
 		return "", zkapi.Wrap("create", path, fmt.Errorf("%w: CreateTTL needs a TTL mode, not %s", zkapi.ErrBadArguments, mode))
 	}
-	r, _, err := c.T.Do(ctx, "create", path, machine.Create{Path: path, Data: data, Mode: mode, TTLMillis: ttlMillis})
+	r, _, err := c.T.Do(ctx, "create", path, proto.Create{Path: path, Data: data, Mode: mode, TTLMillis: ttlMillis})
 	return r.Path, err
 }
 
 // Delete implements zkapi.Conn.
 func (c Calls) Delete(ctx context.Context, path string, version int32) error {
-	_, _, err := c.T.Do(ctx, "delete", path, machine.Delete{Path: path, Version: version})
+	_, _, err := c.T.Do(ctx, "delete", path, proto.Delete{Path: path, Version: version})
 	return err
 }
 
@@ -59,7 +60,7 @@ func (c Calls) ExistsW(ctx context.Context, path string) (zkapi.Stat, bool, zkap
 }
 
 func (c Calls) exists(ctx context.Context, path string, watch bool) (zkapi.Stat, bool, zkapi.Watch, error) {
-	r, w, err := c.T.Do(ctx, "exists", path, machine.Exists{Path: path, Watch: watch})
+	r, w, err := c.T.Do(ctx, "exists", path, proto.Exists{Path: path, Watch: watch})
 	if errors.Is(err, zkapi.ErrNoNode) {
 		return zkapi.Stat{}, false, w, nil
 	}
@@ -68,31 +69,31 @@ func (c Calls) exists(ctx context.Context, path string, watch bool) (zkapi.Stat,
 
 // Get implements zkapi.Conn.
 func (c Calls) Get(ctx context.Context, path string) ([]byte, zkapi.Stat, error) {
-	r, _, err := c.T.Do(ctx, "get", path, machine.GetData{Path: path})
+	r, _, err := c.T.Do(ctx, "get", path, proto.GetData{Path: path})
 	return r.Data, r.Stat, err
 }
 
 // GetW implements zkapi.Conn.
 func (c Calls) GetW(ctx context.Context, path string) ([]byte, zkapi.Stat, zkapi.Watch, error) {
-	r, w, err := c.T.Do(ctx, "get", path, machine.GetData{Path: path, Watch: true})
+	r, w, err := c.T.Do(ctx, "get", path, proto.GetData{Path: path, Watch: true})
 	return r.Data, r.Stat, w, err
 }
 
 // Set implements zkapi.Conn.
 func (c Calls) Set(ctx context.Context, path string, data []byte, version int32) (zkapi.Stat, error) {
-	r, _, err := c.T.Do(ctx, "set", path, machine.SetData{Path: path, Data: data, Version: version})
+	r, _, err := c.T.Do(ctx, "set", path, proto.SetData{Path: path, Data: data, Version: version})
 	return r.Stat, err
 }
 
 // Children implements zkapi.Conn.
 func (c Calls) Children(ctx context.Context, path string) ([]string, zkapi.Stat, error) {
-	r, _, err := c.T.Do(ctx, "children", path, machine.GetChildren{Path: path})
+	r, _, err := c.T.Do(ctx, "children", path, proto.GetChildren{Path: path})
 	return r.Children, r.Stat, err
 }
 
 // ChildrenW implements zkapi.Conn.
 func (c Calls) ChildrenW(ctx context.Context, path string) ([]string, zkapi.Stat, zkapi.Watch, error) {
-	r, w, err := c.T.Do(ctx, "children", path, machine.GetChildren{Path: path, Watch: true})
+	r, w, err := c.T.Do(ctx, "children", path, proto.GetChildren{Path: path, Watch: true})
 	return r.Children, r.Stat, w, err
 }
 
@@ -102,30 +103,30 @@ func (c Calls) Multi(ctx context.Context, ops ...zkapi.Op) ([]zkapi.OpResult, er
 	if len(ops) > 0 {
 		path = zkapi.OpPath(ops[0])
 	}
-	r, _, err := c.T.Do(ctx, "multi", path, machine.Multi{Ops: ops})
+	r, _, err := c.T.Do(ctx, "multi", path, proto.Multi{Ops: ops})
 	return r.Results, err
 }
 
 // Sync implements zkapi.Conn.
 func (c Calls) Sync(ctx context.Context, path string) error {
-	_, _, err := c.T.Do(ctx, "sync", path, machine.Sync{Path: path})
+	_, _, err := c.T.Do(ctx, "sync", path, proto.Sync{Path: path})
 	return err
 }
 
 // CreateWithACL implements zkapi.ACLConn.
 func (c Calls) CreateWithACL(ctx context.Context, path string, data []byte, mode zkapi.CreateMode, acl []zkapi.ACL) (string, error) {
-	r, _, err := c.T.Do(ctx, "create", path, machine.Create{Path: path, Data: data, Mode: mode, ACL: acl})
+	r, _, err := c.T.Do(ctx, "create", path, proto.Create{Path: path, Data: data, Mode: mode, ACL: acl})
 	return r.Path, err
 }
 
 // GetACL implements zkapi.ACLConn.
 func (c Calls) GetACL(ctx context.Context, path string) ([]zkapi.ACL, zkapi.Stat, error) {
-	r, _, err := c.T.Do(ctx, "getacl", path, machine.GetACL{Path: path})
+	r, _, err := c.T.Do(ctx, "getacl", path, proto.GetACL{Path: path})
 	return r.ACL, r.Stat, err
 }
 
 // SetACL implements zkapi.ACLConn.
 func (c Calls) SetACL(ctx context.Context, path string, acl []zkapi.ACL, version int32) (zkapi.Stat, error) {
-	r, _, err := c.T.Do(ctx, "setacl", path, machine.SetACL{Path: path, ACL: acl, Version: version})
+	r, _, err := c.T.Do(ctx, "setacl", path, proto.SetACL{Path: path, ACL: acl, Version: version})
 	return r.Stat, err
 }

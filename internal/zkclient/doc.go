@@ -1,7 +1,7 @@
 // Package zkclient is the client side of a fakezk Machine that every
 // client of it shares: the in-process fakezk.Conn and the simulator's
 // sim.Conn. It decides, and never waits: how a zkapi call maps to a
-// machine.Request and its Reply back (Calls over a Transport), which
+// proto.Request and its Reply back (Calls over a Transport), which
 // paths the client refuses before sending (CheckPath,
 // RefuseMultiCreates), and which watch handles an event fires or a
 // reconnect re-registers (WatchTable, PersistentTable, ReplyWatch).

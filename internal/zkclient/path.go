@@ -5,18 +5,19 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/zkapi"
 )
 
 // CheckPath is the check a client makes before sending req (none for
 // multi): what go-zookeeper v1.0.4 checks, as clientCheckPath.
-func CheckPath(req machine.Request) error {
-	p, ok := machine.RequestPath(req)
+func CheckPath(req proto.Request) error {
+	p, ok := proto.RequestPath(req)
 	if !ok { // multi, setWatches, ping
 		return nil
 	}
-	c, _ := req.(machine.Create) // only a create can be sequential
+	c, _ := req.(proto.Create) // only a create can be sequential
 	return clientCheckPath(p, c.Mode.IsSequential())
 }
 
@@ -110,8 +111,8 @@ var plainByte = func() (t [256]bool) {
 // scenario multi.txt) and has no TTL create for a multi. The Machine
 // itself, and so the wire server, still applies such a multi as
 // ZooKeeper does.
-func RefuseMultiCreates(req machine.Request) error {
-	m, ok := req.(machine.Multi)
+func RefuseMultiCreates(req proto.Request) error {
+	m, ok := req.(proto.Multi)
 	if !ok {
 		return nil
 	}

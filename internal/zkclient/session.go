@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/fakezk/machine"
-	"github.com/zksim/zksim/internal/wire"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -37,9 +38,9 @@ type Session[W any, P comparable] struct {
 	Watches    WatchTable[W]
 	Persistent PersistentTable[P]
 
-	replicas int               // the leader and its followers
-	maxFrame int               // jute.maxbuffer
-	creds    []machine.AddAuth // every auth that succeeded, re-sent on each connection
+	replicas int             // the leader and its followers
+	maxFrame int             // jute.maxbuffer
+	creds    []proto.AddAuth // every auth that succeeded, re-sent on each connection
 }
 
 // NewSession returns the model of a client of a Machine configured by
@@ -55,10 +56,10 @@ func NewSession[W any, P comparable](cfg machine.Config, replica int) Session[W,
 // drops the connection unread; the session is detached and the client
 // sees ErrConnectionLoss, with the server's zxid. The caller sends only
 // while its connection is up.
-func (s *Session[W, P]) Send(m *machine.Machine, req machine.Request) machine.Reply {
-	if wire.FrameSize(req) > s.maxFrame && m.Alive(s.ID) {
+func (s *Session[W, P]) Send(m *machine.Machine, req proto.Request) proto.Reply {
+	if proto.FrameSize(req) > s.maxFrame && m.Alive(s.ID) {
 		m.Detach(s.ID)
-		return machine.Reply{Zxid: m.ReplicaZxid(s.Replica), Err: zkapi.ErrConnectionLoss}
+		return proto.Reply{Zxid: m.ReplicaZxid(s.Replica), Err: zkapi.ErrConnectionLoss}
 	}
 	return m.Do(s.ID, req)
 }
@@ -71,33 +72,33 @@ func (s *Session[W, P]) Opened(id int64) {
 }
 
 // Replied folds a reply into what the client has seen.
-func (s *Session[W, P]) Replied(r machine.Reply) {
+func (s *Session[W, P]) Replied(r proto.Reply) {
 	s.LastZxid = max(s.LastZxid, r.Zxid)
 }
 
 // Authed keeps an identity the server accepted, to re-send on every new
 // connection as go-zookeeper does (resendZkAuth).
-func (s *Session[W, P]) Authed(a machine.AddAuth) {
+func (s *Session[W, P]) Authed(a proto.AddAuth) {
 	a.Data = slices.Clone(a.Data)
 	s.creds = append(s.creds, a)
 }
 
 // Creds are the identities to re-send, in the order they were added,
 // first thing on a new connection.
-func (s *Session[W, P]) Creds() []machine.AddAuth { return s.creds }
+func (s *Session[W, P]) Creds() []proto.AddAuth { return s.creds }
 
 // Rewatch is the SetWatches a new connection of the same session sends
 // after its auths, re-registering every watch; false if there is none.
-func (s *Session[W, P]) Rewatch() (machine.SetWatches, bool) {
+func (s *Session[W, P]) Rewatch() (proto.SetWatches, bool) {
 	if s.Watches.Len()+s.Persistent.Len() == 0 {
-		return machine.SetWatches{}, false
+		return proto.SetWatches{}, false
 	}
 	return s.Persistent.Rewatch(s.Watches.SetWatches(s.LastZxid)), true
 }
 
 // Rewatched folds the reply to Rewatch's request in: its zxid counts, as
 // every reply's does.
-func (s *Session[W, P]) Rewatched(r machine.Reply) {
+func (s *Session[W, P]) Rewatched(r proto.Reply) {
 	s.Replied(r)
 }
 

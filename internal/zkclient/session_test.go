@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/internal/zkclient"
 	"github.com/zksim/zksim/zkapi"
@@ -56,7 +58,7 @@ func TestSession_ReconnectNextSkipsRefusals(t *testing.T) {
 func TestSession_ExpiredNextMovesOnAndForgetsZxid(t *testing.T) {
 	s := zkclient.NewSession[int, int](replicas(2), 1)
 	s.Opened(5)
-	s.Replied(machine.Reply{Zxid: 12})
+	s.Replied(proto.Reply{Zxid: 12})
 	s.Expired(true)
 	if s.Replica != 0 {
 		t.Fatalf("new session on replica %d, want 0", s.Replica)
@@ -101,16 +103,16 @@ func TestSession_RewatchCarriesLastZxid(t *testing.T) {
 		t.Fatal("Rewatch with no watch: want none")
 	}
 	s.Opened(5)
-	s.Replied(machine.Reply{Zxid: 10})
-	s.Replied(machine.Reply{Zxid: 12})
-	s.Replied(machine.Reply{Zxid: 11}) // an older zxid never goes back
+	s.Replied(proto.Reply{Zxid: 10})
+	s.Replied(proto.Reply{Zxid: 12})
+	s.Replied(proto.Reply{Zxid: 11}) // an older zxid never goes back
 	s.Watches.Add("/a", zkclient.KindExist, 1)
 	s.Persistent.Add("/p", false, 2)
 	sw, ok := s.Rewatch()
 	if !ok || sw.RelativeZxid != 12 || !slices.Equal(sw.Exist, []string{"/a"}) || !slices.Equal(sw.Persistent, []string{"/p"}) {
 		t.Fatalf("Rewatch = %+v, %v", sw, ok)
 	}
-	s.Rewatched(machine.Reply{Zxid: 20})
+	s.Rewatched(proto.Reply{Zxid: 20})
 	if s.LastZxid != 20 {
 		t.Fatalf("after Rewatched, LastZxid %d, want 20", s.LastZxid)
 	}
@@ -119,7 +121,7 @@ func TestSession_RewatchCarriesLastZxid(t *testing.T) {
 func TestSession_AuthedKeepsACopy(t *testing.T) {
 	var s zkclient.Session[int, int]
 	data := []byte("u:p")
-	s.Authed(machine.AddAuth{Scheme: "digest", Data: data})
+	s.Authed(proto.AddAuth{Scheme: "digest", Data: data})
 	data[0] = 'x'
 	if got := s.Creds(); len(got) != 1 || string(got[0].Data) != "u:p" {
 		t.Fatalf("Creds = %+v", got)

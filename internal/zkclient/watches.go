@@ -5,7 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/zkapi/proto"
+
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -101,8 +102,8 @@ func (t *WatchTable[W]) Len() int {
 }
 
 // SetWatches is the request that re-registers the table after a reconnect.
-func (t *WatchTable[W]) SetWatches(lastZxid int64) machine.SetWatches {
-	return machine.SetWatches{
+func (t *WatchTable[W]) SetWatches(lastZxid int64) proto.SetWatches {
+	return proto.SetWatches{
 		RelativeZxid: lastZxid,
 		Data:         sortedKeys(t.m[KindData]),
 		Exist:        sortedKeys(t.m[KindExist]),
@@ -214,7 +215,7 @@ func (t *PersistentTable[P]) Each(f func(path string, recursive bool, p P)) {
 
 // Rewatch adds the table's paths to a reconnect's SetWatches (which
 // becomes a setWatches2 on the wire).
-func (t *PersistentTable[P]) Rewatch(sw machine.SetWatches) machine.SetWatches {
+func (t *PersistentTable[P]) Rewatch(sw proto.SetWatches) proto.SetWatches {
 	sw.Persistent, sw.PersistentRecursive = sortedKeys(t.m[0]), sortedKeys(t.m[1])
 	return sw
 }
@@ -222,17 +223,17 @@ func (t *PersistentTable[P]) Rewatch(sw machine.SetWatches) machine.SetWatches {
 // ReplyWatch says, for a request sent with a watch and its reply, which
 // client watch table the new watch belongs in; false if the server left
 // no watch. Every client of a Machine uses it.
-func ReplyWatch(req machine.Request, r machine.Reply) (WatchKind, bool) {
+func ReplyWatch(req proto.Request, r proto.Reply) (WatchKind, bool) {
 	switch q := req.(type) {
-	case machine.Exists:
+	case proto.Exists:
 		if q.Watch {
 			return existsWatch(r)
 		}
-	case machine.GetData:
+	case proto.GetData:
 		if q.Watch {
 			return dataWatch(r)
 		}
-	case machine.GetChildren:
+	case proto.GetChildren:
 		if q.Watch {
 			return childWatch(r)
 		}
@@ -242,7 +243,7 @@ func ReplyWatch(req machine.Request, r machine.Reply) (WatchKind, bool) {
 
 // existsWatch: a data watch on an existing node, an exists watch on a
 // missing one, none on a bad request.
-func existsWatch(r machine.Reply) (WatchKind, bool) {
+func existsWatch(r proto.Reply) (WatchKind, bool) {
 	switch r.Err {
 	case nil:
 		return KindData, true
@@ -252,5 +253,5 @@ func existsWatch(r machine.Reply) (WatchKind, bool) {
 	return 0, false
 }
 
-func dataWatch(r machine.Reply) (WatchKind, bool)  { return KindData, r.Err == nil }
-func childWatch(r machine.Reply) (WatchKind, bool) { return KindChild, r.Err == nil }
+func dataWatch(r proto.Reply) (WatchKind, bool)  { return KindData, r.Err == nil }
+func childWatch(r proto.Reply) (WatchKind, bool) { return KindChild, r.Err == nil }

@@ -3,7 +3,7 @@ package gozk
 import (
 	"bufio"
 	"context"
-	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -15,7 +15,9 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zksim/zksim/internal/wire"
 	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zkapi/proto"
 )
 
 // go-zookeeper v1.0.4 has no addWatch, removeWatches or setWatches2, and
@@ -26,20 +28,18 @@ import (
 // Write), takes their replies out of the stream before go-zookeeper reads
 // it, and reads every watch event on the way past, for the persistent
 // watches, leaving it for go-zookeeper too. A Conn made by FromConn has no
-// shim: its AddWatch answers ErrUnimplemented.
+// shim: its AddWatch answers ErrUnimplemented. The shim speaks jute
+// through the project's one codec (internal/wire): it reads each frame
+// once, decodes its reply header (and a notification's event) and no
+// more, and encodes its requests from the records of zkapi/proto.
 
 // shimXidBase is where the shim's own xids count down from: go-zookeeper
 // counts up from 1, and would need two billion requests to meet them.
 const shimXidBase int32 = 0x7fffffff
 
-// Opcodes and the notification xid, from ZooKeeper's ZooDefs.
-const (
-	opRemoveWatches int32 = 18
-	opSetWatches2   int32 = 105
-	opAddWatch      int32 = 106
-	xidNotification int32 = -1
-	watcherTypeAny  int32 = 3
-)
+// maxFrame bounds the frames the shim reads: far above any jute.maxbuffer
+// a server uses, it only stops a corrupt length from allocating wildly.
+const maxFrame = 1 << 30
 
 // shim is a Conn's side of its shimConns: the persistent watches, the
 // connection of the moment and the requests awaiting replies.
@@ -87,7 +87,15 @@ type shimConn struct {
 	r         *bufio.Reader
 	wmu       sync.Mutex
 	handshook bool
-	buf       []byte // what go-zookeeper has yet to read
+	// head and body are the frame go-zookeeper has yet to read (what is
+	// left of its length prefix, then of its body); body is read into
+	// frame, which is reused once go-zookeeper has read it all. It keeps
+	// the largest frame's size, as go-zookeeper's own receive buffer
+	// does.
+	head  []byte
+	body  []byte
+	frame []byte
+	pre   [4]byte
 }
 
 func (sc *shimConn) Write(b []byte) (int, error) {
@@ -99,19 +107,21 @@ func (sc *shimConn) Write(b []byte) (int, error) {
 // Read gives go-zookeeper the stream less the shim's replies, a frame at
 // a time.
 func (sc *shimConn) Read(p []byte) (int, error) {
-	for len(sc.buf) == 0 {
-		frame, err := sc.readFrame()
+	for len(sc.head)+len(sc.body) == 0 {
+		body, err := sc.readFrame()
 		if err != nil {
 			sc.s.lost(sc)
 			return 0, err
 		}
-		if sc.keep(frame) {
-			sc.buf = frame
+		if sc.keep(body) {
+			sc.head, sc.body = sc.pre[:], body
 		}
 	}
-	n := copy(p, sc.buf)
-	sc.buf = sc.buf[n:]
-	return n, nil
+	n := copy(p, sc.head)
+	sc.head = sc.head[n:]
+	m := copy(p[n:], sc.body)
+	sc.body = sc.body[m:]
+	return n + m, nil
 }
 
 func (sc *shimConn) Close() error {
@@ -119,75 +129,59 @@ func (sc *shimConn) Close() error {
 	return sc.Conn.Close()
 }
 
-// readFrame reads one length-prefixed frame, prefix included.
+// readFrame reads one frame with the project's codec and returns its
+// body; its length prefix stays in sc.pre for go-zookeeper.
 func (sc *shimConn) readFrame() ([]byte, error) {
-	var head [4]byte
-	if _, err := io.ReadFull(sc.r, head[:]); err != nil {
+	if _, err := io.ReadFull(sc.r, sc.pre[:]); err != nil {
 		return nil, err
 	}
-	n := binary.BigEndian.Uint32(head[:])
-	if n > 1<<30 {
-		return nil, fmt.Errorf("gozk: frame of %d bytes", n)
+	body, err := wire.ReadBody(sc.r, sc.pre, sc.frame, maxFrame)
+	if errors.Is(err, wire.ErrFrameSize) {
+		return nil, fmt.Errorf("gozk: %w", err)
+	} else if err != nil {
+		return nil, err // as go-zookeeper would read it without the shim
 	}
-	frame := make([]byte, 4+n)
-	copy(frame, head[:])
-	if _, err := io.ReadFull(sc.r, frame[4:]); err != nil {
-		return nil, err
-	}
-	return frame, nil
+	sc.frame = body[:0]
+	return body, nil
 }
 
-// keep looks at a frame on its way to go-zookeeper: the handshake's
-// answer, a watch event (kept), or a reply (the shim's own are not).
-func (sc *shimConn) keep(frame []byte) bool {
+// keep looks at a frame body on its way to go-zookeeper: the
+// handshake's answer, a watch event (kept), or a reply (the shim's own
+// are not). Only the reply header is decoded, once, and a
+// notification's event: the rest is go-zookeeper's to read. A frame the
+// codec cannot read goes to go-zookeeper, which fails the connection as
+// it would without the shim.
+func (sc *shimConn) keep(body []byte) bool {
 	if !sc.handshook {
 		sc.handshook = true
-		sc.s.connected(sc, frame)
+		sc.s.connected(sc, body)
 		return true
 	}
-	if len(frame) < 20 {
-		return true
-	}
-	xid := int32(binary.BigEndian.Uint32(frame[4:]))
-	zxid := int64(binary.BigEndian.Uint64(frame[8:]))
-	code := int32(binary.BigEndian.Uint32(frame[16:]))
+	h, rec, err := wire.DecodeReply(body)
 	switch {
-	case xid == xidNotification:
-		if ev, ok := decodeEvent(frame[20:]); ok {
+	case err != nil:
+		return true
+	case h.Xid == wire.XidWatch:
+		if ev, err := wire.DecodeEvent(rec); err == nil {
 			sc.s.dispatch(ev)
 		}
 		return true
-	case xid > shimXidBase-1<<20:
-		sc.s.replied(xid, zxid, code)
+	case h.Xid > shimXidBase-1<<20:
+		sc.s.replied(h.Xid, h.Zxid, h.Err)
 		return false
 	}
-	if zxid > 0 {
-		sc.s.noteZxid(zxid)
+	if h.Zxid > 0 {
+		sc.s.noteZxid(h.Zxid)
 	}
 	return true
-}
-
-// decodeEvent reads a WatcherEvent: type, state, path.
-func decodeEvent(b []byte) (zkapi.Event, bool) {
-	if len(b) < 12 {
-		return zkapi.Event{}, false
-	}
-	typ := int32(binary.BigEndian.Uint32(b))
-	n := int32(binary.BigEndian.Uint32(b[8:]))
-	if n < 0 || int(n) > len(b)-12 {
-		return zkapi.Event{}, false
-	}
-	return zkapi.Event{Type: zkapi.EventType(typ), Path: string(b[12 : 12+n])}, true
 }
 
 // connected: the handshake's answer. Persistent watches of a resumed
 // session are set again at once (setWatches2, before go-zookeeper sends
 // anything); a new session means the old one, and its watches, are gone.
-func (s *shim) connected(sc *shimConn, resp []byte) {
-	var id int64
-	if len(resp) >= 20 {
-		id = int64(binary.BigEndian.Uint64(resp[12:]))
-	}
+func (s *shim) connected(sc *shimConn, body []byte) {
+	resp, _ := wire.DecodeConnectResponse(body) // unreadable: session 0
+	id := resp.SessionID
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if id == 0 || (s.session != 0 && id != s.session) {
@@ -210,10 +204,9 @@ func (s *shim) connected(sc *shimConn, resp []byte) {
 	}
 	sort.Strings(persistent)
 	sort.Strings(recursive)
-	var b jute
-	b.i64(s.lastZxid).strs(nil).strs(nil).strs(nil).strs(persistent).strs(recursive)
+	sw := proto.SetWatches{RelativeZxid: s.lastZxid, Persistent: persistent, PersistentRecursive: recursive}
 	// Its reply is dropped as one of the shim's, unawaited.
-	sc.writeRequest(s.takeXid(), opSetWatches2, b)
+	sc.writeRequest(s.takeXid(), wire.OpSetWatches2, sw)
 }
 
 func (s *shim) takeXid() int32 {
@@ -290,7 +283,7 @@ func (s *shim) endAll(why error) {
 // reply code, or for the connection to fail (go-zookeeper closes a silent
 // one), whatever the caller's ctx does, as every request of a Conn does
 // once sent. before runs with s.mu held just before the request goes out.
-func (s *shim) send(op int32, body jute, before func()) (int32, error) {
+func (s *shim) send(op wire.Op, body proto.Request, before func()) (int32, error) {
 	s.mu.Lock()
 	sc := s.cur
 	if sc == nil {
@@ -309,39 +302,9 @@ func (s *shim) send(op int32, body jute, before func()) (int32, error) {
 	return r.code, r.err
 }
 
-func (sc *shimConn) writeRequest(xid, op int32, body jute) error {
-	var f jute
-	f.i32(int32(8 + len(body))).i32(xid).i32(op)
-	f = append(f, body...)
-	_, err := sc.Write(f)
+func (sc *shimConn) writeRequest(xid int32, op wire.Op, body proto.Request) error {
+	_, err := sc.Write(wire.AppendRequest(nil, xid, op, body))
 	return err
-}
-
-// jute builds a request body.
-type jute []byte
-
-func (j *jute) i32(v int32) *jute {
-	*j = binary.BigEndian.AppendUint32(*j, uint32(v))
-	return j
-}
-
-func (j *jute) i64(v int64) *jute {
-	*j = binary.BigEndian.AppendUint64(*j, uint64(v))
-	return j
-}
-
-func (j *jute) str(s string) *jute {
-	j.i32(int32(len(s)))
-	*j = append(*j, s...)
-	return j
-}
-
-func (j *jute) strs(ss []string) *jute {
-	j.i32(int32(len(ss)))
-	for _, s := range ss {
-		j.str(s)
-	}
-	return j
 }
 
 var _ zkapi.PersistentWatcher = (*Conn)(nil)
@@ -364,14 +327,8 @@ func (c *Conn) AddWatch(ctx context.Context, path string, recursive bool) (zkapi
 	}
 	s := c.shim
 	p := &pwatch{s: s, key: watchKey{path, recursive}, changed: make(chan struct{})}
-	mode := int32(0)
-	if recursive {
-		mode = 1
-	}
-	var b jute
-	b.str(path).i32(mode)
 	// Registered before it is sent: an event may come before the reply.
-	code, err := s.send(opAddWatch, b, func() {
+	code, err := s.send(wire.OpAddWatch, proto.AddWatch{Path: path, Recursive: recursive}, func() {
 		s.watches[p.key] = append(s.watches[p.key], p)
 	})
 	if err == nil && code != 0 {
@@ -477,9 +434,8 @@ func (p *pwatch) Remove(ctx context.Context) error {
 		return nil
 	}
 	s.mu.Unlock()
-	var b jute
-	b.str(p.key.path).i32(watcherTypeAny)
-	code, err := s.send(opRemoveWatches, b, func() {})
+	rw := proto.RemoveWatches{Path: p.key.path, Type: proto.WatcherAny}
+	code, err := s.send(wire.OpRemoveWatches, rw, func() {})
 	if err == nil && code != 0 && code != zkapi.Code(zkapi.ErrNoWatcher) {
 		err = zkapi.ErrorForCode(code)
 	}

@@ -1,7 +1,6 @@
-package wire
+package proto
 
 import (
-	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -32,37 +31,41 @@ func juteBytes(b []byte) int  { return juteInt + len(b) }
 // FrameSize is the length of req's frame on the wire, excluding the length
 // prefix, as go-zookeeper encodes it; above Config.MaxFrame the server drops
 // the connection.
-func FrameSize(req machine.Request) int {
+func FrameSize(req Request) int {
 	return juteHeader + bodySize(req)
 }
 
-func bodySize(req machine.Request) int {
+func bodySize(req Request) int {
 	switch r := req.(type) {
-	case machine.Create:
+	case Create:
 		n := juteString(r.Path) + juteBytes(r.Data) + juteACLs(r.ACL) + juteInt
 		if r.Mode.IsTTL() { // a CreateTTLRequest: the ttl follows the flags
 			n += 2 * juteInt
 		}
 		return n
-	case machine.Delete:
+	case Delete:
 		return juteString(r.Path) + juteInt
-	case machine.Exists:
+	case Exists:
 		return juteString(r.Path) + 1
-	case machine.GetData:
+	case GetData:
 		return juteString(r.Path) + 1
-	case machine.SetData:
+	case SetData:
 		return juteString(r.Path) + juteBytes(r.Data) + juteInt
-	case machine.GetChildren:
+	case GetChildren:
 		return juteString(r.Path) + 1
-	case machine.Sync, machine.GetACL:
-		return juteString(machine.Paths(r)[0])
-	case machine.SetACL:
+	case Sync, GetACL:
+		return juteString(Paths(r)[0])
+	case SetACL:
 		return juteString(r.Path) + juteACLs(r.ACL) + juteInt
-	case machine.AddAuth:
+	case AddWatch: // the mode follows the path
+		return juteString(r.Path) + juteInt
+	case RemoveWatches: // the watcher type follows the path
+		return juteString(r.Path) + juteInt
+	case AddAuth:
 		return juteInt + juteString(r.Scheme) + juteBytes(r.Data)
-	case machine.Multi:
+	case Multi:
 		return multiSize(r.Ops)
-	case machine.SetWatches:
+	case SetWatches:
 		n := 8
 		for _, l := range [][]string{r.Data, r.Exist, r.Child} {
 			n += juteInt
@@ -84,11 +87,11 @@ func multiSize(ops []zkapi.Op) int {
 		n += hdr
 		switch o := op.(type) {
 		case zkapi.CreateOp:
-			n += bodySize(machine.Create{Path: o.Path, Data: o.Data, Mode: o.Mode, ACL: o.ACL})
+			n += bodySize(Create{Path: o.Path, Data: o.Data, Mode: o.Mode, ACL: o.ACL})
 		case zkapi.DeleteOp:
-			n += bodySize(machine.Delete{Path: o.Path})
+			n += bodySize(Delete{Path: o.Path})
 		case zkapi.SetOp:
-			n += bodySize(machine.SetData{Path: o.Path, Data: o.Data})
+			n += bodySize(SetData{Path: o.Path, Data: o.Data})
 		case zkapi.CheckOp:
 			n += juteString(o.Path) + juteInt
 		}
