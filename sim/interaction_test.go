@@ -11,9 +11,9 @@ import (
 	"github.com/cockroachdb/datadriven"
 
 	"github.com/zksim/zksim/check"
-	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zkapi/proto"
 )
 
 // TestSim_Interaction runs the scheduler and the search on the small
@@ -101,7 +101,7 @@ func setup(s *sim.Sim, path, data string) {
 	if err != nil {
 		panic(err)
 	}
-	if r := m.Do(info.ID, machine.Create{Path: path, Data: []byte(data)}); r.Err != nil {
+	if r := m.Do(info.ID, proto.Create{Path: path, Data: []byte(data)}); r.Err != nil {
 		panic(r.Err)
 	}
 	m.CloseSession(info.ID)

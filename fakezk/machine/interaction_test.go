@@ -11,6 +11,7 @@ import (
 
 	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zkapi/proto"
 )
 
 // TestMachine_Interaction drives a Machine directly from the files under
@@ -291,12 +292,12 @@ func (a args) data() []byte {
 // data|children|any, getacl PATH, setacl PATH ACL [v=], addauth SCHEME
 // DATA, setwatches z=N [data=a,b] [exist=] [child=], ping, and
 // multi OP; OP; ... with ops create, delete, set and check.
-func parseRequest(f []string) (machine.Request, error) {
+func parseRequest(f []string) (proto.Request, error) {
 	if f[0] == "multi" {
 		return parseMulti(strings.Join(f[1:], " "))
 	}
 	if f[0] == "ping" {
-		return machine.Ping{}, nil
+		return proto.Ping{}, nil
 	}
 	if len(f) < 2 {
 		return nil, fmt.Errorf("%s needs a path", f[0])
@@ -312,35 +313,35 @@ func parseRequest(f []string) (machine.Request, error) {
 	case "create":
 		return parseCreate(p, a)
 	case "delete":
-		return machine.Delete{Path: p, Version: a.version()}, nil
+		return proto.Delete{Path: p, Version: a.version()}, nil
 	case "exists":
-		return machine.Exists{Path: p, Watch: a.has("watch")}, nil
+		return proto.Exists{Path: p, Watch: a.has("watch")}, nil
 	case "get":
-		return machine.GetData{Path: p, Watch: a.has("watch")}, nil
+		return proto.GetData{Path: p, Watch: a.has("watch")}, nil
 	case "children":
-		return machine.GetChildren{Path: p, Watch: a.has("watch")}, nil
+		return proto.GetChildren{Path: p, Watch: a.has("watch")}, nil
 	case "set":
-		return machine.SetData{Path: p, Data: a.data(), Version: a.version()}, nil
+		return proto.SetData{Path: p, Data: a.data(), Version: a.version()}, nil
 	case "sync":
-		return machine.Sync{Path: p}, nil
+		return proto.Sync{Path: p}, nil
 	case "addwatch":
-		return machine.AddWatch{Path: p, Recursive: a.has("recursive")}, nil
+		return proto.AddWatch{Path: p, Recursive: a.has("recursive")}, nil
 	case "removewatches":
 		return parseRemoveWatches(p, f[2])
 	case "getacl":
-		return machine.GetACL{Path: p}, nil
+		return proto.GetACL{Path: p}, nil
 	case "setacl":
 		acl, err := zkapi.ParseACL(f[2])
-		return machine.SetACL{Path: p, ACL: acl, Version: parseArgs(f[3:]).version()}, err
+		return proto.SetACL{Path: p, ACL: acl, Version: parseArgs(f[3:]).version()}, err
 	case "addauth":
-		return machine.AddAuth{Scheme: p, Data: []byte(f[2])}, nil
+		return proto.AddAuth{Scheme: p, Data: []byte(f[2])}, nil
 	case "setwatches":
 		return parseSetWatches(parseArgs(f[1:]))
 	}
 	return nil, fmt.Errorf("unknown request %q", f[0])
 }
 
-func parseCreate(p string, a args) (machine.Request, error) {
+func parseCreate(p string, a args) (proto.Request, error) {
 	mode := zkapi.Persistent
 	if v, ok := a["mode"]; ok {
 		var err error
@@ -355,33 +356,33 @@ func parseCreate(p string, a args) (machine.Request, error) {
 			return nil, err
 		}
 	}
-	return machine.Create{Path: p, Data: a.data(), Mode: mode, TTLMillis: int64(a.int("ttl", 0)), ACL: acl}, nil
+	return proto.Create{Path: p, Data: a.data(), Mode: mode, TTLMillis: int64(a.int("ttl", 0)), ACL: acl}, nil
 }
 
-func parseRemoveWatches(p, typ string) (machine.Request, error) {
-	for _, t := range []machine.WatcherType{machine.WatcherChildren, machine.WatcherData, machine.WatcherAny} {
+func parseRemoveWatches(p, typ string) (proto.Request, error) {
+	for _, t := range []proto.WatcherType{proto.WatcherChildren, proto.WatcherData, proto.WatcherAny} {
 		if strings.EqualFold(t.String(), typ) {
-			return machine.RemoveWatches{Path: p, Type: t}, nil
+			return proto.RemoveWatches{Path: p, Type: t}, nil
 		}
 	}
 	return nil, fmt.Errorf("unknown watcher type %q", typ)
 }
 
-func parseSetWatches(a args) (machine.Request, error) {
+func parseSetWatches(a args) (proto.Request, error) {
 	list := func(k string) []string {
 		if a[k] == "" {
 			return nil
 		}
 		return strings.Split(a[k], ",")
 	}
-	return machine.SetWatches{
+	return proto.SetWatches{
 		RelativeZxid: int64(a.int("z", 0)), Data: list("data"), Exist: list("exist"), Child: list("child"),
 		Persistent: list("persistent"), PersistentRecursive: list("recursive"),
 	}, nil
 }
 
 // parseMulti reads "OP; OP; ...".
-func parseMulti(s string) (machine.Request, error) {
+func parseMulti(s string) (proto.Request, error) {
 	var ops []zkapi.Op
 	for part := range strings.SplitSeq(s, ";") {
 		f := strings.Fields(part)
@@ -395,7 +396,7 @@ func parseMulti(s string) (machine.Request, error) {
 			if err != nil {
 				return nil, err
 			}
-			c := r.(machine.Create)
+			c := r.(proto.Create)
 			ops = append(ops, zkapi.CreateOp{Path: c.Path, Data: c.Data, Mode: c.Mode, TTLMillis: c.TTLMillis, ACL: c.ACL})
 		case "delete":
 			ops = append(ops, zkapi.DeleteOp{Path: f[1], Version: a.version()})
@@ -407,5 +408,5 @@ func parseMulti(s string) (machine.Request, error) {
 			return nil, fmt.Errorf("unknown multi op %q", f[0])
 		}
 	}
-	return machine.Multi{Ops: ops}, nil
+	return proto.Multi{Ops: ops}, nil
 }

@@ -11,11 +11,11 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/check"
-	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/harness/harnesstest"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/simcli"
+	"github.com/zksim/zksim/zkapi/proto"
 )
 
 // counter is a workload kind zksim does not have, written as a user
@@ -64,7 +64,7 @@ func (w counter) Resize(s harness.Shape) harness.Subject {
 func (w counter) Start(s *sim.Sim) ([]sim.Program, harness.Judge) {
 	m := s.Machine()
 	info, _ := m.CreateSession(0, 10000)
-	m.Do(info.ID, machine.Create{Path: counterPath, Data: []byte("0")})
+	m.Do(info.ID, proto.Create{Path: counterPath, Data: []byte("0")})
 	m.CloseSession(info.ID)
 	run := &counterRun{s: s}
 	programs := make([]sim.Program, w.clients)
