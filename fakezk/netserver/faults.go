@@ -159,22 +159,6 @@ func (s *Server) LoseReply(m Match) (int, error) { return s.addRule(m, fakezk.Lo
 // returns the rule's id, for ClearFault.
 func (s *Server) LoseRequest(m Match) (int, error) { return s.addRule(m, fakezk.LoseRequest) }
 
-// DropReply is LoseReply, under the name earlier versions gave it.
-//
-// Deprecated: use LoseReply, the name zksim run and the sim package use.
-func (s *Server) DropReply(m Match) error {
-	_, err := s.LoseReply(m)
-	return err
-}
-
-// DropRequest is LoseRequest, under the name earlier versions gave it.
-//
-// Deprecated: use LoseRequest, the name zksim run and the sim package use.
-func (s *Server) DropRequest(m Match) error {
-	_, err := s.LoseRequest(m)
-	return err
-}
-
 func (s *Server) addRule(m Match, f fakezk.Fault) (int, error) {
 	if err := m.validate(); err != nil {
 		return 0, err

@@ -50,8 +50,8 @@ func TestServer_LoseReplyRelativePath(t *testing.T) {
 	if _, err := srv.LoseReply(netserver.Match{Path: "locks/"}); err == nil || !strings.Contains(err.Error(), `path "locks/" is not absolute`) {
 		t.Errorf("LoseReply of a relative path = %v, want refused", err)
 	}
-	if err := srv.DropRequest(netserver.Match{Path: "locks"}); err == nil {
-		t.Error("DropRequest of a relative path succeeded")
+	if _, err := srv.LoseRequest(netserver.Match{Path: "locks"}); err == nil {
+		t.Error("LoseRequest of a relative path succeeded")
 	}
 	if got := armed(srv); got != "" {
 		t.Errorf("refused rules armed %q", got)
