@@ -194,14 +194,25 @@ func (m *Machine) exists(s *session, r proto.Exists) proto.Reply {
 	return proto.Reply{Stat: n.view()}
 }
 
+// readNode is path's node on the session's replica if the session may
+// READ it: getData and getChildren check node missing -> READ, and a
+// refused read leaves no watch.
+func (m *Machine) readNode(s *session, path string) (*znode, error) {
+	n, err := lookup(m.replicas[s.replica], path)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkACL(s, n.acl, zkapi.PermRead); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
 // getData and getChildren check: node missing -> READ; a refused read
 // leaves no watch.
 func (m *Machine) getData(s *session, r proto.GetData) proto.Reply {
-	n, err := lookup(m.replicas[s.replica], r.Path)
+	n, err := m.readNode(s, r.Path)
 	if err != nil {
-		return proto.Reply{Err: err}
-	}
-	if err := checkACL(s, n.acl, zkapi.PermRead); err != nil {
 		return proto.Reply{Err: err}
 	}
 	if r.Watch {
@@ -211,11 +222,8 @@ func (m *Machine) getData(s *session, r proto.GetData) proto.Reply {
 }
 
 func (m *Machine) getChildren(s *session, r proto.GetChildren) proto.Reply {
-	n, err := lookup(m.replicas[s.replica], r.Path)
+	n, err := m.readNode(s, r.Path)
 	if err != nil {
-		return proto.Reply{Err: err}
-	}
-	if err := checkACL(s, n.acl, zkapi.PermRead); err != nil {
 		return proto.Reply{Err: err}
 	}
 	if r.Watch {

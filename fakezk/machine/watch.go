@@ -527,8 +527,8 @@ func (m *Machine) addsWatch(s *session, path string, k watchKind) int {
 // readable reports whether a getData or getChildren of path by s would
 // succeed, and so set its watch.
 func (m *Machine) readable(s *session, path string) bool {
-	n, err := lookup(m.replicas[s.replica], path)
-	return err == nil && checkACL(s, n.acl, zkapi.PermRead) == nil
+	_, err := m.readNode(s, path)
+	return err == nil
 }
 
 // setWatchesAdds is WatchesAdded for a SetWatches: its distinct (path,
