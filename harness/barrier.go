@@ -17,7 +17,7 @@ import (
 	"github.com/zksim/zksim/sim"
 )
 
-// BarrierWorkload is the barrier workload, a sim.Scenario. Its clients
+// BarrierWorkload is the barrier workload, a Subject. Its clients
 // form a double barrier of as many members as there are clients, and go
 // through Rounds rounds each: enter, work WorkTicks, leave. A client
 // whose Enter fails tries again (its session may have ended), up to

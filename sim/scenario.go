@@ -3,8 +3,8 @@ package sim
 import "github.com/zksim/zksim/check"
 
 // A Scenario is what a systematic search (Explore) runs on every
-// schedule: programs on the clients, and the judge of each run. The lock
-// workload (package harness) is one.
+// schedule: programs on the clients, and the judge of each run. Package
+// harness makes one of every harness.Subject.
 type Scenario interface {
 	// Start begins a run on s, before its first step: it may set the
 	// ensemble up (s.Machine()) and add observers (s.AddObserver), and
