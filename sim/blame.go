@@ -33,7 +33,7 @@ func (res *Result) deadlock() check.Violation {
 }
 
 // waitOf says what a parked client waits on: a watch on a node (named
-// with its owner, see NodeOwner), a sleep, its session, or a reply.
+// with its owner, see nodeOwner), a sleep, its session, or a reply.
 func (s *Sim) waitOf(c *Client) Wait {
 	w := Wait{Client: c.name, On: "a reply"}
 	cl := c.call
@@ -43,7 +43,7 @@ func (s *Sim) waitOf(c *Client) Wait {
 	switch cl.kind {
 	case callWatch:
 		var created int
-		w.On, created = s.NodeOwner(cl.w.path)
+		w.On, created = s.nodeOwner(cl.w.path)
 		w.On = "the watch on " + w.On
 		w.Steps = append(w.Steps, created)
 	case callSleep:
@@ -57,16 +57,16 @@ func (s *Sim) waitOf(c *Client) Wait {
 	return w
 }
 
-// NodeOwner words a node with who owns it: "/l/x (c1's node, session
+// nodeOwner words a node with who owns it: "/l/x (c1's node, session
 // 0x100000000000001, created at step 7)", or "/l/x (gone)", and returns
 // the step that created it (0 if unknown: the run was not traced, or the
 // node is gone or was made before the run).
-func (s *Sim) NodeOwner(path string) (string, int) {
+func (s *Sim) nodeOwner(path string) (string, int) {
 	_, st, ok := s.m.Node(path)
 	if !ok {
 		return path + " (gone)", 0
 	}
-	created := StepOfZxid(s.trace, st.Czxid)
+	created := stepOfZxid(s.trace, st.Czxid)
 	at := ""
 	if created > 0 {
 		at = fmt.Sprintf(", created at step %d", created)
@@ -95,10 +95,10 @@ func containsSession(ids []int64, id int64) bool {
 	return false
 }
 
-// StepOfZxid is the step of the first trace line whose reply carries
+// stepOfZxid is the step of the first trace line whose reply carries
 // zxid: the write that made it (a read after it shows the same zxid, never
 // one before it); 0 if none.
-func StepOfZxid(trace []string, zxid int64) int {
+func stepOfZxid(trace []string, zxid int64) int {
 	if zxid <= 0 {
 		return 0
 	}

@@ -365,10 +365,10 @@ func sum(ns []int) int {
 	return t
 }
 
-// Table words the coverage as rows of a label and a line: the requests
+// table words the coverage as rows of a label and a line: the requests
 // and waits made, each fault kind that landed (on what), deadlines,
 // session states, watch events, and what never happened (Never).
-func (c *Coverage) Table() [][2]string {
+func (c *Coverage) table() [][2]string {
 	rows := [][2]string{{"requests", c.counts(c.did[:firstWait], 0)}, {"waits", c.counts(c.did[firstWait:Idle], firstWait)}}
 	for _, fk := range faultKinds {
 		switch {
@@ -438,7 +438,7 @@ func (c *Coverage) String() string {
 func (c *Coverage) Rows(indent string, labelWidth, width int) string {
 	var b strings.Builder
 	under := "\n" + strings.Repeat(" ", len(indent)+labelWidth+1)
-	for _, r := range c.Table() {
+	for _, r := range c.table() {
 		var lines []string
 		cur := ""
 		for _, item := range strings.SplitAfter(r[1], ", ") {

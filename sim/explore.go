@@ -50,7 +50,7 @@ type Bounds struct {
 	// Ticks bounds the early ticks: ticks taken while some other event
 	// was enabled (a slow network, a late timer), each a deviation too;
 	// 0: no bound of their own when Deviations bounds them, and
-	// DefaultTicks when it does not (unbounded, time could be made to
+	// 2 (defaultTicks) when it does not (unbounded, time could be made to
 	// fire a timer at the worst moment forever). An early tick is
 	// an option wherever something is due: it advances time to the next
 	// moment something is (Config.Flat). Time passes freely when nothing
@@ -122,9 +122,9 @@ func (b Bounds) RunConfig(cfg Config) Config {
 	return cfg
 }
 
-// DefaultTicks bounds the early ticks of a search without a deviation
+// defaultTicks bounds the early ticks of a search without a deviation
 // bound, if Bounds.Ticks does not.
-const DefaultTicks = 2
+const defaultTicks = 2
 
 // tickBudget is Config.TickBudget for b: 0 none, negative no bound.
 func (b Bounds) tickBudget() int {
@@ -134,7 +134,7 @@ func (b Bounds) tickBudget() int {
 	case b.Ticks == 0 && b.Deviations >= 0:
 		return -1
 	case b.Ticks == 0:
-		return DefaultTicks
+		return defaultTicks
 	}
 	return b.Ticks
 }

@@ -81,10 +81,10 @@ func OneOfEach() Faults {
 	return Faults{LoseRequest: 1, LoseReply: 1, Disconnect: 1, Crash: 1, Pause: 1, Reap: 1, Abandon: 1}
 }
 
-// Asked reports whether f says anything about which faults to inject: a
+// asked reports whether f says anything about which faults to inject: a
 // budget, or None. A Faults that asks nothing is the zero value, up to
 // Percent and PauseTicks, which tune faults without choosing them.
-func (f Faults) Asked() bool {
+func (f Faults) asked() bool {
 	if f.None {
 		return true
 	}
@@ -105,7 +105,7 @@ func (f Faults) Or(def Faults) Faults {
 	switch {
 	case f.None:
 		return Faults{None: true, PauseTicks: f.PauseTicks}
-	case !f.Asked():
+	case !f.asked():
 		def.Percent = cmp.Or(f.Percent, def.Percent)
 		def.PauseTicks = cmp.Or(f.PauseTicks, def.PauseTicks)
 		return def
