@@ -42,8 +42,8 @@ type Workload struct {
 	SequenceStart int32
 }
 
-// Resource is the protected resource: a znode whose writes carry tokens.
-const Resource = "/resource"
+// resource is the protected resource: a znode whose writes carry tokens.
+const resource = "/resource"
 
 func (w Workload) withDefaults() Workload {
 	w.Dir = cmp.Or(w.Dir, "/locks/l")
@@ -142,7 +142,7 @@ func (w Workload) start(s *sim.Sim) ([]sim.Program, *lockRun) {
 		made: newCreations(w.Clients), callSession: make([]int64, w.Clients)}
 	m := s.Machine()
 	info, _ := m.CreateSession(0, 10000)
-	m.Do(info.ID, proto.Create{Path: Resource, Data: []byte("0")})
+	m.Do(info.ID, proto.Create{Path: resource, Data: []byte("0")})
 	if w.SequenceStart != 0 {
 		segs := strings.Split(strings.TrimPrefix(w.Dir, "/"), "/")
 		for i := range segs {
@@ -348,12 +348,12 @@ func (w Workload) write(ctx context.Context, c *sim.Client, h *history, hold int
 	)
 	if f, ok := held.(recipe.Fencer); ok && !w.Unfenced {
 		var res []zkapi.OpResult
-		res, err = f.Fenced(ctx, zkapi.SetOp{Path: Resource, Data: data, Version: -1})
+		res, err = f.Fenced(ctx, zkapi.SetOp{Path: resource, Data: data, Version: -1})
 		if err == nil && len(res) > 0 {
 			st = res[0].Stat
 		}
 	} else {
-		st, err = c.Conn().Set(ctx, Resource, data, -1)
+		st, err = c.Conn().Set(ctx, resource, data, -1)
 	}
 	if err != nil {
 		c.Logf("write token %d refused: %v", token, err)

@@ -42,12 +42,12 @@ var permLetters = [...]struct {
 // letters ("cdrwa"), or as a number when it has bits outside PermAll or
 // none at all.
 func (a ACL) String() string {
-	return a.Scheme + ":" + a.ID + ":" + PermString(a.Perms)
+	return a.Scheme + ":" + a.ID + ":" + permString(a.Perms)
 }
 
-// PermString renders permission bits as zkCli's letters, or as a decimal
+// permString renders permission bits as zkCli's letters, or as a decimal
 // number when they are 0 or hold bits outside PermAll.
-func PermString(p int32) string {
+func permString(p int32) string {
 	if p == 0 || p&^PermAll != 0 {
 		return strconv.Itoa(int(p))
 	}

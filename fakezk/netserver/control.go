@@ -215,11 +215,11 @@ func (a specArgs) session(required bool) (int64, error) {
 		}
 		return 0, nil
 	}
-	return ParseSessionID(v)
+	return parseSessionID(v)
 }
 
-// ParseSessionID reads a session id in decimal or 0x-prefixed hex.
-func ParseSessionID(v string) (int64, error) {
+// parseSessionID reads a session id in decimal or 0x-prefixed hex.
+func parseSessionID(v string) (int64, error) {
 	id, err := strconv.ParseInt(v, 0, 64)
 	if err != nil || id <= 0 {
 		return 0, fmt.Errorf("session %q is not a session id (decimal or 0x hex)", v)
