@@ -107,7 +107,8 @@ func TestRun_LargestWorkloadFits(t *testing.T) {
 // shrink anything still reports the failure, with a trace to replay; the
 // default budget shrinks the same failure to a smaller workload.
 func TestRun_ShrinkTimeDecidesOnlyHowSmall(t *testing.T) {
-	herd := zoo.DirWatch()
+	ex, _ := zoo.Lookup(zoo.NameDirWatch)
+	herd := ex.Recipe
 	herd.Name = "dirwatch"
 	cli := &simcli.CLI{Name: "mycheck", Recipes: []recipe.Lock{herd}}
 	shapes := map[string]string{}

@@ -5,7 +5,7 @@ import (
 	"github.com/zksim/zksim/recipe"
 )
 
-// AdoptDying is the queue lock whose lost-create lookup trusts the name:
+// adoptDying is the queue lock whose lost-create lookup trusts the name:
 // each contender creates "lock-<id>-<seq>", and after a create fails with
 // connection loss it syncs, lists the directory and takes the node with
 // its guid as the one the lost create made, whichever session owns it.
@@ -29,9 +29,9 @@ import (
 // next in line holds too. Only a client that abandons its session on its
 // own shows it: a session the server has expired has no nodes left to
 // adopt. Violation: mutual-exclusion.
-func AdoptDying() recipe.Lock { return queued(NameAdoptDying) }
+func adoptDying() recipe.Lock { return queued(NameAdoptDying) }
 
-// anyOwner is AdoptDying's Owns step, and its defect: a node with the
+// anyOwner is adoptDying's Owns step, and its defect: a node with the
 // right guid is taken as the session's the client has now, whoever owns
 // it.
 func anyOwner(q queue.Queue, _, _ int64) (int64, bool) { return q.Conn.Session().ID, true }

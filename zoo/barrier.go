@@ -10,13 +10,13 @@ import (
 	"github.com/zksim/zksim/zkapi"
 )
 
-// BarrierAssumeOnWake enters by creating an ephemeral sequential node and
+// barrierAssumeOnWake enters by creating an ephemeral sequential node and
 // listing the directory with a watch: with n nodes it passes, and
 // otherwise it waits for the listing to change and then passes without
 // counting again, taking any change for the last arrival. Its Leave is
 // DirEmpty's. Its defect bites with three members or more: the second
 // arrival wakes the first, which passes with two.
-func BarrierAssumeOnWake() barrier.Recipe {
+func barrierAssumeOnWake() barrier.Recipe {
 	return barrier.Recipe{Name: NameBarrierAssumeOnWake, Enter: func(ctx context.Context, conn zkapi.Conn, dir, id string, n int) (barrier.Leaver, error) {
 		p, err := join(ctx, conn, dir, id)
 		if err != nil {
@@ -34,14 +34,14 @@ func BarrierAssumeOnWake() barrier.Recipe {
 	}}
 }
 
-// NoReady is the double barrier of the ZooKeeper recipes page without
+// noReady is the double barrier of the ZooKeeper recipes page without
 // its "ready" node: Enter creates an ephemeral sequential node and waits,
 // watching the directory's children, until it counts n; Leave deletes its
 // node and waits, likewise, until the directory is empty. Its defect: a
 // member that leaves first and enters again keeps the directory from
 // emptying, and waits for n members while the others wait for none, for
 // ever. Every waiter also wakes on every change.
-func NoReady() barrier.Recipe {
+func noReady() barrier.Recipe {
 	return barrier.Recipe{Name: NameNoReady, Enter: func(ctx context.Context, conn zkapi.Conn, dir, id string, n int) (barrier.Leaver, error) {
 		p, err := join(ctx, conn, dir, id)
 		if err != nil {
@@ -55,22 +55,22 @@ func NoReady() barrier.Recipe {
 	}}
 }
 
-// LeaveEarly is the good double barrier whose Leave only deletes the
+// leaveEarly is the good double barrier whose Leave only deletes the
 // member's node: a member passes Leave while the others of its round are
 // still inside.
-func LeaveEarly() barrier.Recipe { return barrierVariantRecipe(NameLeaveEarly) }
+func leaveEarly() barrier.Recipe { return barrierVariantRecipe(NameLeaveEarly) }
 
-// DirLeave is the good double barrier whose Leave deletes the member's
+// dirLeave is the good double barrier whose Leave deletes the member's
 // node and then waits, watching the directory's children, until no node
 // of its round is left: every member waiting to leave wakes on every
 // delete and every arrival, most of them to wait again.
-func DirLeave() barrier.Recipe { return barrierVariantRecipe(NameDirLeave) }
+func dirLeave() barrier.Recipe { return barrierVariantRecipe(NameDirLeave) }
 
-// WaitOnError is the good barriers but for the single barrier's Wait,
+// waitOnError is the good barriers but for the single barrier's Wait,
 // which takes a failed exists() for a missing node, as code that keeps
 // only the Stat of exists() (null on an error it swallowed) does: a
 // waiter cut off from the server passes a barrier still raised.
-func WaitOnError() barrier.Recipe { return barrierVariantRecipe(NameWaitOnError) }
+func waitOnError() barrier.Recipe { return barrierVariantRecipe(NameWaitOnError) }
 
 // barrierVariant is the good barrier (barrier.DoubleRecipe) with one
 // part swapped, named by part: the double barrier member's Leave, or the
@@ -87,12 +87,12 @@ type barrierVariant struct {
 func barrierVariants() []barrierVariant {
 	return []barrierVariant{
 		{name: NameLeaveEarly, part: "Leave", leave: func(conn zkapi.Conn, _ string, m *barrier.Member) barrier.Leaver {
-			return leaveEarly{conn, m}
+			return leaveEarlyLeaver{conn, m}
 		}},
 		{name: NameDirLeave, part: "Leave", leave: func(conn zkapi.Conn, dir string, m *barrier.Member) barrier.Leaver {
-			return dirLeave{conn, dir, m}
+			return dirLeaver{conn, dir, m}
 		}},
-		{name: NameWaitOnError, part: "Wait", wait: waitOnError},
+		{name: NameWaitOnError, part: "Wait", wait: waitOnErrorWait},
 	}
 }
 
@@ -181,12 +181,12 @@ func (m dirEmpty) Leave(ctx context.Context) error {
 	return awaitChildren(ctx, m.conn, m.dir, func(k int) bool { return k == 0 })
 }
 
-type leaveEarly struct {
+type leaveEarlyLeaver struct {
 	conn zkapi.Conn
 	m    *barrier.Member
 }
 
-func (l leaveEarly) Leave(ctx context.Context) error {
+func (l leaveEarlyLeaver) Leave(ctx context.Context) error {
 	err := l.conn.Delete(ctx, l.m.Node(), zkapi.AnyVersion)
 	if errors.Is(err, zkapi.ErrNoNode) {
 		return nil
@@ -194,13 +194,13 @@ func (l leaveEarly) Leave(ctx context.Context) error {
 	return err
 }
 
-type dirLeave struct {
+type dirLeaver struct {
 	conn zkapi.Conn
 	dir  string
 	m    *barrier.Member
 }
 
-func (l dirLeave) Leave(ctx context.Context) error {
+func (l dirLeaver) Leave(ctx context.Context) error {
 	if err := l.conn.Delete(ctx, l.m.Node(), zkapi.AnyVersion); err != nil && !errors.Is(err, zkapi.ErrNoNode) {
 		return err
 	}
@@ -238,9 +238,9 @@ func seqOf(name string) (int64, bool) {
 	return seq, err == nil
 }
 
-// waitOnError is WaitOnError's single-barrier Wait: any failure of
+// waitOnErrorWait is waitOnError's single-barrier Wait: any failure of
 // exists() reads as the node's absence.
-func waitOnError(ctx context.Context, conn zkapi.Conn, path string) error {
+func waitOnErrorWait(ctx context.Context, conn zkapi.Conn, path string) error {
 	for {
 		_, ok, w, err := conn.ExistsW(ctx, path)
 		if err != nil || !ok {

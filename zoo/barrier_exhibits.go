@@ -20,7 +20,7 @@ const (
 func Barriers() []Exhibit {
 	return []Exhibit{
 		{
-			Name: NameBarrierAssumeOnWake, Barrier: BarrierAssumeOnWake(),
+			Name: NameBarrierAssumeOnWake, Barrier: barrierAssumeOnWake(),
 			Origin: "the blog-post simplification of the recipes page's Enter: a change " +
 				"of the children means the barrier is complete",
 			Bug: "woken by an arrival that is not the last, a member passes Enter " +
@@ -29,7 +29,7 @@ func Barriers() []Exhibit {
 			Clients: 3, Rounds: 1,
 		},
 		{
-			Name: NameNoReady, Barrier: NoReady(),
+			Name: NameNoReady, Barrier: noReady(),
 			Origin: `the double barrier of the ZooKeeper recipes page and its tutorials ` +
 				`("create a node, getChildren with a watch, wait until there are N; ` +
 				`leave: delete, wait until there are none"), without the "ready" node`,
@@ -40,7 +40,7 @@ func Barriers() []Exhibit {
 			Clients: 2, Rounds: 2,
 		},
 		{
-			Name: NameLeaveEarly, Barrier: LeaveEarly(),
+			Name: NameLeaveEarly, Barrier: leaveEarly(),
 			Origin: "a double barrier whose Leave is a plain delete, as when the leave " +
 				"phase is taken for cleanup (Curator's leave() with a zero timeout)",
 			Bug:       "a member passes Leave while others of its round are still inside",
@@ -48,7 +48,7 @@ func Barriers() []Exhibit {
 			Clients:   2, Rounds: 1,
 		},
 		{
-			Name: NameDirLeave, Barrier: DirLeave(),
+			Name: NameDirLeave, Barrier: dirLeave(),
 			Origin: "the leave phase of kazoo's DoubleBarrier and of tutorials: wait on " +
 				"getChildren until the round's nodes are gone",
 			Bug: "every member waiting to leave watches the directory, so each " +
@@ -57,7 +57,7 @@ func Barriers() []Exhibit {
 			Clients: 4, Rounds: 1,
 		},
 		{
-			Name: NameWaitOnError, Barrier: WaitOnError(),
+			Name: NameWaitOnError, Barrier: waitOnError(),
 			Origin: "single-barrier waits that read any failure of exists() as " +
 				"\"no node\" (a null Stat with the error swallowed)",
 			Bug:       "a waiter whose exists() fails with connection loss takes the barrier for removed and passes",

@@ -37,8 +37,8 @@
 //
 // Locks lists them with their origin, defect, the docs/zk-semantics.md bug
 // scenarios they map to and the violation class a harness must report.
-// Each constructor's doc comment says where the design comes from and
-// exactly when its defect bites.
+// Each exhibit's constructor (in this package's source) says where the
+// design comes from and exactly when its defect bites.
 //
 // # One defect each
 //
@@ -49,7 +49,7 @@
 // The steps are: the lookup of a lost create (FindLost) and its ownership
 // test (Owns), the queue order (Order), the wait on the node the rule
 // names (Watch), what a failed wait does with the node (Abandon), and the
-// release (Release). Each constructor's doc comment names its step, and
+// release (Release). Each exhibit's constructor names its step, and
 // TestVariants_OneStepSwapped checks that nothing else differs.
 //
 // The three election exhibits are recipe.Locks with Terms set, so that a
@@ -57,18 +57,18 @@
 // of package election, itself the queue with the exclusive rule, with one
 // part swapped: the rule (whom a follower watches), the term, or the
 // leader's fenced write; TestElectVariants_OnePartSwapped checks it.
-// Their Helds have Token (the term) and, but for ElectUnfenced's, Fenced.
+// Their Helds have Token (the term) and, but for zoo/electunfenced's, Fenced.
 //
 // The semaphore exhibits (Recipe.Leases 2) are the queue under a counting
 // rule: the first N members hold, a waiter watches its predecessor (a
 // correct but slow semaphore: a lease freed ahead of the predecessor
 // waits for the predecessor to change; package semaphore is the good
-// one). SemDirWatch and SemTimeoutLeak swap one step of it; SemMixedMax's
+// one). zoo/semdirwatch and zoo/semtimeoutleak swap one step of it; zoo/semmixedmax's
 // defect is the rule itself, each client counting with its own N.
 //
-// SingleNode has no queue at all (one fixed node, losers racing on
+// zoo/singlenode has no queue at all (one fixed node, losers racing on
 // create), so it carries its own create loop (with the inherent window its
-// doc describes); GoZKLock is go-zookeeper's code transcribed as it is,
+// doc describes); zoo/gozk is go-zookeeper's code transcribed as it is,
 // with all its defects. Neither is a variant of the queue.
 //
 // # The barrier exhibits
@@ -100,8 +100,8 @@
 // call taking ctx (a request, Watch.Wait or Conn.WaitSession), so the
 // simulator can order everything they do. The queue variants create a
 // missing lock directory as the good lock does (a container, with
-// persistent parents); SingleNode and GoZKLock with persistent nodes, as
+// persistent parents); zoo/singlenode and zoo/gozk with persistent nodes, as
 // those designs did before containers. The lock exhibits' Helds offer
-// neither Token nor Fenced: the originals had no fencing. ElectCached
+// neither Token nor Fenced: the originals had no fencing. zoo/electcached
 // keeps its counter beside the directory, a persistent "<dir>-term".
 package zoo

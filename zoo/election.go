@@ -18,7 +18,7 @@ import (
 // node just before its own, the term is the leader's node's czxid, and
 // the leader's writes are fenced by a check on that node.
 
-// ElectHerd is the election in which every follower watches the leader's
+// electHerd is the election in which every follower watches the leader's
 // node: a candidate that does not lead sets a data watch on the lowest
 // node, not on its predecessor, and lists again when it fires. Everything
 // else is the good election: its Rule is swapped.
@@ -31,9 +31,9 @@ import (
 // Bug (docs/zk-semantics.md bug scenario 7): a leader change, a
 // resignation or an expiry, wakes every follower, and all of them list
 // the directory again, though only the next one can lead. Violation: herd.
-func ElectHerd() recipe.Lock { return electRecipe(NameElectHerd) }
+func electHerd() recipe.Lock { return electRecipe(NameElectHerd) }
 
-// ElectCached is the election whose term comes from a counter node
+// electCached is the election whose term comes from a counter node
 // beside the directory ("<dir>-term") that a candidate reads when it
 // joins: once it leads, it takes the value it read plus one as its term
 // and writes that back, where the good election takes its node's czxid.
@@ -50,9 +50,9 @@ func ElectHerd() recipe.Lock { return electRecipe(NameElectHerd) }
 // after them). The fence, a check on the leader's node, still refuses a
 // replaced leader's writes, but the resource cannot tell the two leaders'
 // writes apart. Violation: shared-term.
-func ElectCached() recipe.Lock { return electRecipe(NameElectCached) }
+func electCached() recipe.Lock { return electRecipe(NameElectCached) }
 
-// ElectUnfenced is the election whose leader writes without a fence: its
+// electUnfenced is the election whose leader writes without a fence: its
 // Held has the term but no Fenced, so the leader's writes are plain sets.
 // Everything else is the good election: its Write is swapped.
 //
@@ -64,7 +64,7 @@ func ElectCached() recipe.Lock { return electRecipe(NameElectCached) }
 // session's timeout is replaced; when it resumes it does not know, and its
 // write, with its old term, lands after the new leader's. Violation:
 // fencing.
-func ElectUnfenced() recipe.Lock { return electRecipe(NameElectUnfenced) }
+func electUnfenced() recipe.Lock { return electRecipe(NameElectUnfenced) }
 
 // candKind is the node kind of the election's candidates, as package
 // election names them.
@@ -151,7 +151,7 @@ func (v electVariant) campaign(ctx context.Context, conn zkapi.Conn, dir, id str
 	return fencedLeadership{l}, nil
 }
 
-// watchLeader is ElectHerd's rule: the first candidate leads, and every
+// watchLeader is electHerd's rule: the first candidate leads, and every
 // other one watches the first.
 func watchLeader(ms []queue.Member, i int, _ map[string]bool) (string, bool) {
 	if i == 0 {
@@ -169,7 +169,7 @@ func czxidTerm(context.Context, queue.Queue) (termFunc, error) {
 	return func(ctx context.Context, h *queue.Hold) (int64, error) { return h.Token(ctx) }, nil
 }
 
-// cachedTerm is ElectCached's term: it reads the counter node (made with
+// cachedTerm is electCached's term: it reads the counter node (made with
 // "0" if missing) as the candidate joins, and once it leads writes back
 // and returns the value it read plus one. Requests lost to connection
 // loss are retried: the defect is the value read too early and written

@@ -12,7 +12,7 @@ import (
 	"github.com/zksim/zksim/zkapi"
 )
 
-// GoZKLock is go-zookeeper v1.0.4's zk.Lock (lock.go), with the
+// goZKLock is go-zookeeper v1.0.4's zk.Lock (lock.go), with the
 // Conn.CreateProtectedEphemeralSequential it calls (conn.go), transcribed
 // from *zk.Conn to zkapi.Conn step by step:
 //
@@ -56,7 +56,7 @@ import (
 // never told that its session ended. Violation: orphan (a node no holder
 // owns blocks the queue; deadlock while its session lives), and
 // mutual-exclusion at the sequence limit and after an adopted node goes.
-func GoZKLock() recipe.Lock {
+func goZKLock() recipe.Lock {
 	return recipe.Lock{Name: NameGoZKLock, Acquire: goZKAcquire}
 }
 
@@ -64,15 +64,15 @@ func goZKAcquire(ctx context.Context, conn zkapi.Conn, dir, id string) (recipe.H
 	if err := checkArgs(dir, id); err != nil {
 		return nil, err
 	}
-	l := &goZKLock{c: conn, path: dir, guid: fmt.Sprintf("%x", holderUUID(id))}
+	l := &zkLock{c: conn, path: dir, guid: fmt.Sprintf("%x", holderUUID(id))}
 	if err := l.lockWithData(ctx, []byte(id)); err != nil {
 		return nil, wrap(NameGoZKLock, dir, err)
 	}
 	return l, nil
 }
 
-// goZKLock mirrors zk.Lock's fields.
-type goZKLock struct {
+// zkLock mirrors zk.Lock's fields.
+type zkLock struct {
 	c        zkapi.Conn
 	path     string
 	guid     string
@@ -95,7 +95,7 @@ func goZKParseSeq(path string) (int, error) {
 	return strconv.Atoi(parts[len(parts)-1])
 }
 
-func (l *goZKLock) lockWithData(ctx context.Context, data []byte) error {
+func (l *zkLock) lockWithData(ctx context.Context, data []byte) error {
 	if l.lockPath != "" {
 		return errGoZKDeadlock
 	}
@@ -115,7 +115,7 @@ func (l *goZKLock) lockWithData(ctx context.Context, data []byte) error {
 }
 
 // createNode is the first loop of LockWithData.
-func (l *goZKLock) createNode(ctx context.Context, prefix string, data []byte) (string, error) {
+func (l *zkLock) createNode(ctx context.Context, prefix string, data []byte) (string, error) {
 	var path string
 	var err error
 	for i := 0; i < 3; i++ {
@@ -141,7 +141,7 @@ func (l *goZKLock) createNode(ctx context.Context, prefix string, data []byte) (
 // go-zookeeper it returns at once on a fatal error, and otherwise leaves
 // behind the error of its last call (nil or NodeExists), which decides
 // what LockWithData returns if this was its third try.
-func (l *goZKLock) createParents(ctx context.Context) (fatal bool, err error) {
+func (l *zkLock) createParents(ctx context.Context) (fatal bool, err error) {
 	parts := strings.Split(l.path, "/")
 	pth := ""
 	for _, p := range parts[1:] {
@@ -163,7 +163,7 @@ func (l *goZKLock) createParents(ctx context.Context) (fatal bool, err error) {
 }
 
 // createProtected is Conn.CreateProtectedEphemeralSequential.
-func (l *goZKLock) createProtected(ctx context.Context, path string, data []byte) (string, error) {
+func (l *zkLock) createProtected(ctx context.Context, path string, data []byte) (string, error) {
 	parts := strings.Split(path, "/")
 	parts[len(parts)-1] = "_c_" + l.guid + "-" + parts[len(parts)-1]
 	rootPath := strings.Join(parts[:len(parts)-1], "/")
@@ -194,7 +194,7 @@ func (l *goZKLock) createProtected(ctx context.Context, path string, data []byte
 
 // findGUID adopts the first child, in server order, whose name carries the
 // guid, whoever owns it.
-func (l *goZKLock) findGUID(children []string) (string, bool) {
+func (l *zkLock) findGUID(children []string) (string, bool) {
 	for _, p := range children {
 		if strings.HasPrefix(p, "_c_") && len(p) >= 3+len(l.guid) && p[3:3+len(l.guid)] == l.guid {
 			return p, true
@@ -204,7 +204,7 @@ func (l *goZKLock) findGUID(children []string) (string, bool) {
 }
 
 // waitLowest is the second loop of LockWithData.
-func (l *goZKLock) waitLowest(ctx context.Context, seq int) error {
+func (l *zkLock) waitLowest(ctx context.Context, seq int) error {
 	for {
 		children, _, err := l.c.Children(ctx, l.path)
 		if err != nil {
@@ -254,7 +254,7 @@ func goZKScan(children []string, seq int) (prevSeqPath string, lowest bool, err 
 }
 
 // Release is zk.Lock.Unlock.
-func (l *goZKLock) Release(ctx context.Context) error {
+func (l *zkLock) Release(ctx context.Context) error {
 	if l.lockPath == "" {
 		return errGoZKNotLocked
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/zksim/zksim/zkapi"
 )
 
-// DirWatch is the queue lock that watches the whole directory: each
+// dirWatch is the queue lock that watches the whole directory: each
 // contender creates an ephemeral sequential node "lock-<id>-<seq>", lists
 // the directory, and if it is not first waits for any change among the
 // directory's children (getChildren with a watch) before listing again.
@@ -27,14 +27,14 @@ import (
 // the directory, so every release wakes every waiter, and they all list
 // the directory again although only one can proceed; every newcomer wakes
 // them too. Violation: herd.
-func DirWatch() recipe.Lock { return queued(NameDirWatch) }
+func dirWatch() recipe.Lock { return queued(NameDirWatch) }
 
-// HerdShared is the shared (read/write) lock that watches the directory:
+// herdShared is the shared (read/write) lock that watches the directory:
 // readers create "read-<id>-<seq>", writers "write-<id>-<seq>"; a reader
 // holds when no writer is ahead of it, a writer when it is first; a
 // contender that does not hold waits for any change among the directory's
 // children. It is otherwise rwlock's recipe: the queue with its Watch step
-// swapped, as DirWatch.
+// swapped, as dirWatch.
 //
 // Origin: the shared lock of Chinese-language ZooKeeper articles and books
 // (nodes "/shared_lock/<host>-R-<seq>" and "-W-", every client watching
@@ -45,9 +45,9 @@ func DirWatch() recipe.Lock { return queued(NameDirWatch) }
 // Bug (docs/zk-semantics.md bug scenario 7): a writer's release wakes every
 // waiter, also the writers and the readers queued behind the next writer,
 // none of whom can proceed. Violation: herd.
-func HerdShared() recipe.Lock { return queued(NameHerdShared) }
+func herdShared() recipe.Lock { return queued(NameHerdShared) }
 
-// watchDir is the Watch step of DirWatch and HerdShared, and their
+// watchDir is the Watch step of dirWatch and herdShared, and their
 // defect: it waits for any change among the directory's children, where
 // the good step watches the one node p. Like the good step it returns at
 // once if p is gone by now.
@@ -65,7 +65,7 @@ func watchDir(ctx context.Context, h *queue.Hold, p string, _ bool) (queue.Wake,
 	return queue.Changed, err
 }
 
-// SingleNode is the lock on one fixed node: every contender tries to
+// singleNode is the lock on one fixed node: every contender tries to
 // create the ephemeral node "<dir>/lock"; on NodeExists it lists the
 // directory with a child watch and tries again after any change. A create
 // whose reply was lost is recognised by the node's ephemeralOwner and
@@ -90,11 +90,11 @@ func watchDir(ctx context.Context, h *queue.Hold, p string, _ bool) (queue.Wake,
 // new session if the expiry falls between Release's session check and
 // the delete, and so deletes the next holder's node. A harness may find
 // that window as a mutual-exclusion violation.
-func SingleNode() recipe.Lock {
-	return recipe.Lock{Name: NameSingleNode, Acquire: singleNode}
+func singleNode() recipe.Lock {
+	return recipe.Lock{Name: NameSingleNode, Acquire: singleNodeAcquire}
 }
 
-func singleNode(ctx context.Context, conn zkapi.Conn, dir, id string) (recipe.Held, error) {
+func singleNodeAcquire(ctx context.Context, conn zkapi.Conn, dir, id string) (recipe.Held, error) {
 	if err := checkArgs(dir, id); err != nil {
 		return nil, err
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/zksim/zksim/recipe"
 )
 
-// NoGUIDRetry is the queue lock that retries a create blindly: each
+// noGUIDRetry is the queue lock that retries a create blindly: each
 // contender creates "lock-<id>-<seq>", and when the create fails with
 // connection loss it waits for the link and simply creates again. It then
 // waits as the good lock does (numeric order, one watch on the
@@ -26,16 +26,16 @@ import (
 // but nobody looks. Everyone queued behind waits too, until the session
 // ends; giving up removes only the second node. Violation: deadlock (and
 // orphan).
-func NoGUIDRetry() recipe.Lock { return queued(NameNoGUIDRetry) }
+func noGUIDRetry() recipe.Lock { return queued(NameNoGUIDRetry) }
 
-// lookNowhere is NoGUIDRetry's FindLost step, and its defect: the create
+// lookNowhere is noGUIDRetry's FindLost step, and its defect: the create
 // may have been applied, but it reports nothing found, so the queue
 // creates again.
 func lookNowhere(ctx context.Context, q queue.Queue, _ queue.Request) (string, int64, error) {
 	return "", 0, queue.AwaitLink(ctx, q.Conn)
 }
 
-// TimeoutLeak is the good queue lock (lost-create lookup, numeric order,
+// timeoutLeak is the good queue lock (lost-create lookup, numeric order,
 // one watch on the predecessor, re-listing after every wake-up, cleanup
 // through connection loss) except when ctx ends while it waits: then
 // Acquire returns ctx's error and leaves its node in the queue. It is the
@@ -49,9 +49,9 @@ func lookNowhere(ctx context.Context, q queue.Queue, _ queue.Request) (string, i
 // go, and nobody will delete it: everyone behind waits until the session
 // that made it ends (for a long-lived client process, forever). Violation:
 // deadlock while the session lives, an orphan node in any case.
-func TimeoutLeak() recipe.Lock { return queued(NameTimeoutLeak) }
+func timeoutLeak() recipe.Lock { return queued(NameTimeoutLeak) }
 
-// stayOnTimeout is TimeoutLeak's Abandon step, and its defect: when ctx
+// stayOnTimeout is timeoutLeak's Abandon step, and its defect: when ctx
 // has ended, the node stays.
 func stayOnTimeout(ctx context.Context, h *queue.Hold, _ error) error {
 	if ctx.Err() != nil {

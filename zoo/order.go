@@ -10,7 +10,7 @@ import (
 	"github.com/zksim/zksim/zkapi"
 )
 
-// DeleteFirstChild is the queue lock whose release deletes the first node
+// deleteFirstChild is the queue lock whose release deletes the first node
 // of the queue instead of its own. Contenders create "lock-<id>-<seq>"
 // and wait as the good lock does; it is the queue with its Release step
 // swapped.
@@ -32,10 +32,10 @@ import (
 // Acquire fails instead.)
 //
 // Violation: mutual-exclusion.
-func DeleteFirstChild() recipe.Lock { return queued(NameDeleteFirstChild) }
+func deleteFirstChild() recipe.Lock { return queued(NameDeleteFirstChild) }
 
-// deleteFirstChild is DeleteFirstChild's Release step, and its defect.
-func deleteFirstChild(ctx context.Context, h *queue.Hold) (gone bool, err error) {
+// deleteFirstChildRelease is deleteFirstChild's Release step, and its defect.
+func deleteFirstChildRelease(ctx context.Context, h *queue.Hold) (gone bool, err error) {
 	for {
 		err := deleteFirst(ctx, h.Q)
 		if !isLoss(err) {
@@ -59,7 +59,7 @@ func deleteFirst(ctx context.Context, q queue.Queue) error {
 	return err
 }
 
-// SplitDash is the queue lock that reads its nodes' names with code
+// splitDash is the queue lock that reads its nodes' names with code
 // written for another shape of name. Contenders create "lock-<id>-<seq>",
 // as the good lock does; the code ordering them was written for names
 // "<prefix>-<seq>", such as the recipes page's "lock-<seq>" or
@@ -77,9 +77,9 @@ func deleteFirst(ctx context.Context, q queue.Queue) error {
 // ids, not of the sequence numbers, so a newcomer whose id sorts low is
 // first at once and holds alongside the current holder. Violation:
 // mutual-exclusion.
-func SplitDash() recipe.Lock { return queued(NameSplitDash) }
+func splitDash() recipe.Lock { return queued(NameSplitDash) }
 
-// afterFirstDash is SplitDash's Order step, and its defect: it orders
+// afterFirstDash is splitDash's Order step, and its defect: it orders
 // members by what follows the first '-' of their names.
 func afterFirstDash(a, b queue.Member) int {
 	key := func(m queue.Member) string { _, rest, _ := strings.Cut(m.Name, "-"); return rest }

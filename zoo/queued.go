@@ -22,7 +22,7 @@ type variant struct {
 }
 
 // variants are the exhibits that are the queue with one step swapped, in
-// the order of Exhibits. SingleNode (no queue at all) and GoZKLock (a
+// the order of Exhibits. singleNode (no queue at all) and goZKLock (a
 // transcription of go-zookeeper's code, several defects) are not.
 func variants() []variant {
 	vs := []variant{
@@ -32,7 +32,7 @@ func variants() []variant {
 		{name: NameAssumeOnWake, step: "Watch", steps: queue.Steps{Watch: wakeMeansGranted}},
 		{name: NameExistsAbsence, step: "Watch", steps: queue.Steps{Watch: absenceMeansGranted}},
 		{name: NameTimeoutLeak, step: "Abandon", steps: queue.Steps{Abandon: stayOnTimeout}},
-		{name: NameDeleteFirstChild, step: "Release", steps: queue.Steps{Release: deleteFirstChild}},
+		{name: NameDeleteFirstChild, step: "Release", steps: queue.Steps{Release: deleteFirstChildRelease}},
 		{name: NameSplitDash, step: "Order", steps: queue.Steps{Order: afterFirstDash}},
 		{name: NameAdoptDying, step: "Owns", steps: queue.Steps{Owns: anyOwner}},
 	}

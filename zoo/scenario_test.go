@@ -94,10 +94,10 @@ func TestExhibits_ScenariosBreakThem(t *testing.T) {
 	}
 }
 
-// The exhibits other than GoZKLock carry one defect each: the scenarios
+// The exhibits other than goZKLock carry one defect each: the scenarios
 // aimed at other exhibits' defects do not break them. Some scenarios
 // cannot run against every exhibit: those that need a queue in arrival
-// order skip SingleNode (no queue) and SplitDash (its order is that of
+// order skip singleNode (no queue) and splitDash (its order is that of
 // the ids), and those where a waiter gives up skip the exhibits whose
 // defect that is.
 func TestExhibits_OtherwiseCorrect(t *testing.T) {

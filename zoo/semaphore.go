@@ -30,7 +30,7 @@ const leaseKind = "lease"
 func semaphoreExhibits() []Exhibit {
 	return []Exhibit{
 		{
-			Name: NameSemMixedMax, Recipe: SemMixedMax(),
+			Name: NameSemMixedMax, Recipe: semMixedMax(),
 			Origin: "Curator's InterProcessSemaphoreV2, which counts the lease nodes " +
 				"against each client's own maxLeases (its javadoc: all processes must " +
 				"use the same maxLeases)",
@@ -39,7 +39,7 @@ func semaphoreExhibits() []Exhibit {
 			Scenarios: []int{11}, Violation: check.MaxLeases,
 		},
 		{
-			Name: NameSemDirWatch, Recipe: SemDirWatch(),
+			Name: NameSemDirWatch, Recipe: semDirWatch(),
 			Origin: "the counting semaphore of blog posts: a sequential node, then " +
 				"getChildren with a watch until fewer than N are ahead",
 			Bug: "every waiter keeps a child watch on the directory, so every " +
@@ -47,7 +47,7 @@ func semaphoreExhibits() []Exhibit {
 			Scenarios: []int{7}, Violation: check.Herd,
 		},
 		{
-			Name: NameSemTimeoutLeak, Recipe: SemTimeoutLeak(),
+			Name: NameSemTimeoutLeak, Recipe: semTimeoutLeak(),
 			Origin: "CURATOR-315 and CURATOR-335 (InterProcessSemaphoreV2 lease nodes " +
 				"left behind by a timed or interrupted acquire); python-zk/kazoo#429",
 			Bug: "a waiter whose deadline passes returns without deleting its node, " +
@@ -58,7 +58,7 @@ func semaphoreExhibits() []Exhibit {
 }
 
 // semaphoreVariants are the semaphore exhibits that are the queue
-// semaphore with one step swapped (SemMixedMax's defect is its rule).
+// semaphore with one step swapped (semMixedMax's defect is its rule).
 func semaphoreVariants() []variant {
 	return []variant{
 		{name: NameSemDirWatch, step: "Watch", steps: queue.Steps{Watch: watchDir}, leases: semLeases},
@@ -88,25 +88,25 @@ func (v variant) semaphoreRecipe() recipe.Lock {
 	return recipe.Lock{Name: v.name, Acquire: v.acquire(leaseKind, []string{leaseKind}, firstN(v.leases)), Leases: v.leases}
 }
 
-// SemDirWatch is the counting semaphore of 2 leases that watches the
+// semDirWatch is the counting semaphore of 2 leases that watches the
 // whole directory: each contender creates "lease-<id>-<seq>", lists the
 // directory, holds if fewer than 2 members are ahead of it, and otherwise
 // waits for any change among the directory's children before listing
 // again. It is otherwise the queue semaphore (lost-create lookup, numeric
 // order, cleanup on failure): the queue with its Watch step swapped, as
-// DirWatch.
+// dirWatch.
 //
-// Origin: the counting semaphore of blog posts, the lock of DirWatch with
+// Origin: the counting semaphore of blog posts, the lock of dirWatch with
 // "first" read as "among the first N".
 //
 // Bug (docs/zk-semantics.md bug scenario 7): every waiter holds a child
 // watch on the directory, so a release wakes every waiter, and they all
 // list again although one can take the freed lease. Violation: herd.
-func SemDirWatch() recipe.Lock { return queued(NameSemDirWatch) }
+func semDirWatch() recipe.Lock { return queued(NameSemDirWatch) }
 
-// SemTimeoutLeak is the queue semaphore of 2 leases whose Acquire, when
+// semTimeoutLeak is the queue semaphore of 2 leases whose Acquire, when
 // ctx ends while it waits, returns ctx's error and leaves its node behind:
-// the queue with its Abandon step swapped, as TimeoutLeak.
+// the queue with its Abandon step swapped, as timeoutLeak.
 //
 // Origin: CURATOR-315 and CURATOR-335 (InterProcessSemaphoreV2 lease
 // nodes left behind when an acquire times out or is interrupted, as the
@@ -119,9 +119,9 @@ func SemDirWatch() recipe.Lock { return queued(NameSemDirWatch) }
 // long-lived client process, forever). With N such nodes everyone waits.
 // Violation: orphan, and deadlock when the abandoned nodes fill the N
 // leases.
-func SemTimeoutLeak() recipe.Lock { return queued(NameSemTimeoutLeak) }
+func semTimeoutLeak() recipe.Lock { return queued(NameSemTimeoutLeak) }
 
-// SemMixedMax is the queue semaphore (lost-create lookup, numeric order,
+// semMixedMax is the queue semaphore (lost-create lookup, numeric order,
 // one watch on the predecessor, re-listing after every wake-up, cleanup
 // on failure) in which each client counts the members ahead of it against
 // its own N: 2, or 3 for the holder ids of even-numbered clients ("c2_0",
@@ -137,7 +137,7 @@ func SemTimeoutLeak() recipe.Lock { return queued(NameSemTimeoutLeak) }
 // hold: more leases at once than the semaphore has. (The good semaphore
 // puts N in every node name and refuses a member of another N ahead of
 // it.) Violation: max-leases.
-func SemMixedMax() recipe.Lock {
+func semMixedMax() recipe.Lock {
 	return recipe.Lock{
 		Name: NameSemMixedMax,
 		Acquire: func(ctx context.Context, conn zkapi.Conn, dir, id string) (recipe.Held, error) {
@@ -157,7 +157,7 @@ func SemMixedMax() recipe.Lock {
 	}
 }
 
-// clientMax is the N a SemMixedMax client believes in: one more than the
+// clientMax is the N a semMixedMax client believes in: one more than the
 // semaphore's for the holder ids "c<k>_<i>" of an even k.
 func clientMax(id string) int {
 	client, _, ok := strings.Cut(strings.TrimPrefix(id, "c"), "_")

@@ -58,7 +58,7 @@ func semHerdOnRelease() scenario {
 }
 
 // mixedMaxOverGrants (bug scenario 11): clients 1 and 3 hold the N
-// leases; client 2 comes (the harness's holder ids, which SemMixedMax
+// leases; client 2 comes (the harness's holder ids, which semMixedMax
 // gives N+1). It must wait.
 func mixedMaxOverGrants() scenario {
 	return scenario{name: "client-of-larger-n", class: check.MaxLeases,
@@ -118,7 +118,7 @@ func givenUpLeaseLeft(class check.Class, gaveUp int) scenario {
 func TestSemaphoreExhibits_OtherwiseCorrect(t *testing.T) {
 	for _, ex := range zoo.Locks() {
 		if ex.Recipe.Leases <= 1 || ex.Name == zoo.NameSemBusyCount {
-			continue // SemBusyCount never waits: the others' scenarios need waiters that do
+			continue // semBusyCount never waits: the others' scenarios need waiters that do
 		}
 		for _, other := range zoo.Locks() {
 			if other.Name == ex.Name || other.Recipe.Leases <= 1 {

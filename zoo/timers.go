@@ -29,7 +29,7 @@ const (
 func timerExhibits() []Exhibit {
 	return []Exhibit{
 		{
-			Name: NameElectAbsence, Recipe: ElectAbsence(),
+			Name: NameElectAbsence, Recipe: electAbsence(),
 			Origin: "the election of the ZooKeeper recipes page with its step " +
 				`"if exists() returns null, go to step 2" read as "... I lead"`,
 			Bug: "a follower whose predecessor vanished between getChildren and exists " +
@@ -38,8 +38,8 @@ func timerExhibits() []Exhibit {
 			Scenarios: []int{4, 5}, Violation: check.MutualExclusion,
 		},
 		{
-			Name: NameLiveAbsence, Recipe: LiveAbsence(),
-			Origin: "ExistsAbsence's shortcut with the session check the recipes page " +
+			Name: NameLiveAbsence, Recipe: liveAbsence(),
+			Origin: "zoo/existsabsence's shortcut with the session check the recipes page " +
 				"asks for after every step: exists(predecessor) null taken as the lock " +
 				"once the session is seen alive",
 			Bug: "a predecessor that gave up at its deadline, or whose session " +
@@ -48,7 +48,7 @@ func timerExhibits() []Exhibit {
 			Scenarios: []int{4, 5}, Violation: check.MutualExclusion,
 		},
 		{
-			Name: NameSemBusyCount, Recipe: SemBusyCount(),
+			Name: NameSemBusyCount, Recipe: semBusyCount(),
 			Origin: `the counting semaphore of blog posts: "getChildren; if fewer than ` +
 				`N, create; else retry", the retry without a wait`,
 			Bug: "two contenders that count while one lease is free both create and " +
@@ -59,11 +59,11 @@ func timerExhibits() []Exhibit {
 	}
 }
 
-// ElectAbsence is the election that takes its predecessor's absence for
+// electAbsence is the election that takes its predecessor's absence for
 // leadership: a candidate lists the directory and, if it is not first,
 // calls exists(predecessor, watch); if exists says the predecessor is gone
 // it leads without listing again. Everything else is the good election:
-// its Watch step is swapped (ExistsAbsence's, on the election's queue).
+// its Watch step is swapped (existsAbsence's, on the election's queue).
 //
 // Origin: the "Leader Election" section of the ZooKeeper recipes page
 // ("if exists() returns null ... go to step 2", after a getChildren)
@@ -78,9 +78,9 @@ func timerExhibits() []Exhibit {
 // leader. The window is one request wide, so the timer has to fire while
 // the follower is between two requests. Violation: mutual-exclusion (two
 // leaders at once).
-func ElectAbsence() recipe.Lock { return electRecipe(NameElectAbsence) }
+func electAbsence() recipe.Lock { return electRecipe(NameElectAbsence) }
 
-// SemBusyCount is the counting semaphore of 2 leases that counts before
+// semBusyCount is the counting semaphore of 2 leases that counts before
 // it creates, and retries without waiting: a contender lists the
 // directory's "lease-" nodes; if fewer than 2 are there it creates its
 // own "lease-<id>-<seq>" (with the queue's lost-create lookup) and holds
@@ -101,11 +101,11 @@ func ElectAbsence() recipe.Lock { return electRecipe(NameElectAbsence) }
 // time frozen while a contender spins: the holders sleep in virtual time,
 // so a full semaphore spins forever and the run is judged no-progress
 // first. Violation: max-leases.
-func SemBusyCount() recipe.Lock {
+func semBusyCount() recipe.Lock {
 	return recipe.Lock{Name: NameSemBusyCount, Acquire: busyCount, Leases: semLeases}
 }
 
-// busyCount is SemBusyCount's Acquire.
+// busyCount is semBusyCount's Acquire.
 func busyCount(ctx context.Context, conn zkapi.Conn, dir, id string) (recipe.Held, error) {
 	if err := checkArgs(dir, id); err != nil {
 		return nil, err
@@ -139,14 +139,14 @@ func busyCount(ctx context.Context, conn zkapi.Conn, dir, id string) (recipe.Hel
 	}
 }
 
-// LiveAbsence is the queue lock that takes a missing predecessor as the
-// grant, as ExistsAbsence does, but only while its own session is alive:
+// liveAbsence is the queue lock that takes a missing predecessor as the
+// grant, as existsAbsence does, but only while its own session is alive:
 // after getChildren it calls exists(predecessor, watch), and if the
 // predecessor is gone and its session is still the one that owns its
 // node, it holds without listing again. Everything else is the good lock:
 // the queue with its Watch step swapped.
 //
-// Origin: ExistsAbsence's shortcut (step 5 of the recipes page's lock
+// Origin: existsAbsence's shortcut (step 5 of the recipes page's lock
 // read as "exists() null: the lock is mine") in code that also follows
 // the page's advice to check the session after every step, so that a
 // client that lost its session while it was away never holds.
@@ -159,9 +159,9 @@ func busyCount(ctx context.Context, conn zkapi.Conn, dir, id string) (recipe.Hel
 // Its own session stays, so only a timer firing while the waiter is
 // between those two requests shows the bug: a search that lets time pass
 // only when every client waits never does. Violation: mutual-exclusion.
-func LiveAbsence() recipe.Lock { return queued(NameLiveAbsence) }
+func liveAbsence() recipe.Lock { return queued(NameLiveAbsence) }
 
-// absenceWhileAlive is LiveAbsence's Watch step.
+// absenceWhileAlive is liveAbsence's Watch step.
 func absenceWhileAlive(ctx context.Context, h *queue.Hold, p string, _ bool) (queue.Wake, error) {
 	// A sync first, so that exists reads the leader's latest (a follower
 	// may lag): correct, and it widens the window the defect needs.

@@ -15,8 +15,8 @@ import (
 )
 
 // The timer exhibits' scenarios. On the scripted server a predecessor
-// can give up at any moment, so gaveUpBeforeWatch shows LiveAbsence's and
-// ElectAbsence's defect without a timer; the systematic search, where it
+// can give up at any moment, so gaveUpBeforeWatch shows liveAbsence's and
+// electAbsence's defect without a timer; the systematic search, where it
 // takes one, is tested in package harness (explore_timers_test.go).
 func init() {
 	scenarios[zoo.NameLiveAbsence] = []scenario{gaveUpBeforeWatch()}

@@ -9,7 +9,7 @@ import (
 	"github.com/zksim/zksim/zkapi"
 )
 
-// AssumeOnWake is the queue lock that takes its predecessor's deletion as
+// assumeOnWake is the queue lock that takes its predecessor's deletion as
 // the grant: each contender creates "lock-<id>-<seq>", lists the
 // directory, and if it is not first watches the node just before its own
 // (getData with a watch); when that node's NodeDeleted arrives it returns
@@ -27,9 +27,9 @@ import (
 // a holder's release but also by a waiter that gives up (timeout, cancel,
 // its session's end). Then the node before it may still be held, and this
 // waiter holds alongside that holder. Violation: mutual-exclusion.
-func AssumeOnWake() recipe.Lock { return queued(NameAssumeOnWake) }
+func assumeOnWake() recipe.Lock { return queued(NameAssumeOnWake) }
 
-// wakeMeansGranted is AssumeOnWake's Watch step.
+// wakeMeansGranted is assumeOnWake's Watch step.
 func wakeMeansGranted(ctx context.Context, h *queue.Hold, p string, _ bool) (queue.Wake, error) {
 	_, _, w, err := h.Q.Conn.GetW(ctx, p)
 	switch {
@@ -47,7 +47,7 @@ func wakeMeansGranted(ctx context.Context, h *queue.Hold, p string, _ bool) (que
 	return queue.Granted, nil
 }
 
-// ExistsAbsence is the queue lock that takes a missing predecessor as the
+// existsAbsence is the queue lock that takes a missing predecessor as the
 // grant: each contender creates "lock-<id>-<seq>", lists the directory,
 // and calls exists(predecessor, watch); if exists says the predecessor is
 // gone it returns holding the lock without listing again; if it exists,
@@ -65,9 +65,9 @@ func wakeMeansGranted(ctx context.Context, h *queue.Hold, p string, _ bool) (que
 // then holds alongside its holder. It also leaves the exists watch on the
 // missing node behind (a creation watch that never fires: sequential names
 // are not reused). Violation: mutual-exclusion.
-func ExistsAbsence() recipe.Lock { return queued(NameExistsAbsence) }
+func existsAbsence() recipe.Lock { return queued(NameExistsAbsence) }
 
-// absenceMeansGranted is ExistsAbsence's Watch step.
+// absenceMeansGranted is existsAbsence's Watch step.
 func absenceMeansGranted(ctx context.Context, h *queue.Hold, p string, _ bool) (queue.Wake, error) {
 	_, ok, w, err := h.Q.Conn.ExistsW(ctx, p)
 	switch {

@@ -34,8 +34,8 @@ type Exhibit struct {
 	Barrier barrier.Recipe
 	// Origin is where the design comes from.
 	Origin string
-	// Bug is the defect, in one paragraph; the constructor's doc comment
-	// says exactly when it bites.
+	// Bug is the defect, in one paragraph; the exhibit's constructor (in
+	// the source) says exactly when it bites.
 	Bug string
 	// Scenarios are the numbers of the bug scenarios (docs/zk-semantics.md,
 	// "Bug scenarios") that a lock exhibit's defect maps to.
@@ -64,7 +64,7 @@ func Exhibits() []Exhibit { return append(Locks(), Barriers()...) }
 func Locks() []Exhibit {
 	exs := []Exhibit{
 		{
-			Name: NameDirWatch, Recipe: DirWatch(),
+			Name: NameDirWatch, Recipe: dirWatch(),
 			Origin: "the queue lock of blog posts and Chinese-language articles that " +
 				"watches the lock directory; the ZooKeeper recipes page warns against it",
 			Bug: "every waiter keeps a getChildren watch on the directory, so every " +
@@ -72,7 +72,7 @@ func Locks() []Exhibit {
 			Scenarios: []int{7}, Violation: check.Herd,
 		},
 		{
-			Name: NameSingleNode, Recipe: SingleNode(),
+			Name: NameSingleNode, Recipe: singleNode(),
 			Origin: `the "/exclusive_lock/lock" exclusive lock of Chinese-language ` +
 				"ZooKeeper articles and books",
 			Bug: "all losers watch the directory's children and race on create after " +
@@ -80,7 +80,7 @@ func Locks() []Exhibit {
 			Scenarios: []int{7}, Violation: check.Herd, Also: []check.Class{check.MutualExclusion},
 		},
 		{
-			Name: NameHerdShared, Recipe: HerdShared(),
+			Name: NameHerdShared, Recipe: herdShared(),
 			Origin: `the "/shared_lock/<host>-R|W-<seq>" shared lock of the same ` +
 				"articles, every contender watching the directory",
 			Bug: "a writer's release wakes every waiter, also writers and readers " +
@@ -88,7 +88,7 @@ func Locks() []Exhibit {
 			Scenarios: []int{7}, Violation: check.Herd,
 		},
 		{
-			Name: NameNoGUIDRetry, Recipe: NoGUIDRetry(),
+			Name: NameNoGUIDRetry, Recipe: noGUIDRetry(),
 			Origin: "the recipes page's lock before ZOOKEEPER-1262 added the GUID; " +
 				"zk-ruby/zk#54; samuel/go-zookeeper#229",
 			Bug: "after a create whose reply was lost it creates again without " +
@@ -96,7 +96,7 @@ func Locks() []Exhibit {
 			Scenarios: []int{1}, Violation: check.Deadlock, Also: []check.Class{check.Orphan},
 		},
 		{
-			Name: NameAssumeOnWake, Recipe: AssumeOnWake(),
+			Name: NameAssumeOnWake, Recipe: assumeOnWake(),
 			Origin: "the blog-post simplification: the predecessor's NodeDeleted " +
 				"means the lock is mine",
 			Bug: "woken by a predecessor that gave up while an earlier node still " +
@@ -104,7 +104,7 @@ func Locks() []Exhibit {
 			Scenarios: []int{5}, Violation: check.MutualExclusion,
 		},
 		{
-			Name: NameExistsAbsence, Recipe: ExistsAbsence(),
+			Name: NameExistsAbsence, Recipe: existsAbsence(),
 			Origin: "the recipes page's step 5 misread: exists(predecessor) null " +
 				"taken as acquisition",
 			Bug: "a predecessor that gave up between getChildren and exists makes " +
@@ -112,14 +112,14 @@ func Locks() []Exhibit {
 			Scenarios: []int{4, 5}, Violation: check.MutualExclusion,
 		},
 		{
-			Name: NameTimeoutLeak, Recipe: TimeoutLeak(),
+			Name: NameTimeoutLeak, Recipe: timeoutLeak(),
 			Origin: "CURATOR-202; micro-fan/aiozk#34 (dead lock on acquire timeout)",
 			Bug: "when ctx ends while waiting it returns without deleting its node, " +
 				"which blocks everyone behind it until its session ends",
 			Scenarios: []int{6}, Violation: check.Deadlock, Also: []check.Class{check.Orphan},
 		},
 		{
-			Name: NameDeleteFirstChild, Recipe: DeleteFirstChild(),
+			Name: NameDeleteFirstChild, Recipe: deleteFirstChild(),
 			Origin: "blog-post locks whose unlock deletes the first child of the " +
 				"sorted directory",
 			Bug: "a holder whose node is already gone (session expired, or a retried " +
@@ -127,7 +127,7 @@ func Locks() []Exhibit {
 			Scenarios: []int{3, 6}, Violation: check.MutualExclusion,
 		},
 		{
-			Name: NameSplitDash, Recipe: SplitDash(),
+			Name: NameSplitDash, Recipe: splitDash(),
 			Origin: `code written for names "<prefix>-<seq>" reading names with a ` +
 				"holder id in them; ZOOKEEPER-2931",
 			Bug: "nodes are ordered by what follows the first '-', the holder id, so " +
@@ -135,7 +135,7 @@ func Locks() []Exhibit {
 			Scenarios: []int{10}, Violation: check.MutualExclusion,
 		},
 		{
-			Name: NameGoZKLock, Recipe: GoZKLock(),
+			Name: NameGoZKLock, Recipe: goZKLock(),
 			Origin: "go-zookeeper v1.0.4 zk.Lock and CreateProtectedEphemeralSequential; " +
 				"samuel/go-zookeeper#229",
 			Bug: "any error after the create returns without deleting the node, which " +
@@ -145,7 +145,7 @@ func Locks() []Exhibit {
 			Also: []check.Class{check.Deadlock, check.MutualExclusion},
 		},
 		{
-			Name: NameAdoptDying, Recipe: AdoptDying(),
+			Name: NameAdoptDying, Recipe: adoptDying(),
 			Origin: "Curator's protected mode until the CURATOR-498 fix (2019): the " +
 				"lost create is found by the GUID in its name alone",
 			Bug: "after a lost create on a session the client has since given up, " +
@@ -154,7 +154,7 @@ func Locks() []Exhibit {
 			Scenarios: []int{2}, Violation: check.MutualExclusion,
 		},
 		{
-			Name: NameElectHerd, Recipe: ElectHerd(),
+			Name: NameElectHerd, Recipe: electHerd(),
 			Origin: "the election the ZooKeeper recipes page sets aside, and blog posts' " +
 				"naive one: every follower watches the leader's node",
 			Bug: "a leader change wakes every follower, and all list again, though " +
@@ -162,7 +162,7 @@ func Locks() []Exhibit {
 			Scenarios: []int{7}, Violation: check.Herd,
 		},
 		{
-			Name: NameElectCached, Recipe: ElectCached(),
+			Name: NameElectCached, Recipe: electCached(),
 			Origin: "elections that keep the term in a counter znode, which a candidate " +
 				"reads when it joins and increments when it wins",
 			Bug: "candidates that joined under one leader cached the same value, so the " +
@@ -171,7 +171,7 @@ func Locks() []Exhibit {
 			Also: []check.Class{check.TermOrder, check.Fencing},
 		},
 		{
-			Name: NameElectUnfenced, Recipe: ElectUnfenced(),
+			Name: NameElectUnfenced, Recipe: electUnfenced(),
 			Origin: "kazoo's Election and Curator's LeaderSelector: no fenced write, " +
 				"a leader not told it lost (CURATOR-54, CURATOR-220)",
 			Bug: "a leader paused past its session's timeout resumes unaware that it was " +

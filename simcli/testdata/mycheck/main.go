@@ -1,7 +1,7 @@
 // Command mycheck is what a user of zksim writes to check a recipe of
 // their own with zksim's command line: run, replay, list and merge.
 // TestMain_UserProgram builds it. Its recipe, mylock, is broken: it is
-// zoo.SplitDash under another name, which zksim itself does not know.
+// zoo/splitdash under another name, which zksim itself does not know.
 package main
 
 import (
@@ -10,7 +10,8 @@ import (
 )
 
 func main() {
-	mylock := zoo.SplitDash()
+	ex, _ := zoo.Lookup(zoo.NameSplitDash)
+	mylock := ex.Recipe
 	mylock.Name = "mylock"
 	simcli.Main(mylock)
 }
