@@ -16,15 +16,15 @@ type ChooserFunc func(n int, what string) int
 // Choose implements Chooser.
 func (f ChooserFunc) Choose(n int, what string) int { return f(n, what) }
 
-// Seeded is a Chooser driven by splitmix64 from a seed: the same seed
+// seeded is a Chooser driven by splitmix64 from a seed: the same seed
 // makes the same choices in any binary.
-type Seeded struct{ s uint64 }
+type seeded struct{ s uint64 }
 
 // NewSeeded returns a seeded Chooser.
-func NewSeeded(seed uint64) *Seeded { return &Seeded{s: seed} }
+func NewSeeded(seed uint64) Chooser { return &seeded{s: seed} }
 
 // Choose implements Chooser.
-func (r *Seeded) Choose(n int, _ string) int {
+func (r *seeded) Choose(n int, _ string) int {
 	r.s += 0x9e3779b97f4a7c15
 	z := r.s
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
