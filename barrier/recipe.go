@@ -20,7 +20,7 @@ type Recipe struct {
 	// id (letters, digits, '.' and '_', unique per call: the harness
 	// passes "c3_1": client 3, its round 1) and returns once n members
 	// have arrived, with what leaves it.
-	Enter EnterFunc
+	Enter func(ctx context.Context, conn zkapi.Conn, dir, id string, n int) (Leaver, error)
 	// Single is the single barrier at a path; nil if the recipe has
 	// none.
 	Single *Single
@@ -50,9 +50,6 @@ func (r Recipe) Validate() error {
 	}
 	return nil
 }
-
-// EnterFunc enters a double barrier of n members at dir.
-type EnterFunc func(ctx context.Context, conn zkapi.Conn, dir, id string, n int) (Leaver, error)
 
 // Leaver is a member inside a double barrier: Leave returns once every
 // member of its round has left. *Member is one.
