@@ -214,7 +214,7 @@ func TestReadme_TwoCommands(t *testing.T) {
 	if ci := readDoc(t, ".ci/run"); !slices.Contains(strings.Split(ci, "\n"), "exec "+cmds[1]) {
 		t.Errorf(".ci/run does not exec %s:\n%s", cmds[1], ci)
 	}
-	if test := readDoc(t, cmds[1]); !slices.Contains(strings.Split(test, "\n"), cmds[0]+" >/dev/null") {
+	if test := readDoc(t, cmds[1]); !slices.ContainsFunc(strings.Split(test, "\n"), func(l string) bool { return strings.TrimSpace(l) == cmds[0]+" >/dev/null" }) {
 		t.Errorf("%s does not run the main job, %s", cmds[1], cmds[0])
 	}
 }
