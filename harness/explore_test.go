@@ -111,22 +111,31 @@ func testFindsZooBugs(t *testing.T, exhibits []zoo.Exhibit, symmetry bool) {
 				t.Skip("too long for a test with symmetry")
 			}
 			w, cfg := zooSearch(ex)
-			res, err := harness.Explore(context.Background(), cfg, w,
-				sim.Bounds{Deviations: 2, MaxStates: 200000, Class: ex.Violation, Symmetry: symmetry})
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := exploreFor(t, ex, cfg, w, sim.Bounds{Deviations: 2, MaxStates: 200000, Symmetry: symmetry})
 			ce := res.Counterexample
-			if ce == nil {
-				t.Fatalf("no %s within %s", ex.Violation, res.Coverage())
-			}
-			if got := ce.Report.Classes(); !slices.Contains(got, ex.Violation) {
-				t.Fatalf("counterexample shows %v, want %s", got, ex.Violation)
-			}
 			t.Logf("%s at %d deviations after %d schedules, %d states in the last pass; %d trace lines",
 				ex.Violation, res.Deviation, res.Schedules, res.States, len(ce.Report.Result.Trace))
 		})
 	}
+}
+
+// exploreFor searches w for ex's class within b and fails t unless the
+// counterexample shows it.
+func exploreFor(t testing.TB, ex zoo.Exhibit, cfg sim.Config, w harness.Subject, b sim.Bounds) *harness.Exploration {
+	t.Helper()
+	b.Class = ex.Violation
+	res, err := harness.Explore(context.Background(), cfg, w, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ce := res.Counterexample
+	if ce == nil {
+		t.Fatalf("no %s within %s", ex.Violation, res.Coverage())
+	}
+	if got := ce.Report.Classes(); !slices.Contains(got, ex.Violation) {
+		t.Fatalf("counterexample shows %v, want %s", got, ex.Violation)
+	}
+	return res
 }
 
 // A search is deterministic: the same bounds give the same counts and the

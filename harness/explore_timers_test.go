@@ -65,20 +65,9 @@ func BenchmarkExploreTimerBugsUnderFaults(b *testing.B) {
 
 func testTimerBug(t testing.TB, name string, cfg sim.Config) {
 	ex, _ := zoo.Lookup(name)
-	w := timerWorkload(ex)
-	b := timerBounds
+	w, b := timerWorkload(ex), timerBounds
 	b.Class = ex.Violation
-	res, err := harness.Explore(context.Background(), cfg, w, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ce := res.Counterexample
-	if ce == nil {
-		t.Fatalf("no %s within %s", ex.Violation, res.Coverage())
-	}
-	if got := ce.Report.Classes(); !slices.Contains(got, ex.Violation) {
-		t.Fatalf("counterexample shows %v, want %s", got, ex.Violation)
-	}
+	res := exploreFor(t, ex, cfg, w, b)
 	t.Logf("%s at %d deviations after %d states in the last pass", ex.Violation, res.Deviation, res.States)
 	b.NoEarlyTicks = true
 	old, err := harness.Explore(context.Background(), cfg, w, b)
