@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/barrier"
-	"github.com/zksim/zksim/fakezk/machine"
-	"github.com/zksim/zksim/zktest"
+	"github.com/zksim/zksim/internal/machine"
+	"github.com/zksim/zksim/internal/zktest"
 )
 
 // Waiters block while the barrier is set; Remove wakes each once; the

@@ -6,13 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/zkapi/proto"
+	"github.com/zksim/zksim/internal/proto"
 
 	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/internal/machine"
+	"github.com/zksim/zksim/internal/zktest"
 	"github.com/zksim/zksim/zkapi"
-	"github.com/zksim/zksim/zktest"
 )
 
 // enterAll has n members enter a barrier of size n and returns them once

@@ -9,9 +9,9 @@ import (
 
 	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/expire"
+	"github.com/zksim/zksim/internal/zktest"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
-	"github.com/zksim/zksim/zktest"
 )
 
 // realTimeout is the session timeout of the real-server tests: the

@@ -6,14 +6,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zksim/zksim/zkapi/proto"
+	"github.com/zksim/zksim/internal/proto"
 
 	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/internal/locktest"
+	"github.com/zksim/zksim/internal/machine"
+	"github.com/zksim/zksim/internal/zktest"
 	"github.com/zksim/zksim/zkapi"
-	"github.com/zksim/zksim/zktest"
 )
 
 // testTimeout bounds every test on the fake, so that a lost wake-up fails

@@ -12,8 +12,8 @@ import (
 	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/expire"
 	"github.com/zksim/zksim/internal/locktest"
+	"github.com/zksim/zksim/internal/zktest"
 	"github.com/zksim/zksim/zkapi/gozk"
-	"github.com/zksim/zksim/zktest"
 )
 
 // These tests run the double barrier on a real server (see package

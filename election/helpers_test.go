@@ -7,10 +7,10 @@ import (
 
 	"github.com/zksim/zksim/election"
 	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/internal/locktest"
+	"github.com/zksim/zksim/internal/machine"
+	"github.com/zksim/zksim/internal/zktest"
 	"github.com/zksim/zksim/zkapi"
-	"github.com/zksim/zksim/zktest"
 )
 
 const dir = "/elect/e"

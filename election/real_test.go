@@ -11,12 +11,12 @@ import (
 	"github.com/zksim/zksim/election"
 	"github.com/zksim/zksim/expire"
 	"github.com/zksim/zksim/internal/locktest"
+	"github.com/zksim/zksim/internal/zktest"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
-	"github.com/zksim/zksim/zktest"
 )
 
-// These tests run the election on real servers (see package zktest for
+// These tests run the election on real servers (see package internal/zktest for
 // the environment variables; they skip without them). Each candidate has
 // a session of its own, as separate processes would.
 

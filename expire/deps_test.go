@@ -9,7 +9,7 @@ import (
 // TestExpire_DoesNotLinkTheFake fails if package expire, or the real
 // client's adapter zkapi/gozk, depends on the fake ZooKeeper: both speak
 // jute to a real server through the codec (internal/wire) and the
-// records (zkapi/proto) alone, so a tool that only kills sessions, or a
+// records (internal/proto) alone, so a tool that only kills sessions, or a
 // program on a real ensemble, does not carry the in-memory server
 // (issue 23, point 3).
 func TestExpire_DoesNotLinkTheFake(t *testing.T) {

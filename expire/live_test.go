@@ -13,8 +13,8 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/expire"
-	"github.com/zksim/zksim/fakezk/netserver"
-	"github.com/zksim/zksim/zktest"
+	"github.com/zksim/zksim/internal/netserver"
+	"github.com/zksim/zksim/internal/zktest"
 )
 
 // TestKill_Expires: closing the session from a second connection deletes

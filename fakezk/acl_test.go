@@ -4,10 +4,10 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/zksim/zksim/zkapi/proto"
+	"github.com/zksim/zksim/internal/proto"
 
 	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/zkapi"
 )
 

@@ -1,6 +1,6 @@
 package fakezk
 
-import "github.com/zksim/zksim/fakezk/machine"
+import "github.com/zksim/zksim/internal/machine"
 
 // Config configures the Machine behind a Server; see machine.Config. A
 // Server fills in the defaults below where the Machine has none.

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/zksim/zksim/zkapi/proto"
+	"github.com/zksim/zksim/internal/proto"
 
-	"github.com/zksim/zksim/fakezk/internal/ctxcond"
+	"github.com/zksim/zksim/internal/ctxcond"
 	"github.com/zksim/zksim/internal/sessionlog"
 	"github.com/zksim/zksim/internal/zkclient"
 	"github.com/zksim/zksim/zkapi"

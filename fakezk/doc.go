@@ -1,5 +1,5 @@
 // Package fakezk is an in-memory ZooKeeper 3.8 for unit tests: the
-// deterministic server state of package fakezk/machine behind a mutex,
+// deterministic server state of package internal/machine behind a mutex,
 // with in-process connections to it.
 //
 // A Server owns a machine.Machine behind a mutex; each Conn is a
@@ -17,6 +17,6 @@
 // an Interceptor (a lost request, or a lost reply after the request was
 // applied: the lost create).
 //
-// The simulator (package sim) and the wire server (fakezk/netserver) drive
+// The simulator (package sim) and the wire server (internal/netserver) drive
 // the same Machine their own way; see package machine for how.
 package fakezk

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 
-	"github.com/zksim/zksim/zkapi/proto"
+	"github.com/zksim/zksim/internal/proto"
 
-	"github.com/zksim/zksim/fakezk/internal/ctxcond"
+	"github.com/zksim/zksim/internal/ctxcond"
 	"github.com/zksim/zksim/zkapi"
 )
 

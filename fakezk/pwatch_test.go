@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -47,7 +47,7 @@ func expect(t *testing.T, what, got, want string) {
 }
 
 // The events are those ZooKeeper 3.8.0 sent in the raw cases "persistent
-// watch: ..." and "recursive watch: ..." (fakezk/netserver).
+// watch: ..." and "recursive watch: ..." (internal/netserver).
 func TestConn_PersistentWatchSeesItsNodeUntilRemoved(t *testing.T) {
 	srv := newServer(t, fakezk.Config{})
 	a, b := connect(t, srv, fakezk.ConnOptions{}), connect(t, srv, fakezk.ConnOptions{})

@@ -6,10 +6,10 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/zksim/zksim/zkapi/proto"
+	"github.com/zksim/zksim/internal/proto"
 
-	"github.com/zksim/zksim/fakezk/internal/ctxcond"
-	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/internal/ctxcond"
+	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/zkclient"
 	"github.com/zksim/zksim/zkapi"
 )

@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/zkapi/proto"
+	"github.com/zksim/zksim/internal/proto"
 
 	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -16,7 +16,7 @@ import (
 // and EphemeralType.validateTTL for the checks, ContainerManager.getCandidates
 // for the expiry, DataNode.copyStat for what clients see. The answers were
 // recorded from 3.8.0 with zookeeper.extendedTypesEnabled=true
-// (fakezk/netserver/testdata/rawttl.golden).
+// (internal/netserver/testdata/rawttl.golden).
 
 func ttlServer(t *testing.T, cfg fakezk.Config) (*fakezk.Server, *fakezk.Conn) {
 	t.Helper()

@@ -8,11 +8,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/zksim/zksim/zkapi/proto"
+	"github.com/zksim/zksim/internal/proto"
 
 	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/check"
-	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/report"
 	"github.com/zksim/zksim/sim"
 )

@@ -9,8 +9,8 @@ import (
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/rwlock"

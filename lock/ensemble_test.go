@@ -16,14 +16,14 @@ import (
 
 	"github.com/zksim/zksim/expire"
 	"github.com/zksim/zksim/internal/locktest"
+	"github.com/zksim/zksim/internal/zktest"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
-	"github.com/zksim/zksim/zktest"
 )
 
-// These tests run lock.Mutex on real servers (see package zktest for the
+// These tests run lock.Mutex on real servers (see package internal/zktest for the
 // environment variables; they skip without them). Each client has a
 // session of its own, as separate processes would.
 

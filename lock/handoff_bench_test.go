@@ -15,10 +15,10 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zksim/zksim/internal/locktest"
+	"github.com/zksim/zksim/internal/zktest"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
-	"github.com/zksim/zksim/zktest"
 )
 
 // BenchmarkHandoff measures lock handoff latency on real servers, for

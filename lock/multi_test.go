@@ -7,13 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/zkapi/proto"
+	"github.com/zksim/zksim/internal/proto"
 
 	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/internal/machine"
+	"github.com/zksim/zksim/internal/zktest"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
-	"github.com/zksim/zksim/zktest"
 )
 
 func (w *world) multi(dirs []string, id string) *lock.MultiMutex {

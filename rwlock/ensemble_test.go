@@ -17,15 +17,15 @@ import (
 
 	"github.com/zksim/zksim/expire"
 	"github.com/zksim/zksim/internal/locktest"
+	"github.com/zksim/zksim/internal/zktest"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/rwlock"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
-	"github.com/zksim/zksim/zktest"
 )
 
 // These tests run rwlock.RWMutex on a real 3-node ensemble (see package
-// zktest for the environment variables; they skip without them). Each
+// internal/zktest for the environment variables; they skip without them). Each
 // client has a session of its own, as separate processes would.
 
 // TestRWMutex_EnsembleContention: 8 sessions share 200 acquisitions of one

@@ -2,7 +2,7 @@
 """kazoo-lock-faults.py drives one stock kazoo Lock step by step.
 
 zksim's fault tests (internal/interop, TestKazooLock_*) run it against the
-fake ZooKeeper server (fakezk/netserver), inject a fault between two steps,
+fake ZooKeeper server (internal/netserver), inject a fault between two steps,
 and read what kazoo's Lock recipe did. See docs/locks-under-faults.md.
 
 Usage:

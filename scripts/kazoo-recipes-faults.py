@@ -3,7 +3,7 @@
 
 zksim's fault tests (internal/interop, TestKazooSemaphore_*,
 TestKazooElection_*, TestKazooBarrier_*, TestKazooDoubleBarrier_*) run it
-against the fake ZooKeeper server (fakezk/netserver), inject a fault
+against the fake ZooKeeper server (internal/netserver), inject a fault
 between two steps, and read what kazoo's recipe did. See
 docs/recipes-under-faults.md. The recipes are kazoo's own classes,
 unmodified: Semaphore, Election, Barrier and DoubleBarrier.

@@ -59,7 +59,7 @@ ZKSIM_ZK_ENSEMBLE="$work/ensemble"
 ZKSIM_ZK_EXTENDED=$(cat "$work/extended/addrs")
 log "standalone at $ZKSIM_ZK_STANDALONE, ensemble at $(cat "$work/ensemble/addrs"), extended types at $ZKSIM_ZK_EXTENDED"
 # A 3-node ensemble with reconfig on and go-zookeeper's suite's super user
-# (super:test), for fakezk/netserver's TestReconfig_Real.
+# (super:test), for internal/netserver's TestReconfig_Real.
 ZK_CFG="reconfigEnabled=true" \
 	ZK_JVMFLAGS="-Dzookeeper.DigestAuthenticationProvider.superDigest=super:D/InIHSb7yEEbrWz8b9l71RjZJU=" \
 	scripts/zk.sh start "$work/reconfig" 3 >/dev/null

@@ -8,11 +8,11 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/internal/locktest"
+	"github.com/zksim/zksim/internal/machine"
+	"github.com/zksim/zksim/internal/zktest"
 	"github.com/zksim/zksim/semaphore"
 	"github.com/zksim/zksim/zkapi"
-	"github.com/zksim/zksim/zktest"
 )
 
 const dir = "/sem/s"

@@ -7,14 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/zkapi/proto"
+	"github.com/zksim/zksim/internal/proto"
 
 	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/internal/machine"
+	"github.com/zksim/zksim/internal/zktest"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/semaphore"
 	"github.com/zksim/zksim/zkapi"
-	"github.com/zksim/zksim/zktest"
 )
 
 // N leases are held at once; the next waiters queue, each watching one

@@ -3,7 +3,7 @@ package sim
 import (
 	"context"
 
-	"github.com/zksim/zksim/zkapi/proto"
+	"github.com/zksim/zksim/internal/proto"
 
 	"github.com/zksim/zksim/internal/zkclient"
 	"github.com/zksim/zksim/zkapi"

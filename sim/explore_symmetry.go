@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/internal/machine"
 )
 
 // maxSymmetric is the most clients a search treats as interchangeable: a

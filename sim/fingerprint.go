@@ -1,11 +1,11 @@
 package sim
 
 import (
-	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/internal/fphash"
+	"github.com/zksim/zksim/internal/machine"
+	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/internal/zkclient"
 	"github.com/zksim/zksim/zkapi"
-	"github.com/zksim/zksim/zkapi/proto"
 )
 
 // fingerprint hashes the state of a run that decides its future: the

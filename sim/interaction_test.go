@@ -11,9 +11,9 @@ import (
 	"github.com/cockroachdb/datadriven"
 
 	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
-	"github.com/zksim/zksim/zkapi/proto"
 )
 
 // TestSim_Interaction runs the scheduler and the search on the small

@@ -1,6 +1,6 @@
 package sim
 
-import "github.com/zksim/zksim/zkapi/proto"
+import "github.com/zksim/zksim/internal/proto"
 
 // Observer is told, in step order and as they happen, the typed
 // observations of the scheduler, which knows nothing of what the clients'

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/zksim/zksim/zkapi/proto"
+	"github.com/zksim/zksim/internal/proto"
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
 )

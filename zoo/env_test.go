@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zksim/zksim/zkapi/proto"
+	"github.com/zksim/zksim/internal/proto"
 
 	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 )

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/check"
-	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/semaphore"

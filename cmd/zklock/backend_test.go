@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/expire"
-	"github.com/zksim/zksim/fakezk/netserver"
+	"github.com/zksim/zksim/internal/netserver"
+	"github.com/zksim/zksim/internal/zktest"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
-	"github.com/zksim/zksim/zktest"
 )
 
 // backend is a server the lifecycle tests run zklock against: serve

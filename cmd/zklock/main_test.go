@@ -13,13 +13,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zksim/zksim/fakezk/netserver"
+	"github.com/zksim/zksim/internal/netserver"
+	"github.com/zksim/zksim/internal/zktest"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/rwlock"
 	"github.com/zksim/zksim/semaphore"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
-	"github.com/zksim/zksim/zktest"
 )
 
 func noEnv(string) string { return "" }

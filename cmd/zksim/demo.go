@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/zkapi"
 )
 

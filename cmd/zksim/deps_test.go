@@ -16,7 +16,7 @@ import (
 var testOnly = []string{
 	"testing",
 	"pgregory.net/rapid",
-	"github.com/zksim/zksim/zktest",
+	"github.com/zksim/zksim/internal/zktest",
 	"github.com/zksim/zksim/harness/harnesstest",
 }
 

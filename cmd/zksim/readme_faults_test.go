@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/fakezk/netserver"
+	"github.com/zksim/zksim/internal/netserver"
 	"github.com/zksim/zksim/sim"
 )
 

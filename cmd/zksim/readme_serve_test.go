@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/fakezk/netserver"
-	"github.com/zksim/zksim/zktest"
+	"github.com/zksim/zksim/internal/netserver"
+	"github.com/zksim/zksim/internal/zktest"
 )
 
 // docCurl is one curl line of a page showing serve (the README,

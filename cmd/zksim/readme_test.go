@@ -13,9 +13,9 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/fakezk/netserver"
 	"github.com/zksim/zksim/internal/longtest"
-	"github.com/zksim/zksim/zktest"
+	"github.com/zksim/zksim/internal/netserver"
+	"github.com/zksim/zksim/internal/zktest"
 )
 
 // TestReadme_Tour runs the README's two-minute tour as written (with the

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/fakezk/netserver"
-	"github.com/zksim/zksim/zktest"
+	"github.com/zksim/zksim/internal/netserver"
+	"github.com/zksim/zksim/internal/zktest"
 )
 
 // Bad input for real runs is refused with a clear message and exit 2; an

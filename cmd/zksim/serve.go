@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/fakezk/machine"
-	"github.com/zksim/zksim/fakezk/netserver"
+	"github.com/zksim/zksim/internal/machine"
+	"github.com/zksim/zksim/internal/netserver"
 	"github.com/zksim/zksim/simcli"
 )
 

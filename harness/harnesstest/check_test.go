@@ -13,10 +13,10 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/check"
-	"github.com/zksim/zksim/fakezk/machine"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/harness/harnesstest"
 	"github.com/zksim/zksim/internal/longtest"
+	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"

@@ -13,9 +13,9 @@ import (
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/harness/harnesstest"
+	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/simcli"
-	"github.com/zksim/zksim/zkapi/proto"
 )
 
 // counter is a workload kind zksim does not have, written as a user

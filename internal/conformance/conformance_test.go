@@ -60,7 +60,7 @@ func TestConformance_Real(t *testing.T) {
 // the machine. It does on serve too, whose scenarios reconnect with auth
 // (TestConformance_Serve/acl, one CI run): so the serve runs also go to
 // the plain pass. Under -race the same scenarios run on fakezk in process
-// (TestConformance_Fake), and fakezk/netserver's own tests race-check the
+// (TestConformance_Fake), and internal/netserver's own tests race-check the
 // TCP server.
 func skipUnderRace(t *testing.T) {
 	if raceEnabled {
@@ -69,7 +69,7 @@ func skipUnderRace(t *testing.T) {
 }
 
 // TestConformance_Serve runs them a third time on fakezk over TCP
-// (fakezk/netserver), through go-zookeeper, exactly as on the real server.
+// (internal/netserver), through go-zookeeper, exactly as on the real server.
 func TestConformance_Serve(t *testing.T) {
 	skipWhenUpdating(t)
 	skipUnderRace(t)

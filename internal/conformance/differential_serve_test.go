@@ -5,7 +5,7 @@ package conformance_test
 import "testing"
 
 // TestDifferential_Serve compares the in-process fake with the same fake
-// behind its TCP front (fakezk/netserver) through go-zookeeper: the wire
+// behind its TCP front (internal/netserver) through go-zookeeper: the wire
 // codec must neither lose nor alter anything. It needs no real server.
 //
 // It is left out of -race builds (scripts/test.sh runs it in a second,

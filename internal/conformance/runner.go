@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/zksim/zksim/zkapi/proto"
+	"github.com/zksim/zksim/internal/proto"
 
-	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/ztree"
 	"github.com/zksim/zksim/zkapi"
 )

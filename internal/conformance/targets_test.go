@@ -8,15 +8,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zksim/zksim/zkapi/proto"
+	"github.com/zksim/zksim/internal/proto"
 
 	"github.com/zksim/zksim/expire"
 	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/fakezk/machine"
-	"github.com/zksim/zksim/fakezk/netserver"
+	"github.com/zksim/zksim/internal/machine"
+	"github.com/zksim/zksim/internal/netserver"
+	"github.com/zksim/zksim/internal/zktest"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
-	"github.com/zksim/zksim/zktest"
 )
 
 // fakeTarget is fakezk's in-process server.
@@ -69,7 +69,7 @@ type realTarget struct {
 
 func newReal(t testing.TB) *realTarget { return newWireTarget(t, zktest.Standalone(t)[0]) }
 
-// serveTarget is fakezk behind its TCP front (fakezk/netserver), driven
+// serveTarget is fakezk behind its TCP front (internal/netserver), driven
 // exactly as the real server is: through go-zookeeper, proxies and
 // KillSession. Its Reconnect also waits for the client's setWatches to
 // reach the server when the session had watches: go-zookeeper v1.0.4

@@ -1,5 +1,5 @@
 // Package faultname holds the names of the faults that zksim run (package
-// sim) and zksim serve (package fakezk/netserver) both inject, so that a
+// sim) and zksim serve (package internal/netserver) both inject, so that a
 // fault has one name everywhere, and the old spellings each still
 // accepts. It is a leaf: serve takes the names from here without linking
 // the simulator. sim.FaultKinds is the full table of run's faults.

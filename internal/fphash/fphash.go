@@ -8,7 +8,7 @@
 // with Hash.Add, which is commutative.
 //
 // Renaming folds ZooKeeper's values (paths, data, Stats, replies, watch
-// events) with the clients renamed: fakezk/machine hashes its state and
+// events) with the clients renamed: internal/machine hashes its state and
 // sim its clients' histories through it, so that a search treating
 // identical clients as interchangeable hashes mirror images alike.
 package fphash

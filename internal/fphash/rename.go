@@ -1,8 +1,8 @@
 package fphash
 
 import (
+	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/zkapi"
-	"github.com/zksim/zksim/zkapi/proto"
 )
 
 // The ZooKeeper side of fingerprints: the Machine hashes its state, and

@@ -1,6 +1,6 @@
 // Package interop runs lock and coordination recipes that zksim does not
 // own, unmodified, against the fake ZooKeeper served over TCP
-// (fakezk/netserver), under the fault scenarios of the zoo, and records
+// (internal/netserver), under the fault scenarios of the zoo, and records
 // what each does. It has only tests:
 //
 //   - TestGoZKLock_*: go-zookeeper's zk.Lock (v1.0.4);

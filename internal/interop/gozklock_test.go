@@ -9,7 +9,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/zksim/zksim/zktest"
+	"github.com/zksim/zksim/internal/zktest"
 )
 
 // zkClient is an unmodified go-zookeeper connection with a record of its

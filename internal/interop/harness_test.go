@@ -10,16 +10,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zksim/zksim/zkapi/proto"
+	"github.com/zksim/zksim/internal/proto"
 
 	"go.uber.org/goleak"
 
 	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/fakezk/machine"
-	"github.com/zksim/zksim/fakezk/netserver"
+	"github.com/zksim/zksim/internal/machine"
+	"github.com/zksim/zksim/internal/netserver"
+	"github.com/zksim/zksim/internal/zktest"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
-	"github.com/zksim/zksim/zktest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

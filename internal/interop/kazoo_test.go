@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/zktest"
+	"github.com/zksim/zksim/internal/zktest"
 )
 
 // kazooProc is one run of scripts/kazoo-lock-faults.py: one kazoo client

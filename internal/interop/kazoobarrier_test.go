@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/zksim/zksim/fakezk/netserver"
+	"github.com/zksim/zksim/internal/netserver"
 )
 
 // The kazoo Barrier scenarios (kazoo 2.8, recipe/barrier.py): the barrier

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/zksim/zksim/fakezk/netserver"
+	"github.com/zksim/zksim/internal/netserver"
 	"testing"
 )
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zksim/zksim/zktest"
+	"github.com/zksim/zksim/internal/zktest"
 )
 
 // TestKazoo_SASLWithoutJAAS runs kazoo's SASL client (DIGEST-MD5, as in

@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/barrier"
-	"github.com/zksim/zksim/fakezk/netserver"
+	"github.com/zksim/zksim/internal/netserver"
+	"github.com/zksim/zksim/internal/zktest"
 	"github.com/zksim/zksim/zkapi"
-	"github.com/zksim/zksim/zktest"
 )
 
 // The zksim single-barrier scenarios, the same as kazoo's

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/election"
+	"github.com/zksim/zksim/internal/zktest"
 	"github.com/zksim/zksim/zkapi"
-	"github.com/zksim/zksim/zktest"
 )
 
 // The zksim election scenarios, the same as kazoo's

@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zksim/zksim/internal/zktest"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
-	"github.com/zksim/zksim/zktest"
 )
 
 // dialZksim opens a session through zksim's go-zookeeper adapter; it is

@@ -6,10 +6,10 @@ import (
 	"path"
 	"testing"
 
+	"github.com/zksim/zksim/internal/zktest"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/semaphore"
 	"github.com/zksim/zksim/zkapi"
-	"github.com/zksim/zksim/zktest"
 )
 
 // The zksim semaphore scenarios, the same as kazoo's

@@ -4,10 +4,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/zksim/zksim/zkapi/proto"
+	"github.com/zksim/zksim/internal/proto"
 
 	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/internal/machine"
 )
 
 // Rule decides the fault for one request, or says it does not apply.

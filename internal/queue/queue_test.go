@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/fakezk/machine"
+	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/queue"
 	"github.com/zksim/zksim/zkapi"
 )

@@ -3,7 +3,7 @@ package wire
 import (
 	"fmt"
 
-	"github.com/zksim/zksim/zkapi/proto"
+	"github.com/zksim/zksim/internal/proto"
 
 	"github.com/zksim/zksim/zkapi"
 )

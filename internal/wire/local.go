@@ -1,8 +1,8 @@
 package wire
 
 import (
+	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/zkapi"
-	"github.com/zksim/zksim/zkapi/proto"
 )
 
 // Local is a request the server answers itself rather than through the

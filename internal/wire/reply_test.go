@@ -9,9 +9,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
+	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/internal/wire"
 	"github.com/zksim/zksim/zkapi"
-	"github.com/zksim/zksim/zkapi/proto"
 )
 
 // unhex reads a hex literal written with spaces between the fields.

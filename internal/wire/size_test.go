@@ -3,7 +3,7 @@ package wire_test
 import (
 	"testing"
 
-	"github.com/zksim/zksim/zkapi/proto"
+	"github.com/zksim/zksim/internal/proto"
 
 	"github.com/zksim/zksim/internal/wire"
 	"github.com/zksim/zksim/zkapi"

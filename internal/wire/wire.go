@@ -1,7 +1,7 @@
 // Package wire is ZooKeeper's client protocol as a 3.8 server speaks it:
-// frames of jute records, decoded into the records of package zkapi/proto
+// frames of jute records, decoded into the records of package internal/proto
 // (Requests) and encoded from its Replies and Notifications. It is the
-// project's one jute codec: the wire server (fakezk/netserver), the
+// project's one jute codec: the wire server (internal/netserver), the
 // session killer (expire) and the real client's shim for the requests
 // go-zookeeper cannot send (zkapi/gozk) all read and write through it. It
 // imports the records, never the Machine. It does no I/O beyond reading one frame from a reader,

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/zksim/zksim/zkapi/proto"
+	"github.com/zksim/zksim/internal/proto"
 
 	"github.com/zksim/zksim/zkapi"
 )

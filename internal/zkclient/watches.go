@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/zksim/zksim/zkapi/proto"
+	"github.com/zksim/zksim/internal/proto"
 
 	"github.com/zksim/zksim/zkapi"
 )

@@ -10,10 +10,10 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/zksim/zksim/internal/zktest"
 	"github.com/zksim/zksim/internal/ztree"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
-	"github.com/zksim/zksim/zktest"
 )
 
 // TestMain checks that every test leaves no goroutine behind: Close must

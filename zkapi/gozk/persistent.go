@@ -15,9 +15,9 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/internal/wire"
 	"github.com/zksim/zksim/zkapi"
-	"github.com/zksim/zksim/zkapi/proto"
 )
 
 // go-zookeeper v1.0.4 has no addWatch, removeWatches or setWatches2, and
@@ -31,7 +31,7 @@ import (
 // shim: its AddWatch answers ErrUnimplemented. The shim speaks jute
 // through the project's one codec (internal/wire): it reads each frame
 // once, decodes its reply header (and a notification's event) and no
-// more, and encodes its requests from the records of zkapi/proto.
+// more, and encodes its requests from the records of internal/proto.
 
 // shimXidBase is where the shim's own xids count down from: go-zookeeper
 // counts up from 1, and would need two billion requests to meet them.

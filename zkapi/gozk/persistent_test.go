@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/fakezk/netserver"
+	"github.com/zksim/zksim/internal/netserver"
+	"github.com/zksim/zksim/internal/zktest"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
-	"github.com/zksim/zksim/zktest"
 )
 
 // persistentTargets runs f on fakezk over TCP and, when one is

@@ -1,0 +1,285 @@
+package machine
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/zksim/zksim/internal/proto"
+
+	"github.com/zksim/zksim/zkapi"
+)
+
+// create checks in the server's order (PrepRequestProcessor): mode and
+// TTL -> slash and NUL -> the new ACL (fixupACL) -> parent missing ->
+// CREATE on the parent -> path syntax (after the sequence suffix is
+// appended) -> node exists -> parent ephemeral.
+func (m *Machine) create(s *session, r proto.Create) proto.Reply {
+	path, err := m.doCreate(s, r)
+	if err != nil {
+		return proto.Reply{Err: err}
+	}
+	return proto.Reply{Path: path}
+}
+
+func (m *Machine) doCreate(s *session, r proto.Create) (string, error) {
+	if err := m.createModeError(r); err != nil {
+		return "", err
+	}
+	parentPath, err := m.parentForWrite(r.Path)
+	if err != nil {
+		return "", err
+	}
+	acl, err := fixupACL(s, r.ACL)
+	if err != nil {
+		return "", err
+	}
+	tree := m.leader().tree
+	parent := tree[parentPath]
+	if parent == nil {
+		return "", zkapi.ErrNoNode
+	}
+	if err := checkACL(s, parent.acl, zkapi.PermCreate); err != nil {
+		return "", err
+	}
+	path := r.Path
+	if r.Mode.IsSequential() {
+		path = sequentialPath(path, parent.cversion)
+	}
+	if err := validatePath(path); err != nil {
+		return "", err
+	}
+	if tree[path] != nil {
+		return "", zkapi.ErrNodeExists
+	}
+	if o := parent.stat.EphemeralOwner; o != 0 && o != containerOwner && !isTTLOwner(o) {
+		return "", zkapi.ErrNoChildrenForEphemerals
+	}
+	var owner int64
+	switch {
+	case r.Mode.IsEphemeral():
+		owner = s.id
+	case r.Mode == zkapi.Container:
+		owner = containerOwner
+	case r.Mode.IsTTL():
+		owner = ttlOwner(r.TTLMillis)
+	}
+	m.addNode(path, r.Data, acl, owner)
+	return path, nil
+}
+
+// parentForWrite is the server's first check of a create or delete path
+// (PrepRequestProcessor): it needs a '/' and no NUL; the full syntax check
+// comes later, after the parent lookup. The parent of "/x" is the root.
+func (m *Machine) parentForWrite(path string) (string, error) {
+	i := strings.LastIndexByte(path, '/')
+	if i < 0 || strings.IndexByte(path, 0) >= 0 {
+		return "", fmt.Errorf("%w: %q", zkapi.ErrBadArguments, path)
+	}
+	if i == 0 {
+		return "/", nil
+	}
+	return path[:i], nil
+}
+
+func (m *Machine) delete(s *session, r proto.Delete) proto.Reply {
+	return proto.Reply{Err: m.doDelete(s, r.Path, r.Version)}
+}
+
+// doDelete checks: no slash, NUL or special path -> parent missing ->
+// DELETE on the parent -> node missing -> bad version -> not empty. There
+// is no syntax check: "/a/" is simply a node that does not exist.
+func (m *Machine) doDelete(s *session, path string, version int32) error {
+	parentPath, err := m.parentForWrite(path)
+	if err != nil {
+		return err
+	}
+	if specialPaths[path] {
+		return fmt.Errorf("%w: %s cannot be deleted", zkapi.ErrBadArguments, path)
+	}
+	tree := m.leader().tree
+	parent := tree[parentPath]
+	if parent == nil {
+		return zkapi.ErrNoNode
+	}
+	if err := checkACL(s, parent.acl, zkapi.PermDelete); err != nil {
+		return err
+	}
+	n := tree[path]
+	if n == nil {
+		return zkapi.ErrNoNode
+	}
+	if version != zkapi.AnyVersion && version != n.stat.Version {
+		return zkapi.ErrBadVersion
+	}
+	if len(n.children) > 0 {
+		return zkapi.ErrNotEmpty
+	}
+	m.removeNode(path)
+	return nil
+}
+
+func (m *Machine) setData(s *session, r proto.SetData) proto.Reply {
+	st, err := m.doSetData(s, r.Path, r.Data, r.Version)
+	return proto.Reply{Stat: st, Err: err}
+}
+
+// doSetData checks: path syntax -> node missing -> WRITE -> version.
+func (m *Machine) doSetData(s *session, path string, data []byte, version int32) (zkapi.Stat, error) {
+	n, err := m.lookupWrite(path)
+	if err != nil {
+		return zkapi.Stat{}, err
+	}
+	if err := checkACL(s, n.acl, zkapi.PermWrite); err != nil {
+		return zkapi.Stat{}, err
+	}
+	if version != zkapi.AnyVersion && version != n.stat.Version {
+		return zkapi.Stat{}, zkapi.ErrBadVersion
+	}
+	m.setNodeData(path, data)
+	return n.view(), nil
+}
+
+// check (a multi's check op) checks: path syntax -> node missing -> READ
+// -> version.
+func (m *Machine) check(s *session, path string, version int32) error {
+	n, err := m.lookupWrite(path)
+	if err != nil {
+		return err
+	}
+	if err := checkACL(s, n.acl, zkapi.PermRead); err != nil {
+		return err
+	}
+	if version != zkapi.AnyVersion && version != n.stat.Version {
+		return zkapi.ErrBadVersion
+	}
+	return nil
+}
+
+// lookupWrite: setData and check validate the whole path first, and are
+// decided by the leader.
+func (m *Machine) lookupWrite(path string) (*znode, error) {
+	if err := validatePath(path); err != nil {
+		return nil, err
+	}
+	return lookup(m.leader(), path)
+}
+
+// lookup is the read path (FinalRequestProcessor): only NUL is refused;
+// any other string is a node name that exists or not.
+func lookup(r *replica, path string) (*znode, error) {
+	if strings.IndexByte(path, 0) >= 0 {
+		return nil, fmt.Errorf("%w: NUL in %q", zkapi.ErrBadArguments, path)
+	}
+	n := r.tree[path]
+	if n == nil {
+		return nil, zkapi.ErrNoNode
+	}
+	return n, nil
+}
+
+// exists leaves a watch whether or not the node exists, and checks no
+// ACL (FinalRequestProcessor: statNode alone).
+func (m *Machine) exists(s *session, r proto.Exists) proto.Reply {
+	if strings.IndexByte(r.Path, 0) >= 0 {
+		return proto.Reply{Err: fmt.Errorf("%w: NUL in %q", zkapi.ErrBadArguments, r.Path)}
+	}
+	if r.Watch {
+		m.watch(s, r.Path, watchData)
+	}
+	n := m.replicas[s.replica].tree[r.Path]
+	if n == nil {
+		return proto.Reply{Err: zkapi.ErrNoNode}
+	}
+	return proto.Reply{Stat: n.view()}
+}
+
+// readNode is path's node on the session's replica if the session may
+// READ it: getData and getChildren check node missing -> READ, and a
+// refused read leaves no watch.
+func (m *Machine) readNode(s *session, path string) (*znode, error) {
+	n, err := lookup(m.replicas[s.replica], path)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkACL(s, n.acl, zkapi.PermRead); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// getData and getChildren check: node missing -> READ; a refused read
+// leaves no watch.
+func (m *Machine) getData(s *session, r proto.GetData) proto.Reply {
+	n, err := m.readNode(s, r.Path)
+	if err != nil {
+		return proto.Reply{Err: err}
+	}
+	if r.Watch {
+		m.watch(s, r.Path, watchData)
+	}
+	return proto.Reply{Data: slices.Clone(n.data), Stat: n.view()}
+}
+
+func (m *Machine) getChildren(s *session, r proto.GetChildren) proto.Reply {
+	n, err := m.readNode(s, r.Path)
+	if err != nil {
+		return proto.Reply{Err: err}
+	}
+	if r.Watch {
+		m.watch(s, r.Path, watchChild)
+	}
+	names := childNames(n)
+	if !m.cfg.SortChildren {
+		m.rng.shuffle(names) // the real server iterates a hash set
+	}
+	return proto.Reply{Children: names, Stat: n.view()}
+}
+
+// multi applies ops in order under one zxid; on the first failure every
+// change is undone and no watch fires. Results follow the server: ops
+// before the failure OK, the failing op its code, later ones
+// RuntimeInconsistency.
+func (m *Machine) multi(s *session, r proto.Multi) proto.Reply {
+	m.beginUndo()
+	defer m.endUndo()
+	results := make([]zkapi.OpResult, len(r.Ops))
+	for i, op := range r.Ops {
+		res, err := m.multiOp(s, op)
+		if err == nil {
+			results[i] = res
+			continue
+		}
+		m.rollback()
+		for j := range results {
+			switch {
+			case j < i:
+				results[j] = zkapi.OpResult{}
+			case j == i:
+				results[j] = zkapi.OpResult{Err: err}
+			default:
+				results[j] = zkapi.OpResult{Err: zkapi.ErrRuntimeInconsistency}
+			}
+		}
+		return proto.Reply{Err: err, Results: results}
+	}
+	return proto.Reply{Results: results}
+}
+
+func (m *Machine) multiOp(s *session, op zkapi.Op) (zkapi.OpResult, error) {
+	switch o := op.(type) {
+	case zkapi.CreateOp:
+		p, err := m.doCreate(s, proto.Create{Path: o.Path, Data: o.Data, Mode: o.Mode, TTLMillis: o.TTLMillis, ACL: o.ACL})
+		return zkapi.OpResult{Path: p}, err
+	case zkapi.DeleteOp:
+		return zkapi.OpResult{}, m.doDelete(s, o.Path, o.Version)
+	case zkapi.SetOp:
+		st, err := m.doSetData(s, o.Path, o.Data, o.Version)
+		return zkapi.OpResult{Stat: st}, err
+	case zkapi.CheckOp:
+		return zkapi.OpResult{}, m.check(s, o.Path, o.Version)
+	case nil:
+		return zkapi.OpResult{}, fmt.Errorf("%w: nil op in multi", zkapi.ErrBadArguments)
+	}
+	return zkapi.OpResult{}, fmt.Errorf("%w: unsupported multi op %T", zkapi.ErrBadArguments, op)
+}
