@@ -29,7 +29,7 @@ type Recipe struct {
 	// the single barrier's node): a node that stays once every member has
 	// gone, by design. dir and its ancestors are kept whatever Keeps
 	// says: they are the caller's. Any other node a client created that
-	// nobody will remove is an orphan (check.Leftovers). nil: nothing
+	// nobody will remove is an orphan (check.Orphan). nil: nothing
 	// else is kept.
 	Keeps func(dir, path string) bool
 }

@@ -1,45 +1,26 @@
-// Package check holds the checkers that judge a run, and the violations
-// they report: exclusion on lock histories, wakeups, fencing tokens,
-// election terms, barrier visits, left-over nodes and register histories.
+// Package check is the vocabulary of zksim's verdicts: a Violation of
+// a Class, the symptom a checker saw (Detail), the mechanism behind it
+// (Cause, and Chain: the steps that led to it, as Links) and the
+// simulator steps it blames. A harness.Report lists the Violations of a
+// run; traces, reports and `zksim ci` output print their classes, whose
+// strings never change.
 //
-// Whether a history of locks or of a znode register is linearizable is
-// decided by package linearize, against porcupine models of a mutex, a
-// read/write lock, a counting semaphore and a versioned register; check
-// words its findings. Exclusion reports the critical sections
-// (linearize.Hold) that linearize.Locks finds at odds with a lock of N
-// leases as a MutualExclusion, RWExclusion or MaxLeases violation, with
-// the plain cause (who acquired while whom held). Register reports a
-// register history without a linearization as a Linearizability
-// violation, and one that linearize's step-bounded search could not
-// decide as Undecided, which is not a violation: no verdict depends on
-// the machine or its load.
+// The classes: MutualExclusion, RWExclusion and MaxLeases (more holders
+// at once than a lock of N leases allows), Linearizability (of a znode
+// used as a register), Herd (one change woke more waiters than could
+// proceed), Fencing (a protected resource accepted a write out of
+// order), Orphan (a node nothing will remove), SharedTerm and TermOrder
+// (an election's terms), BarrierEnter, BarrierLeave and BarrierWait (a
+// barrier passed too early), and the simulator's Deadlock, NoProgress,
+// ClientError and Invariant. Undecided and StaleWakeup are notes, not
+// violations: they describe a run and fail nothing.
 //
-// Beside these, checkers that are not about linearizability: herd (how
-// many clients one lock-node deletion woke), fencing (tokens accepted by
-// the protected resource strictly increase; with N leases, whose holders'
-// tokens are not ordered, no write is accepted after its writer's lease
-// ended: Lapsed), cleanliness (Leftovers: no node a client created,
-// persistent or ephemeral, outlives everything that could still remove
-// it, unless the recipe keeps it on purpose) and liveness (decided by the
-// simulator). An election's leaderships are holds whose token is the
-// term: Terms checks one leader per term, terms growing from one
-// leadership to the next, and no write accepted from a term older than
-// one already begun.
-//
-// Barriers (package barrier) are judged on Visits, one per Enter call:
-// nobody passes Enter before n members arrived (BarrierEnters), nobody
-// passes Leave before the rest of its round left (BarrierLeaves), and no
-// Wait passes a single barrier before Remove (BarrierWaits).
-//
-// Every checker reports Violations, each naming its class, the symptom
-// (Detail) and, where the checker can tell, the mechanism (Cause, and
-// Chain: the steps that led to it); the harness, which knows the
-// sessions and nodes of a run, words the mechanism further.
+// The checkers that find them are the module's own (internal/checkers):
+// the harness runs them on what it observed of a run.
 package check
 
 import (
 	"fmt"
-	"slices"
 )
 
 // Class names a kind of violation. Its string is what traces, reports and
@@ -81,28 +62,18 @@ const (
 	StaleWakeup Class = "stale-wakeup"
 )
 
-// Note reports whether class is a note rather than a violation: it
-// describes the run and never fails a check (Undecided, StaleWakeup).
-func (c Class) Note() bool { return c == Undecided || c == StaleWakeup }
-
-// severities orders the classes, worst first.
-var severities = []Class{MutualExclusion, RWExclusion, MaxLeases, SharedTerm, TermOrder, BarrierEnter, BarrierLeave, BarrierWait,
-	Fencing, Deadlock, NoProgress, Orphan, ClientError, Invariant, Linearizability, Herd, Undecided, StaleWakeup}
-
-// Severity ranks a violation class, 0 the worst: a run is reported by the
-// worst class it shows. Unknown classes rank last.
-func Severity(class Class) int {
-	if i := slices.Index(severities, class); i >= 0 {
-		return i
-	}
-	return len(severities)
-}
-
-// Worst is the most severe of classes (which must not be empty); the
-// first of those that rank alike.
-func Worst(classes []Class) Class {
-	return slices.MinFunc(classes, func(a, b Class) int { return Severity(a) - Severity(b) })
-}
+// Violation classes of the barriers (package barrier).
+const (
+	// BarrierEnter: a member passed a double barrier's Enter before n
+	// members had arrived.
+	BarrierEnter Class = "barrier-enter"
+	// BarrierLeave: a member passed a double barrier's Leave before every
+	// member of its round had left.
+	BarrierLeave Class = "barrier-leave"
+	// BarrierWait: a waiter passed a single barrier that had not been
+	// removed.
+	BarrierWait Class = "barrier-wait"
+)
 
 // Violation is one finding of a checker.
 type Violation struct {
@@ -138,11 +109,11 @@ type Link struct {
 }
 
 // String is the class, the symptom and, if known, the cause, on one line.
-func (v Violation) String() string { return fmt.Sprintf("%s: %s", v.Class, v.Message()) }
+func (v Violation) String() string { return fmt.Sprintf("%s: %s", v.Class, v.message()) }
 
-// Message is String without the class: the symptom and, if known, the
+// message is String without the class: the symptom and, if known, the
 // cause.
-func (v Violation) Message() string {
+func (v Violation) message() string {
 	if v.Cause == "" {
 		return v.Detail
 	}

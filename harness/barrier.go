@@ -11,7 +11,7 @@ import (
 	"github.com/zksim/zksim/internal/proto"
 
 	"github.com/zksim/zksim/barrier"
-	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/internal/checkers"
 	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/report"
 	"github.com/zksim/zksim/sim"
@@ -192,7 +192,7 @@ type barrierRun struct {
 	s        *sim.Sim
 	w        BarrierWorkload
 	visits   []visit
-	waits    []check.SingleWait
+	waits    []checkers.SingleWait
 	removed  int64 // step of the first Remove call; -1: none
 	lowered  bool  // a Remove returned
 	phase    []phase
@@ -208,7 +208,7 @@ type barrierRun struct {
 // visit is one Enter call as the run records it; Visit is what the
 // checkers see, once the sessions' ends are known.
 type visit struct {
-	check.Visit
+	checkers.Visit
 	failed    int64 // Enter returned an error; -1: it did not
 	leaveCall int64
 	after     int64 // the client's session at the return
@@ -306,7 +306,7 @@ func (run *barrierRun) enter(ctx context.Context, c *sim.Client, id string) barr
 	run.arrive(ctx, c)
 	i := len(run.visits)
 	step := int64(c.Sim().Step())
-	run.visits = append(run.visits, visit{Visit: check.Visit{Client: c.Index(), Arrive: step, Entered: -1, Left: -1, Gone: -1, Passed: -1},
+	run.visits = append(run.visits, visit{Visit: checkers.Visit{Client: c.Index(), Arrive: step, Entered: -1, Left: -1, Gone: -1, Passed: -1},
 		failed: -1, leaveCall: -1, sessions: []int64{c.Session()}, open: true})
 	run.phase[c.Index()], run.visible = entering, run.visible+1
 	m, err := run.w.Recipe.Enter(ctx, c.Conn(), run.w.Dir, id, run.w.Clients)
@@ -369,7 +369,7 @@ func (run *barrierRun) controller(ctx context.Context, c *sim.Client) error {
 func (run *barrierRun) waiter(ctx context.Context, c *sim.Client) error {
 	run.arrive(ctx, c)
 	i := len(run.waits)
-	run.waits = append(run.waits, check.SingleWait{Client: c.Index(), Call: int64(c.Sim().Step()), Return: -1})
+	run.waits = append(run.waits, checkers.SingleWait{Client: c.Index(), Call: int64(c.Sim().Step()), Return: -1})
 	run.phase[c.Index()], run.visible = waiting, run.visible+1
 	err := run.w.Recipe.Single.Wait(ctx, c.Conn(), run.w.Dir)
 	run.returned(c)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/internal/checkers"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -22,8 +23,8 @@ func (run *barrierRun) expiry(session int64) int64 {
 // late as they can: a node may outlive its member's failure until its
 // session expires, and a member counts as still inside until it is known
 // to be out.
-func (run *barrierRun) history() []check.Visit {
-	out := make([]check.Visit, len(run.visits))
+func (run *barrierRun) history() []checkers.Visit {
+	out := make([]checkers.Visit, len(run.visits))
 	for i, v := range run.visits {
 		cv := v.Visit
 		// Its node is on one of the sessions the call ran on (a session
@@ -90,11 +91,11 @@ func latest(a, b int64) int64 {
 // safety runs the safety checkers on the history so far.
 func (run *barrierRun) safety() []check.Violation {
 	if run.w.Single {
-		return check.BarrierWaits(run.waits, run.removed)
+		return checkers.BarrierWaits(run.waits, run.removed)
 	}
 	h := run.history()
-	vs := check.BarrierEnters(h, run.w.Clients)
-	return append(vs, check.BarrierLeaves(h)...)
+	vs := checkers.BarrierEnters(h, run.w.Clients)
+	return append(vs, checkers.BarrierLeaves(h)...)
 }
 
 // Invariant implements Judge: entry, exit and the single barrier's
@@ -119,7 +120,7 @@ func (run *barrierRun) Visible() int { return run.visible }
 func (run *barrierRun) Report(res *sim.Result) *Report {
 	r := &Report{Result: res, expiries: run.ended}
 	r.Violations = run.safety()
-	herd, counts := check.Wakeups(run.wakeups(), run.herdLimit())
+	herd, counts := checkers.Wakeups(run.wakeups(), run.herdLimit())
 	r.Herd = counts
 	r.Violations = append(r.Violations, herd...)
 	if !res.Deadlock && !res.Bounded {
@@ -179,7 +180,7 @@ func (run *barrierRun) explainEnter(v *check.Violation) {
 	}
 	v.Cause += fmt.Sprintf("; c%d was last woken at step %d, by the change of zxid %d, and passed after it",
 		last.client+1, last.step, last.cause)
-	v.Chain = check.SortChain(append(v.Chain, check.Link{Step: last.step, What: fmt.Sprintf("c%d woken", last.client+1)}))
+	v.Chain = checkers.SortChain(append(v.Chain, check.Link{Step: last.step, What: fmt.Sprintf("c%d woken", last.client+1)}))
 }
 
 // excused says whether a deadlock is one the barrier cannot help: every
@@ -205,12 +206,12 @@ func (run *barrierRun) excused(res *sim.Result) bool {
 
 // wakeups lists the watch notifications clients received about the
 // barrier's nodes.
-func (run *barrierRun) wakeups() []check.Wakeup {
+func (run *barrierRun) wakeups() []checkers.Wakeup {
 	dir := run.w.Dir
-	var out []check.Wakeup
+	var out []checkers.Wakeup
 	for _, m := range run.timeline {
 		if m.kind == markWoken && (m.path == dir || strings.HasPrefix(m.path, dir+"/")) {
-			out = append(out, check.Wakeup{Client: m.client, Cause: m.cause, Path: m.path, Step: m.step})
+			out = append(out, checkers.Wakeup{Client: m.client, Cause: m.cause, Path: m.path, Step: m.step})
 		}
 	}
 	return out
@@ -251,11 +252,11 @@ func (run *barrierRun) herdLimit() func(int64) int {
 }
 
 // orphans are the nodes the clients created that nobody will remove
-// (check.Leftovers), but for those the recipe keeps: the barrier's
+// (checkers.Leftovers), but for those the recipe keeps: the barrier's
 // directory (or node) and its ancestors, and what its Keeps says.
 func (run *barrierRun) orphans(res *sim.Result) []check.Violation {
 	kept := keeper([]string{run.w.Dir}, run.w.Dir, run.w.Recipe.Keeps)
-	return check.Leftovers(run.made.leftovers(run.s, res, kept, func(session int64) (int, bool) {
+	return checkers.Leftovers(run.made.leftovers(run.s, res, kept, func(session int64) (int, bool) {
 		at, ok := run.expired[session]
 		return int(at), ok
 	}))

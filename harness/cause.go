@@ -10,6 +10,7 @@ import (
 	"github.com/zksim/zksim/internal/proto"
 
 	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/internal/checkers"
 	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
@@ -296,12 +297,12 @@ func explainFaults(v *check.Violation, trace []string) {
 	for _, c := range clients {
 		hits = append(hits, faultLinks(trace, c, from, to)...)
 	}
-	hits = check.SortChain(hits)
+	hits = checkers.SortChain(hits)
 	parts := make([]string, len(hits))
 	for i, l := range hits {
 		parts[i] = fmt.Sprintf("%s at step %d", l.What, l.Step)
 	}
-	v.Chain = check.SortChain(append(hits, v.Chain...))
+	v.Chain = checkers.SortChain(append(hits, v.Chain...))
 	if len(parts) == 0 {
 		v.Cause += fmt.Sprintf("; no fault hit %s between steps %d and %d", clientWords(clients), from, to)
 		return

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/internal/checkers"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zoo"
 )
@@ -86,7 +87,7 @@ func TestCause_StaleWakeupIsANote(t *testing.T) {
 	if v.Cause != want {
 		t.Errorf("cause:\n got: %s\nwant: %s", v.Cause, want)
 	}
-	if !check.StaleWakeup.Note() || check.Herd.Note() {
+	if !checkers.Note(check.StaleWakeup) || checkers.Note(check.Herd) {
 		t.Error("stale-wakeup must be a note and herd a violation")
 	}
 	if i := slices.IndexFunc(v.Chain, func(l check.Link) bool { return l.Root }); i < 0 || v.Chain[i].Step != 106 {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/internal/checkers"
 	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/sim"
 )
@@ -55,7 +56,7 @@ func (run *lockRun) explainOverlap(v *check.Violation, ls []life, holds []linear
 	}
 	p, links := run.acquiredWords(b, others)
 	v.Cause = strings.Join(append(parts, p), "; ")
-	v.Chain = check.SortChain(append(chain, links...))
+	v.Chain = checkers.SortChain(append(chain, links...))
 }
 
 // explainOpen words the cause of the invariant's violation, found while
@@ -228,7 +229,7 @@ func (run *lockRun) explainFencing(v *check.Violation, ls []life) {
 		return
 	}
 	at := v.Chain[len(v.Chain)-1].Step
-	i := slices.IndexFunc(run.h.Accepted, func(a check.Accepted) bool { return int(a.Step) == at })
+	i := slices.IndexFunc(run.h.Accepted, func(a checkers.Accepted) bool { return int(a.Step) == at })
 	if i < 0 {
 		return
 	}
@@ -237,7 +238,7 @@ func (run *lockRun) explainFencing(v *check.Violation, ls []life) {
 	hd, session := run.h.Holds[hi], run.h.sessions[hi]
 	s, links := run.sessionWords(hd, session, at, ls)
 	v.Cause = s + "; " + v.Cause
-	v.Chain = check.SortChain(append(v.Chain, append(links,
+	v.Chain = checkers.SortChain(append(v.Chain, append(links,
 		check.Link{Step: int(hd.Start), What: fmt.Sprintf("%s took token %d", name(a.Client), a.Token)})...))
 }
 
@@ -296,7 +297,7 @@ func (run *lockRun) explainTerms(v *check.Violation, ls []life) {
 	}
 	s, links := run.sessionWords(run.h.Holds[i], run.h.sessions[i], later, ls)
 	v.Cause += "; " + s + fmt.Sprintf(" when the term was taken again at step %d", later)
-	v.Chain = check.SortChain(append(v.Chain, links...))
+	v.Chain = checkers.SortChain(append(v.Chain, links...))
 }
 
 var changeZxid = regexp.MustCompile(`one change \(zxid ([0-9]+)\)`)
@@ -324,10 +325,10 @@ func (run *lockRun) explainWakes(v *check.Violation, ls []life) {
 		change.Root = false
 		var links []check.Link
 		v.Cause, links = run.staleWords(zxid, what, ls)
-		v.Chain = check.SortChain(append(append(v.Chain, change), links...))
+		v.Chain = checkers.SortChain(append(append(v.Chain, change), links...))
 		return
 	}
-	v.Chain = check.SortChain(append(v.Chain, change))
+	v.Chain = checkers.SortChain(append(v.Chain, change))
 	named := what + fmt.Sprintf(" (zxid %d)", zxid)
 	if strings.HasSuffix(what, ")") {
 		named = strings.TrimSuffix(what, ")") + fmt.Sprintf(", zxid %d)", zxid)
@@ -443,7 +444,7 @@ func (run *lockRun) explainDeadlock(v *check.Violation, r *Report, ls []life) {
 	}
 	if len(parts) > 0 {
 		v.Cause = strings.Join(parts, "; ")
-		v.Chain = check.SortChain(chain)
+		v.Chain = checkers.SortChain(chain)
 	}
 }
 
@@ -544,7 +545,7 @@ func explainRunEnd(v *check.Violation, trace []string) {
 	}
 	if len(parts) > 0 {
 		v.Cause = "still going at the step bound: " + strings.Join(parts, "; ")
-		v.Chain = check.SortChain(chain)
+		v.Chain = checkers.SortChain(chain)
 	}
 }
 
@@ -575,7 +576,7 @@ func explainWaits(v *check.Violation, waits []sim.Wait) {
 	}
 	if len(parts) > 0 {
 		v.Cause = strings.Join(parts, "; ") + ", and no client left can change it"
-		v.Chain = check.SortChain(chain)
+		v.Chain = checkers.SortChain(chain)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/internal/checkers"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -31,7 +32,7 @@ func TestShrinkSeed_KeepsTheHeadline(t *testing.T) {
 			continue // headed by the mutual exclusion from the start
 		}
 		ce, ok := shrinkSeed(Workload{}, run, sim.Config{}, seed, check.Herd, newDeadline(0))
-		if !ok || check.Worst(ce.Report.Classes()) != check.Herd {
+		if !ok || checkers.Worst(ce.Report.Classes()) != check.Herd {
 			t.Errorf("seed %d: shrunk to %v", seed, ce.Report.Classes())
 		}
 	}

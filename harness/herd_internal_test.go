@@ -3,7 +3,7 @@ package harness
 import (
 	"testing"
 
-	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/internal/checkers"
 	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/rwlock"
 )
@@ -33,7 +33,7 @@ func TestHerdLimit_ReadersThatDidNotWaitAgain(t *testing.T) {
 	if got, want := limit(giveUp), 1+2; got != want {
 		t.Errorf("give-up: limit %d, want %d (one writer, and every reader it woke)", got, want)
 	}
-	vs, _ := check.Wakeups(run.wakeups("/l"), limit)
+	vs, _ := checkers.Wakeups(run.wakeups("/l"), limit)
 	if len(vs) != 1 {
 		t.Errorf("the release woke 5 clients, 4 could proceed: %v", vs)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/internal/checkers"
 	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/sim"
 )
@@ -21,23 +22,23 @@ func (run *lockRun) leaseInvariant(s *sim.Sim) *check.Violation {
 	if len(who) <= n {
 		return nil
 	}
-	v := &check.Violation{Class: check.MaxLeases, Steps: check.Blame(s.Step()),
+	v := &check.Violation{Class: check.MaxLeases, Steps: checkers.Blame(s.Step()),
 		Detail: fmt.Sprintf("clients %v hold %s at once at step %d, more than its %d leases", who, run.w.Dir, s.Step(), n)}
 	run.explainOpen(v)
 	return v
 }
 
 // fencing checks the writes the resource accepted. A lock's tokens must
-// increase (check.Tokens); a semaphore's holders hold at once, so its
+// increase (checkers.Tokens); a semaphore's holders hold at once, so its
 // writes are judged by whether the writer's lease was lost before the
-// write (check.Lapsed): its session's expiry, if that came first.
+// write (checkers.Lapsed): its session's expiry, if that came first.
 func (run *lockRun) fencing() []check.Violation {
 	h := run.h
 	if run.w.Recipe.Leases <= 1 {
-		return check.Tokens(h.Accepted)
+		return checkers.Tokens(h.Accepted)
 	}
 	for i := range h.Accepted {
 		h.Accepted[i].Lost = run.expired[h.sessions[h.writers[i]]].zxid
 	}
-	return check.Lapsed(h.Accepted)
+	return checkers.Lapsed(h.Accepted)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/internal/checkers"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -190,7 +191,7 @@ func shrinkSeed(w Subject, run runSchedule, cfg sim.Config, seed uint64, class c
 	if err != nil || !shows(rep, class) {
 		return Counterexample{}, false
 	}
-	g := goal{class: class, worst: check.Severity(check.Worst(rep.Classes()))}
+	g := goal{class: class, worst: checkers.Severity(checkers.Worst(rep.Classes()))}
 	fails := func(d []int) bool {
 		if dl.passed() {
 			return false // keep what is shrunk so far
@@ -212,11 +213,11 @@ func shrinkSeed(w Subject, run runSchedule, cfg sim.Config, seed uint64, class c
 // saved under one class while its verdict reads another.
 type goal struct {
 	class check.Class
-	worst int // check.Severity of the original run's worst class
+	worst int // checkers.Severity of the original run's worst class
 }
 
 func (g goal) met(rep *Report) bool {
-	return shows(rep, g.class) && check.Severity(check.Worst(rep.Classes())) >= g.worst
+	return shows(rep, g.class) && checkers.Severity(checkers.Worst(rep.Classes())) >= g.worst
 }
 
 // perSizeSeeds is how many seeds ShrinkFound tries at each workload

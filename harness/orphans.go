@@ -6,7 +6,7 @@ import (
 
 	"github.com/zksim/zksim/internal/proto"
 
-	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/internal/checkers"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -64,7 +64,7 @@ func (cs *creations) add(c *sim.Client, path string, mode zkapi.CreateMode, zxid
 func (cs *creations) finish(c *sim.Client) { cs.ended[c.Index()] = c.Sim().Step() }
 
 // leftovers lists the nodes the clients created that are still there at
-// the end of the run res, with the facts check.Leftovers judges, less
+// the end of the run res, with the facts checkers.Leftovers judges, less
 // those kept (what the recipe leaves on purpose) and those the server
 // removes by itself: a TTL node once it is empty and old enough, and a
 // container that has or had children (the reaper deletes it once it is
@@ -73,11 +73,11 @@ func (cs *creations) finish(c *sim.Client) { cs.ended[c.Index()] = c.Sim().Step(
 // expired says when a session expired, if it did. A run in which some
 // client's program still runs (cut short) has none: that client may yet
 // remove any node, by design.
-func (cs *creations) leftovers(s *sim.Sim, res *sim.Result, kept func(path string) bool, expired func(session int64) (int, bool)) []check.Leftover {
+func (cs *creations) leftovers(s *sim.Sim, res *sim.Result, kept func(path string) bool, expired func(session int64) (int, bool)) []checkers.Leftover {
 	if len(res.Waiting) > 0 {
 		return nil
 	}
-	var out []check.Leftover
+	var out []checkers.Leftover
 	var f *fates // read from the trace only when some node is left
 	for _, cr := range cs.made {
 		_, st, ok := s.Machine().Node(cr.path)
@@ -93,17 +93,17 @@ func (cs *creations) leftovers(s *sim.Sim, res *sim.Result, kept func(path strin
 }
 
 // leftover is the facts about a node cr made that is still there.
-func (cs *creations) leftover(cr creation, c *sim.Client, f *fates, expired func(int64) (int, bool)) check.Leftover {
-	l := check.Leftover{Client: cr.client, Path: cr.path, Ephemeral: cr.mode.IsEphemeral(), Container: cr.mode == zkapi.Container,
+func (cs *creations) leftover(cr creation, c *sim.Client, f *fates, expired func(int64) (int, bool)) checkers.Leftover {
+	l := checkers.Leftover{Client: cr.client, Path: cr.path, Ephemeral: cr.mode.IsEphemeral(), Container: cr.mode == zkapi.Container,
 		Session: cr.session, Created: cr.step, Lost: f.lostReply[cr.step]}
-	l.End, l.Ended = check.Crashed, f.crash[c.Name()]
+	l.End, l.Ended = checkers.Crashed, f.crash[c.Name()]
 	if cs.ended[cr.client] >= 0 {
-		l.End, l.Ended = check.Finished, cs.ended[cr.client]
+		l.End, l.Ended = checkers.Finished, cs.ended[cr.client]
 	}
 	if at, ok := expired(cr.session); ok {
-		l.SessionEnd, l.SessionAt = check.Expired, at
+		l.SessionEnd, l.SessionAt = checkers.Expired, at
 	} else if cr.session != c.Session() {
-		l.SessionEnd, l.SessionAt = check.Abandoned, f.abandon[cr.session]
+		l.SessionEnd, l.SessionAt = checkers.Abandoned, f.abandon[cr.session]
 	}
 	return l
 }

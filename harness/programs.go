@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/internal/checkers"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -72,7 +73,7 @@ func (j programsJudge) Invariant(s *sim.Sim) *check.Violation {
 		return nil
 	}
 	if err := j.invariant(s); err != nil {
-		return &check.Violation{Class: check.Invariant, Detail: err.Error(), Steps: check.Blame(s.Step())}
+		return &check.Violation{Class: check.Invariant, Detail: err.Error(), Steps: checkers.Blame(s.Step())}
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/zksim/zksim/internal/proto"
 
 	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/internal/checkers"
 	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/report"
@@ -57,8 +58,8 @@ func (w Workload) withDefaults() Workload {
 // history is what a lock workload run observed.
 type history struct {
 	Holds    []linearize.Hold
-	Accepted []check.Accepted
-	Wakeups  []check.Wakeup
+	Accepted []checkers.Accepted
+	Wakeups  []checkers.Wakeup
 	sessions []int64 // per hold: the session that held it
 	writers  []int   // per accepted write: its hold
 }
@@ -196,7 +197,7 @@ type received struct {
 	held   linearize.Mode
 	reader bool // a notification to a client acquiring for reading
 	step   int  // when it was delivered
-	stale  bool // check.Wakeup.Stale
+	stale  bool // checkers.Wakeup.Stale
 }
 
 // heldNone marks a received entry that is a notification.
@@ -247,7 +248,7 @@ func (run *lockRun) Woken(c *sim.Client, path string, zxid int64) {
 }
 
 // stale says whether waking c by the change zxid, a notification about
-// path, is a stale wake-up (check.Wakeup.Stale): the change deleted the
+// path, is a stale wake-up (checkers.Wakeup.Stale): the change deleted the
 // very node c watched (as a herd-free queue's waiter watches its
 // predecessor), c's session was replaced since it called Acquire, and c
 // has no node left in the queue: it waits for the place of a session it
@@ -359,7 +360,7 @@ func (w Workload) write(ctx context.Context, c *sim.Client, h *history, hold int
 		c.Logf("write token %d refused: %v", token, err)
 		return
 	}
-	h.Accepted = append(h.Accepted, check.Accepted{Client: c.Index(), Token: token, Step: int64(c.Sim().Step()), Zxid: st.Mzxid, Call: call})
+	h.Accepted = append(h.Accepted, checkers.Accepted{Client: c.Index(), Token: token, Step: int64(c.Sim().Step()), Zxid: st.Mzxid, Call: call})
 	h.writers = append(h.writers, hold)
 }
 
@@ -421,7 +422,7 @@ func (run *lockRun) Invariant(s *sim.Sim) *check.Violation {
 			class = check.MutualExclusion
 		}
 		v := &check.Violation{Class: class, Detail: fmt.Sprintf("clients %v hold %s at once at step %d", who, run.w.Dir, s.Step()),
-			Steps: check.Blame(s.Step())}
+			Steps: checkers.Blame(s.Step())}
 		run.explainOpen(v)
 		return v
 	}
@@ -436,11 +437,11 @@ func (r *Report) check(run *lockRun) {
 			h.Holds[i].End = e.step
 		}
 	}
-	r.Violations = append(r.Violations, check.Exclusion(h.Holds, w.Recipe.MaxHolders())...)
+	r.Violations = append(r.Violations, checkers.Exclusion(h.Holds, w.Recipe.MaxHolders())...)
 
 	r.Violations = append(r.Violations, run.fencing()...)
 	if w.Recipe.Terms {
-		r.Violations = append(r.Violations, check.Terms(h.Holds, h.Accepted)...)
+		r.Violations = append(r.Violations, checkers.Terms(h.Holds, h.Accepted)...)
 	}
 
 	// Each lock is judged on its own: one change (a session's expiry)
@@ -450,7 +451,7 @@ func (r *Report) check(run *lockRun) {
 	for _, dir := range w.dirs() {
 		wakeups := run.wakeups(dir)
 		h.Wakeups = append(h.Wakeups, wakeups...)
-		herd, counts := check.Wakeups(wakeups, limit)
+		herd, counts := checkers.Wakeups(wakeups, limit)
 		for cause, n := range counts {
 			r.Herd[cause] += n
 		}
@@ -458,7 +459,7 @@ func (r *Report) check(run *lockRun) {
 			if len(w.dirs()) > 1 {
 				v.Detail += " in " + dir
 			}
-			if v.Class.Note() {
+			if checkers.Note(v.Class) {
 				r.Notes = append(r.Notes, v)
 			} else {
 				r.Violations = append(r.Violations, v)
@@ -536,11 +537,11 @@ func (w Workload) herdLimit(run *lockRun) func(int64) int {
 }
 
 // orphans are the nodes the clients created that nobody will remove
-// (check.Leftovers), but for those the recipe keeps: its directories
+// (checkers.Leftovers), but for those the recipe keeps: its directories
 // and their ancestors, and what its Keeps says.
 func (run *lockRun) orphans(res *sim.Result) []check.Violation {
 	kept := keeper(run.w.dirs(), run.w.Dir, run.w.Recipe.Keeps)
-	return check.Leftovers(run.made.leftovers(run.s, res, kept, func(session int64) (int, bool) {
+	return checkers.Leftovers(run.made.leftovers(run.s, res, kept, func(session int64) (int, bool) {
 		e, ok := run.expired[session]
 		return int(e.step), ok
 	}))
@@ -548,11 +549,11 @@ func (run *lockRun) orphans(res *sim.Result) []check.Violation {
 
 // wakeups lists the watch notifications clients received about dir and
 // its children.
-func (run *lockRun) wakeups(dir string) []check.Wakeup {
-	var out []check.Wakeup
+func (run *lockRun) wakeups(dir string) []checkers.Wakeup {
+	var out []checkers.Wakeup
 	for _, n := range run.received {
 		if n.held == heldNone && (n.path == dir || strings.HasPrefix(n.path, dir+"/")) {
-			out = append(out, check.Wakeup{Client: n.client, Cause: n.zxid, Path: n.path, Step: n.step, Stale: n.stale})
+			out = append(out, checkers.Wakeup{Client: n.client, Cause: n.zxid, Path: n.path, Step: n.step, Stale: n.stale})
 		}
 	}
 	return out

@@ -2,8 +2,9 @@
 // porcupine model: the critical sections of a mutex, a read/write lock or
 // a counting semaphore (Locks), and the gets and compare-and-set writes of
 // a znode used as a versioned register (Register). It is a leaf: it
-// imports porcupine and the standard library only, and package check
-// words what it finds as violations (check.Exclusion, check.Register).
+// imports porcupine and the standard library only, and the harness's
+// checkers word what it finds as violations (check.MutualExclusion,
+// check.Linearizability, ...).
 //
 // A lock history is a list of Holds: when a client asked for a lock (Call),
 // when it got it (Start), and when it stopped holding it (End), which is

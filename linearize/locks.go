@@ -40,7 +40,7 @@ type Hold struct {
 	Start  int64 // acquire returned: held from here
 	End    int64 // release called, or the session lost the lock
 	// Token is the fencing token (an election's term) the holder took at
-	// acquisition, if HasToken: check.Terms reads it, the linearizability
+	// acquisition, if HasToken: the term checks read it, the linearizability
 	// checks do not.
 	Token    int64
 	HasToken bool

@@ -64,13 +64,13 @@ type Lock struct {
 	// leases, say). Each lock directory (Dirs) and its ancestors are
 	// kept whatever Keeps says: they are the caller's. Any other node a
 	// client created that nobody will remove is an orphan
-	// (check.Leftovers). nil: nothing else is kept.
+	// (check.Orphan). nil: nothing else is kept.
 	Keeps func(dir, path string) bool
 	// Terms says the Held's Token is a leadership's term (an election):
 	// the harness then also checks that no two acquisitions share a
 	// term, that terms grow in the order the acquisitions began, and that
 	// no write from an older term lands once a newer one has begun
-	// (check.Terms).
+	// (check.SharedTerm, check.TermOrder).
 	Terms bool
 }
 

@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/internal/checkers"
 	"github.com/zksim/zksim/linearize"
 )
 
@@ -99,7 +100,7 @@ func details(vs []check.Violation) []string {
 func sorted(vs []check.Violation) []check.Violation {
 	out := slices.Clone(vs)
 	slices.SortStableFunc(out, func(a, b check.Violation) int {
-		return check.Severity(a.Class) - check.Severity(b.Class)
+		return checkers.Severity(a.Class) - checkers.Severity(b.Class)
 	})
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/internal/checkers"
 )
 
 // Wait is what an unfinished client waited on when a run ended: words
@@ -28,7 +29,7 @@ func (res *Result) deadlock() check.Violation {
 		}
 		who = strings.Join(on, "; ")
 	}
-	return check.Violation{Class: check.Deadlock, Steps: check.Blame(steps...),
+	return check.Violation{Class: check.Deadlock, Steps: checkers.Blame(steps...),
 		Detail: fmt.Sprintf("only time could advance at step %d while %s", res.Steps, who)}
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/internal/checkers"
 )
 
 // Bounds are the limits of a systematic exploration (Explore). The fault
@@ -445,7 +446,7 @@ func (x *explorer) pass() error {
 		switch {
 		case len(failed) == 0:
 		case x.b.Class == "":
-			x.failure(check.Worst(failed))
+			x.failure(checkers.Worst(failed))
 			return nil
 		case slices.Contains(failed, x.b.Class):
 			x.failure(x.b.Class)

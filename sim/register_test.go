@@ -8,8 +8,8 @@ import (
 
 	"github.com/zksim/zksim/internal/proto"
 
-	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/checkers"
 	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/sim"
@@ -98,7 +98,7 @@ func TestRegister_FakezkLinearizable(t *testing.T) {
 					t.Fatalf("followers=%d seed %d: client %d: %v", followers, seed, i, err)
 				}
 			}
-			if vs := check.Register(ops); vs != nil {
+			if vs := checkers.Register(ops); vs != nil {
 				t.Fatalf("followers=%d seed %d: %v\n%+v", followers, seed, vs, ops)
 			}
 		}
@@ -120,7 +120,7 @@ func TestRegister_StaleFollowerReadDetected(t *testing.T) {
 		}
 		p := registerClient(&ops, false)
 		sim.Run(cfg, sim.NewSeeded(seed), p, p, p)
-		found = check.Register(ops) != nil
+		found = checkers.Register(ops) != nil
 	}
 	if !found {
 		t.Fatal("no stale read found in 300 schedules with lagging followers")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/checkers"
 	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/zkclient"
 )
@@ -184,7 +185,7 @@ func (res *Result) Verdicts() []check.Violation {
 		}
 	}
 	if res.Err != nil {
-		vs = append(vs, check.Violation{Class: check.Invariant, Detail: res.Err.Error(), Steps: check.Blame(res.Steps)})
+		vs = append(vs, check.Violation{Class: check.Invariant, Detail: res.Err.Error(), Steps: checkers.Blame(res.Steps)})
 	}
 	return vs
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/internal/checkers"
 )
 
 // Output for CI: run -json writes JSON lines on stdout (the text report
@@ -134,7 +135,7 @@ func (rc runConfig) failureObject(typ string, seed uint64, w harness.Subject, vs
 func firstMessage(vs []check.Violation, class check.Class) string {
 	for _, v := range vs {
 		if v.Class == class {
-			return v.Message()
+			return strings.TrimPrefix(v.String(), string(v.Class)+": ")
 		}
 	}
 	return ""
@@ -152,7 +153,7 @@ func worstFirst(vs []check.Violation) []check.Class {
 // sortBySeverity sorts classes worst first, keeping the order of those
 // that rank alike.
 func sortBySeverity(classes []check.Class) {
-	slices.SortStableFunc(classes, func(a, b check.Class) int { return check.Severity(a) - check.Severity(b) })
+	slices.SortStableFunc(classes, func(a, b check.Class) int { return checkers.Severity(a) - checkers.Severity(b) })
 }
 
 // failure records the failing schedule t of seed; with -json it writes

@@ -15,6 +15,7 @@ import (
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/expire"
+	"github.com/zksim/zksim/internal/checkers"
 	"github.com/zksim/zksim/internal/ztree"
 	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/recipe"
@@ -36,7 +37,7 @@ type realRun struct {
 	expired  atomic.Int64 // sessions expired while holding
 	mu       sync.Mutex
 	holds    []linearize.Hold
-	accepted []check.Accepted
+	accepted []checkers.Accepted
 	errs     map[string]int
 }
 
@@ -190,7 +191,7 @@ func (r *realRun) write(ctx context.Context, i int, c zkapi.Conn, held recipe.He
 		zxid = st.Mzxid
 	}
 	r.mu.Lock()
-	r.accepted = append(r.accepted, check.Accepted{Client: i, Token: token, Step: r.clock.Load(), Zxid: zxid})
+	r.accepted = append(r.accepted, checkers.Accepted{Client: i, Token: token, Step: r.clock.Load(), Zxid: zxid})
 	r.mu.Unlock()
 }
 
@@ -221,14 +222,14 @@ func (r *realRun) count(what string) {
 
 func (r *realRun) violations(dir string, left []string) []check.Violation {
 	recipe := r.rc.workload.Recipe
-	vs := check.Exclusion(r.holds, recipe.MaxHolders())
+	vs := checkers.Exclusion(r.holds, recipe.MaxHolders())
 	if recipe.Leases <= 1 {
 		// A semaphore's concurrent holders' tokens are not ordered, and
 		// a real server's expiries are not observed here, so a
 		// semaphore's writes go unchecked on real servers.
-		vs = append(vs, check.Tokens(r.accepted)...)
+		vs = append(vs, checkers.Tokens(r.accepted)...)
 	}
-	return append(vs, check.Orphans(dir, left)...)
+	return append(vs, checkers.Orphans(dir, left)...)
 }
 
 // header says at once what the run does.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/internal/checkers"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -212,7 +213,7 @@ func (rc runConfig) reportFailure(w io.Writer, f *failed) (string, *harness.Coun
 	// Named after the class its verdict leads with, which shrinking keeps
 	// to class when the failure was headed by it.
 	if cs := ce.Report.Classes(); len(cs) > 0 {
-		class = check.Worst(cs)
+		class = checkers.Worst(cs)
 	}
 	return rc.writeFailure(w, rc.out, failureName(rc.subject.Name(), class, f.seed, ce), ce), &ce
 }

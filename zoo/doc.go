@@ -53,7 +53,7 @@
 // TestVariants_OneStepSwapped checks that nothing else differs.
 //
 // The three election exhibits are recipe.Locks with Terms set, so that a
-// harness checks their terms too (check.Terms). Each is the good election
+// harness checks their terms too (check.SharedTerm, check.TermOrder). Each is the good election
 // of package election, itself the queue with the exclusive rule, with one
 // part swapped: the rule (whom a follower watches), the term, or the
 // leader's fenced write; TestElectVariants_OnePartSwapped checks it.

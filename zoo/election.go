@@ -11,7 +11,7 @@ import (
 )
 
 // Election exhibits: broken leader elections, as recipe.Locks with Terms
-// set, so that the harness checks their terms (check.Terms) beside
+// set, so that the harness checks their terms (check.SharedTerm, check.TermOrder) beside
 // exclusion and herds. Each is the good election of package election with
 // one part swapped (electVariant): its candidates are the queue's members
 // "cand-<id>-<seq>", the first one leads, every other one watches the

@@ -15,6 +15,7 @@ import (
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/harness/harnesstest"
+	"github.com/zksim/zksim/internal/checkers"
 	"github.com/zksim/zksim/internal/longtest"
 	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/lock"
@@ -207,8 +208,8 @@ func TestCheckRecipe_FailsTheTestOnce(t *testing.T) {
 		if ft.fatal != "" || !strings.Contains(ft.errors, "\n  "+class+": ") {
 			t.Errorf("replay of %s: fatal %q, errors %q", path, ft.fatal, ft.errors)
 		}
-		if rep != nil && len(rep.Classes()) > 0 && string(check.Worst(rep.Classes())) != class {
-			t.Errorf("%s: named %s, its verdict leads with %s", path, class, check.Worst(rep.Classes()))
+		if rep != nil && len(rep.Classes()) > 0 && string(checkers.Worst(rep.Classes())) != class {
+			t.Errorf("%s: named %s, its verdict leads with %s", path, class, checkers.Worst(rep.Classes()))
 		}
 	}
 }

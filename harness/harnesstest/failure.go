@@ -13,6 +13,7 @@ import (
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/internal/checkers"
 )
 
 // excerptLines bounds the trace a test log shows of a counterexample; the
@@ -85,7 +86,7 @@ func (s failures) writeCounterexample(w io.Writer, class check.Class, ce harness
 	rep := ce.Report
 	headline := class
 	if classes := rep.Classes(); len(classes) > 0 {
-		headline = check.Worst(classes)
+		headline = checkers.Worst(classes)
 	}
 	fmt.Fprintf(w, "%s", class)
 	if headline != class {

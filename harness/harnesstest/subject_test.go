@@ -13,6 +13,7 @@ import (
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/harness/harnesstest"
+	"github.com/zksim/zksim/internal/checkers"
 	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/simcli"
@@ -115,7 +116,7 @@ func (r *counterRun) value() int {
 func (r *counterRun) Invariant(s *sim.Sim) *check.Violation {
 	if v := r.value(); v < r.acked {
 		return &check.Violation{Class: check.Invariant, Detail: fmt.Sprintf("the counter is %d after %d acknowledged increments", v, r.acked),
-			Steps: check.Blame(s.Step())}
+			Steps: checkers.Blame(s.Step())}
 	}
 	return nil
 }

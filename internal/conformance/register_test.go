@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/internal/checkers"
 	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -80,7 +80,7 @@ func TestRegister_RealLinearizable(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	if vs := check.Register(ops); vs != nil {
+	if vs := checkers.Register(ops); vs != nil {
 		t.Fatalf("%v", vs)
 	}
 	t.Logf("%d operations linearizable", len(ops))

@@ -1,8 +1,9 @@
-package check
+package checkers
 
 import (
 	"cmp"
 	"fmt"
+	"github.com/zksim/zksim/check"
 	"slices"
 	"strings"
 )
@@ -27,10 +28,10 @@ type Wakeup struct {
 // clients woken stale (Wakeup.Stale) is no herd: it is reported as a
 // StaleWakeup note, which is not a violation (Class.Note); a herd's
 // count leaves the stale ones out.
-func Wakeups(wakeups []Wakeup, limit func(cause int64) int) ([]Violation, map[int64]int) {
+func Wakeups(wakeups []Wakeup, limit func(cause int64) int) ([]check.Violation, map[int64]int) {
 	woken := wokenBy(wakeups)
 	counts := map[int64]int{}
-	var vs []Violation
+	var vs []check.Violation
 	for len(woken) > 0 {
 		c, n := woken[0].cause, 1
 		for n < len(woken) && woken[n].cause == c {
@@ -52,7 +53,7 @@ func Wakeups(wakeups []Wakeup, limit func(cause int64) int) ([]Violation, map[in
 
 // judgeWakes words one change that woke more clients than max: a herd,
 // or, when the stale wake-ups alone put it over, a StaleWakeup note.
-func judgeWakes(wakeups []Wakeup, cause int64, clients []wake, max int) (Violation, bool) {
+func judgeWakes(wakeups []Wakeup, cause int64, clients []wake, max int) (check.Violation, bool) {
 	var fresh, stale []int
 	for _, w := range clients {
 		if staleWake(wakeups, cause, w.client) {
@@ -64,7 +65,7 @@ func judgeWakes(wakeups []Wakeup, cause int64, clients []wake, max int) (Violati
 	chain := wakeChain(wakeups, cause)
 	steps := wokenSteps(wakeups, cause)
 	if len(fresh) <= max {
-		return Violation{Class: StaleWakeup, Steps: steps, Chain: chain,
+		return check.Violation{Class: check.StaleWakeup, Steps: steps, Chain: chain,
 			Detail: fmt.Sprintf("one change (zxid %d) woke %d clients, at most %d could proceed, but %s woken stale",
 				cause, len(clients), max, clientList(stale)+wasWere(len(stale))),
 			Cause: fmt.Sprintf("%s woke for a queue place of a session %s had replaced while waiting: not a herd",
@@ -75,7 +76,7 @@ func judgeWakes(wakeups []Wakeup, cause int64, clients []wake, max int) (Violati
 	if len(stale) > 0 {
 		cause2 += fmt.Sprintf(" (and %s woke stale, on a replaced session)", clientList(stale))
 	}
-	return Violation{Class: Herd, Steps: steps, Chain: chain, Cause: cause2,
+	return check.Violation{Class: check.Herd, Steps: steps, Chain: chain, Cause: cause2,
 		Detail: fmt.Sprintf("one change (zxid %d) woke %d clients, at most %d could proceed", cause, len(fresh), max)}, true
 }
 
@@ -94,15 +95,15 @@ func staleWake(wakeups []Wakeup, cause int64, client int) bool {
 }
 
 // wakeChain links each wake-up by cause to its step.
-func wakeChain(wakeups []Wakeup, cause int64) []Link {
-	var out []Link
+func wakeChain(wakeups []Wakeup, cause int64) []check.Link {
+	var out []check.Link
 	for _, w := range wakeups {
 		if w.Cause == cause && w.Step > 0 {
 			what := fmt.Sprintf("c%d woken by zxid %d", w.Client+1, cause)
 			if w.Stale {
 				what += " (stale: its session was replaced)"
 			}
-			out = append(out, Link{Step: w.Step, What: what})
+			out = append(out, check.Link{Step: w.Step, What: what})
 		}
 	}
 	return SortChain(out)
@@ -110,9 +111,9 @@ func wakeChain(wakeups []Wakeup, cause int64) []Link {
 
 // SortChain orders links by step, keeping the order of links of one
 // step, and drops repeats.
-func SortChain(links []Link) []Link {
+func SortChain(links []check.Link) []check.Link {
 	out := slices.Clone(links)
-	slices.SortStableFunc(out, func(a, b Link) int { return cmp.Compare(a.Step, b.Step) })
+	slices.SortStableFunc(out, func(a, b check.Link) int { return cmp.Compare(a.Step, b.Step) })
 	return slices.Compact(out)
 }
 
@@ -200,18 +201,18 @@ type Accepted struct {
 // Tokens requires the accepted tokens to increase strictly in the
 // order the resource accepted them (by Zxid): a smaller or equal token came
 // from a holder that had lost the lock.
-func Tokens(accepted []Accepted) []Violation {
+func Tokens(accepted []Accepted) []check.Violation {
 	writes := slices.Clone(accepted)
 	slices.SortStableFunc(writes, func(a, b Accepted) int { return cmp.Compare(a.Zxid, b.Zxid) })
-	var vs []Violation
+	var vs []check.Violation
 	for i := 1; i < len(writes); i++ {
 		if a, b := writes[i-1], writes[i]; b.Token <= a.Token {
-			vs = append(vs, Violation{Class: Fencing, Detail: fmt.Sprintf(
+			vs = append(vs, check.Violation{Class: check.Fencing, Detail: fmt.Sprintf(
 				"split brain: c%d wrote with token %d at step %d after c%d wrote with token %d at step %d",
 				b.Client+1, b.Token, b.Step, a.Client+1, a.Token, a.Step), Steps: Blame(int(a.Step), int(b.Step)),
 				Cause: fmt.Sprintf("the resource took c%d's token %d at step %d though c%d's %d came before it at step %d: the write was not fenced",
 					b.Client+1, b.Token, b.Step, a.Client+1, a.Token, a.Step),
-				Chain: SortChain([]Link{{Step: int(a.Step), What: fmt.Sprintf("c%d wrote with token %d", a.Client+1, a.Token)},
+				Chain: SortChain([]check.Link{{Step: int(a.Step), What: fmt.Sprintf("c%d wrote with token %d", a.Client+1, a.Token)},
 					{Step: int(b.Step), What: fmt.Sprintf("c%d wrote with the older token %d", b.Client+1, b.Token)}})})
 		}
 	}
@@ -224,16 +225,16 @@ func Tokens(accepted []Accepted) []Violation {
 // that still holds. What it must refuse is a write from a holder whose
 // lease had ended: one accepted after (by zxid) the writer lost its
 // lease is a Fencing violation.
-func Lapsed(accepted []Accepted) []Violation {
-	var vs []Violation
+func Lapsed(accepted []Accepted) []check.Violation {
+	var vs []check.Violation
 	for _, a := range accepted {
 		if a.Lost > 0 && a.Zxid > a.Lost {
-			vs = append(vs, Violation{Class: Fencing, Detail: fmt.Sprintf(
+			vs = append(vs, check.Violation{Class: check.Fencing, Detail: fmt.Sprintf(
 				"c%d wrote with token %d at step %d (zxid %d) after its lease was lost at zxid %d",
 				a.Client+1, a.Token, a.Step, a.Zxid, a.Lost), Steps: Blame(int(a.Step)),
 				Cause: fmt.Sprintf("c%d's lease went with its session (zxid %d), and the resource still took its write at step %d",
 					a.Client+1, a.Lost, a.Step),
-				Chain: []Link{{Step: int(a.Step), What: fmt.Sprintf("c%d wrote after losing its lease", a.Client+1)}}})
+				Chain: []check.Link{{Step: int(a.Step), What: fmt.Sprintf("c%d wrote after losing its lease", a.Client+1)}}})
 		}
 	}
 	return vs
@@ -244,9 +245,9 @@ func Lapsed(accepted []Accepted) []Violation {
 // on real servers, all sessions closed. A simulated run knows who made
 // each node and what became of its session and client: Leftovers judges
 // those.
-func Orphans(lock string, nodes []string) []Violation {
+func Orphans(lock string, nodes []string) []check.Violation {
 	if len(nodes) == 0 {
 		return nil
 	}
-	return []Violation{{Class: Orphan, Detail: fmt.Sprintf("%s still has %v after all clients finished", lock, nodes)}}
+	return []check.Violation{{Class: check.Orphan, Detail: fmt.Sprintf("%s still has %v after all clients finished", lock, nodes)}}
 }

@@ -1,10 +1,11 @@
-package check_test
+package checkers_test
 
 import (
 	"fmt"
 	"testing"
 
 	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/internal/checkers"
 	"github.com/zksim/zksim/linearize"
 )
 
@@ -16,7 +17,7 @@ func TestCause_PlainFromTheCheckers(t *testing.T) {
 		{Client: 1, Lock: "/l", Call: 3, Start: 7, End: -1},
 	}
 	leases := append(holds, linearize.Hold{Client: 2, Lock: "/l", Call: 4, Start: 8, End: 10})
-	barrier := []check.Visit{
+	barrier := []checkers.Visit{
 		{Client: 0, Arrive: 1, Entered: 6, Left: 9, Gone: 9, Passed: 12},
 		{Client: 1, Arrive: 2, Entered: 7, Left: 20, Gone: 20, Passed: 21},
 	}
@@ -24,17 +25,17 @@ func TestCause_PlainFromTheCheckers(t *testing.T) {
 		vs          []check.Violation
 		cause, link string
 	}{
-		{check.Exclusion(holds, 1), "c2 acquired /l at step 7 while c1 held it (from step 5 to step 9)",
+		{checkers.Exclusion(holds, 1), "c2 acquired /l at step 7 while c1 held it (from step 5 to step 9)",
 			"[{5 c1 acquired /l (exclusive) false} {7 c2 acquired /l (exclusive) false}]"},
-		{check.Exclusion(leases, 2),
+		{checkers.Exclusion(leases, 2),
 			"c3 acquired /l at step 8 while c1 held it (from step 5 to step 9), c2 held it (from step 7 to the end)",
 			"[{5 c1 acquired /l (exclusive) false} {7 c2 acquired /l (exclusive) false} {8 c3 acquired /l (exclusive) false}]"},
-		{check.Tokens([]check.Accepted{{Client: 0, Token: 2, Step: 20, Zxid: 5}, {Client: 1, Token: 1, Step: 24, Zxid: 6}}),
+		{checkers.Tokens([]checkers.Accepted{{Client: 0, Token: 2, Step: 20, Zxid: 5}, {Client: 1, Token: 1, Step: 24, Zxid: 6}}),
 			"the resource took c2's token 1 at step 24 though c1's 2 came before it at step 20: the write was not fenced",
 			"[{20 c1 wrote with token 2 false} {24 c2 wrote with the older token 1 false}]"},
-		{check.BarrierLeaves(barrier), "c1 passed Leave at step 12 while c2, inside since step 7, left only at step 20",
+		{checkers.BarrierLeaves(barrier), "c1 passed Leave at step 12 while c2, inside since step 7, left only at step 20",
 			"[{7 c2 entered false} {12 c1 passed Leave before c2 left false}]"},
-		{check.BarrierWaits([]check.SingleWait{{Client: 1, Call: 3, Return: 5}}, 9),
+		{checkers.BarrierWaits([]checkers.SingleWait{{Client: 1, Call: 3, Return: 5}}, 9),
 			"c2's Wait, called at step 3, returned at step 5 with the barrier still up: Remove was called only at step 9",
 			"[{3 c2 called Wait false} {5 c2 passed the raised barrier false}]"},
 	} {
@@ -54,15 +55,15 @@ func TestCause_PlainFromTheCheckers(t *testing.T) {
 // fresh wake-ups.
 func TestWakeups_StaleIsANote(t *testing.T) {
 	one := func(int64) int { return 1 }
-	vs, _ := check.Wakeups([]check.Wakeup{{Client: 0, Cause: 5, Step: 8}, {Client: 1, Cause: 5, Step: 9, Stale: true}}, one)
-	if len(vs) != 1 || vs[0].Class != check.StaleWakeup || !vs[0].Class.Note() {
+	vs, _ := checkers.Wakeups([]checkers.Wakeup{{Client: 0, Cause: 5, Step: 8}, {Client: 1, Cause: 5, Step: 9, Stale: true}}, one)
+	if len(vs) != 1 || vs[0].Class != check.StaleWakeup || !checkers.Note(vs[0].Class) {
 		t.Fatalf("one fresh and one stale wake-up: %v", vs)
 	}
 	want := "c2 woke for a queue place of a session it had replaced while waiting: not a herd"
 	if vs[0].Cause != want {
 		t.Errorf("cause %q, want %q", vs[0].Cause, want)
 	}
-	vs, _ = check.Wakeups([]check.Wakeup{{Client: 0, Cause: 5, Step: 8}, {Client: 1, Cause: 5, Step: 9},
+	vs, _ = checkers.Wakeups([]checkers.Wakeup{{Client: 0, Cause: 5, Step: 8}, {Client: 1, Cause: 5, Step: 9},
 		{Client: 2, Cause: 5, Step: 10, Stale: true}}, one)
 	if len(vs) != 1 || vs[0].Class != check.Herd {
 		t.Fatalf("two fresh and one stale wake-up: %v", vs)
@@ -71,19 +72,7 @@ func TestWakeups_StaleIsANote(t *testing.T) {
 	if vs[0].Cause != want || vs[0].Detail != "one change (zxid 5) woke 2 clients, at most 1 could proceed" {
 		t.Errorf("herd %q / %q", vs[0].Detail, vs[0].Cause)
 	}
-	if check.Severity(check.StaleWakeup) <= check.Severity(check.Herd) {
+	if checkers.Severity(check.StaleWakeup) <= checkers.Severity(check.Herd) {
 		t.Error("a note ranks below every violation")
-	}
-}
-
-// A violation's one line is its class, its detail and its cause.
-func TestViolation_StringShowsTheCause(t *testing.T) {
-	v := check.Violation{Class: check.Fencing, Detail: "split brain", Cause: "c1 was paused"}
-	if got := v.String(); got != "fencing: split brain; cause: c1 was paused" {
-		t.Errorf("String() = %q", got)
-	}
-	v.Cause = ""
-	if got := v.String(); got != "fencing: split brain" || v.Message() != "split brain" {
-		t.Errorf("String() = %q, Message() = %q", got, v.Message())
 	}
 }

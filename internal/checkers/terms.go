@@ -1,8 +1,9 @@
-package check
+package checkers
 
 import (
 	"cmp"
 	"fmt"
+	"github.com/zksim/zksim/check"
 	"slices"
 
 	"github.com/zksim/zksim/linearize"
@@ -25,7 +26,7 @@ import (
 //     not above the one accepted before it; Terms reports only the stale
 //     writes that Tokens cannot see, those accepted before the newer
 //     leader wrote anything.
-func Terms(holds []linearize.Hold, accepted []Accepted) []Violation {
+func Terms(holds []linearize.Hold, accepted []Accepted) []check.Violation {
 	ls := leaderships(holds)
 	vs := sharedTerms(ls)
 	vs = append(vs, termOrder(ls)...)
@@ -48,41 +49,41 @@ func leaderships(holds []linearize.Hold) []linearize.Hold {
 }
 
 // sharedTerms reports every leadership whose term an earlier one had.
-func sharedTerms(ls []linearize.Hold) []Violation {
+func sharedTerms(ls []linearize.Hold) []check.Violation {
 	first := map[int64]linearize.Hold{}
-	var vs []Violation
+	var vs []check.Violation
 	for _, h := range ls {
 		a, ok := first[h.Token]
 		if !ok {
 			first[h.Token] = h
 			continue
 		}
-		vs = append(vs, Violation{Class: SharedTerm, Detail: fmt.Sprintf(
+		vs = append(vs, check.Violation{Class: check.SharedTerm, Detail: fmt.Sprintf(
 			"two leaders in term %d: c%d from step %d and c%d from step %d",
 			h.Token, a.Client+1, a.Start, h.Client+1, h.Start), Steps: Blame(int(a.Start), int(h.Start)),
 			Cause: fmt.Sprintf("c%d took term %d at step %d, which c%d had taken at step %d: the term was not unique",
 				h.Client+1, h.Token, h.Start, a.Client+1, a.Start),
-			Chain: SortChain([]Link{leads(a), leads(h)})})
+			Chain: SortChain([]check.Link{leads(a), leads(h)})})
 	}
 	return vs
 }
 
 // termOrder reports every leadership whose term is below the highest
 // term begun before it.
-func termOrder(ls []linearize.Hold) []Violation {
-	var vs []Violation
+func termOrder(ls []linearize.Hold) []check.Violation {
+	var vs []check.Violation
 	for i, h := range ls {
 		if i == 0 {
 			continue
 		}
 		top := slices.MaxFunc(ls[:i], func(a, b linearize.Hold) int { return cmp.Compare(a.Token, b.Token) })
 		if h.Token < top.Token {
-			vs = append(vs, Violation{Class: TermOrder, Detail: fmt.Sprintf(
+			vs = append(vs, check.Violation{Class: check.TermOrder, Detail: fmt.Sprintf(
 				"c%d led in term %d from step %d, after c%d led in term %d from step %d",
 				h.Client+1, h.Token, h.Start, top.Client+1, top.Token, top.Start), Steps: Blame(int(top.Start), int(h.Start)),
 				Cause: fmt.Sprintf("c%d took term %d at step %d, below the term %d c%d had taken at step %d",
 					h.Client+1, h.Token, h.Start, top.Token, top.Client+1, top.Start),
-				Chain: SortChain([]Link{leads(top), leads(h)})})
+				Chain: SortChain([]check.Link{leads(top), leads(h)})})
 		}
 	}
 	return vs
@@ -91,10 +92,10 @@ func termOrder(ls []linearize.Hold) []Violation {
 // staleWrites reports accepted writes sent after a leadership with a
 // higher term began, among those whose token is above every token
 // accepted before them (the others are Tokens' to report).
-func staleWrites(ls []linearize.Hold, accepted []Accepted) []Violation {
+func staleWrites(ls []linearize.Hold, accepted []Accepted) []check.Violation {
 	writes := slices.Clone(accepted)
 	slices.SortStableFunc(writes, func(a, b Accepted) int { return cmp.Compare(a.Zxid, b.Zxid) })
-	var vs []Violation
+	var vs []check.Violation
 	for i, w := range writes {
 		if w.Call <= 0 || (i > 0 && w.Token <= slices.MaxFunc(writes[:i], byToken).Token) {
 			continue
@@ -104,19 +105,19 @@ func staleWrites(ls []linearize.Hold, accepted []Accepted) []Violation {
 			continue
 		}
 		h := ls[j]
-		vs = append(vs, Violation{Class: Fencing, Detail: fmt.Sprintf(
+		vs = append(vs, check.Violation{Class: check.Fencing, Detail: fmt.Sprintf(
 			"stale leader: c%d wrote with term %d at step %d, after c%d began term %d at step %d",
 			w.Client+1, w.Token, w.Step, h.Client+1, h.Token, h.Start), Steps: Blame(int(h.Start), int(w.Step)),
 			Cause: fmt.Sprintf("c%d wrote with term %d at step %d, after c%d began term %d at step %d: the write was not fenced",
 				w.Client+1, w.Token, w.Step, h.Client+1, h.Token, h.Start),
-			Chain: SortChain([]Link{leads(h), {Step: int(w.Step), What: fmt.Sprintf("c%d wrote with the older term %d", w.Client+1, w.Token)}})})
+			Chain: SortChain([]check.Link{leads(h), {Step: int(w.Step), What: fmt.Sprintf("c%d wrote with the older term %d", w.Client+1, w.Token)}})})
 	}
 	return vs
 }
 
 // leads is the link of a leadership's start.
-func leads(h linearize.Hold) Link {
-	return Link{Step: int(h.Start), What: fmt.Sprintf("c%d led in term %d", h.Client+1, h.Token)}
+func leads(h linearize.Hold) check.Link {
+	return check.Link{Step: int(h.Start), What: fmt.Sprintf("c%d led in term %d", h.Client+1, h.Token)}
 }
 
 func byToken(a, b Accepted) int { return cmp.Compare(a.Token, b.Token) }

@@ -1,8 +1,9 @@
-package check
+package checkers
 
 import (
 	"cmp"
 	"fmt"
+	"github.com/zksim/zksim/check"
 	"slices"
 	"strings"
 )
@@ -82,15 +83,15 @@ const (
 // Each orphan is a Violation of its own, worded in one line from those
 // facts, blaming the step that created the node and the step its client
 // ended.
-func Leftovers(nodes []Leftover) []Violation {
+func Leftovers(nodes []Leftover) []check.Violation {
 	ns := slices.Clone(nodes)
 	slices.SortStableFunc(ns, func(a, b Leftover) int {
 		return cmp.Or(cmp.Compare(a.Created, b.Created), strings.Compare(a.Path, b.Path))
 	})
-	var vs []Violation
+	var vs []check.Violation
 	for _, n := range ns {
 		if n.orphan() {
-			vs = append(vs, Violation{Class: Orphan, Detail: n.cause(), Steps: Blame(n.Created, n.Ended)})
+			vs = append(vs, check.Violation{Class: check.Orphan, Detail: n.cause(), Steps: Blame(n.Created, n.Ended)})
 		}
 	}
 	return vs

@@ -1,23 +1,11 @@
-package check
+package checkers
 
 import (
 	"cmp"
 	"fmt"
+	"github.com/zksim/zksim/check"
 	"slices"
 	"strings"
-)
-
-// Violation classes of the barriers (package barrier).
-const (
-	// BarrierEnter: a member passed a double barrier's Enter before n
-	// members had arrived.
-	BarrierEnter Class = "barrier-enter"
-	// BarrierLeave: a member passed a double barrier's Leave before every
-	// member of its round had left.
-	BarrierLeave Class = "barrier-leave"
-	// BarrierWait: a waiter passed a single barrier that had not been
-	// removed.
-	BarrierWait Class = "barrier-wait"
 )
 
 // Visit is one Enter call on a double barrier and what followed, in
@@ -50,7 +38,7 @@ type Visit struct {
 // up may be counted by a correct recipe. The check is exact when every
 // client takes part in every round (as many clients as members): then
 // the members present when a round forms are that round's.
-func BarrierEnters(visits []Visit, n int) []Violation {
+func BarrierEnters(visits []Visit, n int) []check.Violation {
 	for _, v := range byEntered(visits) {
 		most := present(visits, v.Arrive)
 		for _, u := range visits {
@@ -59,11 +47,11 @@ func BarrierEnters(visits []Visit, n int) []Violation {
 			}
 		}
 		if most < n {
-			return []Violation{{Class: BarrierEnter, Detail: fmt.Sprintf(
+			return []check.Violation{{Class: check.BarrierEnter, Detail: fmt.Sprintf(
 				"c%d passed Enter at step %d, but from its call at step %d at most %d of %d members were there at once",
 				v.Client+1, v.Entered, v.Arrive, most, n), Steps: Blame(int(v.Arrive), int(v.Entered)),
 				Cause: enterCause(visits, v, n),
-				Chain: []Link{{Step: int(v.Arrive), What: fmt.Sprintf("c%d called Enter", v.Client+1)},
+				Chain: []check.Link{{Step: int(v.Arrive), What: fmt.Sprintf("c%d called Enter", v.Client+1)},
 					{Step: int(v.Entered), What: fmt.Sprintf("c%d passed Enter too early", v.Client+1)}}}}
 		}
 	}
@@ -136,7 +124,7 @@ func byEntered(visits []Visit) []Visit {
 // every round, exactly the rest of v's round while rounds stay apart
 // (and if they do not, an earlier verdict says so). A member whose Enter
 // reply is still on its way when v passes Leave is not judged.
-func BarrierLeaves(visits []Visit) []Violation {
+func BarrierLeaves(visits []Visit) []check.Violation {
 	for _, v := range byPassed(visits) {
 		for _, w := range visits {
 			if w.Client == v.Client || w.Entered < 0 || w.Arrive >= v.Entered || w.Entered <= v.Arrive ||
@@ -148,12 +136,12 @@ func BarrierLeaves(visits []Visit) []Violation {
 				if w.Left >= 0 {
 					left = fmt.Sprintf("left only at step %d", w.Left)
 				}
-				return []Violation{{Class: BarrierLeave, Detail: fmt.Sprintf(
+				return []check.Violation{{Class: check.BarrierLeave, Detail: fmt.Sprintf(
 					"c%d passed Leave at step %d, but c%d of its round (entered at step %d) %s",
 					v.Client+1, v.Passed, w.Client+1, w.Entered, left), Steps: Blame(int(w.Entered), int(v.Passed)),
 					Cause: fmt.Sprintf("c%d passed Leave at step %d while c%d, inside since step %d, %s",
 						v.Client+1, v.Passed, w.Client+1, w.Entered, left),
-					Chain: SortChain([]Link{{Step: int(w.Entered), What: fmt.Sprintf("c%d entered", w.Client+1)},
+					Chain: SortChain([]check.Link{{Step: int(w.Entered), What: fmt.Sprintf("c%d entered", w.Client+1)},
 						{Step: int(v.Passed), What: fmt.Sprintf("c%d passed Leave before c%d left", v.Client+1, w.Client+1)}})}}
 			}
 		}
@@ -190,19 +178,19 @@ type SingleWait struct {
 
 // BarrierWaits checks a single barrier: no Wait returns before Remove
 // was called (removed: the step of the first Remove call, -1 if none).
-func BarrierWaits(waits []SingleWait, removed int64) []Violation {
+func BarrierWaits(waits []SingleWait, removed int64) []check.Violation {
 	for _, w := range waits {
 		if w.Return >= 0 && (removed < 0 || w.Return < removed) {
 			when := "it never was"
 			if removed >= 0 {
 				when = fmt.Sprintf("that was at step %d", removed)
 			}
-			return []Violation{{Class: BarrierWait, Detail: fmt.Sprintf(
+			return []check.Violation{{Class: check.BarrierWait, Detail: fmt.Sprintf(
 				"c%d passed the single barrier at step %d before Remove was called: %s", w.Client+1, w.Return, when),
 				Steps: Blame(int(w.Call), int(w.Return)),
 				Cause: fmt.Sprintf("c%d's Wait, called at step %d, returned at step %d with the barrier still up: %s",
 					w.Client+1, w.Call, w.Return, removedWords(removed)),
-				Chain: []Link{{Step: int(w.Call), What: fmt.Sprintf("c%d called Wait", w.Client+1)},
+				Chain: []check.Link{{Step: int(w.Call), What: fmt.Sprintf("c%d called Wait", w.Client+1)},
 					{Step: int(w.Return), What: fmt.Sprintf("c%d passed the raised barrier", w.Client+1)}}}}
 		}
 	}

@@ -1,7 +1,8 @@
-package check
+package checkers
 
 import (
 	"fmt"
+	"github.com/zksim/zksim/check"
 	"slices"
 	"strings"
 
@@ -15,36 +16,36 @@ import (
 // MaxLeases violation naming the n+1 held at once. Its Cause is the plain
 // one (who acquired while whom held), which a harness that knows the
 // sessions and nodes words further.
-func Exclusion(holds []linearize.Hold, n int) []Violation {
+func Exclusion(holds []linearize.Hold, n int) []check.Violation {
 	over := linearize.Locks(holds, n)
 	switch {
 	case over == nil:
 		return nil
 	case n > 1:
-		return []Violation{maxLeases(over, n)}
+		return []check.Violation{maxLeases(over, n)}
 	}
-	return []Violation{overlap(holds, over[0], over[1])}
+	return []check.Violation{overlap(holds, over[0], over[1])}
 }
 
 // overlap is the violation of a and b, both held at once on a lock that
 // admits one holder (or readers only).
-func overlap(holds []linearize.Hold, a, b linearize.Hold) Violation {
-	class := MutualExclusion
+func overlap(holds []linearize.Hold, a, b linearize.Hold) check.Violation {
+	class := check.MutualExclusion
 	if slices.ContainsFunc(holds, func(h linearize.Hold) bool { return h.Mode != linearize.Exclusive }) {
-		class = RWExclusion
+		class = check.RWExclusion
 	}
 	detail := fmt.Sprintf("c%d (%s, %d-%s) and c%d (%s, %d-%s) both held %s",
 		a.Client+1, a.Mode, a.Start, endString(a), b.Client+1, b.Mode, b.Start, endString(b), a.Lock)
-	return Violation{Class: class, Detail: detail, Steps: Blame(int(a.Start), int(b.Start)),
-		Cause: overlapCause(b, []linearize.Hold{a}), Chain: SortChain([]Link{acquired(a), acquired(b)})}
+	return check.Violation{Class: class, Detail: detail, Steps: Blame(int(a.Start), int(b.Start)),
+		Cause: overlapCause(b, []linearize.Hold{a}), Chain: SortChain([]check.Link{acquired(a), acquired(b)})}
 }
 
 // maxLeases is the violation of over, more holds at once than a
 // semaphore's n leases.
-func maxLeases(over []linearize.Hold, n int) Violation {
+func maxLeases(over []linearize.Hold, n int) check.Violation {
 	var who []string
 	var starts []int
-	var chain []Link
+	var chain []check.Link
 	for _, h := range over {
 		who = append(who, fmt.Sprintf("c%d (%d-%s)", h.Client+1, h.Start, endString(h)))
 		starts = append(starts, int(h.Start))
@@ -52,7 +53,7 @@ func maxLeases(over []linearize.Hold, n int) Violation {
 	}
 	detail := fmt.Sprintf("%s held %s at once, more than its %d leases", strings.Join(who, ", "), over[0].Lock, n)
 	last := over[len(over)-1]
-	return Violation{Class: MaxLeases, Detail: detail, Steps: Blame(starts...), Chain: SortChain(chain),
+	return check.Violation{Class: check.MaxLeases, Detail: detail, Steps: Blame(starts...), Chain: SortChain(chain),
 		Cause: overlapCause(last, over[:len(over)-1])}
 }
 
@@ -72,8 +73,8 @@ func overlapCause(b linearize.Hold, others []linearize.Hold) string {
 }
 
 // acquired is the link of a hold's start.
-func acquired(h linearize.Hold) Link {
-	return Link{Step: int(h.Start), What: fmt.Sprintf("c%d acquired %s (%s)", h.Client+1, h.Lock, h.Mode)}
+func acquired(h linearize.Hold) check.Link {
+	return check.Link{Step: int(h.Start), What: fmt.Sprintf("c%d acquired %s (%s)", h.Client+1, h.Lock, h.Mode)}
 }
 
 func endString(h linearize.Hold) string {
@@ -88,13 +89,13 @@ func endString(h linearize.Hold) string {
 // sync): a Linearizability violation if they have no linearization, and
 // an Undecided note, never a violation, if the step-bounded search met
 // its bound before it could tell.
-func Register(ops []linearize.RegisterOp) []Violation {
+func Register(ops []linearize.RegisterOp) []check.Violation {
 	switch linearizable, decided := linearize.Register(ops); {
 	case !decided:
-		return []Violation{{Class: Undecided, Detail: fmt.Sprintf(
+		return []check.Violation{{Class: check.Undecided, Detail: fmt.Sprintf(
 			"%d register operations: no linearization found within %d search steps, and none ruled out", len(ops), linearize.RegisterSteps)}}
 	case !linearizable:
-		return []Violation{{Class: Linearizability, Detail: fmt.Sprintf("%d register operations have no linearization", len(ops))}}
+		return []check.Violation{{Class: check.Linearizability, Detail: fmt.Sprintf("%d register operations have no linearization", len(ops))}}
 	}
 	return nil
 }
