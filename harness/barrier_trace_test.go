@@ -10,6 +10,7 @@ import (
 	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/internal/counterexample"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zoo"
 )
@@ -21,7 +22,7 @@ func TestBarrierTraceFile_MinimizedSavedReplayed(t *testing.T) {
 	ex, _ := zoo.Lookup(zoo.NameLeaveEarly)
 	w := harness.BarrierWorkload{Recipe: ex.Barrier, Clients: 3, Rounds: 2}
 	config := func(seed uint64) sim.Config { return sim.Config{Faults: barrierFaults, Server: fakezkFollowers(seed)} }
-	ce, ok := harness.Minimize(w, config, check.BarrierLeave, 60, 0)
+	ce, ok := counterexample.Minimize(w, config, check.BarrierLeave, 60, 0)
 	if !ok {
 		t.Fatal("no barrier-leave")
 	}
@@ -29,7 +30,7 @@ func TestBarrierTraceFile_MinimizedSavedReplayed(t *testing.T) {
 		t.Errorf("minimized to %s, want 2 clients x 1 rounds", got)
 	}
 	dir := t.TempDir()
-	tracePath, htmlPath, err := harness.SaveFailure(dir, "leaveearly", ce.Report, ce.Subject, ce.Config, ce.Decisions)
+	tracePath, htmlPath, err := harness.SaveFailure(dir, "leaveearly", ce, nil)
 	if err != nil || htmlPath == "" {
 		t.Fatalf("saved %q %q: %v", tracePath, htmlPath, err)
 	}
@@ -61,7 +62,7 @@ func TestBarrierTraceFile_RoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	path, _, err := harness.SaveFailure(dir, "single", &harness.Report{Result: rep.Result}, w, sim.Config{}, rec.Decisions)
+	path, _, err := harness.SaveFailure(dir, "single", harness.Counterexample{Subject: w, Decisions: rec.Decisions, Report: &harness.Report{Result: rep.Result}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/internal/counterexample"
 	"github.com/zksim/zksim/zoo"
 )
 
@@ -85,7 +86,7 @@ func TestMinimize_DropsUnneededFaults(t *testing.T) {
 		{zoo.NameAdoptDying, "abandon"},
 	} {
 		ex, _ := zoo.Lookup(tc.name)
-		ce, ok := harness.Minimize(zooWorkload(ex), zooConfigFor(ex), ex.Violation, 60, 0)
+		ce, ok := counterexample.Minimize(zooWorkload(ex), zooConfigFor(ex), ex.Violation, 60, 0)
 		if !ok {
 			t.Fatalf("%s: no counterexample", tc.name)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/internal/checkers"
+	"github.com/zksim/zksim/internal/traceview"
 	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
@@ -172,7 +173,7 @@ var (
 func lives(trace []string) []life {
 	var out []life
 	for _, raw := range trace {
-		l := parseTraceLine(raw)
+		l := traceview.ParseLine(raw)
 		if m := abandonLine.FindStringSubmatch(l.Text); m != nil {
 			out = append(out, life{l.Step, atoi(m[1]) - 1, lifeAbandon, hexID(m[2])})
 		} else if m := expiredLine.FindStringSubmatch(l.Text); m != nil {
@@ -260,7 +261,7 @@ func (st *story) change(zxid int64) (string, int) {
 func faultLinks(trace []string, client, from, to int) []check.Link {
 	var links []check.Link
 	for _, raw := range trace {
-		l := parseTraceLine(raw)
+		l := traceview.ParseLine(raw)
 		if l.Step < from || l.Step > to || l.Client != client+1 || !isFault(l.Text) {
 			continue
 		}

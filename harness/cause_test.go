@@ -17,7 +17,7 @@ import (
 // Each saved counterexample's violation names its mechanism: which
 // client, which session (given up, expired at step N), which node, which
 // wake-up. The traces under testdata/cause are zoo exhibits' minimal
-// counterexamples (harness.Minimize with zooWorkload and zooConfigFor, 40
+// counterexamples (counterexample.Minimize with zooWorkload and zooConfigFor, 40
 // seeds) and one seeded run (ok-stale-wakeup-dirwatch: seed 55, 3
 // clients x 2 acquisitions, the zoo's faults and abandon=2); the others
 // are the regression traces. Three mutual-exclusion verdicts, three

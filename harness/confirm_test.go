@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/internal/counterexample"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
@@ -43,11 +44,11 @@ func TestConfirm_NamesWhereARunDiverged(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = harness.Confirm(harness.Counterexample{Subject: w, Decisions: rec.Decisions, Report: rep})
+		err = counterexample.Confirm(harness.Counterexample{Subject: w, Decisions: rec.Decisions, Report: rep})
 		switch {
 		case r.Name == good.Name && err != nil:
 			t.Errorf("%s: %v", r.Name, err)
-		case r.Name == bad.Name && (!errors.Is(err, harness.ErrNondeterministic) || !strings.Contains(fmt.Sprint(err), "diverged at step ")):
+		case r.Name == bad.Name && (!errors.Is(err, counterexample.ErrNondeterministic) || !strings.Contains(fmt.Sprint(err), "diverged at step ")):
 			t.Errorf("%s: want where it diverged, got %v", r.Name, err)
 		}
 	}

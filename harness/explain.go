@@ -8,6 +8,7 @@ import (
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/internal/checkers"
+	"github.com/zksim/zksim/internal/traceview"
 	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/sim"
 )
@@ -499,7 +500,7 @@ func (run *lockRun) gaveUpAfter(client, step int) (int, bool) {
 func lostReply(trace []string, step int) (int, bool) {
 	client := 0
 	for _, raw := range trace {
-		l := parseTraceLine(raw)
+		l := traceview.ParseLine(raw)
 		switch {
 		case l.Step < step:
 		case l.Step == step && client == 0:
@@ -551,13 +552,13 @@ func explainRunEnd(v *check.Violation, trace []string) {
 
 // lastLine is the last trace line about client (1-based) that is not a
 // wake-up.
-func lastLine(trace []string, client int) (traceLine, bool) {
+func lastLine(trace []string, client int) (traceview.Line, bool) {
 	for i := len(trace) - 1; i >= 0; i-- {
-		if l := parseTraceLine(trace[i]); l.Client == client && !strings.HasPrefix(l.Text, "wake ") {
+		if l := traceview.ParseLine(trace[i]); l.Client == client && !strings.HasPrefix(l.Text, "wake ") {
 			return l, true
 		}
 	}
-	return traceLine{}, false
+	return traceview.Line{}, false
 }
 
 // explainWaits words a deadlock without a story of nodes (the barrier

@@ -285,7 +285,7 @@ func TestExplore_CounterexampleReplays(t *testing.T) {
 		t.Fatalf("nothing found: %s", res.Coverage())
 	}
 	dir := t.TempDir()
-	path, _, err := harness.SaveFailure(dir, "explored", ce.Report, ce.Subject, ce.Config, ce.Decisions)
+	path, _, err := harness.SaveFailure(dir, "explored", *ce, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

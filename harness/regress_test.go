@@ -10,6 +10,8 @@ import (
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/election"
 	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/internal/counterexample"
+	"github.com/zksim/zksim/internal/traceview"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/rwlock"
@@ -64,7 +66,7 @@ func TestRegress_ReplaySavedTraces(t *testing.T) {
 // mutual exclusion, so that its report draws conflicting holds.
 func splitDash(t *testing.T) (zoo.Exhibit, harness.Counterexample) {
 	ex, _ := zoo.Lookup(zoo.NameSplitDash)
-	ce, ok := harness.Minimize(zooWorkload(ex), zooConfig, ex.Violation, 20, 0)
+	ce, ok := counterexample.Minimize(zooWorkload(ex), zooConfig, ex.Violation, 20, 0)
 	if !ok {
 		t.Fatal("no counterexample")
 	}
@@ -76,7 +78,7 @@ func splitDash(t *testing.T) (zoo.Exhibit, harness.Counterexample) {
 func TestSaveFailure_WritesReplayableArtifacts(t *testing.T) {
 	ex, ce := splitDash(t)
 	dir := t.TempDir()
-	tracePath, htmlPath, err := harness.SaveFailure(dir, "splitdash", ce.Report, ce.Subject, ce.Config, ce.Decisions)
+	tracePath, htmlPath, err := harness.SaveFailure(dir, "splitdash", ce, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +102,7 @@ func TestWriteFailure_SaysWhereAndHowToReplay(t *testing.T) {
 	_, ce := splitDash(t)
 	dir := t.TempDir()
 	var b strings.Builder
-	harness.WriteFailure(&b, dir, "splitdash", "go run ./cmd/zksim", ce, harness.TraceView{Legend: true})
+	counterexample.Write(&b, dir, "splitdash", "go run ./cmd/zksim", ce, traceview.View{Legend: true})
 	tracePath := filepath.Join(dir, "splitdash.trace")
 	for _, want := range []string{"  " + ce.Report.Violations[0].String() + "\n", ce.Report.Result.Trace[0],
 		"trace:    " + tracePath, "report:   " + filepath.Join(dir, "splitdash.html"), "replay:   go run ./cmd/zksim replay " + tracePath} {
@@ -109,7 +111,7 @@ func TestWriteFailure_SaysWhereAndHowToReplay(t *testing.T) {
 		}
 	}
 	b.Reset()
-	harness.WriteFailure(&b, tracePath, "again", "go run ./cmd/zksim", ce, harness.TraceView{Legend: true}) // a file where the directory should be
+	counterexample.Write(&b, tracePath, "again", "go run ./cmd/zksim", ce, traceview.View{Legend: true}) // a file where the directory should be
 	if !strings.Contains(b.String(), "could not save the failure") || strings.Contains(b.String(), "replay:") {
 		t.Errorf("an unsaved failure:\n%s", b.String())
 	}
@@ -124,14 +126,14 @@ func TestShrinkSeed_KeepsTheClass(t *testing.T) {
 		t.Fatalf("no %s in 200 schedules", ex.Violation)
 	}
 	seed := uint64(n) // hunt started at seed 1
-	ce, ok := harness.ShrinkSeed(zooWorkload(ex), cfg, seed, ex.Violation, 0)
+	ce, ok := counterexample.ShrinkSeed(zooWorkload(ex), cfg, seed, ex.Violation, 0)
 	if !ok || !slices.Contains(ce.Report.Classes(), ex.Violation) || len(ce.Report.Result.Trace) == 0 {
 		t.Fatalf("seed %d: ok=%v, %v", seed, ok, ce.Report)
 	}
 	if len(ce.Decisions) > len(decisions) {
 		t.Errorf("shrunk to %d decisions from %d", len(ce.Decisions), len(decisions))
 	}
-	if _, ok := harness.ShrinkSeed(zooWorkload(ex), cfg, seed, "no-such-class", 0); ok {
+	if _, ok := counterexample.ShrinkSeed(zooWorkload(ex), cfg, seed, "no-such-class", 0); ok {
 		t.Error("a class the run does not show gave a counterexample")
 	}
 }
@@ -154,13 +156,13 @@ func writeRegressions(t *testing.T) {
 	save(t, "ok-lock-session-replaced-under-create", rep, w, cfg, rec.Decisions)
 	for _, name := range []string{zoo.NameDirWatch, zoo.NameNoGUIDRetry, zoo.NameGoZKLock} {
 		ex, _ := zoo.Lookup(name)
-		ce, _ := harness.Minimize(zooWorkload(ex), zooConfig, ex.Violation, 60, 0)
+		ce, _ := counterexample.Minimize(zooWorkload(ex), zooConfig, ex.Violation, 60, 0)
 		save(t, string(ex.Violation)+"-"+strings.TrimPrefix(name, "zoo/"), ce.Report, ce.Subject, ce.Config, ce.Decisions)
 	}
 }
 
 func save(t *testing.T, name string, rep *harness.Report, w harness.Subject, cfg sim.Config, d []int) {
-	if _, _, err := harness.SaveFailure("testdata/regress", name, rep, w, cfg, d); err != nil {
+	if _, _, err := harness.SaveFailure("testdata/regress", name, harness.Counterexample{Subject: w, Config: cfg, Decisions: d, Report: rep}, nil); err != nil {
 		t.Fatal(err)
 	}
 	os.Remove(filepath.Join("testdata/regress", name+".html"))

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/internal/counterexample"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zoo"
 )
@@ -27,7 +28,7 @@ func TestSaveCounterexample_NamesAreUnique(t *testing.T) {
 			t.Fatal(err)
 		}
 		ce := harness.Counterexample{Subject: w, Config: cfg, Decisions: rec.Decisions, Report: rep, Seed: seed}
-		return harness.SaveCounterexample(io.Discard, dir, "TestX-zoo/splitdash-mutual-exclusion", ce, func(p string) string { return p })
+		return counterexample.Save(io.Discard, dir, "TestX-zoo/splitdash-mutual-exclusion", ce, func(p string) string { return p })
 	}
 	a, b, again := save(1), save(2), save(1)
 	name := regexp.MustCompile(`^TestX-zoo_splitdash-mutual-exclusion-[0-9a-f]{8}\.trace$`)

@@ -2,7 +2,6 @@ package harness
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/report"
@@ -111,16 +110,6 @@ type verdicts struct{ Judge }
 
 // Verdict implements sim.Judge.
 func (j verdicts) Verdict(res *sim.Result) []check.Class { return j.Report(res).Classes() }
-
-// specDir is the dir= field of a workload line, "" if it has none.
-func specDir(spec string) string {
-	for _, f := range strings.Fields(spec) {
-		if d, ok := strings.CutPrefix(f, "dir="); ok {
-			return d
-		}
-	}
-	return ""
-}
 
 // expiriesOf lists, for the HTML report, the client whose session
 // expired, if any.

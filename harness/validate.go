@@ -14,13 +14,13 @@ import (
 // the first schedule.
 var ErrWorkload = errors.New("harness: invalid workload")
 
-// MaxRounds bounds a workload's acquisitions (or rounds) per client. A
+// maxRounds bounds a workload's acquisitions (or rounds) per client. A
 // run's steps grow with clients x acquisitions (about 20 steps an
 // acquisition under the default faults, measured), past a hundred a
 // client only repeats itself, and 64 clients x 100 already need more
 // steps than the default step bound allows. Its clients are at most
 // sim.MaxClients.
-const MaxRounds = 100
+const maxRounds = 100
 
 // Validate reports why w cannot run under cfg: cfg's settings
 // (sim.Config.Validate), then w's (its Validate method, if it has one:
@@ -43,7 +43,7 @@ func (w Workload) Validate() error {
 	}
 	return validateFields("Workload", w.Dir, []field{
 		{"Clients", w.Clients, 0, sim.MaxClients, "0: 5"},
-		{"Acquisitions", w.Acquisitions, 0, MaxRounds, "0: 3"},
+		{"Acquisitions", w.Acquisitions, 0, maxRounds, "0: 3"},
 		{"HoldTicks", w.HoldTicks, 0, math.MaxInt32, "0: 1"},
 		{"ReadPercent", w.ReadPercent, 0, 100, ""},
 		{"TimeoutTicks", w.TimeoutTicks, 0, math.MaxInt32, "0: no deadline"},
@@ -69,9 +69,9 @@ func (w BarrierWorkload) Validate() error {
 	}
 	return validateFields("BarrierWorkload", w.Dir, []field{
 		{"Clients", w.Clients, 0, sim.MaxClients, "0: 3"},
-		{"Rounds", w.Rounds, 0, MaxRounds, "0: 2"},
+		{"Rounds", w.Rounds, 0, maxRounds, "0: 2"},
 		{"WorkTicks", w.WorkTicks, 0, math.MaxInt32, "0: 1"},
-		{"Attempts", w.Attempts, 0, MaxRounds, "0: 2"},
+		{"Attempts", w.Attempts, 0, maxRounds, "0: 2"},
 		{"LatePercent", w.LatePercent, -1, 100, "0: 50, -1: none"},
 	})
 }

@@ -123,7 +123,7 @@ func TestBarrierWorkloadValidate_Refuses(t *testing.T) {
 func TestWorkloadValidate_Accepts(t *testing.T) {
 	for _, w := range []harness.Workload{
 		{Recipe: lock.MutexRecipe()},
-		{Recipe: lock.MutexRecipe(), Clients: sim.MaxClients, Acquisitions: harness.MaxRounds, ReadPercent: 100, TimeoutPercent: 100, SequenceStart: 1<<31 - 1, Dir: "/a/b"},
+		{Recipe: lock.MutexRecipe(), Clients: sim.MaxClients, Acquisitions: 100, ReadPercent: 100, TimeoutPercent: 100, SequenceStart: 1<<31 - 1, Dir: "/a/b"},
 	} {
 		if err := w.Validate(); err != nil {
 			t.Errorf("%+v: %v", w, err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/internal/counterexample"
 	"github.com/zksim/zksim/internal/longtest"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zoo"
@@ -114,7 +115,7 @@ func testFoundAndShrunk(t *testing.T, exhibits []zoo.Exhibit) {
 			if decisions == nil {
 				t.Fatalf("%s: no %s in 200 schedules", ex.Name, ex.Violation)
 			}
-			ce, ok := harness.Minimize(zooWorkload(ex), zooConfigFor(ex), ex.Violation, 60, 0)
+			ce, ok := counterexample.Minimize(zooWorkload(ex), zooConfigFor(ex), ex.Violation, 60, 0)
 			if !ok {
 				t.Fatalf("no minimal counterexample for %s", ex.Name)
 			}
@@ -184,11 +185,11 @@ func TestZoo_AdoptDyingNeedsAbandon(t *testing.T) {
 // byte.
 func TestZoo_AbandonTraceReplays(t *testing.T) {
 	ex, _ := zoo.Lookup(zoo.NameAdoptDying)
-	ce, ok := harness.Minimize(zooWorkload(ex), zooConfigFor(ex), ex.Violation, 60, 0)
+	ce, ok := counterexample.Minimize(zooWorkload(ex), zooConfigFor(ex), ex.Violation, 60, 0)
 	if !ok {
 		t.Fatal("no counterexample")
 	}
-	path, _, err := harness.SaveFailure(t.TempDir(), "adoptdying", ce.Report, ce.Subject, ce.Config, ce.Decisions)
+	path, _, err := harness.SaveFailure(t.TempDir(), "adoptdying", ce, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ func BenchmarkSaveFailure_FiveClients(b *testing.B) {
 	}
 	b.ResetTimer()
 	for range b.N {
-		if _, _, err := harness.SaveFailure(dir, "bench", ce.Report, ce.Subject, ce.Config, ce.Decisions); err != nil {
+		if _, _, err := harness.SaveFailure(dir, "bench", ce, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -41,7 +41,7 @@ func fiveClientFailure(t testing.TB, dir string) (string, harness.Counterexample
 		if !hasClass(rep, check.MutualExclusion) {
 			continue
 		}
-		_, html, err := harness.SaveFailure(dir, "five", rep, w, cfg, rec.Decisions)
+		_, html, err := harness.SaveFailure(dir, "five", harness.Counterexample{Subject: w, Config: cfg, Decisions: rec.Decisions, Report: rep}, nil)
 		if err != nil || html == "" {
 			t.Fatalf("no report saved: %v", err)
 		}

@@ -8,10 +8,11 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/internal/traceview"
 )
 
 // runReplay re-runs a saved trace file, prints its trace (byte for byte the
-// saved one with -view raw; else as harness.WriteTrace shows it) and the
+// saved one with -view raw; else as traceview.Write shows it) and the
 // checkers' verdicts.
 func (c *CLI) runReplay(args []string, stdout, stderr io.Writer) int {
 	fs := NewFlags("replay", fmt.Sprintf("usage: %s replay [-view lines|columns|raw] FILE\n\n"+
@@ -56,7 +57,7 @@ func (c *CLI) runReplay(args []string, stdout, stderr io.Writer) int {
 	}
 	if rep != nil {
 		view.Dir = specField(f.Workload, "dir")
-		harness.WriteTrace(stdout, rep.Result.Trace, rep.Violations, view)
+		traceview.Write(stdout, rep.Result.Trace, rep.Violations, view)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "%s replay: %s: %v\n", c.name(), path, err)

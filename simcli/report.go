@@ -11,6 +11,7 @@ import (
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/internal/checkers"
+	"github.com/zksim/zksim/internal/counterexample"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -194,9 +195,9 @@ func writeClasses(w io.Writer, byClass map[check.Class]int) {
 // (nil if none was found).
 func (rc runConfig) reportFailure(w io.Writer, f *failed) (string, *harness.Counterexample) {
 	class := f.classes[0]
-	ce, ok := harness.Minimize(rc.subject, func(seed uint64) sim.Config { return rc.config(seed, true) }, class, 60, rc.shrink)
+	ce, ok := counterexample.Minimize(rc.subject, func(seed uint64) sim.Config { return rc.config(seed, true) }, class, 60, rc.shrink)
 	if !ok { // no smaller run shows it: shrink the schedule that did
-		ce, ok = harness.ShrinkSeed(rc.subject, rc.config(f.seed, true), f.seed, class, rc.shrink)
+		ce, ok = counterexample.ShrinkSeed(rc.subject, rc.config(f.seed, true), f.seed, class, rc.shrink)
 	}
 	if !ok {
 		// Runs are deterministic: this is a bug in the simulator.
@@ -204,7 +205,7 @@ func (rc runConfig) reportFailure(w io.Writer, f *failed) (string, *harness.Coun
 			f.seed, joinClasses(f.classes), class)
 		return "", nil
 	}
-	if err := harness.Confirm(ce); err != nil {
+	if err := counterexample.Confirm(ce); err != nil {
 		fmt.Fprintf(w, "\nfirst failure: seed %d, %s; not reported as a violation: %v\n", f.seed, joinClasses(f.classes), err)
 		return "", nil
 	}
@@ -223,7 +224,7 @@ func (rc runConfig) reportFailure(w io.Writer, f *failed) (string, *harness.Coun
 // the command that replays it with this program, and returns the trace's
 // path ("" if it could not be saved).
 func (rc runConfig) writeFailure(w io.Writer, dir, name string, ce harness.Counterexample) string {
-	return harness.WriteFailure(w, dir, name, rc.cli.replayCommand(), ce, rc.view)
+	return counterexample.Write(w, dir, name, rc.cli.replayCommand(), ce, rc.view)
 }
 
 // progress shows how a run goes: on a terminal a status line redrawn in

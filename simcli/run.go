@@ -16,7 +16,9 @@ import (
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/internal/counterexample"
 	"github.com/zksim/zksim/internal/machine"
+	"github.com/zksim/zksim/internal/traceview"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
 )
@@ -44,11 +46,11 @@ type runConfig struct {
 	ci        *ciOutput     // the two above, once the run starts
 	progress  time.Duration // period of the progress line off a terminal; 0 none
 	trace     bool
-	failfast  bool              // -failfast: stop at the first failing schedule
-	verbosity int               // -q -1: the verdict alone; -v 1: a line per failing schedule too
-	view      harness.TraceView // how traces are shown (-view)
-	servers   []string          // real servers: no simulation
-	bounds    sim.Bounds        // -strategy exhaustive
+	failfast  bool           // -failfast: stop at the first failing schedule
+	verbosity int            // -q -1: the verdict alone; -v 1: a line per failing schedule too
+	view      traceview.View // how traces are shown (-view)
+	servers   []string       // real servers: no simulation
+	bounds    sim.Bounds     // -strategy exhaustive
 }
 
 // strategy is a way of choosing schedules. Both today are seeded:
@@ -149,7 +151,7 @@ func (c *CLI) runFlags(fs *flag.FlagSet) runFlags {
 		summary:       fs.String("summary", "", "write a JSON summary of the run to this file (for merge)"),
 		asJSON:        fs.Bool("json", false, "write JSON lines on stdout: each failing schedule as found, the counterexample, the summary (README: Using zksim in CI); the text report goes to stderr"),
 		junit:         fs.String("junit", "", "write a JUnit XML report to this file: a testcase per violation class, or one passing testcase"),
-		shrink:        fs.Duration("shrink-time", harness.DefaultShrinkTime, "how long the first failure's counterexample is made smaller, at most (e.g. 5s); it decides only how small, never whether a failure is reported"),
+		shrink:        fs.Duration("shrink-time", counterexample.DefaultShrinkTime, "how long the first failure's counterexample is made smaller, at most (e.g. 5s); it decides only how small, never whether a failure is reported"),
 		progress:      fs.Duration("progress", 10*time.Second, "off a terminal, print a progress line to stderr this often; 0: never"),
 		out:           fs.String("out", "zksim-failures", "directory for a failure's trace and HTML report"),
 		trace:         fs.Bool("trace", false, "print every schedule's trace (for small runs)"),

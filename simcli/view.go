@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/internal/traceview"
 )
 
 // viewFlag registers -view: how a trace is shown.
@@ -16,10 +17,10 @@ func viewFlag(fs *flag.FlagSet) *string {
 }
 
 // parseView reads -view's value: a view with the legend, but for raw.
-func parseView(s string) (harness.TraceView, error) {
-	v, err := harness.ParseView(s)
+func parseView(s string) (traceview.View, error) {
+	v, err := traceview.Parse(s)
 	if err != nil {
-		return v, fmt.Errorf("-view must be %s, got %q", strings.Join(harness.Views, ", "), s)
+		return v, fmt.Errorf("-view must be %s, got %q", strings.Join(traceview.Names, ", "), s)
 	}
 	v.Legend = !v.Raw
 	return v, nil
@@ -34,7 +35,7 @@ func (c *CLI) runExplain(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		return c.usageError(fs, "unexpected argument %q", fs.Arg(0))
 	}
-	fmt.Fprint(stdout, harness.TraceLegend)
+	fmt.Fprint(stdout, traceview.Legend)
 	return ExitOK
 }
 
@@ -44,6 +45,6 @@ func (rc runConfig) showTrace(rep *harness.Report) string {
 	var b strings.Builder
 	view := rc.view
 	view.Legend, view.Dir = false, specField(rc.subject.Spec(), "dir")
-	harness.WriteTrace(&b, rep.Result.Trace, rep.Violations, view)
+	traceview.Write(&b, rep.Result.Trace, rep.Violations, view)
 	return b.String()
 }

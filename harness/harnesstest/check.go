@@ -9,6 +9,7 @@ import (
 
 	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/internal/counterexample"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
 )
@@ -43,8 +44,7 @@ type Options struct {
 // from consecutive seeds; Lock and Barrier draw their workload's other
 // settings too. Every violation class found is shrunk to a minimal
 // counterexample (smallest workload, then fewest decisions), run again
-// to confirm it replays (harness.Confirm), saved as a trace file and an
-// HTML report, and reported once with the violations, the end of the
+// to confirm it replays, saved as a trace file and an HTML report, and reported once with the violations, the end of the
 // trace, and the Replay call that reproduces it.
 func Check(t *testing.T, w harness.Subject, opts Options) {
 	t.Helper()
@@ -113,5 +113,5 @@ func subjectDraw(w harness.Subject, cfg sim.Config) func(*rapid.T) drawn {
 
 // shrinkTime is -zksim.shrinktime, as rapid's -rapid.shrinktime: how long
 // each violation class's counterexample is made smaller, at most.
-var shrinkTime = flag.Duration("zksim.shrinktime", harness.DefaultShrinkTime,
+var shrinkTime = flag.Duration("zksim.shrinktime", counterexample.DefaultShrinkTime,
 	"how long harnesstest shrinks each violation class's counterexample, at most")

@@ -18,6 +18,7 @@ import (
 	"github.com/zksim/zksim/internal/checkers"
 	"github.com/zksim/zksim/internal/longtest"
 	"github.com/zksim/zksim/internal/machine"
+	"github.com/zksim/zksim/internal/traceview"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
@@ -194,7 +195,7 @@ func TestCheckRecipe_FailsTheTestOnce(t *testing.T) {
 		ft.run(func() { rep = harnesstest.Replay(ft, path, harness.Workload{Recipe: ex.Recipe}) })
 		// The trace is shown as WriteTrace shows it: its last 40 lines.
 		var shown strings.Builder
-		harness.WriteTrace(&shown, f.Trace, rep.Violations, harness.TraceView{})
+		traceview.Write(&shown, f.Trace, rep.Violations, traceview.View{})
 		lines := strings.SplitAfter(strings.TrimSuffix(shown.String(), "\n"), "\n")
 		excerpt := lines[max(0, len(lines)-40):]
 		if n := strings.Count(out, strings.Join(excerpt, "")+"\n"); n != 1 {

@@ -17,10 +17,9 @@
 // and runs a few schedules from consecutive seeds with a seeded chooser,
 // so that faults and ticks are as likely at every step as in `zksim
 // run`. Every violation class found is shrunk (smallest shape first,
-// then sim.Shrink on the recorded decisions: harness.ShrinkFound, for
-// at most -zksim.shrinktime), run again and compared with its first run
-// (harness.Confirm: code that does not replay is told where it
-// diverged, not given a verdict), saved as a trace file named after the
+// then sim.Shrink on the recorded decisions, for at most
+// -zksim.shrinktime), run again and compared with its first run (code
+// that does not replay is told where it diverged, not given a verdict), saved as a trace file named after the
 // test, the Subject, the class and a hash, and reported once, with the
 // Replay call that replays it and the go test command that runs the
 // test. CheckExhaustive runs the systematic search (harness.Explore),

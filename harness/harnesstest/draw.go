@@ -144,7 +144,7 @@ func drawConfig(rt *rapid.T, s harness.Subject, cfg sim.Config) drawn {
 // first failure: a recipe can fail in several ways, and a class seen in
 // few schedules is worth knowing as much as the commonest. rapid's own
 // shrinking is not used (the property passes) because a schedule is
-// chaotic in its seed: harness.ShrinkFound shrinks what was found.
+// chaotic in its seed: counterexample.ShrinkFound shrinks what was found.
 //
 // If until is not nil, the checks after the one in which until(found)
 // became true run nothing (rapid still counts them).

@@ -8,6 +8,7 @@ import (
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/internal/counterexample"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -53,7 +54,7 @@ func CheckExhaustive(t *testing.T, w harness.Subject, opts Options, b sim.Bounds
 func smallerSearch(ctx context.Context, cfg sim.Config, w harness.Subject, b sim.Bounds, class check.Class, ce harness.Counterexample, within time.Duration) harness.Counterexample {
 	until := time.Now().Add(within)
 	b.Class = class
-	for _, smaller := range harness.Smaller(w) {
+	for _, smaller := range counterexample.Smaller(w) {
 		left := time.Until(until)
 		if left <= 0 {
 			break
@@ -79,7 +80,7 @@ func (s failures) failSearch(t *testing.T, res *sim.Exploration, class check.Cla
 	if rep, err := harness.Run(ce.Config, &sim.Decisions{List: ce.Decisions}, ce.Subject); err == nil {
 		again.Report = rep
 	}
-	if err := harness.Confirm(again); err != nil {
+	if err := counterexample.Confirm(again); err != nil {
 		s.writeUnconfirmed(&msg, class, err)
 	} else {
 		s.writeCounterexample(&msg, class, ce)

@@ -14,6 +14,8 @@ import (
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/internal/checkers"
+	"github.com/zksim/zksim/internal/counterexample"
+	"github.com/zksim/zksim/internal/traceview"
 )
 
 // excerptLines bounds the trace a test log shows of a counterexample; the
@@ -49,9 +51,9 @@ func (s failures) report(found []finding, schedules int) string {
 	}
 	for _, f := range found {
 		b.WriteString("\n")
-		ce, ok := harness.ShrinkFound(f.first.subject, f.first.config, f.first.seed, f.class, s.shrinkWithin())
+		ce, ok := counterexample.ShrinkFound(f.first.subject, f.first.config, f.first.seed, f.class, s.shrinkWithin())
 		if !ok {
-			fmt.Fprintf(&b, "%s: schedule %d does not show it when run again: %v\n", f.class, f.index, harness.ErrNondeterministic)
+			fmt.Fprintf(&b, "%s: schedule %d does not show it when run again: %v\n", f.class, f.index, counterexample.ErrNondeterministic)
 			continue
 		}
 		s.confirmAndWrite(&b, f.class, ce)
@@ -64,10 +66,10 @@ func (s failures) shrinkWithin() time.Duration {
 	return cmp.Or(s.shrinkTime, *shrinkTime)
 }
 
-// confirmAndWrite runs ce again (harness.Confirm) and writes it if it
+// confirmAndWrite runs ce again (counterexample.Confirm) and writes it if it
 // replays, or the step where it diverged if it does not.
 func (s failures) confirmAndWrite(w io.Writer, class check.Class, ce harness.Counterexample) {
-	if err := harness.Confirm(ce); err != nil {
+	if err := counterexample.Confirm(ce); err != nil {
 		s.writeUnconfirmed(w, class, err)
 		return
 	}
@@ -104,13 +106,13 @@ func (s failures) writeCounterexample(w io.Writer, class check.Class, ce harness
 	replay := func(p string) string { return fmt.Sprintf(replayCall, p) }
 	// Named after the class the verdict leads with, so that file name and
 	// verdict agree.
-	if path := harness.SaveCounterexample(w, artifactDir(s.dir), s.artifactName(headline), ce, replay); path != "" {
+	if path := counterexample.Save(w, artifactDir(s.dir), s.artifactName(headline), ce, replay); path != "" {
 		writeRerun(w, s.test)
 	}
 }
 
 // artifactName is the start of a failure's file names: the test, what
-// it checked, the class (SaveCounterexample adds a hash of the trace).
+// it checked, the class (counterexample.Save adds a hash of the trace).
 func (s failures) artifactName(class check.Class) string {
 	return s.test + "-" + s.what + "-" + string(class)
 }
@@ -172,11 +174,11 @@ func artifactDir(dir string) string {
 }
 
 // writeExcerpt writes the last excerptLines lines of a trace as
-// WriteTrace shows it (blamed steps marked, ticks collapsed), saying how
+// traceview.Write shows it (blamed steps marked, ticks collapsed), saying how
 // many came before.
 func writeExcerpt(w io.Writer, trace []string, vs []check.Violation) {
 	var b strings.Builder
-	harness.WriteTrace(&b, trace, vs, harness.TraceView{})
+	traceview.Write(&b, trace, vs, traceview.View{})
 	lines := strings.SplitAfter(b.String(), "\n")
 	lines = lines[:len(lines)-1] // after the last newline
 	fmt.Fprintf(w, "  (trace: one event a line; ! marks a step the verdict blames; TraceLegend explains the rest)\n")

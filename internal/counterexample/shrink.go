@@ -1,7 +1,8 @@
-package harness
+package counterexample
 
 import (
 	"cmp"
+	"github.com/zksim/zksim/harness"
 	"slices"
 	"sort"
 	"time"
@@ -11,24 +12,12 @@ import (
 	"github.com/zksim/zksim/sim"
 )
 
-// Counterexample is a failing run: what ran and the decisions that drove
-// it.
-type Counterexample struct {
-	Subject   Subject // what ran, at the shape it was shrunk to
-	Config    sim.Config
-	Decisions []int
-	Report    *Report
-	// Seed is the seed of the schedule whose decisions were shrunk to
-	// Decisions (0: not known). The decisions, not the seed, replay it.
-	Seed uint64
-}
-
 // runSchedule runs one schedule of a Subject and judges it.
-type runSchedule func(cfg sim.Config, ch sim.Chooser) (*Report, error)
+type runSchedule func(cfg sim.Config, ch sim.Chooser) (*harness.Report, error)
 
 // runOf runs w.
-func runOf(w Subject) runSchedule {
-	return func(cfg sim.Config, ch sim.Chooser) (*Report, error) { return Run(cfg, ch, w) }
+func runOf(w harness.Subject) runSchedule {
+	return func(cfg sim.Config, ch sim.Chooser) (*harness.Report, error) { return harness.Run(cfg, ch, w) }
 }
 
 // shrinkBudget bounds the runs one shrink may make.
@@ -49,7 +38,7 @@ const DefaultShrinkTime = 30 * time.Second
 // no more sizes or seeds and shrinks what it has: the budget decides
 // how small a counterexample is, never whether one is found at the
 // sizes it had time for.
-func Minimize(w Subject, config func(seed uint64) sim.Config, class check.Class, perSize int, within time.Duration) (ce Counterexample, ok bool) {
+func Minimize(w harness.Subject, config func(seed uint64) sim.Config, class check.Class, perSize int, within time.Duration) (ce harness.Counterexample, ok bool) {
 	dl := newDeadline(within)
 	for _, ws := range sizes(w) {
 		if dl.passed() && volume(ws) < volume(w) {
@@ -59,7 +48,7 @@ func Minimize(w Subject, config func(seed uint64) sim.Config, class check.Class,
 			return fewerFaultKinds(ce, config, class, perSize, dl), true
 		}
 	}
-	return Counterexample{}, false
+	return harness.Counterexample{}, false
 }
 
 // deadline is when a shrink stops looking for smaller counterexamples.
@@ -74,7 +63,7 @@ func (d deadline) passed() bool { return time.Now().After(d.at) }
 
 // firstShrunk shrinks the first of perSize seeds whose run of w under
 // config(seed) shows class.
-func firstShrunk(w Subject, config func(seed uint64) sim.Config, class check.Class, perSize int, dl deadline) (Counterexample, bool) {
+func firstShrunk(w harness.Subject, config func(seed uint64) sim.Config, class check.Class, perSize int, dl deadline) (harness.Counterexample, bool) {
 	for seed := uint64(1); seed <= uint64(perSize); seed++ {
 		if ce, ok := shrinkSeed(w, runOf(w), config(seed), seed, class, dl); ok {
 			return ce, true
@@ -83,7 +72,7 @@ func firstShrunk(w Subject, config func(seed uint64) sim.Config, class check.Cla
 			break
 		}
 	}
-	return Counterexample{}, false
+	return harness.Counterexample{}, false
 }
 
 // fewerFaultKinds drops from ce the fault kinds it injected that the
@@ -94,7 +83,7 @@ func firstShrunk(w Subject, config func(seed uint64) sim.Config, class check.Cla
 // show a crash, a pause or a lost reply that has nothing to do with the
 // bug; shrinking decisions cannot always remove one (see dropFaults), a
 // search without it can.
-func fewerFaultKinds(ce Counterexample, config func(seed uint64) sim.Config, class check.Class, perSize int, dl deadline) Counterexample {
+func fewerFaultKinds(ce harness.Counterexample, config func(seed uint64) sim.Config, class check.Class, perSize int, dl deadline) harness.Counterexample {
 	var off []string // kinds found unneeded so far
 	all := []string{}
 	for _, k := range sim.FaultKinds() {
@@ -134,7 +123,7 @@ func fewerFaultKinds(ce Counterexample, config func(seed uint64) sim.Config, cla
 }
 
 // injected is how many faults of the kind named ce's run injected.
-func injected(ce Counterexample, name string) int {
+func injected(ce harness.Counterexample, name string) int {
 	for k, n := range ce.Report.Result.Faults {
 		if k.String() == name {
 			return n
@@ -143,7 +132,7 @@ func injected(ce Counterexample, name string) int {
 	return 0
 }
 
-func faultCount(ce Counterexample) int {
+func faultCount(ce harness.Counterexample) int {
 	n := 0
 	for _, c := range ce.Report.Result.Faults {
 		n += c
@@ -154,12 +143,12 @@ func faultCount(ce Counterexample) int {
 // sizes lists w with every number of clients from 2 (or w's, if fewer)
 // and of acquisitions (or rounds) from 1 up to w's, fewest
 // client-acquisitions first, w last.
-func sizes(w Subject) []Subject {
-	var out []Subject
+func sizes(w harness.Subject) []harness.Subject {
+	var out []harness.Subject
 	all := w.Shape()
 	for c := min(2, all.Clients); c <= all.Clients; c++ {
 		for a := 1; a <= all.Each; a++ {
-			out = append(out, w.Resize(Shape{Clients: c, Each: a, Unit: all.Unit}))
+			out = append(out, w.Resize(harness.Shape{Clients: c, Each: a, Unit: all.Unit}))
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return volume(out[i]) < volume(out[j]) })
@@ -167,7 +156,7 @@ func sizes(w Subject) []Subject {
 }
 
 // volume is a subject's client-acquisitions (or client-rounds).
-func volume(w Subject) int { return w.Shape().Clients * w.Shape().Each }
+func volume(w harness.Subject) int { return w.Shape().Clients * w.Shape().Each }
 
 // ShrinkSeed runs w under cfg with the choices of NewSeeded(seed) and,
 // if the run shows violation class, shrinks its decisions (see Shrink,
@@ -176,7 +165,7 @@ func volume(w Subject) int { return w.Shape().Clients * w.Shape().Each }
 // show class. It stops shrinking after within (wall-clock time; 0:
 // DefaultShrinkTime) and returns the smallest found by then: the budget
 // decides only how small, never whether.
-func ShrinkSeed(w Subject, cfg sim.Config, seed uint64, class check.Class, within time.Duration) (ce Counterexample, ok bool) {
+func ShrinkSeed(w harness.Subject, cfg sim.Config, seed uint64, class check.Class, within time.Duration) (ce harness.Counterexample, ok bool) {
 	return shrinkSeed(w, runOf(w), cfg, seed, class, newDeadline(within))
 }
 
@@ -184,12 +173,12 @@ func ShrinkSeed(w Subject, cfg sim.Config, seed uint64, class check.Class, withi
 // schedule keeps class and shows no class more severe than the seed's
 // run did (see goal), so that its headline, and the name of the file it
 // is saved in, stay the class looked for when the run was headed by it.
-func shrinkSeed(w Subject, run runSchedule, cfg sim.Config, seed uint64, class check.Class, dl deadline) (ce Counterexample, ok bool) {
+func shrinkSeed(w harness.Subject, run runSchedule, cfg sim.Config, seed uint64, class check.Class, dl deadline) (ce harness.Counterexample, ok bool) {
 	cfg.NoTrace = true // search fast; the result is run again, traced
 	rec := &sim.Recorder{C: sim.NewSeeded(seed)}
 	rep, err := run(cfg, rec)
 	if err != nil || !shows(rep, class) {
-		return Counterexample{}, false
+		return harness.Counterexample{}, false
 	}
 	g := goal{class: class, worst: checkers.Severity(checkers.Worst(rep.Classes()))}
 	fails := func(d []int) bool {
@@ -203,7 +192,7 @@ func shrinkSeed(w Subject, run runSchedule, cfg sim.Config, seed uint64, class c
 	d = dropFaults(run, cfg, d, fails)
 	cfg.NoTrace = false
 	rep, _ = run(cfg, &sim.Decisions{List: d})
-	return Counterexample{Subject: w, Config: cfg, Decisions: d, Report: rep, Seed: seed}, true
+	return harness.Counterexample{Subject: w, Config: cfg, Decisions: d, Report: rep, Seed: seed}, true
 }
 
 // goal is what shrinking keeps of a failing run: its class, and a
@@ -216,7 +205,7 @@ type goal struct {
 	worst int // checkers.Severity of the original run's worst class
 }
 
-func (g goal) met(rep *Report) bool {
+func (g goal) met(rep *harness.Report) bool {
 	return shows(rep, g.class) && checkers.Severity(checkers.Worst(rep.Classes())) >= g.worst
 }
 
@@ -235,7 +224,7 @@ const perSizeSeeds = 100
 // decides how small the counterexample is, not whether there is one.
 // ok is false only if the given schedule no longer shows the class:
 // what runs is not deterministic.
-func ShrinkFound(w Subject, cfg sim.Config, seed uint64, class check.Class, within time.Duration) (ce Counterexample, ok bool) {
+func ShrinkFound(w harness.Subject, cfg sim.Config, seed uint64, class check.Class, within time.Duration) (ce harness.Counterexample, ok bool) {
 	dl := newDeadline(within)
 	for _, s := range sizes(w) {
 		if volume(s) >= volume(w) || dl.passed() {
@@ -256,8 +245,8 @@ func ShrinkFound(w Subject, cfg sim.Config, seed uint64, class check.Class, with
 // Smaller lists the workloads smaller than w that Minimize and
 // ShrinkFound try, fewest client-acquisitions (or client-rounds) first:
 // for a search to look at in turn for a smaller counterexample.
-func Smaller(w Subject) []Subject {
-	var out []Subject
+func Smaller(w harness.Subject) []harness.Subject {
+	var out []harness.Subject
 	for _, s := range sizes(w) {
 		if volume(s) < volume(w) {
 			out = append(out, s)
@@ -266,7 +255,7 @@ func Smaller(w Subject) []Subject {
 	return out
 }
 
-func shows(rep *Report, class check.Class) bool {
+func shows(rep *harness.Report, class check.Class) bool {
 	return rep != nil && slices.Contains(rep.Classes(), class)
 }
 

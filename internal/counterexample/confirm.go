@@ -1,8 +1,9 @@
-package harness
+package counterexample
 
 import (
 	"errors"
 	"fmt"
+	"github.com/zksim/zksim/harness"
 	"slices"
 	"strings"
 
@@ -23,10 +24,10 @@ var ErrNondeterministic = errors.New("harness: the code under test does not repl
 // of the same decisions would not give is the code's nondeterminism,
 // not a bug the schedule shows. The error wraps ErrNondeterministic and
 // names the first step where the two runs differ.
-func Confirm(ce Counterexample) error {
+func Confirm(ce harness.Counterexample) error {
 	cfg := ce.Config
 	cfg.NoTrace = false
-	again, err := Run(cfg, &sim.Decisions{List: ce.Decisions}, ce.Subject)
+	again, err := harness.Run(cfg, &sim.Decisions{List: ce.Decisions}, ce.Subject)
 	if err != nil {
 		return fmt.Errorf("%w: running the schedule again: %v", ErrNondeterministic, err)
 	}

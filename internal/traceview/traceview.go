@@ -1,4 +1,10 @@
-package harness
+// Package traceview shows a saved trace to a reader: a line per event
+// with a unique step, runs of ticks collapsed, the steps the violations
+// blame marked, in lines or a column per client (View, Write); Legend
+// explains the words. The trace file itself is never changed: a view is
+// only how it is shown. zksim's commands and the go test half of the
+// harness show failures through it.
+package traceview
 
 import (
 	"errors"
@@ -14,10 +20,10 @@ import (
 	"github.com/zksim/zksim/sim"
 )
 
-// traceLine is one line of a trace as a reader sees it: the saved line
+// Line is one line of a trace as a reader sees it: the saved line
 // (Raw, as sim wrote it and the trace file keeps it) taken apart, with a
 // unique ID and the violations that blame its step.
-type traceLine struct {
+type Line struct {
 	// ID is unique within a trace: the step number for a step's first
 	// line, "12.1", "12.2" for the lines a client logged in that step
 	// after it; a collapsed run of ticks is "41-81".
@@ -40,17 +46,17 @@ type traceLine struct {
 // tickCount is how many tick steps a line stands for: 1, or a collapsed run's
 // length; 0 for a line that is not a tick. (In a flat schedule one tick
 // step may advance time by more than one tick: Time says by how much.)
-func (l traceLine) tickCount() int {
+func (l Line) tickCount() int {
 	if l.Text != "tick" && !strings.HasPrefix(l.Text, "ticks ") {
 		return 0
 	}
 	return l.Last - l.Step + 1
 }
 
-// traceLines takes a trace apart, one traceLine per saved line, and marks
+// traceLines takes a trace apart, one Line per saved line, and marks
 // the lines whose steps vs blame. A line that is not in sim's form (step,
 // time, text) is kept whole as Text.
-func traceLines(trace []string, vs []check.Violation) []traceLine {
+func traceLines(trace []string, vs []check.Violation) []Line {
 	blame := map[int][]check.Class{}
 	why := map[int][]string{}
 	for _, v := range vs {
@@ -65,10 +71,10 @@ func traceLines(trace []string, vs []check.Violation) []traceLine {
 			}
 		}
 	}
-	out := make([]traceLine, 0, len(trace))
+	out := make([]Line, 0, len(trace))
 	prev, sub := -1, 0
 	for _, raw := range trace {
-		l := parseTraceLine(raw)
+		l := ParseLine(raw)
 		if l.Step == prev {
 			sub++
 			l.ID = fmt.Sprintf("%d.%d", l.Step, sub)
@@ -83,9 +89,9 @@ func traceLines(trace []string, vs []check.Violation) []traceLine {
 	return out
 }
 
-// parseTraceLine reads "%5d t%-3d text".
-func parseTraceLine(raw string) traceLine {
-	l := traceLine{Raw: raw, Text: raw}
+// ParseLine reads "%5d t%-3d text".
+func ParseLine(raw string) Line {
+	l := Line{Raw: raw, Text: raw}
 	step, rest, ok1 := strings.Cut(strings.TrimLeft(raw, " "), " ")
 	tm, text, ok2 := strings.Cut(rest, " ")
 	n, err1 := strconv.Atoi(step)
@@ -125,8 +131,8 @@ const minTickRun = 3
 
 // collapseTicks folds every run of minTickRun or more consecutive tick
 // lines that no violation blames into one line, "ticks t13..t53".
-func collapseTicks(lines []traceLine) []traceLine {
-	var out []traceLine
+func collapseTicks(lines []Line) []Line {
+	var out []Line
 	for i := 0; i < len(lines); {
 		j := i
 		for j < len(lines) && lines[j].Text == "tick" && len(lines[j].Blamed) == 0 {
@@ -148,8 +154,8 @@ func collapseTicks(lines []traceLine) []traceLine {
 	return out
 }
 
-// TraceView is how WriteTrace shows a trace.
-type TraceView struct {
+// View is how Write shows a trace.
+type View struct {
 	// Columns shows one column per client (and one for the ensemble)
 	// instead of one event per line, each cell wrapped to a few rows.
 	Columns bool
@@ -158,7 +164,7 @@ type TraceView struct {
 	// Dir, if set, is left out of the paths in a columns view (the lock
 	// directory: "/locks/l/lock-c1_0-1" shows as "lock-c1_0-1").
 	Dir string
-	// Legend writes TraceLegend first.
+	// Legend writes the const Legend first.
 	Legend bool
 	// Full keeps every tick line instead of collapsing runs of them.
 	Full bool
@@ -167,33 +173,33 @@ type TraceView struct {
 	Raw bool
 }
 
-// ParseView reads a view's name: lines (the default view), columns or
-// raw, the names in Views.
-func ParseView(name string) (TraceView, error) {
+// Parse reads a view's name: lines (the default view), columns or
+// raw, the names in Names.
+func Parse(name string) (View, error) {
 	switch name {
 	case "lines":
-		return TraceView{}, nil
+		return View{}, nil
 	case "columns":
-		return TraceView{Columns: true}, nil
+		return View{Columns: true}, nil
 	case "raw":
-		return TraceView{Raw: true}, nil
+		return View{Raw: true}, nil
 	}
-	return TraceView{}, fmt.Errorf("%w: want %s, got %q", ErrView, strings.Join(Views, ", "), name)
+	return View{}, fmt.Errorf("%w: want %s, got %q", ErrView, strings.Join(Names, ", "), name)
 }
 
-// Views are the names ParseView knows.
-var Views = []string{"lines", "columns", "raw"}
+// Names are the names Parse knows.
+var Names = []string{"lines", "columns", "raw"}
 
-// ErrView is wrapped by ParseView's errors.
+// ErrView is wrapped by Parse's errors.
 var ErrView = errors.New("harness: unknown trace view")
 
-// WriteTrace writes a trace for a reader: a line per event with a unique
+// Write writes a trace for a reader: a line per event with a unique
 // step, runs of ticks collapsed, the steps vs blame marked with "!" and
-// "<- class", in lines or columns (see TraceView). The saved trace file is
+// "<- class", in lines or columns (see View). The saved trace file is
 // unchanged: this is only how it is shown.
-func WriteTrace(w io.Writer, trace []string, vs []check.Violation, v TraceView) {
+func Write(w io.Writer, trace []string, vs []check.Violation, v View) {
 	if v.Legend {
-		io.WriteString(w, TraceLegend)
+		io.WriteString(w, Legend)
 		io.WriteString(w, "\n")
 	}
 	if v.Raw {
@@ -218,7 +224,7 @@ func WriteTrace(w io.Writer, trace []string, vs []check.Violation, v TraceView) 
 	}
 }
 
-func idWidth(lines []traceLine) int {
+func idWidth(lines []Line) int {
 	n := 4
 	for _, l := range lines {
 		n = max(n, len(l.ID))
@@ -226,7 +232,7 @@ func idWidth(lines []traceLine) int {
 	return n
 }
 
-func mark(l traceLine) string {
+func mark(l Line) string {
 	if len(l.Blamed) > 0 {
 		return "!"
 	}
@@ -235,7 +241,7 @@ func mark(l traceLine) string {
 
 // blameSuffix is "  <- herd", or on a step of a cause's chain what
 // happened there: "  <- herd: c2 woken by zxid 13".
-func blameSuffix(l traceLine) string {
+func blameSuffix(l Line) string {
 	switch {
 	case len(l.Blamed) == 0:
 		return ""
@@ -246,7 +252,7 @@ func blameSuffix(l traceLine) string {
 }
 
 // blamedWords lists a line's blamed classes, comma-separated.
-func blamedWords(l traceLine) string {
+func blamedWords(l Line) string {
 	ws := make([]string, len(l.Blamed))
 	for i, c := range l.Blamed {
 		ws[i] = string(c)
@@ -262,7 +268,7 @@ const (
 	columnGap     = " | "
 )
 
-func writeColumns(w io.Writer, lines []traceLine, v TraceView) {
+func writeColumns(w io.Writer, lines []Line, v View) {
 	clients := 0
 	for _, l := range lines {
 		clients = max(clients, l.Client)
@@ -366,7 +372,7 @@ var (
 // compact shortens a line's text for a column: its client's name (the
 // column says it), Stat blobs, zero padding of sequence numbers and all
 // but the first digits of GUIDs go, and so does dir in paths.
-func compact(l traceLine, dir string) string {
+func compact(l Line, dir string) string {
 	t := l.Text
 	if l.Client > 0 {
 		name := "c" + strconv.Itoa(l.Client)
@@ -389,10 +395,10 @@ func compact(l traceLine, dir string) string {
 	return t
 }
 
-// TraceLegend explains a trace's words and abbreviations to a reader who
+// Legend explains a trace's words and abbreviations to a reader who
 // has not seen one; `zksim explain` prints it, and a trace view can start
 // with it. It is never part of a trace file.
-const TraceLegend = `How to read a zksim trace:
+const Legend = `How to read a zksim trace:
   STEP TIME TEXT   one line per event; STEP is the scheduler's step, and
                    12.1, 12.2 are more lines of step 12 (what a client's
                    program logged in it); TIME tN is virtual time, N ticks

@@ -1,6 +1,7 @@
-package harness
+package counterexample
 
 import (
+	"github.com/zksim/zksim/harness"
 	"testing"
 
 	"github.com/zksim/zksim/check"
@@ -13,7 +14,7 @@ import (
 // mutual exclusion too, which the shrink for the herd must not take, or
 // the file named after the herd would read mutual-exclusion.
 func TestShrinkSeed_KeepsTheHeadline(t *testing.T) {
-	run := func(cfg sim.Config, ch sim.Chooser) (*Report, error) {
+	run := func(cfg sim.Config, ch sim.Chooser) (*harness.Report, error) {
 		n := 0
 		for range 10 {
 			if ch.Choose(2, "x") == 1 {
@@ -24,14 +25,14 @@ func TestShrinkSeed_KeepsTheHeadline(t *testing.T) {
 		if n < 3 {
 			vs = append(vs, check.Violation{Class: check.MutualExclusion})
 		}
-		return &Report{Result: &sim.Result{}, Violations: vs}, nil
+		return &harness.Report{Result: &sim.Result{}, Violations: vs}, nil
 	}
 	for seed := uint64(1); seed <= 20; seed++ {
 		rec := &sim.Recorder{C: sim.NewSeeded(seed)}
 		if rep, _ := run(sim.Config{}, rec); len(rep.Classes()) > 1 {
 			continue // headed by the mutual exclusion from the start
 		}
-		ce, ok := shrinkSeed(Workload{}, run, sim.Config{}, seed, check.Herd, newDeadline(0))
+		ce, ok := shrinkSeed(harness.Workload{}, run, sim.Config{}, seed, check.Herd, newDeadline(0))
 		if !ok || checkers.Worst(ce.Report.Classes()) != check.Herd {
 			t.Errorf("seed %d: shrunk to %v", seed, ce.Report.Classes())
 		}
