@@ -43,16 +43,6 @@ type Line struct {
 	Raw string
 }
 
-// tickCount is how many tick steps a line stands for: 1, or a collapsed run's
-// length; 0 for a line that is not a tick. (In a flat schedule one tick
-// step may advance time by more than one tick: Time says by how much.)
-func (l Line) tickCount() int {
-	if l.Text != "tick" && !strings.HasPrefix(l.Text, "ticks ") {
-		return 0
-	}
-	return l.Last - l.Step + 1
-}
-
 // traceLines takes a trace apart, one Line per saved line, and marks
 // the lines whose steps vs blame. A line that is not in sim's form (step,
 // time, text) is kept whole as Text.
