@@ -38,7 +38,7 @@ type Recipe struct {
 // Name that a trace file's recipe line cannot hold (empty, or with
 // spaces), neither Enter nor Single, or a Single without one of its
 // three functions. (Which of the two a run needs is the workload's to
-// say: harness.BarrierWorkload.Validate.)
+// say: harness.Barrier's Validate.)
 func (r Recipe) Validate() error {
 	switch {
 	case r.Name == "" || strings.IndexFunc(r.Name, unicode.IsSpace) >= 0:

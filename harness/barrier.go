@@ -17,8 +17,8 @@ import (
 	"github.com/zksim/zksim/sim"
 )
 
-// BarrierWorkload is the barrier workload, a Subject. Its clients
-// form a double barrier of as many members as there are clients, and go
+// Barrier is the barrier workload of r with the settings w, a Subject:
+// its trace files' recipe line is r.Name. Its clients form a double barrier of as many members as there are clients, and go
 // through Rounds rounds each: enter, work WorkTicks, leave. A client
 // whose Enter fails tries again (its session may have ended), up to
 // Attempts calls a round, and then drops out.
@@ -52,8 +52,16 @@ import (
 //     deadlock whatever happened before.
 //   - Herd: a session's end may wake every client that watched its
 //     nodes; any other change, the clients that go on plus one.
+//
+// harnesstest.Check draws its checks within w (see there); Run,
+// Explore and Replay run it as given.
+func Barrier(r barrier.Recipe, w BarrierWorkload) Subject {
+	return barrierWorkload{BarrierWorkload: w, Recipe: r}
+}
+
+// BarrierWorkload is the settings of the barrier workload (Barrier).
+// Zero means the default.
 type BarrierWorkload struct {
-	Recipe    barrier.Recipe
 	Dir       string // the double barrier's directory, or the single barrier's node; default /barriers/b
 	Clients   int    // default 3
 	Rounds    int    // per client; default 2 (the single barrier has one)
@@ -67,7 +75,19 @@ type BarrierWorkload struct {
 	Single      bool
 }
 
-func (w BarrierWorkload) withDefaults() BarrierWorkload {
+// barrierWorkload is the Subject Barrier makes.
+type barrierWorkload struct {
+	BarrierWorkload
+	Recipe barrier.Recipe
+}
+
+// BarrierSettings is what Barrier was given: harnesstest draws its
+// checks within them.
+func (w barrierWorkload) BarrierSettings() (barrier.Recipe, BarrierWorkload) {
+	return w.Recipe, w.BarrierWorkload
+}
+
+func (w barrierWorkload) withDefaults() barrierWorkload {
 	w.Dir = cmp.Or(w.Dir, "/barriers/b")
 	w.Clients = cmp.Or(w.Clients, 3)
 	w.Rounds = cmp.Or(w.Rounds, 2)
@@ -78,22 +98,22 @@ func (w BarrierWorkload) withDefaults() BarrierWorkload {
 }
 
 // Name implements Subject: the recipe's.
-func (w BarrierWorkload) Name() string { return w.Recipe.Name }
+func (w barrierWorkload) Name() string { return w.Recipe.Name }
 
 // barrierKind opens the workload line of a barrier recipe's run.
 const barrierKind = "barrier"
 
 // Spec implements Subject, defaults applied; a late share of none (-1)
 // is written 0.
-func (w BarrierWorkload) Spec() string {
+func (w barrierWorkload) Spec() string {
 	w = w.withDefaults()
 	return fmt.Sprintf("%s clients=%d rounds=%d work=%d attempts=%d late=%d single=%t dir=%s",
 		barrierKind, w.Clients, w.Rounds, w.WorkTicks, w.Attempts, max(0, w.LatePercent), w.Single, w.Dir)
 }
 
 // Parse implements Subject: the workload of w's recipe that spec says.
-func (w BarrierWorkload) Parse(spec string) (Subject, error) {
-	p := BarrierWorkload{Recipe: w.Recipe}
+func (w barrierWorkload) Parse(spec string) (Subject, error) {
+	p := barrierWorkload{Recipe: w.Recipe}
 	v := splitSpec(spec)
 	if len(v) == 0 || v[0] != barrierKind {
 		return nil, errors.New("not a barrier workload")
@@ -109,7 +129,7 @@ func (w BarrierWorkload) Parse(spec string) (Subject, error) {
 }
 
 // Shape implements Subject: the single barrier has one round.
-func (w BarrierWorkload) Shape() Shape {
+func (w barrierWorkload) Shape() Shape {
 	w = w.withDefaults()
 	if w.Single {
 		return Shape{Clients: w.Clients, Each: 1}
@@ -118,7 +138,7 @@ func (w BarrierWorkload) Shape() Shape {
 }
 
 // Resize implements Subject.
-func (w BarrierWorkload) Resize(s Shape) Subject {
+func (w barrierWorkload) Resize(s Shape) Subject {
 	w.Clients = s.Clients
 	if !w.Single {
 		w.Rounds = s.Each
@@ -128,7 +148,7 @@ func (w BarrierWorkload) Resize(s Shape) Subject {
 
 // Checks names the checks of a run (everyStep: of a systematic search,
 // whose invariant is checked after every step), for a command's header.
-func (w BarrierWorkload) Checks(everyStep bool) string {
+func (w barrierWorkload) Checks(everyStep bool) string {
 	when := ""
 	if everyStep {
 		when = " after every step"
@@ -140,12 +160,12 @@ func (w BarrierWorkload) Checks(everyStep bool) string {
 }
 
 // Start implements Subject.
-func (w BarrierWorkload) Start(s *sim.Sim) ([]sim.Program, Judge) {
+func (w barrierWorkload) Start(s *sim.Sim) ([]sim.Program, Judge) {
 	programs, run := w.start(s)
 	return programs, run
 }
 
-func (w BarrierWorkload) start(s *sim.Sim) ([]sim.Program, *barrierRun) {
+func (w barrierWorkload) start(s *sim.Sim) ([]sim.Program, *barrierRun) {
 	w = w.withDefaults()
 	run := &barrierRun{s: s, w: w, phase: make([]phase, w.Clients), made: newCreations(w.Clients),
 		expired: map[int64]int64{}, expiries: map[int64]bool{}, removed: -1, judged: -1}
@@ -190,7 +210,7 @@ const (
 // barrierRun is one run of the barrier workload as its checkers see it.
 type barrierRun struct {
 	s        *sim.Sim
-	w        BarrierWorkload
+	w        barrierWorkload
 	visits   []visit
 	waits    []checkers.SingleWait
 	removed  int64 // step of the first Remove call; -1: none

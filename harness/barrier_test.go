@@ -33,7 +33,7 @@ func TestBarrierWorkload_GoodSeeded(t *testing.T) {
 		for _, pct := range []bool{false, true} {
 			for seed := range uint64(300) {
 				cfg := barrierConfig(seed, pct)
-				w := harness.BarrierWorkload{Recipe: barrier.DoubleRecipe(), Single: single}
+				w := harness.Barrier(barrier.DoubleRecipe(), harness.BarrierWorkload{Single: single})
 				rep, err := harness.Run(cfg, sim.NewSeeded(seed), w)
 				if err != nil {
 					t.Fatal(err)
@@ -83,8 +83,8 @@ type barrierBounds struct {
 // wants it exhausted clean.
 func testBarrierExhausts(t *testing.T, cases []barrierBounds) {
 	for _, tc := range cases {
-		tc.w.Recipe = barrier.DoubleRecipe()
-		res, err := sim.Explore(t.Context(), sim.Config{Faults: exploreFaults}, harness.AsScenario(tc.w), tc.b)
+		w := harness.Barrier(barrier.DoubleRecipe(), tc.w)
+		res, err := sim.Explore(t.Context(), sim.Config{Faults: exploreFaults}, harness.AsScenario(w), tc.b)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -20,7 +20,7 @@ import (
 // and the file replays byte for byte to the same verdict.
 func TestBarrierTraceFile_MinimizedSavedReplayed(t *testing.T) {
 	ex, _ := zoo.Lookup(zoo.NameLeaveEarly)
-	w := harness.BarrierWorkload{Recipe: ex.Barrier, Clients: 3, Rounds: 2}
+	w := harness.Barrier(ex.Barrier, harness.BarrierWorkload{Clients: 3, Rounds: 2})
 	config := func(seed uint64) sim.Config { return sim.Config{Faults: barrierFaults, Server: fakezkFollowers(seed)} }
 	ce, ok := counterexample.Minimize(w, config, check.BarrierLeave, 60, 0)
 	if !ok {
@@ -42,7 +42,7 @@ func TestBarrierTraceFile_MinimizedSavedReplayed(t *testing.T) {
 	if err != nil || !strings.HasPrefix(f.Workload, "barrier ") {
 		t.Fatalf("parse: %v, workload %q", err, f.Workload)
 	}
-	rep, err := harness.Replay(f, harness.BarrierWorkload{Recipe: ex.Barrier})
+	rep, err := harness.Replay(f, harness.Barrier(ex.Barrier, harness.BarrierWorkload{}))
 	if err != nil || !slices.Equal(rep.Classes(), ce.Report.Classes()) {
 		t.Fatalf("replay: %v, classes %v, want %v", err, rep.Classes(), ce.Report.Classes())
 	}
@@ -55,7 +55,7 @@ func TestBarrierTraceFile_MinimizedSavedReplayed(t *testing.T) {
 // A barrier workload's line prints back as it parsed, every field kept:
 // a single barrier, nobody late, another node.
 func TestBarrierTraceFile_RoundTrip(t *testing.T) {
-	w := harness.BarrierWorkload{Recipe: barrier.DoubleRecipe(), Clients: 4, WorkTicks: 3, Attempts: 1, LatePercent: -1, Single: true, Dir: "/b/one"}
+	w := harness.Barrier(barrier.DoubleRecipe(), harness.BarrierWorkload{Clients: 4, WorkTicks: 3, Attempts: 1, LatePercent: -1, Single: true, Dir: "/b/one"})
 	rec := &sim.Recorder{C: sim.NewSeeded(1)}
 	rep, err := harness.Run(sim.Config{}, rec, w)
 	if err != nil {
@@ -71,15 +71,17 @@ func TestBarrierTraceFile_RoundTrip(t *testing.T) {
 	if err != nil || f.String() != string(text) {
 		t.Fatalf("round trip: %v\n%s\nwant\n%s", err, f.String(), text)
 	}
-	parsed, err := harness.BarrierWorkload{Recipe: w.Recipe}.Parse(f.Workload)
+	parsed, err := harness.Barrier(barrier.DoubleRecipe(), harness.BarrierWorkload{}).Parse(f.Workload)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := parsed.(harness.BarrierWorkload)
+	_, got := parsed.(interface {
+		BarrierSettings() (barrier.Recipe, harness.BarrierWorkload)
+	}).BarrierSettings()
 	if got.Clients != 4 || got.Rounds != 2 || got.WorkTicks != 3 || got.Attempts != 1 || got.LatePercent != -1 || !got.Single || got.Dir != "/b/one" {
 		t.Errorf("parsed %+v", got)
 	}
-	if _, err := harness.Replay(f, got); err != nil {
+	if _, err := harness.Replay(f, parsed); err != nil {
 		t.Error(err)
 	}
 }
@@ -101,7 +103,7 @@ func TestBarrierTraceFile_Saved(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s: unknown recipe %q", path, f.Recipe)
 		}
-		rep, err := harness.Replay(f, harness.BarrierWorkload{Recipe: ex.Barrier})
+		rep, err := harness.Replay(f, harness.Barrier(ex.Barrier, harness.BarrierWorkload{}))
 		if err != nil || !slices.Contains(rep.Classes(), ex.Violation) {
 			t.Errorf("%s: %v, classes %v, want %s", path, err, rep.Classes(), ex.Violation)
 		}

@@ -10,8 +10,8 @@ import (
 )
 
 // barrierZooWorkload is the smallest workload that shows ex's defect.
-func barrierZooWorkload(ex zoo.Exhibit) harness.BarrierWorkload {
-	return harness.BarrierWorkload{Recipe: ex.Barrier, Clients: ex.Clients, Rounds: ex.Rounds, Single: ex.Single}
+func barrierZooWorkload(ex zoo.Exhibit) harness.Subject {
+	return harness.Barrier(ex.Barrier, harness.BarrierWorkload{Clients: ex.Clients, Rounds: ex.Rounds, Single: ex.Single})
 }
 
 // barrierHunt runs seeds from start until a run shows ex's class and

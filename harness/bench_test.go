@@ -27,7 +27,7 @@ func BenchmarkStandardWorkload(b *testing.B) {
 			for b.Loop() {
 				seed++
 				rep, err := harness.Run(sim.Config{PCT: pct, Faults: allFaults, NoTrace: true}, sim.NewSeeded(seed),
-					harness.Workload{Recipe: lock.MutexRecipe()})
+					harness.Lock(lock.MutexRecipe(), harness.Workload{}))
 				if err != nil || !rep.OK() {
 					b.Fatalf("seed %d: %v %v", seed, err, rep.Violations)
 				}

@@ -34,7 +34,7 @@ func replayFile(t *testing.T, path string) *harness.Report {
 	if !ok {
 		t.Fatalf("unknown recipe %q", f.Recipe)
 	}
-	rep, err := harness.Replay(f, harness.Workload{Recipe: r})
+	rep, err := harness.Replay(f, harness.Lock(r, harness.Workload{}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -118,7 +118,7 @@ func TestCause_Barrier(t *testing.T) {
 				t.Fatal(err)
 			}
 			ex, _ := zoo.Lookup(f.Recipe)
-			rep, err := harness.Replay(f, harness.BarrierWorkload{Recipe: ex.Barrier})
+			rep, err := harness.Replay(f, harness.Barrier(ex.Barrier, harness.BarrierWorkload{}))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -38,7 +38,7 @@ func TestConfirm_NamesWhereARunDiverged(t *testing.T) {
 		return good.Acquire(ctx, counting{c}, dir, id)
 	}
 	for _, r := range []recipe.Lock{good, bad} {
-		w := harness.Workload{Recipe: r, Clients: 2, Acquisitions: 1}
+		w := harness.Lock(r, harness.Workload{Clients: 2, Acquisitions: 1})
 		rec := &sim.Recorder{C: sim.NewSeeded(1)}
 		rep, err := harness.Run(sim.Config{}, rec, w)
 		if err != nil {

@@ -28,7 +28,7 @@ var myRecipe = recipe.Lock{
 // shrinking schedules with every fault (the zero options' default):
 //
 //	func TestMyLock(t *testing.T) {
-//		harnesstest.Check(t, harnesstest.Lock(myRecipe, harness.Workload{}), harnesstest.Options{})
+//		harnesstest.Check(t, harness.Lock(myRecipe, harness.Workload{}), harnesstest.Options{})
 //	}
 //
 // The same check with a seeded chooser, for a fixed number of schedules:
@@ -36,7 +36,7 @@ func ExampleRun() {
 	faults := sim.Faults{Percent: 10, LoseRequest: 2, LoseReply: 2, Disconnect: 2, Crash: 1, Pause: 1}
 	bad := 0
 	for seed := range uint64(100) {
-		rep, _ := harness.Run(sim.Config{Faults: faults}, sim.NewSeeded(seed), harness.Workload{Recipe: myRecipe})
+		rep, _ := harness.Run(sim.Config{Faults: faults}, sim.NewSeeded(seed), harness.Lock(myRecipe, harness.Workload{}))
 		if !rep.OK() {
 			bad++
 		}

@@ -38,7 +38,7 @@ func benchmarkExploreZoo(b *testing.B, symmetry bool) {
 					b.Fatalf("%v: not found: %s", err, res.Coverage())
 				}
 			}
-			b.ReportMetric(float64(w.Clients), "clients")
+			b.ReportMetric(float64(w.Shape().Clients), "clients")
 			b.ReportMetric(float64(res.Deviation), "deviations")
 			b.ReportMetric(float64(res.Visited), "states")
 			b.ReportMetric(float64(res.Schedules), "schedules")
@@ -63,7 +63,7 @@ func BenchmarkExploreExhaust(b *testing.B) {
 		for _, bound := range []struct{ clients, devs int }{{2, 2}, {3, 1}} {
 			name := fmt.Sprintf("%s/%dx1/K=%d", strings.ReplaceAll(r.Name, "/", "-"), bound.clients, bound.devs)
 			b.Run(name, func(b *testing.B) {
-				w := harness.Workload{Recipe: r, Clients: bound.clients, Acquisitions: 1, ReadPercent: 50}
+				w := harness.Lock(r, harness.Workload{Clients: bound.clients, Acquisitions: 1, ReadPercent: 50})
 				var res, plain *harness.Exploration
 				for b.Loop() {
 					res = exhaust(b, w, sim.Bounds{Deviations: bound.devs, NoDeepening: true})
@@ -78,7 +78,7 @@ func BenchmarkExploreExhaust(b *testing.B) {
 	}
 }
 
-func exhaust(b *testing.B, w harness.Workload, bounds sim.Bounds) *harness.Exploration {
+func exhaust(b *testing.B, w harness.Subject, bounds sim.Bounds) *harness.Exploration {
 	res, err := harness.Explore(context.Background(), sim.Config{Faults: exploreFaults}, w, bounds)
 	switch {
 	case err != nil:
@@ -101,7 +101,7 @@ func BenchmarkExploreReductions(b *testing.B) {
 		name   string
 		faults sim.Faults
 	}{{"no-faults", sim.Faults{}}, {"lose-reply", sim.Faults{LoseReply: 1}}} {
-		w := harness.Workload{Recipe: lock.MutexRecipe(), Clients: 2, Acquisitions: 1}
+		w := harness.Lock(lock.MutexRecipe(), harness.Workload{Clients: 2, Acquisitions: 1})
 		for _, step := range []struct {
 			name   string
 			bounds sim.Bounds

@@ -88,14 +88,15 @@ func zooExhibits(t *testing.T, names ...string) []zoo.Exhibit {
 // millions of states to get there: 2.8M for existsabsence, found at
 // 100k when time passed only with nothing else to do, since early ticks
 // widen the passes before it; BenchmarkExploreTimerBugsUnderFaults).
-func zooSearch(ex zoo.Exhibit) (harness.Workload, sim.Config) {
+func zooSearch(ex zoo.Exhibit) (harness.Subject, sim.Config) {
 	clients := map[string]int{zoo.NameExistsAbsence: 3, "zoo/timeoutleak": 3, "zoo/deletefirstchild": 3,
 		zoo.NameSemMixedMax: 3, zoo.NameSemDirWatch: 4, zoo.NameSemTimeoutLeak: 3, zoo.NameSemBusyCount: 3}
 	if slices.Contains(timerNames, ex.Name) || ex.Name == zoo.NameExistsAbsence {
 		return timerWorkload(ex), sim.Config{}
 	}
-	w := zooWorkload(ex)
-	w.Clients, w.Acquisitions = max(2, clients[ex.Name]), 1
+	s := zooSettings(ex)
+	s.Clients, s.Acquisitions = max(2, clients[ex.Name]), 1
+	w := harness.Lock(ex.Recipe, s)
 	return w, sim.Config{Faults: exploreFaults}
 }
 
@@ -145,8 +146,9 @@ func exploreFor(t testing.TB, ex zoo.Exhibit, cfg sim.Config, w harness.Subject,
 // under -race.)
 func TestExplore_Deterministic(t *testing.T) {
 	ex, _ := zoo.Lookup(zoo.NameSemMixedMax)
-	w := zooWorkload(ex)
-	w.Clients, w.Acquisitions = 3, 1
+	s := zooSettings(ex)
+	s.Clients, s.Acquisitions = 3, 1
+	w := harness.Lock(ex.Recipe, s)
 	symmetric := false
 	run := func(parallel int) *harness.Exploration {
 		res, err := harness.Explore(context.Background(), sim.Config{Faults: exploreFaults}, w,
@@ -191,7 +193,7 @@ func worstClass(r *harness.Exploration) check.Class { return r.Counterexample.Re
 // fingerprints hide another's schedules) the shards together run what the
 // whole search runs, and each runs fewer.
 func TestExplore_ShardsSplitTheSchedules(t *testing.T) {
-	w := harness.Workload{Recipe: lock.MutexRecipe(), Clients: 2, Acquisitions: 1}
+	w := harness.Lock(lock.MutexRecipe(), harness.Workload{Clients: 2, Acquisitions: 1})
 	cfg := sim.Config{} // no faults: 633 schedules; a lost reply made them 5,102, 30 s under -race
 	bounds := sim.Bounds{Deviations: 3, NoDeepening: true, NoReduction: true}
 	whole, err := harness.Explore(context.Background(), cfg, w, bounds)
@@ -224,8 +226,9 @@ func TestExplore_ShardsSplitTheSchedules(t *testing.T) {
 // the same bug.
 func TestExplore_ReductionsAgreeWithPlainEnumeration(t *testing.T) {
 	ex, _ := zoo.Lookup("zoo/assumeonwake")
-	w := zooWorkload(ex)
-	w.Clients, w.Acquisitions = 2, 1
+	s := zooSettings(ex)
+	s.Clients, s.Acquisitions = 2, 1
+	w := harness.Lock(ex.Recipe, s)
 	cfg := sim.Config{Faults: exploreFaults}
 	var found [2]bool
 	var schedules [2]int
@@ -252,8 +255,9 @@ func TestExplore_ReductionsAgreeWithPlainEnumeration(t *testing.T) {
 // is 200,000 schedules) the whole tree to its depth is a few thousand.
 func TestExplore_SleepSetsKeepTheBug(t *testing.T) {
 	ex, _ := zoo.Lookup(zoo.NameSplitDash)
-	w := zooWorkload(ex)
-	w.Clients, w.Acquisitions = 2, 1
+	s := zooSettings(ex)
+	s.Clients, s.Acquisitions = 2, 1
+	w := harness.Lock(ex.Recipe, s)
 	for _, plain := range []bool{false, true} {
 		res, err := harness.Explore(context.Background(), sim.Config{}, w,
 			sim.Bounds{Deviations: -1, Depth: 40, NoEarlyTicks: true, NoReduction: plain, Class: ex.Violation, MaxStates: 100000})
@@ -274,8 +278,9 @@ func TestExplore_SleepSetsKeepTheBug(t *testing.T) {
 // parses back and replays byte for byte.
 func TestExplore_CounterexampleReplays(t *testing.T) {
 	ex, _ := zoo.Lookup("zoo/noguidretry")
-	w := zooWorkload(ex)
-	w.Clients, w.Acquisitions = 2, 1
+	s := zooSettings(ex)
+	s.Clients, s.Acquisitions = 2, 1
+	w := harness.Lock(ex.Recipe, s)
 	res, err := harness.Explore(context.Background(), sim.Config{Faults: exploreFaults}, w, sim.Bounds{Deviations: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -311,7 +316,7 @@ func TestExplore_CounterexampleReplays(t *testing.T) {
 
 // Bad bounds are refused, naming what is wrong.
 func TestExplore_RefusesBadBounds(t *testing.T) {
-	w := harness.Workload{Recipe: lock.MutexRecipe(), Clients: 2, Acquisitions: 1}
+	w := harness.Lock(lock.MutexRecipe(), harness.Workload{Clients: 2, Acquisitions: 1})
 	for _, b := range []sim.Bounds{{Depth: -1}, {Shard: 3, Shards: 2}, {Deviations: -1}, {Parallel: -2}} {
 		if _, err := harness.Explore(context.Background(), sim.Config{}, w, b); err == nil {
 			t.Errorf("%+v: no error", b)
@@ -322,7 +327,7 @@ func TestExplore_RefusesBadBounds(t *testing.T) {
 // A search stopped by a budget says so: not exhausted, no
 // counterexample, and only the passes it finished listed as done.
 func TestExplore_BudgetStopIsNotExhaustion(t *testing.T) {
-	w := harness.Workload{Recipe: lock.MutexRecipe(), Clients: 2, Acquisitions: 1}
+	w := harness.Lock(lock.MutexRecipe(), harness.Workload{Clients: 2, Acquisitions: 1})
 	res, err := harness.Explore(context.Background(), sim.Config{Faults: exploreFaults}, w, sim.Bounds{Deviations: 2, MaxStates: 500})
 	if err != nil {
 		t.Fatal(err)
@@ -347,7 +352,7 @@ func TestExplore_BudgetStopIsNotExhaustion(t *testing.T) {
 // ticks is TestExplore_SymmetryFindsABugOfEachClass's), searched to the
 // end, take about half the states, and the verdict is the same.
 func TestExplore_SymmetryCutsStates(t *testing.T) {
-	w := harness.Workload{Recipe: lock.MutexRecipe(), Clients: 2, Acquisitions: 1}
+	w := harness.Lock(lock.MutexRecipe(), harness.Workload{Clients: 2, Acquisitions: 1})
 	var states [2]int
 	for i, symmetric := range []bool{false, true} {
 		res, err := harness.Explore(context.Background(), sim.Config{}, w, sim.Bounds{Deviations: -1, NoDeepening: true, Symmetry: symmetric, NoEarlyTicks: true})
@@ -380,7 +385,7 @@ func TestExplore_SymmetryIsOptIn(t *testing.T) {
 		}
 		return mutex.Acquire(ctx, conn, dir, id)
 	}}
-	w := harness.Workload{Recipe: rude, Clients: 2, Acquisitions: 1}
+	w := harness.Lock(rude, harness.Workload{Clients: 2, Acquisitions: 1})
 	res, err := harness.Explore(context.Background(), sim.Config{}, w, sim.Bounds{Deviations: 1})
 	if err != nil {
 		t.Fatal(err)

@@ -20,9 +20,10 @@ import (
 // ticks on half the acquisitions), each hold 5 ticks, so that a waiter's
 // deadline (or a crashed waiter's session, 4 ticks) can end while the
 // holder before it still holds.
-func timerWorkload(ex zoo.Exhibit) harness.Workload {
-	w := zooWorkload(ex)
-	w.Clients, w.Acquisitions, w.HoldTicks = 3, 1, 5
+func timerWorkload(ex zoo.Exhibit) harness.Subject {
+	s := zooSettings(ex)
+	s.Clients, s.Acquisitions, s.HoldTicks = 3, 1, 5
+	w := harness.Lock(ex.Recipe, s)
 	return w
 }
 
@@ -86,8 +87,9 @@ func testTimerBug(t testing.TB, name string, cfg sim.Config) {
 // no-progress after the step bound.
 func TestExplore_BusyRetryFindsMaxLeases(t *testing.T) {
 	ex, _ := zoo.Lookup(zoo.NameSemBusyCount)
-	w := zooWorkload(ex)
-	w.Clients, w.Acquisitions = 3, 1
+	s := zooSettings(ex)
+	s.Clients, s.Acquisitions = 3, 1
+	w := harness.Lock(ex.Recipe, s)
 	res, err := harness.Explore(context.Background(), sim.Config{Faults: exploreFaults}, w, sim.Bounds{Deviations: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +133,7 @@ func (b busyHeld) Release(ctx context.Context) error {
 // bounds finishes. With time frozen while it spins (SpinRequests -1), the
 // default schedule alone runs into the step bound.
 func TestExplore_BusyRetryIsNotNoProgress(t *testing.T) {
-	w := harness.Workload{Recipe: busyLock(), Clients: 2, Acquisitions: 1}
+	w := harness.Lock(busyLock(), harness.Workload{Clients: 2, Acquisitions: 1})
 	res, err := harness.Explore(context.Background(), sim.Config{}, w, sim.Bounds{Deviations: 1})
 	if err != nil {
 		t.Fatal(err)

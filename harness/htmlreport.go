@@ -71,7 +71,7 @@ func describe(w Subject) string {
 }
 
 // String words the workload in one line, for a failure's report.
-func (w Workload) String() string {
+func (w lockWorkload) String() string {
 	w = w.withDefaults()
 	s := fmt.Sprintf("%d clients x %d acquisitions of %s, holding %s", w.Clients, w.Acquisitions, w.Dir, ticks(w.HoldTicks))
 	if w.Recipe.AcquireRead != nil {
@@ -92,7 +92,7 @@ func (w Workload) String() string {
 }
 
 // String words the workload in one line, for a failure's report.
-func (w BarrierWorkload) String() string {
+func (w barrierWorkload) String() string {
 	w = w.withDefaults()
 	late := "arriving together"
 	if w.LatePercent > 0 {

@@ -16,7 +16,7 @@ import (
 
 // classesOver runs w on seeds 1..n under every fault and counts the
 // schedules showing each class.
-func classesOver(t *testing.T, w harness.Workload, n int) map[check.Class]int {
+func classesOver(t *testing.T, w harness.Subject, n int) map[check.Class]int {
 	t.Helper()
 	found := map[check.Class]int{}
 	for seed := uint64(1); seed <= uint64(n); seed++ {
@@ -44,7 +44,7 @@ func TestWorkload_SemaphoreOfTwoLong(t *testing.T) {
 }
 
 func testSemaphoreOfTwo(t *testing.T, schedules int) {
-	w := harness.Workload{Recipe: semaphore.Recipe(2), TimeoutTicks: 12, TimeoutPercent: 50}
+	w := harness.Lock(semaphore.Recipe(2), harness.Workload{TimeoutTicks: 12, TimeoutPercent: 50})
 	if found := classesOver(t, w, schedules); len(found) > 0 {
 		t.Fatalf("violations: %v", found)
 	}
@@ -55,7 +55,7 @@ func testSemaphoreOfTwo(t *testing.T, schedules int) {
 func TestWorkload_MoreLeasesThanN(t *testing.T) {
 	r := semaphore.Recipe(3)
 	r.Leases = 2
-	found := classesOver(t, harness.Workload{Recipe: r}, 50)
+	found := classesOver(t, harness.Lock(r, harness.Workload{}), 50)
 	if found[check.MaxLeases] == 0 {
 		t.Fatalf("three at once not caught: %v", found)
 	}
@@ -69,12 +69,14 @@ func TestWorkload_MoreLeasesThanN(t *testing.T) {
 // not ordered, so the lock's check would not apply), and fenced ones are
 // refused.
 func TestWorkload_SemaphoreLapsedWrite(t *testing.T) {
-	w := harness.Workload{Recipe: semaphore.Recipe(2), HoldTicks: 5, Unfenced: true}
+	s := harness.Workload{HoldTicks: 5, Unfenced: true}
+	w := harness.Lock(semaphore.Recipe(2), s)
 	found := classesOver(t, w, 300)
 	if found[check.Fencing] == 0 {
 		t.Fatalf("no write after a lost lease in 300 schedules: %v", found)
 	}
-	w.Unfenced = false
+	s.Unfenced = false
+	w = harness.Lock(semaphore.Recipe(2), s)
 	if found := classesOver(t, w, 300); found[check.Fencing] > 0 {
 		t.Fatalf("fenced writes: %v", found)
 	}
@@ -95,7 +97,7 @@ func TestRecipe_MaxHolders(t *testing.T) {
 // the step where a third client holds.
 func TestExplore_LeasesInvariant(t *testing.T) {
 	ex, _ := zoo.Lookup(zoo.NameSemMixedMax)
-	w := harness.Workload{Recipe: ex.Recipe, Clients: 3, Acquisitions: 1}
+	w := harness.Lock(ex.Recipe, harness.Workload{Clients: 3, Acquisitions: 1})
 	res, err := harness.Explore(context.Background(), sim.Config{Faults: exploreFaults}, w, sim.Bounds{Deviations: 1})
 	if err != nil {
 		t.Fatal(err)

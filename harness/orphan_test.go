@@ -115,7 +115,7 @@ func (r recorded) Release(ctx context.Context) error {
 // orphanHunt runs seeds 1..n of w under faults and returns the orphan
 // violations of the first run that shows one (nil: none did), with that
 // run's faults.
-func orphanHunt(t *testing.T, w harness.Workload, faults sim.Faults, n int) ([]check.Violation, map[sim.Kind]int) {
+func orphanHunt(t *testing.T, w harness.Subject, faults sim.Faults, n int) ([]check.Violation, map[sim.Kind]int) {
 	t.Helper()
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		rep, err := harness.Run(sim.Config{Faults: faults, Server: fakezkFollowers(seed)}, sim.NewSeeded(seed), w)
@@ -152,7 +152,7 @@ func TestOrphans_PersistentLeftAfterCrash(t *testing.T) {
 		{mode: zkapi.Persistent, keep: true, multi: true},
 		{mode: zkapi.PersistentSequential, keep: true},
 	} {
-		w := harness.Workload{Clients: 2, Acquisitions: 2, Recipe: rc.recipe()}
+		w := harness.Lock(rc.recipe(), harness.Workload{Clients: 2, Acquisitions: 2})
 		vs, faults := orphanHunt(t, w, crashFaults, 300)
 		if vs == nil {
 			t.Errorf("%+v: no orphan in 300 crash-faulted runs of a recipe that leaves a persistent record when it crashes", rc)
@@ -169,7 +169,7 @@ func TestOrphans_PersistentLeftAfterCrash(t *testing.T) {
 	// Crashes, abandoned sessions and lost replies leave ephemeral
 	// records on sessions that will expire: none is an orphan.
 	for _, rc := range []recording{{mode: zkapi.Ephemeral, keep: true}, {mode: zkapi.Ephemeral, keep: true, multi: true}} {
-		w := harness.Workload{Clients: 2, Acquisitions: 2, Recipe: rc.recipe()}
+		w := harness.Lock(rc.recipe(), harness.Workload{Clients: 2, Acquisitions: 2})
 		if vs, _ := orphanHunt(t, w, abandonFaults, 300); vs != nil {
 			t.Errorf("%+v: false orphan %v", rc, vs)
 		}
@@ -178,7 +178,7 @@ func TestOrphans_PersistentLeftAfterCrash(t *testing.T) {
 
 // The systematic search finds the persistent record left by a crash.
 func TestOrphans_PersistentFoundByExplore(t *testing.T) {
-	w := harness.Workload{Clients: 2, Acquisitions: 1, Recipe: recording{mode: zkapi.Persistent, keep: true}.recipe()}
+	w := harness.Lock(recording{mode: zkapi.Persistent, keep: true}.recipe(), harness.Workload{Clients: 2, Acquisitions: 1})
 	res, err := sim.Explore(t.Context(), sim.Config{Faults: sim.Faults{Crash: 1}}, harness.AsScenario(w), sim.Bounds{Deviations: 2, Class: check.Orphan})
 	if err != nil {
 		t.Fatal(err)
@@ -192,7 +192,7 @@ func TestOrphans_PersistentFoundByExplore(t *testing.T) {
 // undeclared is one, even in a run without faults.
 func TestOrphans_KeptNodeNotFlagged(t *testing.T) {
 	for _, keep := range []bool{true, false} {
-		w := harness.Workload{Clients: 2, Acquisitions: 1, Recipe: recording{mode: zkapi.Ephemeral, keep: keep}.recipe()}
+		w := harness.Lock(recording{mode: zkapi.Ephemeral, keep: keep}.recipe(), harness.Workload{Clients: 2, Acquisitions: 1})
 		rep, err := harness.Run(sim.Config{}, sim.NewSeeded(1), w)
 		if err != nil {
 			t.Fatal(err)
@@ -211,7 +211,7 @@ func TestOrphans_KeptNodeNotFlagged(t *testing.T) {
 // gives up on it without looking leaves it, and it is found, named as
 // such, in runs with no crash.
 func TestOrphans_LostReplyCreate(t *testing.T) {
-	w := harness.Workload{Clients: 2, Acquisitions: 2, Recipe: recording{mode: zkapi.Persistent, keep: true, giveUp: true}.recipe()}
+	w := harness.Lock(recording{mode: zkapi.Persistent, keep: true, giveUp: true}.recipe(), harness.Workload{Clients: 2, Acquisitions: 2})
 	vs, faults := orphanHunt(t, w, sim.Faults{Percent: 10, LoseReply: 2}, 300)
 	if vs == nil {
 		t.Fatal("no orphan in 300 runs with lost replies")
@@ -244,7 +244,7 @@ func TestOrphans_BarrierKeptNodeNotFlagged(t *testing.T) {
 		return r
 	}
 	for _, keep := range []bool{true, false} {
-		rep, err := harness.Run(sim.Config{}, sim.NewSeeded(1), harness.BarrierWorkload{Recipe: counting(keep), Clients: 2, Rounds: 1})
+		rep, err := harness.Run(sim.Config{}, sim.NewSeeded(1), harness.Barrier(counting(keep), harness.BarrierWorkload{Clients: 2, Rounds: 1}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -90,7 +90,7 @@ func TestSaveFailure_WritesReplayableArtifacts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := harness.Replay(f, harness.Workload{Recipe: ex.Recipe}); err != nil {
+	if _, err := harness.Replay(f, harness.Lock(ex.Recipe, harness.Workload{})); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -151,7 +151,7 @@ func writeRegressions(t *testing.T) {
 	// TestWorkload_Regression_SessionReplacedUnderCreate), now fixed.
 	rec := &sim.Recorder{C: sim.NewSeeded(7)}
 	cfg := sim.Config{Faults: allFaults, Server: fakezkFollowers(7)}
-	w := harness.Workload{Recipe: lock.MutexRecipe(), ReadPercent: 50, TimeoutTicks: 30}
+	w := harness.Lock(lock.MutexRecipe(), harness.Workload{ReadPercent: 50, TimeoutTicks: 30})
 	rep, _ := harness.Run(cfg, rec, w)
 	save(t, "ok-lock-session-replaced-under-create", rep, w, cfg, rec.Decisions)
 	for _, name := range []string{zoo.NameDirWatch, zoo.NameNoGUIDRetry, zoo.NameGoZKLock} {

@@ -18,7 +18,7 @@ import (
 // hint names.
 func TestSaveCounterexample_NamesAreUnique(t *testing.T) {
 	ex, _ := zoo.Lookup(zoo.NameSplitDash)
-	w := harness.Workload{Recipe: ex.Recipe, Clients: 2, Acquisitions: 1}
+	w := harness.Lock(ex.Recipe, harness.Workload{Clients: 2, Acquisitions: 1})
 	dir := t.TempDir()
 	save := func(seed uint64) string {
 		rec := &sim.Recorder{C: sim.NewSeeded(seed)}

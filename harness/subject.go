@@ -10,14 +10,14 @@ import (
 
 // A Subject is a workload the harness checks whole, zksim's or a user's:
 // programs on the clients and the judge of their run. Run runs it once,
-// Explore searches it, Minimize, ShrinkSeed and ShrinkFound shrink its
-// failures (a smaller Shape first), SaveFailure saves them as trace
-// files whose recipe line is its Name and workload line its Spec, and
-// Replay runs a file again as the Subject its Parse makes of that line.
-// The lock Workload, the BarrierWorkload and Programs are Subjects. A
-// Subject that also has a Validate() error method is validated before it
-// runs; one with a String method is described by it in a failure's HTML
-// report (else by its Shape).
+// Explore searches it, harnesstest shrinks its failures (a smaller
+// Shape first, through Resize), SaveFailure saves them as trace files
+// whose recipe line is its Name and workload line its Spec, and Replay
+// runs a file again as the Subject its Parse makes of that line. Lock,
+// Barrier and Programs make Subjects. A Subject that also has a
+// Validate() error method is validated before it runs; one with a
+// String method is described by it in a failure's HTML report (else by
+// its Shape).
 type Subject interface {
 	// Name is what a trace file's recipe line says ran: the recipe's
 	// name, or "programs".

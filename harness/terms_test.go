@@ -16,7 +16,8 @@ import (
 // runs are not.
 func TestWorkload_TermsOnlyWhereRecipeSays(t *testing.T) {
 	ex, _ := zoo.Lookup(zoo.NameElectCached)
-	w := harness.Workload{Recipe: ex.Recipe, Clients: 3, Acquisitions: 2}
+	r := ex.Recipe
+	w := harness.Lock(r, harness.Workload{Clients: 3, Acquisitions: 2})
 	rep, err := harness.Run(sim.Config{}, sim.NewSeeded(1), w)
 	if err != nil {
 		t.Fatal(err)
@@ -24,7 +25,8 @@ func TestWorkload_TermsOnlyWhereRecipeSays(t *testing.T) {
 	if !slices.Contains(rep.Classes(), check.SharedTerm) {
 		t.Fatalf("with Terms: %v", rep.Violations)
 	}
-	w.Recipe.Terms = false
+	r.Terms = false
+	w = harness.Lock(r, harness.Workload{Clients: 3, Acquisitions: 2})
 	rep, err = harness.Run(sim.Config{}, sim.NewSeeded(1), w)
 	if err != nil {
 		t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 // The same seed gives the same trace, byte for byte; another seed another.
 func TestRun_SameSeedSameTrace(t *testing.T) {
 	run := func(seed uint64) string {
-		rep, err := harness.Run(sim.Config{Faults: allFaults}, sim.NewSeeded(seed), harness.Workload{Recipe: lock.MutexRecipe()})
+		rep, err := harness.Run(sim.Config{Faults: allFaults}, sim.NewSeeded(seed), harness.Lock(lock.MutexRecipe(), harness.Workload{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,15 +43,15 @@ func TestTraceFile_RoundTripAndReplay(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		cfg  sim.Config
-		w    harness.Workload
+		w    harness.Subject
 	}{
-		{"random-walk", sim.Config{Faults: allFaults}, harness.Workload{Recipe: lock.MutexRecipe(), TimeoutTicks: 20}},
+		{"random-walk", sim.Config{Faults: allFaults}, harness.Lock(lock.MutexRecipe(), harness.Workload{TimeoutTicks: 20})},
 		// Every setting that shapes a run is in the file: PCT's, and a
 		// sequence counter started near the limit.
 		{"pct", sim.Config{Faults: allFaults, PCT: true, PCTDepth: 4, PCTHorizon: 300},
-			harness.Workload{Recipe: lock.MutexRecipe(), SequenceStart: 2147483640}},
+			harness.Lock(lock.MutexRecipe(), harness.Workload{SequenceStart: 2147483640})},
 		// A follower to reconnect to.
-		{"reconnect-next", sim.Config{Faults: allFaults, Server: fakezkFollowers(1)}, harness.Workload{Recipe: lock.MutexRecipe()}},
+		{"reconnect-next", sim.Config{Faults: allFaults, Server: fakezkFollowers(1)}, harness.Lock(lock.MutexRecipe(), harness.Workload{})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := &sim.Recorder{C: sim.NewSeeded(5)}
@@ -67,7 +67,7 @@ func TestTraceFile_RoundTripAndReplay(t *testing.T) {
 			if parsed.String() != f.String() {
 				t.Fatalf("text form does not round-trip:\n%s\nvs\n%s", parsed.String(), f.String())
 			}
-			if _, err := harness.Replay(parsed, harness.Workload{Recipe: lock.MutexRecipe()}); err != nil {
+			if _, err := harness.Replay(parsed, harness.Lock(lock.MutexRecipe(), harness.Workload{})); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -75,7 +75,7 @@ func TestTraceFile_RoundTripAndReplay(t *testing.T) {
 }
 
 func TestParseTraceFile_Errors(t *testing.T) {
-	good := harness.TraceFile{Recipe: "lock", Workload: harness.Workload{}.Spec(), Decisions: []int{1, 2}}.String()
+	good := harness.TraceFile{Recipe: "lock", Workload: harness.Lock(lock.MutexRecipe(), harness.Workload{}).Spec(), Decisions: []int{1, 2}}.String()
 	for _, tc := range []struct{ text, want string }{
 		{"", "line 1"},
 		{"zksim-trace v2\n", "unsupported version"},
@@ -94,7 +94,7 @@ func TestParseTraceFile_Errors(t *testing.T) {
 	// The workload line is the Subject's to read, when it replays.
 	bad, err := harness.ParseTraceFile(strings.Replace(good, "clients=5", "clients=x", 1))
 	if err == nil {
-		_, err = harness.Replay(bad, harness.Workload{Recipe: lock.MutexRecipe()})
+		_, err = harness.Replay(bad, harness.Lock(lock.MutexRecipe(), harness.Workload{}))
 	}
 	if !errors.Is(err, harness.ErrTrace) || !strings.Contains(err.Error(), "clients: not a count") {
 		t.Errorf("replay of a bad workload line: %v", err)

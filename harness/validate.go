@@ -24,7 +24,7 @@ const maxRounds = 100
 
 // Validate reports why w cannot run under cfg: cfg's settings
 // (sim.Config.Validate), then w's (its Validate method, if it has one:
-// Workload.Validate, BarrierWorkload.Validate). The go test entry points
+// Lock's and Barrier's check their recipe and settings). The go test entry points
 // call it before their first check, so that a bad option fails the test
 // with its name and range.
 func Validate(cfg sim.Config, w Subject) error {
@@ -34,13 +34,18 @@ func Validate(cfg sim.Config, w Subject) error {
 	return validate(w)
 }
 
-// Validate reports the first setting of w out of its range, naming the
-// field and the range (zero always means the default), or why its
-// Recipe cannot be checked (recipe.Lock.Validate).
-func (w Workload) Validate() error {
+// Validate reports why the lock workload cannot run: its recipe cannot
+// be checked (recipe.Lock.Validate), or a setting is out of its range.
+func (w lockWorkload) Validate() error {
 	if err := w.Recipe.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrWorkload, err)
 	}
+	return w.Workload.Validate()
+}
+
+// Validate reports the first setting of w out of its range, naming the
+// field and the range (zero always means the default).
+func (w Workload) Validate() error {
 	return validateFields("Workload", w.Dir, []field{
 		{"Clients", w.Clients, 0, sim.MaxClients, "0: 5"},
 		{"Acquisitions", w.Acquisitions, 0, maxRounds, "0: 3"},
@@ -52,12 +57,11 @@ func (w Workload) Validate() error {
 	})
 }
 
-// Validate reports the first setting of w out of its range, naming the
-// field and the range (zero always means the default), or why its
-// Recipe cannot be checked (barrier.Recipe.Validate), or does not have
-// what the workload runs (Single needs the recipe's Single, the double
-// barrier its Enter).
-func (w BarrierWorkload) Validate() error {
+// Validate reports why the barrier workload cannot run: its recipe
+// cannot be checked (barrier.Recipe.Validate), or does not have what
+// the workload runs (Single needs the recipe's Single, the double
+// barrier its Enter), or a setting is out of its range.
+func (w barrierWorkload) Validate() error {
 	if err := w.Recipe.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrWorkload, err)
 	}
@@ -67,6 +71,12 @@ func (w BarrierWorkload) Validate() error {
 	case !w.Single && w.Recipe.Enter == nil:
 		return fmt.Errorf("%w: recipe %s has no Enter (a double barrier), want BarrierWorkload.Single for its single barrier", ErrWorkload, w.Recipe.Name)
 	}
+	return w.BarrierWorkload.Validate()
+}
+
+// Validate reports the first setting of w out of its range, naming the
+// field and the range (zero always means the default).
+func (w BarrierWorkload) Validate() error {
 	return validateFields("BarrierWorkload", w.Dir, []field{
 		{"Clients", w.Clients, 0, sim.MaxClients, "0: 3"},
 		{"Rounds", w.Rounds, 0, maxRounds, "0: 2"},

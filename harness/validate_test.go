@@ -26,24 +26,24 @@ import (
 func TestWorkloadValidate_Refuses(t *testing.T) {
 	good := lock.MutexRecipe()
 	for _, tc := range []struct {
-		w    harness.Workload
+		w    harness.Subject
 		want string
 	}{
-		{harness.Workload{Recipe: good, Clients: -2}, "harness: invalid workload: Workload.Clients is -2, want 0..64 (0: 5)"},
-		{harness.Workload{Recipe: good, Clients: 100000}, "Workload.Clients is 100000, want 0..64"},
-		{harness.Workload{Recipe: good, Acquisitions: -1}, "Workload.Acquisitions is -1, want 0..100 (0: 3)"},
-		{harness.Workload{Recipe: good, Acquisitions: 101}, "Workload.Acquisitions is 101, want 0..100"},
-		{harness.Workload{Recipe: good, HoldTicks: -1}, "Workload.HoldTicks is -1, want 0 or more"},
-		{harness.Workload{Recipe: good, ReadPercent: 150}, "Workload.ReadPercent is 150, want 0..100"},
-		{harness.Workload{Recipe: good, TimeoutTicks: -12}, "Workload.TimeoutTicks is -12, want 0 or more"},
-		{harness.Workload{Recipe: good, TimeoutTicks: 1 << 40}, "Workload.TimeoutTicks is 1099511627776, want 0..2147483647"},
-		{harness.Workload{Recipe: good, TimeoutPercent: -1}, "Workload.TimeoutPercent is -1, want 0..100"},
-		{harness.Workload{Recipe: good, SequenceStart: -5}, "Workload.SequenceStart is -5, want 0 or more"},
-		{harness.Workload{Recipe: good, Dir: "locks"}, `Workload.Dir is "locks", want an absolute path other than /`},
-		{harness.Workload{Recipe: good, Dir: "/"}, `Workload.Dir is "/", want an absolute path other than /`},
-		{harness.Workload{Recipe: good, Dir: "/locks/"}, `Workload.Dir is "/locks/", want a path without empty`},
-		{harness.Workload{Recipe: recipe.Lock{Name: "mine"}}, "lock: invalid configuration: recipe mine: Recipe.Acquire is nil"},
-		{harness.Workload{Recipe: recipe.Lock{Acquire: good.Acquire}}, `Recipe.Name is "", want a name without spaces`},
+		{harness.Lock(good, harness.Workload{Clients: -2}), "harness: invalid workload: Workload.Clients is -2, want 0..64 (0: 5)"},
+		{harness.Lock(good, harness.Workload{Clients: 100000}), "Workload.Clients is 100000, want 0..64"},
+		{harness.Lock(good, harness.Workload{Acquisitions: -1}), "Workload.Acquisitions is -1, want 0..100 (0: 3)"},
+		{harness.Lock(good, harness.Workload{Acquisitions: 101}), "Workload.Acquisitions is 101, want 0..100"},
+		{harness.Lock(good, harness.Workload{HoldTicks: -1}), "Workload.HoldTicks is -1, want 0 or more"},
+		{harness.Lock(good, harness.Workload{ReadPercent: 150}), "Workload.ReadPercent is 150, want 0..100"},
+		{harness.Lock(good, harness.Workload{TimeoutTicks: -12}), "Workload.TimeoutTicks is -12, want 0 or more"},
+		{harness.Lock(good, harness.Workload{TimeoutTicks: 1 << 40}), "Workload.TimeoutTicks is 1099511627776, want 0..2147483647"},
+		{harness.Lock(good, harness.Workload{TimeoutPercent: -1}), "Workload.TimeoutPercent is -1, want 0..100"},
+		{harness.Lock(good, harness.Workload{SequenceStart: -5}), "Workload.SequenceStart is -5, want 0 or more"},
+		{harness.Lock(good, harness.Workload{Dir: "locks"}), `Workload.Dir is "locks", want an absolute path other than /`},
+		{harness.Lock(good, harness.Workload{Dir: "/"}), `Workload.Dir is "/", want an absolute path other than /`},
+		{harness.Lock(good, harness.Workload{Dir: "/locks/"}), `Workload.Dir is "/locks/", want a path without empty`},
+		{harness.Lock(recipe.Lock{Name: "mine"}, harness.Workload{}), "lock: invalid configuration: recipe mine: Recipe.Acquire is nil"},
+		{harness.Lock(recipe.Lock{Acquire: good.Acquire}, harness.Workload{}), `Recipe.Name is "", want a name without spaces`},
 	} {
 		checks := map[string]func() error{
 			"RunWorkload": func() error {
@@ -72,14 +72,14 @@ func TestWorkloadValidate_Refuses(t *testing.T) {
 // harness's entry points with sim.ErrConfig.
 func TestWorkloadValidate_BadConfig(t *testing.T) {
 	cfg := sim.Config{Faults: sim.Faults{Percent: 500, LoseReply: -3}}
-	w := harness.Workload{Recipe: lock.MutexRecipe()}
+	w := harness.Lock(lock.MutexRecipe(), harness.Workload{})
 	if _, err := harness.Run(cfg, sim.NewSeeded(1), w); !errors.Is(err, sim.ErrConfig) {
 		t.Errorf("RunWorkload: got %v, want sim.ErrConfig", err)
 	}
 	if err := harness.Validate(cfg, w); !errors.Is(err, sim.ErrConfig) || !strings.Contains(err.Error(), "Faults.Percent is 500, want 0..100") {
 		t.Errorf("Validate: got %v", err)
 	}
-	if _, err := harness.Run(cfg, sim.NewSeeded(1), harness.BarrierWorkload{Recipe: barrier.DoubleRecipe()}); !errors.Is(err, sim.ErrConfig) {
+	if _, err := harness.Run(cfg, sim.NewSeeded(1), harness.Barrier(barrier.DoubleRecipe(), harness.BarrierWorkload{})); !errors.Is(err, sim.ErrConfig) {
 		t.Errorf("RunBarrier: got %v, want sim.ErrConfig", err)
 	}
 }
@@ -94,19 +94,19 @@ func TestBarrierWorkloadValidate_Refuses(t *testing.T) {
 	noEnter := good
 	noEnter.Enter = nil
 	for _, tc := range []struct {
-		w    harness.BarrierWorkload
+		w    harness.Subject
 		want string
 	}{
-		{harness.BarrierWorkload{Recipe: good, Clients: -1}, "BarrierWorkload.Clients is -1, want 0..64 (0: 3)"},
-		{harness.BarrierWorkload{Recipe: good, Clients: 65}, "BarrierWorkload.Clients is 65, want 0..64"},
-		{harness.BarrierWorkload{Recipe: good, Rounds: -1}, "BarrierWorkload.Rounds is -1, want 0..100 (0: 2)"},
-		{harness.BarrierWorkload{Recipe: good, WorkTicks: -1}, "BarrierWorkload.WorkTicks is -1, want 0 or more"},
-		{harness.BarrierWorkload{Recipe: good, Attempts: 1000}, "BarrierWorkload.Attempts is 1000, want 0..100 (0: 2)"},
-		{harness.BarrierWorkload{Recipe: good, LatePercent: -2}, "BarrierWorkload.LatePercent is -2, want -1..100 (0: 50, -1: none)"},
-		{harness.BarrierWorkload{Recipe: good, Dir: "b"}, `BarrierWorkload.Dir is "b"`},
-		{harness.BarrierWorkload{Recipe: noSingle, Single: true}, "BarrierWorkload.Single is set and recipe barrier has no Single barrier"},
-		{harness.BarrierWorkload{Recipe: noEnter}, "recipe barrier has no Enter"},
-		{harness.BarrierWorkload{Recipe: barrier.Recipe{Name: "mine"}}, "barrier: invalid configuration: recipe mine: Recipe.Enter and Recipe.Single are nil"},
+		{harness.Barrier(good, harness.BarrierWorkload{Clients: -1}), "BarrierWorkload.Clients is -1, want 0..64 (0: 3)"},
+		{harness.Barrier(good, harness.BarrierWorkload{Clients: 65}), "BarrierWorkload.Clients is 65, want 0..64"},
+		{harness.Barrier(good, harness.BarrierWorkload{Rounds: -1}), "BarrierWorkload.Rounds is -1, want 0..100 (0: 2)"},
+		{harness.Barrier(good, harness.BarrierWorkload{WorkTicks: -1}), "BarrierWorkload.WorkTicks is -1, want 0 or more"},
+		{harness.Barrier(good, harness.BarrierWorkload{Attempts: 1000}), "BarrierWorkload.Attempts is 1000, want 0..100 (0: 2)"},
+		{harness.Barrier(good, harness.BarrierWorkload{LatePercent: -2}), "BarrierWorkload.LatePercent is -2, want -1..100 (0: 50, -1: none)"},
+		{harness.Barrier(good, harness.BarrierWorkload{Dir: "b"}), `BarrierWorkload.Dir is "b"`},
+		{harness.Barrier(noSingle, harness.BarrierWorkload{Single: true}), "BarrierWorkload.Single is set and recipe barrier has no Single barrier"},
+		{harness.Barrier(noEnter, harness.BarrierWorkload{}), "recipe barrier has no Enter"},
+		{harness.Barrier(barrier.Recipe{Name: "mine"}, harness.BarrierWorkload{}), "barrier: invalid configuration: recipe mine: Recipe.Enter and Recipe.Single are nil"},
 	} {
 		_, err := harness.Run(sim.Config{}, sim.NewSeeded(1), tc.w)
 		if !errors.Is(err, harness.ErrWorkload) || !strings.Contains(err.Error(), tc.want) {
@@ -122,18 +122,24 @@ func TestBarrierWorkloadValidate_Refuses(t *testing.T) {
 // every range's ends are valid.
 func TestWorkloadValidate_Accepts(t *testing.T) {
 	for _, w := range []harness.Workload{
-		{Recipe: lock.MutexRecipe()},
-		{Recipe: lock.MutexRecipe(), Clients: sim.MaxClients, Acquisitions: 100, ReadPercent: 100, TimeoutPercent: 100, SequenceStart: 1<<31 - 1, Dir: "/a/b"},
+		{},
+		{Clients: sim.MaxClients, Acquisitions: 100, ReadPercent: 100, TimeoutPercent: 100, SequenceStart: 1<<31 - 1, Dir: "/a/b"},
 	} {
 		if err := w.Validate(); err != nil {
 			t.Errorf("%+v: %v", w, err)
 		}
+		if err := harness.Validate(sim.Config{}, harness.Lock(lock.MutexRecipe(), w)); err != nil {
+			t.Errorf("%+v: %v", w, err)
+		}
 	}
 	for _, w := range []harness.BarrierWorkload{
-		{Recipe: barrier.DoubleRecipe()},
-		{Recipe: barrier.DoubleRecipe(), Single: true, Clients: 1, LatePercent: -1},
+		{},
+		{Single: true, Clients: 1, LatePercent: -1},
 	} {
 		if err := w.Validate(); err != nil {
+			t.Errorf("%+v: %v", w, err)
+		}
+		if err := harness.Validate(sim.Config{}, harness.Barrier(barrier.DoubleRecipe(), w)); err != nil {
 			t.Errorf("%+v: %v", w, err)
 		}
 	}
@@ -145,31 +151,31 @@ var badChecks = []struct {
 	name, want string
 	check      func(t *testing.T)
 }{
-	{"CheckRecipe_Acquisitions", "Workload.Acquisitions is -1, want 0..100", func(t *testing.T) {
-		harnesstest.Check(t, harnesstest.Lock(lock.MutexRecipe(), harness.Workload{Acquisitions: -1}), harnesstest.Options{})
+	{"Check_LockAcquisitions", "Workload.Acquisitions is -1, want 0..100", func(t *testing.T) {
+		harnesstest.Check(t, harness.Lock(lock.MutexRecipe(), harness.Workload{Acquisitions: -1}), harnesstest.Options{})
 	}},
-	{"CheckRecipe_NilAcquire", "Recipe.Acquire is nil", func(t *testing.T) {
-		harnesstest.Check(t, harnesstest.Lock(recipe.Lock{Name: "mine"}, harness.Workload{}), harnesstest.Options{})
+	{"Check_LockNilAcquire", "Recipe.Acquire is nil", func(t *testing.T) {
+		harnesstest.Check(t, harness.Lock(recipe.Lock{Name: "mine"}, harness.Workload{}), harnesstest.Options{})
 	}},
-	{"CheckRecipe_Percent", "Faults.Percent is 500, want 0..100", func(t *testing.T) {
-		harnesstest.Check(t, harnesstest.Lock(lock.MutexRecipe(), harness.Workload{}), harnesstest.Options{Config: sim.Config{Faults: sim.Faults{Percent: 500}}})
+	{"Check_LockPercent", "Faults.Percent is 500, want 0..100", func(t *testing.T) {
+		harnesstest.Check(t, harness.Lock(lock.MutexRecipe(), harness.Workload{}), harnesstest.Options{Config: sim.Config{Faults: sim.Faults{Percent: 500}}})
 	}},
-	{"CheckBarrier_Rounds", "BarrierWorkload.Rounds is -1, want 0..100", func(t *testing.T) {
-		harnesstest.Check(t, harnesstest.Barrier(barrier.DoubleRecipe(), harness.BarrierWorkload{Rounds: -1}), harnesstest.Options{})
+	{"Check_BarrierRounds", "BarrierWorkload.Rounds is -1, want 0..100", func(t *testing.T) {
+		harnesstest.Check(t, harness.Barrier(barrier.DoubleRecipe(), harness.BarrierWorkload{Rounds: -1}), harnesstest.Options{})
 	}},
-	{"CheckBarrier_Percent", "Faults.Percent is 500, want 0..100", func(t *testing.T) {
-		harnesstest.Check(t, harnesstest.Barrier(barrier.DoubleRecipe(), harness.BarrierWorkload{}), harnesstest.Options{Config: sim.Config{Faults: sim.Faults{Percent: 500}}})
+	{"Check_BarrierPercent", "Faults.Percent is 500, want 0..100", func(t *testing.T) {
+		harnesstest.Check(t, harness.Barrier(barrier.DoubleRecipe(), harness.BarrierWorkload{}), harnesstest.Options{Config: sim.Config{Faults: sim.Faults{Percent: 500}}})
 	}},
 	{"Check_Percent", "Faults.Percent is 500, want 0..100", func(t *testing.T) {
 		harnesstest.Check(t, harness.Programs(nil, func(context.Context, *sim.Client) error { return nil }), harnesstest.Options{Config: sim.Config{Faults: sim.Faults{Percent: 500}}})
 	}},
 	{"CheckExhaustive_Clients", "Workload.Clients is -2, want 0..64", func(t *testing.T) {
-		harnesstest.CheckExhaustive(t, harness.Workload{Recipe: lock.MutexRecipe(), Clients: -2}, harnesstest.Options{}, sim.Bounds{})
+		harnesstest.CheckExhaustive(t, harness.Lock(lock.MutexRecipe(), harness.Workload{Clients: -2}), harnesstest.Options{}, sim.Bounds{})
 	}},
-	{"CheckBarrierExhaustive_Clients", "BarrierWorkload.Clients is 100000, want 0..64", func(t *testing.T) {
-		harnesstest.CheckExhaustive(t, harness.BarrierWorkload{Recipe: barrier.DoubleRecipe(), Clients: 100000}, harnesstest.Options{}, sim.Bounds{})
+	{"CheckExhaustive_BarrierClients", "BarrierWorkload.Clients is 100000, want 0..64", func(t *testing.T) {
+		harnesstest.CheckExhaustive(t, harness.Barrier(barrier.DoubleRecipe(), harness.BarrierWorkload{Clients: 100000}), harnesstest.Options{}, sim.Bounds{})
 	}},
-	{"CheckProgramsExhaustive_Bounds", "Ticks is -1, want 0 or more", func(t *testing.T) {
+	{"CheckExhaustive_ProgramsBounds", "Ticks is -1, want 0 or more", func(t *testing.T) {
 		harnesstest.CheckExhaustive(t, harness.Programs(nil, func(context.Context, *sim.Client) error { return nil }), harnesstest.Options{}, sim.Bounds{Ticks: -1})
 	}},
 }

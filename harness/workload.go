@@ -21,11 +21,10 @@ import (
 	"github.com/zksim/zksim/zkapi"
 )
 
-// Workload is the standard lock workload: clients repeatedly acquire a
-// lock, hold it, write to a protected resource with their fencing token,
-// and release it.
+// Workload is the settings of the standard lock workload (Lock): clients
+// repeatedly acquire a lock, hold it, write to a protected resource with
+// their fencing token, and release it. Zero means the default.
 type Workload struct {
-	Recipe       recipe.Lock
 	Dir          string // lock directory; default /locks/l
 	Clients      int    // default 5
 	Acquisitions int    // per client; default 3
@@ -43,10 +42,28 @@ type Workload struct {
 	SequenceStart int32
 }
 
+// Lock is the lock workload of r with the settings w, a Subject: its
+// trace files' recipe line is r.Name. The checkers (its Report): mutual
+// or reader/writer exclusion, at most r.Leases holders for a semaphore,
+// an election's terms, herd, fencing, orphans and liveness.
+// harnesstest.Check draws the settings w leaves at 0 (see there); Run,
+// Explore and Replay run it as given.
+func Lock(r recipe.Lock, w Workload) Subject { return lockWorkload{Workload: w, Recipe: r} }
+
+// lockWorkload is the Subject Lock makes.
+type lockWorkload struct {
+	Workload
+	Recipe recipe.Lock
+}
+
+// LockSettings is what Lock was given: harnesstest draws its checks
+// within them.
+func (w lockWorkload) LockSettings() (recipe.Lock, Workload) { return w.Recipe, w.Workload }
+
 // resource is the protected resource: a znode whose writes carry tokens.
 const resource = "/resource"
 
-func (w Workload) withDefaults() Workload {
+func (w lockWorkload) withDefaults() lockWorkload {
 	w.Dir = cmp.Or(w.Dir, "/locks/l")
 	w.Clients = cmp.Or(w.Clients, 5)
 	w.Acquisitions = cmp.Or(w.Acquisitions, 3)
@@ -97,18 +114,18 @@ func (r *Report) Classes() []check.Class {
 }
 
 // Name implements Subject: the recipe's.
-func (w Workload) Name() string { return w.Recipe.Name }
+func (w lockWorkload) Name() string { return w.Recipe.Name }
 
 // Spec implements Subject, defaults applied.
-func (w Workload) Spec() string {
+func (w lockWorkload) Spec() string {
 	w = w.withDefaults()
 	return fmt.Sprintf("clients=%d acquisitions=%d hold=%d read=%d timeout=%d timeout-percent=%d unfenced=%t dir=%s sequence-start=%d",
 		w.Clients, w.Acquisitions, w.HoldTicks, w.ReadPercent, w.TimeoutTicks, w.TimeoutPercent, w.Unfenced, w.Dir, w.SequenceStart)
 }
 
 // Parse implements Subject: the workload of w's recipe that spec says.
-func (w Workload) Parse(spec string) (Subject, error) {
-	p := Workload{Recipe: w.Recipe}
+func (w lockWorkload) Parse(spec string) (Subject, error) {
+	p := lockWorkload{Recipe: w.Recipe}
 	if err := keyvals(splitSpec(spec), map[string]any{"clients": &p.Clients, "acquisitions": &p.Acquisitions,
 		"hold": &p.HoldTicks, "read": &p.ReadPercent, "timeout": &p.TimeoutTicks, "timeout-percent": &p.TimeoutPercent,
 		"unfenced": &p.Unfenced, "dir": &p.Dir, "sequence-start": &p.SequenceStart}); err != nil {
@@ -118,25 +135,25 @@ func (w Workload) Parse(spec string) (Subject, error) {
 }
 
 // Shape implements Subject.
-func (w Workload) Shape() Shape {
+func (w lockWorkload) Shape() Shape {
 	w = w.withDefaults()
 	return Shape{Clients: w.Clients, Each: w.Acquisitions, Unit: "acquisitions"}
 }
 
 // Resize implements Subject.
-func (w Workload) Resize(s Shape) Subject {
+func (w lockWorkload) Resize(s Shape) Subject {
 	w.Clients, w.Acquisitions = s.Clients, s.Each
 	return w
 }
 
 // Start implements Subject: it sets the ensemble up for the workload,
 // and returns its clients' programs and the judge of the run.
-func (w Workload) Start(s *sim.Sim) ([]sim.Program, Judge) {
+func (w lockWorkload) Start(s *sim.Sim) ([]sim.Program, Judge) {
 	programs, run := w.start(s)
 	return programs, run
 }
 
-func (w Workload) start(s *sim.Sim) ([]sim.Program, *lockRun) {
+func (w lockWorkload) start(s *sim.Sim) ([]sim.Program, *lockRun) {
 	w = w.withDefaults()
 	r := &lockRun{s: s, w: w, h: &history{}, acquiring: make([]linearize.Mode, w.Clients),
 		holding: make([]bool, w.Clients), giveUps: map[int64]bool{}, expired: map[int64]expiry{},
@@ -166,7 +183,7 @@ func (w Workload) start(s *sim.Sim) ([]sim.Program, *lockRun) {
 // clients that did not hold the lock, and the sessions that expired.
 type lockRun struct {
 	s         *sim.Sim
-	w         Workload
+	w         lockWorkload
 	h         *history
 	visible   int              // holds begun and ended: what the exclusion checkers see
 	acquiring []linearize.Mode // per client: what it is acquiring (heldNone: nothing)
@@ -270,7 +287,7 @@ func (run *lockRun) Blocks(c *sim.Client) {
 	run.received = append(run.received, received{client: c.Index(), held: waitsAgain})
 }
 
-func (w Workload) program(r *lockRun) sim.Program {
+func (w lockWorkload) program(r *lockRun) sim.Program {
 	return func(ctx context.Context, c *sim.Client) error {
 		for i := range w.Acquisitions {
 			read := w.Recipe.AcquireRead != nil && c.Chance(w.ReadPercent, "read?")
@@ -283,7 +300,7 @@ func (w Workload) program(r *lockRun) sim.Program {
 
 // once is one acquire-hold-write-release cycle. Acquire errors are part
 // of life under faults; the checkers judge the outcome.
-func (w Workload) once(ctx context.Context, c *sim.Client, r *lockRun, i int, read bool) {
+func (w lockWorkload) once(ctx context.Context, c *sim.Client, r *lockRun, i int, read bool) {
 	acquire, mode := w.Recipe.Acquire, linearize.Exclusive
 	if w.Recipe.AcquireRead != nil {
 		mode = linearize.Write
@@ -340,7 +357,7 @@ func (w Workload) once(ctx context.Context, c *sim.Client, r *lockRun, i int, re
 }
 
 // write stores the holder's token in the resource, fenced when it can be.
-func (w Workload) write(ctx context.Context, c *sim.Client, h *history, hold int, held recipe.Held, token int64) {
+func (w lockWorkload) write(ctx context.Context, c *sim.Client, h *history, hold int, held recipe.Held, token int64) {
 	data := []byte(fmt.Sprint(token))
 	call := int64(c.Sim().Step())
 	var (
@@ -474,7 +491,7 @@ func (r *Report) check(run *lockRun) {
 }
 
 // dirs lists the lock directories the recipe uses (Recipe.Dirs).
-func (w Workload) dirs() []string {
+func (w lockWorkload) dirs() []string {
 	if w.Recipe.Dirs == nil {
 		return []string{w.Dir}
 	}
@@ -500,7 +517,7 @@ const (
 // stopped (crash) before waiting again, as a reader woken when it could
 // proceed may; and when a waiter gave up, the readers that waited on it
 // and must now wait on the writer ahead of it.
-func (w Workload) herdLimit(run *lockRun) func(int64) int {
+func (w lockWorkload) herdLimit(run *lockRun) func(int64) int {
 	if w.Recipe.AcquireRead == nil {
 		return func(int64) int { return 1 }
 	}

@@ -27,7 +27,7 @@ func TestWorkload_GoodLockSeeded(t *testing.T) {
 	for _, recipe := range []recipe.Lock{lock.MutexRecipe(), rwlock.Recipe()} {
 		for seed := range uint64(1000) {
 			cfg := sim.Config{Faults: allFaults, Server: fakezkFollowers(seed)}
-			mustPassUntraced(t, cfg, seed, harness.Workload{Recipe: recipe, ReadPercent: 50, TimeoutTicks: 30})
+			mustPassUntraced(t, cfg, seed, harness.Lock(recipe, harness.Workload{ReadPercent: 50, TimeoutTicks: 30}))
 		}
 	}
 }
@@ -35,7 +35,7 @@ func TestWorkload_GoodLockSeeded(t *testing.T) {
 // mustPassUntraced runs seed's schedule of w without a trace (a third of
 // the time under -race) and fails t with the traced run's violations if
 // it shows any.
-func mustPassUntraced(t *testing.T, cfg sim.Config, seed uint64, w harness.Workload) {
+func mustPassUntraced(t *testing.T, cfg sim.Config, seed uint64, w harness.Subject) {
 	t.Helper()
 	cfg.NoTrace = true
 	rep, err := harness.Run(cfg, sim.NewSeeded(seed), w)
@@ -45,7 +45,7 @@ func mustPassUntraced(t *testing.T, cfg sim.Config, seed uint64, w harness.Workl
 	if !rep.OK() {
 		cfg.NoTrace = false
 		rep, _ = harness.Run(cfg, sim.NewSeeded(seed), w)
-		t.Fatalf("%s seed %d: %v\n%s", w.Recipe.Name, seed, rep.Violations, sim.TraceString(rep.Result.Trace))
+		t.Fatalf("%s seed %d: %v\n%s", w.Name(), seed, rep.Violations, sim.TraceString(rep.Result.Trace))
 	}
 }
 
@@ -57,7 +57,7 @@ func mustPassUntraced(t *testing.T, cfg sim.Config, seed uint64, w harness.Workl
 // the session changed under the create.
 func TestWorkload_Regression_SessionReplacedUnderCreate(t *testing.T) {
 	rep, err := harness.Run(sim.Config{Faults: allFaults, Server: fakezkFollowers(7)}, sim.NewSeeded(7),
-		harness.Workload{Recipe: lock.MutexRecipe(), ReadPercent: 50, TimeoutTicks: 30})
+		harness.Lock(lock.MutexRecipe(), harness.Workload{ReadPercent: 50, TimeoutTicks: 30}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestWorkload_GoodLockPCT(t *testing.T) {
 	for _, recipe := range []recipe.Lock{lock.MutexRecipe(), rwlock.Recipe()} {
 		for seed := range uint64(1000) {
 			cfg := sim.Config{PCT: true, Faults: allFaults, Server: fakezkFollowers(seed)}
-			mustPassUntraced(t, cfg, seed, harness.Workload{Recipe: recipe, ReadPercent: 50, TimeoutTicks: 12, TimeoutPercent: 50})
+			mustPassUntraced(t, cfg, seed, harness.Lock(recipe, harness.Workload{ReadPercent: 50, TimeoutTicks: 12, TimeoutPercent: 50}))
 		}
 	}
 }
@@ -87,9 +87,9 @@ func TestWorkload_PausedHolderSplitBrain(t *testing.T) {
 	found := 0
 	for seed := range uint64(300) {
 		unfenced, _ := harness.Run(sim.Config{Faults: pauses}, sim.NewSeeded(seed),
-			harness.Workload{Recipe: lock.MutexRecipe(), HoldTicks: 3, Unfenced: true})
+			harness.Lock(lock.MutexRecipe(), harness.Workload{HoldTicks: 3, Unfenced: true}))
 		fenced, _ := harness.Run(sim.Config{Faults: pauses}, sim.NewSeeded(seed),
-			harness.Workload{Recipe: lock.MutexRecipe(), HoldTicks: 3})
+			harness.Lock(lock.MutexRecipe(), harness.Workload{HoldTicks: 3}))
 		if !fenced.OK() {
 			t.Fatalf("seed %d fenced: %v", seed, fenced.Violations)
 		}
@@ -115,7 +115,7 @@ func TestWorkload_SequenceOverflow(t *testing.T) {
 		refused, broken := 0, 0
 		for seed := range uint64(100) {
 			cfg := sim.Config{Server: fakezk.Config{Seed: seed, Overflow: ov}}
-			w := harness.Workload{Recipe: lock.MutexRecipe(), SequenceStart: math.MaxInt32 - 4}
+			w := harness.Lock(lock.MutexRecipe(), harness.Workload{SequenceStart: math.MaxInt32 - 4})
 			rep, _ := harness.Run(cfg, sim.NewSeeded(seed), w)
 			if !rep.OK() {
 				t.Fatalf("%v seed %d: %v", ov, seed, rep.Violations)
@@ -124,7 +124,7 @@ func TestWorkload_SequenceOverflow(t *testing.T) {
 				refused++
 			}
 			gozk, _ := zoo.Lookup(zoo.NameGoZKLock)
-			w.Recipe = gozk.Recipe
+			w = harness.Lock(gozk.Recipe, harness.Workload{SequenceStart: math.MaxInt32 - 4})
 			rep, _ = harness.Run(cfg, sim.NewSeeded(seed), w)
 			if slices.Contains(rep.Classes(), "mutual-exclusion") {
 				broken++
@@ -144,7 +144,7 @@ func TestSim_ReorderIsInjected(t *testing.T) {
 	dirwatch, _ := zoo.Lookup(zoo.NameDirWatch)
 	for seed := range uint64(200) {
 		rep, _ := harness.Run(sim.Config{Faults: sim.Faults{Percent: 30, Reorder: 3}}, sim.NewSeeded(seed),
-			harness.Workload{Recipe: dirwatch.Recipe})
+			harness.Lock(dirwatch.Recipe, harness.Workload{}))
 		if rep.Result.Faults[sim.Reorder] > 0 {
 			if !strings.Contains(sim.TraceString(rep.Result.Trace), "reorder c") {
 				t.Fatal("reorder counted but not traced")
@@ -173,7 +173,7 @@ func TestWorkload_ChecksEveryDirOfAMultiLock(t *testing.T) {
 		recipe recipe.Lock
 		want   []check.Class
 	}{{multi, nil}, {leaky, []check.Class{check.Orphan}}} {
-		rep, err := harness.Run(sim.Config{}, sim.NewSeeded(1), harness.Workload{Recipe: tc.recipe, Clients: 2, Acquisitions: 1})
+		rep, err := harness.Run(sim.Config{}, sim.NewSeeded(1), harness.Lock(tc.recipe, harness.Workload{Clients: 2, Acquisitions: 1}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -23,8 +23,11 @@ var update = flag.Bool("update", false, "rewrite testdata golden traces")
 // (bug scenario 2) harms only a hold that outlasts that session, which
 // expires at most 4 ticks after the client gave it up: those exhibits'
 // holders hold for 5 ticks.
-func zooWorkload(ex zoo.Exhibit) harness.Workload {
-	w := harness.Workload{Recipe: ex.Recipe, ReadPercent: 50, TimeoutTicks: 12, TimeoutPercent: 50}
+func zooWorkload(ex zoo.Exhibit) harness.Subject { return harness.Lock(ex.Recipe, zooSettings(ex)) }
+
+// zooSettings are the lock workload settings of zooWorkload.
+func zooSettings(ex zoo.Exhibit) harness.Workload {
+	w := harness.Workload{ReadPercent: 50, TimeoutTicks: 12, TimeoutPercent: 50}
 	if adoptsAcrossSessions(ex) {
 		w.HoldTicks = 5
 	}
@@ -136,8 +139,9 @@ func testFoundAndShrunk(t *testing.T, exhibits []zoo.Exhibit) {
 func TestZoo_DirWatchMinimalTrace(t *testing.T) {
 	ex, _ := zoo.Lookup(zoo.NameDirWatch)
 	_, cfg, decisions := hunt(t, ex, 1, 50)
-	w := zooWorkload(ex)
-	w.Clients, w.Acquisitions = 3, 1
+	s := zooSettings(ex)
+	s.Clients, s.Acquisitions = 3, 1
+	w := harness.Lock(ex.Recipe, s)
 	fails := func(d []int) bool {
 		rep, _ := harness.Run(cfg, &sim.Decisions{List: d}, w)
 		return slices.Contains(rep.Classes(), "herd")
@@ -201,7 +205,7 @@ func TestZoo_AbandonTraceReplays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := harness.Replay(f, harness.Workload{Recipe: ex.Recipe})
+	rep, err := harness.Replay(f, harness.Lock(ex.Recipe, harness.Workload{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,8 +222,9 @@ func TestZoo_AbandonTraceReplays(t *testing.T) {
 func TestZoo_CorrectQueueUnderAbandon(t *testing.T) {
 	adopt, _ := zoo.Lookup(zoo.NameAdoptDying)
 	leak, _ := zoo.Lookup(zoo.NameTimeoutLeak)
-	w := zooWorkload(adopt)
-	w.Recipe, w.TimeoutTicks = leak.Recipe, 0
+	s := zooSettings(adopt)
+	s.TimeoutTicks = 0
+	w := harness.Lock(leak.Recipe, s)
 	for seed := uint64(1); seed <= 600; seed++ {
 		cfg := zooConfigFor(adopt)(seed)
 		cfg.NoTrace = true

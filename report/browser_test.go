@@ -30,7 +30,7 @@ var standardFaults = sim.Faults{Percent: 10, LoseRequest: 2, LoseReply: 2, Disco
 func fiveClientFailure(t testing.TB, dir string) (string, harness.Counterexample) {
 	t.Helper()
 	ex, _ := zoo.Lookup(zoo.NameDeleteFirstChild)
-	w := harness.Workload{Recipe: ex.Recipe, Clients: 5, Acquisitions: 3, TimeoutTicks: 12, TimeoutPercent: 50}
+	w := harness.Lock(ex.Recipe, harness.Workload{Clients: 5, Acquisitions: 3, TimeoutTicks: 12, TimeoutPercent: 50})
 	for seed := uint64(1); seed <= 500; seed++ {
 		cfg := sim.Config{Faults: standardFaults, Server: fakezk.Config{Seed: seed, Followers: int(seed % 2)}}
 		rec := &sim.Recorder{C: sim.NewSeeded(seed)}

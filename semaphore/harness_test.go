@@ -20,10 +20,10 @@ var everyFault = sim.Faults{Percent: 10, LoseRequest: 2, LoseReply: 2, Disconnec
 // workload (clients, acquisitions, deadlines) and the faults, and every
 // schedule is judged by the checkers: at most N holders at once, herd,
 // no write accepted after its lease was lost, orphans and liveness.
-func TestRecipe_CheckRecipe(t *testing.T) {
+func TestRecipe_Check(t *testing.T) {
 	for _, n := range []int{2, 3} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			harnesstest.Check(t, harnesstest.Lock(semaphore.Recipe(n), harness.Workload{}), harnesstest.Options{Config: sim.Config{Faults: everyFault}})
+			harnesstest.Check(t, harness.Lock(semaphore.Recipe(n), harness.Workload{}), harnesstest.Options{Config: sim.Config{Faults: everyFault}})
 		})
 	}
 }
@@ -45,7 +45,7 @@ func TestRecipe_ExhaustiveOfThree(t *testing.T) {
 
 func testExhaustive(t *testing.T, n int) {
 	w := harness.Workload{Clients: 3, Acquisitions: 1, TimeoutTicks: 12, TimeoutPercent: 50}
-	res := harnesstest.CheckExhaustive(t, harnesstest.Lock(semaphore.Recipe(n), w), harnesstest.Options{Config: sim.Config{Faults: exploreFaults}},
+	res := harnesstest.CheckExhaustive(t, harness.Lock(semaphore.Recipe(n), w), harnesstest.Options{Config: sim.Config{Faults: exploreFaults}},
 		sim.Bounds{Deviations: 1})
 	if !res.Exhausted {
 		t.Fatalf("not exhausted: %s", res.Coverage())
@@ -55,7 +55,7 @@ func testExhaustive(t *testing.T, n int) {
 // A client that gives its session up (the abandon fault) while its
 // grant's mark is in flight must not be handed the lease: the node goes
 // when the old session expires, and the next waiter takes the lease while
-// the first believes it holds. CheckRecipe found it (max-leases); the
+// the first believes it holds. Check found it (max-leases); the
 // schedule, replayed, now ends without a violation.
 func TestRecipe_AbandonWhileMarking(t *testing.T) {
 	text, err := os.ReadFile("testdata/abandon-while-marking.trace")
@@ -66,7 +66,7 @@ func TestRecipe_AbandonWhileMarking(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := harness.Workload{Recipe: semaphore.Recipe(2)}.Parse(f.Workload)
+	w, err := harness.Lock(semaphore.Recipe(2), harness.Workload{}).Parse(f.Workload)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -84,7 +84,7 @@ func TestCLI_ReplayCommandInjected(t *testing.T) {
 // gets the same name, another seed or another trace another one.
 func TestFailureName_Unique(t *testing.T) {
 	ce := func(trace ...string) harness.Counterexample {
-		w := harness.Workload{Recipe: lock.MutexRecipe(), Clients: 2, Acquisitions: 1}
+		w := harness.Lock(lock.MutexRecipe(), harness.Workload{Clients: 2, Acquisitions: 1})
 		return harness.Counterexample{Subject: w, Decisions: []int{1, 0, 2},
 			Report: &harness.Report{Result: &sim.Result{Trace: trace}}}
 	}

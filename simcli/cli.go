@@ -33,7 +33,7 @@ type CLI struct {
 	// Recipes are what run -recipe and replay accept, by Recipe.Name.
 	Recipes []recipe.Lock
 	// Subjects are the other workloads run -recipe and replay accept, by
-	// Name (a barrier recipe's harness.BarrierWorkload, a user's own
+	// Name (a barrier recipe's harness.Barrier, a user's own
 	// harness.Subject): each runs as given, resized by -clients and
 	// -acquisitions (what its Shape's Each counts); the lock flags are
 	// refused. A Spec that starts with a bare word names its kind
@@ -182,7 +182,7 @@ func (c *CLI) resolve(name string) string {
 // aliases: a lock recipe's workload, or one of Subjects.
 func (c *CLI) subject(name string) (harness.Subject, bool) {
 	if r, ok := c.recipe(name); ok {
-		return harness.Workload{Recipe: r}, true
+		return harness.Lock(r, harness.Workload{}), true
 	}
 	return c.other(name)
 }

@@ -4,7 +4,7 @@
 // run (explore faulted schedules and check them), replay (re-run a saved
 // failure byte for byte), list, merge (join a sharded run's verdicts) and
 // version and explain (the words of a trace). run and replay show traces
-// as -view says: lines (traceview.Write: a unique step a line, runs of
+// as -view says: lines (a unique step a line, runs of
 // ticks collapsed, the blamed steps marked), columns (one per client) or
 // raw.
 // cmd/zksim is this command line over zksim's own recipes; a program of a

@@ -122,14 +122,14 @@ func (r *realRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 
 // client runs the acquisitions of one real session.
 func (r *realRun) client(ctx context.Context, i int, c zkapi.Conn, dir, resource string) {
-	w := r.rc.workload
+	w, rec := r.rc.workload, r.rc.recipe
 	rnd := rand.New(rand.NewPCG(r.rc.plan.seed, uint64(i)))
 	for j := range w.Acquisitions {
-		acquire, mode := w.Recipe.Acquire, linearize.Exclusive
-		if w.Recipe.AcquireRead != nil {
+		acquire, mode := rec.Acquire, linearize.Exclusive
+		if rec.AcquireRead != nil {
 			mode = linearize.Write
 			if rnd.IntN(100) < w.ReadPercent {
-				acquire, mode = w.Recipe.AcquireRead, linearize.Read
+				acquire, mode = rec.AcquireRead, linearize.Read
 			}
 		}
 		call := r.clock.Add(1)
@@ -221,7 +221,7 @@ func (r *realRun) count(what string) {
 }
 
 func (r *realRun) violations(dir string, left []string) []check.Violation {
-	recipe := r.rc.workload.Recipe
+	recipe := r.rc.recipe
 	vs := checkers.Exclusion(r.holds, recipe.MaxHolders())
 	if recipe.Leases <= 1 {
 		// A semaphore's concurrent holders' tokens are not ordered, and
@@ -240,7 +240,7 @@ func (r *realRun) header(w io.Writer) {
 		faults = fmt.Sprintf("expire=%d", r.rc.expire)
 	}
 	fmt.Fprintf(w, "%s run: %s on real servers %s, %d clients x %d acquisitions, faults %s\n",
-		r.rc.cli.name(), wl.Recipe.Name, strings.Join(r.rc.servers, ","), wl.Clients, wl.Acquisitions, faults)
+		r.rc.cli.name(), r.rc.recipe.Name, strings.Join(r.rc.servers, ","), wl.Clients, wl.Acquisitions, faults)
 	fmt.Fprint(w, "checked: exclusion (exact interval check), fencing, orphans; no schedule control, no herd check on real servers\n\n")
 }
 

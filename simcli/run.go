@@ -208,7 +208,7 @@ func (c *CLI) newRunConfig(f runFlags, set map[string]bool) (runConfig, error) {
 	rc := runConfig{cli: c, recipe: r, faults: *f.faults, budget: *f.budget, shrink: *f.shrink, parallel: *f.parallel, out: *f.out,
 		failfast: *f.failfast, verbosity: verbosity(*f.verbose, *f.quiet),
 		summary: *f.summary, asJSON: *f.asJSON, junit: *f.junit, progress: *f.progress, trace: *f.trace, followers: *f.followers,
-		workload: harness.Workload{Recipe: r, Clients: *f.clients, Acquisitions: *f.acq, ReadPercent: *f.read,
+		workload: harness.Workload{Clients: *f.clients, Acquisitions: *f.acq, ReadPercent: *f.read,
 			TimeoutTicks: *f.deadline, TimeoutPercent: *f.deadlinePct, Unfenced: *f.unfenced, SequenceStart: int32(*f.sequenceStart)}}
 	if *f.deadlinePct == 0 { // the library reads a share of 0 as 100
 		rc.workload.TimeoutTicks = 0
@@ -216,7 +216,7 @@ func (c *CLI) newRunConfig(f runFlags, set map[string]bool) (runConfig, error) {
 	if err := checkWorkload(f); err != nil {
 		return runConfig{}, err
 	}
-	rc.subject = rc.workload
+	rc.subject = harness.Lock(rc.recipe, rc.workload)
 	if isOther {
 		if err := rc.otherSize(other, set); err != nil {
 			return runConfig{}, err
@@ -226,7 +226,7 @@ func (c *CLI) newRunConfig(f runFlags, set map[string]bool) (runConfig, error) {
 		return rc, rc.realConfig(f, set)
 	}
 	err := rc.simConfig(f, set)
-	rc.subject = rc.workload
+	rc.subject = harness.Lock(rc.recipe, rc.workload)
 	if isOther {
 		rc.subject = other.Resize(harness.Shape{Clients: rc.workload.Clients, Each: rc.workload.Acquisitions, Unit: other.Shape().Unit})
 	}

@@ -21,7 +21,7 @@ import (
 // nothing run and nothing saved.
 func TestRun_RefusesBadFlags(t *testing.T) {
 	cli := &simcli.CLI{Name: "mycheck", Recipes: []recipe.Lock{lock.MutexRecipe()},
-		Subjects: []harness.Subject{harness.BarrierWorkload{Recipe: barrier.DoubleRecipe()}}}
+		Subjects: []harness.Subject{harness.Barrier(barrier.DoubleRecipe(), harness.BarrierWorkload{})}}
 	for _, tc := range []struct {
 		args []string
 		want string

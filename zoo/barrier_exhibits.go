@@ -16,7 +16,7 @@ const (
 )
 
 // Barriers returns the barrier exhibits, in a fixed order: those whose
-// Barrier is set, which harness.BarrierWorkload drives.
+// Barrier is set, which harness.Barrier drives.
 func Barriers() []Exhibit {
 	return []Exhibit{
 		{

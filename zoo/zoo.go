@@ -60,7 +60,7 @@ func Exhibits() []Exhibit { return append(Locks(), Barriers()...) }
 
 // Locks returns the lock-family exhibits (locks, read/write locks,
 // elections, semaphores), in a fixed order: those whose Recipe is set,
-// which harness.Workload drives.
+// which harness.Lock drives.
 func Locks() []Exhibit {
 	exs := []Exhibit{
 		{

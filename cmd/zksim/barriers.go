@@ -15,12 +15,12 @@ import (
 func addBarriers(c *simcli.CLI) {
 	single := barrier.DoubleRecipe()
 	single.Name = "barrier/single"
-	c.Subjects = append(c.Subjects, harness.BarrierWorkload{Recipe: barrier.DoubleRecipe()},
-		harness.BarrierWorkload{Recipe: single, Single: true})
+	c.Subjects = append(c.Subjects, harness.Barrier(barrier.DoubleRecipe(), harness.BarrierWorkload{}),
+		harness.Barrier(single, harness.BarrierWorkload{Single: true}))
 	c.Docs["barrier"] = "double barrier: each round, enter when all clients arrived, leave when all left (zksim's barrier.DoubleBarrier)"
 	c.Docs["barrier/single"] = "single barrier: one client raises it, works and lowers it; the others wait (zksim's barrier.Barrier)"
 	for _, ex := range zoo.Barriers() {
-		c.Subjects = append(c.Subjects, harness.BarrierWorkload{Recipe: ex.Barrier, Single: ex.Single})
+		c.Subjects = append(c.Subjects, harness.Barrier(ex.Barrier, harness.BarrierWorkload{Single: ex.Single}))
 		c.Docs[ex.Name] = fmt.Sprintf("BROKEN (%s): %s", ex.Violation, firstSentence(ex.Bug))
 	}
 }

@@ -65,7 +65,7 @@ const herdSteps = 100000
 // returns the clients woken per change of the lock directory.
 func herdFigure(r recipe.Lock, n int) figure {
 	rep, err := harness.Run(sim.Config{NoTrace: true, TickPercent: 1, MaxSteps: herdSteps}, sim.NewSeeded(1),
-		harness.Workload{Recipe: r, Clients: n, Acquisitions: 1})
+		harness.Lock(r, harness.Workload{Clients: n, Acquisitions: 1}))
 	if err != nil {
 		return figure{}
 	}

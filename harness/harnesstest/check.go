@@ -41,11 +41,17 @@ type Options struct {
 // judge. rapid draws each check's shape (up to w's: half the checks
 // the whole of it), fault kinds and seed within opts' bounds
 // (-rapid.checks checks, default 100), and each check runs 10 schedules
-// from consecutive seeds; Lock and Barrier draw their workload's other
-// settings too. Every violation class found is shrunk to a minimal
-// counterexample (smallest workload, then fewest decisions), run again
-// to confirm it replays, saved as a trace file and an HTML report, and reported once with the violations, the end of the
-// trace, and the Replay call that reproduces it.
+// from consecutive seeds. The Subjects of harness.Lock draw their
+// settings too: up to the Workload's Clients (default 5) and
+// Acquisitions (default 3), and the hold time, ReadPercent (read/write
+// recipes) and TimeoutTicks where it leaves them at 0; those of
+// harness.Barrier 2 to Clients (default 4) clients of 1 to Rounds
+// (default 2) rounds, the single barrier in half the checks if the
+// recipe has one, a random walk or PCT. Every violation class found is
+// shrunk to a minimal counterexample (smallest workload, then fewest
+// decisions), run again to confirm it replays, saved as a trace file
+// and an HTML report, and reported once with the violations, the end of
+// the trace, and the Replay call that reproduces it.
 func Check(t *testing.T, w harness.Subject, opts Options) {
 	t.Helper()
 	if err := harness.Validate(opts.Config, w); err != nil {
@@ -60,53 +66,28 @@ func Check(t *testing.T, w harness.Subject, opts Options) {
 	}
 }
 
-// Lock is recipe's lock workload, w's recipe replaced, for Check: each
-// check runs up to w.Clients (default 5) clients of up to
-// w.Acquisitions (default 3) acquisitions each, and draws the hold time,
-// ReadPercent (for read/write recipes) and TimeoutTicks where w leaves
-// them at 0; the other fields are used as given. CheckExhaustive and
-// Replay run it as given.
-func Lock(recipe recipe.Lock, w harness.Workload) harness.Subject {
-	w.Recipe = recipe
-	return lockDrawn{w}
-}
-
-// Barrier is recipe's barrier workload, w's recipe replaced, for Check:
-// each check runs 2 to w.Clients (default 4) clients of 1 to w.Rounds
-// (default 2) rounds, the single barrier instead in half the checks if
-// the recipe has one, a random walk or PCT; the other fields are used as
-// given. CheckExhaustive and Replay run it as given (default 3 clients x
-// 2 rounds).
-func Barrier(recipe barrier.Recipe, w harness.BarrierWorkload) harness.Subject {
-	w.Recipe = recipe
-	return barrierDrawn{w}
-}
-
-// lockDrawn and barrierDrawn are workloads whose checks draw their
-// settings.
+// lockSettings and barrierSettings are the Subjects of harness.Lock and
+// harness.Barrier, whose checks draw their settings within what they
+// were given.
 type (
-	lockDrawn    struct{ harness.Workload }
-	barrierDrawn struct{ harness.BarrierWorkload }
+	lockSettings interface {
+		LockSettings() (recipe.Lock, harness.Workload)
+	}
+	barrierSettings interface {
+		BarrierSettings() (barrier.Recipe, harness.BarrierWorkload)
+	}
 )
-
-// drawer is a Subject that draws its own checks.
-type drawer interface {
-	draw(rt *rapid.T, cfg sim.Config) drawn
-}
-
-func (w lockDrawn) draw(rt *rapid.T, cfg sim.Config) drawn {
-	return drawRecipeCheck(rt, w.Workload, cfg)
-}
-
-func (w barrierDrawn) draw(rt *rapid.T, cfg sim.Config) drawn {
-	return drawBarrierCheck(rt, w.BarrierWorkload, cfg)
-}
 
 // subjectDraw draws the checks of w under cfg's bounds.
 func subjectDraw(w harness.Subject, cfg sim.Config) func(*rapid.T) drawn {
 	cfg.Faults = cfg.Faults.Or(sim.DefaultFaults())
-	if d, ok := w.(drawer); ok {
-		return func(rt *rapid.T) drawn { return d.draw(rt, cfg) }
+	switch w := w.(type) {
+	case lockSettings:
+		r, lw := w.LockSettings()
+		return func(rt *rapid.T) drawn { return drawRecipeCheck(rt, r, lw, cfg) }
+	case barrierSettings:
+		r, bw := w.BarrierSettings()
+		return func(rt *rapid.T) drawn { return drawBarrierCheck(rt, r, bw, cfg) }
 	}
 	return func(rt *rapid.T) drawn { return drawShape(rt, w, cfg) }
 }

@@ -42,17 +42,17 @@ func powerSeeds(long bool) []uint64 {
 	return rapidSeeds
 }
 
-// CheckRecipe with zero options (every legal fault kind) and rapid's
+// Check with zero options (every legal fault kind) and rapid's
 // default 100 checks finds every zoo bug with its class from every rapid
 // seed tried, each search stopping at the class. (Before the zero
 // options meant no faults, 4 of the 17 passed: noguidretry,
 // deletefirstchild, adoptdying, electunfenced.)
-func TestCheckRecipe_FindsEveryZooBugOnEveryRapidSeed(t *testing.T) {
+func TestCheck_FindsEveryZooBugOnEveryRapidSeed(t *testing.T) {
 	for _, ex := range zoo.Locks() {
 		t.Run(ex.Name, func(t *testing.T) {
 			var at []int
 			for _, seed := range powerSeeds(longtest.Enabled()) {
-				n := harnesstest.Find(t, seed, harnesstest.Lock(ex.Recipe, harness.Workload{}), harnesstest.Options{}, ex.Violation)
+				n := harnesstest.Find(t, seed, harness.Lock(ex.Recipe, harness.Workload{}), harnesstest.Options{}, ex.Violation)
 				if n == 0 {
 					t.Errorf("rapid seed %d: no %s in 100 checks", seed, ex.Violation)
 				}
@@ -116,14 +116,14 @@ func TestCheck_FindsAPlantedBugOnEveryRapidSeed(t *testing.T) {
 const childEnv = "ZKSIM_CHECK_CHILD"
 
 // TestCheck_FailingChild runs only as a child of
-// TestCheckRecipe_FailsTheTestOnce: it is a user's test that fails.
+// TestCheck_LockFailsTheTestOnce: it is a user's test that fails.
 func TestCheck_FailingChild(t *testing.T) {
 	dir := os.Getenv(childEnv)
 	if dir == "" {
-		t.Skip("run by TestCheckRecipe_FailsTheTestOnce")
+		t.Skip("run by TestCheck_LockFailsTheTestOnce")
 	}
 	ex, _ := zoo.Lookup(zoo.NameSplitDash)
-	harnesstest.Check(t, harnesstest.Lock(ex.Recipe, harness.Workload{}), harnesstest.Options{ArtifactDir: dir})
+	harnesstest.Check(t, harness.Lock(ex.Recipe, harness.Workload{}), harnesstest.Options{ArtifactDir: dir})
 }
 
 // TestCheck_FailingProgramsChild is TestCheck_FailingChild for Check.
@@ -164,11 +164,11 @@ func replayPaths(t *testing.T, out string) []string {
 	return paths
 }
 
-// A failing CheckRecipe fails its test, through the public API, with each
+// A failing Check fails its test, through the public API, with each
 // class's counterexample once: the violations, at most 40 lines of trace,
 // the trace file and the ReplayFile call, whose replay fails again with
 // the same violations. rapid reports nothing of its own.
-func TestCheckRecipe_FailsTheTestOnce(t *testing.T) {
+func TestCheck_LockFailsTheTestOnce(t *testing.T) {
 	dir := t.TempDir()
 	out := runChild(t, "TestCheck_FailingChild", dir)
 	for _, want := range []string{"--- FAIL: TestCheck_FailingChild", "zoo/splitdash: ", "mutual-exclusion, shrunk to 2 clients x 1 acquisition",
@@ -192,7 +192,7 @@ func TestCheckRecipe_FailsTheTestOnce(t *testing.T) {
 		}
 		ft := &fakeTB{}
 		var rep *harness.Report
-		ft.run(func() { rep = harnesstest.Replay(ft, path, harness.Workload{Recipe: ex.Recipe}) })
+		ft.run(func() { rep = harnesstest.Replay(ft, path, harness.Lock(ex.Recipe, harness.Workload{})) })
 		// The trace is shown as WriteTrace shows it: its last 40 lines.
 		var shown strings.Builder
 		traceview.Write(&shown, f.Trace, rep.Violations, traceview.View{})
@@ -247,31 +247,31 @@ func TestReplayFile_Refuses(t *testing.T) {
 	path := "../testdata/regress/orphan-gozk.trace"
 	other, _ := zoo.Lookup(zoo.NameDirWatch)
 	ft := &fakeTB{}
-	ft.run(func() { harnesstest.Replay(ft, path, harness.Workload{Recipe: other.Recipe}) })
+	ft.run(func() { harnesstest.Replay(ft, path, harness.Lock(other.Recipe, harness.Workload{})) })
 	if !strings.Contains(ft.fatal, `not of recipe "zoo/dirwatch"`) {
 		t.Errorf("another recipe: %q", ft.fatal)
 	}
 	changed := ex.Recipe
 	changed.Acquire = other.Recipe.Acquire // same name, other code
 	ft = &fakeTB{}
-	ft.run(func() { harnesstest.Replay(ft, path, harness.Workload{Recipe: changed}) })
+	ft.run(func() { harnesstest.Replay(ft, path, harness.Lock(changed, harness.Workload{})) })
 	if !strings.Contains(ft.fatal, "diverged from the saved trace at line 1") {
 		t.Errorf("changed code: %q", ft.fatal)
 	}
 	ft = &fakeTB{}
-	ft.run(func() { harnesstest.Replay(ft, path, harness.Workload{Recipe: ex.Recipe}) })
+	ft.run(func() { harnesstest.Replay(ft, path, harness.Lock(ex.Recipe, harness.Workload{})) })
 	if ft.fatal != "" || !strings.Contains(ft.errors, "orphan") {
 		t.Errorf("the saved recipe: fatal %q, errors %q", ft.fatal, ft.errors)
 	}
 	clean := "../testdata/regress/ok-lock-session-replaced-under-create.trace"
-	if rep := harnesstest.Replay(t, clean, harness.Workload{Recipe: lock.MutexRecipe()}); !rep.OK() {
+	if rep := harnesstest.Replay(t, clean, harness.Lock(lock.MutexRecipe(), harness.Workload{})); !rep.OK() {
 		t.Errorf("a clean trace: %v", rep.Violations)
 	}
 }
 
 // CheckProgramsExhaustive covers every schedule of the leader election
 // within its bounds and finds nothing: the bounded space is exhausted.
-func TestCheckProgramsExhaustive_LeaderElection(t *testing.T) {
+func TestCheckExhaustive_ProgramsLeaderElection(t *testing.T) {
 	leaders := map[int64]bool{}
 	p := elect(leaders)
 	cfg := sim.Config{
@@ -284,11 +284,11 @@ func TestCheckProgramsExhaustive_LeaderElection(t *testing.T) {
 	}
 }
 
-// TestCheckProgramsExhaustive_FailingChild runs only as a child of
-// TestCheckProgramsExhaustive_FailsTheTest.
-func TestCheckProgramsExhaustive_FailingChild(t *testing.T) {
+// TestCheckExhaustive_ProgramsFailingChild runs only as a child of
+// TestCheckExhaustive_ProgramsFailsTheTest.
+func TestCheckExhaustive_ProgramsFailingChild(t *testing.T) {
 	if os.Getenv(childEnv) == "" {
-		t.Skip("run by TestCheckProgramsExhaustive_FailsTheTest")
+		t.Skip("run by TestCheckExhaustive_ProgramsFailsTheTest")
 	}
 	// enqueue retries at once while disconnected, so a schedule that
 	// never reconnects it makes no progress: the search looks past that
@@ -300,9 +300,9 @@ func TestCheckProgramsExhaustive_FailingChild(t *testing.T) {
 // A failing CheckProgramsExhaustive fails its test with what it covered
 // and the counterexample, whose trace file ReplayCheck replays to the same
 // violation.
-func TestCheckProgramsExhaustive_FailsTheTest(t *testing.T) {
+func TestCheckExhaustive_ProgramsFailsTheTest(t *testing.T) {
 	dir := t.TempDir()
-	out := runChild(t, "TestCheckProgramsExhaustive_FailingChild", dir)
+	out := runChild(t, "TestCheckExhaustive_ProgramsFailingChild", dir)
 	for _, want := range []string{"programs: systematic search: deviations <= ", "stopped at the first counterexample", "invariant, shrunk to "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in:\n%s", want, out)
@@ -326,24 +326,24 @@ func (c randomData) Create(ctx context.Context, path string, _ []byte, mode zkap
 }
 
 // TestCheck_NondeterministicChild runs only as a child of
-// TestCheckRecipe_RefusesANondeterministicRecipe: a broken lock that also
+// TestCheck_RefusesANondeterministicRecipe: a broken lock that also
 // reads the global random source.
 func TestCheck_NondeterministicChild(t *testing.T) {
 	if os.Getenv(childEnv) == "" {
-		t.Skip("run by TestCheckRecipe_RefusesANondeterministicRecipe")
+		t.Skip("run by TestCheck_RefusesANondeterministicRecipe")
 	}
 	ex, _ := zoo.Lookup(zoo.NameSplitDash)
 	r := ex.Recipe
 	r.Acquire = func(ctx context.Context, c zkapi.Conn, dir, id string) (recipe.Held, error) {
 		return ex.Recipe.Acquire(ctx, randomData{c}, dir, id)
 	}
-	harnesstest.Check(t, harnesstest.Lock(r, harness.Workload{}), harnesstest.Options{ArtifactDir: os.Getenv(childEnv)})
+	harnesstest.Check(t, harness.Lock(r, harness.Workload{}), harnesstest.Options{ArtifactDir: os.Getenv(childEnv)})
 }
 
 // A recipe that does not replay gets an error that says so and where
 // its two runs parted, not a verdict and a replay call that would not
 // reproduce it.
-func TestCheckRecipe_RefusesANondeterministicRecipe(t *testing.T) {
+func TestCheck_RefusesANondeterministicRecipe(t *testing.T) {
 	out := runChild(t, "TestCheck_NondeterministicChild", t.TempDir(), "-rapid.checks=10")
 	for _, want := range []string{"mutual-exclusion: not reported as a violation: harness: the code under test does not replay deterministically",
 		"diverged at step "} {
@@ -357,19 +357,19 @@ func TestCheckRecipe_RefusesANondeterministicRecipe(t *testing.T) {
 }
 
 // TestCheck_ShrinkTimeChild runs only as a child of
-// TestCheckRecipe_ShrinkTimeDecidesOnlyHowSmall.
+// TestCheck_ShrinkTimeDecidesOnlyHowSmall.
 func TestCheck_ShrinkTimeChild(t *testing.T) {
 	if os.Getenv(childEnv) == "" {
-		t.Skip("run by TestCheckRecipe_ShrinkTimeDecidesOnlyHowSmall")
+		t.Skip("run by TestCheck_ShrinkTimeDecidesOnlyHowSmall")
 	}
 	ex, _ := zoo.Lookup(zoo.NameSplitDash)
-	harnesstest.Check(t, harnesstest.Lock(ex.Recipe, harness.Workload{}), harnesstest.Options{ArtifactDir: os.Getenv(childEnv)})
+	harnesstest.Check(t, harness.Lock(ex.Recipe, harness.Workload{}), harnesstest.Options{ArtifactDir: os.Getenv(childEnv)})
 }
 
 // With no time to shrink (-zksim.shrinktime=1ns) a failure is reported
 // all the same, with a counterexample that replays; only its size
 // differs.
-func TestCheckRecipe_ShrinkTimeDecidesOnlyHowSmall(t *testing.T) {
+func TestCheck_ShrinkTimeDecidesOnlyHowSmall(t *testing.T) {
 	out := runChild(t, "TestCheck_ShrinkTimeChild", t.TempDir(), "-zksim.shrinktime=1ns", "-rapid.checks=10")
 	out = strings.ReplaceAll(out, "\n        ", "\n")
 	if !strings.Contains(out, "zoo/splitdash: ") || !strings.Contains(out, "mutual-exclusion, shrunk to ") {
@@ -381,7 +381,7 @@ func TestCheckRecipe_ShrinkTimeDecidesOnlyHowSmall(t *testing.T) {
 	ex, _ := zoo.Lookup(zoo.NameSplitDash)
 	for _, path := range replayPaths(t, out) {
 		ft := &fakeTB{}
-		ft.run(func() { harnesstest.Replay(ft, path, harness.Workload{Recipe: ex.Recipe}) })
+		ft.run(func() { harnesstest.Replay(ft, path, harness.Lock(ex.Recipe, harness.Workload{})) })
 		if ft.fatal != "" || ft.errors == "" {
 			t.Errorf("replay of %s: fatal %q, errors %q", path, ft.fatal, ft.errors)
 		}

@@ -21,16 +21,16 @@ import (
 const coverageChildEnv = "ZKSIM_COVERAGE_CHILD"
 
 // TestCoverage_GreenChild runs only as a child of
-// TestCheckRecipe_LogsExercisedWithV: a user's test that passes, with a
+// TestCheck_LogsExercisedWithV: a user's test that passes, with a
 // few rapid checks of each kind and a small systematic search.
 func TestCoverage_GreenChild(t *testing.T) {
 	if os.Getenv(coverageChildEnv) == "" {
-		t.Skip("run by TestCheckRecipe_LogsExercisedWithV")
+		t.Skip("run by TestCheck_LogsExercisedWithV")
 	}
 	opts := harnesstest.Options{}
-	harnesstest.Check(t, harnesstest.Lock(lock.MutexRecipe(), harness.Workload{}), opts)
-	harnesstest.Check(t, harnesstest.Barrier(barrier.DoubleRecipe(), harness.BarrierWorkload{}), harnesstest.Options{Config: opts.Config})
-	harnesstest.CheckExhaustive(t, harness.Workload{Recipe: lock.MutexRecipe(), Clients: 2, Acquisitions: 1}, opts, sim.Bounds{Deviations: 0})
+	harnesstest.Check(t, harness.Lock(lock.MutexRecipe(), harness.Workload{}), opts)
+	harnesstest.Check(t, harness.Barrier(barrier.DoubleRecipe(), harness.BarrierWorkload{}), harnesstest.Options{Config: opts.Config})
+	harnesstest.CheckExhaustive(t, harness.Lock(lock.MutexRecipe(), harness.Workload{Clients: 2, Acquisitions: 1}), opts, sim.Bounds{Deviations: 0})
 }
 
 // runCoverageChild runs one test of this binary as a child process with
@@ -55,7 +55,7 @@ var exercisedRuns = regexp.MustCompile(`the checks' schedules exercised in (\d+)
 // A passing test logs what its checks exercised with -v (every check's
 // schedules and the search's runs, summed, with the never list), and
 // nothing without.
-func TestCheckRecipe_LogsExercisedWithV(t *testing.T) {
+func TestCheck_LogsExercisedWithV(t *testing.T) {
 	out, code := runCoverageChild(t, "TestCoverage_GreenChild", true, coverageChildEnv+"=1")
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, out)
@@ -64,7 +64,7 @@ func TestCheckRecipe_LogsExercisedWithV(t *testing.T) {
 	if m == nil || strings.Count(out, "exercised in") != 1 {
 		t.Fatalf("want one exercised table:\n%s", out)
 	}
-	// 3 checks of 10 schedules each for CheckRecipe and CheckBarrier,
+	// 3 checks of 10 schedules each for Check,
 	// then the search's runs.
 	if n, _ := strconv.Atoi(m[1]); n <= 60 {
 		t.Errorf("exercised %d runs, want more than the 60 of the rapid checks:\n%s", n, out)
@@ -81,7 +81,7 @@ func TestCheckRecipe_LogsExercisedWithV(t *testing.T) {
 }
 
 // A failing test shows what its checks exercised, without -v.
-func TestCheckRecipe_LogsExercisedOnFailure(t *testing.T) {
+func TestCheck_LogsExercisedOnFailure(t *testing.T) {
 	out, code := runCoverageChild(t, "TestCheck_FailingChild", false, childEnv+"="+t.TempDir())
 	if code != 1 || !exercisedRuns.MatchString(out) {
 		t.Fatalf("exit %d, want 1 and the exercised table:\n%s", code, out)

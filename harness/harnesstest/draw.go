@@ -7,8 +7,10 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -46,7 +48,7 @@ const schedulesPerCheck = 10
 // leaves at 0, a share of reads (read/write recipes), an acquire deadline
 // and the share of acquisitions that use it; and the configuration (see
 // drawConfig).
-func drawRecipeCheck(rt *rapid.T, w harness.Workload, cfg sim.Config) drawn {
+func drawRecipeCheck(rt *rapid.T, r recipe.Lock, w harness.Workload, cfg sim.Config) drawn {
 	w.Clients, w.Acquisitions = cmp.Or(w.Clients, 5), cmp.Or(w.Acquisitions, 3)
 	// Half the checks run the whole workload, where most bugs are likeliest
 	// (the shrinker finds the smallest one that still fails); the others a
@@ -60,7 +62,7 @@ func drawRecipeCheck(rt *rapid.T, w harness.Workload, cfg sim.Config) drawn {
 		// that dies (expiry, a client giving its session up) under a holder.
 		w.HoldTicks = rapid.SampledFrom([]int{1, 6}).Draw(rt, "hold ticks")
 	}
-	if w.Recipe.AcquireRead != nil && w.ReadPercent == 0 {
+	if r.AcquireRead != nil && w.ReadPercent == 0 {
 		w.ReadPercent = rapid.SampledFrom([]int{0, 50, 100}).Draw(rt, "read percent")
 	}
 	if w.TimeoutTicks == 0 {
@@ -71,9 +73,9 @@ func drawRecipeCheck(rt *rapid.T, w harness.Workload, cfg sim.Config) drawn {
 			w.TimeoutPercent = rapid.SampledFrom([]int{50, 100}).Draw(rt, "timeout percent")
 		}
 	}
-	c := drawConfig(rt, w, cfg)
+	c := drawConfig(rt, harness.Lock(r, w), cfg)
 	c.what = fmt.Sprintf("%s x %s", plural(w.Clients, "client"), plural(w.Acquisitions, "acquisition"))
-	if w.Recipe.AcquireRead != nil {
+	if r.AcquireRead != nil {
 		c.what += fmt.Sprintf(", %d%% reads", w.ReadPercent)
 	}
 	if w.TimeoutTicks > 0 {
@@ -86,13 +88,13 @@ func drawRecipeCheck(rt *rapid.T, w harness.Workload, cfg sim.Config) drawn {
 // bounds: 2 to Clients (default 4) clients of 1 to Rounds (default 2)
 // rounds, the single barrier instead in half the checks if the recipe
 // has one, a random walk or PCT, and the configuration (see drawConfig).
-func drawBarrierCheck(rt *rapid.T, w harness.BarrierWorkload, cfg sim.Config) drawn {
+func drawBarrierCheck(rt *rapid.T, r barrier.Recipe, w harness.BarrierWorkload, cfg sim.Config) drawn {
 	w.Clients = rapid.IntRange(2, max(2, cmp.Or(w.Clients, 4))).Draw(rt, "clients")
 	w.Rounds = rapid.IntRange(1, cmp.Or(w.Rounds, 2)).Draw(rt, "rounds")
-	w.Single = w.Recipe.Single != nil && rapid.Bool().Draw(rt, "single")
-	c := drawConfig(rt, w, cfg)
+	w.Single = r.Single != nil && rapid.Bool().Draw(rt, "single")
+	c := drawConfig(rt, harness.Barrier(r, w), cfg)
 	c.config.PCT = rapid.Bool().Draw(rt, "pct")
-	c.what = shape(w.Shape())
+	c.what = shape(c.subject.Shape())
 	if c.config.PCT {
 		c.what += ", pct"
 	}

@@ -24,7 +24,7 @@ func TestExplore_OwnLocksExhaustedClean(t *testing.T) {
 	for _, r := range []recipe.Lock{lock.MutexRecipe(), rwlock.Recipe()} {
 		t.Run(r.Name, func(t *testing.T) {
 			w := harness.Workload{Clients: 2, Acquisitions: 1, ReadPercent: 50, TimeoutTicks: 12, TimeoutPercent: 50}
-			res := harnesstest.CheckExhaustive(t, harnesstest.Lock(r, w), harnesstest.Options{Config: sim.Config{Faults: exploreFaults}},
+			res := harnesstest.CheckExhaustive(t, harness.Lock(r, w), harnesstest.Options{Config: sim.Config{Faults: exploreFaults}},
 				sim.Bounds{Deviations: 1})
 			if !res.Exhausted {
 				t.Fatalf("not exhausted: %s", res.Coverage())
@@ -40,7 +40,7 @@ func TestCheckExhaustive_FailingChild(t *testing.T) {
 		t.Skip("run by TestCheckExhaustive_ShrinksTheWorkload")
 	}
 	ex, _ := zoo.Lookup(zoo.NameAssumeOnWake)
-	harnesstest.CheckExhaustive(t, harness.Workload{Recipe: ex.Recipe, Clients: 3, Acquisitions: 1},
+	harnesstest.CheckExhaustive(t, harness.Lock(ex.Recipe, harness.Workload{Clients: 3, Acquisitions: 1}),
 		harnesstest.Options{ArtifactDir: os.Getenv(childEnv)}, sim.Bounds{Deviations: 2})
 }
 

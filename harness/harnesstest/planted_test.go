@@ -175,15 +175,15 @@ func plantedBarrier() barrier.Recipe {
 	return b
 }
 
-// CheckRecipe and CheckBarrier with zero options find every planted bug
+// Check with zero options find every planted bug
 // with its class, on every rapid seed tried; each bug needs a fault, so
 // with sim.Faults{None: true} (checked with ZKSIM_LONG=1) none is found.
-func TestCheckRecipe_FindsPlantedBugsThatNeedFaults(t *testing.T) {
+func TestCheck_FindsPlantedBugsThatNeedFaults(t *testing.T) {
 	for _, p := range plantedLocks() {
 		t.Run(p.recipe.Name, func(t *testing.T) {
 			var at []int
 			for _, seed := range powerSeeds(longtest.Enabled()) {
-				n := harnesstest.Find(t, seed, harnesstest.Lock(p.recipe, harness.Workload{}), harnesstest.Options{}, p.class)
+				n := harnesstest.Find(t, seed, harness.Lock(p.recipe, harness.Workload{}), harnesstest.Options{}, p.class)
 				if n == 0 {
 					t.Errorf("rapid seed %d: no %s in 100 checks", seed, p.class)
 				}
@@ -192,7 +192,7 @@ func TestCheckRecipe_FindsPlantedBugsThatNeedFaults(t *testing.T) {
 			t.Logf("%s first shown by schedule %v", p.class, at)
 			if longtest.Enabled() {
 				none := harnesstest.Options{Config: sim.Config{Faults: sim.Faults{None: true}}}
-				if n := harnesstest.Find(t, rapidSeeds[0], harnesstest.Lock(p.recipe, harness.Workload{}), none, p.class); n != 0 {
+				if n := harnesstest.Find(t, rapidSeeds[0], harness.Lock(p.recipe, harness.Workload{}), none, p.class); n != 0 {
 					t.Errorf("no faults, and schedule %d shows %s", n, p.class)
 				}
 			}
@@ -201,7 +201,7 @@ func TestCheckRecipe_FindsPlantedBugsThatNeedFaults(t *testing.T) {
 	t.Run("planted/barrier-counts-twice", func(t *testing.T) {
 		var at []int
 		for _, seed := range powerSeeds(longtest.Enabled()) {
-			n := harnesstest.Find(t, seed, harnesstest.Barrier(plantedBarrier(), harness.BarrierWorkload{}), harnesstest.Options{}, check.BarrierEnter)
+			n := harnesstest.Find(t, seed, harness.Barrier(plantedBarrier(), harness.BarrierWorkload{}), harnesstest.Options{}, check.BarrierEnter)
 			if n == 0 {
 				t.Errorf("rapid seed %d: no %s in 100 checks", seed, check.BarrierEnter)
 			}
@@ -210,7 +210,7 @@ func TestCheckRecipe_FindsPlantedBugsThatNeedFaults(t *testing.T) {
 		t.Logf("%s first shown by schedule %v", check.BarrierEnter, at)
 		if longtest.Enabled() {
 			none := harnesstest.Options{Config: sim.Config{Faults: sim.Faults{None: true}}}
-			if n := harnesstest.Find(t, rapidSeeds[0], harnesstest.Barrier(plantedBarrier(), harness.BarrierWorkload{}), none, check.BarrierEnter); n != 0 {
+			if n := harnesstest.Find(t, rapidSeeds[0], harness.Barrier(plantedBarrier(), harness.BarrierWorkload{}), none, check.BarrierEnter); n != 0 {
 				t.Errorf("no faults, and schedule %d shows %s", n, check.BarrierEnter)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/internal/checkers"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -32,7 +33,7 @@ func TestShrinkSeed_KeepsTheHeadline(t *testing.T) {
 		if rep, _ := run(sim.Config{}, rec); len(rep.Classes()) > 1 {
 			continue // headed by the mutual exclusion from the start
 		}
-		ce, ok := shrinkSeed(harness.Workload{}, run, sim.Config{}, seed, check.Herd, newDeadline(0))
+		ce, ok := shrinkSeed(harness.Lock(recipe.Lock{}, harness.Workload{}), run, sim.Config{}, seed, check.Herd, newDeadline(0))
 		if !ok || checkers.Worst(ce.Report.Classes()) != check.Herd {
 			t.Errorf("seed %d: shrunk to %v", seed, ce.Report.Classes())
 		}
