@@ -33,7 +33,7 @@ const (
 	Linearizability Class = "linearizability" // of a register history
 	RWExclusion     Class = "reader-writer-exclusion"
 	// MaxLeases: more holders at once than a semaphore's N leases
-	// (Leases, for N > 1; a mutex's is MutualExclusion).
+	// (recipe.Lock.Leases, for N > 1; a mutex's is MutualExclusion).
 	MaxLeases   Class = "max-leases"
 	Herd        Class = "herd"
 	Fencing     Class = "fencing"
@@ -42,13 +42,13 @@ const (
 	NoProgress  Class = "no-progress"
 	ClientError Class = "client-error"
 	Invariant   Class = "invariant"
-	// SharedTerm: two leaderships of an election had one term (Terms).
+	// SharedTerm: two leaderships of an election had one term.
 	SharedTerm Class = "shared-term"
 	// TermOrder: a leadership began with a term below one that began
-	// before it (Terms).
+	// before it.
 	TermOrder Class = "term-order"
 	// Undecided is not a violation: linearize's search met its bound
-	// before it could tell (Register), and says so rather than guess.
+	// before it could tell, and says so rather than guess.
 	Undecided Class = "undecided"
 	// StaleWakeup is not a violation but a note: one change woke,
 	// beside the waiters that could proceed, a client whose session had
@@ -58,7 +58,7 @@ const (
 	// ZooKeeper does this to a recipe that waits on across a replaced
 	// session: the watch set on the new session fires as it must. One
 	// wake-up per replaced session costs one read and grows with the
-	// faults, not with the waiters, so it fails no recipe (Wakeups).
+	// faults, not with the waiters, so it fails no recipe.
 	StaleWakeup Class = "stale-wakeup"
 )
 

@@ -87,8 +87,8 @@ type history struct {
 type Report struct {
 	Result     *sim.Result
 	Violations []check.Violation
-	// Notes are findings that fail nothing (check.Class.Note): a stale
-	// wake-up of a replaced session.
+	// Notes are findings that fail nothing (check.Undecided,
+	// check.StaleWakeup): a stale wake-up of a replaced session.
 	Notes    []check.Violation
 	Herd     map[int64]int   // clients woken per change (the lock and barrier workloads)
 	Deletes  []int64         // zxids of the deletes clients made (the lock workload: releases, give-ups)

@@ -32,8 +32,9 @@ type Failure struct {
 	Faults     string // the fault budget, one line
 	Replay     string // the command or call that replays it
 	Violations []check.Violation
-	// Notes are findings that are not violations (check.Class.Note),
-	// shown apart: a stale wake-up of a replaced session.
+	// Notes are findings that are not violations (check.Undecided,
+	// check.StaleWakeup), shown apart: a stale wake-up of a replaced
+	// session.
 	Notes    []check.Violation
 	Clients  int              // rows c1..cN; 0: as many as the trace names
 	Holds    []linearize.Hold // critical sections, in steps

@@ -26,7 +26,7 @@ type Wakeup struct {
 // Wakeups with no single cause (Cause < 0: catching up after a reconnect)
 // are not counted. A change whose wake-ups are over the limit only by
 // clients woken stale (Wakeup.Stale) is no herd: it is reported as a
-// StaleWakeup note, which is not a violation (Class.Note); a herd's
+// StaleWakeup note, which is not a violation (Note); a herd's
 // count leaves the stale ones out.
 func Wakeups(wakeups []Wakeup, limit func(cause int64) int) ([]check.Violation, map[int64]int) {
 	woken := wokenBy(wakeups)
