@@ -13,7 +13,7 @@
 // safety, herd, orphans, liveness), Programs (client programs with an
 // invariant checked after every step), and any type a user writes with
 // the six methods of Subject. Its Judge learns what it judges from the
-// scheduler's observations (sim.Observer) and gives the one Report.
+// scheduler's observations (simhook.Observer) and gives the one Report.
 //
 // Run runs a Subject once; Explore searches every schedule within
 // bounds (sim.Explore), its Judge's Invariant checked after every step.
