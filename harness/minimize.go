@@ -134,14 +134,7 @@ func fewerFaultKinds(ce Counterexample, config func(seed uint64) sim.Config, cla
 }
 
 // injected is how many faults of the kind named ce's run injected.
-func injected(ce Counterexample, name string) int {
-	for k, n := range ce.Report.Result.Faults {
-		if k == name {
-			return n
-		}
-	}
-	return 0
-}
+func injected(ce Counterexample, name string) int { return ce.Report.Result.Faults[name] }
 
 func faultCount(ce Counterexample) int {
 	n := 0
