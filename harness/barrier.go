@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/zksim/zksim/internal/simhook"
 	"slices"
 	"strings"
 
@@ -149,10 +150,10 @@ func (w BarrierWorkload) start(s *sim.Sim) ([]sim.Program, *barrierRun) {
 	w = w.withDefaults()
 	run := &barrierRun{s: s, w: w, phase: make([]phase, w.Clients), made: newCreations(w.Clients),
 		expired: map[int64]int64{}, expiries: map[int64]bool{}, removed: -1, judged: -1}
-	s.AddObserver(run)
+	simhook.AddObserver(s, simhook.Observer[*sim.Client](run))
 	programs := make([]sim.Program, w.Clients)
 	if w.Single {
-		raise(s.Machine(), w.Dir)
+		raise(s.State().(*machine.Machine), w.Dir)
 		programs[0] = run.controller
 		for i := 1; i < w.Clients; i++ {
 			programs[i] = run.waiter
@@ -236,7 +237,7 @@ const (
 	markReturned // an Enter, Leave or Wait returned, or the client stopped
 )
 
-// Applied implements sim.Observer: it notes the sessions a pending Enter
+// Applied implements simhook.Observer: it notes the sessions a pending Enter
 // call's requests ran on, and the nodes created for the orphan checker.
 func (run *barrierRun) Applied(c *sim.Client, req proto.Request, rep proto.Reply) {
 	run.made.applied(c, req, rep)
@@ -252,7 +253,7 @@ func (run *barrierRun) Applied(c *sim.Client, req proto.Request, rep proto.Reply
 	}
 }
 
-// Expired implements sim.Observer.
+// Expired implements simhook.Observer.
 func (run *barrierRun) Expired(session, zxid int64) {
 	run.expired[session] = int64(run.s.Step())
 	run.expiries[zxid] = true
@@ -260,12 +261,12 @@ func (run *barrierRun) Expired(session, zxid int64) {
 	run.visible++
 }
 
-// Woken implements sim.Observer.
+// Woken implements simhook.Observer.
 func (run *barrierRun) Woken(c *sim.Client, path string, zxid int64) {
 	run.timeline = append(run.timeline, barrierMark{client: c.Index(), cause: zxid, path: path, kind: markWoken, step: run.s.Step()})
 }
 
-// Blocks implements sim.Observer.
+// Blocks implements simhook.Observer.
 func (run *barrierRun) Blocks(c *sim.Client) {
 	run.timeline = append(run.timeline, barrierMark{client: c.Index(), kind: markBlocks})
 }

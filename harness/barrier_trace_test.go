@@ -55,13 +55,14 @@ func TestBarrierTraceFile_MinimizedSavedReplayed(t *testing.T) {
 // a single barrier, nobody late, another node.
 func TestBarrierTraceFile_RoundTrip(t *testing.T) {
 	w := harness.BarrierWorkload{Recipe: barrier.DoubleRecipe(), Clients: 4, WorkTicks: 3, Attempts: 1, LatePercent: -1, Single: true, Dir: "/b/one"}
-	rec := &sim.Recorder{C: sim.NewSeeded(1)}
+	var recorded []int
+	rec := sim.Record(sim.NewSeeded(1), &recorded)
 	rep, err := harness.Run(sim.Config{}, rec, w)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	path, _, err := harness.SaveFailure(dir, "single", &harness.Report{Result: rep.Result}, w, sim.Config{}, rec.Decisions)
+	path, _, err := harness.SaveFailure(dir, "single", &harness.Report{Result: rep.Result}, w, sim.Config{}, recorded)
 	if err != nil {
 		t.Fatal(err)
 	}

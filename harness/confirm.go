@@ -26,7 +26,7 @@ var ErrNondeterministic = errors.New("harness: the code under test does not repl
 func Confirm(ce Counterexample) error {
 	cfg := ce.Config
 	cfg.NoTrace = false
-	again, err := Run(cfg, &sim.Decisions{List: ce.Decisions}, ce.Subject)
+	again, err := Run(cfg, sim.Replay(ce.Decisions), ce.Subject)
 	if err != nil {
 		return fmt.Errorf("%w: running the schedule again: %v", ErrNondeterministic, err)
 	}

@@ -38,12 +38,13 @@ func TestConfirm_NamesWhereARunDiverged(t *testing.T) {
 	}
 	for _, r := range []recipe.Lock{good, bad} {
 		w := harness.Workload{Recipe: r, Clients: 2, Acquisitions: 1}
-		rec := &sim.Recorder{C: sim.NewSeeded(1)}
+		var recorded []int
+		rec := sim.Record(sim.NewSeeded(1), &recorded)
 		rep, err := harness.Run(sim.Config{}, rec, w)
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = harness.Confirm(harness.Counterexample{Subject: w, Decisions: rec.Decisions, Report: rep})
+		err = harness.Confirm(harness.Counterexample{Subject: w, Decisions: recorded, Report: rep})
 		switch {
 		case r.Name == good.Name && err != nil:
 			t.Errorf("%s: %v", r.Name, err)

@@ -13,7 +13,8 @@
 // safety, herd, orphans, liveness), Programs (client programs with an
 // invariant checked after every step), and any type a user writes with
 // the six methods of Subject. Its Judge learns what it judges from the
-// scheduler's observations (sim.Observer) and gives the one Report.
+// run (zksim's workloads from the scheduler's typed observations) and
+// gives the one Report.
 //
 // Run runs a Subject once; Explore searches every schedule within
 // bounds (sim.Explore), its Judge's Invariant checked after every step.

@@ -26,7 +26,8 @@ func TestShrinkSeed_KeepsTheHeadline(t *testing.T) {
 		return &Report{Result: &sim.Result{}, Violations: vs}, nil
 	}
 	for seed := uint64(1); seed <= 20; seed++ {
-		rec := &sim.Recorder{C: sim.NewSeeded(seed)}
+		var recorded []int
+		rec := sim.Record(sim.NewSeeded(seed), &recorded)
 		if rep, _ := run(sim.Config{}, rec); len(rep.Classes()) > 1 {
 			continue // headed by the mutual exclusion from the start
 		}

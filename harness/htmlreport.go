@@ -2,12 +2,12 @@ package harness
 
 import (
 	"fmt"
+	"github.com/zksim/zksim/internal/simhook"
 	"slices"
 	"strings"
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/report"
-	"github.com/zksim/zksim/sim"
 )
 
 // htmlReport is what the HTML report of a saved failure shows: its
@@ -109,7 +109,7 @@ func (w BarrierWorkload) String() string {
 func describeFaults(file TraceFile) string {
 	fl := file.Config.Faults
 	var parts []string
-	for _, k := range sim.FaultKinds() {
+	for _, k := range simhook.FaultKinds() {
 		if n := *k.Budget(&fl); n > 0 {
 			parts = append(parts, fmt.Sprintf("%s=%d", k.Name, n))
 		}

@@ -115,7 +115,7 @@ func (r recorded) Release(ctx context.Context) error {
 // orphanHunt runs seeds 1..n of w under faults and returns the orphan
 // violations of the first run that shows one (nil: none did), with that
 // run's faults.
-func orphanHunt(t *testing.T, w harness.Workload, faults sim.Faults, n int) ([]check.Violation, map[sim.Kind]int) {
+func orphanHunt(t *testing.T, w harness.Workload, faults sim.Faults, n int) ([]check.Violation, map[string]int) {
 	t.Helper()
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		rep, err := harness.Run(sim.Config{Faults: faults, Server: fakezkFollowers(seed)}, sim.NewSeeded(seed), w)
@@ -159,7 +159,7 @@ func TestOrphans_PersistentLeftAfterCrash(t *testing.T) {
 			continue
 		}
 		v := vs[0]
-		if faults[sim.Crash] != 1 || !strings.Contains(v.Detail, "created persistent /locks/l-holders/") ||
+		if faults["crash"] != 1 || !strings.Contains(v.Detail, "created persistent /locks/l-holders/") ||
 			!strings.Contains(v.Detail, "and crashed at step") || len(v.Steps) != 2 {
 			t.Errorf("%+v: orphan %q blaming %v, faults %v: want a persistent record, its creation and the crash blamed", rc, v.Detail, v.Steps, faults)
 		}
@@ -216,7 +216,7 @@ func TestOrphans_LostReplyCreate(t *testing.T) {
 	if vs == nil {
 		t.Fatal("no orphan in 300 runs with lost replies")
 	}
-	if faults[sim.Crash] != 0 || !strings.Contains(vs[0].Detail, "(its reply lost)") || !strings.Contains(vs[0].Detail, "and finished at step") {
+	if faults["crash"] != 0 || !strings.Contains(vs[0].Detail, "(its reply lost)") || !strings.Contains(vs[0].Detail, "and finished at step") {
 		t.Errorf("orphan %q, faults %v: want a lost create's node, its client finished", vs[0].Detail, faults)
 	}
 	t.Log(vs[0])

@@ -147,11 +147,12 @@ func TestShrinkSeed_KeepsTheClass(t *testing.T) {
 func writeRegressions(t *testing.T) {
 	// The lock bug this harness found (seed 7, see
 	// TestWorkload_Regression_SessionReplacedUnderCreate), now fixed.
-	rec := &sim.Recorder{C: sim.NewSeeded(7)}
+	var recorded []int
+	rec := sim.Record(sim.NewSeeded(7), &recorded)
 	cfg := sim.Config{Faults: allFaults, Server: fakezkFollowers(7)}
 	w := harness.Workload{Recipe: lock.MutexRecipe(), ReadPercent: 50, TimeoutTicks: 30}
 	rep, _ := harness.Run(cfg, rec, w)
-	save(t, "ok-lock-session-replaced-under-create", rep, w, cfg, rec.Decisions)
+	save(t, "ok-lock-session-replaced-under-create", rep, w, cfg, recorded)
 	for _, name := range []string{zoo.NameDirWatch, zoo.NameNoGUIDRetry, zoo.NameGoZKLock} {
 		ex, _ := zoo.Lookup(name)
 		ce, _ := harness.Minimize(zooWorkload(ex), zooConfig, ex.Violation, 60, 0)

@@ -54,12 +54,13 @@ func TestTraceFile_RoundTripAndReplay(t *testing.T) {
 		{"reconnect-next", sim.Config{Faults: allFaults, Server: fakezkFollowers(1)}, harness.Workload{Recipe: lock.MutexRecipe()}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rec := &sim.Recorder{C: sim.NewSeeded(5)}
+			var recorded []int
+			rec := sim.Record(sim.NewSeeded(5), &recorded)
 			rep, err := harness.Run(tc.cfg, rec, tc.w)
 			if err != nil {
 				t.Fatal(err)
 			}
-			f := harness.TraceFile{Recipe: "lock", Workload: tc.w.Spec(), Config: tc.cfg, Decisions: rec.Decisions, Trace: rep.Result.Trace}
+			f := harness.TraceFile{Recipe: "lock", Workload: tc.w.Spec(), Config: tc.cfg, Decisions: recorded, Trace: rep.Result.Trace}
 			parsed, err := harness.ParseTraceFile(f.String())
 			if err != nil {
 				t.Fatal(err)

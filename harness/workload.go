@@ -4,12 +4,14 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/zksim/zksim/internal/simhook"
 	"iter"
 	pathpkg "path"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/proto"
 
 	"github.com/zksim/zksim/check"
@@ -140,7 +142,7 @@ func (w Workload) start(s *sim.Sim) ([]sim.Program, *lockRun) {
 	r := &lockRun{s: s, w: w, h: &history{}, acquiring: make([]linearize.Mode, w.Clients),
 		holding: make([]bool, w.Clients), giveUps: map[int64]bool{}, expired: map[int64]expiry{},
 		made: newCreations(w.Clients), callSession: make([]int64, w.Clients)}
-	m := s.Machine()
+	m := s.State().(*machine.Machine) // the whole Machine: sim hands the module no other
 	info, _ := m.CreateSession(0, 10000)
 	m.Do(info.ID, proto.Create{Path: resource, Data: []byte("0")})
 	if w.SequenceStart != 0 {
@@ -151,7 +153,7 @@ func (w Workload) start(s *sim.Sim) ([]sim.Program, *lockRun) {
 		m.SetSequence(w.Dir, w.SequenceStart)
 	}
 	m.CloseSession(info.ID)
-	s.AddObserver(r)
+	simhook.AddObserver(s, simhook.Observer[*sim.Client](r))
 	programs := make([]sim.Program, w.Clients)
 	for i := range programs {
 		programs[i] = w.program(r)

@@ -64,7 +64,7 @@ func TestWorkload_Regression_SessionReplacedUnderCreate(t *testing.T) {
 	if !rep.OK() {
 		t.Fatalf("%v", rep.Violations)
 	}
-	if rep.Result.Faults[sim.Pause] == 0 {
+	if rep.Result.Faults["pause"] == 0 {
 		t.Fatal("the schedule no longer pauses a client: the regression is not exercised")
 	}
 }
@@ -145,7 +145,7 @@ func TestSim_ReorderIsInjected(t *testing.T) {
 	for seed := range uint64(200) {
 		rep, _ := harness.Run(sim.Config{Faults: sim.Faults{Percent: 30, Reorder: 3}}, sim.NewSeeded(seed),
 			harness.Workload{Recipe: dirwatch.Recipe})
-		if rep.Result.Faults[sim.Reorder] > 0 {
+		if rep.Result.Faults["reorder"] > 0 {
 			if !strings.Contains(sim.TraceString(rep.Result.Trace), "reorder c") {
 				t.Fatal("reorder counted but not traced")
 			}

@@ -70,7 +70,7 @@ func TestRecipe_AbandonWhileMarking(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := harness.Run(f.Config, &sim.Decisions{List: f.Decisions}, w)
+	rep, err := harness.Run(f.Config, sim.Replay(f.Decisions), w)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,12 +2,11 @@ package simcli
 
 import (
 	"fmt"
+	"github.com/zksim/zksim/internal/simhook"
 	"io"
 	"maps"
 	"slices"
 	"strings"
-
-	"github.com/zksim/zksim/sim"
 )
 
 // runList prints what run accepts.
@@ -49,7 +48,7 @@ func (c *CLI) runList(args []string, stdout, stderr io.Writer) int {
 func describeFaults() string {
 	f := defaultFaults
 	s := fmt.Sprintf("percent=%d", f.Percent)
-	for _, k := range sim.FaultKinds() {
+	for _, k := range simhook.FaultKinds() {
 		if !k.Illegal {
 			s += fmt.Sprintf(",%s=%d", k.Name, *k.Budget(&f))
 		}

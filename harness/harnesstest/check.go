@@ -104,7 +104,7 @@ func (w barrierDrawn) draw(rt *rapid.T, cfg sim.Config) drawn {
 
 // subjectDraw draws the checks of w under cfg's bounds.
 func subjectDraw(w harness.Subject, cfg sim.Config) func(*rapid.T) drawn {
-	cfg.Faults = cfg.Faults.Or(sim.DefaultFaults())
+	cfg.Faults = faultsOr(cfg.Faults, sim.DefaultFaults())
 	if d, ok := w.(drawer); ok {
 		return func(rt *rapid.T) drawn { return d.draw(rt, cfg) }
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/harness/harnesstest"
 	"github.com/zksim/zksim/internal/longtest"
-	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
@@ -82,7 +81,7 @@ func enqueue(ctx context.Context, c *sim.Client) error {
 
 // atMostOnePerClient is enqueue's invariant.
 func atMostOnePerClient(s *sim.Sim) error {
-	if n := len(s.Machine().Children("/q")); n > len(s.Clients()) {
+	if n := len(s.State().Children("/q")); n > len(s.Clients()) {
 		return fmt.Errorf("%d nodes queued by %d clients", n, len(s.Clients()))
 	}
 	return nil
@@ -273,7 +272,7 @@ func TestCheckProgramsExhaustive_LeaderElection(t *testing.T) {
 	leaders := map[int64]bool{}
 	p := elect(leaders)
 	cfg := sim.Config{
-		Setup:  func(*machine.Machine) { clear(leaders) },
+		Setup:  func() { clear(leaders) },
 		Faults: sim.Faults{Disconnect: 1, Crash: 1, LoseReply: 1},
 	}
 	res := harnesstest.CheckExhaustive(t, harness.Programs(oneLiveLeader(leaders), p, p), harnesstest.Options{Config: cfg}, sim.Bounds{Deviations: 1})

@@ -3,6 +3,7 @@ package harnesstest
 import (
 	"cmp"
 	"fmt"
+	"github.com/zksim/zksim/internal/simhook"
 	"strings"
 
 	"pgregory.net/rapid"
@@ -123,7 +124,7 @@ func drawShape(rt *rapid.T, w harness.Subject, cfg sim.Config) drawn {
 // leaves it at 0.
 func drawConfig(rt *rapid.T, s harness.Subject, cfg sim.Config) drawn {
 	seed := rapid.Uint64().Draw(rt, "seed")
-	for _, k := range sim.FaultKinds() {
+	for _, k := range simhook.FaultKinds() {
 		if n := k.Budget(&cfg.Faults); *n > 0 && !rapid.Bool().Draw(rt, k.Name) {
 			*n = 0
 		}
@@ -219,7 +220,7 @@ func shape(s harness.Shape) string {
 // "none".
 func faultList(f sim.Faults) string {
 	var kinds []string
-	for _, k := range sim.FaultKinds() {
+	for _, k := range simhook.FaultKinds() {
 		if n := *k.Budget(&f); n > 0 {
 			kinds = append(kinds, fmt.Sprintf("%s=%d", k.Name, n))
 		}
