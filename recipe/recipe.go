@@ -101,19 +101,10 @@ func (r Lock) MaxHolders() int { return max(r.Leases, 1) }
 // AcquireFunc takes a lock and returns what releases it.
 type AcquireFunc func(ctx context.Context, conn zkapi.Conn, dir, id string) (Held, error)
 
-// Held is a lock held by a Lock recipe: every Lease is one. A Held may
-// also be a Tokener and a Fencer; the harness uses them when present (the
-// zoo's unfenced designs are neither).
+// Held is a lock held by a Lock recipe: every Lease is one. When a Held
+// also has a Lease's Token method, the harness writes to the protected
+// resource with its token, and with its Fenced method when it has that
+// too; the zoo's unfenced designs have neither.
 type Held interface {
 	Release(ctx context.Context) error
-}
-
-// Tokener is a Held that has a fencing token.
-type Tokener interface {
-	Token(ctx context.Context) (int64, error)
-}
-
-// Fencer is a Held that can make a write conditional on still holding.
-type Fencer interface {
-	Fenced(ctx context.Context, ops ...zkapi.Op) ([]zkapi.OpResult, error)
 }
