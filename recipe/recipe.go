@@ -46,10 +46,10 @@ type Lock struct {
 	// holder id: letters, digits, '.' and '_', unique per acquisition (the
 	// harness passes "c3_7": client 3, 7th acquisition), since a recipe
 	// may name its node after it and look for it after a lost reply.
-	Acquire AcquireFunc
+	Acquire func(ctx context.Context, conn zkapi.Conn, dir, id string) (Held, error)
 	// AcquireRead takes the lock at dir for reading; nil for exclusive
 	// locks.
-	AcquireRead AcquireFunc
+	AcquireRead func(ctx context.Context, conn zkapi.Conn, dir, id string) (Held, error)
 	// Dirs lists the lock directories an acquisition at dir uses, when
 	// they are more than dir (a multi-lock's): the harness looks in each
 	// for nodes left behind and for herds. nil: dir alone.
@@ -97,9 +97,6 @@ func (r Lock) Validate() error {
 // MaxHolders is how many may hold r at once (for writing, if it has
 // readers): Leases, or 1.
 func (r Lock) MaxHolders() int { return max(r.Leases, 1) }
-
-// AcquireFunc takes a lock and returns what releases it.
-type AcquireFunc func(ctx context.Context, conn zkapi.Conn, dir, id string) (Held, error)
 
 // Held is a lock held by a Lock recipe: every Lease is one. When a Held
 // also has a Lease's Token method, the harness writes to the protected

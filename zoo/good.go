@@ -83,7 +83,7 @@ func MultiMutex() recipe.Lock {
 
 // RWMutex is rwlock.RWMutex as a recipe.Lock.
 func RWMutex() recipe.Lock {
-	mk := func(read bool) recipe.AcquireFunc {
+	mk := func(read bool) acquireFunc {
 		return func(ctx context.Context, conn zkapi.Conn, dir, id string) (recipe.Held, error) {
 			rw, err := rwlock.New(conn, dir, rwlock.Options{ID: id})
 			if err != nil {

@@ -138,7 +138,7 @@ func TestExhibits_OtherwiseCorrect(t *testing.T) {
 
 // acquireFor picks Acquire or, for 'r' and a recipe that has it,
 // AcquireRead. A good exclusive lock is a valid, stricter, shared lock.
-func acquireFor(r recipe.Lock, kind rune) recipe.AcquireFunc {
+func acquireFor(r recipe.Lock, kind rune) acquireFunc {
 	if kind == 'r' && r.AcquireRead != nil {
 		return r.AcquireRead
 	}

@@ -70,7 +70,8 @@ func (c *frozenSession) Session() zkapi.Session {
 // withConn makes a lock recipe use wrap(conn) for its conn.
 func withConn(r recipe.Lock, name string, wrap func(zkapi.Conn) zkapi.Conn) recipe.Lock {
 	r.Name = name
-	for _, acquire := range []*recipe.AcquireFunc{&r.Acquire, &r.AcquireRead} {
+	type acquireFunc = func(context.Context, zkapi.Conn, string, string) (recipe.Held, error)
+	for _, acquire := range []*acquireFunc{&r.Acquire, &r.AcquireRead} {
 		if f := *acquire; f != nil {
 			*acquire = func(ctx context.Context, c zkapi.Conn, dir, id string) (recipe.Held, error) {
 				return f(ctx, wrap(c), dir, id)
