@@ -12,8 +12,10 @@
 // each has the node's path and owner, a non-blocking Check and a blocking
 // Wait for its loss, a fencing token, a write fenced by the node, and a
 // Release. Lease names those seven methods, so a program such as zklock
-// holds any of them through one interface. Each recipe's own type adds
-// what is its own (rwlock's Downgrade, the election's Term).
+// holds any of them through one interface. A Mutex and a Semaphore
+// return a Lease; the read/write lock and the election return a type of
+// their own that is one and adds what is theirs (rwlock's Downgrade, the
+// election's Term).
 //
 // # The descriptors
 //
