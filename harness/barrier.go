@@ -11,9 +11,9 @@ import (
 
 	"github.com/zksim/zksim/internal/proto"
 
-	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/internal/machine"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/report"
 	"github.com/zksim/zksim/sim"
 )
@@ -54,7 +54,7 @@ import (
 //   - Herd: a session's end may wake every client that watched its
 //     nodes; any other change, the clients that go on plus one.
 type BarrierWorkload struct {
-	Recipe    barrier.Recipe
+	Recipe    recipe.Barrier
 	Dir       string // the double barrier's directory, or the single barrier's node; default /barriers/b
 	Clients   int    // default 3
 	Rounds    int    // per client; default 2 (the single barrier has one)
@@ -281,7 +281,7 @@ func (run *barrierRun) returned(c *sim.Client) {
 func (run *barrierRun) member(ctx context.Context, c *sim.Client) error {
 	w := run.w
 	for r := range w.Rounds {
-		var m barrier.Leaver
+		var m recipe.Leaver
 		for a := 0; a < w.Attempts && m == nil; a++ {
 			m = run.enter(ctx, c, fmt.Sprintf("%s_%d", c.Name(), r*w.Attempts+a+1))
 		}
@@ -303,7 +303,7 @@ func (run *barrierRun) arrive(ctx context.Context, c *sim.Client) {
 }
 
 // enter is one Enter call, recorded.
-func (run *barrierRun) enter(ctx context.Context, c *sim.Client, id string) barrier.Leaver {
+func (run *barrierRun) enter(ctx context.Context, c *sim.Client, id string) recipe.Leaver {
 	run.arrive(ctx, c)
 	i := len(run.visits)
 	step := int64(c.Sim().Step())
@@ -328,7 +328,7 @@ func (run *barrierRun) enter(ctx context.Context, c *sim.Client, id string) barr
 }
 
 // leave is one Leave call, recorded.
-func (run *barrierRun) leave(ctx context.Context, c *sim.Client, m barrier.Leaver) {
+func (run *barrierRun) leave(ctx context.Context, c *sim.Client, m recipe.Leaver) {
 	i := slices.IndexFunc(run.visits, func(v visit) bool { return v.Client == c.Index() && v.Entered >= 0 && v.leaveCall < 0 })
 	v := &run.visits[i]
 	v.leaveCall = int64(c.Sim().Step())

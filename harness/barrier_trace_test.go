@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/sim"
@@ -54,7 +53,7 @@ func TestBarrierTraceFile_MinimizedSavedReplayed(t *testing.T) {
 // A barrier workload's line prints back as it parsed, every field kept:
 // a single barrier, nobody late, another node.
 func TestBarrierTraceFile_RoundTrip(t *testing.T) {
-	w := harness.BarrierWorkload{Recipe: barrier.DoubleRecipe(), Clients: 4, WorkTicks: 3, Attempts: 1, LatePercent: -1, Single: true, Dir: "/b/one"}
+	w := harness.BarrierWorkload{Recipe: zoo.DoubleBarrier(), Clients: 4, WorkTicks: 3, Attempts: 1, LatePercent: -1, Single: true, Dir: "/b/one"}
 	var recorded []int
 	rec := sim.Record(sim.NewSeeded(1), &recorded)
 	rep, err := harness.Run(sim.Config{}, rec, w)

@@ -8,10 +8,10 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/harness"
-	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zoo"
 )
 
 // creates counts the creates of every run in this process: the global
@@ -30,7 +30,7 @@ func (c counting) Create(ctx context.Context, path string, _ []byte, mode zkapi.
 // Confirm passes a run that replays, and names the first step where a
 // run that reads global state diverged from itself.
 func TestConfirm_NamesWhereARunDiverged(t *testing.T) {
-	good := lock.MutexRecipe()
+	good := zoo.Mutex()
 	bad := good
 	bad.Name = "counting"
 	bad.Acquire = func(ctx context.Context, c zkapi.Conn, dir, id string) (recipe.Held, error) {

@@ -8,7 +8,7 @@
 // Subjects: the lock Workload (a recipe.Lock: mutual or reader/writer
 // exclusion, at most Recipe.Leases holders for a semaphore, herd,
 // fencing, orphans and liveness, package check), the BarrierWorkload (a
-// barrier.Recipe: N clients form a double barrier and go through rounds,
+// recipe.Barrier: N clients form a double barrier and go through rounds,
 // or wait on a single barrier a controller removes; entry and exit
 // safety, herd, orphans, liveness), Programs (client programs with an
 // invariant checked after every step), and any type a user writes with

@@ -8,8 +8,6 @@ import (
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/internal/longtest"
-	"github.com/zksim/zksim/lock"
-	"github.com/zksim/zksim/semaphore"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zoo"
 )
@@ -44,7 +42,7 @@ func TestWorkload_SemaphoreOfTwoLong(t *testing.T) {
 }
 
 func testSemaphoreOfTwo(t *testing.T, schedules int) {
-	w := harness.Workload{Recipe: semaphore.Recipe(2), TimeoutTicks: 12, TimeoutPercent: 50}
+	w := harness.Workload{Recipe: zoo.Semaphore(2), TimeoutTicks: 12, TimeoutPercent: 50}
 	if found := classesOver(t, w, schedules); len(found) > 0 {
 		t.Fatalf("violations: %v", found)
 	}
@@ -53,7 +51,7 @@ func testSemaphoreOfTwo(t *testing.T, schedules int) {
 // The checkers count leases: the semaphore of 3 leases, said to have 2,
 // is caught holding three at once.
 func TestWorkload_MoreLeasesThanN(t *testing.T) {
-	r := semaphore.Recipe(3)
+	r := zoo.Semaphore(3)
 	r.Leases = 2
 	found := classesOver(t, harness.Workload{Recipe: r}, 50)
 	if found[check.MaxLeases] == 0 {
@@ -69,7 +67,7 @@ func TestWorkload_MoreLeasesThanN(t *testing.T) {
 // not ordered, so the lock's check would not apply), and fenced ones are
 // refused.
 func TestWorkload_SemaphoreLapsedWrite(t *testing.T) {
-	w := harness.Workload{Recipe: semaphore.Recipe(2), HoldTicks: 5, Unfenced: true}
+	w := harness.Workload{Recipe: zoo.Semaphore(2), HoldTicks: 5, Unfenced: true}
 	found := classesOver(t, w, 300)
 	if found[check.Fencing] == 0 {
 		t.Fatalf("no write after a lost lease in 300 schedules: %v", found)
@@ -82,10 +80,10 @@ func TestWorkload_SemaphoreLapsedWrite(t *testing.T) {
 
 // A recipe without Leases is judged as before: a mutex.
 func TestRecipe_MaxHolders(t *testing.T) {
-	if n := lock.MutexRecipe().MaxHolders(); n != 1 {
+	if n := zoo.Mutex().MaxHolders(); n != 1 {
 		t.Fatalf("lock: %d", n)
 	}
-	if n := semaphore.Recipe(3).MaxHolders(); n != 3 {
+	if n := zoo.Semaphore(3).MaxHolders(); n != 3 {
 		t.Fatalf("semaphore/3: %d", n)
 	}
 }

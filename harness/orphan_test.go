@@ -7,13 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zoo"
 )
 
 // recording is a planted recipe: a good lock whose holder also records
@@ -222,13 +222,13 @@ func TestOrphans_LostReplyCreate(t *testing.T) {
 	t.Log(vs[0])
 }
 
-// A barrier recipe's kept node (barrier.Recipe.Keeps) is no orphan; the
+// A barrier recipe's kept node (recipe.Barrier.Keeps) is no orphan; the
 // same node undeclared is one.
 func TestOrphans_BarrierKeptNodeNotFlagged(t *testing.T) {
-	good := barrier.DoubleRecipe()
-	counting := func(keep bool) barrier.Recipe {
+	good := zoo.DoubleBarrier()
+	counting := func(keep bool) recipe.Barrier {
 		r := good
-		r.Enter = func(ctx context.Context, conn zkapi.Conn, dir, id string, n int) (barrier.Leaver, error) {
+		r.Enter = func(ctx context.Context, conn zkapi.Conn, dir, id string, n int) (recipe.Leaver, error) {
 			m, err := good.Enter(ctx, conn, dir, id, n)
 			if err != nil {
 				return nil, err

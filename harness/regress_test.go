@@ -8,11 +8,8 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/check"
-	"github.com/zksim/zksim/election"
 	"github.com/zksim/zksim/harness"
-	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
-	"github.com/zksim/zksim/rwlock"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zoo"
 )
@@ -20,16 +17,16 @@ import (
 func recipeByName(name string) (recipe.Lock, bool) {
 	switch name {
 	case "lock":
-		return lock.MutexRecipe(), true
+		return zoo.Mutex(), true
 	case "rwlock":
-		return rwlock.Recipe(), true
+		return zoo.RWMutex(), true
 	case "election":
 		// ok-election-session-abandoned-while-reading-term: a candidate
 		// whose client gave its session up while the term read was under
 		// way led on that session; found by `zksim run -recipe election`
 		// (seed 7106), now fixed. Recorded once with the old run's shrunk
 		// decisions: writeRegressions does not make it again.
-		return election.Recipe(), true
+		return zoo.Election(), true
 	}
 	ex, ok := zoo.Lookup(name)
 	return ex.Recipe, ok
@@ -150,7 +147,7 @@ func writeRegressions(t *testing.T) {
 	var recorded []int
 	rec := sim.Record(sim.NewSeeded(7), &recorded)
 	cfg := sim.Config{Faults: allFaults, Server: fakezkFollowers(7)}
-	w := harness.Workload{Recipe: lock.MutexRecipe(), ReadPercent: 50, TimeoutTicks: 30}
+	w := harness.Workload{Recipe: zoo.Mutex(), ReadPercent: 50, TimeoutTicks: 30}
 	rep, _ := harness.Run(cfg, rec, w)
 	save(t, "ok-lock-session-replaced-under-create", rep, w, cfg, recorded)
 	for _, name := range []string{zoo.NameDirWatch, zoo.NameNoGUIDRetry, zoo.NameGoZKLock} {

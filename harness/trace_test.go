@@ -6,14 +6,14 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/harness"
-	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zoo"
 )
 
 // The same seed gives the same trace, byte for byte; another seed another.
 func TestRun_SameSeedSameTrace(t *testing.T) {
 	run := func(seed uint64) string {
-		rep, err := harness.Run(sim.Config{Faults: allFaults}, sim.NewSeeded(seed), harness.Workload{Recipe: lock.MutexRecipe()})
+		rep, err := harness.Run(sim.Config{Faults: allFaults}, sim.NewSeeded(seed), harness.Workload{Recipe: zoo.Mutex()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,13 +45,13 @@ func TestTraceFile_RoundTripAndReplay(t *testing.T) {
 		cfg  sim.Config
 		w    harness.Workload
 	}{
-		{"random-walk", sim.Config{Faults: allFaults}, harness.Workload{Recipe: lock.MutexRecipe(), TimeoutTicks: 20}},
+		{"random-walk", sim.Config{Faults: allFaults}, harness.Workload{Recipe: zoo.Mutex(), TimeoutTicks: 20}},
 		// Every setting that shapes a run is in the file: PCT's, and a
 		// sequence counter started near the limit.
 		{"pct", sim.Config{Faults: allFaults, PCT: true, PCTDepth: 4, PCTHorizon: 300},
-			harness.Workload{Recipe: lock.MutexRecipe(), SequenceStart: 2147483640}},
+			harness.Workload{Recipe: zoo.Mutex(), SequenceStart: 2147483640}},
 		// A follower to reconnect to.
-		{"reconnect-next", sim.Config{Faults: allFaults, Server: fakezkFollowers(1)}, harness.Workload{Recipe: lock.MutexRecipe()}},
+		{"reconnect-next", sim.Config{Faults: allFaults, Server: fakezkFollowers(1)}, harness.Workload{Recipe: zoo.Mutex()}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var recorded []int
@@ -68,7 +68,7 @@ func TestTraceFile_RoundTripAndReplay(t *testing.T) {
 			if parsed.String() != f.String() {
 				t.Fatalf("text form does not round-trip:\n%s\nvs\n%s", parsed.String(), f.String())
 			}
-			if _, err := harness.Replay(parsed, harness.Workload{Recipe: lock.MutexRecipe()}); err != nil {
+			if _, err := harness.Replay(parsed, harness.Workload{Recipe: zoo.Mutex()}); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -95,7 +95,7 @@ func TestParseTraceFile_Errors(t *testing.T) {
 	// The workload line is the Subject's to read, when it replays.
 	bad, err := harness.ParseTraceFile(strings.Replace(good, "clients=5", "clients=x", 1))
 	if err == nil {
-		_, err = harness.Replay(bad, harness.Workload{Recipe: lock.MutexRecipe()})
+		_, err = harness.Replay(bad, harness.Workload{Recipe: zoo.Mutex()})
 	}
 	if !errors.Is(err, harness.ErrTrace) || !strings.Contains(err.Error(), "clients: not a count") {
 		t.Errorf("replay of a bad workload line: %v", err)

@@ -54,7 +54,7 @@ func (w Workload) Validate() error {
 
 // Validate reports the first setting of w out of its range, naming the
 // field and the range (zero always means the default), or why its
-// Recipe cannot be checked (barrier.Recipe.Validate), or does not have
+// Recipe cannot be checked (recipe.Barrier.Validate), or does not have
 // what the workload runs (Single needs the recipe's Single, the double
 // barrier its Enter).
 func (w BarrierWorkload) Validate() error {

@@ -9,12 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/harness/harnesstest"
-	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zoo"
 )
 
 // TestWorkloadValidate_Refuses: every entry point that runs the lock
@@ -24,7 +23,7 @@ import (
 // 100000 to run for minutes, a nil Acquire to be reported as the
 // violation "client-error: c1 panicked").
 func TestWorkloadValidate_Refuses(t *testing.T) {
-	good := lock.MutexRecipe()
+	good := zoo.Mutex()
 	for _, tc := range []struct {
 		w    harness.Workload
 		want string
@@ -72,14 +71,14 @@ func TestWorkloadValidate_Refuses(t *testing.T) {
 // harness's entry points with sim.ErrConfig.
 func TestWorkloadValidate_BadConfig(t *testing.T) {
 	cfg := sim.Config{Faults: sim.Faults{Percent: 500, LoseReply: -3}}
-	w := harness.Workload{Recipe: lock.MutexRecipe()}
+	w := harness.Workload{Recipe: zoo.Mutex()}
 	if _, err := harness.Run(cfg, sim.NewSeeded(1), w); !errors.Is(err, sim.ErrConfig) {
 		t.Errorf("RunWorkload: got %v, want sim.ErrConfig", err)
 	}
 	if err := harness.Validate(cfg, w); !errors.Is(err, sim.ErrConfig) || !strings.Contains(err.Error(), "Faults.Percent is 500, want 0..100") {
 		t.Errorf("Validate: got %v", err)
 	}
-	if _, err := harness.Run(cfg, sim.NewSeeded(1), harness.BarrierWorkload{Recipe: barrier.DoubleRecipe()}); !errors.Is(err, sim.ErrConfig) {
+	if _, err := harness.Run(cfg, sim.NewSeeded(1), harness.BarrierWorkload{Recipe: zoo.DoubleBarrier()}); !errors.Is(err, sim.ErrConfig) {
 		t.Errorf("RunBarrier: got %v, want sim.ErrConfig", err)
 	}
 }
@@ -88,7 +87,7 @@ func TestWorkloadValidate_BadConfig(t *testing.T) {
 // points refuse a setting out of its range, and a recipe without what
 // the workload runs.
 func TestBarrierWorkloadValidate_Refuses(t *testing.T) {
-	good := barrier.DoubleRecipe()
+	good := zoo.DoubleBarrier()
 	noSingle := good
 	noSingle.Single = nil
 	noEnter := good
@@ -106,7 +105,7 @@ func TestBarrierWorkloadValidate_Refuses(t *testing.T) {
 		{harness.BarrierWorkload{Recipe: good, Dir: "b"}, `BarrierWorkload.Dir is "b"`},
 		{harness.BarrierWorkload{Recipe: noSingle, Single: true}, "BarrierWorkload.Single is set and recipe barrier has no Single barrier"},
 		{harness.BarrierWorkload{Recipe: noEnter}, "recipe barrier has no Enter"},
-		{harness.BarrierWorkload{Recipe: barrier.Recipe{Name: "mine"}}, "barrier: invalid configuration: recipe mine: Recipe.Enter and Recipe.Single are nil"},
+		{harness.BarrierWorkload{Recipe: recipe.Barrier{Name: "mine"}}, "barrier: invalid configuration: recipe mine: Recipe.Enter and Recipe.Single are nil"},
 	} {
 		_, err := harness.Run(sim.Config{}, sim.NewSeeded(1), tc.w)
 		if !errors.Is(err, harness.ErrWorkload) || !strings.Contains(err.Error(), tc.want) {
@@ -122,16 +121,16 @@ func TestBarrierWorkloadValidate_Refuses(t *testing.T) {
 // every range's ends are valid.
 func TestWorkloadValidate_Accepts(t *testing.T) {
 	for _, w := range []harness.Workload{
-		{Recipe: lock.MutexRecipe()},
-		{Recipe: lock.MutexRecipe(), Clients: sim.MaxClients, Acquisitions: harness.MaxRounds, ReadPercent: 100, TimeoutPercent: 100, SequenceStart: 1<<31 - 1, Dir: "/a/b"},
+		{Recipe: zoo.Mutex()},
+		{Recipe: zoo.Mutex(), Clients: sim.MaxClients, Acquisitions: harness.MaxRounds, ReadPercent: 100, TimeoutPercent: 100, SequenceStart: 1<<31 - 1, Dir: "/a/b"},
 	} {
 		if err := w.Validate(); err != nil {
 			t.Errorf("%+v: %v", w, err)
 		}
 	}
 	for _, w := range []harness.BarrierWorkload{
-		{Recipe: barrier.DoubleRecipe()},
-		{Recipe: barrier.DoubleRecipe(), Single: true, Clients: 1, LatePercent: -1},
+		{Recipe: zoo.DoubleBarrier()},
+		{Recipe: zoo.DoubleBarrier(), Single: true, Clients: 1, LatePercent: -1},
 	} {
 		if err := w.Validate(); err != nil {
 			t.Errorf("%+v: %v", w, err)
@@ -146,28 +145,28 @@ var badChecks = []struct {
 	check      func(t *testing.T)
 }{
 	{"CheckRecipe_Acquisitions", "Workload.Acquisitions is -1, want 0..100", func(t *testing.T) {
-		harnesstest.Check(t, harnesstest.Lock(lock.MutexRecipe(), harness.Workload{Acquisitions: -1}), harnesstest.Options{})
+		harnesstest.Check(t, harnesstest.Lock(zoo.Mutex(), harness.Workload{Acquisitions: -1}), harnesstest.Options{})
 	}},
 	{"CheckRecipe_NilAcquire", "Recipe.Acquire is nil", func(t *testing.T) {
 		harnesstest.Check(t, harnesstest.Lock(recipe.Lock{Name: "mine"}, harness.Workload{}), harnesstest.Options{})
 	}},
 	{"CheckRecipe_Percent", "Faults.Percent is 500, want 0..100", func(t *testing.T) {
-		harnesstest.Check(t, harnesstest.Lock(lock.MutexRecipe(), harness.Workload{}), harnesstest.Options{Config: sim.Config{Faults: sim.Faults{Percent: 500}}})
+		harnesstest.Check(t, harnesstest.Lock(zoo.Mutex(), harness.Workload{}), harnesstest.Options{Config: sim.Config{Faults: sim.Faults{Percent: 500}}})
 	}},
 	{"CheckBarrier_Rounds", "BarrierWorkload.Rounds is -1, want 0..100", func(t *testing.T) {
-		harnesstest.Check(t, harnesstest.Barrier(barrier.DoubleRecipe(), harness.BarrierWorkload{Rounds: -1}), harnesstest.Options{})
+		harnesstest.Check(t, harnesstest.Barrier(zoo.DoubleBarrier(), harness.BarrierWorkload{Rounds: -1}), harnesstest.Options{})
 	}},
 	{"CheckBarrier_Percent", "Faults.Percent is 500, want 0..100", func(t *testing.T) {
-		harnesstest.Check(t, harnesstest.Barrier(barrier.DoubleRecipe(), harness.BarrierWorkload{}), harnesstest.Options{Config: sim.Config{Faults: sim.Faults{Percent: 500}}})
+		harnesstest.Check(t, harnesstest.Barrier(zoo.DoubleBarrier(), harness.BarrierWorkload{}), harnesstest.Options{Config: sim.Config{Faults: sim.Faults{Percent: 500}}})
 	}},
 	{"Check_Percent", "Faults.Percent is 500, want 0..100", func(t *testing.T) {
 		harnesstest.Check(t, harness.Programs(nil, func(context.Context, *sim.Client) error { return nil }), harnesstest.Options{Config: sim.Config{Faults: sim.Faults{Percent: 500}}})
 	}},
 	{"CheckExhaustive_Clients", "Workload.Clients is -2, want 0..64", func(t *testing.T) {
-		harnesstest.CheckExhaustive(t, harness.Workload{Recipe: lock.MutexRecipe(), Clients: -2}, harnesstest.Options{}, sim.Bounds{})
+		harnesstest.CheckExhaustive(t, harness.Workload{Recipe: zoo.Mutex(), Clients: -2}, harnesstest.Options{}, sim.Bounds{})
 	}},
 	{"CheckBarrierExhaustive_Clients", "BarrierWorkload.Clients is 100000, want 0..64", func(t *testing.T) {
-		harnesstest.CheckExhaustive(t, harness.BarrierWorkload{Recipe: barrier.DoubleRecipe(), Clients: 100000}, harnesstest.Options{}, sim.Bounds{})
+		harnesstest.CheckExhaustive(t, harness.BarrierWorkload{Recipe: zoo.DoubleBarrier(), Clients: 100000}, harnesstest.Options{}, sim.Bounds{})
 	}},
 	{"CheckProgramsExhaustive_Bounds", "Ticks is -1, want 0 or more", func(t *testing.T) {
 		harnesstest.CheckExhaustive(t, harness.Programs(nil, func(context.Context, *sim.Client) error { return nil }), harnesstest.Options{}, sim.Bounds{Ticks: -1})

@@ -319,7 +319,9 @@ func (w Workload) once(ctx context.Context, c *sim.Client, r *lockRun, i int, re
 	// The token is taken at acquisition, as an application would, and used
 	// after the work: a holder paused in between writes with a stale one.
 	token, tokenErr := int64(0), error(nil)
-	tok, hasToken := held.(recipe.Tokener)
+	tok, hasToken := held.(interface {
+		Token(context.Context) (int64, error)
+	})
 	if hasToken && mode != linearize.Read {
 		token, tokenErr = tok.Token(ctx)
 		h.Holds[hold].Token, h.Holds[hold].HasToken = token, tokenErr == nil
@@ -348,7 +350,9 @@ func (w Workload) write(ctx context.Context, c *sim.Client, h *history, hold int
 		st  zkapi.Stat
 		err error
 	)
-	if f, ok := held.(recipe.Fencer); ok && !w.Unfenced {
+	if f, ok := held.(interface {
+		Fenced(context.Context, ...zkapi.Op) ([]zkapi.OpResult, error)
+	}); ok && !w.Unfenced {
 		var res []zkapi.OpResult
 		res, err = f.Fenced(ctx, zkapi.SetOp{Path: resource, Data: data, Version: -1})
 		if err == nil && len(res) > 0 {

@@ -11,9 +11,7 @@ import (
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/internal/machine"
-	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
-	"github.com/zksim/zksim/rwlock"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zoo"
@@ -24,7 +22,7 @@ var allFaults = sim.Faults{Percent: 10, LoseRequest: 2, LoseReply: 2, Disconnect
 // The good recipes pass 2,000 faulted schedules each: 1,000 random-walk
 // ones here (with followers on odd seeds) and 1,000 PCT ones below.
 func TestWorkload_GoodLockSeeded(t *testing.T) {
-	for _, recipe := range []recipe.Lock{lock.MutexRecipe(), rwlock.Recipe()} {
+	for _, recipe := range []recipe.Lock{zoo.Mutex(), zoo.RWMutex()} {
 		for seed := range uint64(1000) {
 			cfg := sim.Config{Faults: allFaults, Server: fakezkFollowers(seed)}
 			mustPassUntraced(t, cfg, seed, harness.Workload{Recipe: recipe, ReadPercent: 50, TimeoutTicks: 30})
@@ -57,7 +55,7 @@ func mustPassUntraced(t *testing.T, cfg sim.Config, seed uint64, w harness.Workl
 // the session changed under the create.
 func TestWorkload_Regression_SessionReplacedUnderCreate(t *testing.T) {
 	rep, err := harness.Run(sim.Config{Faults: allFaults, Server: fakezkFollowers(7)}, sim.NewSeeded(7),
-		harness.Workload{Recipe: lock.MutexRecipe(), ReadPercent: 50, TimeoutTicks: 30})
+		harness.Workload{Recipe: zoo.Mutex(), ReadPercent: 50, TimeoutTicks: 30})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +68,7 @@ func TestWorkload_Regression_SessionReplacedUnderCreate(t *testing.T) {
 }
 
 func TestWorkload_GoodLockPCT(t *testing.T) {
-	for _, recipe := range []recipe.Lock{lock.MutexRecipe(), rwlock.Recipe()} {
+	for _, recipe := range []recipe.Lock{zoo.Mutex(), zoo.RWMutex()} {
 		for seed := range uint64(1000) {
 			cfg := sim.Config{PCT: true, Faults: allFaults, Server: fakezkFollowers(seed)}
 			mustPassUntraced(t, cfg, seed, harness.Workload{Recipe: recipe, ReadPercent: 50, TimeoutTicks: 12, TimeoutPercent: 50})
@@ -87,9 +85,9 @@ func TestWorkload_PausedHolderSplitBrain(t *testing.T) {
 	found := 0
 	for seed := range uint64(300) {
 		unfenced, _ := harness.Run(sim.Config{Faults: pauses}, sim.NewSeeded(seed),
-			harness.Workload{Recipe: lock.MutexRecipe(), HoldTicks: 3, Unfenced: true})
+			harness.Workload{Recipe: zoo.Mutex(), HoldTicks: 3, Unfenced: true})
 		fenced, _ := harness.Run(sim.Config{Faults: pauses}, sim.NewSeeded(seed),
-			harness.Workload{Recipe: lock.MutexRecipe(), HoldTicks: 3})
+			harness.Workload{Recipe: zoo.Mutex(), HoldTicks: 3})
 		if !fenced.OK() {
 			t.Fatalf("seed %d fenced: %v", seed, fenced.Violations)
 		}
@@ -115,7 +113,7 @@ func TestWorkload_SequenceOverflow(t *testing.T) {
 		refused, broken := 0, 0
 		for seed := range uint64(100) {
 			cfg := sim.Config{Server: fakezk.Config{Seed: seed, Overflow: ov}}
-			w := harness.Workload{Recipe: lock.MutexRecipe(), SequenceStart: math.MaxInt32 - 4}
+			w := harness.Workload{Recipe: zoo.Mutex(), SequenceStart: math.MaxInt32 - 4}
 			rep, _ := harness.Run(cfg, sim.NewSeeded(seed), w)
 			if !rep.OK() {
 				t.Fatalf("%v seed %d: %v", ov, seed, rep.Violations)
@@ -159,7 +157,7 @@ func TestSim_ReorderIsInjected(t *testing.T) {
 // multi-lock that leaves a node behind in its second directory is an
 // orphan there.
 func TestWorkload_ChecksEveryDirOfAMultiLock(t *testing.T) {
-	multi := lock.MultiRecipe()
+	multi := zoo.MultiMutex()
 	leaky := multi
 	leaky.Acquire = func(ctx context.Context, conn zkapi.Conn, dir, id string) (recipe.Held, error) {
 		held, err := multi.Acquire(ctx, conn, dir, id)

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/harness/harnesstest"
 	"github.com/zksim/zksim/internal/longtest"
@@ -18,12 +17,12 @@ import (
 // The good barriers pass CheckBarrier at its defaults: every legal fault
 // kind.
 func TestCheckBarrier_Good(t *testing.T) {
-	harnesstest.Check(t, harnesstest.Barrier(barrier.DoubleRecipe(), harness.BarrierWorkload{}), harnesstest.Options{})
+	harnesstest.Check(t, harnesstest.Barrier(zoo.DoubleBarrier(), harness.BarrierWorkload{}), harnesstest.Options{})
 }
 
 // And CheckBarrierExhaustive at small bounds, one fault of each kind.
 func TestCheckBarrierExhaustive_Good(t *testing.T) {
-	w := harness.BarrierWorkload{Recipe: barrier.DoubleRecipe(), Clients: 2, Rounds: 1}
+	w := harness.BarrierWorkload{Recipe: zoo.DoubleBarrier(), Clients: 2, Rounds: 1}
 	res := harnesstest.CheckExhaustive(t, w, harnesstest.Options{}, sim.Bounds{Deviations: 1})
 	if !res.Exhausted {
 		t.Fatalf("not exhausted: %s", res.Coverage())

@@ -7,7 +7,6 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
@@ -77,7 +76,7 @@ func Lock(recipe recipe.Lock, w harness.Workload) harness.Subject {
 // the recipe has one, a random walk or PCT; the other fields are used as
 // given. CheckExhaustive and Replay run it as given (default 3 clients x
 // 2 rounds).
-func Barrier(recipe barrier.Recipe, w harness.BarrierWorkload) harness.Subject {
+func Barrier(recipe recipe.Barrier, w harness.BarrierWorkload) harness.Subject {
 	w.Recipe = recipe
 	return barrierDrawn{w}
 }

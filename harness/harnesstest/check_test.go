@@ -16,7 +16,6 @@ import (
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/harness/harnesstest"
 	"github.com/zksim/zksim/internal/longtest"
-	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
@@ -261,7 +260,7 @@ func TestReplayFile_Refuses(t *testing.T) {
 		t.Errorf("the saved recipe: fatal %q, errors %q", ft.fatal, ft.errors)
 	}
 	clean := "../testdata/regress/ok-lock-session-replaced-under-create.trace"
-	if rep := harnesstest.Replay(t, clean, harness.Workload{Recipe: lock.MutexRecipe()}); !rep.OK() {
+	if rep := harnesstest.Replay(t, clean, harness.Workload{Recipe: zoo.Mutex()}); !rep.OK() {
 		t.Errorf("a clean trace: %v", rep.Violations)
 	}
 }

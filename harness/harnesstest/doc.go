@@ -6,7 +6,7 @@
 // Three entry points take any Subject: Check (rapid-drawn schedules),
 // CheckExhaustive (the systematic search) and Replay (a saved failure).
 // Lock and Barrier make the Subjects of a recipe.Lock and a
-// barrier.Recipe whose checks also draw their workload's settings;
+// recipe.Barrier whose checks also draw their workload's settings;
 // harness.Programs those of client programs. Every entry point's zero
 // Options explore with every legal fault kind (sim.DefaultFaults, or
 // sim.OneOfEach for the systematic search); some budgets set mean

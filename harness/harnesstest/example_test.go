@@ -11,9 +11,9 @@ import (
 	"github.com/zksim/zksim/harness/harnesstest"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
-	"github.com/zksim/zksim/rwlock"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zoo"
 )
 
 // myRecipe is a user's own lock recipe, given as functions over
@@ -37,7 +37,7 @@ func TestCheckRecipe_UserRecipe(t *testing.T) {
 
 // zksim's read/write lock passes CheckRecipe with every legal fault.
 func TestCheckRecipe_RWLock(t *testing.T) {
-	harnesstest.Check(t, harnesstest.Lock(rwlock.Recipe(), harness.Workload{}), harnesstest.Options{})
+	harnesstest.Check(t, harnesstest.Lock(zoo.RWMutex(), harness.Workload{}), harnesstest.Options{})
 }
 
 // elect is a leader election: each client joins with an ephemeral
