@@ -26,9 +26,6 @@ func New(conn zkapi.Conn, path string) (*Barrier, error) {
 	return &Barrier{conn: conn, path: path}, nil
 }
 
-// Path is the barrier's node.
-func (b *Barrier) Path() string { return b.path }
-
 // Set raises the barrier: it creates the node (a persistent node, so it
 // outlives the session that set it). Setting a raised barrier is fine.
 // It retries through connection loss: the create has a fixed path, so a

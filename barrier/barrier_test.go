@@ -8,6 +8,7 @@ import (
 	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/zktest"
+	"github.com/zksim/zksim/recipe"
 )
 
 // Waiters block while the barrier is set; Remove wakes each once; the
@@ -72,7 +73,7 @@ func TestBarrier_Config(t *testing.T) {
 	w := newWorld(t)
 	c, _ := w.conn()
 	for _, p := range []string{"", "b", "/", "/b/", "/a//b"} {
-		if _, err := barrier.New(c, p); !errors.Is(err, barrier.ErrConfig) {
+		if _, err := barrier.New(c, p); !errors.Is(err, recipe.ErrConfig) {
 			t.Errorf("New(%q): %v, want ErrConfig", p, err)
 		}
 	}

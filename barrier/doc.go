@@ -46,12 +46,18 @@
 // A round thus costs at most 3(n-1) wake-ups, where watching the
 // children costs O(n^2).
 //
+// # Errors
+//
+// The barrier reports the family's errors of package recipe, in its own
+// words: recipe.ErrConfig for a bad path, size or ID, recipe.ErrLost
+// when a member's session ended, recipe.ErrReleased for a second Leave.
+//
 // # Session loss
 //
 // Member nodes are ephemeral: a member whose session ends is out of the
 // barrier, and the others go on.
 //   - Before its round formed it is not counted: the others keep waiting
-//     for n live members; its own Enter returns ErrLost.
+//     for n live members; its own Enter returns recipe.ErrLost.
 //   - After its round formed it counts as arrived and then left: Enter
 //     has returned, or returns, for the others; its Member's Check, Wait
 //     and Leave report ErrLost (Leave at once, without waiting for the

@@ -33,7 +33,7 @@ func NewDouble(conn zkapi.Conn, dir string, n int, opts Options) (*DoubleBarrier
 		return nil, err
 	}
 	if n < 1 {
-		return nil, fmt.Errorf("%w: size %d, want at least 1", ErrConfig, n)
+		return nil, fmt.Errorf("%w: size %d, want at least 1", errConfig, n)
 	}
 	opts, err := opts.validate()
 	if err != nil {
@@ -41,9 +41,6 @@ func NewDouble(conn zkapi.Conn, dir string, n int, opts Options) (*DoubleBarrier
 	}
 	return &DoubleBarrier{q: queue.Queue{Conn: conn, Dir: dir}, n: n, opts: opts}, nil
 }
-
-// Dir is the barrier's directory.
-func (d *DoubleBarrier) Dir() string { return d.q.Dir }
 
 // ID is the member id used in node names.
 func (d *DoubleBarrier) ID() string { return d.opts.ID }
@@ -76,7 +73,8 @@ func parseRound(data []byte) (round, bool) {
 // Enter joins the barrier and returns once n members, this one among
 // them, have arrived, or ctx ends. On any failure its node is removed
 // (through connection loss) before it returns. A member whose session is
-// lost before its round formed is not counted: Enter returns ErrLost.
+// lost before its round formed is not counted: Enter returns
+// recipe.ErrLost.
 func (d *DoubleBarrier) Enter(ctx context.Context) (*Member, error) {
 	guid := d.attempts.Next(d.opts.ID)
 	path, sid, err := d.q.Join(ctx, queue.Request{Kind: kind, GUID: guid, Steps: queue.Steps{FindLost: findOrClear}})
@@ -96,8 +94,8 @@ func (d *DoubleBarrier) Enter(ctx context.Context) (*Member, error) {
 }
 
 func (d *DoubleBarrier) errorf(op string, err error) error {
-	if errors.Is(err, queue.ErrSessionLost) && !errors.Is(err, ErrLost) {
-		err = fmt.Errorf("%w: %v", ErrLost, err)
+	if errors.Is(err, queue.ErrSessionLost) && !errors.Is(err, errLost) {
+		err = fmt.Errorf("%w: %v", errLost, err)
 	}
 	return fmt.Errorf("barrier %s: %s: %w", d.q.Dir, op, err)
 }
@@ -127,16 +125,17 @@ func (m *Member) Session() int64 { return m.sid }
 func (m *Member) Round() (first, last int64) { return m.round.first, m.round.last }
 
 // Check reports without blocking whether the member is still inside:
-// nil, ErrLost (its session ended) or ErrLeft.
+// nil, recipe.ErrLost (its session ended) or recipe.ErrReleased (it
+// left).
 func (m *Member) Check() error {
 	m.mu.Lock()
 	left := m.left
 	m.mu.Unlock()
 	if left {
-		return ErrLeft
+		return errLeft
 	}
 	if s := m.d.q.Conn.Session(); s.Lost(m.sid) {
-		return fmt.Errorf("%w (%v)", ErrLost, s)
+		return fmt.Errorf("%w (%v)", errLost, s)
 	}
 	return nil
 }
@@ -144,7 +143,7 @@ func (m *Member) Check() error {
 // lost says whether the member's session is gone.
 func (m *Member) lost() error {
 	if s := m.d.q.Conn.Session(); s.Lost(m.sid) {
-		return fmt.Errorf("%w (%v)", ErrLost, s)
+		return fmt.Errorf("%w (%v)", errLost, s)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/internal/proto"
+	"github.com/zksim/zksim/recipe"
 
 	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/fakezk"
@@ -91,8 +92,8 @@ func TestDouble_LeaveWaitsForAll(t *testing.T) {
 	if got := w.wakes.Load(); got > 3*(n-1) {
 		t.Errorf("leaving woke %d times, want at most %d", got, 3*(n-1))
 	}
-	if err := ms[0].Leave(w.ctx); !errors.Is(err, barrier.ErrLeft) {
-		t.Errorf("second Leave: %v, want ErrLeft", err)
+	if err := ms[0].Leave(w.ctx); !errors.Is(err, recipe.ErrReleased) {
+		t.Errorf("second Leave: %v, want recipe.ErrReleased (member already left)", err)
 	}
 	w.reapedEmpty()
 }
@@ -119,10 +120,10 @@ func TestDouble_ExpiryInsideDoesNotHang(t *testing.T) {
 			for _, c := range calls {
 				c.Receive(t, w.ctx, "Leave of a survivor")
 			}
-			if err := ms[victim].Check(); !errors.Is(err, barrier.ErrLost) {
+			if err := ms[victim].Check(); !errors.Is(err, recipe.ErrLost) {
 				t.Errorf("expired member's Check: %v, want ErrLost", err)
 			}
-			if err := ms[victim].Leave(w.ctx); !errors.Is(err, barrier.ErrLost) {
+			if err := ms[victim].Leave(w.ctx); !errors.Is(err, recipe.ErrLost) {
 				t.Errorf("expired member's Leave: %v, want ErrLost", err)
 			}
 			w.reapedEmpty()
@@ -140,7 +141,7 @@ func TestDouble_ExpiryBeforeRoundNotCounted(t *testing.T) {
 	if err := w.srv.Expire(sa); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Wait(t, w.ctx); !errors.Is(err, barrier.ErrLost) {
+	if _, err := a.Wait(t, w.ctx); !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("expired member's Enter: %v, want ErrLost", err)
 	}
 	db, _ := w.double(2, "b")
@@ -228,7 +229,7 @@ func TestNewDouble_Config(t *testing.T) {
 		n   int
 		id  string
 	}{{"b", 2, ""}, {"/", 2, ""}, {"/b/", 2, ""}, {"/b", 0, ""}, {"/b", 2, "a-b"}} {
-		if _, err := barrier.NewDouble(c, bad.dir, bad.n, barrier.Options{ID: bad.id}); !errors.Is(err, barrier.ErrConfig) {
+		if _, err := barrier.NewDouble(c, bad.dir, bad.n, barrier.Options{ID: bad.id}); !errors.Is(err, recipe.ErrConfig) {
 			t.Errorf("NewDouble(%q, %d, %q): %v, want ErrConfig", bad.dir, bad.n, bad.id, err)
 		}
 	}
@@ -328,4 +329,37 @@ func TestDouble_CancelledEnterCleansUpThroughConnectionLoss(t *testing.T) {
 	b := w.enter(db)
 	w.waitDataWatches(1)
 	b.Pending(t, "Enter counting a member that gave up")
+}
+
+// The barrier reports the family's errors (package recipe) in its own
+// words: errors.Is takes them for recipe's, and the texts say "barrier".
+func TestDouble_FamilyErrorsInItsOwnWords(t *testing.T) {
+	w := newWorld(t)
+	c, _ := w.conn()
+	_, cfgErr := barrier.NewDouble(c, "/b", 0, barrier.Options{})
+	d, err := barrier.NewDouble(c, "/b", 1, barrier.Options{ID: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := d.Enter(w.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Leave(w.ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		op     string
+		err    error
+		family error
+		words  string
+	}{
+		{"NewDouble of size 0", cfgErr, recipe.ErrConfig, "barrier: invalid configuration"},
+		{"second Leave", m.Leave(w.ctx), recipe.ErrReleased, "barrier: member already left"},
+		{"Check after Leave", m.Check(), recipe.ErrReleased, "barrier: member already left"},
+	} {
+		if !errors.Is(tc.err, tc.family) || !strings.Contains(tc.err.Error(), tc.words) || strings.Contains(tc.err.Error(), "lock:") {
+			t.Errorf("%s: %v, want %v in the words %q", tc.op, tc.err, tc.family, tc.words)
+		}
+	}
 }

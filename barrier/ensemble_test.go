@@ -93,7 +93,7 @@ func testWaiterExpired(t *testing.T, addrs []string) {
 	var capture expire.Capture
 	victim := zktest.Dial(t, ctx, addrs, gozk.Config{SessionTimeout: realTimeout, Dialer: capture.Dial})
 	conns := append([]zkapi.Conn{victim}, zktest.DialN(t, ctx, addrs, 3, gozk.Config{SessionTimeout: realTimeout})...)
-	waits := waiters(t, ctx, conns, b.Path())
+	waits := waiters(t, ctx, conns, root+"/b")
 	old := victim.Session()
 	if err := capture.Kill(ctx, old.ID); err != nil {
 		t.Fatalf("Kill(%#x): %v", old.ID, err)
@@ -137,7 +137,7 @@ func TestBarrier_EnsembleLeaderKill(t *testing.T) {
 	admin := zktest.Dial(t, ctx, c.Addrs, gozk.Config{SessionTimeout: realTimeout})
 	root := zktest.Root(t, ctx, admin, "/zksim-barrier-test-")
 	b := setBarrier(t, ctx, admin, root)
-	waits := waiters(t, ctx, zktest.DialN(t, ctx, c.Addrs, 4, gozk.Config{SessionTimeout: realTimeout}), b.Path())
+	waits := waiters(t, ctx, zktest.DialN(t, ctx, c.Addrs, 4, gozk.Config{SessionTimeout: realTimeout}), root+"/b")
 	old := killLeader(t, ctx, c)
 	for i, w := range waits {
 		w.Pending(t, fmt.Sprint("waiter ", i, " after the leader kill"))

@@ -35,7 +35,7 @@ func (m *Member) awaitRound(ctx context.Context) (round, error) {
 		}
 		i := queue.Index(ms, q.Dir, m.path)
 		if i < 0 {
-			return round{}, fmt.Errorf("%w: %s vanished while entering", ErrLost, m.path)
+			return round{}, fmt.Errorf("%w: %s vanished while entering", errLost, m.path)
 		}
 		if err := queue.CheckSeq(ms[i], q.Dir); err != nil {
 			return round{}, err

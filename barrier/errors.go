@@ -3,23 +3,25 @@ package barrier
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/zksim/zksim/internal/queue"
+	"github.com/zksim/zksim/recipe"
 )
 
-// Errors of the barrier package.
+// Errors of the barrier package: the family's errors (package recipe) in
+// the barrier's words, compared with errors.Is against recipe's.
 var (
-	// ErrLost: the session that owned the member's node ended (or the
-	// node vanished), so the member is no longer in the barrier. For the
-	// other members it counts as having left.
-	ErrLost = errors.New("barrier: session lost, member no longer in the barrier")
-	// ErrLeft: Leave was already called on this member.
-	ErrLeft = errors.New("barrier: member already left")
-	// ErrConfig: a bad barrier path, size or option.
-	ErrConfig = errors.New("barrier: invalid configuration")
+	// errLost (recipe.ErrLost): the session that owned the member's node
+	// ended (or the node vanished), so the member is no longer in the
+	// barrier. For the other members it counts as having left.
+	errLost = queue.Kin("barrier: session lost, member no longer in the barrier", recipe.ErrLost)
+	// errLeft (recipe.ErrReleased): Leave was already called on this
+	// member.
+	errLeft = queue.Kin("barrier: member already left", recipe.ErrReleased)
+	// errConfig (recipe.ErrConfig): a bad barrier path, size or option.
+	errConfig = queue.Kin("barrier: invalid configuration", recipe.ErrConfig)
 )
 
 // Options configures a DoubleBarrier.
@@ -35,7 +37,7 @@ type Options struct {
 // checkPath refuses anything but an absolute node path other than "/".
 func checkPath(p string) error {
 	if !strings.HasPrefix(p, "/") || p == "/" || strings.HasSuffix(p, "/") || strings.Contains(p, "//") {
-		return fmt.Errorf("%w: path %q must be an absolute node path other than /", ErrConfig, p)
+		return fmt.Errorf("%w: path %q must be an absolute node path other than /", errConfig, p)
 	}
 	return nil
 }
@@ -48,7 +50,7 @@ func (o Options) validate() (Options, error) {
 		o.ID = hex.EncodeToString(b)
 	}
 	if !queue.ValidGUIDPart(o.ID) {
-		return o, fmt.Errorf("%w: ID %q may hold only letters, digits, '.' and '_'", ErrConfig, o.ID)
+		return o, fmt.Errorf("%w: ID %q may hold only letters, digits, '.' and '_'", errConfig, o.ID)
 	}
 	return o, nil
 }

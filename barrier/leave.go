@@ -13,14 +13,15 @@ import (
 // of its round has left (deleted its node, or lost its session), or ctx
 // ends. Its own node is removed before it returns, whatever happens,
 // through connection loss. If its session is lost while it is still
-// inside, it returns ErrLost at once: its node went with the session, so
-// it has left, but it does not know when the others do. Leave on a
-// member that already left returns ErrLeft.
+// inside, it returns recipe.ErrLost at once: its node went with the
+// session, so it has left, but it does not know when the others do.
+// Leave on a member that already left returns recipe.ErrReleased
+// ("barrier: member already left").
 func (m *Member) Leave(ctx context.Context) error {
 	m.mu.Lock()
 	if m.left {
 		m.mu.Unlock()
-		return fmt.Errorf("barrier %s: leave: %w", m.d.q.Dir, ErrLeft)
+		return fmt.Errorf("barrier %s: leave: %w", m.d.q.Dir, errLeft)
 	}
 	m.left = true
 	m.mu.Unlock()
@@ -65,7 +66,7 @@ func (m *Member) leave(ctx context.Context) (deleted bool, err error) {
 		i := queue.Index(in, q.Dir, m.path)
 		switch {
 		case i < 0 && !deleted:
-			return true, fmt.Errorf("%w: %s vanished while leaving", ErrLost, m.path)
+			return true, fmt.Errorf("%w: %s vanished while leaving", errLost, m.path)
 		case len(in) == 0:
 			return deleted, nil
 		case i == 0 && len(in) == 1:
@@ -123,7 +124,7 @@ func (m *Member) awaitGone(ctx context.Context, name string) error {
 	return err
 }
 
-// orLost reports a failure after the session was lost as ErrLost.
+// orLost reports a failure after the session was lost as errLost.
 func (m *Member) orLost(err error) error {
 	if lerr := m.lost(); lerr != nil {
 		return errors.Join(lerr, err)

@@ -13,6 +13,7 @@ import (
 	"github.com/zksim/zksim/expire"
 	"github.com/zksim/zksim/internal/locktest"
 	"github.com/zksim/zksim/internal/zktest"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi/gozk"
 )
 
@@ -144,10 +145,10 @@ func testDoubleExpiryInside(t *testing.T, addrs []string) {
 	for _, l := range leaves {
 		l.Receive(t, ctx, "Leave of a survivor")
 	}
-	if err := ms[2].Wait(ctx); !errors.Is(err, barrier.ErrLost) {
+	if err := ms[2].Wait(ctx); !errors.Is(err, recipe.ErrLost) {
 		t.Errorf("killed member's Wait: %v, want ErrLost", err)
 	}
-	if err := ms[2].Leave(ctx); !errors.Is(err, barrier.ErrLost) {
+	if err := ms[2].Leave(ctx); !errors.Is(err, recipe.ErrLost) {
 		t.Errorf("killed member's Leave: %v, want ErrLost", err)
 	}
 	locktest.NoChildren(t, ctx, admin, d, "after every member left")

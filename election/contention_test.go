@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/internal/proto"
+	"github.com/zksim/zksim/recipe"
 
 	"github.com/zksim/zksim/election"
 	"github.com/zksim/zksim/fakezk"
@@ -117,7 +118,7 @@ func TestElection_ContentionWithLostCreatesAndExpiries(t *testing.T) {
 					return
 				}
 				l, err := e.Campaign(w.ctx)
-				if errors.Is(err, election.ErrLost) || errors.Is(err, zkapi.ErrConnectionLoss) {
+				if errors.Is(err, recipe.ErrLost) || errors.Is(err, zkapi.ErrConnectionLoss) {
 					continue // the session expired while following
 				}
 				if err != nil {
@@ -138,7 +139,7 @@ func TestElection_ContentionWithLostCreatesAndExpiries(t *testing.T) {
 				}
 				lead(t, w.ctx, conn, l, rec)
 				lead(t, w.ctx, conn, l, rec) // after an expiry in the first: refused
-				if err := l.Release(w.ctx); err != nil && !errors.Is(err, election.ErrLost) {
+				if err := l.Release(w.ctx); err != nil && !errors.Is(err, recipe.ErrLost) {
 					t.Errorf("%s: Release: %v", e.ID(), err)
 				}
 				rec.done(l)
@@ -176,7 +177,7 @@ func lead(t *testing.T, ctx context.Context, conn zkapi.Conn, l *election.Leader
 		if prev > l.Term() {
 			t.Errorf("fenced write of term %d landed over term %d", l.Term(), prev)
 		}
-	case errors.Is(err, election.ErrLost):
+	case errors.Is(err, recipe.ErrLost):
 		rec.refused++
 	}
 }

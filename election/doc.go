@@ -56,10 +56,10 @@
 //     behind the caller's back: it never leads on an old session's node.
 //   - A leader not told that it lost (LeaderSelector not interrupted,
 //     CURATOR-54, CURATOR-220 LOST not reported; kazoo's Election only
-//     returns from its function): Leadership.Wait returns ErrLost as soon
-//     as the client hears of the session's loss (the watch on the
-//     leader's own node fires with EventNotWatching) or finds its node
-//     deleted by someone else, and Check and Fenced say the same.
+//     returns from its function): Leadership.Wait returns recipe.ErrLost
+//     as soon as the client hears of the session's loss (the watch on
+//     the leader's own node fires with EventNotWatching) or finds its
+//     node deleted by someone else, and Check and Fenced say the same.
 //   - A node left behind on connection loss (CURATOR-202, LeaderSelector
 //     after a reconnect to the same session): Release and a failed Campaign
 //     delete the node through connection loss until it or its session is

@@ -43,7 +43,8 @@ func (e *Election) Campaign(ctx context.Context) (*Leadership, error) {
 }
 
 // TryCampaign leads if no other candidate is ahead, and otherwise returns
-// ErrNotElected at once, leaving nothing behind.
+// recipe.ErrWouldBlock ("election: another candidate leads") at once,
+// leaving nothing behind.
 func (e *Election) TryCampaign(ctx context.Context) (*Leadership, error) {
 	return e.campaign(ctx, queue.Try)
 }
@@ -83,11 +84,11 @@ func (e *Election) campaign(ctx context.Context, mode queue.Mode) (*Leadership, 
 func (e *Election) wrap(op string, err error) error {
 	switch {
 	case errors.Is(err, queue.ErrSessionLost):
-		return fmt.Errorf("election %s: %s: %w: %w", e.q.Dir, op, ErrLost, err)
+		return fmt.Errorf("election %s: %s: %w: %w", e.q.Dir, op, errLost, err)
 	case errors.Is(err, queue.ErrReleased):
-		return fmt.Errorf("election %s: %s: %w", e.q.Dir, op, ErrResigned)
+		return fmt.Errorf("election %s: %s: %w", e.q.Dir, op, errResigned)
 	case errors.Is(err, queue.ErrWouldBlock):
-		return fmt.Errorf("election %s: %s: %w", e.q.Dir, op, ErrNotElected)
+		return fmt.Errorf("election %s: %s: %w", e.q.Dir, op, errNotElected)
 	}
 	return fmt.Errorf("election %s: %s: %w", e.q.Dir, op, err)
 }
@@ -115,8 +116,9 @@ type hold = queue.Hold
 func (l *Leadership) Term() int64 { return l.term }
 
 // Check reports, without a request, whether this client may still lead:
-// nil, ErrLost (its session is lost) or ErrResigned. A node deleted by
-// someone else is seen only by Wait, Fenced and Release.
+// nil, recipe.ErrLost (its session is lost) or recipe.ErrReleased
+// (resigned). A node deleted by someone else is seen only by Wait,
+// Fenced and Release.
 func (l *Leadership) Check() error {
 	if err := l.hold.Check(); err != nil {
 		return l.e.wrap("check", err)
@@ -125,9 +127,9 @@ func (l *Leadership) Check() error {
 }
 
 // Wait blocks until the leadership ends and says why, or until ctx ends:
-// ErrLost as soon as the client hears that its session is lost or finds
-// its node deleted, ErrResigned after Release (also from another
-// goroutine). A leader does its work alongside Wait and stops when it
+// recipe.ErrLost as soon as the client hears that its session is lost or
+// finds its node deleted, recipe.ErrReleased after Release (also from
+// another goroutine). A leader does its work alongside Wait and stops when it
 // returns. It keeps one data watch on the leader's own node, so it costs
 // no request while nothing changes.
 func (l *Leadership) Wait(ctx context.Context) error {
@@ -151,14 +153,14 @@ func (l *Leadership) Wait(ctx context.Context) error {
 			if err := l.Check(); err != nil {
 				return err
 			}
-			return fmt.Errorf("election %s: %w: %s is gone", l.e.q.Dir, ErrLost, l.hold.Path)
+			return fmt.Errorf("election %s: %w: %s is gone", l.e.q.Dir, errLost, l.hold.Path)
 		case errors.Is(err, zkapi.ErrConnectionLoss):
 			// The session's fate is the next snapshot's to tell.
 			_, err = conn.WaitSession(ctx, s.Seq)
 		}
 		if err != nil {
 			if l.resigned.Err() != nil {
-				return fmt.Errorf("election %s: %w", l.e.q.Dir, ErrResigned)
+				return fmt.Errorf("election %s: %w", l.e.q.Dir, errResigned)
 			}
 			return err
 		}
@@ -168,7 +170,7 @@ func (l *Leadership) Wait(ctx context.Context) error {
 // Fenced applies ops atomically with a check that the leader's node still
 // exists, so a leader whose session expired, or whose node was removed,
 // cannot write (the lock package's Lease.Fenced). Results are those of
-// ops; a refused write is ErrLost.
+// ops; a refused write is recipe.ErrLost.
 func (l *Leadership) Fenced(ctx context.Context, ops ...zkapi.Op) ([]zkapi.OpResult, error) {
 	res, err := l.hold.Fenced(ctx, ops...)
 	if err != nil && (errors.Is(err, queue.ErrSessionLost) || errors.Is(err, queue.ErrReleased)) {
@@ -179,7 +181,7 @@ func (l *Leadership) Fenced(ctx context.Context, ops ...zkapi.Op) ([]zkapi.OpRes
 
 // Release resigns: it gives leadership up: it deletes the leader's node, through
 // connection loss, which wakes the next candidate only. It is idempotent
-// and returns ErrLost if the session ended while leading.
+// and returns recipe.ErrLost if the session ended while leading.
 func (l *Leadership) Release(ctx context.Context) error {
 	l.markResigned()
 	if err := l.hold.Release(ctx); err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/internal/proto"
+	"github.com/zksim/zksim/recipe"
 
 	"github.com/zksim/zksim/election"
 	"github.com/zksim/zksim/fakezk"
@@ -185,8 +186,8 @@ func TestCampaign_Timeout(t *testing.T) {
 	if kids := w.children(); len(kids) != 1 {
 		t.Fatalf("nodes: %v", kids)
 	}
-	if _, err := w.election(w.conn(), "c").TryCampaign(w.ctx); !errors.Is(err, election.ErrNotElected) {
-		t.Fatalf("TryCampaign behind a leader: %v, want ErrNotElected", err)
+	if _, err := w.election(w.conn(), "c").TryCampaign(w.ctx); !errors.Is(err, recipe.ErrWouldBlock) {
+		t.Fatalf("TryCampaign behind a leader: %v, want recipe.ErrWouldBlock", err)
 	}
 	if kids := w.children(); len(kids) != 1 {
 		t.Fatalf("nodes after TryCampaign: %v", kids)
@@ -208,16 +209,16 @@ func TestLeadership_ExpiryToldBeforeNewLeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	lb := pb.Receive(t, w.ctx, "Campaign")
-	if err := la.Check(); !errors.Is(err, election.ErrLost) {
+	if err := la.Check(); !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("old leader's Check once b leads: %v, want ErrLost", err)
 	}
-	if _, err := waiting.Wait(t, w.ctx); !errors.Is(err, election.ErrLost) {
+	if _, err := waiting.Wait(t, w.ctx); !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("old leader's Wait: %v, want ErrLost", err)
 	}
 	if lb.Term() <= la.Term() {
 		t.Fatalf("new term %d not above old %d", lb.Term(), la.Term())
 	}
-	if err := la.Release(w.ctx); !errors.Is(err, election.ErrLost) {
+	if err := la.Release(w.ctx); !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("old leader's Release: %v, want ErrLost", err)
 	}
 	w.resign(lb)
@@ -243,11 +244,11 @@ func TestLeadership_PartitionedLeaderFenced(t *testing.T) {
 		t.Fatal("a partitioned leader heard of its loss before reconnecting")
 	}
 	w.srv.Reconnect(la.Session())
-	if _, err := waiting.Wait(t, w.ctx); !errors.Is(err, election.ErrLost) {
+	if _, err := waiting.Wait(t, w.ctx); !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("stale leader's Wait: %v, want ErrLost", err)
 	}
 	set := zkapi.SetOp{Path: "/resource", Data: []byte("stale"), Version: -1}
-	if _, err := la.Fenced(w.ctx, set); !errors.Is(err, election.ErrLost) {
+	if _, err := la.Fenced(w.ctx, set); !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("stale fenced write: %v, want ErrLost", err)
 	}
 	set.Data = []byte("fresh")
@@ -270,26 +271,26 @@ func TestLeadership_NodeDeletedEndsLeadership(t *testing.T) {
 	if err := w.conn().Delete(w.ctx, la.Node(), -1); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := waiting.Wait(t, w.ctx); !errors.Is(err, election.ErrLost) {
+	if _, err := waiting.Wait(t, w.ctx); !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("Wait after the node was deleted: %v, want ErrLost", err)
 	}
-	if _, err := la.Fenced(w.ctx, zkapi.CreateOp{Path: "/x"}); !errors.Is(err, election.ErrLost) {
+	if _, err := la.Fenced(w.ctx, zkapi.CreateOp{Path: "/x"}); !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("fenced write without the node: %v, want ErrLost", err)
 	}
 }
 
-// Release from another goroutine ends a Wait with ErrResigned, and a second
-// Release is a no-op.
+// Release from another goroutine ends a Wait with recipe.ErrReleased,
+// and a second Release is a no-op.
 func TestLeadership_ResignEndsWait(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
 	la := w.campaign(w.election(w.conn(), "a"))
 	waiting := w.waitAsync(la)
 	w.waitWatched(la.Node())
 	w.resign(la)
-	if _, err := waiting.Wait(t, w.ctx); !errors.Is(err, election.ErrResigned) {
-		t.Fatalf("Wait after Release: %v, want ErrResigned", err)
+	if _, err := waiting.Wait(t, w.ctx); !errors.Is(err, recipe.ErrReleased) {
+		t.Fatalf("Wait after Release: %v, want recipe.ErrReleased", err)
 	}
-	if err := la.Check(); !errors.Is(err, election.ErrResigned) {
+	if err := la.Check(); !errors.Is(err, recipe.ErrReleased) {
 		t.Fatalf("Check after Release: %v", err)
 	}
 	w.resign(la)
@@ -328,4 +329,27 @@ func TestCampaign_LostCreateOfDyingSessionNotAdopted(t *testing.T) {
 		t.Fatalf("leader node %s owner %#x, want current session %#x", l.Node(), st.EphemeralOwner, c.Session().ID)
 	}
 	w.resign(l)
+}
+
+// The election reports the family's errors (package recipe) in its own
+// words: errors.Is takes them for recipe's, and the texts say
+// "election", so a log reads as the election's.
+func TestElection_FamilyErrorsInItsOwnWords(t *testing.T) {
+	w := newWorld(t, fakezk.Config{})
+	la := w.campaign(w.election(w.conn(), "a"))
+	_, err := w.election(w.conn(), "b").TryCampaign(w.ctx)
+	w.resign(la)
+	for _, tc := range []struct {
+		op     string
+		err    error
+		family error
+		words  string
+	}{
+		{"TryCampaign behind a leader", err, recipe.ErrWouldBlock, "election: another candidate leads"},
+		{"Check after Release", la.Check(), recipe.ErrReleased, "election: resigned"},
+	} {
+		if !errors.Is(tc.err, tc.family) || !strings.Contains(tc.err.Error(), tc.words) || strings.Contains(tc.err.Error(), "lock:") {
+			t.Errorf("%s: %v, want %v in the words %q", tc.op, tc.err, tc.family, tc.words)
+		}
+	}
 }

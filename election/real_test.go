@@ -12,6 +12,7 @@ import (
 	"github.com/zksim/zksim/expire"
 	"github.com/zksim/zksim/internal/locktest"
 	"github.com/zksim/zksim/internal/zktest"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
 )
@@ -264,23 +265,23 @@ func testRealSessionExpired(t *testing.T, addrs []string) {
 	if err := capture.Kill(ctx, la.Session()); err != nil {
 		t.Fatalf("Kill(%#x): %v", la.Session(), err)
 	}
-	if err := la.Wait(ctx); !errors.Is(err, election.ErrLost) {
+	if err := la.Wait(ctx); !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("A: Wait after the kill = %v, want ErrLost", err)
 	}
-	if err := la.Check(); !errors.Is(err, election.ErrLost) {
+	if err := la.Check(); !errors.Is(err, recipe.ErrLost) {
 		t.Errorf("A: Check after the kill = %v, want ErrLost", err)
 	}
 	lb := waiting.Receive(t, ctx, "B: Campaign")
 	if lb.Term() <= la.Term() {
 		t.Errorf("B's term %d not above A's %d", lb.Term(), la.Term())
 	}
-	if _, err := la.Fenced(ctx, zkapi.SetOp{Path: data, Data: []byte("stale"), Version: zkapi.AnyVersion}); !errors.Is(err, election.ErrLost) {
+	if _, err := la.Fenced(ctx, zkapi.SetOp{Path: data, Data: []byte("stale"), Version: zkapi.AnyVersion}); !errors.Is(err, recipe.ErrLost) {
 		t.Errorf("A: Fenced after the kill = %v, want ErrLost", err)
 	}
 	if _, err := lb.Fenced(ctx, zkapi.SetOp{Path: data, Data: []byte("fresh"), Version: zkapi.AnyVersion}); err != nil {
 		t.Errorf("B: Fenced: %v", err)
 	}
-	if err := la.Release(ctx); !errors.Is(err, election.ErrLost) {
+	if err := la.Release(ctx); !errors.Is(err, recipe.ErrLost) {
 		t.Errorf("A: Release after the kill = %v, want ErrLost", err)
 	}
 	if err := lb.Release(ctx); err != nil {

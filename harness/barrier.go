@@ -8,11 +8,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/zksim/zksim/internal/proto"
-
-	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/internal/checkers"
 	"github.com/zksim/zksim/internal/machine"
+	"github.com/zksim/zksim/internal/proto"
+	"github.com/zksim/zksim/internal/simhook"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/report"
 	"github.com/zksim/zksim/sim"
 )
@@ -55,7 +55,7 @@ import (
 //
 // harnesstest.Check draws its checks within w (see there); Run,
 // Explore and Replay run it as given.
-func Barrier(r barrier.Recipe, w BarrierWorkload) Subject {
+func Barrier(r recipe.Barrier, w BarrierWorkload) Subject {
 	return barrierWorkload{BarrierWorkload: w, Recipe: r}
 }
 
@@ -78,12 +78,12 @@ type BarrierWorkload struct {
 // barrierWorkload is the Subject Barrier makes.
 type barrierWorkload struct {
 	BarrierWorkload
-	Recipe barrier.Recipe
+	Recipe recipe.Barrier
 }
 
 // BarrierSettings is what Barrier was given: harnesstest draws its
 // checks within them.
-func (w barrierWorkload) BarrierSettings() (barrier.Recipe, BarrierWorkload) {
+func (w barrierWorkload) BarrierSettings() (recipe.Barrier, BarrierWorkload) {
 	return w.Recipe, w.BarrierWorkload
 }
 
@@ -169,10 +169,10 @@ func (w barrierWorkload) start(s *sim.Sim) ([]sim.Program, *barrierRun) {
 	w = w.withDefaults()
 	run := &barrierRun{s: s, w: w, phase: make([]phase, w.Clients), made: newCreations(w.Clients),
 		expired: map[int64]int64{}, expiries: map[int64]bool{}, removed: -1, judged: -1}
-	s.AddObserver(run)
+	simhook.AddObserver(s, simhook.Observer[*sim.Client](run))
 	programs := make([]sim.Program, w.Clients)
 	if w.Single {
-		raise(s.Machine(), w.Dir)
+		raise(s.State().(*machine.Machine), w.Dir)
 		programs[0] = run.controller
 		for i := 1; i < w.Clients; i++ {
 			programs[i] = run.waiter
@@ -256,7 +256,7 @@ const (
 	markReturned // an Enter, Leave or Wait returned, or the client stopped
 )
 
-// Applied implements sim.Observer: it notes the sessions a pending Enter
+// Applied implements simhook.Observer: it notes the sessions a pending Enter
 // call's requests ran on, and the nodes created for the orphan checker.
 func (run *barrierRun) Applied(c *sim.Client, req proto.Request, rep proto.Reply) {
 	run.made.applied(c, req, rep)
@@ -272,7 +272,7 @@ func (run *barrierRun) Applied(c *sim.Client, req proto.Request, rep proto.Reply
 	}
 }
 
-// Expired implements sim.Observer.
+// Expired implements simhook.Observer.
 func (run *barrierRun) Expired(session, zxid int64) {
 	run.expired[session] = int64(run.s.Step())
 	run.expiries[zxid] = true
@@ -280,12 +280,12 @@ func (run *barrierRun) Expired(session, zxid int64) {
 	run.visible++
 }
 
-// Woken implements sim.Observer.
+// Woken implements simhook.Observer.
 func (run *barrierRun) Woken(c *sim.Client, path string, zxid int64) {
 	run.timeline = append(run.timeline, barrierMark{client: c.Index(), cause: zxid, path: path, kind: markWoken, step: run.s.Step()})
 }
 
-// Blocks implements sim.Observer.
+// Blocks implements simhook.Observer.
 func (run *barrierRun) Blocks(c *sim.Client) {
 	run.timeline = append(run.timeline, barrierMark{client: c.Index(), kind: markBlocks})
 }
@@ -300,7 +300,7 @@ func (run *barrierRun) returned(c *sim.Client) {
 func (run *barrierRun) member(ctx context.Context, c *sim.Client) error {
 	w := run.w
 	for r := range w.Rounds {
-		var m barrier.Leaver
+		var m recipe.Leaver
 		for a := 0; a < w.Attempts && m == nil; a++ {
 			m = run.enter(ctx, c, fmt.Sprintf("%s_%d", c.Name(), r*w.Attempts+a+1))
 		}
@@ -322,7 +322,7 @@ func (run *barrierRun) arrive(ctx context.Context, c *sim.Client) {
 }
 
 // enter is one Enter call, recorded.
-func (run *barrierRun) enter(ctx context.Context, c *sim.Client, id string) barrier.Leaver {
+func (run *barrierRun) enter(ctx context.Context, c *sim.Client, id string) recipe.Leaver {
 	run.arrive(ctx, c)
 	i := len(run.visits)
 	step := int64(c.Sim().Step())
@@ -347,7 +347,7 @@ func (run *barrierRun) enter(ctx context.Context, c *sim.Client, id string) barr
 }
 
 // leave is one Leave call, recorded.
-func (run *barrierRun) leave(ctx context.Context, c *sim.Client, m barrier.Leaver) {
+func (run *barrierRun) leave(ctx context.Context, c *sim.Client, m recipe.Leaver) {
 	i := slices.IndexFunc(run.visits, func(v visit) bool { return v.Client == c.Index() && v.Entered >= 0 && v.leaveCall < 0 })
 	v := &run.visits[i]
 	v.leaveCall = int64(c.Sim().Step())

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zoo"
@@ -26,7 +25,7 @@ func BenchmarkBarrierSchedules(b *testing.B) {
 			name := map[bool]string{false: "double", true: "single"}[single] + "/" + map[bool]string{false: "random-walk", true: "pct"}[pct]
 			b.Run(name, func(b *testing.B) {
 				seed, steps := uint64(0), 0
-				w := harness.Barrier(barrier.DoubleRecipe(), harness.BarrierWorkload{Single: single})
+				w := harness.Barrier(zoo.DoubleBarrier(), harness.BarrierWorkload{Single: single})
 				for b.Loop() {
 					seed++
 					rep, err := harness.Run(barrierConfig(seed, pct), sim.NewSeeded(seed), w)
@@ -113,7 +112,7 @@ func BenchmarkBarrierExhaust(b *testing.B) {
 			name = fmt.Sprintf("single/%d/K=%d", tc.clients, tc.devs)
 		}
 		b.Run(name, func(b *testing.B) {
-			w := harness.Barrier(barrier.DoubleRecipe(), harness.BarrierWorkload{Clients: tc.clients, Rounds: tc.rounds, Single: tc.single})
+			w := harness.Barrier(zoo.DoubleBarrier(), harness.BarrierWorkload{Clients: tc.clients, Rounds: tc.rounds, Single: tc.single})
 			var res *sim.Exploration
 			for b.Loop() {
 				var err error

@@ -3,10 +3,10 @@ package harness_test
 import (
 	"testing"
 
-	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/internal/longtest"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zoo"
 )
 
 // barrierFaults is every legal fault kind, as the lock workload's
@@ -33,7 +33,7 @@ func TestBarrierWorkload_GoodSeeded(t *testing.T) {
 		for _, pct := range []bool{false, true} {
 			for seed := range uint64(300) {
 				cfg := barrierConfig(seed, pct)
-				w := harness.Barrier(barrier.DoubleRecipe(), harness.BarrierWorkload{Single: single})
+				w := harness.Barrier(zoo.DoubleBarrier(), harness.BarrierWorkload{Single: single})
 				rep, err := harness.Run(cfg, sim.NewSeeded(seed), w)
 				if err != nil {
 					t.Fatal(err)
@@ -83,7 +83,7 @@ type barrierBounds struct {
 // wants it exhausted clean.
 func testBarrierExhausts(t *testing.T, cases []barrierBounds) {
 	for _, tc := range cases {
-		w := harness.Barrier(barrier.DoubleRecipe(), tc.w)
+		w := harness.Barrier(zoo.DoubleBarrier(), tc.w)
 		res, err := sim.Explore(t.Context(), sim.Config{Faults: exploreFaults}, harness.AsScenario(w), tc.b)
 		if err != nil {
 			t.Fatal(err)

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/internal/counterexample"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zoo"
 )
@@ -55,14 +55,15 @@ func TestBarrierTraceFile_MinimizedSavedReplayed(t *testing.T) {
 // A barrier workload's line prints back as it parsed, every field kept:
 // a single barrier, nobody late, another node.
 func TestBarrierTraceFile_RoundTrip(t *testing.T) {
-	w := harness.Barrier(barrier.DoubleRecipe(), harness.BarrierWorkload{Clients: 4, WorkTicks: 3, Attempts: 1, LatePercent: -1, Single: true, Dir: "/b/one"})
-	rec := &sim.Recorder{C: sim.NewSeeded(1)}
+	w := harness.Barrier(zoo.DoubleBarrier(), harness.BarrierWorkload{Clients: 4, WorkTicks: 3, Attempts: 1, LatePercent: -1, Single: true, Dir: "/b/one"})
+	var recorded []int
+	rec := sim.Record(sim.NewSeeded(1), &recorded)
 	rep, err := harness.Run(sim.Config{}, rec, w)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	path, _, err := harness.SaveFailure(dir, "single", harness.Counterexample{Subject: w, Decisions: rec.Decisions, Report: &harness.Report{Result: rep.Result}}, nil)
+	path, _, err := harness.SaveFailure(dir, "single", harness.Counterexample{Subject: w, Decisions: recorded, Report: &harness.Report{Result: rep.Result}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,12 +72,12 @@ func TestBarrierTraceFile_RoundTrip(t *testing.T) {
 	if err != nil || f.String() != string(text) {
 		t.Fatalf("round trip: %v\n%s\nwant\n%s", err, f.String(), text)
 	}
-	parsed, err := harness.Barrier(barrier.DoubleRecipe(), harness.BarrierWorkload{}).Parse(f.Workload)
+	parsed, err := harness.Barrier(zoo.DoubleBarrier(), harness.BarrierWorkload{}).Parse(f.Workload)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, got := parsed.(interface {
-		BarrierSettings() (barrier.Recipe, harness.BarrierWorkload)
+		BarrierSettings() (recipe.Barrier, harness.BarrierWorkload)
 	}).BarrierSettings()
 	if got.Clients != 4 || got.Rounds != 2 || got.WorkTicks != 3 || got.Attempts != 1 || got.LatePercent != -1 || !got.Single || got.Dir != "/b/one" {
 		t.Errorf("parsed %+v", got)

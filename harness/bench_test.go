@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/harness"
-	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zoo"
 )
@@ -27,7 +26,7 @@ func BenchmarkStandardWorkload(b *testing.B) {
 			for b.Loop() {
 				seed++
 				rep, err := harness.Run(sim.Config{PCT: pct, Faults: allFaults, NoTrace: true}, sim.NewSeeded(seed),
-					harness.Lock(lock.MutexRecipe(), harness.Workload{}))
+					harness.Lock(zoo.Mutex(), harness.Workload{}))
 				if err != nil || !rep.OK() {
 					b.Fatalf("seed %d: %v %v", seed, err, rep.Violations)
 				}

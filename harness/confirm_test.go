@@ -9,10 +9,10 @@ import (
 
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/internal/counterexample"
-	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zoo"
 )
 
 // creates counts the creates of every run in this process: the global
@@ -31,7 +31,7 @@ func (c counting) Create(ctx context.Context, path string, _ []byte, mode zkapi.
 // Confirm passes a run that replays, and names the first step where a
 // run that reads global state diverged from itself.
 func TestConfirm_NamesWhereARunDiverged(t *testing.T) {
-	good := lock.MutexRecipe()
+	good := zoo.Mutex()
 	bad := good
 	bad.Name = "counting"
 	bad.Acquire = func(ctx context.Context, c zkapi.Conn, dir, id string) (recipe.Held, error) {
@@ -39,12 +39,13 @@ func TestConfirm_NamesWhereARunDiverged(t *testing.T) {
 	}
 	for _, r := range []recipe.Lock{good, bad} {
 		w := harness.Lock(r, harness.Workload{Clients: 2, Acquisitions: 1})
-		rec := &sim.Recorder{C: sim.NewSeeded(1)}
+		var recorded []int
+		rec := sim.Record(sim.NewSeeded(1), &recorded)
 		rep, err := harness.Run(sim.Config{}, rec, w)
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = counterexample.Confirm(harness.Counterexample{Subject: w, Decisions: rec.Decisions, Report: rep})
+		err = counterexample.Confirm(harness.Counterexample{Subject: w, Decisions: recorded, Report: rep})
 		switch {
 		case r.Name == good.Name && err != nil:
 			t.Errorf("%s: %v", r.Name, err)

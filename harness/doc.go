@@ -8,7 +8,7 @@
 // Subjects: Lock (a recipe.Lock under the lock workload, whose settings
 // are a Workload: mutual or reader/writer exclusion, at most
 // Recipe.Leases holders for a semaphore, herd, fencing, orphans and
-// liveness, package check), Barrier (a barrier.Recipe under the barrier
+// liveness, package check), Barrier (a recipe.Barrier under the barrier
 // workload, settings a BarrierWorkload: N clients form a double barrier
 // and go through rounds, or wait on a single barrier a controller
 // removes; entry and exit safety, herd, orphans, liveness), Programs

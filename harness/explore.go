@@ -34,8 +34,8 @@ func Explore(ctx context.Context, cfg sim.Config, w Subject, b sim.Bounds) (*Exp
 	if f == nil {
 		return x, nil
 	}
-	cfg = b.RunConfig(cfg) // the search's own configuration, traced
-	rep, err := Run(cfg, &sim.Decisions{List: f.Decisions}, w)
+	cfg = f.Config // the search's own configuration, traced
+	rep, err := Run(cfg, sim.Replay(f.Decisions), w)
 	if err != nil {
 		return nil, err
 	}

@@ -6,12 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/election"
 	"github.com/zksim/zksim/harness"
-	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
-	"github.com/zksim/zksim/rwlock"
-	"github.com/zksim/zksim/semaphore"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zoo"
 )
@@ -49,8 +45,8 @@ func benchmarkExploreZoo(b *testing.B, symmetry bool) {
 
 // exploreRecipes are the good recipes the systematic search exhausts.
 func exploreRecipes() []recipe.Lock {
-	return []recipe.Lock{lock.MutexRecipe(), rwlock.Recipe(), lock.ReentrantRecipe(), lock.MultiRecipe(), election.Recipe(),
-		semaphore.Recipe(2)}
+	return []recipe.Lock{zoo.Mutex(), zoo.RWMutex(), zoo.ReentrantMutex(), zoo.MultiMutex(), zoo.Election(),
+		zoo.Semaphore(2)}
 }
 
 // BenchmarkExploreExhaust: the systematic search exhausts each good lock
@@ -101,7 +97,7 @@ func BenchmarkExploreReductions(b *testing.B) {
 		name   string
 		faults sim.Faults
 	}{{"no-faults", sim.Faults{}}, {"lose-reply", sim.Faults{LoseReply: 1}}} {
-		w := harness.Lock(lock.MutexRecipe(), harness.Workload{Clients: 2, Acquisitions: 1})
+		w := harness.Lock(zoo.Mutex(), harness.Workload{Clients: 2, Acquisitions: 1})
 		for _, step := range []struct {
 			name   string
 			bounds sim.Bounds

@@ -13,7 +13,6 @@ import (
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/internal/longtest"
-	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
@@ -193,7 +192,7 @@ func worstClass(r *harness.Exploration) check.Class { return r.Counterexample.Re
 // fingerprints hide another's schedules) the shards together run what the
 // whole search runs, and each runs fewer.
 func TestExplore_ShardsSplitTheSchedules(t *testing.T) {
-	w := harness.Lock(lock.MutexRecipe(), harness.Workload{Clients: 2, Acquisitions: 1})
+	w := harness.Lock(zoo.Mutex(), harness.Workload{Clients: 2, Acquisitions: 1})
 	cfg := sim.Config{} // no faults: 633 schedules; a lost reply made them 5,102, 30 s under -race
 	bounds := sim.Bounds{Deviations: 3, NoDeepening: true, NoReduction: true}
 	whole, err := harness.Explore(context.Background(), cfg, w, bounds)
@@ -316,7 +315,7 @@ func TestExplore_CounterexampleReplays(t *testing.T) {
 
 // Bad bounds are refused, naming what is wrong.
 func TestExplore_RefusesBadBounds(t *testing.T) {
-	w := harness.Lock(lock.MutexRecipe(), harness.Workload{Clients: 2, Acquisitions: 1})
+	w := harness.Lock(zoo.Mutex(), harness.Workload{Clients: 2, Acquisitions: 1})
 	for _, b := range []sim.Bounds{{Depth: -1}, {Shard: 3, Shards: 2}, {Deviations: -1}, {Parallel: -2}} {
 		if _, err := harness.Explore(context.Background(), sim.Config{}, w, b); err == nil {
 			t.Errorf("%+v: no error", b)
@@ -327,7 +326,7 @@ func TestExplore_RefusesBadBounds(t *testing.T) {
 // A search stopped by a budget says so: not exhausted, no
 // counterexample, and only the passes it finished listed as done.
 func TestExplore_BudgetStopIsNotExhaustion(t *testing.T) {
-	w := harness.Lock(lock.MutexRecipe(), harness.Workload{Clients: 2, Acquisitions: 1})
+	w := harness.Lock(zoo.Mutex(), harness.Workload{Clients: 2, Acquisitions: 1})
 	res, err := harness.Explore(context.Background(), sim.Config{Faults: exploreFaults}, w, sim.Bounds{Deviations: 2, MaxStates: 500})
 	if err != nil {
 		t.Fatal(err)
@@ -352,7 +351,7 @@ func TestExplore_BudgetStopIsNotExhaustion(t *testing.T) {
 // ticks is TestExplore_SymmetryFindsABugOfEachClass's), searched to the
 // end, take about half the states, and the verdict is the same.
 func TestExplore_SymmetryCutsStates(t *testing.T) {
-	w := harness.Lock(lock.MutexRecipe(), harness.Workload{Clients: 2, Acquisitions: 1})
+	w := harness.Lock(zoo.Mutex(), harness.Workload{Clients: 2, Acquisitions: 1})
 	var states [2]int
 	for i, symmetric := range []bool{false, true} {
 		res, err := harness.Explore(context.Background(), sim.Config{}, w, sim.Bounds{Deviations: -1, NoDeepening: true, Symmetry: symmetric, NoEarlyTicks: true})
@@ -378,7 +377,7 @@ func TestExplore_SymmetryCutsStates(t *testing.T) {
 // behaves differently for one client (here c1 takes the lock without
 // waiting) is searched as it is.
 func TestExplore_SymmetryIsOptIn(t *testing.T) {
-	mutex := lock.MutexRecipe()
+	mutex := zoo.Mutex()
 	rude := recipe.Lock{Name: "rude-c1", Acquire: func(ctx context.Context, conn zkapi.Conn, dir, id string) (recipe.Held, error) {
 		if strings.HasPrefix(id, "c1_") {
 			return noLock{}, nil

@@ -5,7 +5,7 @@ import (
 
 	"github.com/zksim/zksim/internal/checkers"
 	"github.com/zksim/zksim/linearize"
-	"github.com/zksim/zksim/rwlock"
+	"github.com/zksim/zksim/zoo"
 )
 
 // The herd limit of a read/write lock's release counts the readers it woke
@@ -26,7 +26,7 @@ func TestHerdLimit_ReadersThatDidNotWaitAgain(t *testing.T) {
 		wake(5, giveUp, true), mark(5, waitsAgain), // woken by a waiter that gave up
 		wake(6, giveUp, true), mark(6, waitsAgain),
 	}}
-	limit := lockWorkload{Recipe: rwlock.Recipe()}.herdLimit(run)
+	limit := lockWorkload{Recipe: zoo.RWMutex()}.herdLimit(run)
 	if got, want := limit(release), 1+3; got != want {
 		t.Errorf("release: limit %d, want %d (one writer, and the readers that held, gave up or crashed)", got, want)
 	}

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/internal/simhook"
 	"github.com/zksim/zksim/report"
-	"github.com/zksim/zksim/sim"
 )
 
 // htmlReport is what the HTML report of a saved failure shows: its
@@ -109,7 +109,7 @@ func (w barrierWorkload) String() string {
 func describeFaults(file TraceFile) string {
 	fl := file.Config.Faults
 	var parts []string
-	for _, k := range sim.FaultKinds() {
+	for _, k := range simhook.FaultKinds() {
 		if n := *k.Budget(&fl); n > 0 {
 			parts = append(parts, fmt.Sprintf("%s=%d", k.Name, n))
 		}

@@ -8,8 +8,6 @@ import (
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/internal/longtest"
-	"github.com/zksim/zksim/lock"
-	"github.com/zksim/zksim/semaphore"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zoo"
 )
@@ -44,7 +42,7 @@ func TestWorkload_SemaphoreOfTwoLong(t *testing.T) {
 }
 
 func testSemaphoreOfTwo(t *testing.T, schedules int) {
-	w := harness.Lock(semaphore.Recipe(2), harness.Workload{TimeoutTicks: 12, TimeoutPercent: 50})
+	w := harness.Lock(zoo.Semaphore(2), harness.Workload{TimeoutTicks: 12, TimeoutPercent: 50})
 	if found := classesOver(t, w, schedules); len(found) > 0 {
 		t.Fatalf("violations: %v", found)
 	}
@@ -53,7 +51,7 @@ func testSemaphoreOfTwo(t *testing.T, schedules int) {
 // The checkers count leases: the semaphore of 3 leases, said to have 2,
 // is caught holding three at once.
 func TestWorkload_MoreLeasesThanN(t *testing.T) {
-	r := semaphore.Recipe(3)
+	r := zoo.Semaphore(3)
 	r.Leases = 2
 	found := classesOver(t, harness.Lock(r, harness.Workload{}), 50)
 	if found[check.MaxLeases] == 0 {
@@ -70,13 +68,13 @@ func TestWorkload_MoreLeasesThanN(t *testing.T) {
 // refused.
 func TestWorkload_SemaphoreLapsedWrite(t *testing.T) {
 	s := harness.Workload{HoldTicks: 5, Unfenced: true}
-	w := harness.Lock(semaphore.Recipe(2), s)
+	w := harness.Lock(zoo.Semaphore(2), s)
 	found := classesOver(t, w, 300)
 	if found[check.Fencing] == 0 {
 		t.Fatalf("no write after a lost lease in 300 schedules: %v", found)
 	}
 	s.Unfenced = false
-	w = harness.Lock(semaphore.Recipe(2), s)
+	w = harness.Lock(zoo.Semaphore(2), s)
 	if found := classesOver(t, w, 300); found[check.Fencing] > 0 {
 		t.Fatalf("fenced writes: %v", found)
 	}
@@ -84,10 +82,10 @@ func TestWorkload_SemaphoreLapsedWrite(t *testing.T) {
 
 // A recipe without Leases is judged as before: a mutex.
 func TestRecipe_MaxHolders(t *testing.T) {
-	if n := lock.MutexRecipe().MaxHolders(); n != 1 {
+	if n := zoo.Mutex().MaxHolders(); n != 1 {
 		t.Fatalf("lock: %d", n)
 	}
-	if n := semaphore.Recipe(3).MaxHolders(); n != 3 {
+	if n := zoo.Semaphore(3).MaxHolders(); n != 3 {
 		t.Fatalf("semaphore/3: %d", n)
 	}
 }

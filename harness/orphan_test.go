@@ -7,13 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zoo"
 )
 
 // recording is a planted recipe: a good lock whose holder also records
@@ -115,7 +115,7 @@ func (r recorded) Release(ctx context.Context) error {
 // orphanHunt runs seeds 1..n of w under faults and returns the orphan
 // violations of the first run that shows one (nil: none did), with that
 // run's faults.
-func orphanHunt(t *testing.T, w harness.Subject, faults sim.Faults, n int) ([]check.Violation, map[sim.Kind]int) {
+func orphanHunt(t *testing.T, w harness.Subject, faults sim.Faults, n int) ([]check.Violation, map[string]int) {
 	t.Helper()
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		rep, err := harness.Run(sim.Config{Faults: faults, Server: fakezkFollowers(seed)}, sim.NewSeeded(seed), w)
@@ -159,7 +159,7 @@ func TestOrphans_PersistentLeftAfterCrash(t *testing.T) {
 			continue
 		}
 		v := vs[0]
-		if faults[sim.Crash] != 1 || !strings.Contains(v.Detail, "created persistent /locks/l-holders/") ||
+		if faults["crash"] != 1 || !strings.Contains(v.Detail, "created persistent /locks/l-holders/") ||
 			!strings.Contains(v.Detail, "and crashed at step") || len(v.Steps) != 2 {
 			t.Errorf("%+v: orphan %q blaming %v, faults %v: want a persistent record, its creation and the crash blamed", rc, v.Detail, v.Steps, faults)
 		}
@@ -216,19 +216,19 @@ func TestOrphans_LostReplyCreate(t *testing.T) {
 	if vs == nil {
 		t.Fatal("no orphan in 300 runs with lost replies")
 	}
-	if faults[sim.Crash] != 0 || !strings.Contains(vs[0].Detail, "(its reply lost)") || !strings.Contains(vs[0].Detail, "and finished at step") {
+	if faults["crash"] != 0 || !strings.Contains(vs[0].Detail, "(its reply lost)") || !strings.Contains(vs[0].Detail, "and finished at step") {
 		t.Errorf("orphan %q, faults %v: want a lost create's node, its client finished", vs[0].Detail, faults)
 	}
 	t.Log(vs[0])
 }
 
-// A barrier recipe's kept node (barrier.Recipe.Keeps) is no orphan; the
+// A barrier recipe's kept node (recipe.Barrier.Keeps) is no orphan; the
 // same node undeclared is one.
 func TestOrphans_BarrierKeptNodeNotFlagged(t *testing.T) {
-	good := barrier.DoubleRecipe()
-	counting := func(keep bool) barrier.Recipe {
+	good := zoo.DoubleBarrier()
+	counting := func(keep bool) recipe.Barrier {
 		r := good
-		r.Enter = func(ctx context.Context, conn zkapi.Conn, dir, id string, n int) (barrier.Leaver, error) {
+		r.Enter = func(ctx context.Context, conn zkapi.Conn, dir, id string, n int) (recipe.Leaver, error) {
 			m, err := good.Enter(ctx, conn, dir, id, n)
 			if err != nil {
 				return nil, err

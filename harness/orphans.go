@@ -12,7 +12,7 @@ import (
 )
 
 // creations records, for the orphan checker, every node the clients'
-// requests created as the server applied them (sim.Observer's Applied:
+// requests created as the server applied them (simhook.Observer's Applied:
 // a create whose reply was then lost included, and each create of a
 // multi), and when each client's program returned. The lock and the
 // barrier workloads share it.
@@ -80,7 +80,7 @@ func (cs *creations) leftovers(s *sim.Sim, res *sim.Result, kept func(path strin
 	var out []checkers.Leftover
 	var f *fates // read from the trace only when some node is left
 	for _, cr := range cs.made {
-		_, st, ok := s.Machine().Node(cr.path)
+		_, st, ok := s.State().Node(cr.path)
 		if !ok || st.Czxid != cr.zxid || kept(cr.path) || reaped(cr.mode, st) {
 			continue
 		}

@@ -8,13 +8,10 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/check"
-	"github.com/zksim/zksim/election"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/internal/counterexample"
 	"github.com/zksim/zksim/internal/traceview"
-	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
-	"github.com/zksim/zksim/rwlock"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zoo"
 )
@@ -22,16 +19,16 @@ import (
 func recipeByName(name string) (recipe.Lock, bool) {
 	switch name {
 	case "lock":
-		return lock.MutexRecipe(), true
+		return zoo.Mutex(), true
 	case "rwlock":
-		return rwlock.Recipe(), true
+		return zoo.RWMutex(), true
 	case "election":
 		// ok-election-session-abandoned-while-reading-term: a candidate
 		// whose client gave its session up while the term read was under
 		// way led on that session; found by `zksim run -recipe election`
 		// (seed 7106), now fixed. Recorded once with the old run's shrunk
 		// decisions: writeRegressions does not make it again.
-		return election.Recipe(), true
+		return zoo.Election(), true
 	}
 	ex, ok := zoo.Lookup(name)
 	return ex.Recipe, ok
@@ -149,11 +146,12 @@ func TestShrinkSeed_KeepsTheClass(t *testing.T) {
 func writeRegressions(t *testing.T) {
 	// The lock bug this harness found (seed 7, see
 	// TestWorkload_Regression_SessionReplacedUnderCreate), now fixed.
-	rec := &sim.Recorder{C: sim.NewSeeded(7)}
+	var recorded []int
+	rec := sim.Record(sim.NewSeeded(7), &recorded)
 	cfg := sim.Config{Faults: allFaults, Server: fakezkFollowers(7)}
-	w := harness.Lock(lock.MutexRecipe(), harness.Workload{ReadPercent: 50, TimeoutTicks: 30})
+	w := harness.Lock(zoo.Mutex(), harness.Workload{ReadPercent: 50, TimeoutTicks: 30})
 	rep, _ := harness.Run(cfg, rec, w)
-	save(t, "ok-lock-session-replaced-under-create", rep, w, cfg, rec.Decisions)
+	save(t, "ok-lock-session-replaced-under-create", rep, w, cfg, recorded)
 	for _, name := range []string{zoo.NameDirWatch, zoo.NameNoGUIDRetry, zoo.NameGoZKLock} {
 		ex, _ := zoo.Lookup(name)
 		ce, _ := counterexample.Minimize(zooWorkload(ex), zooConfig, ex.Violation, 60, 0)

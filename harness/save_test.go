@@ -21,13 +21,14 @@ func TestSaveCounterexample_NamesAreUnique(t *testing.T) {
 	w := harness.Lock(ex.Recipe, harness.Workload{Clients: 2, Acquisitions: 1})
 	dir := t.TempDir()
 	save := func(seed uint64) string {
-		rec := &sim.Recorder{C: sim.NewSeeded(seed)}
+		var recorded []int
+		rec := sim.Record(sim.NewSeeded(seed), &recorded)
 		cfg := sim.Config{Faults: sim.DefaultFaults()}
 		rep, err := harness.Run(cfg, rec, w)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ce := harness.Counterexample{Subject: w, Config: cfg, Decisions: rec.Decisions, Report: rep, Seed: seed}
+		ce := harness.Counterexample{Subject: w, Config: cfg, Decisions: recorded, Report: rep, Seed: seed}
 		return counterexample.Save(io.Discard, dir, "TestX-zoo/splitdash-mutual-exclusion", ce, func(p string) string { return p })
 	}
 	a, b, again := save(1), save(2), save(1)

@@ -6,14 +6,14 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/harness"
-	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zoo"
 )
 
 // The same seed gives the same trace, byte for byte; another seed another.
 func TestRun_SameSeedSameTrace(t *testing.T) {
 	run := func(seed uint64) string {
-		rep, err := harness.Run(sim.Config{Faults: allFaults}, sim.NewSeeded(seed), harness.Lock(lock.MutexRecipe(), harness.Workload{}))
+		rep, err := harness.Run(sim.Config{Faults: allFaults}, sim.NewSeeded(seed), harness.Lock(zoo.Mutex(), harness.Workload{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,21 +45,22 @@ func TestTraceFile_RoundTripAndReplay(t *testing.T) {
 		cfg  sim.Config
 		w    harness.Subject
 	}{
-		{"random-walk", sim.Config{Faults: allFaults}, harness.Lock(lock.MutexRecipe(), harness.Workload{TimeoutTicks: 20})},
+		{"random-walk", sim.Config{Faults: allFaults}, harness.Lock(zoo.Mutex(), harness.Workload{TimeoutTicks: 20})},
 		// Every setting that shapes a run is in the file: PCT's, and a
 		// sequence counter started near the limit.
 		{"pct", sim.Config{Faults: allFaults, PCT: true, PCTDepth: 4, PCTHorizon: 300},
-			harness.Lock(lock.MutexRecipe(), harness.Workload{SequenceStart: 2147483640})},
+			harness.Lock(zoo.Mutex(), harness.Workload{SequenceStart: 2147483640})},
 		// A follower to reconnect to.
-		{"reconnect-next", sim.Config{Faults: allFaults, Server: fakezkFollowers(1)}, harness.Lock(lock.MutexRecipe(), harness.Workload{})},
+		{"reconnect-next", sim.Config{Faults: allFaults, Server: fakezkFollowers(1)}, harness.Lock(zoo.Mutex(), harness.Workload{})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rec := &sim.Recorder{C: sim.NewSeeded(5)}
+			var recorded []int
+			rec := sim.Record(sim.NewSeeded(5), &recorded)
 			rep, err := harness.Run(tc.cfg, rec, tc.w)
 			if err != nil {
 				t.Fatal(err)
 			}
-			f := harness.TraceFile{Recipe: "lock", Workload: tc.w.Spec(), Config: tc.cfg, Decisions: rec.Decisions, Trace: rep.Result.Trace}
+			f := harness.TraceFile{Recipe: "lock", Workload: tc.w.Spec(), Config: tc.cfg, Decisions: recorded, Trace: rep.Result.Trace}
 			parsed, err := harness.ParseTraceFile(f.String())
 			if err != nil {
 				t.Fatal(err)
@@ -67,7 +68,7 @@ func TestTraceFile_RoundTripAndReplay(t *testing.T) {
 			if parsed.String() != f.String() {
 				t.Fatalf("text form does not round-trip:\n%s\nvs\n%s", parsed.String(), f.String())
 			}
-			if _, err := harness.Replay(parsed, harness.Lock(lock.MutexRecipe(), harness.Workload{})); err != nil {
+			if _, err := harness.Replay(parsed, harness.Lock(zoo.Mutex(), harness.Workload{})); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -75,7 +76,7 @@ func TestTraceFile_RoundTripAndReplay(t *testing.T) {
 }
 
 func TestParseTraceFile_Errors(t *testing.T) {
-	good := harness.TraceFile{Recipe: "lock", Workload: harness.Lock(lock.MutexRecipe(), harness.Workload{}).Spec(), Decisions: []int{1, 2}}.String()
+	good := harness.TraceFile{Recipe: "lock", Workload: harness.Lock(zoo.Mutex(), harness.Workload{}).Spec(), Decisions: []int{1, 2}}.String()
 	for _, tc := range []struct{ text, want string }{
 		{"", "line 1"},
 		{"zksim-trace v2\n", "unsupported version"},
@@ -94,7 +95,7 @@ func TestParseTraceFile_Errors(t *testing.T) {
 	// The workload line is the Subject's to read, when it replays.
 	bad, err := harness.ParseTraceFile(strings.Replace(good, "clients=5", "clients=x", 1))
 	if err == nil {
-		_, err = harness.Replay(bad, harness.Lock(lock.MutexRecipe(), harness.Workload{}))
+		_, err = harness.Replay(bad, harness.Lock(zoo.Mutex(), harness.Workload{}))
 	}
 	if !errors.Is(err, harness.ErrTrace) || !strings.Contains(err.Error(), "clients: not a count") {
 		t.Errorf("replay of a bad workload line: %v", err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/internal/machine"
+	"github.com/zksim/zksim/internal/simhook"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -224,7 +225,7 @@ func (f *TraceFile) parseServer(v []string) error {
 func (f *TraceFile) parseFaults(v []string) error {
 	fl := &f.Config.Faults
 	keys := map[string]any{"percent": &fl.Percent, "pause-ticks": &fl.PauseTicks}
-	for _, k := range sim.FaultKinds() {
+	for _, k := range simhook.FaultKinds() {
 		keys[k.Name] = k.Budget(fl)
 	}
 	return keyvals(v, keys)
@@ -272,7 +273,7 @@ func Replay(f TraceFile, w Subject) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep, err := Run(f.Config, &sim.Decisions{List: f.Decisions}, w)
+	rep, err := Run(f.Config, sim.Replay(f.Decisions), w)
 	if err != nil {
 		return nil, err
 	}

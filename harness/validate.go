@@ -58,7 +58,7 @@ func (w Workload) Validate() error {
 }
 
 // Validate reports why the barrier workload cannot run: its recipe
-// cannot be checked (barrier.Recipe.Validate), or does not have what
+// cannot be checked (recipe.Barrier.Validate), or does not have what
 // the workload runs (Single needs the recipe's Single, the double
 // barrier its Enter), or a setting is out of its range.
 func (w barrierWorkload) Validate() error {

@@ -9,12 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/harness/harnesstest"
-	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zoo"
 )
 
 // TestWorkloadValidate_Refuses: every entry point that runs the lock
@@ -24,7 +23,7 @@ import (
 // 100000 to run for minutes, a nil Acquire to be reported as the
 // violation "client-error: c1 panicked").
 func TestWorkloadValidate_Refuses(t *testing.T) {
-	good := lock.MutexRecipe()
+	good := zoo.Mutex()
 	for _, tc := range []struct {
 		w    harness.Subject
 		want string
@@ -72,14 +71,14 @@ func TestWorkloadValidate_Refuses(t *testing.T) {
 // harness's entry points with sim.ErrConfig.
 func TestWorkloadValidate_BadConfig(t *testing.T) {
 	cfg := sim.Config{Faults: sim.Faults{Percent: 500, LoseReply: -3}}
-	w := harness.Lock(lock.MutexRecipe(), harness.Workload{})
+	w := harness.Lock(zoo.Mutex(), harness.Workload{})
 	if _, err := harness.Run(cfg, sim.NewSeeded(1), w); !errors.Is(err, sim.ErrConfig) {
 		t.Errorf("RunWorkload: got %v, want sim.ErrConfig", err)
 	}
 	if err := harness.Validate(cfg, w); !errors.Is(err, sim.ErrConfig) || !strings.Contains(err.Error(), "Faults.Percent is 500, want 0..100") {
 		t.Errorf("Validate: got %v", err)
 	}
-	if _, err := harness.Run(cfg, sim.NewSeeded(1), harness.Barrier(barrier.DoubleRecipe(), harness.BarrierWorkload{})); !errors.Is(err, sim.ErrConfig) {
+	if _, err := harness.Run(cfg, sim.NewSeeded(1), harness.Barrier(zoo.DoubleBarrier(), harness.BarrierWorkload{})); !errors.Is(err, sim.ErrConfig) {
 		t.Errorf("RunBarrier: got %v, want sim.ErrConfig", err)
 	}
 }
@@ -88,7 +87,7 @@ func TestWorkloadValidate_BadConfig(t *testing.T) {
 // points refuse a setting out of its range, and a recipe without what
 // the workload runs.
 func TestBarrierWorkloadValidate_Refuses(t *testing.T) {
-	good := barrier.DoubleRecipe()
+	good := zoo.DoubleBarrier()
 	noSingle := good
 	noSingle.Single = nil
 	noEnter := good
@@ -106,7 +105,7 @@ func TestBarrierWorkloadValidate_Refuses(t *testing.T) {
 		{harness.Barrier(good, harness.BarrierWorkload{Dir: "b"}), `BarrierWorkload.Dir is "b"`},
 		{harness.Barrier(noSingle, harness.BarrierWorkload{Single: true}), "BarrierWorkload.Single is set and recipe barrier has no Single barrier"},
 		{harness.Barrier(noEnter, harness.BarrierWorkload{}), "recipe barrier has no Enter"},
-		{harness.Barrier(barrier.Recipe{Name: "mine"}, harness.BarrierWorkload{}), "barrier: invalid configuration: recipe mine: Recipe.Enter and Recipe.Single are nil"},
+		{harness.Barrier(recipe.Barrier{Name: "mine"}, harness.BarrierWorkload{}), "barrier: invalid configuration: recipe mine: Recipe.Enter and Recipe.Single are nil"},
 	} {
 		_, err := harness.Run(sim.Config{}, sim.NewSeeded(1), tc.w)
 		if !errors.Is(err, harness.ErrWorkload) || !strings.Contains(err.Error(), tc.want) {
@@ -128,7 +127,7 @@ func TestWorkloadValidate_Accepts(t *testing.T) {
 		if err := w.Validate(); err != nil {
 			t.Errorf("%+v: %v", w, err)
 		}
-		if err := harness.Validate(sim.Config{}, harness.Lock(lock.MutexRecipe(), w)); err != nil {
+		if err := harness.Validate(sim.Config{}, harness.Lock(zoo.Mutex(), w)); err != nil {
 			t.Errorf("%+v: %v", w, err)
 		}
 	}
@@ -139,7 +138,7 @@ func TestWorkloadValidate_Accepts(t *testing.T) {
 		if err := w.Validate(); err != nil {
 			t.Errorf("%+v: %v", w, err)
 		}
-		if err := harness.Validate(sim.Config{}, harness.Barrier(barrier.DoubleRecipe(), w)); err != nil {
+		if err := harness.Validate(sim.Config{}, harness.Barrier(zoo.DoubleBarrier(), w)); err != nil {
 			t.Errorf("%+v: %v", w, err)
 		}
 	}
@@ -152,28 +151,28 @@ var badChecks = []struct {
 	check      func(t *testing.T)
 }{
 	{"Check_LockAcquisitions", "Workload.Acquisitions is -1, want 0..100", func(t *testing.T) {
-		harnesstest.Check(t, harness.Lock(lock.MutexRecipe(), harness.Workload{Acquisitions: -1}), harnesstest.Options{})
+		harnesstest.Check(t, harness.Lock(zoo.Mutex(), harness.Workload{Acquisitions: -1}), harnesstest.Options{})
 	}},
 	{"Check_LockNilAcquire", "Recipe.Acquire is nil", func(t *testing.T) {
 		harnesstest.Check(t, harness.Lock(recipe.Lock{Name: "mine"}, harness.Workload{}), harnesstest.Options{})
 	}},
 	{"Check_LockPercent", "Faults.Percent is 500, want 0..100", func(t *testing.T) {
-		harnesstest.Check(t, harness.Lock(lock.MutexRecipe(), harness.Workload{}), harnesstest.Options{Config: sim.Config{Faults: sim.Faults{Percent: 500}}})
+		harnesstest.Check(t, harness.Lock(zoo.Mutex(), harness.Workload{}), harnesstest.Options{Config: sim.Config{Faults: sim.Faults{Percent: 500}}})
 	}},
 	{"Check_BarrierRounds", "BarrierWorkload.Rounds is -1, want 0..100", func(t *testing.T) {
-		harnesstest.Check(t, harness.Barrier(barrier.DoubleRecipe(), harness.BarrierWorkload{Rounds: -1}), harnesstest.Options{})
+		harnesstest.Check(t, harness.Barrier(zoo.DoubleBarrier(), harness.BarrierWorkload{Rounds: -1}), harnesstest.Options{})
 	}},
 	{"Check_BarrierPercent", "Faults.Percent is 500, want 0..100", func(t *testing.T) {
-		harnesstest.Check(t, harness.Barrier(barrier.DoubleRecipe(), harness.BarrierWorkload{}), harnesstest.Options{Config: sim.Config{Faults: sim.Faults{Percent: 500}}})
+		harnesstest.Check(t, harness.Barrier(zoo.DoubleBarrier(), harness.BarrierWorkload{}), harnesstest.Options{Config: sim.Config{Faults: sim.Faults{Percent: 500}}})
 	}},
 	{"Check_Percent", "Faults.Percent is 500, want 0..100", func(t *testing.T) {
 		harnesstest.Check(t, harness.Programs(nil, func(context.Context, *sim.Client) error { return nil }), harnesstest.Options{Config: sim.Config{Faults: sim.Faults{Percent: 500}}})
 	}},
 	{"CheckExhaustive_Clients", "Workload.Clients is -2, want 0..64", func(t *testing.T) {
-		harnesstest.CheckExhaustive(t, harness.Lock(lock.MutexRecipe(), harness.Workload{Clients: -2}), harnesstest.Options{}, sim.Bounds{})
+		harnesstest.CheckExhaustive(t, harness.Lock(zoo.Mutex(), harness.Workload{Clients: -2}), harnesstest.Options{}, sim.Bounds{})
 	}},
 	{"CheckExhaustive_BarrierClients", "BarrierWorkload.Clients is 100000, want 0..64", func(t *testing.T) {
-		harnesstest.CheckExhaustive(t, harness.Barrier(barrier.DoubleRecipe(), harness.BarrierWorkload{Clients: 100000}), harnesstest.Options{}, sim.Bounds{})
+		harnesstest.CheckExhaustive(t, harness.Barrier(zoo.DoubleBarrier(), harness.BarrierWorkload{Clients: 100000}), harnesstest.Options{}, sim.Bounds{})
 	}},
 	{"CheckExhaustive_ProgramsBounds", "Ticks is -1, want 0 or more", func(t *testing.T) {
 		harnesstest.CheckExhaustive(t, harness.Programs(nil, func(context.Context, *sim.Client) error { return nil }), harnesstest.Options{}, sim.Bounds{Ticks: -1})

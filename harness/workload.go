@@ -10,10 +10,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/zksim/zksim/internal/proto"
-
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/internal/checkers"
+	"github.com/zksim/zksim/internal/machine"
+	"github.com/zksim/zksim/internal/proto"
+	"github.com/zksim/zksim/internal/simhook"
 	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/report"
@@ -158,7 +159,7 @@ func (w lockWorkload) start(s *sim.Sim) ([]sim.Program, *lockRun) {
 	r := &lockRun{s: s, w: w, h: &history{}, acquiring: make([]linearize.Mode, w.Clients),
 		holding: make([]bool, w.Clients), giveUps: map[int64]bool{}, expired: map[int64]expiry{},
 		made: newCreations(w.Clients), callSession: make([]int64, w.Clients)}
-	m := s.Machine()
+	m := s.State().(*machine.Machine) // the whole Machine: sim hands the module no other
 	info, _ := m.CreateSession(0, 10000)
 	m.Do(info.ID, proto.Create{Path: resource, Data: []byte("0")})
 	if w.SequenceStart != 0 {
@@ -169,7 +170,7 @@ func (w lockWorkload) start(s *sim.Sim) ([]sim.Program, *lockRun) {
 		m.SetSequence(w.Dir, w.SequenceStart)
 	}
 	m.CloseSession(info.ID)
-	s.AddObserver(r)
+	simhook.AddObserver(s, simhook.Observer[*sim.Client](r))
 	programs := make([]sim.Program, w.Clients)
 	for i := range programs {
 		programs[i] = w.program(r)
@@ -335,7 +336,9 @@ func (w lockWorkload) once(ctx context.Context, c *sim.Client, r *lockRun, i int
 	// The token is taken at acquisition, as an application would, and used
 	// after the work: a holder paused in between writes with a stale one.
 	token, tokenErr := int64(0), error(nil)
-	tok, hasToken := held.(recipe.Tokener)
+	tok, hasToken := held.(interface {
+		Token(context.Context) (int64, error)
+	})
 	if hasToken && mode != linearize.Read {
 		token, tokenErr = tok.Token(ctx)
 		h.Holds[hold].Token, h.Holds[hold].HasToken = token, tokenErr == nil
@@ -364,7 +367,9 @@ func (w lockWorkload) write(ctx context.Context, c *sim.Client, h *history, hold
 		st  zkapi.Stat
 		err error
 	)
-	if f, ok := held.(recipe.Fencer); ok && !w.Unfenced {
+	if f, ok := held.(interface {
+		Fenced(context.Context, ...zkapi.Op) ([]zkapi.OpResult, error)
+	}); ok && !w.Unfenced {
 		var res []zkapi.OpResult
 		res, err = f.Fenced(ctx, zkapi.SetOp{Path: resource, Data: data, Version: -1})
 		if err == nil && len(res) > 0 {

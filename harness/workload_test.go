@@ -11,9 +11,7 @@ import (
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/internal/machine"
-	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
-	"github.com/zksim/zksim/rwlock"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zoo"
@@ -24,7 +22,7 @@ var allFaults = sim.Faults{Percent: 10, LoseRequest: 2, LoseReply: 2, Disconnect
 // The good recipes pass 2,000 faulted schedules each: 1,000 random-walk
 // ones here (with followers on odd seeds) and 1,000 PCT ones below.
 func TestWorkload_GoodLockSeeded(t *testing.T) {
-	for _, recipe := range []recipe.Lock{lock.MutexRecipe(), rwlock.Recipe()} {
+	for _, recipe := range []recipe.Lock{zoo.Mutex(), zoo.RWMutex()} {
 		for seed := range uint64(1000) {
 			cfg := sim.Config{Faults: allFaults, Server: fakezkFollowers(seed)}
 			mustPassUntraced(t, cfg, seed, harness.Lock(recipe, harness.Workload{ReadPercent: 50, TimeoutTicks: 30}))
@@ -57,20 +55,20 @@ func mustPassUntraced(t *testing.T, cfg sim.Config, seed uint64, w harness.Subje
 // the session changed under the create.
 func TestWorkload_Regression_SessionReplacedUnderCreate(t *testing.T) {
 	rep, err := harness.Run(sim.Config{Faults: allFaults, Server: fakezkFollowers(7)}, sim.NewSeeded(7),
-		harness.Lock(lock.MutexRecipe(), harness.Workload{ReadPercent: 50, TimeoutTicks: 30}))
+		harness.Lock(zoo.Mutex(), harness.Workload{ReadPercent: 50, TimeoutTicks: 30}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !rep.OK() {
 		t.Fatalf("%v", rep.Violations)
 	}
-	if rep.Result.Faults[sim.Pause] == 0 {
+	if rep.Result.Faults["pause"] == 0 {
 		t.Fatal("the schedule no longer pauses a client: the regression is not exercised")
 	}
 }
 
 func TestWorkload_GoodLockPCT(t *testing.T) {
-	for _, recipe := range []recipe.Lock{lock.MutexRecipe(), rwlock.Recipe()} {
+	for _, recipe := range []recipe.Lock{zoo.Mutex(), zoo.RWMutex()} {
 		for seed := range uint64(1000) {
 			cfg := sim.Config{PCT: true, Faults: allFaults, Server: fakezkFollowers(seed)}
 			mustPassUntraced(t, cfg, seed, harness.Lock(recipe, harness.Workload{ReadPercent: 50, TimeoutTicks: 12, TimeoutPercent: 50}))
@@ -87,9 +85,9 @@ func TestWorkload_PausedHolderSplitBrain(t *testing.T) {
 	found := 0
 	for seed := range uint64(300) {
 		unfenced, _ := harness.Run(sim.Config{Faults: pauses}, sim.NewSeeded(seed),
-			harness.Lock(lock.MutexRecipe(), harness.Workload{HoldTicks: 3, Unfenced: true}))
+			harness.Lock(zoo.Mutex(), harness.Workload{HoldTicks: 3, Unfenced: true}))
 		fenced, _ := harness.Run(sim.Config{Faults: pauses}, sim.NewSeeded(seed),
-			harness.Lock(lock.MutexRecipe(), harness.Workload{HoldTicks: 3}))
+			harness.Lock(zoo.Mutex(), harness.Workload{HoldTicks: 3}))
 		if !fenced.OK() {
 			t.Fatalf("seed %d fenced: %v", seed, fenced.Violations)
 		}
@@ -115,7 +113,7 @@ func TestWorkload_SequenceOverflow(t *testing.T) {
 		refused, broken := 0, 0
 		for seed := range uint64(100) {
 			cfg := sim.Config{Server: fakezk.Config{Seed: seed, Overflow: ov}}
-			w := harness.Lock(lock.MutexRecipe(), harness.Workload{SequenceStart: math.MaxInt32 - 4})
+			w := harness.Lock(zoo.Mutex(), harness.Workload{SequenceStart: math.MaxInt32 - 4})
 			rep, _ := harness.Run(cfg, sim.NewSeeded(seed), w)
 			if !rep.OK() {
 				t.Fatalf("%v seed %d: %v", ov, seed, rep.Violations)
@@ -145,7 +143,7 @@ func TestSim_ReorderIsInjected(t *testing.T) {
 	for seed := range uint64(200) {
 		rep, _ := harness.Run(sim.Config{Faults: sim.Faults{Percent: 30, Reorder: 3}}, sim.NewSeeded(seed),
 			harness.Lock(dirwatch.Recipe, harness.Workload{}))
-		if rep.Result.Faults[sim.Reorder] > 0 {
+		if rep.Result.Faults["reorder"] > 0 {
 			if !strings.Contains(sim.TraceString(rep.Result.Trace), "reorder c") {
 				t.Fatal("reorder counted but not traced")
 			}
@@ -159,7 +157,7 @@ func TestSim_ReorderIsInjected(t *testing.T) {
 // multi-lock that leaves a node behind in its second directory is an
 // orphan there.
 func TestWorkload_ChecksEveryDirOfAMultiLock(t *testing.T) {
-	multi := lock.MultiRecipe()
+	multi := zoo.MultiMutex()
 	leaky := multi
 	leaky.Acquire = func(ctx context.Context, conn zkapi.Conn, dir, id string) (recipe.Held, error) {
 		held, err := multi.Acquire(ctx, conn, dir, id)

@@ -70,13 +70,14 @@ func hunt(t *testing.T, ex zoo.Exhibit, start uint64, limit int) (int, sim.Confi
 func huntWith(t *testing.T, ex zoo.Exhibit, cfg func(seed uint64) sim.Config, start uint64, limit int) (int, sim.Config, []int) {
 	for i := range limit {
 		seed := start + uint64(i)
-		rec := &sim.Recorder{C: sim.NewSeeded(seed)}
+		var recorded []int
+		rec := sim.Record(sim.NewSeeded(seed), &recorded)
 		rep, err := harness.Run(cfg(seed), rec, zooWorkload(ex))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if slices.Contains(rep.Classes(), ex.Violation) {
-			return i + 1, cfg(seed), rec.Decisions
+			return i + 1, cfg(seed), recorded
 		}
 	}
 	return limit, sim.Config{}, nil
@@ -143,21 +144,22 @@ func TestZoo_DirWatchMinimalTrace(t *testing.T) {
 	s.Clients, s.Acquisitions = 3, 1
 	w := harness.Lock(ex.Recipe, s)
 	fails := func(d []int) bool {
-		rep, _ := harness.Run(cfg, &sim.Decisions{List: d}, w)
+		rep, _ := harness.Run(cfg, sim.Replay(d), w)
 		return slices.Contains(rep.Classes(), "herd")
 	}
 	if !fails(decisions) {
 		decisions = nil // the 3-client workload needs its own search
 		for seed := uint64(1); seed < 100 && decisions == nil; seed++ {
-			rec := &sim.Recorder{C: sim.NewSeeded(seed)}
+			var recorded []int
+			rec := sim.Record(sim.NewSeeded(seed), &recorded)
 			rep, _ := harness.Run(cfg, rec, w)
 			if slices.Contains(rep.Classes(), "herd") {
-				decisions = rec.Decisions
+				decisions = recorded
 			}
 		}
 	}
 	shrunk := sim.Shrink(decisions, fails, 3000)
-	rep, _ := harness.Run(cfg, &sim.Decisions{List: shrunk}, w)
+	rep, _ := harness.Run(cfg, sim.Replay(shrunk), w)
 	got := sim.TraceString(rep.Result.Trace)
 	const golden = "testdata/dirwatch-minimal.trace"
 	if *update {

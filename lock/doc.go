@@ -24,11 +24,12 @@
 //     and Lease.Fenced makes a write conditional on still holding;
 //   - every wait takes a context; there are no goroutines or timers.
 //
-// A Lease's fencing token is its node's czxid: successive holders of one
-// lock get strictly increasing tokens. A Lease is a recipe.Lease, like
-// the leases of rwlock and semaphore and the election's leadership, and
-// the errors it reports are package recipe's sentinels (recipe.ErrLost,
-// recipe.ErrWouldBlock, ...), which the whole lock family shares.
+// Acquire returns a recipe.Lease, the interface that the leases of
+// rwlock and semaphore and the election's leadership implement too. Its
+// fencing token is its node's czxid: successive holders of one lock get
+// strictly increasing tokens. The errors it reports are package recipe's
+// sentinels (recipe.ErrLost, recipe.ErrWouldBlock, ...), which every
+// recipe shares.
 //
 // Mutex is re-entrant per handle like Curator's InterProcessMutex when
 // Options.Reentrant is set (the handle is the holder; each Acquire needs a

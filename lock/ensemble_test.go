@@ -330,7 +330,7 @@ func (c *contention) turn(ctx context.Context, m *lock.Mutex, conn zkapi.Conn, n
 	return nil
 }
 
-func (c *contention) critical(ctx context.Context, lease *lock.Lease, conn zkapi.Conn, n int64) error {
+func (c *contention) critical(ctx context.Context, lease recipe.Lease, conn zkapi.Conn, n int64) error {
 	if err := lease.Check(); err != nil {
 		return fmt.Errorf("Check inside the critical section: %w", err)
 	}
@@ -347,7 +347,7 @@ func (c *contention) critical(ctx context.Context, lease *lock.Lease, conn zkapi
 
 // fencedWrite writes tok to the data node (locktest.FencedSet) and records
 // it as the last token fenced so far.
-func (c *contention) fencedWrite(ctx context.Context, lease *lock.Lease, conn zkapi.Conn, tok int64) error {
+func (c *contention) fencedWrite(ctx context.Context, lease recipe.Lease, conn zkapi.Conn, tok int64) error {
 	if err := locktest.FencedSet(ctx, conn, lease.Fenced, c.data, tok, &c.connLoss); err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/zksim/zksim/internal/locktest"
 	"github.com/zksim/zksim/internal/zktest"
 	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
 )
@@ -98,7 +99,7 @@ type player struct {
 }
 
 func mutexPlayer(ctx context.Context, m *lock.Mutex) player {
-	var lease *lock.Lease
+	var lease recipe.Lease
 	return player{
 		lock: func() (err error) {
 			lease, err = m.Acquire(ctx)

@@ -10,6 +10,7 @@ import (
 	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/zktest"
 	"github.com/zksim/zksim/lock"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -46,7 +47,7 @@ func (w *world) mutex(c zkapi.Conn, id string, opts ...func(*lock.Options)) *loc
 }
 
 // acquire takes m's lock or fails the test.
-func (w *world) acquire(m *lock.Mutex) *lock.Lease {
+func (w *world) acquire(m *lock.Mutex) recipe.Lease {
 	w.t.Helper()
 	l, err := m.Acquire(w.ctx)
 	if err != nil {
@@ -84,6 +85,6 @@ func (w *world) waitWatched(path string) {
 
 // acquireAsync runs m.Acquire under ctx on a goroutine of its own, which
 // the test's cleanup checks has ended.
-func (w *world) acquireAsync(ctx context.Context, m *lock.Mutex) *zktest.Async[*lock.Lease] {
+func (w *world) acquireAsync(ctx context.Context, m *lock.Mutex) *zktest.Async[recipe.Lease] {
 	return zktest.Go(w.t, ctx, m.Acquire)
 }

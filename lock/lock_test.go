@@ -50,7 +50,7 @@ func TestMutex_FIFOWithoutHerd(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
 	first := w.acquire(w.mutex(w.conn(), "h"))
 	const n = 5
-	waiters := make([]*zktest.Async[*lock.Lease], n)
+	waiters := make([]*zktest.Async[recipe.Lease], n)
 	prev := first.Node()
 	for i := range waiters {
 		waiters[i] = w.acquireAsync(w.ctx, w.mutex(w.conn(), "w"+string(rune('a'+i))))

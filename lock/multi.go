@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/zksim/zksim/internal/queue"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -47,7 +48,7 @@ func NewMulti(conn zkapi.Conn, dirs []string, opts Options) (*MultiMutex, error)
 func (mm *MultiMutex) Acquire(ctx context.Context) (*MultiLease, error) {
 	ml := &MultiLease{}
 	for _, m := range mm.locks {
-		l, err := m.Acquire(ctx)
+		l, err := m.acquire(ctx, queue.Wait)
 		if err == nil {
 			ml.leases = append(ml.leases, l)
 			err = ml.Check()
@@ -61,11 +62,17 @@ func (mm *MultiMutex) Acquire(ctx context.Context) (*MultiLease, error) {
 
 // MultiLease is a held set of locks.
 type MultiLease struct {
-	leases []*Lease
+	leases []*lease
 }
 
 // Leases returns the held leases in acquisition (path) order.
-func (ml *MultiLease) Leases() []*Lease { return append([]*Lease(nil), ml.leases...) }
+func (ml *MultiLease) Leases() []recipe.Lease {
+	ls := make([]recipe.Lease, len(ml.leases))
+	for i, l := range ml.leases {
+		ls[i] = l
+	}
+	return ls
+}
 
 // Check reports the first lease that is no longer held.
 func (ml *MultiLease) Check() error {

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/zksim/zksim/internal/queue"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -19,7 +20,7 @@ type Mutex struct {
 
 	mu       sync.Mutex
 	attempts queue.Attempts
-	held     *Lease // Reentrant: the current lease, if any
+	held     *lease // Reentrant: the current lease, if any
 }
 
 // New returns a handle on the lock whose nodes live under dir (created on
@@ -33,14 +34,33 @@ func New(conn zkapi.Conn, dir string, opts Options) (*Mutex, error) {
 }
 
 // Acquire waits until the lock is held or ctx ends. On any failure its node
-// is removed before it returns.
-func (m *Mutex) Acquire(ctx context.Context) (*Lease, error) { return m.acquire(ctx, queue.Wait) }
+// is removed before it returns. The lease's Check reports nil,
+// recipe.ErrLost, recipe.ErrSuspended (LoseOnDisconnect) or
+// recipe.ErrReleased; its Token is the lock node's czxid, so successive
+// holders of a lock get strictly increasing tokens (the first call costs
+// a read); its Fenced write is refused once the node is gone, so a holder
+// whose session expired cannot write (CURATOR-206); and its Release gives
+// the lock up (for a re-entrant Mutex, one hold), deleting the node even
+// through connection loss.
+func (m *Mutex) Acquire(ctx context.Context) (recipe.Lease, error) {
+	return asLease(m.acquire(ctx, queue.Wait))
+}
 
 // TryAcquire takes the lock if it is free and returns recipe.ErrWouldBlock
 // otherwise, without waiting.
-func (m *Mutex) TryAcquire(ctx context.Context) (*Lease, error) { return m.acquire(ctx, queue.Try) }
+func (m *Mutex) TryAcquire(ctx context.Context) (recipe.Lease, error) {
+	return asLease(m.acquire(ctx, queue.Try))
+}
 
-func (m *Mutex) acquire(ctx context.Context, mode queue.Mode) (*Lease, error) {
+// asLease keeps a nil *lease out of the interface on failure.
+func asLease(l *lease, err error) (recipe.Lease, error) {
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+func (m *Mutex) acquire(ctx context.Context, mode queue.Mode) (*lease, error) {
 	m.mu.Lock()
 	if l := m.held; l != nil {
 		if err := l.hold.Check(); err != nil {
@@ -62,7 +82,7 @@ func (m *Mutex) acquire(ctx context.Context, mode queue.Mode) (*Lease, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", m.q.Dir, err)
 	}
-	l := &Lease{hold: h, m: m, count: 1}
+	l := &lease{hold: h, m: m, count: 1}
 	if m.opts.Reentrant {
 		m.mu.Lock()
 		m.held = l
@@ -71,27 +91,21 @@ func (m *Mutex) acquire(ctx context.Context, mode queue.Mode) (*Lease, error) {
 	return l, nil
 }
 
-// Lease is a held lock, a recipe.Lease: Node, Session, Check, Wait,
-// Token, Fenced and Release, as that interface documents them. Its Check reports nil, recipe.ErrLost,
-// recipe.ErrSuspended (LoseOnDisconnect) or recipe.ErrReleased; its Token is the lock
-// node's czxid, so successive holders of a lock get strictly increasing
-// tokens (the first call costs a read); and its Fenced write is refused
-// once the node is gone, so a holder whose session expired cannot write
-// (CURATOR-206).
-type Lease struct {
+// lease is a held lock, the recipe.Lease that Acquire returns.
+type lease struct {
 	*hold
 	m     *Mutex
 	count int // holds, for a re-entrant Mutex; guarded by m.mu
 }
 
-// hold names the embedded queue.Hold, which gives Lease the methods of
+// hold names the embedded queue.Hold, which gives lease the methods of
 // recipe.Lease but Release, without exporting it as a field.
 type hold = queue.Hold
 
 // Release gives the lock up (for a re-entrant Mutex, one hold). It deletes
 // the node even through connection loss, is idempotent, and returns recipe.ErrLost
 // if the session ended while the lock was held.
-func (l *Lease) Release(ctx context.Context) error {
+func (l *lease) Release(ctx context.Context) error {
 	m := l.m
 	m.mu.Lock()
 	if l.count > 1 {

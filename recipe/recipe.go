@@ -46,10 +46,10 @@ type Lock struct {
 	// holder id: letters, digits, '.' and '_', unique per acquisition (the
 	// harness passes "c3_7": client 3, 7th acquisition), since a recipe
 	// may name its node after it and look for it after a lost reply.
-	Acquire AcquireFunc
+	Acquire func(ctx context.Context, conn zkapi.Conn, dir, id string) (Held, error)
 	// AcquireRead takes the lock at dir for reading; nil for exclusive
 	// locks.
-	AcquireRead AcquireFunc
+	AcquireRead func(ctx context.Context, conn zkapi.Conn, dir, id string) (Held, error)
 	// Dirs lists the lock directories an acquisition at dir uses, when
 	// they are more than dir (a multi-lock's): the harness looks in each
 	// for nodes left behind and for herds. nil: dir alone.
@@ -98,22 +98,10 @@ func (r Lock) Validate() error {
 // readers): Leases, or 1.
 func (r Lock) MaxHolders() int { return max(r.Leases, 1) }
 
-// AcquireFunc takes a lock and returns what releases it.
-type AcquireFunc func(ctx context.Context, conn zkapi.Conn, dir, id string) (Held, error)
-
-// Held is a lock held by a Lock recipe: every Lease is one. A Held may
-// also be a Tokener and a Fencer; the harness uses them when present (the
-// zoo's unfenced designs are neither).
+// Held is a lock held by a Lock recipe: every Lease is one. When a Held
+// also has a Lease's Token method, the harness writes to the protected
+// resource with its token, and with its Fenced method when it has that
+// too; the zoo's unfenced designs have neither.
 type Held interface {
 	Release(ctx context.Context) error
-}
-
-// Tokener is a Held that has a fencing token.
-type Tokener interface {
-	Token(ctx context.Context) (int64, error)
-}
-
-// Fencer is a Held that can make a write conditional on still holding.
-type Fencer interface {
-	Fenced(ctx context.Context, ops ...zkapi.Op) ([]zkapi.OpResult, error)
 }

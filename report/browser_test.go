@@ -33,7 +33,8 @@ func fiveClientFailure(t testing.TB, dir string) (string, harness.Counterexample
 	w := harness.Lock(ex.Recipe, harness.Workload{Clients: 5, Acquisitions: 3, TimeoutTicks: 12, TimeoutPercent: 50})
 	for seed := uint64(1); seed <= 500; seed++ {
 		cfg := sim.Config{Faults: standardFaults, Server: fakezk.Config{Seed: seed, Followers: int(seed % 2)}}
-		rec := &sim.Recorder{C: sim.NewSeeded(seed)}
+		var recorded []int
+		rec := sim.Record(sim.NewSeeded(seed), &recorded)
 		rep, err := harness.Run(cfg, rec, w)
 		if err != nil {
 			t.Fatal(err)
@@ -41,11 +42,11 @@ func fiveClientFailure(t testing.TB, dir string) (string, harness.Counterexample
 		if !hasClass(rep, check.MutualExclusion) {
 			continue
 		}
-		_, html, err := harness.SaveFailure(dir, "five", harness.Counterexample{Subject: w, Config: cfg, Decisions: rec.Decisions, Report: rep}, nil)
+		_, html, err := harness.SaveFailure(dir, "five", harness.Counterexample{Subject: w, Config: cfg, Decisions: recorded, Report: rep}, nil)
 		if err != nil || html == "" {
 			t.Fatalf("no report saved: %v", err)
 		}
-		return html, harness.Counterexample{Subject: w, Config: cfg, Decisions: rec.Decisions, Report: rep}
+		return html, harness.Counterexample{Subject: w, Config: cfg, Decisions: recorded, Report: rep}
 	}
 	t.Fatal("no 5-client mutual-exclusion failure in 500 seeds")
 	return "", harness.Counterexample{}

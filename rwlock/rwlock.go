@@ -146,6 +146,9 @@ type Lease struct {
 	released bool // Release has run: a read lease leaves the count once
 }
 
+// A Lease is a recipe.Lease, so a program holds it as it holds any other.
+var _ recipe.Lease = (*Lease)(nil)
+
 // IsWrite reports whether the lease is the write lock (false once
 // downgraded).
 func (l *Lease) IsWrite() bool {
@@ -202,21 +205,4 @@ func (l *Lease) Release(ctx context.Context) error {
 		return fmt.Errorf("rwlock %s: release: %w", l.rw.q.Dir, err)
 	}
 	return nil
-}
-
-// Recipe is RWMutex as a recipe.Lock, for the harness.
-func Recipe() recipe.Lock {
-	mk := func(read bool) recipe.AcquireFunc {
-		return func(ctx context.Context, conn zkapi.Conn, dir, id string) (recipe.Held, error) {
-			rw, err := New(conn, dir, Options{ID: id})
-			if err != nil {
-				return nil, err
-			}
-			if read {
-				return rw.AcquireRead(ctx)
-			}
-			return rw.Acquire(ctx)
-		}
-	}
-	return recipe.Lock{Name: "rwlock", Acquire: mk(false), AcquireRead: mk(true)}
 }

@@ -6,16 +6,21 @@ TestKazooElection_*, TestKazooBarrier_*, TestKazooDoubleBarrier_*) run it
 against the fake ZooKeeper server (internal/netserver), inject a fault
 between two steps, and read what kazoo's recipe did. See
 docs/recipes-under-faults.md. The recipes are kazoo's own classes,
-unmodified: Semaphore, Election, Barrier and DoubleBarrier.
+unmodified: Lock, Semaphore, Election, Barrier and DoubleBarrier
+(TestKazooLock_*: docs/locks-under-faults.md).
 
 Usage:
     kazoo-recipes-faults.py --hosts H:P[,H:P...] --path /node
-                            --recipe semaphore|election|barrier|double
+                            --recipe lock|semaphore|election|barrier|double
                             [--max-leases N] [--members N]
                             [--session-timeout SECONDS] [--timeout SECONDS]
 
 Commands, one per line on stdin (each recipe takes its own; every one
 takes check and quit):
+    lock:      acquire   Lock.acquire() (blocking, no timeout) in a thread
+               release   Lock.release()
+               cancel    Lock.cancel(): a pending acquire ends with
+                         CancelledError
     semaphore: acquire   Semaphore.acquire() (blocking) in a thread
                release   Semaphore.release()
     election:  run       Election.run(leader) in a thread; leader() says
@@ -32,8 +37,8 @@ takes check and quit):
 Lines on stdout, one per step, flushed at once:
     session 0x<id>                     connected (the first line but for state lines)
     node <name>                        double: the member node's name (second line)
-    acquired <name> | not-acquired     semaphore: acquire() returned
-    released <bool>                    semaphore: release() returned
+    acquired <name> | not-acquired     lock, semaphore: acquire() returned
+    released <bool>                    lock, semaphore: release() returned
     leading                            election: the leader function runs
     run-returned                       election: run() returned
     created | removed <bool>           barrier: create() / remove() returned
@@ -61,7 +66,7 @@ import threading
 from kazoo.client import KazooClient
 from kazoo.recipe.barrier import Barrier, DoubleBarrier
 from kazoo.recipe.election import Election
-from kazoo.recipe.lock import Semaphore
+from kazoo.recipe.lock import Lock, Semaphore
 
 _out = threading.Lock()
 
@@ -105,6 +110,28 @@ def call(fn, report):
         say(report(fn()))
     except Exception as e:
         say("error %s: %s" % (type(e).__name__, e))
+
+
+class LockDriver(object):
+    def __init__(self, client, args):
+        self.client = client
+        self.lock = Lock(client, args.path, "kazoo-recipes-faults.py")
+
+    def handle(self, cmd):
+        if cmd == "acquire":
+            return background(self.lock.acquire, lambda got: "acquired %s" % self.lock.node if got else "not-acquired")
+        if cmd == "release":
+            call(self.lock.release, lambda r: "released %s" % r)
+        elif cmd == "cancel":
+            self.lock.cancel()
+        elif cmd == "check":
+            say("check is_acquired=%s node=%s session=%s" % (self.lock.is_acquired, self.lock.node, session(self.client)))
+        else:
+            unknown(cmd)
+
+    def cancel(self):
+        self.lock.cancel()
+        return True
 
 
 class SemaphoreDriver(object):
@@ -203,7 +230,7 @@ class DoubleDriver(object):
         return False  # DoubleBarrier cannot be cancelled; its threads are daemons
 
 
-DRIVERS = {"semaphore": SemaphoreDriver, "election": ElectionDriver, "barrier": BarrierDriver, "double": DoubleDriver}
+DRIVERS = {"lock": LockDriver, "semaphore": SemaphoreDriver, "election": ElectionDriver, "barrier": BarrierDriver, "double": DoubleDriver}
 
 
 def unknown(cmd):

@@ -79,8 +79,9 @@
 //
 // # Fencing tokens
 //
-// A Lease's token is its lease node's czxid, the zxid of its promotion. With N leases, up to N holders hold
-// at once, each with its own token: a token is unique per lease and a
+// A lease's token (recipe.Lease.Token) is its lease node's czxid, the
+// zxid of its promotion. With N leases, up to N holders hold at once,
+// each with its own token: a token is unique per lease and a
 // later-created lease has a larger one, but unlike a mutex's, a token
 // lower than one already seen does not mean its holder has lost its lease.
 // A token identifies the lease (for logs, for a resource that tracks each

@@ -18,7 +18,7 @@ func ExampleSemaphore() {
 	defer cancel()
 	srv := fakezk.MustServer(fakezk.Config{})
 	defer srv.Close()
-	var leases []*semaphore.Lease
+	var leases []recipe.Lease
 	for _, id := range []string{"a", "b", "c"} {
 		conn, err := srv.Connect(fakezk.ConnOptions{})
 		if err != nil {

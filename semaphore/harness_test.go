@@ -8,8 +8,8 @@ import (
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/harness/harnesstest"
 	"github.com/zksim/zksim/internal/longtest"
-	"github.com/zksim/zksim/semaphore"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zoo"
 )
 
 // everyFault is every legal fault kind, as harnesstest's zero options
@@ -23,7 +23,7 @@ var everyFault = sim.Faults{Percent: 10, LoseRequest: 2, LoseReply: 2, Disconnec
 func TestRecipe_Check(t *testing.T) {
 	for _, n := range []int{2, 3} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			harnesstest.Check(t, harness.Lock(semaphore.Recipe(n), harness.Workload{}), harnesstest.Options{Config: sim.Config{Faults: everyFault}})
+			harnesstest.Check(t, harness.Lock(zoo.Semaphore(n), harness.Workload{}), harnesstest.Options{Config: sim.Config{Faults: everyFault}})
 		})
 	}
 }
@@ -45,7 +45,7 @@ func TestRecipe_ExhaustiveOfThree(t *testing.T) {
 
 func testExhaustive(t *testing.T, n int) {
 	w := harness.Workload{Clients: 3, Acquisitions: 1, TimeoutTicks: 12, TimeoutPercent: 50}
-	res := harnesstest.CheckExhaustive(t, harness.Lock(semaphore.Recipe(n), w), harnesstest.Options{Config: sim.Config{Faults: exploreFaults}},
+	res := harnesstest.CheckExhaustive(t, harness.Lock(zoo.Semaphore(n), w), harnesstest.Options{Config: sim.Config{Faults: exploreFaults}},
 		sim.Bounds{Deviations: 1})
 	if !res.Exhausted {
 		t.Fatalf("not exhausted: %s", res.Coverage())
@@ -66,11 +66,11 @@ func TestRecipe_AbandonWhileMarking(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := harness.Lock(semaphore.Recipe(2), harness.Workload{}).Parse(f.Workload)
+	w, err := harness.Lock(zoo.Semaphore(2), harness.Workload{}).Parse(f.Workload)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := harness.Run(f.Config, &sim.Decisions{List: f.Decisions}, w)
+	rep, err := harness.Run(f.Config, sim.Replay(f.Decisions), w)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/zksim/zksim/internal/locktest"
 	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/zktest"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/semaphore"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -55,7 +56,7 @@ func (w *world) sem(c zkapi.Conn, id string, n int) *semaphore.Semaphore {
 	return s
 }
 
-func (w *world) acquire(s *semaphore.Semaphore) *semaphore.Lease {
+func (w *world) acquire(s *semaphore.Semaphore) recipe.Lease {
 	w.t.Helper()
 	l, err := s.Acquire(w.ctx)
 	if err != nil {
@@ -64,14 +65,14 @@ func (w *world) acquire(s *semaphore.Semaphore) *semaphore.Lease {
 	return l
 }
 
-func (w *world) release(l *semaphore.Lease) {
+func (w *world) release(l recipe.Lease) {
 	w.t.Helper()
 	if err := l.Release(w.ctx); err != nil {
 		w.t.Fatalf("Release: %v", err)
 	}
 }
 
-func (w *world) acquireAsync(ctx context.Context, s *semaphore.Semaphore) *zktest.Async[*semaphore.Lease] {
+func (w *world) acquireAsync(ctx context.Context, s *semaphore.Semaphore) *zktest.Async[recipe.Lease] {
 	return zktest.Go(w.t, ctx, s.Acquire)
 }
 

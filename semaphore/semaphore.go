@@ -74,19 +74,25 @@ func New(conn zkapi.Conn, dir string, n int, opts Options) (*Semaphore, error) {
 }
 
 // Acquire waits until a lease is held or ctx ends. On any failure its
-// nodes are removed before it returns.
-func (s *Semaphore) Acquire(ctx context.Context) (*Lease, error) {
+// nodes are removed before it returns. The lease's Node is under the
+// directory's leases; its Check reports nil, recipe.ErrLost,
+// recipe.ErrSuspended (LoseOnDisconnect) or recipe.ErrReleased; its
+// Token, the lease node's czxid, is unique per lease and larger for a
+// later-created lease (see the package doc for what it does and does not
+// fence); its Fenced write is refused once the lease node is gone; its
+// Release deletes the node even through connection loss.
+func (s *Semaphore) Acquire(ctx context.Context) (recipe.Lease, error) {
 	return s.acquire(ctx, queue.Wait)
 }
 
 // TryAcquire takes a lease if no member waits ahead of it and fewer than
 // N leases are held, and fails with recipe.ErrWouldBlock otherwise, without
 // waiting.
-func (s *Semaphore) TryAcquire(ctx context.Context) (*Lease, error) {
+func (s *Semaphore) TryAcquire(ctx context.Context) (recipe.Lease, error) {
 	return s.acquire(ctx, queue.Try)
 }
 
-func (s *Semaphore) acquire(ctx context.Context, mode queue.Mode) (*Lease, error) {
+func (s *Semaphore) acquire(ctx context.Context, mode queue.Mode) (recipe.Lease, error) {
 	guid := s.attempts.Next(s.opts.ID)
 	path, sid, err := s.q.Join(ctx, queue.Request{Kind: s.kind, GUID: guid, Data: s.opts.Data})
 	if err != nil {
@@ -100,7 +106,7 @@ func (s *Semaphore) acquire(ctx context.Context, mode queue.Mode) (*Lease, error
 		return nil, fmt.Errorf("semaphore %s: %w", s.dir, errors.Join(err, s.leave(ctx, m)))
 	}
 	lq := queue.Queue{Conn: s.q.Conn, Dir: s.leases}
-	return &Lease{hold: &queue.Hold{Q: lq, Path: m.lease, SID: sid, LoseOnDisconnect: s.opts.LoseOnDisconnect}}, nil
+	return &lease{hold: &queue.Hold{Q: lq, Path: m.lease, SID: sid, LoseOnDisconnect: s.opts.LoseOnDisconnect}}, nil
 }
 
 // leave removes a member that failed to acquire: its queue node, and its
@@ -116,25 +122,20 @@ func (s *Semaphore) leave(ctx context.Context, m *member) error {
 	return errors.Join(err, lq.Leave(ctx, m.lease, s.q.Conn.Session().ID))
 }
 
-// Lease is one held lease of a semaphore, a recipe.Lease: Node,
-// Session, Check, Wait, Token, Fenced and Release. Its Node is
-// under the directory's leases; Check reports nil, recipe.ErrLost, recipe.ErrSuspended
-// (LoseOnDisconnect) or recipe.ErrReleased; its Token, the lease node's czxid,
-// is unique per lease and larger for a later-created lease (see the
-// package doc for what it does and does not fence); its Fenced write is
-// refused once the lease node is gone.
-type Lease struct {
+// lease is one held lease of a semaphore, the recipe.Lease that Acquire
+// returns.
+type lease struct {
 	*hold
 }
 
-// hold names the embedded queue.Hold, which gives Lease the methods of
+// hold names the embedded queue.Hold, which gives lease the methods of
 // recipe.Lease but Release, without exporting it as a field.
 type hold = queue.Hold
 
 // Release gives the lease up. It deletes the node even through connection
 // loss, is idempotent, and returns recipe.ErrLost if the session ended while the
 // lease was held.
-func (l *Lease) Release(ctx context.Context) error {
+func (l *lease) Release(ctx context.Context) error {
 	if err := l.hold.Release(ctx); err != nil {
 		return fmt.Errorf("semaphore %s: release: %w", l.hold.Q.Dir, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/internal/proto"
+	"github.com/zksim/zksim/zoo"
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/internal/machine"
@@ -22,11 +23,11 @@ import (
 func TestSemaphore_WatchesWithoutHerd(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
 	const n = 3
-	var held []*semaphore.Lease
+	var held []recipe.Lease
 	for i := range n {
 		held = append(held, w.acquire(w.sem(w.conn(), fmt.Sprint("h", i), n)))
 	}
-	var waiters []*zktest.Async[*semaphore.Lease]
+	var waiters []*zktest.Async[recipe.Lease]
 	for i := range 4 {
 		waiters = append(waiters, w.acquireAsync(w.ctx, w.sem(w.conn(), fmt.Sprint("w", i), n)))
 		w.settle(n, n+i+1)
@@ -56,13 +57,13 @@ func TestSemaphore_WatchesWithoutHerd(t *testing.T) {
 func TestSemaphore_ReleaseWakesOne(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
 	const n = 2
-	var held []*semaphore.Lease
+	var held []recipe.Lease
 	for i := range n {
 		held = append(held, w.acquire(w.sem(w.conn(), fmt.Sprint("h", i), n)))
 	}
 	type waiter struct {
 		sid int64
-		p   *zktest.Async[*semaphore.Lease]
+		p   *zktest.Async[recipe.Lease]
 	}
 	var ws []waiter
 	for i := range 5 {
@@ -110,7 +111,7 @@ func TestSemaphore_AnyHolderFreesALease(t *testing.T) {
 	for victim := range 3 {
 		w := newWorld(t, fakezk.Config{TickMillis: 1000})
 		const n = 3
-		var held []*semaphore.Lease
+		var held []recipe.Lease
 		for i := range n {
 			held = append(held, w.acquire(w.sem(w.conn(), fmt.Sprint("h", i), n)))
 		}
@@ -185,11 +186,11 @@ func TestSemaphore_AtMostN(t *testing.T) {
 func TestSemaphore_TryAcquireNeverOverGrants(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
 	const n, clients = 2, 6
-	var ps []*zktest.Async[*semaphore.Lease]
+	var ps []*zktest.Async[recipe.Lease]
 	for i := range clients {
 		ps = append(ps, zktest.Go(t, w.ctx, w.sem(w.conn(), fmt.Sprint("c", i), n).TryAcquire))
 	}
-	var got []*semaphore.Lease
+	var got []recipe.Lease
 	for _, p := range ps {
 		l, err := p.Wait(t, w.ctx)
 		switch {
@@ -365,7 +366,7 @@ func TestNew_BadConfig(t *testing.T) {
 // Recipe's Held is a Lease, with a token and fenced writes.
 func TestRecipe_AcquiresALease(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
-	r := semaphore.Recipe(2)
+	r := zoo.Semaphore(2)
 	if r.Name != "semaphore/2" {
 		t.Errorf("Name = %q", r.Name)
 	}
@@ -373,11 +374,8 @@ func TestRecipe_AcquiresALease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := h.(recipe.Tokener); !ok {
-		t.Errorf("%T has no Token", h)
-	}
-	if _, ok := h.(recipe.Fencer); !ok {
-		t.Errorf("%T has no Fenced", h)
+	if _, ok := h.(recipe.Lease); !ok {
+		t.Errorf("%T is not a recipe.Lease (Token, Fenced, ...)", h)
 	}
 	if err := h.Release(w.ctx); err != nil {
 		t.Fatal(err)
@@ -391,7 +389,7 @@ func TestSemaphore_JoinAndGiveUpWakeNoFirstWaiter(t *testing.T) {
 	w := newWorld(t, fakezk.Config{})
 	la := w.acquire(w.sem(w.conn(), "a", 1))
 	var sids []int64
-	var ps []*zktest.Async[*semaphore.Lease]
+	var ps []*zktest.Async[recipe.Lease]
 	ctx, cancel := context.WithCancel(w.ctx)
 	defer cancel()
 	for i := range 3 {
@@ -421,7 +419,7 @@ func TestSemaphore_JoinAndGiveUpWakeNoFirstWaiter(t *testing.T) {
 		}
 	}
 	w.release(la)
-	for _, p := range []*zktest.Async[*semaphore.Lease]{ps[0], ps[2], pd} {
+	for _, p := range []*zktest.Async[recipe.Lease]{ps[0], ps[2], pd} {
 		w.release(p.Receive(t, w.ctx, "Acquire"))
 	}
 }

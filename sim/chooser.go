@@ -1,20 +1,10 @@
 package sim
 
-import (
-	"fmt"
-)
-
 // A Chooser picks the next event: an index in [0, n). It is the only
 // source of nondeterminism in a run.
 type Chooser interface {
 	Choose(n int, what string) int
 }
-
-// ChooserFunc adapts a function (for example a rapid draw) to a Chooser.
-type ChooserFunc func(n int, what string) int
-
-// Choose implements Chooser.
-func (f ChooserFunc) Choose(n int, what string) int { return f(n, what) }
 
 // seeded is a Chooser driven by splitmix64 from a seed: the same seed
 // makes the same choices in any binary.
@@ -33,34 +23,37 @@ func (r *seeded) Choose(n int, _ string) int {
 	return int(z % uint64(n))
 }
 
-// Recorder wraps a Chooser and records its choices, so a run can be
-// replayed or shrunk as a decision list.
-type Recorder struct {
-	C         Chooser
-	Decisions []int
+// Record returns a Chooser that makes c's choices and appends each to
+// *into, so that a run can be replayed (Replay) or shrunk (Shrink) as a
+// decision list.
+func Record(c Chooser, into *[]int) Chooser { return &recorder{c: c, into: into} }
+
+type recorder struct {
+	c    Chooser
+	into *[]int
 }
 
-// Choose implements Chooser.
-func (r *Recorder) Choose(n int, what string) int {
-	i := r.C.Choose(n, what)
-	r.Decisions = append(r.Decisions, i)
+func (r *recorder) Choose(n int, what string) int {
+	i := r.c.Choose(n, what)
+	*r.into = append(*r.into, i)
 	return i
 }
 
-// Decisions replays a decision list, each taken modulo the number of
-// choices; past its end it chooses 0. Under shrinking, a shorter list and
-// smaller numbers mean a simpler schedule: choice 0 is never a fault and
-// never a tick.
-type Decisions struct {
-	List []int
+// Replay returns a Chooser that makes the choices of a decision list,
+// each taken modulo the number of options; past its end it chooses 0.
+// Under shrinking, a shorter list and smaller numbers mean a simpler
+// schedule: choice 0 is never a fault and never a tick.
+func Replay(decisions []int) Chooser { return &replay{list: decisions} }
+
+type replay struct {
+	list []int
 	next int
 }
 
-// Choose implements Chooser.
-func (d *Decisions) Choose(n int, _ string) int {
+func (d *replay) Choose(n int, _ string) int {
 	i := 0
-	if d.next < len(d.List) {
-		i = d.List[d.next]
+	if d.next < len(d.list) {
+		i = d.list[d.next]
 	}
 	d.next++
 	if i < 0 {
@@ -68,5 +61,3 @@ func (d *Decisions) Choose(n int, _ string) int {
 	}
 	return i % n
 }
-
-func (d *Decisions) String() string { return fmt.Sprint(d.List) }

@@ -23,7 +23,7 @@ const (
 	stCall                   // a request waits to be sent
 	stAwaitReply             // sent; the reply is in the inbox or lost
 	stWait                   // in Watch.Wait, WaitSession or Sleep
-	stReady                  // a result is ready; Wake resumes it
+	stReady                  // a result is ready; evWake resumes it
 	stDone
 	stCrashed
 )
@@ -85,7 +85,7 @@ type Client struct {
 	resume   func() (struct{}, bool) // the coroutine handoff: see start
 	yield    func(struct{}) bool
 	end      func()
-	conn     *Conn
+	conn     *conn
 	model    zkclient.Session[*watch, *pwatch] // session, replica, lastZxid, watches
 	old      []int64                           // sessions the client had before this one, for blame
 	pauseEnd int64

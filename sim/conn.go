@@ -9,22 +9,23 @@ import (
 	"github.com/zksim/zksim/zkapi"
 )
 
-// Conn is a simulated client's zkapi.Conn: every call is a scheduling
-// point. The request methods come from zkclient.Calls over Do.
-type Conn struct {
+// conn is a simulated client's zkapi.Conn (Client.Conn): every call is a
+// scheduling point. The request methods come from zkclient.Calls over
+// Do, which takes internal/proto records and so is no part of sim's API.
+type conn struct {
 	calls
 	c *Client
 }
 
-var _ zkapi.Conn = (*Conn)(nil)
+var _ zkapi.Conn = (*conn)(nil)
 
-// calls lets Conn embed the shared request methods without exporting a
+// calls lets conn embed the shared request methods without exporting a
 // field of an internal type.
 type calls = zkclient.Calls
 
 // Do sends one request and waits for the scheduler to deliver its fate
 // (implementing zkclient.Transport).
-func (cn *Conn) Do(ctx context.Context, op, path string, req proto.Request) (proto.Reply, zkapi.Watch, error) {
+func (cn *conn) Do(ctx context.Context, op, path string, req proto.Request) (proto.Reply, zkapi.Watch, error) {
 	r, w, err := cn.do(ctx, path, req)
 	if cn.c.sim.hashing {
 		cn.c.foldReply(r, err)
@@ -37,7 +38,7 @@ func (cn *Conn) Do(ctx context.Context, op, path string, req proto.Request) (pro
 
 // do is Do before its result is wrapped and, when exploring, folded into
 // the client's history.
-func (cn *Conn) do(ctx context.Context, path string, req proto.Request) (proto.Reply, *watch, error) {
+func (cn *conn) do(ctx context.Context, path string, req proto.Request) (proto.Reply, *watch, error) {
 	c := cn.c
 	if err := ctx.Err(); err != nil {
 		return proto.Reply{}, nil, err
@@ -68,13 +69,13 @@ func (cn *Conn) do(ctx context.Context, path string, req proto.Request) (proto.R
 }
 
 // Session implements zkapi.Conn.
-func (cn *Conn) Session() zkapi.Session {
+func (cn *conn) Session() zkapi.Session {
 	cn.c.foldSession(nil)
 	return cn.c.sess
 }
 
 // WaitSession implements zkapi.Conn: a scheduling point.
-func (cn *Conn) WaitSession(ctx context.Context, seq uint64) (zkapi.Session, error) {
+func (cn *conn) WaitSession(ctx context.Context, seq uint64) (zkapi.Session, error) {
 	c := cn.c
 	c.spun = 0
 	if c.sess.Seq > seq {
@@ -93,7 +94,7 @@ func (cn *Conn) WaitSession(ctx context.Context, seq uint64) (zkapi.Session, err
 
 // Close implements zkapi.Conn. It is not a scheduling point: the session
 // ends at once (if connected; otherwise it lingers until it expires).
-func (cn *Conn) Close() error {
+func (cn *conn) Close() error {
 	c := cn.c
 	if c.closed {
 		return nil

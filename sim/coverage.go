@@ -13,7 +13,7 @@ import (
 // landed on which kind of request (or wait) of the recipe's, which session
 // states the clients went through, which watch events they were sent,
 // the deadlines that fired and the containers reaped; and so, by its
-// zeros (Never), what no run met, as FoundationDB's code probes and P's
+// zeros (its "never" row), what no run met, as FoundationDB's code probes and P's
 // scenario coverage show their users. A green run says only as much as
 // what it exercised.
 //
@@ -30,8 +30,8 @@ type Coverage struct {
 	did [numActivities]int
 	// faults counts each fault kind by what its client was doing: the
 	// request it had pending or in flight, or the wait it was in.
-	faults    [numKinds - LoseRequest][numActivities]int // by kind-LoseRequest: see faultsOf
-	deadlines [numActivities]int                         // virtual deadlines that fired on a live context
+	faults    [numKinds - evLoseRequest][numActivities]int // by kind-evLoseRequest: see faultsOf
+	deadlines [numActivities]int                           // virtual deadlines that fired on a live context
 	sessions  [numSessionEvents]int
 	clients   [numSessionEvents]int // client runs that went through each
 	watches   [numWatchEvents]int   // notifications received, by type
@@ -43,60 +43,60 @@ type Coverage struct {
 	reaped    int                   // containers they deleted
 }
 
-// Activity is what a client was doing when something happened to it: the
+// activity is what a client was doing when something happened to it: the
 // kind of request it had pending or in flight, or the wait it was in.
-type Activity uint8
+type activity uint8
 
 // Activities: ZooKeeper's request kinds, then the waits.
 const (
-	OnCreate Activity = iota
-	OnDelete
-	OnExists
-	OnGetData
-	OnSetData
-	OnGetChildren
-	OnMulti
-	OnSync
-	OnOtherRequest // ACLs, auth, persistent watches, ...
-	InWatch        // a watch's Wait (one-shot or persistent)
-	InSession      // WaitSession
-	InSleep        // Client.Sleep
-	Idle           // between calls (not seen by the scheduler)
+	onCreate activity = iota
+	onDelete
+	onExists
+	onGetData
+	onSetData
+	onGetChildren
+	onMulti
+	onSync
+	onOtherRequest // ACLs, auth, persistent watches, ...
+	inWatch        // a watch's Wait (one-shot or persistent)
+	inSession      // WaitSession
+	inSleep        // Client.Sleep
+	idle           // between calls (not seen by the scheduler)
 	numActivities
 )
 
 // firstWait is the first wait among the activities.
-const firstWait = InWatch
+const firstWait = inWatch
 
 var activityNames = [numActivities]string{"create", "delete", "exists", "getData", "setData", "getChildren",
 	"multi", "sync", "other", "watch", "session", "sleep", "idle"}
 
-func (a Activity) String() string {
+func (a activity) String() string {
 	if a < numActivities {
 		return activityNames[a]
 	}
 	return fmt.Sprintf("activity(%d)", a)
 }
 
-// SessionEvent is a state a client's session went through.
-type SessionEvent uint8
+// sessionEvent is a state a client's session went through.
+type sessionEvent uint8
 
 // Session events, as the client sees them.
 const (
-	SessionOpened       SessionEvent = iota // a session was established (the first, or after an expiry)
-	SessionDisconnected                     // the connection dropped (a fault, a lost reply, a pause's end)
-	SessionReconnected                      // the same session resumed on a new connection
-	SessionExpired                          // the client learned its session had ended (or gave it up)
-	SessionAbandoned                        // the client gave its session up for a new one
-	SessionCrashed                          // the client stopped for good
-	SessionPaused                           // the client stopped for longer than its session timeout
+	sessionOpened       sessionEvent = iota // a session was established (the first, or after an expiry)
+	sessionDisconnected                     // the connection dropped (a fault, a lost reply, a pause's end)
+	sessionReconnected                      // the same session resumed on a new connection
+	sessionExpired                          // the client learned its session had ended (or gave it up)
+	sessionAbandoned                        // the client gave its session up for a new one
+	sessionCrashed                          // the client stopped for good
+	sessionPaused                           // the client stopped for longer than its session timeout
 	numSessionEvents
 )
 
 var sessionNames = [numSessionEvents]string{"connected", "disconnected", "reconnected", "expired",
 	"abandoned", "crashed", "paused"}
 
-func (e SessionEvent) String() string {
+func (e sessionEvent) String() string {
 	if e < numSessionEvents {
 		return sessionNames[e]
 	}
@@ -134,85 +134,47 @@ func addInts(dst, src []int) {
 }
 
 // faultsOf is fault kind k's row of counts.
-func (c *Coverage) faultsOf(k Kind) *[numActivities]int { return &c.faults[k-LoseRequest] }
-
-// Runs is the number of runs counted.
-func (c *Coverage) Runs() int { return c.runs }
-
-// Fault is how many faults of kind k landed on a client doing a.
-func (c *Coverage) Fault(k Kind, a Activity) int {
-	if !k.IsFault() || a >= numActivities {
-		return 0
-	}
-	return c.faultsOf(k)[a]
-}
-
-// Did is how many requests of kind a were sent (or lost on the way), or
-// for a wait, how many waits of that kind ended.
-func (c *Coverage) Did(a Activity) int { return c.did[a] }
-
-// Deadline is how many virtual deadlines fired, on a context not yet
-// done, while their client was doing a.
-func (c *Coverage) Deadline(a Activity) int { return c.deadlines[a] }
-
-// Session is how many times clients went through e, and in how many
-// client runs (a client in one run) at least once.
-func (c *Coverage) Session(e SessionEvent) (times, clients int) { return c.sessions[e], c.clients[e] }
-
-// Notified is how many notifications of type t clients received.
-func (c *Coverage) Notified(t zkapi.EventType) int {
-	if t < 1 || t > numWatchEvents {
-		return 0
-	}
-	return c.watches[t-1]
-}
-
-// Reaped is how many times the container reaper ran, and the containers
-// it deleted.
-func (c *Coverage) Reaped() (runs, containers int) { return c.reaps, c.reaped }
-
-// Expired is how many sessions the server expired.
-func (c *Coverage) Expired() int { return c.expired }
+func (c *Coverage) faultsOf(k evKind) *[numActivities]int { return &c.faults[k-evLoseRequest] }
 
 // What each step records: called by the scheduler where the thing happens.
 
 // activityOf is what c, parked, is doing.
-func activityOf(c *Client) Activity {
+func activityOf(c *Client) activity {
 	cl := c.call
 	if cl == nil || c.state == stRunning {
-		return Idle
+		return idle
 	}
 	switch cl.kind {
 	case callWatch, callPWatch:
-		return InWatch
+		return inWatch
 	case callSession:
-		return InSession
+		return inSession
 	case callSleep:
-		return InSleep
+		return inSleep
 	}
 	return requestActivity(cl.req)
 }
 
-func requestActivity(r proto.Request) Activity {
+func requestActivity(r proto.Request) activity {
 	switch r.(type) {
 	case proto.Create:
-		return OnCreate
+		return onCreate
 	case proto.Delete:
-		return OnDelete
+		return onDelete
 	case proto.Exists:
-		return OnExists
+		return onExists
 	case proto.GetData:
-		return OnGetData
+		return onGetData
 	case proto.SetData:
-		return OnSetData
+		return onSetData
 	case proto.GetChildren:
-		return OnGetChildren
+		return onGetChildren
 	case proto.Multi:
-		return OnMulti
+		return onMulti
 	case proto.Sync:
-		return OnSync
+		return onSync
 	}
-	return OnOtherRequest
+	return onOtherRequest
 }
 
 // covEvent records the event about to be applied; c is its client (nil
@@ -220,38 +182,38 @@ func requestActivity(r proto.Request) Activity {
 func (s *Sim) covEvent(ev Event, c *Client) {
 	cov := &s.cov
 	if c == nil {
-		if ev.Kind == Reap {
+		if ev.kind == evReap {
 			cov.reaps++
 		}
 		return
 	}
 	a := activityOf(c)
-	switch ev.Kind {
-	case Send:
+	switch ev.kind {
+	case evSend:
 		cov.did[a]++
-	case Wake:
+	case evWake:
 		if c.state == stWait {
 			cov.did[a]++
 		}
-	case LoseRequest, LoseReply:
+	case evLoseRequest, evLoseReply:
 		cov.did[a]++
-		cov.faultsOf(ev.Kind)[a]++
-	case Disconnect, Reorder:
-		cov.faultsOf(ev.Kind)[a]++
-	case Crash:
-		cov.faultsOf(ev.Kind)[a]++
-		s.covSession(c, SessionCrashed)
-	case Pause:
-		cov.faultsOf(ev.Kind)[a]++
-		s.covSession(c, SessionPaused)
-	case Abandon:
-		cov.faultsOf(ev.Kind)[a]++
-		s.covSession(c, SessionAbandoned)
+		cov.faultsOf(ev.kind)[a]++
+	case evDisconnect, evReorder:
+		cov.faultsOf(ev.kind)[a]++
+	case evCrash:
+		cov.faultsOf(ev.kind)[a]++
+		s.covSession(c, sessionCrashed)
+	case evPause:
+		cov.faultsOf(ev.kind)[a]++
+		s.covSession(c, sessionPaused)
+	case evAbandon:
+		cov.faultsOf(ev.kind)[a]++
+		s.covSession(c, sessionAbandoned)
 	}
 }
 
 // covSession records that c went through e.
-func (s *Sim) covSession(c *Client, e SessionEvent) {
+func (s *Sim) covSession(c *Client, e sessionEvent) {
 	s.cov.sessions[e]++
 	c.covSeen |= 1 << e
 }
@@ -260,7 +222,7 @@ func (s *Sim) covSession(c *Client, e SessionEvent) {
 // the notifications lost with it.
 func (s *Sim) covDrop(c *Client) {
 	if c.connected {
-		s.covSession(c, SessionDisconnected)
+		s.covSession(c, sessionDisconnected)
 	}
 	for _, m := range c.inbox {
 		if !m.isReply {
@@ -297,19 +259,19 @@ func (s *Sim) coverage() Coverage {
 	return cov
 }
 
-// Never lists what no run exercised, one item each, in a fixed order:
+// never lists what no run exercised, one item each, in a fixed order:
 // each legal fault kind that never landed, or the recipe's request and
 // wait kinds (those its runs made) it never landed on ("lose-reply on
 // delete"); a container reaped; a deadline fired; the session states no
 // client went through; the watch events no client received; watches
 // re-registered on a reconnect.
-func (c *Coverage) Never() []string {
+func (c *Coverage) never() []string {
 	never := []string{}
 	for _, fk := range faultKinds {
-		if fk.Illegal || fk.Kind == Reap {
+		if fk.illegal || fk.kind == evReap {
 			continue
 		}
-		never = append(never, c.neverOn(fk.Kind)...)
+		never = append(never, c.neverOn(fk.kind)...)
 	}
 	switch {
 	case c.reaps == 0:
@@ -320,7 +282,7 @@ func (c *Coverage) Never() []string {
 	if sum(c.deadlines[:]) == 0 {
 		never = append(never, "deadline")
 	}
-	for e := SessionDisconnected; e < numSessionEvents; e++ {
+	for e := sessionDisconnected; e < numSessionEvents; e++ {
 		if c.sessions[e] == 0 {
 			never = append(never, e.String())
 		}
@@ -341,13 +303,13 @@ func (c *Coverage) Never() []string {
 
 // neverOn lists the activities of the runs that fault kind k never landed
 // on, or k alone if it never landed at all.
-func (c *Coverage) neverOn(k Kind) []string {
+func (c *Coverage) neverOn(k evKind) []string {
 	if sum(c.faultsOf(k)[:]) == 0 {
 		return []string{k.String()}
 	}
 	var never []string
-	for a := range Idle {
-		if c.did[a] == 0 || (a >= firstWait && (k == LoseRequest || k == LoseReply)) {
+	for a := range idle {
+		if c.did[a] == 0 || (a >= firstWait && (k == evLoseRequest || k == evLoseReply)) {
 			continue // not the recipe's, or not where k can land
 		}
 		if c.faultsOf(k)[a] == 0 {
@@ -367,31 +329,31 @@ func sum(ns []int) int {
 
 // table words the coverage as rows of a label and a line: the requests
 // and waits made, each fault kind that landed (on what), deadlines,
-// session states, watch events, and what never happened (Never).
+// session states, watch events, and what never happened (never).
 func (c *Coverage) table() [][2]string {
-	rows := [][2]string{{"requests", c.counts(c.did[:firstWait], 0)}, {"waits", c.counts(c.did[firstWait:Idle], firstWait)}}
+	rows := [][2]string{{"requests", c.counts(c.did[:firstWait], 0)}, {"waits", c.counts(c.did[firstWait:idle], firstWait)}}
 	for _, fk := range faultKinds {
 		switch {
-		case fk.Kind == Reap && c.reaps > 0:
+		case fk.kind == evReap && c.reaps > 0:
 			rows = append(rows, [2]string{"reap", fmt.Sprintf("%d runs, %d containers deleted", c.reaps, c.reaped)})
-		case sum(c.faultsOf(fk.Kind)[:]) > 0:
-			rows = append(rows, [2]string{fk.Kind.String(), "on " + c.counts(c.faultsOf(fk.Kind)[:], 0)})
+		case sum(c.faultsOf(fk.kind)[:]) > 0:
+			rows = append(rows, [2]string{fk.kind.String(), "on " + c.counts(c.faultsOf(fk.kind)[:], 0)})
 		}
 	}
 	if sum(c.deadlines[:]) > 0 {
 		rows = append(rows, [2]string{"deadlines", "on " + c.counts(c.deadlines[:], 0)})
 	}
 	rows = append(rows, [2]string{"sessions", c.sessionLine()}, [2]string{"watches", c.watchLine()})
-	return append(rows, [2]string{"never", strings.Join(c.Never(), ", ")})
+	return append(rows, [2]string{"never", strings.Join(c.never(), ", ")})
 }
 
 // counts words the nonzero counts of ns, activities from first: "create
 // 3, delete 1", or "none".
-func (c *Coverage) counts(ns []int, first Activity) string {
+func (c *Coverage) counts(ns []int, first activity) string {
 	var parts []string
 	for i, n := range ns {
 		if n > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d", first+Activity(i), n))
+			parts = append(parts, fmt.Sprintf("%s %d", first+activity(i), n))
 		}
 	}
 	if len(parts) == 0 {
@@ -428,14 +390,14 @@ func (c *Coverage) watchLine() string {
 func (c *Coverage) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "exercised in %d runs:\n", c.runs)
-	b.WriteString(c.Rows("  ", 13, 80))
+	b.WriteString(c.rows("  ", 13, 80))
 	return b.String()
 }
 
-// Rows is the table as text: a line a row, each label after indent in
+// rows is the table as text: a line a row, each label after indent in
 // a column labelWidth wide, and each row's items wrapped after the item
 // that passes width, going on under the first.
-func (c *Coverage) Rows(indent string, labelWidth, width int) string {
+func (c *Coverage) rows(indent string, labelWidth, width int) string {
 	var b strings.Builder
 	under := "\n" + strings.Repeat(" ", len(indent)+labelWidth+1)
 	for _, r := range c.table() {

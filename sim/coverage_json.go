@@ -42,11 +42,11 @@ var errCoverageJSON = errors.New("sim: not a coverage object")
 // MarshalJSON implements json.Marshaler.
 func (c Coverage) MarshalJSON() ([]byte, error) {
 	j := coverageJSON{Runs: c.runs, Clients: c.clientRuns, Requests: named(c.did[:firstWait], 0),
-		Waits: named(c.did[firstWait:Idle], firstWait), Faults: map[string]map[string]int{},
+		Waits: named(c.did[firstWait:idle], firstWait), Faults: map[string]map[string]int{},
 		Reaps: c.reaps, Reaped: c.reaped, Deadlines: named(c.deadlines[:], 0), Sessions: map[string]sessionJSON{},
 		Expired: c.expired, Watches: map[string]int{}, Rewatched: c.rewatched, Ended: c.ended, LostNotes: c.lostNotes,
-		Never: c.Never()}
-	for k := LoseRequest; k < numKinds; k++ {
+		Never: c.never()}
+	for k := evLoseRequest; k < numKinds; k++ {
 		if sum(c.faultsOf(k)[:]) > 0 {
 			j.Faults[k.String()] = named(c.faultsOf(k)[:], 0)
 		}
@@ -65,18 +65,18 @@ func (c Coverage) MarshalJSON() ([]byte, error) {
 }
 
 // named is the nonzero counts of ns by activity name, from first.
-func named(ns []int, first Activity) map[string]int {
+func named(ns []int, first activity) map[string]int {
 	m := map[string]int{}
 	for i, n := range ns {
 		if n > 0 {
-			m[(first + Activity(i)).String()] = n
+			m[(first + activity(i)).String()] = n
 		}
 	}
 	return m
 }
 
 // UnmarshalJSON implements json.Unmarshaler: it reads what MarshalJSON
-// wrote (Never is derived, and ignored), so that merge can add shards'
+// wrote (its "never" list is derived, and ignored), so that merge can add shards'
 // coverage up.
 func (c *Coverage) UnmarshalJSON(b []byte) error {
 	var j coverageJSON
@@ -132,9 +132,9 @@ func index(names []string, name string) (int, bool) {
 	return 0, false
 }
 
-func kindNamed(name string) (Kind, bool) {
+func kindNamed(name string) (evKind, bool) {
 	i, ok := index(kindNames[:], name)
-	return Kind(i), ok && Kind(i).IsFault()
+	return evKind(i), ok && evKind(i).isFault()
 }
 
 func watchNamed(name string) (int, bool) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/internal/simhook"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
@@ -146,7 +147,7 @@ func TestCoverage_MatchesTrace(t *testing.T) {
 func TestCoverage_NoFaultsNeverAll(t *testing.T) {
 	res := runLocks(t, 1, sim.Faults{}, false)
 	never := res.Coverage.Never()
-	for _, k := range sim.FaultKinds() {
+	for _, k := range simhook.FaultKinds() {
 		if !k.Illegal && !slices.Contains(never, k.Name) {
 			t.Errorf("%s not in never: %q", k.Name, never)
 		}

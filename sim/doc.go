@@ -25,15 +25,18 @@
 // # Using it
 //
 // Run runs client programs under a Config (faults, strategy, bounds) and a
-// Chooser; New, AddObserver and Sim.Run do the same with observers, which
-// are told what happens as it happens (Observer: requests applied,
-// sessions expired, watches that woke a client, waits that block). The
-// scheduler knows nothing of what the programs are for: the lock workload,
-// its checkers and the go test runners are in package harness, one user
-// of it. Every run counts what it exercised (Coverage: which fault landed
-// on which request kind, the session states, the watch events, and what
-// never happened), in Result.Coverage and, summed over a search,
-// Exploration.Exercised.
+// Chooser (NewSeeded; Record and Replay keep and replay its decisions,
+// which Shrink minimizes); New and Sim.Run do the same in two steps, so
+// that a Scenario's Start sees the run first. Observe and a Judge read
+// the ensemble through Sim.State. The scheduler knows nothing of what the
+// programs are for: the lock workload, its checkers and the go test
+// runners are in package harness, one user of it, which also records
+// the run's typed observations (requests applied, sessions expired,
+// watches that woke a client) through internal/simhook, with the
+// module's other needs that are no user's. Every run counts what it
+// exercised (Coverage: which fault landed on which request kind, the
+// session states, the watch events, and what never happened), in
+// Result.Coverage and, summed over a search, Exploration.Exercised.
 //
 // Explore is the systematic strategy: it enumerates every schedule of a
 // Scenario (programs and the Judge of each run) within Bounds (fault

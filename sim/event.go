@@ -6,25 +6,25 @@ import (
 	"github.com/zksim/zksim/internal/faultname"
 )
 
-// Kind is the kind of a scheduling event.
-type Kind uint8
+// evKind is the kind of a scheduling event.
+type evKind uint8
 
 // Event kinds. Client events name the client they act on.
 const (
-	Send        Kind = iota // a pending request reaches the server
-	Recv                    // the next message for a client arrives
-	Wake                    // a blocked client's wait can end
-	Tick                    // virtual time advances one tickTime
-	LoseRequest             // fault: the request is lost before the server
-	LoseReply               // fault: the request is applied, its reply lost
-	Disconnect              // fault: the client's connection drops
-	Reconnect               // the client reconnects (or learns of expiry)
-	Crash                   // fault: the client stops for good
-	Pause                   // fault: the client stops for PauseTicks
-	CatchUp                 // a follower applies the leader's log
-	Reap                    // the container reaper runs
-	Reorder                 // illegal fault: a reply overtakes notifications
-	Abandon                 // fault: the client gives up its session for a new one
+	evSend        evKind = iota // a pending request reaches the server
+	evRecv                      // the next message for a client arrives
+	evWake                      // a blocked client's wait can end
+	evTick                      // virtual time advances one tickTime
+	evLoseRequest               // fault: the request is lost before the server
+	evLoseReply                 // fault: the request is applied, its reply lost
+	evDisconnect                // fault: the client's connection drops
+	evReconnect                 // the client reconnects (or learns of expiry)
+	evCrash                     // fault: the client stops for good
+	evPause                     // fault: the client stops for PauseTicks
+	evCatchUp                   // a follower applies the leader's log
+	evReap                      // the container reaper runs
+	evReorder                   // illegal fault: a reply overtakes notifications
+	evAbandon                   // fault: the client gives up its session for a new one
 	numKinds
 )
 
@@ -32,34 +32,36 @@ var kindNames = [...]string{"send", "recv", "wake", "tick", faultname.LoseReques
 	faultname.Disconnect, "reconnect", faultname.Crash, faultname.Pause, "catchup", faultname.Reap,
 	faultname.Reorder, faultname.Abandon}
 
-func (k Kind) String() string {
+func (k evKind) String() string {
 	if int(k) < len(kindNames) {
 		return kindNames[k]
 	}
 	return fmt.Sprintf("kind(%d)", k)
 }
 
-// IsFault reports whether the event kind is a fault.
-func (k Kind) IsFault() bool {
+// isFault reports whether the event kind is a fault.
+func (k evKind) isFault() bool {
 	switch k {
-	case LoseRequest, LoseReply, Disconnect, Crash, Pause, Reap, Reorder, Abandon:
+	case evLoseRequest, evLoseReply, evDisconnect, evCrash, evPause, evReap, evReorder, evAbandon:
 		return true
 	}
 	return false
 }
 
-// Event is one schedulable step.
+// Event is one schedulable step, as Config.Observe is told it: its
+// String is its trace line ("send c1", "lose-reply c2", "tick").
 type Event struct {
-	Kind   Kind
-	Client int // index, for client events; follower index for CatchUp
+	kind   evKind
+	client int // index, for client events; follower index for evCatchUp
 }
 
+// String is the event as a trace line names it.
 func (e Event) String() string {
-	switch e.Kind {
-	case Tick, Reap:
-		return e.Kind.String()
-	case CatchUp:
-		return fmt.Sprintf("catchup f%d", e.Client)
+	switch e.kind {
+	case evTick, evReap:
+		return e.kind.String()
+	case evCatchUp:
+		return fmt.Sprintf("catchup f%d", e.client)
 	}
-	return fmt.Sprintf("%s c%d", e.Kind, e.Client+1)
+	return fmt.Sprintf("%s c%d", e.kind, e.client+1)
 }

@@ -10,60 +10,60 @@ import (
 // What each event does to the ensemble and the clients.
 
 func (s *Sim) apply(ev Event) {
-	if ev.Kind.IsFault() {
-		s.used[ev.Kind]++
+	if ev.kind.isFault() {
+		s.used[ev.kind]++
 	}
 	var c *Client
-	if ev.Kind != Tick && ev.Kind != Reap && ev.Kind != CatchUp {
-		c = s.clients[ev.Client]
+	if ev.kind != evTick && ev.kind != evReap && ev.kind != evCatchUp {
+		c = s.clients[ev.client]
 	}
 	s.covEvent(ev, c)
-	if ev.Kind == Send || ev.Kind == LoseRequest || ev.Kind == LoseReply {
+	if ev.kind == evSend || ev.kind == evLoseRequest || ev.kind == evLoseReply {
 		c.owed = false // sent without the time owed to it: a deviation
 	}
-	switch ev.Kind {
-	case Send:
+	switch ev.kind {
+	case evSend:
 		s.send(c, false)
-	case LoseRequest:
+	case evLoseRequest:
 		if !s.cfg.NoTrace {
 			s.notef("%s %v", ev, c.call.req)
 		}
 		c.drop()
 		s.resumeWith(c, zkapi.ErrConnectionLoss)
-	case LoseReply:
+	case evLoseReply:
 		s.send(c, true)
-	case Recv:
+	case evRecv:
 		s.recv(c)
-	case Reorder:
+	case evReorder:
 		last := c.inbox[len(c.inbox)-1]
 		copy(c.inbox[1:], c.inbox[:len(c.inbox)-1])
 		c.inbox[0] = last
 		s.noteEvent(ev)
-	case Wake:
+	case evWake:
 		c.finishWait()
 		s.noteEvent(ev)
 		c.run()
-	case Disconnect:
+	case evDisconnect:
 		s.noteEvent(ev)
 		c.drop()
-	case Reconnect:
+	case evReconnect:
 		c.reconnect()
-	case Crash:
+	case evCrash:
 		s.noteEvent(ev)
 		if c.connected {
 			s.m.Detach(c.model.ID)
 		}
 		c.connected = false
 		c.state = stCrashed
-	case Pause:
+	case evPause:
 		c.paused, c.pauseEnd = true, s.now+int64(s.cfg.Faults.PauseTicks)
 		s.m.Detach(c.model.ID)
 		if !s.cfg.NoTrace {
 			s.notef("%s for %d ticks", ev, s.cfg.Faults.PauseTicks)
 		}
-	case Abandon:
+	case evAbandon:
 		s.abandon(c)
-	case Tick:
+	case evTick:
 		n := int64(1)
 		if s.cfg.Flat { // on to the moment something is due
 			n = max(1, s.due())
@@ -71,11 +71,11 @@ func (s *Sim) apply(ev Event) {
 		for ; n > 0; n-- {
 			s.tick()
 		}
-	case CatchUp:
-		s.m.CatchUp(ev.Client, s.m.Zxid())
+	case evCatchUp:
+		s.m.CatchUp(ev.client, s.m.Zxid())
 		s.collect()
 		s.noteEvent(ev)
-	case Reap:
+	case evReap:
 		z := s.m.Zxid()
 		s.m.ReapContainers()
 		s.cov.reaped += int(s.m.Zxid() - z) // a transaction a container
@@ -221,7 +221,7 @@ func (c *Client) openSession() {
 	c.model.Opened(info.ID)
 	c.connected = true
 	c.setState(zkapi.StateConnected)
-	c.sim.covSession(c, SessionOpened)
+	c.sim.covSession(c, sessionOpened)
 }
 
 // reconnect resumes the session (re-registering watches) or learns that
@@ -240,7 +240,7 @@ func (c *Client) reconnect() {
 	}
 	c.connected = true
 	c.setState(zkapi.StateConnected)
-	s.covSession(c, SessionReconnected)
+	s.covSession(c, sessionReconnected)
 	if sw, ok := c.model.Rewatch(); ok {
 		s.cov.rewatched++
 		r := c.model.Send(s.m, sw)
@@ -274,7 +274,7 @@ func (s *Sim) abandon(c *Client) {
 func (c *Client) learnExpired() {
 	c.old = append(c.old, c.model.ID)
 	states, watches, persistent := c.model.Expired(c.connected)
-	c.sim.covSession(c, SessionExpired)
+	c.sim.covSession(c, sessionExpired)
 	c.sim.cov.ended += len(watches) + len(persistent)
 	for _, st := range states {
 		c.setState(st)

@@ -68,7 +68,7 @@ type Bounds struct {
 	MaxStates int
 	// Budget stops the search after this much wall-clock time; 0: none.
 	// It decides only how much is covered, which the result reports: a
-	// counterexample found is found on every machine.
+	// counterexample found is found on every host.
 	Budget time.Duration
 	// NoDeepening runs one pass at the bound instead of iterative
 	// deepening (passes at deviations 0, 1, ..., Deviations, or with no
@@ -112,12 +112,12 @@ type Bounds struct {
 	Parallel int
 }
 
-// RunConfig is cfg as a search within b runs every schedule: one choice
+// runConfig is cfg as a search within b runs every schedule: one choice
 // among all enabled events a step (Config.Flat), early ticks within
 // b.Ticks (none with b.NoEarlyTicks), every fault an option within its
 // count (Faults.Percent unused), no PCT. A failure's decisions replay
-// under it (the search itself also drops the trace).
-func (b Bounds) RunConfig(cfg Config) Config {
+// under it (Failure.Config; the search itself also drops the trace).
+func (b Bounds) runConfig(cfg Config) Config {
 	cfg.Flat, cfg.TickBudget, cfg.PCT = true, b.tickBudget(), false
 	cfg.Faults.Percent = 0
 	return cfg
@@ -189,7 +189,10 @@ type Exploration struct {
 // (choices past the list are 0), and what it broke.
 type Failure struct {
 	Decisions []int
-	Class     check.Class
+	// Config is the configuration its decisions replay under: the
+	// search's own (see Config.Flat), traced as the search was asked.
+	Config Config
+	Class  check.Class
 	// Invariant is the Judge's Invariant verdict, if that is what the
 	// schedule broke: a run judged only at its end may not show it.
 	Invariant *check.Violation
@@ -216,7 +219,8 @@ func Explore(ctx context.Context, cfg Config, sc Scenario, b Bounds) (*Explorati
 		return nil, err
 	}
 	b = b.withDefaults()
-	cfg = b.RunConfig(cfg)
+	asked := cfg
+	cfg = b.runConfig(cfg)
 	cfg.NoTrace = true
 	start := time.Now()
 	// Parallel workers split this search's shard further: worker j of p
@@ -255,6 +259,9 @@ func Explore(ctx context.Context, cfg Config, sc Scenario, b Bounds) (*Explorati
 			break
 		}
 		res.Exhausted = p == b.passes()[len(b.passes())-1]
+	}
+	if res.Failure != nil {
+		res.Failure.Config = b.runConfig(asked)
 	}
 	res.Elapsed = time.Since(start)
 	return res, nil
@@ -388,7 +395,7 @@ func (x *explorer) usedAt(i int) int {
 // events commute.
 type footprint struct {
 	client  int
-	kind    Kind
+	kind    evKind
 	global  bool // time, followers, the reaper: depends on everything
 	read    bool // read the ensemble's data (a request, a reconnect)
 	write   bool // changed the data or a replica's position in the log
@@ -404,7 +411,7 @@ func independent(a, b footprint) bool {
 	return !a.global && !b.global && a.client != b.client &&
 		!(a.write && (b.write || b.read)) && !(b.write && a.read) &&
 		!(a.visible && b.visible) &&
-		!(a.kind == b.kind && a.kind.IsFault()) // they share a budget
+		!(a.kind == b.kind && a.kind.isFault()) // they share a budget
 }
 
 type sleeper struct {
@@ -420,9 +427,9 @@ type stepMark struct {
 }
 
 // readKinds are the events that read the ensemble's data.
-var readKinds = [numKinds]bool{Send: true, LoseReply: true, Reconnect: true}
+var readKinds = [numKinds]bool{evSend: true, evLoseReply: true, evReconnect: true}
 
-func isGlobal(k Kind) bool { return k == Tick || k == CatchUp || k == Reap }
+func isGlobal(k evKind) bool { return k == evTick || k == evCatchUp || k == evReap }
 
 // pass is one depth-first search with the current depth bound.
 func (x *explorer) pass() error {
@@ -636,7 +643,7 @@ func (x *explorer) logMark() int64 {
 // the sleep set over, checks exclusion, and cuts the run at a state
 // already explored.
 func (x *explorer) after(ev Event) bool {
-	fp := footprint{client: ev.Client, kind: ev.Kind, global: isGlobal(ev.Kind), read: readKinds[ev.Kind],
+	fp := footprint{client: ev.client, kind: ev.kind, global: isGlobal(ev.kind), read: readKinds[ev.kind],
 		write:   x.s.closes != x.before.closes || x.logMark() != x.before.log,
 		visible: x.judge.Visible() != x.before.visible}
 	if x.b.NoReduction || x.devs >= 0 {
@@ -745,14 +752,14 @@ func (x *explorer) remember(key uint64, mask [2]uint64) {
 func sleepMask(set []sleeper, pos []int) ([2]uint64, bool) {
 	var m [2]uint64
 	for _, z := range set {
-		if z.ev.Client >= 8 {
+		if z.ev.client >= 8 {
 			return m, false
 		}
-		c := z.ev.Client
-		if pos != nil && !isGlobal(z.ev.Kind) {
+		c := z.ev.client
+		if pos != nil && !isGlobal(z.ev.kind) {
 			c = pos[c]
 		}
-		bit := int(z.ev.Kind)*8 + c
+		bit := int(z.ev.kind)*8 + c
 		m[bit/64] |= 1 << (bit % 64)
 	}
 	return m, true
@@ -789,7 +796,7 @@ func (x *explorer) failure(class check.Class) {
 			d[i] = f.real
 		}
 	}
-	d = Shrink(d, func(d []int) bool { return slices.Contains(runJudged(x.cfg, &Decisions{List: d}, x.sc), class) }, 400)
+	d = Shrink(d, func(d []int) bool { return slices.Contains(runJudged(x.cfg, Replay(d), x.sc), class) }, 400)
 	x.res.Failure = &Failure{Decisions: d, Class: class, Invariant: x.fail}
 }
 

@@ -146,17 +146,17 @@ func order(opts []Event, pos []int, owes func(Event) bool) {
 // before the spinning clients' sends when there are some, else last.
 func block(ev, first Event, spin bool, owes func(Event) bool) int {
 	switch {
-	case ev.Kind == Tick && first.Kind == Tick:
+	case ev.kind == evTick && first.kind == evTick:
 		return 0
-	case ev.Kind == Tick && spin:
+	case ev.kind == evTick && spin:
 		return 3
-	case ev.Kind == Tick:
+	case ev.kind == evTick:
 		return 7
-	case ev.Kind == CatchUp:
+	case ev.kind == evCatchUp:
 		return 2
-	case ev.Kind == Reap:
+	case ev.kind == evReap:
 		return 6
-	case ev.Kind.IsFault():
+	case ev.kind.isFault():
 		return 5
 	case owes(ev):
 		return 4
@@ -165,8 +165,8 @@ func block(ev, first Event, spin bool, owes func(Event) bool) int {
 }
 
 func clientKey(ev Event, pos []int) int {
-	if isGlobal(ev.Kind) {
-		return ev.Client
+	if isGlobal(ev.kind) {
+		return ev.client
 	}
-	return pos[ev.Client]
+	return pos[ev.client]
 }

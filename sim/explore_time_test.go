@@ -40,7 +40,7 @@ func (timerScenario) Start(s *sim.Sim) ([]sim.Program, sim.Judge) {
 type timerJudge struct{}
 
 func (timerJudge) Invariant(s *sim.Sim) *check.Violation {
-	has := func(p string) bool { _, _, ok := s.Machine().Node(p); return ok }
+	has := func(p string) bool { _, _, ok := s.State().Node(p); return ok }
 	if has("/late") && has("/a") && !has("/b") {
 		return &check.Violation{Class: check.Invariant, Detail: "the deadline fired between c1's requests"}
 	}

@@ -1,70 +1,66 @@
 package sim
 
 import (
-	"cmp"
-
 	"github.com/zksim/zksim/internal/faultname"
+	"github.com/zksim/zksim/internal/simhook"
 )
 
-// FaultKind is one kind of fault a run can inject: the one description
-// that traces, `zksim run -faults`, the rapid checks and the reports
-// all read.
-type FaultKind struct {
-	Kind    Kind     // its event kind; Kind.String() is Name
-	Name    string   // in traces, trace files and -faults
-	Aliases []string // old spellings, accepted on input only
-	Doc     string
-	// Illegal faults break ZooKeeper's own guarantees: never in a default
-	// mix, only asked for by name.
-	Illegal bool
+// faultKind is one kind of fault a run can inject (see
+// simhook.FaultKind, the table as the module reads it).
+type faultKind struct {
+	kind evKind // its event kind; kind.String() is its name
+	doc  string
+	// illegal faults break ZooKeeper's own guarantees: never in a
+	// default mix, only asked for by name.
+	illegal bool
 }
 
 // faultKinds is in the order of the kinds (and of the trace file's faults
 // line): the rapid checks draw a keep-or-drop for each in this order.
-var faultKinds = []FaultKind{
-	{Kind: LoseRequest, Doc: "a request is lost before the server sees it (connection loss, nothing applied)"},
-	{Kind: LoseReply, Doc: "a request is applied and its reply lost (the lost create)"},
-	{Kind: Disconnect, Doc: "a client's connection drops; it reconnects and re-registers its watches"},
-	{Kind: Crash, Doc: "a client stops for good; its session lingers until it expires"},
-	{Kind: Pause, Doc: "a client stops for longer than its session timeout (a GC pause)"},
-	{Kind: Reap, Doc: "the container reaper deletes the empty lock directory"},
-	{Kind: Reorder, Doc: "ILLEGAL: a reply overtakes earlier notifications (breaks ZooKeeper's order)", Illegal: true},
-	{Kind: Abandon, Doc: "a client gives up its session on its own for a new one; the old session and its nodes live on until it expires (CURATOR-498)"},
+var faultKinds = []faultKind{
+	{kind: evLoseRequest, doc: "a request is lost before the server sees it (connection loss, nothing applied)"},
+	{kind: evLoseReply, doc: "a request is applied and its reply lost (the lost create)"},
+	{kind: evDisconnect, doc: "a client's connection drops; it reconnects and re-registers its watches"},
+	{kind: evCrash, doc: "a client stops for good; its session lingers until it expires"},
+	{kind: evPause, doc: "a client stops for longer than its session timeout (a GC pause)"},
+	{kind: evReap, doc: "the container reaper deletes the empty lock directory"},
+	{kind: evReorder, doc: "ILLEGAL: a reply overtakes earlier notifications (breaks ZooKeeper's order)", illegal: true},
+	{kind: evAbandon, doc: "a client gives up its session on its own for a new one; the old session and its nodes live on until it expires (CURATOR-498)"},
 }
 
-// FaultKinds lists every fault kind, in Kind order.
-func FaultKinds() []FaultKind {
-	out := make([]FaultKind, len(faultKinds))
+// faultTable is faultKinds as the module reads it (simhook.FaultKinds).
+func faultTable() []simhook.FaultKind {
+	out := make([]simhook.FaultKind, len(faultKinds))
 	for i, k := range faultKinds {
-		k.Name = k.Kind.String()
-		k.Aliases = faultname.Aliases(k.Name)
-		out[i] = k
+		name := k.kind.String()
+		out[i] = simhook.FaultKind{Name: name, Aliases: faultname.Aliases(name), Doc: k.doc, Illegal: k.illegal,
+			Budget: func(f any) *int { return k.budget(f.(*Faults)) }}
 	}
 	return out
 }
 
-// Budget is the field of f that bounds how many faults of kind k a run
+// budget is the field of f that bounds how many faults of kind k a run
 // injects.
-func (k FaultKind) Budget(f *Faults) *int {
-	switch k.Kind {
-	case LoseRequest:
+func (k faultKind) budget(f *Faults) *int {
+	switch k.kind {
+	case evLoseRequest:
 		return &f.LoseRequest
-	case LoseReply:
+	case evLoseReply:
 		return &f.LoseReply
-	case Disconnect:
+	case evDisconnect:
 		return &f.Disconnect
-	case Crash:
+	case evCrash:
 		return &f.Crash
-	case Pause:
+	case evPause:
 		return &f.Pause
-	case Reap:
+	case evReap:
 		return &f.Reap
-	case Reorder:
+	case evReorder:
 		return &f.Reorder
-	case Abandon:
+	case evAbandon:
 		return &f.Abandon
 	}
-	panic("sim: " + k.Kind.String() + " is not a fault")
+	panic("sim: " + k.kind.String() + " is not a fault")
 }
 
 // DefaultFaults is every legal fault kind, a few of each, at 10% of a
@@ -79,37 +75,4 @@ func DefaultFaults() Faults {
 // checks), where each fault multiplies the schedules.
 func OneOfEach() Faults {
 	return Faults{LoseRequest: 1, LoseReply: 1, Disconnect: 1, Crash: 1, Pause: 1, Reap: 1, Abandon: 1}
-}
-
-// asked reports whether f says anything about which faults to inject: a
-// budget, or None. A Faults that asks nothing is the zero value, up to
-// Percent and PauseTicks, which tune faults without choosing them.
-func (f Faults) asked() bool {
-	if f.None {
-		return true
-	}
-	for _, k := range faultKinds {
-		if *k.Budget(&f) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// Or is f as an entry point whose default is def reads it: no faults
-// if f.None; def if f asks nothing (keeping f's Percent and PauseTicks
-// when set, as `-faults percent=50` keeps the default kinds); otherwise
-// exactly f's budgets, at def's Percent when f leaves it at 0 (a budget
-// at 0% would never be drawn on).
-func (f Faults) Or(def Faults) Faults {
-	switch {
-	case f.None:
-		return Faults{None: true, PauseTicks: f.PauseTicks}
-	case !f.asked():
-		def.Percent = cmp.Or(f.Percent, def.Percent)
-		def.PauseTicks = cmp.Or(f.PauseTicks, def.PauseTicks)
-		return def
-	}
-	f.Percent = cmp.Or(f.Percent, def.Percent)
-	return f
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/cockroachdb/datadriven"
 
 	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
@@ -96,7 +97,7 @@ func (sc counterScenario) increment(ctx context.Context, c *sim.Client) error {
 // setup creates path with data before the clients start, from a session
 // that is then closed, as a test's fixture would.
 func setup(s *sim.Sim, path, data string) {
-	m := s.Machine()
+	m := s.State().(*machine.Machine) // the whole Machine, as the module sets a run up
 	info, err := m.CreateSession(0, 4000)
 	if err != nil {
 		panic(err)
@@ -122,7 +123,7 @@ func (j *counterJudge) Verdict(res *sim.Result) []check.Class {
 			return []check.Class{check.ClientError}
 		}
 	}
-	data, _, _ := j.s.Machine().Node("/n")
+	data, _, _ := j.s.State().Node("/n")
 	if string(data) != strconv.Itoa(j.want) {
 		return []check.Class{check.Invariant}
 	}
@@ -293,15 +294,15 @@ func seedOf(t *testing.T, td *datadriven.TestData) uint64 {
 	return uint64(seed)
 }
 
-func decisionsOf(td *datadriven.TestData) *sim.Decisions {
-	d := &sim.Decisions{}
+func decisionsOf(td *datadriven.TestData) sim.Chooser {
+	var d []int
 	if a, ok := td.Arg("decisions"); ok {
 		for _, v := range a.Vals {
 			n, _ := strconv.Atoi(v)
-			d.List = append(d.List, n)
+			d = append(d, n)
 		}
 	}
-	return d
+	return sim.Replay(d)
 }
 
 // explore prints what a search covered, in numbers that do not depend on
@@ -327,6 +328,11 @@ func explore(t *testing.T, td *datadriven.TestData, sc sim.Scenario) string {
 	return b.String()
 }
 
+// chooserFunc adapts a function to a sim.Chooser.
+type chooserFunc func(n int, what string) int
+
+func (f chooserFunc) Choose(n int, what string) int { return f(n, what) }
+
 // choice is one Choose call of a run: its step, question and options.
 type choice struct {
 	step   int
@@ -341,7 +347,7 @@ type choice struct {
 func runOnce(t *testing.T, sc sim.Scenario, cfg sim.Config, ch sim.Chooser, steps bool) string {
 	var s *sim.Sim
 	var choices []choice
-	rec := sim.ChooserFunc(func(n int, what string) int {
+	rec := chooserFunc(func(n int, what string) int {
 		i := ch.Choose(n, what)
 		c := choice{step: s.Step(), what: what, n: n, got: i}
 		if what == "event" && cfg.Flat {

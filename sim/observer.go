@@ -1,41 +1,23 @@
 package sim
 
-import "github.com/zksim/zksim/internal/proto"
+import "github.com/zksim/zksim/internal/simhook"
 
-// Observer is told, in step order and as they happen, the typed
-// observations of the scheduler, which knows nothing of what the clients'
-// programs are for: workloads and their checkers learn what they judge
-// from them. An Observer must not change the run. Embed NopObserver to
-// take only some.
-type Observer interface {
-	// Applied: the server applied a request of c's, with reply r (which
-	// may yet be lost on its way back).
-	Applied(c *Client, req proto.Request, r proto.Reply)
-	// Expired: on a tick the server expired session, in a transaction
-	// with this zxid (its closeSession), deleting its ephemerals.
-	Expired(session, zxid int64)
-	// Woken: a Wait of c's returned for the first time on a watch that
-	// the change with this zxid fired (not a session's end, and not a
-	// watch set by a request that crossed a session expiry, which
-	// go-zookeeper sends on the new session).
-	Woken(c *Client, path string, zxid int64)
-	// Blocks: c called Wait on a watch that had not fired: it goes (back)
-	// to waiting.
-	Blocks(c *Client)
+// observer is told the run's typed observations as they happen (see
+// simhook.Observer). It is not sim's API: its requests and replies are
+// internal/proto records; the module's workloads (package harness)
+// record their histories through it, added by simhook.AddObserver.
+type observer = simhook.Observer[*Client]
+
+// The hooks through which the module reaches what sim keeps from its
+// users (see package simhook).
+func init() {
+	simhook.AddObserver = func(s, o any) {
+		s.(*Sim).obs = append(s.(*Sim).obs, o.(observer))
+	}
+	simhook.FaultKinds = faultTable
+	simhook.IsFault = func(ev any) bool { return ev.(Event).kind.isFault() }
+	simhook.CoverageRuns = func(c any) int { return c.(*Coverage).runs }
+	simhook.CoverageRows = func(c any, indent string, labelWidth, width int) string {
+		return c.(*Coverage).rows(indent, labelWidth, width)
+	}
 }
-
-// NopObserver observes nothing; embed it in an Observer that takes only
-// some observations.
-type NopObserver struct{}
-
-// Applied implements Observer.
-func (NopObserver) Applied(*Client, proto.Request, proto.Reply) {}
-
-// Expired implements Observer.
-func (NopObserver) Expired(int64, int64) {}
-
-// Woken implements Observer.
-func (NopObserver) Woken(*Client, string, int64) {}
-
-// Blocks implements Observer.
-func (NopObserver) Blocks(*Client) {}

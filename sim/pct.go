@@ -49,8 +49,8 @@ func (s *Sim) pickPCT(normal []Event) Event {
 func (s *Sim) topClient(normal []Event) int {
 	best := -1
 	for _, e := range normal {
-		if e.Kind != CatchUp && (best < 0 || s.prio[e.Client] > s.prio[best]) {
-			best = e.Client
+		if e.kind != evCatchUp && (best < 0 || s.prio[e.client] > s.prio[best]) {
+			best = e.client
 		}
 	}
 	return best
@@ -59,5 +59,5 @@ func (s *Sim) topClient(normal []Event) int {
 // runs reports whether e may run when best is the top client: its events
 // only, or every event when no client has one.
 func runs(e Event, best int) bool {
-	return best < 0 || (e.Kind != CatchUp && e.Client == best)
+	return best < 0 || (e.kind != evCatchUp && e.client == best)
 }

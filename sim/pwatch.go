@@ -9,10 +9,10 @@ import (
 	"github.com/zksim/zksim/zkapi"
 )
 
-var _ zkapi.PersistentWatcher = (*Conn)(nil)
+var _ zkapi.PersistentWatcher = (*conn)(nil)
 
 // pwatch is a persistent watch handle of a simulated client. Its events
-// reach it when the scheduler delivers them (a Recv step), like a
+// reach it when the scheduler delivers them (an evRecv step), like a
 // one-shot watch's, and Next is a scheduling point while none is queued.
 type pwatch struct {
 	c         *Client
@@ -24,7 +24,7 @@ type pwatch struct {
 }
 
 // AddWatch implements zkapi.PersistentWatcher: a request like any other.
-func (cn *Conn) AddWatch(ctx context.Context, path string, recursive bool) (zkapi.PersistentWatch, error) {
+func (cn *conn) AddWatch(ctx context.Context, path string, recursive bool) (zkapi.PersistentWatch, error) {
 	c := cn.c
 	r, _, err := cn.do(ctx, path, proto.AddWatch{Path: path, Recursive: recursive})
 	if c.sim.hashing {

@@ -27,6 +27,10 @@ type watchScenario struct {
 
 func (w *watchScenario) Start(s *sim.Sim) ([]sim.Program, sim.Judge) {
 	w.sig, w.made = nil, 0
+	m := s.State().(*machine.Machine) // the whole Machine, as the module sets a run up
+	info, _ := m.CreateSession(0, 4000)
+	m.Do(info.ID, proto.Create{Path: "/dir", Mode: zkapi.Persistent})
+	m.CloseSession(info.ID)
 	watcher := func(ctx context.Context, c *sim.Client) error {
 		pw, err := c.Conn().(zkapi.PersistentWatcher).AddWatch(ctx, "/dir", true)
 		if err != nil {
@@ -83,11 +87,7 @@ func (w *watchScenario) Verdict(res *sim.Result) []check.Class {
 // requests.
 func TestExplore_PersistentWatchEventsInterleave(t *testing.T) {
 	w := &watchScenario{seen: map[string]bool{}}
-	cfg := sim.Config{Setup: func(m *machine.Machine) {
-		s, _ := m.CreateSession(0, 4000)
-		m.Do(s.ID, proto.Create{Path: "/dir", Mode: zkapi.Persistent})
-		m.CloseSession(s.ID)
-	}}
+	var cfg sim.Config
 	x, err := sim.Explore(context.Background(), cfg, w, sim.Bounds{Deviations: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -115,11 +115,7 @@ func TestExplore_PersistentWatchEventsInterleave(t *testing.T) {
 // reconnect, and the trace shows each event delivered.
 func TestRun_PersistentWatchTraced(t *testing.T) {
 	w := &watchScenario{seen: map[string]bool{}}
-	cfg := sim.Config{Setup: func(m *machine.Machine) {
-		s, _ := m.CreateSession(0, 4000)
-		m.Do(s.ID, proto.Create{Path: "/dir", Mode: zkapi.Persistent})
-		m.CloseSession(s.ID)
-	}}
+	var cfg sim.Config
 	s, err := sim.New(cfg, sim.NewSeeded(1))
 	if err != nil {
 		t.Fatal(err)

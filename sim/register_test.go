@@ -75,15 +75,10 @@ func TestRegister_FakezkLinearizable(t *testing.T) {
 			var ops []linearize.RegisterOp
 			cfg := sim.Config{
 				Server: fakezk.Config{Seed: seed, Followers: followers},
-				Setup: func(m *machine.Machine) {
-					info, _ := m.CreateSession(0, 10000)
-					m.Do(info.ID, proto.Create{Path: "/reg"})
-					m.CloseSession(info.ID)
-				},
 				Faults: sim.Faults{Percent: 5, LoseRequest: 2, LoseReply: 2, Disconnect: 2},
 			}
 			p := registerClient(&ops, followers > 0)
-			res, err := sim.Run(cfg, sim.NewSeeded(seed), p, p, p)
+			res, err := runFixture(cfg, sim.NewSeeded(seed), createReg, p, p, p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -110,19 +105,19 @@ func TestRegister_StaleFollowerReadDetected(t *testing.T) {
 	found := false
 	for seed := uint64(0); seed < 300 && !found; seed++ {
 		var ops []linearize.RegisterOp
-		cfg := sim.Config{
-			Server: fakezk.Config{Seed: seed, Followers: 2},
-			Setup: func(m *machine.Machine) {
-				info, _ := m.CreateSession(0, 10000)
-				m.Do(info.ID, proto.Create{Path: "/reg"})
-				m.CloseSession(info.ID)
-			},
-		}
+		cfg := sim.Config{Server: fakezk.Config{Seed: seed, Followers: 2}}
 		p := registerClient(&ops, false)
-		sim.Run(cfg, sim.NewSeeded(seed), p, p, p)
+		runFixture(cfg, sim.NewSeeded(seed), createReg, p, p, p)
 		found = checkers.Register(ops) != nil
 	}
 	if !found {
 		t.Fatal("no stale read found in 300 schedules with lagging followers")
 	}
+}
+
+// createReg creates the register's node, from a session then closed.
+func createReg(m *machine.Machine) {
+	info, _ := m.CreateSession(0, 10000)
+	m.Do(info.ID, proto.Create{Path: "/reg"})
+	m.CloseSession(info.ID)
 }

@@ -46,13 +46,12 @@ func TestRun_RewatchSurvivesASecondDrop(t *testing.T) {
 		}
 	}
 	for seed := range uint64(3000) {
-		cfg := sim.Config{Faults: sim.Faults{Percent: 40, Disconnect: 4}, NoTrace: true, SessionTimeoutMs: 100000,
-			Setup: func(m *machine.Machine) {
-				s, _ := m.CreateSession(0, 4000)
-				m.Do(s.ID, proto.Create{Path: "/n", Mode: zkapi.Persistent})
-				m.CloseSession(s.ID)
-			}}
-		res, err := sim.Run(cfg, sim.NewSeeded(seed), waiter, setter)
+		cfg := sim.Config{Faults: sim.Faults{Percent: 40, Disconnect: 4}, NoTrace: true, SessionTimeoutMs: 100000}
+		res, err := runFixture(cfg, sim.NewSeeded(seed), func(m *machine.Machine) {
+			s, _ := m.CreateSession(0, 4000)
+			m.Do(s.ID, proto.Create{Path: "/n", Mode: zkapi.Persistent})
+			m.CloseSession(s.ID)
+		}, waiter, setter)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,4 +59,16 @@ func TestRun_RewatchSurvivesASecondDrop(t *testing.T) {
 			t.Fatalf("seed %d: %v", seed, vs)
 		}
 	}
+}
+
+// runFixture runs programs as sim.Run does, the ensemble first set up by
+// fixture through the run's whole Machine (as the module sets a run up:
+// sim.Sim.State is the *machine.Machine).
+func runFixture(cfg sim.Config, ch sim.Chooser, fixture func(m *machine.Machine), programs ...sim.Program) (*sim.Result, error) {
+	s, err := sim.New(cfg, ch)
+	if err != nil {
+		return nil, err
+	}
+	fixture(s.State().(*machine.Machine))
+	return s.Run(programs...), nil
 }

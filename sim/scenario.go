@@ -6,9 +6,9 @@ import "github.com/zksim/zksim/check"
 // schedule: programs on the clients, and the judge of each run. Package
 // harness makes one of every harness.Subject.
 type Scenario interface {
-	// Start begins a run on s, before its first step: it may set the
-	// ensemble up (s.Machine()) and add observers (s.AddObserver), and
-	// returns the programs, one a client, and the run's judge.
+	// Start begins a run on s, before its first step (it may reset
+	// state its programs share), and returns the programs, one a
+	// client, and the run's judge.
 	Start(s *Sim) ([]Program, Judge)
 }
 
@@ -26,11 +26,8 @@ type Judge interface {
 }
 
 // New makes a run under cfg, its ensemble set up (cfg.Setup), with no
-// clients yet: add observers, then Run it.
+// clients yet: what a Scenario's Start is given, before Run.
 func New(cfg Config, ch Chooser) (*Sim, error) { return newSim(cfg, ch) }
-
-// AddObserver adds an observer of the run (see Observer), before it runs.
-func (s *Sim) AddObserver(o Observer) { s.obs = append(s.obs, o) }
 
 // Run starts one client per program and steps until they all finish or
 // the run ends otherwise. A Sim runs once.

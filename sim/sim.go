@@ -34,8 +34,7 @@ type Faults struct {
 	// injects only what the budgets allow, so to Run a zero Faults is no
 	// faults too; but the go test entry points (package harnesstest) read
 	// a zero Faults as "not narrowed" and explore with DefaultFaults
-	// (OneOfEach when exhaustive): see Or. None, and only None, turns
-	// that off.
+	// (OneOfEach when exhaustive). None, and only None, turns that off.
 	None bool
 }
 
@@ -88,8 +87,10 @@ type Config struct {
 	// NoTrace skips writing the trace, for fast exploration; a failing
 	// schedule can be run again with tracing, deterministically.
 	NoTrace bool
-	// Setup runs on the Machine before the clients start.
-	Setup func(m *machine.Machine)
+	// Setup runs before each run's clients start: programs that share
+	// state (a map of who leads, a counter) reset it here, since a
+	// search or a shrinker runs them many times.
+	Setup func()
 	// Observe runs after every step (for checking an invariant).
 	Observe func(s *Sim, step int, ev Event) error
 }
@@ -132,7 +133,7 @@ type Sim struct {
 	trace    []string
 	step     int
 	quiet    int // consecutive ticks with nothing else enabled
-	obs      []Observer
+	obs      []observer
 	normal   []Event // reused by pick
 	faulty   []Event
 	prio     []int // PCT: client priorities, higher runs first
@@ -145,7 +146,7 @@ type Sim struct {
 	cut      bool                           // Explore: a hook ended the run
 	hashing  bool                           // Explore: clients keep their histories' hashes
 	sym      *symmetry                      // Explore with symmetry: the clients' renamings
-	closes   int                            // Conn.Close calls that reached the server
+	closes   int                            // conn.Close calls that reached the server
 	cov      Coverage                       // what the run exercised (coverage.go)
 }
 
@@ -153,12 +154,12 @@ type Sim struct {
 type Result struct {
 	Trace    []string
 	Steps    int
-	Deadlock bool    // only time could advance while a client was unfinished
-	Bounded  bool    // MaxSteps reached
-	Errors   []error // per client: what its program returned
-	Faults   map[Kind]int
-	Err      error    // Observe's verdict, if it stopped the run
-	Waiting  []string // clients unfinished when the run ended
+	Deadlock bool           // only time could advance while a client was unfinished
+	Bounded  bool           // MaxSteps reached
+	Errors   []error        // per client: what its program returned
+	Faults   map[string]int // injected, by fault name (as in traces and -faults)
+	Err      error          // Observe's verdict, if it stopped the run
+	Waiting  []string       // clients unfinished when the run ended
 	// Waits say, per client in Waiting, what it waited on (traced runs
 	// only): the node and its owner, for the deadlock verdict.
 	Waits []Wait
@@ -190,11 +191,13 @@ func (res *Result) Verdicts() []check.Violation {
 	return vs
 }
 
-// Machine exposes the simulated ensemble to Setup, Observe and checkers.
-func (s *Sim) Machine() *machine.Machine { return s.m }
-
-// Now is the virtual time in ticks.
-func (s *Sim) Now() int64 { return s.now }
+// State is the simulated ensemble's state, for Observe and a judge to
+// read: its nodes and live sessions. Within the module, its dynamic
+// value is the run's whole Machine (package internal/machine): harness
+// and the sim tests set the ensemble up through it, by a type assertion,
+// in a Scenario's Start, the one way in that sim keeps from its users,
+// whose programs set a run up with requests.
+func (s *Sim) State() fakezk.State { return s.m }
 
 // Tracing reports whether the run keeps a trace (Config.NoTrace unset):
 // a program can skip building lines nobody reads.
@@ -229,7 +232,7 @@ func newSim(cfg Config, ch Chooser) (*Sim, error) {
 		return nil, err
 	}
 	if cfg.Setup != nil {
-		cfg.Setup(m)
+		cfg.Setup()
 	}
 	return &Sim{cfg: cfg, m: m, chooser: ch}, nil
 }
@@ -245,7 +248,7 @@ func (s *Sim) run(programs []Program) *Result {
 	for _, c := range s.clients {
 		c.run()
 	}
-	res := &Result{Faults: map[Kind]int{}}
+	res := &Result{Faults: map[string]int{}}
 	s.loop(res)
 	res.Trace, res.Steps = s.trace, s.step
 	for _, c := range s.clients {
@@ -261,7 +264,7 @@ func (s *Sim) run(programs []Program) *Result {
 	}
 	for k, n := range s.used {
 		if n > 0 {
-			res.Faults[Kind(k)] = n
+			res.Faults[evKind(k).String()] = n
 		}
 	}
 	res.Coverage = s.coverage()
@@ -272,7 +275,7 @@ func (s *Sim) startClients(programs []Program) {
 	ctx := context.Background()
 	for i, p := range programs {
 		c := &Client{sim: s, idx: i, name: fmt.Sprintf("c%d", i+1), prog: p}
-		c.conn = &Conn{c: c}
+		c.conn = &conn{c: c}
 		c.conn.calls = calls{T: c.conn}
 		s.clients = append(s.clients, c)
 		c.model = zkclient.NewSession[*watch, *pwatch](s.m.Config(), i%(s.cfg.Server.Followers+1))
@@ -367,48 +370,48 @@ func (s *Sim) enabled() {
 			continue
 		}
 		if c.state == stCall {
-			normal = append(normal, Event{Kind: Send, Client: i})
-			if c.connected && s.used[LoseRequest] < f.LoseRequest {
-				faulty = append(faulty, Event{Kind: LoseRequest, Client: i})
+			normal = append(normal, Event{kind: evSend, client: i})
+			if c.connected && s.used[evLoseRequest] < f.LoseRequest {
+				faulty = append(faulty, Event{kind: evLoseRequest, client: i})
 			}
-			if c.connected && s.used[LoseReply] < f.LoseReply {
-				faulty = append(faulty, Event{Kind: LoseReply, Client: i})
+			if c.connected && s.used[evLoseReply] < f.LoseReply {
+				faulty = append(faulty, Event{kind: evLoseReply, client: i})
 			}
 		}
 		if n := len(c.inbox); n > 0 {
-			normal = append(normal, Event{Kind: Recv, Client: i})
-			if f.Reorder > s.used[Reorder] && n > 1 && c.inbox[n-1].isReply {
-				faulty = append(faulty, Event{Kind: Reorder, Client: i})
+			normal = append(normal, Event{kind: evRecv, client: i})
+			if f.Reorder > s.used[evReorder] && n > 1 && c.inbox[n-1].isReply {
+				faulty = append(faulty, Event{kind: evReorder, client: i})
 			}
 		}
 		if c.ready() {
-			normal = append(normal, Event{Kind: Wake, Client: i})
+			normal = append(normal, Event{kind: evWake, client: i})
 		}
 		if c.closed {
 			continue
 		}
 		if !c.connected {
-			normal = append(normal, Event{Kind: Reconnect, Client: i})
-		} else if s.used[Disconnect] < f.Disconnect {
-			faulty = append(faulty, Event{Kind: Disconnect, Client: i})
+			normal = append(normal, Event{kind: evReconnect, client: i})
+		} else if s.used[evDisconnect] < f.Disconnect {
+			faulty = append(faulty, Event{kind: evDisconnect, client: i})
 		}
-		if s.used[Crash] < f.Crash {
-			faulty = append(faulty, Event{Kind: Crash, Client: i})
+		if s.used[evCrash] < f.Crash {
+			faulty = append(faulty, Event{kind: evCrash, client: i})
 		}
-		if s.used[Pause] < f.Pause && c.connected {
-			faulty = append(faulty, Event{Kind: Pause, Client: i})
+		if s.used[evPause] < f.Pause && c.connected {
+			faulty = append(faulty, Event{kind: evPause, client: i})
 		}
-		if s.used[Abandon] < f.Abandon {
-			faulty = append(faulty, Event{Kind: Abandon, Client: i})
+		if s.used[evAbandon] < f.Abandon {
+			faulty = append(faulty, Event{kind: evAbandon, client: i})
 		}
 	}
 	for i := 1; i <= s.cfg.Server.Followers; i++ {
 		if s.m.ReplicaZxid(i) < s.m.Zxid() {
-			normal = append(normal, Event{Kind: CatchUp, Client: i})
+			normal = append(normal, Event{kind: evCatchUp, client: i})
 		}
 	}
-	if s.used[Reap] < f.Reap {
-		faulty = append(faulty, Event{Kind: Reap})
+	if s.used[evReap] < f.Reap {
+		faulty = append(faulty, Event{kind: evReap})
 	}
 	s.normal, s.faulty = normal, faulty
 }
@@ -427,11 +430,11 @@ func (s *Sim) pick() (Event, bool) {
 	}
 	if len(normal) == 0 {
 		s.quiet++
-		return Event{Kind: Tick}, true
+		return Event{kind: evTick}, true
 	}
 	s.quiet = 0
 	if s.chooser.Choose(100, "tick?") >= 100-s.cfg.TickPercent {
-		return Event{Kind: Tick}, true
+		return Event{kind: evTick}, true
 	}
 	if s.prio != nil {
 		return s.pickPCT(normal), true
@@ -452,7 +455,7 @@ func (s *Sim) pick() (Event, bool) {
 // without a choice; if time would change nothing and nothing else can
 // happen, the run has deadlocked.
 func (s *Sim) pickFlat() (Event, bool) {
-	tick := Event{Kind: Tick}
+	tick := Event{kind: evTick}
 	quiet := len(s.normal) == 0
 	opts := s.opts[:0]
 	spin := false
@@ -496,11 +499,11 @@ func (s *Sim) pickFlat() (Event, bool) {
 		ev = opts[s.chooser.Choose(len(opts), "event")]
 	}
 	switch {
-	case quiet && ev.Kind == Tick:
+	case quiet && ev.kind == evTick:
 		s.quiet++
-	case ev.Kind == Tick && !spin && s.cfg.TickBudget > 0: // time owed is not early
+	case ev.kind == evTick && !spin && s.cfg.TickBudget > 0: // time owed is not early
 		s.ticks++
-	case !quiet && ev.Kind != Tick:
+	case !quiet && ev.kind != evTick:
 		s.quiet = 0
 	}
 	return ev, true
@@ -530,10 +533,10 @@ func (s *Sim) yieldSpinners() int {
 
 // owes reports whether ev is the send of a client time is owed to.
 func (s *Sim) owes(ev Event) bool {
-	if ev.Kind != Send {
+	if ev.kind != evSend {
 		return false
 	}
-	c := s.clients[ev.Client]
+	c := s.clients[ev.client]
 	return c.owed && c.state == stCall && !c.paused
 }
 

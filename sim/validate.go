@@ -30,20 +30,20 @@ const (
 	// coordination recipes show with a handful of clients; 64 leaves
 	// room for herd measurements.
 	MaxClients = 64
-	// MaxFollowers: an ensemble of at most 7 servers, the largest
+	// maxFollowers: an ensemble of at most 7 servers, the largest
 	// voting ensemble ZooKeeper's documentation describes.
-	MaxFollowers = 6
+	maxFollowers = 6
 	// MaxSteps bounds Config.MaxSteps: at about 5 µs a step with 64
 	// clients, a run of a million steps takes seconds; a workload that
 	// needs more is one to make smaller.
 	MaxSteps = 1_000_000
-	// MaxPCTDepth bounds Config.PCTDepth: PCT's guarantee for a bug of
+	// maxPCTDepth bounds Config.PCTDepth: PCT's guarantee for a bug of
 	// depth d falls as k^-(d-1) in the run's length k, so depths past a
 	// handful find nothing a random walk would not.
-	MaxPCTDepth = 100
-	// MaxParallel bounds Bounds.Parallel: each worker keeps its own
+	maxPCTDepth = 100
+	// maxParallel bounds Bounds.Parallel: each worker keeps its own
 	// visited set and re-runs its own schedules.
-	MaxParallel = 1024
+	maxParallel = 1024
 )
 
 // Validate reports the first setting of c out of its range, naming the
@@ -62,20 +62,20 @@ func (c Config) Validate() error {
 func (c Config) ranges() []intRange {
 	rs := []intRange{
 		{"Server.TickMillis", c.Server.TickMillis, 0, math.MaxInt32, "0: 1000"},
-		{"Server.Followers", int64(c.Server.Followers), 0, MaxFollowers, ""},
+		{"Server.Followers", int64(c.Server.Followers), 0, maxFollowers, ""},
 		{"SessionTimeoutMs", c.SessionTimeoutMs, 0, math.MaxInt32, "0: 4 ticks; the server clamps it to 2..20 ticks"},
 		{"Faults.Percent", int64(c.Faults.Percent), 0, 100, ""},
 	}
 	for _, k := range faultKinds {
-		name := "Faults." + budgetField(k.Kind)
-		rs = append(rs, intRange{name, int64(*k.Budget(&c.Faults)), 0, math.MaxInt32, ""})
+		name := "Faults." + budgetField(k.kind)
+		rs = append(rs, intRange{name, int64(*k.budget(&c.Faults)), 0, math.MaxInt32, ""})
 	}
 	return append(rs,
 		intRange{"Faults.PauseTicks", int64(c.Faults.PauseTicks), 0, math.MaxInt32, "0: twice the session timeout"},
 		intRange{"TickPercent", int64(c.TickPercent), 0, 100, "0: 5"},
 		intRange{"MaxSteps", int64(c.MaxSteps), 0, MaxSteps, "0: 20000"},
 		intRange{"DeadlockTicks", int64(c.DeadlockTicks), 0, math.MaxInt32, "0: 40"},
-		intRange{"PCTDepth", int64(c.PCTDepth), 0, MaxPCTDepth, "0: 3"},
+		intRange{"PCTDepth", int64(c.PCTDepth), 0, maxPCTDepth, "0: 3"},
 		intRange{"PCTHorizon", int64(c.PCTHorizon), 0, MaxSteps, "0: 400"},
 		intRange{"TickBudget", int64(c.TickBudget), -1, math.MaxInt32, "-1: no bound"},
 		intRange{"SpinRequests", int64(c.SpinRequests), -1, math.MaxInt32, "0: 16; -1: never"},
@@ -83,23 +83,23 @@ func (c Config) ranges() []intRange {
 }
 
 // budgetField is the name of the Faults field that bounds kind k.
-func budgetField(k Kind) string {
+func budgetField(k evKind) string {
 	switch k {
-	case LoseRequest:
+	case evLoseRequest:
 		return "LoseRequest"
-	case LoseReply:
+	case evLoseReply:
 		return "LoseReply"
-	case Disconnect:
+	case evDisconnect:
 		return "Disconnect"
-	case Crash:
+	case evCrash:
 		return "Crash"
-	case Pause:
+	case evPause:
 		return "Pause"
-	case Reap:
+	case evReap:
 		return "Reap"
-	case Reorder:
+	case evReorder:
 		return "Reorder"
-	case Abandon:
+	case evAbandon:
 		return "Abandon"
 	}
 	panic("sim: invariant: " + k.String() + " is not a fault")
@@ -150,7 +150,7 @@ func (b Bounds) Validate() error {
 		{"Ticks", int64(b.Ticks), 0, math.MaxInt32, ""},
 		{"MaxStates", int64(b.MaxStates), 0, math.MaxInt64, "0: no limit"},
 		{"Budget", int64(b.Budget), 0, math.MaxInt64, "0: none"},
-		{"Parallel", int64(b.Parallel), 0, MaxParallel, "0: 1"},
+		{"Parallel", int64(b.Parallel), 0, maxParallel, "0: 1"},
 		{"Shards", int64(b.Shards), 0, math.MaxInt32, "0: 1"},
 		{"Shard", int64(b.Shard), 0, int64(max(b.Shards, 1)) - 1, "Shard of Shards"},
 	} {

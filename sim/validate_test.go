@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/simhook"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -61,7 +62,7 @@ func TestConfigValidate_Accepts(t *testing.T) {
 // TestConfigValidate_NamesEachBudget: a negative budget of each fault
 // kind is refused under the name of the Faults field that holds it.
 func TestConfigValidate_NamesEachBudget(t *testing.T) {
-	for _, k := range sim.FaultKinds() {
+	for _, k := range simhook.FaultKinds() {
 		var cfg sim.Config
 		*k.Budget(&cfg.Faults) = -1
 		v := reflect.ValueOf(&cfg.Faults).Elem()

@@ -8,8 +8,8 @@ import (
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
-	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zoo"
 )
 
 // TestInvocation_Command: the replay hint names the program as it was
@@ -84,7 +84,7 @@ func TestCLI_ReplayCommandInjected(t *testing.T) {
 // gets the same name, another seed or another trace another one.
 func TestFailureName_Unique(t *testing.T) {
 	ce := func(trace ...string) harness.Counterexample {
-		w := harness.Lock(lock.MutexRecipe(), harness.Workload{Clients: 2, Acquisitions: 1})
+		w := harness.Lock(zoo.Mutex(), harness.Workload{Clients: 2, Acquisitions: 1})
 		return harness.Counterexample{Subject: w, Decisions: []int{1, 0, 2},
 			Report: &harness.Report{Result: &sim.Result{Trace: trace}}}
 	}

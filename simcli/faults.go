@@ -8,15 +8,16 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zksim/zksim/internal/simhook"
 	"github.com/zksim/zksim/sim"
 )
 
 // faultKinds is every fault -faults accepts: sim's table (whose names
 // zksim serve shares, old spellings included), the legal kinds first.
-var faultKinds = legalFirst(sim.FaultKinds())
+var faultKinds = legalFirst(simhook.FaultKinds())
 
-func legalFirst(kinds []sim.FaultKind) []sim.FaultKind {
-	slices.SortStableFunc(kinds, func(a, b sim.FaultKind) int {
+func legalFirst(kinds []simhook.FaultKind) []simhook.FaultKind {
+	slices.SortStableFunc(kinds, func(a, b simhook.FaultKind) int {
 		switch {
 		case a.Illegal == b.Illegal:
 			return 0

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/internal/simhook"
 )
 
 // runList prints what run accepts.
@@ -49,7 +49,7 @@ func (c *CLI) runList(args []string, stdout, stderr io.Writer) int {
 func describeFaults() string {
 	f := defaultFaults
 	s := fmt.Sprintf("percent=%d", f.Percent)
-	for _, k := range sim.FaultKinds() {
+	for _, k := range simhook.FaultKinds() {
 		if !k.Illegal {
 			s += fmt.Sprintf(",%s=%d", k.Name, *k.Budget(&f))
 		}

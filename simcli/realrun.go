@@ -162,7 +162,9 @@ func (r *realRun) client(ctx context.Context, i int, c zkapi.Conn, dir, resource
 
 // write stores the holder's token in the resource, fenced when it can be.
 func (r *realRun) write(ctx context.Context, i int, c zkapi.Conn, held recipe.Held, resource string) {
-	tok, ok := held.(recipe.Tokener)
+	tok, ok := held.(interface {
+		Token(context.Context) (int64, error)
+	})
 	if !ok {
 		return
 	}
@@ -173,7 +175,9 @@ func (r *realRun) write(ctx context.Context, i int, c zkapi.Conn, held recipe.He
 	}
 	time.Sleep(time.Millisecond) // the critical section's work
 	data := []byte(strconv.FormatInt(token, 10))
-	f, ok := held.(recipe.Fencer)
+	f, ok := held.(interface {
+		Fenced(context.Context, ...zkapi.Op) ([]zkapi.OpResult, error)
+	})
 	var zxid int64
 	if ok && !r.rc.workload.Unfenced {
 		res, err := f.Fenced(ctx, zkapi.SetOp{Path: resource, Data: data, Version: -1})

@@ -8,15 +8,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/simcli"
+	"github.com/zksim/zksim/zoo"
 )
 
 // A program of one line gives run, replay, list and merge to the user's
 // recipes.
 func ExampleCLI() {
-	mine := lock.MutexRecipe()
+	mine := zoo.Mutex()
 	mine.Name = "mylock"
 	cli := &simcli.CLI{Name: "mycheck", Recipes: []recipe.Lock{mine}, Docs: map[string]string{"mylock": "my lock"}}
 	cli.Run([]string{"list"}, os.Stdout, os.Stderr)

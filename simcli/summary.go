@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/internal/simhook"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -335,6 +336,6 @@ func writeExercised(w io.Writer, cov *sim.Coverage) {
 	if cov == nil {
 		return
 	}
-	fmt.Fprintf(w, "  %-22s %d runs: what the faults landed on, and what no run met\n", "exercised", cov.Runs())
-	io.WriteString(w, cov.Rows("    ", 20, 74))
+	fmt.Fprintf(w, "  %-22s %d runs: what the faults landed on, and what no run met\n", "exercised", simhook.CoverageRuns(cov))
+	io.WriteString(w, simhook.CoverageRows(cov, "    ", 20, 74))
 }

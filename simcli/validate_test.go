@@ -8,9 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/harness"
-	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/simcli"
 	"github.com/zksim/zksim/zoo"
@@ -20,8 +18,8 @@ import (
 // the run starts: the usage error names the flag and its range, exit 2,
 // nothing run and nothing saved.
 func TestRun_RefusesBadFlags(t *testing.T) {
-	cli := &simcli.CLI{Name: "mycheck", Recipes: []recipe.Lock{lock.MutexRecipe()},
-		Subjects: []harness.Subject{harness.Barrier(barrier.DoubleRecipe(), harness.BarrierWorkload{})}}
+	cli := &simcli.CLI{Name: "mycheck", Recipes: []recipe.Lock{zoo.Mutex()},
+		Subjects: []harness.Subject{harness.Barrier(zoo.DoubleBarrier(), harness.BarrierWorkload{})}}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -63,7 +61,7 @@ func TestRun_RefusesBadFlags(t *testing.T) {
 // configuration the harness refuses is a usage error naming the field,
 // not a run.
 func TestReplay_RefusesBadWorkload(t *testing.T) {
-	cli := &simcli.CLI{Name: "mycheck", Recipes: []recipe.Lock{lock.MutexRecipe()}}
+	cli := &simcli.CLI{Name: "mycheck", Recipes: []recipe.Lock{zoo.Mutex()}}
 	saved, err := os.ReadFile("../harness/testdata/regress/ok-lock-crashed-waiter-is-no-orphan.trace")
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +93,7 @@ func TestReplay_RefusesBadWorkload(t *testing.T) {
 // to its end on a good recipe: the step bound grows with it (at the
 // default bound, every run ended unfinished: a false no-progress).
 func TestRun_LargestWorkloadFits(t *testing.T) {
-	cli := &simcli.CLI{Name: "mycheck", Recipes: []recipe.Lock{lock.MutexRecipe()}}
+	cli := &simcli.CLI{Name: "mycheck", Recipes: []recipe.Lock{zoo.Mutex()}}
 	var stdout, stderr bytes.Buffer
 	code := cli.Run([]string{"run", "-clients", "64", "-acquisitions", "100", "-schedules", "1", "-parallel", "1", "-out", t.TempDir()}, &stdout, &stderr)
 	if code != simcli.ExitOK || !strings.Contains(stdout.String(), "violations             0 schedules") {

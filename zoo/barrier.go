@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/barrier"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -16,8 +17,8 @@ import (
 // counting again, taking any change for the last arrival. Its Leave is
 // DirEmpty's. Its defect bites with three members or more: the second
 // arrival wakes the first, which passes with two.
-func barrierAssumeOnWake() barrier.Recipe {
-	return barrier.Recipe{Name: NameBarrierAssumeOnWake, Enter: func(ctx context.Context, conn zkapi.Conn, dir, id string, n int) (barrier.Leaver, error) {
+func barrierAssumeOnWake() recipe.Barrier {
+	return recipe.Barrier{Name: NameBarrierAssumeOnWake, Enter: func(ctx context.Context, conn zkapi.Conn, dir, id string, n int) (recipe.Leaver, error) {
 		p, err := join(ctx, conn, dir, id)
 		if err != nil {
 			return nil, err
@@ -41,8 +42,8 @@ func barrierAssumeOnWake() barrier.Recipe {
 // member that leaves first and enters again keeps the directory from
 // emptying, and waits for n members while the others wait for none, for
 // ever. Every waiter also wakes on every change.
-func noReady() barrier.Recipe {
-	return barrier.Recipe{Name: NameNoReady, Enter: func(ctx context.Context, conn zkapi.Conn, dir, id string, n int) (barrier.Leaver, error) {
+func noReady() recipe.Barrier {
+	return recipe.Barrier{Name: NameNoReady, Enter: func(ctx context.Context, conn zkapi.Conn, dir, id string, n int) (recipe.Leaver, error) {
 		p, err := join(ctx, conn, dir, id)
 		if err != nil {
 			return nil, err
@@ -58,27 +59,27 @@ func noReady() barrier.Recipe {
 // leaveEarly is the good double barrier whose Leave only deletes the
 // member's node: a member passes Leave while the others of its round are
 // still inside.
-func leaveEarly() barrier.Recipe { return barrierVariantRecipe(NameLeaveEarly) }
+func leaveEarly() recipe.Barrier { return barrierVariantRecipe(NameLeaveEarly) }
 
 // dirLeave is the good double barrier whose Leave deletes the member's
 // node and then waits, watching the directory's children, until no node
 // of its round is left: every member waiting to leave wakes on every
 // delete and every arrival, most of them to wait again.
-func dirLeave() barrier.Recipe { return barrierVariantRecipe(NameDirLeave) }
+func dirLeave() recipe.Barrier { return barrierVariantRecipe(NameDirLeave) }
 
 // waitOnError is the good barriers but for the single barrier's Wait,
 // which takes a failed exists() for a missing node, as code that keeps
 // only the Stat of exists() (null on an error it swallowed) does: a
 // waiter cut off from the server passes a barrier still raised.
-func waitOnError() barrier.Recipe { return barrierVariantRecipe(NameWaitOnError) }
+func waitOnError() recipe.Barrier { return barrierVariantRecipe(NameWaitOnError) }
 
-// barrierVariant is the good barrier (barrier.DoubleRecipe) with one
+// barrierVariant is the good barrier (DoubleBarrier) with one
 // part swapped, named by part: the double barrier member's Leave, or the
 // single barrier's Wait. A Leave variant carries no single barrier: the
 // harness drives it as a double one.
 type barrierVariant struct {
 	name, part string
-	leave      func(conn zkapi.Conn, dir string, m *barrier.Member) barrier.Leaver
+	leave      func(conn zkapi.Conn, dir string, m *barrier.Member) recipe.Leaver
 	wait       func(ctx context.Context, conn zkapi.Conn, path string) error
 }
 
@@ -86,10 +87,10 @@ type barrierVariant struct {
 // with one part swapped.
 func barrierVariants() []barrierVariant {
 	return []barrierVariant{
-		{name: NameLeaveEarly, part: "Leave", leave: func(conn zkapi.Conn, _ string, m *barrier.Member) barrier.Leaver {
+		{name: NameLeaveEarly, part: "Leave", leave: func(conn zkapi.Conn, _ string, m *barrier.Member) recipe.Leaver {
 			return leaveEarlyLeaver{conn, m}
 		}},
-		{name: NameDirLeave, part: "Leave", leave: func(conn zkapi.Conn, dir string, m *barrier.Member) barrier.Leaver {
+		{name: NameDirLeave, part: "Leave", leave: func(conn zkapi.Conn, dir string, m *barrier.Member) recipe.Leaver {
 			return dirLeaver{conn, dir, m}
 		}},
 		{name: NameWaitOnError, part: "Wait", wait: waitOnErrorWait},
@@ -97,7 +98,7 @@ func barrierVariants() []barrierVariant {
 }
 
 // barrierVariantRecipe is the recipe of the barrier variant called name.
-func barrierVariantRecipe(name string) barrier.Recipe {
+func barrierVariantRecipe(name string) recipe.Barrier {
 	for _, v := range barrierVariants() {
 		if v.name == name {
 			return v.recipe()
@@ -106,16 +107,16 @@ func barrierVariantRecipe(name string) barrier.Recipe {
 	panic("zoo: no barrier variant " + name)
 }
 
-func (v barrierVariant) recipe() barrier.Recipe {
+func (v barrierVariant) recipe() recipe.Barrier {
 	if v.leave == nil {
-		r := barrier.DoubleRecipe()
+		r := DoubleBarrier()
 		r.Name = v.name
 		single := *r.Single
 		single.Wait = v.wait
 		r.Single = &single
 		return r
 	}
-	return barrier.Recipe{Name: v.name, Enter: func(ctx context.Context, conn zkapi.Conn, dir, id string, n int) (barrier.Leaver, error) {
+	return recipe.Barrier{Name: v.name, Enter: func(ctx context.Context, conn zkapi.Conn, dir, id string, n int) (recipe.Leaver, error) {
 		m, err := enterGood(ctx, conn, dir, id, n)
 		if err != nil {
 			return nil, err

@@ -5,7 +5,7 @@ import (
 )
 
 // Barrier recipe names, the Name of each barrier exhibit's
-// barrier.Recipe. They keep the "barrier/zoo/" prefix of the package the
+// recipe.Barrier. They keep the "barrier/zoo/" prefix of the package the
 // barrier exhibits came from: trace files name their recipe.
 const (
 	NameBarrierAssumeOnWake = "barrier/zoo/assumeonwake"

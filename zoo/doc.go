@@ -1,12 +1,14 @@
-// Package zoo is a collection of classic, broken ZooKeeper recipes of
-// every kind zksim checks (lock, read/write lock, leader election,
-// counting semaphore, barrier), each a Go transcription of a well-known
-// design, kept to prove that zksim's harness finds what is wrong with
-// them. The lock family's are recipe.Lock values and the barriers
-// barrier.Recipe values, so a harness run, or a user's own, can check
-// them exactly as it checks the good recipes (lock.MutexRecipe,
-// rwlock.Recipe, election.Recipe, semaphore.Recipe,
-// barrier.DoubleRecipe).
+// Package zoo holds zksim's recipes as the descriptors its harness checks
+// them by: the good ones (Mutex, ReentrantMutex, MultiMutex, RWMutex,
+// Semaphore, Election, DoubleBarrier), built from the public API of
+// packages lock, rwlock, semaphore, election and barrier, and a
+// collection of classic, broken ZooKeeper recipes of every kind zksim
+// checks (lock, read/write lock, leader election, counting semaphore,
+// barrier), each a Go transcription of a well-known design, kept to prove
+// that zksim's harness finds what is wrong with them. All are
+// recipe.Lock or recipe.Barrier values, so a harness run, or a user's
+// own, checks the broken ones exactly as it checks the good ones, and a
+// user's own recipe as it checks zksim's.
 //
 // Exhibits lists every exhibit, Locks and Barriers those of one kind
 // (Exhibit.Recipe or Exhibit.Barrier set), and Lookup finds one by its

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/check"
-	"github.com/zksim/zksim/election"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zoo"
@@ -15,14 +14,25 @@ import (
 // goodElection adds package election's recipe to the good recipes a
 // scenario must not break.
 func goodElection(sc scenario) scenario {
-	sc.good = append(sc.good, election.Recipe())
+	sc.good = append(sc.good, zoo.Election())
 	return sc
 }
+
+// tokener and fencer are what a recipe.Held may have beside Release:
+// recipe.Lease's Token and Fenced.
+type (
+	tokener interface {
+		Token(context.Context) (int64, error)
+	}
+	fencer interface {
+		Fenced(context.Context, ...zkapi.Op) ([]zkapi.OpResult, error)
+	}
+)
 
 // token is the fencing token, or term, of a held attempt.
 func (e *env) token(a *attempt) int64 {
 	e.t.Helper()
-	tok, ok := a.held.(recipe.Tokener)
+	tok, ok := a.held.(tokener)
 	if !ok {
 		e.t.Fatalf("%s: the Held has no Token", a.id)
 	}
@@ -82,7 +92,7 @@ func replacedLeaderWrites() scenario {
 // fenced when the Held can fence, a plain set otherwise.
 func write(ctx context.Context, a *attempt, resource string, token int64) error {
 	data := []byte(fmt.Sprint(token))
-	if f, ok := a.held.(recipe.Fencer); ok {
+	if f, ok := a.held.(fencer); ok {
 		_, err := f.Fenced(ctx, zkapi.SetOp{Path: resource, Data: data, Version: zkapi.AnyVersion})
 		return err
 	}

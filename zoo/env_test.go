@@ -152,7 +152,10 @@ func (e *env) prepare(id string) *attempt {
 	return a
 }
 
-func (e *env) run(a *attempt, acquire recipe.AcquireFunc) *attempt {
+// acquireFunc is the type of recipe.Lock's Acquire and AcquireRead.
+type acquireFunc = func(ctx context.Context, conn zkapi.Conn, dir, id string) (recipe.Held, error)
+
+func (e *env) run(a *attempt, acquire acquireFunc) *attempt {
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
@@ -162,7 +165,7 @@ func (e *env) run(a *attempt, acquire recipe.AcquireFunc) *attempt {
 	return a
 }
 
-func (e *env) start(acquire recipe.AcquireFunc, id string) *attempt {
+func (e *env) start(acquire acquireFunc, id string) *attempt {
 	return e.run(e.prepare(id), acquire)
 }
 
@@ -319,7 +322,7 @@ func (e *env) mustWait(a *attempt) {
 }
 
 // holder starts an attempt that must get the lock.
-func (e *env) holder(acquire recipe.AcquireFunc, id string) *attempt {
+func (e *env) holder(acquire acquireFunc, id string) *attempt {
 	e.t.Helper()
 	a := e.start(acquire, id)
 	e.mustHold(a)
@@ -327,7 +330,7 @@ func (e *env) holder(acquire recipe.AcquireFunc, id string) *attempt {
 }
 
 // waiter starts an attempt that must wait for the lock.
-func (e *env) waiter(acquire recipe.AcquireFunc, id string) *attempt {
+func (e *env) waiter(acquire acquireFunc, id string) *attempt {
 	e.t.Helper()
 	a := e.start(acquire, id)
 	e.mustWait(a)

@@ -74,7 +74,7 @@ func (v variant) recipe() recipe.Lock {
 
 // acquire joins the queue as a node "<kind>-<id>-<seq>" holding the id,
 // and waits for its turn under rule.
-func (v variant) acquire(kind string, kinds []string, rule queue.Rule) recipe.AcquireFunc {
+func (v variant) acquire(kind string, kinds []string, rule queue.Rule) acquireFunc {
 	return func(ctx context.Context, conn zkapi.Conn, dir, id string) (recipe.Held, error) {
 		if err := checkArgs(dir, id); err != nil {
 			return nil, err
@@ -89,6 +89,9 @@ func (v variant) acquire(kind string, kinds []string, rule queue.Rule) recipe.Ac
 		return held{h}, nil
 	}
 }
+
+// acquireFunc is the type of recipe.Lock's Acquire and AcquireRead.
+type acquireFunc = func(ctx context.Context, conn zkapi.Conn, dir, id string) (recipe.Held, error)
 
 // held is a variant's recipe.Held. It offers neither Token nor Fenced: the
 // designs the zoo keeps had no fencing.

@@ -14,7 +14,6 @@ import (
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/recipe"
-	"github.com/zksim/zksim/rwlock"
 	"github.com/zksim/zksim/zoo"
 )
 
@@ -26,7 +25,7 @@ type scenario struct {
 	class check.Class
 	run   func(t *testing.T, e *env, r recipe.Lock) (broke bool, detail string)
 	// good are the good recipes the scenario must not break, besides
-	// lock.MutexRecipe.
+	// zoo.Mutex.
 	good []recipe.Lock
 }
 
@@ -139,7 +138,7 @@ func TestExhibits_OtherwiseCorrect(t *testing.T) {
 
 // acquireFor picks Acquire or, for 'r' and a recipe that has it,
 // AcquireRead. A good exclusive lock is a valid, stricter, shared lock.
-func acquireFor(r recipe.Lock, kind rune) recipe.AcquireFunc {
+func acquireFor(r recipe.Lock, kind rune) acquireFunc {
 	if kind == 'r' && r.AcquireRead != nil {
 		return r.AcquireRead
 	}
@@ -153,7 +152,7 @@ func acquireFor(r recipe.Lock, kind rune) recipe.AcquireFunc {
 // just before it) and the waiter sessions that send a request after it
 // (woken); a herd is more than one of either.
 func herdOnRelease(kinds string) scenario {
-	return scenario{name: "herd-on-release-" + kinds, class: check.Herd, good: []recipe.Lock{rwlock.Recipe()},
+	return scenario{name: "herd-on-release-" + kinds, class: check.Herd, good: []recipe.Lock{zoo.RWMutex()},
 		run: func(t *testing.T, e *env, r recipe.Lock) (bool, string) {
 			holder := e.holder(r.Acquire, "holder")
 			ws := make([]*attempt, len(kinds))

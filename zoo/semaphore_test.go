@@ -7,9 +7,7 @@ import (
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/internal/machine"
-	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
-	"github.com/zksim/zksim/semaphore"
 	"github.com/zksim/zksim/zoo"
 )
 
@@ -25,9 +23,9 @@ func init() {
 // lock, or for a semaphore exhibit the semaphore of as many leases.
 func goodFor(ex zoo.Exhibit) recipe.Lock {
 	if ex.Recipe.Leases > 1 {
-		return semaphore.Recipe(ex.Recipe.Leases)
+		return zoo.Semaphore(ex.Recipe.Leases)
 	}
-	return lock.MutexRecipe()
+	return zoo.Mutex()
 }
 
 // holders starts n attempts that must each get a lease.

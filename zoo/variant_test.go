@@ -89,7 +89,7 @@ func TestElectVariants_OnePartSwapped(t *testing.T) {
 }
 
 // Each barrier exhibit that is a variant is the good barrier
-// (barrier.DoubleRecipe) with exactly the one part it names swapped: a
+// (DoubleBarrier) with exactly the one part it names swapped: a
 // member's Leave after the good Enter, or the single barrier's Wait in
 // a copy of the good recipe. The other barrier exhibits are the two
 // classic designs the package doc names.

@@ -1,7 +1,6 @@
 package zoo
 
 import (
-	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/recipe"
 )
@@ -31,7 +30,7 @@ type Exhibit struct {
 	// Name is Recipe.Name or Barrier.Name.
 	Name    string
 	Recipe  recipe.Lock
-	Barrier barrier.Recipe
+	Barrier recipe.Barrier
 	// Origin is where the design comes from.
 	Origin string
 	// Bug is the defect, in one paragraph; the exhibit's constructor (in

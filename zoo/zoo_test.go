@@ -11,7 +11,6 @@ import (
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/internal/machine"
-	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zoo"
@@ -70,7 +69,7 @@ func TestExhibits_Catalog(t *testing.T) {
 // creates a missing directory, acquires, releases, and leaves no node.
 // Shared locks let two readers hold at once.
 func TestExhibits_PlainRun(t *testing.T) {
-	for _, r := range append(lockRecipes(), lock.MutexRecipe()) {
+	for _, r := range append(lockRecipes(), zoo.Mutex()) {
 		t.Run(r.Name, func(t *testing.T) {
 			e := newEnv(t)
 			e.dir = "/fresh/dir"
@@ -138,7 +137,7 @@ func (c *renewingConn) Create(ctx context.Context, path string, data []byte, mod
 // nothing behind (a recipe that took the node for the dead session's
 // would give up and leave it, an orphan).
 func TestExhibits_CreateUnderRenewedSession(t *testing.T) {
-	for _, r := range append(lockRecipes(), lock.MutexRecipe()) {
+	for _, r := range append(lockRecipes(), zoo.Mutex()) {
 		t.Run(r.Name, func(t *testing.T) {
 			e := newEnv(t)
 			c := &renewingConn{Conn: e.connect(), srv: e.srv, dir: e.dir}

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/harness"
-	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/simcli"
@@ -34,7 +33,7 @@ func runHerd(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stdout, "clients woken per release of the lock, mean (max):")
 	fmt.Fprintf(stdout, "%-8s  %-22s  %s\n", "waiters", "lock (herd-free)", "zoo/dirwatch (herd)")
 	for _, n := range ns {
-		a := herdFigure(lock.MutexRecipe(), n)
+		a := herdFigure(zoo.Mutex(), n)
 		b := herdFigure(dirwatch.Recipe, n)
 		fmt.Fprintf(stdout, "%-8d  %-22s  %s\n", n, a, b)
 	}

@@ -37,11 +37,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/zksim/zksim/election"
-	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
-	"github.com/zksim/zksim/rwlock"
-	"github.com/zksim/zksim/semaphore"
 	"github.com/zksim/zksim/simcli"
 	"github.com/zksim/zksim/zoo"
 )
@@ -53,8 +49,8 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 func cli() *simcli.CLI {
 	c := &simcli.CLI{
 		Name: "zksim",
-		Recipes: []recipe.Lock{lock.MutexRecipe(), rwlock.Recipe(), lock.ReentrantRecipe(), lock.MultiRecipe(),
-			semaphore.Recipe(2), semaphore.Recipe(3), election.Recipe()},
+		Recipes: []recipe.Lock{zoo.Mutex(), zoo.RWMutex(), zoo.ReentrantMutex(), zoo.MultiMutex(),
+			zoo.Semaphore(2), zoo.Semaphore(3), zoo.Election()},
 		Docs: map[string]string{
 			"lock":           "herd-free exclusive lock (zksim's lock.Mutex)",
 			"rwlock":         "herd-free read/write lock (zksim's rwlock.RWMutex)",

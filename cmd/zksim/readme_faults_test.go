@@ -9,7 +9,7 @@ import (
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/internal/netserver"
-	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/internal/simhook"
 )
 
 // faultRow is one row of the fault vocabulary table (docs/serve.md).
@@ -53,9 +53,9 @@ func TestDocs_FaultVocabulary(t *testing.T) {
 		names = append(names, r.name)
 	}
 	want := serveKinds()
-	for k := sim.Kind(0); !strings.HasPrefix(k.String(), "kind("); k++ {
-		if k.IsFault() && !slices.Contains(want, k.String()) {
-			want = append(want, k.String())
+	for _, k := range simhook.FaultKinds() {
+		if !slices.Contains(want, k.Name) {
+			want = append(want, k.Name)
 		}
 	}
 	sort.Strings(names)

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/harness/harnesstest"
 	"github.com/zksim/zksim/internal/longtest"
@@ -18,12 +17,12 @@ import (
 // The good barriers pass Check at its defaults: every legal fault
 // kind.
 func TestCheck_BarrierGood(t *testing.T) {
-	harnesstest.Check(t, harness.Barrier(barrier.DoubleRecipe(), harness.BarrierWorkload{}), harnesstest.Options{})
+	harnesstest.Check(t, harness.Barrier(zoo.DoubleBarrier(), harness.BarrierWorkload{}), harnesstest.Options{})
 }
 
 // And CheckExhaustive of a barrier at small bounds, one fault of each kind.
 func TestCheckExhaustive_BarrierGood(t *testing.T) {
-	w := harness.Barrier(barrier.DoubleRecipe(), harness.BarrierWorkload{Clients: 2, Rounds: 1})
+	w := harness.Barrier(zoo.DoubleBarrier(), harness.BarrierWorkload{Clients: 2, Rounds: 1})
 	res := harnesstest.CheckExhaustive(t, w, harnesstest.Options{}, sim.Bounds{Deviations: 1})
 	if !res.Exhausted {
 		t.Fatalf("not exhausted: %s", res.Coverage())

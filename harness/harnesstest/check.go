@@ -7,7 +7,6 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/internal/counterexample"
 	"github.com/zksim/zksim/recipe"
@@ -74,13 +73,13 @@ type (
 		LockSettings() (recipe.Lock, harness.Workload)
 	}
 	barrierSettings interface {
-		BarrierSettings() (barrier.Recipe, harness.BarrierWorkload)
+		BarrierSettings() (recipe.Barrier, harness.BarrierWorkload)
 	}
 )
 
 // subjectDraw draws the checks of w under cfg's bounds.
 func subjectDraw(w harness.Subject, cfg sim.Config) func(*rapid.T) drawn {
-	cfg.Faults = cfg.Faults.Or(sim.DefaultFaults())
+	cfg.Faults = faultsOr(cfg.Faults, sim.DefaultFaults())
 	switch w := w.(type) {
 	case lockSettings:
 		r, lw := w.LockSettings()

@@ -17,9 +17,7 @@ import (
 	"github.com/zksim/zksim/harness/harnesstest"
 	"github.com/zksim/zksim/internal/checkers"
 	"github.com/zksim/zksim/internal/longtest"
-	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/traceview"
-	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
@@ -84,7 +82,7 @@ func enqueue(ctx context.Context, c *sim.Client) error {
 
 // atMostOnePerClient is enqueue's invariant.
 func atMostOnePerClient(s *sim.Sim) error {
-	if n := len(s.Machine().Children("/q")); n > len(s.Clients()) {
+	if n := len(s.State().Children("/q")); n > len(s.Clients()) {
 		return fmt.Errorf("%d nodes queued by %d clients", n, len(s.Clients()))
 	}
 	return nil
@@ -264,7 +262,7 @@ func TestReplayFile_Refuses(t *testing.T) {
 		t.Errorf("the saved recipe: fatal %q, errors %q", ft.fatal, ft.errors)
 	}
 	clean := "../testdata/regress/ok-lock-session-replaced-under-create.trace"
-	if rep := harnesstest.Replay(t, clean, harness.Lock(lock.MutexRecipe(), harness.Workload{})); !rep.OK() {
+	if rep := harnesstest.Replay(t, clean, harness.Lock(zoo.Mutex(), harness.Workload{})); !rep.OK() {
 		t.Errorf("a clean trace: %v", rep.Violations)
 	}
 }
@@ -275,7 +273,7 @@ func TestCheckExhaustive_ProgramsLeaderElection(t *testing.T) {
 	leaders := map[int64]bool{}
 	p := elect(leaders)
 	cfg := sim.Config{
-		Setup:  func(*machine.Machine) { clear(leaders) },
+		Setup:  func() { clear(leaders) },
 		Faults: sim.Faults{Disconnect: 1, Crash: 1, LoseReply: 1},
 	}
 	res := harnesstest.CheckExhaustive(t, harness.Programs(oneLiveLeader(leaders), p, p), harnesstest.Options{Config: cfg}, sim.Bounds{Deviations: 1})

@@ -9,11 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/harness/harnesstest"
-	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/sim"
+	"github.com/zksim/zksim/zoo"
 )
 
 // coverageChildEnv names what TestCoverage_GreenChild runs when the
@@ -28,9 +27,9 @@ func TestCoverage_GreenChild(t *testing.T) {
 		t.Skip("run by TestCheck_LogsExercisedWithV")
 	}
 	opts := harnesstest.Options{}
-	harnesstest.Check(t, harness.Lock(lock.MutexRecipe(), harness.Workload{}), opts)
-	harnesstest.Check(t, harness.Barrier(barrier.DoubleRecipe(), harness.BarrierWorkload{}), harnesstest.Options{Config: opts.Config})
-	harnesstest.CheckExhaustive(t, harness.Lock(lock.MutexRecipe(), harness.Workload{Clients: 2, Acquisitions: 1}), opts, sim.Bounds{Deviations: 0})
+	harnesstest.Check(t, harness.Lock(zoo.Mutex(), harness.Workload{}), opts)
+	harnesstest.Check(t, harness.Barrier(zoo.DoubleBarrier(), harness.BarrierWorkload{}), harnesstest.Options{Config: opts.Config})
+	harnesstest.CheckExhaustive(t, harness.Lock(zoo.Mutex(), harness.Workload{Clients: 2, Acquisitions: 1}), opts, sim.Bounds{Deviations: 0})
 }
 
 // runCoverageChild runs one test of this binary as a child process with

@@ -6,7 +6,7 @@
 // Three entry points take any Subject: Check (rapid-drawn schedules),
 // CheckExhaustive (the systematic search) and Replay (a saved failure).
 // The Subjects of harness.Lock and harness.Barrier (a recipe.Lock, a
-// barrier.Recipe) have their checks draw their workload's settings too;
+// recipe.Barrier) have their checks draw their workload's settings too;
 // harness.Programs makes those of client programs. Every entry point's zero
 // Options explore with every legal fault kind (sim.DefaultFaults, or
 // sim.OneOfEach for the systematic search); some budgets set mean

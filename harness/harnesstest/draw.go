@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"strings"
 
-	"pgregory.net/rapid"
-
-	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/internal/simhook"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
+
+	"pgregory.net/rapid"
 )
 
 // A drawn check is what one rapid check runs: a workload shape and a
@@ -88,7 +88,7 @@ func drawRecipeCheck(rt *rapid.T, r recipe.Lock, w harness.Workload, cfg sim.Con
 // bounds: 2 to Clients (default 4) clients of 1 to Rounds (default 2)
 // rounds, the single barrier instead in half the checks if the recipe
 // has one, a random walk or PCT, and the configuration (see drawConfig).
-func drawBarrierCheck(rt *rapid.T, r barrier.Recipe, w harness.BarrierWorkload, cfg sim.Config) drawn {
+func drawBarrierCheck(rt *rapid.T, r recipe.Barrier, w harness.BarrierWorkload, cfg sim.Config) drawn {
 	w.Clients = rapid.IntRange(2, max(2, cmp.Or(w.Clients, 4))).Draw(rt, "clients")
 	w.Rounds = rapid.IntRange(1, cmp.Or(w.Rounds, 2)).Draw(rt, "rounds")
 	w.Single = r.Single != nil && rapid.Bool().Draw(rt, "single")
@@ -125,7 +125,7 @@ func drawShape(rt *rapid.T, w harness.Subject, cfg sim.Config) drawn {
 // leaves it at 0.
 func drawConfig(rt *rapid.T, s harness.Subject, cfg sim.Config) drawn {
 	seed := rapid.Uint64().Draw(rt, "seed")
-	for _, k := range sim.FaultKinds() {
+	for _, k := range simhook.FaultKinds() {
 		if n := k.Budget(&cfg.Faults); *n > 0 && !rapid.Bool().Draw(rt, k.Name) {
 			*n = 0
 		}
@@ -221,7 +221,7 @@ func shape(s harness.Shape) string {
 // "none".
 func faultList(f sim.Faults) string {
 	var kinds []string
-	for _, k := range sim.FaultKinds() {
+	for _, k := range simhook.FaultKinds() {
 		if n := *k.Budget(&f); n > 0 {
 			kinds = append(kinds, fmt.Sprintf("%s=%d", k.Name, n))
 		}

@@ -9,12 +9,11 @@ import (
 
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/harness/harnesstest"
-	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
-	"github.com/zksim/zksim/rwlock"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zoo"
 )
 
 // myRecipe is a user's own lock recipe, given as functions over
@@ -38,7 +37,7 @@ func TestCheck_UserRecipe(t *testing.T) {
 
 // zksim's read/write lock passes Check with every legal fault.
 func TestCheck_RWLock(t *testing.T) {
-	harnesstest.Check(t, harness.Lock(rwlock.Recipe(), harness.Workload{}), harnesstest.Options{})
+	harnesstest.Check(t, harness.Lock(zoo.RWMutex(), harness.Workload{}), harnesstest.Options{})
 }
 
 // elect is a leader election: each client joins with an ephemeral
@@ -114,7 +113,7 @@ func oneLiveLeader(leaders map[int64]bool) func(*sim.Sim) error {
 	return func(s *sim.Sim) error {
 		live := 0
 		for id := range leaders {
-			if s.Machine().Alive(id) {
+			if s.State().Alive(id) {
 				live++
 			}
 		}
@@ -131,7 +130,7 @@ func TestCheck_LeaderElection(t *testing.T) {
 	leaders := map[int64]bool{}
 	p := elect(leaders)
 	cfg := sim.Config{
-		Setup:  func(*machine.Machine) { clear(leaders) },
+		Setup:  func() { clear(leaders) },
 		Faults: sim.Faults{Percent: 5, Disconnect: 2, Crash: 1, LoseReply: 1},
 	}
 	harnesstest.Check(t, harness.Programs(oneLiveLeader(leaders), p, p, p), harnesstest.Options{Config: cfg})

@@ -30,7 +30,7 @@ import (
 func CheckExhaustive(t *testing.T, w harness.Subject, opts Options, b sim.Bounds) *harness.Exploration {
 	t.Helper()
 	cfg := opts.Config
-	cfg.Faults = cfg.Faults.Or(sim.OneOfEach())
+	cfg.Faults = faultsOr(cfg.Faults, sim.OneOfEach())
 	res, err := harness.Explore(t.Context(), cfg, w, b)
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +77,7 @@ func (s failures) failSearch(t *testing.T, res *sim.Exploration, class check.Cla
 	// The search's run may carry a violation its own invariant check saw
 	// (harness.Explore): confirm against a fresh traced run.
 	again := ce
-	if rep, err := harness.Run(ce.Config, &sim.Decisions{List: ce.Decisions}, ce.Subject); err == nil {
+	if rep, err := harness.Run(ce.Config, sim.Replay(ce.Decisions), ce.Subject); err == nil {
 		again.Report = rep
 	}
 	if err := counterexample.Confirm(again); err != nil {

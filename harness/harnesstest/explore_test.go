@@ -7,9 +7,7 @@ import (
 
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/harness/harnesstest"
-	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
-	"github.com/zksim/zksim/rwlock"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zoo"
 )
@@ -21,7 +19,7 @@ var exploreFaults = sim.Faults{LoseRequest: 1, LoseReply: 1, Disconnect: 1, Cras
 // of each kind and one deviation: no false alarm, and the bounded space
 // is exhausted. (BENCHMARKS.md has larger bounds.)
 func TestExplore_OwnLocksExhaustedClean(t *testing.T) {
-	for _, r := range []recipe.Lock{lock.MutexRecipe(), rwlock.Recipe()} {
+	for _, r := range []recipe.Lock{zoo.Mutex(), zoo.RWMutex()} {
 		t.Run(r.Name, func(t *testing.T) {
 			w := harness.Workload{Clients: 2, Acquisitions: 1, ReadPercent: 50, TimeoutTicks: 12, TimeoutPercent: 50}
 			res := harnesstest.CheckExhaustive(t, harness.Lock(r, w), harnesstest.Options{Config: sim.Config{Faults: exploreFaults}},

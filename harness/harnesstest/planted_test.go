@@ -6,18 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/check"
-	"github.com/zksim/zksim/election"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/harness/harnesstest"
 	"github.com/zksim/zksim/internal/longtest"
-	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
-	"github.com/zksim/zksim/rwlock"
-	"github.com/zksim/zksim/semaphore"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zoo"
 )
 
 // Planted bugs that only faults show: each is zksim's good recipe with
@@ -74,7 +70,8 @@ func (c *frozenSession) Session() zkapi.Session {
 // withConn makes a lock recipe use wrap(conn) for its conn.
 func withConn(r recipe.Lock, name string, wrap func(zkapi.Conn) zkapi.Conn) recipe.Lock {
 	r.Name = name
-	for _, acquire := range []*recipe.AcquireFunc{&r.Acquire, &r.AcquireRead} {
+	type acquireFunc = func(context.Context, zkapi.Conn, string, string) (recipe.Held, error)
+	for _, acquire := range []*acquireFunc{&r.Acquire, &r.AcquireRead} {
 		if f := *acquire; f != nil {
 			*acquire = func(ctx context.Context, c zkapi.Conn, dir, id string) (recipe.Held, error) {
 				return f(ctx, wrap(c), dir, id)
@@ -155,21 +152,21 @@ func plantedLocks() []planted {
 	again := func(c zkapi.Conn) zkapi.Conn { return recreate{c} }
 	frozen := func(c zkapi.Conn) zkapi.Conn { return &frozenSession{Conn: c} }
 	return []planted{
-		{withConn(lock.MutexRecipe(), "planted/lock-release-swallows-loss", swallow), check.Deadlock},
-		{withConn(rwlock.Recipe(), "planted/rwlock-recreates", again), check.Orphan},
-		{withConn(semaphore.Recipe(2), "planted/semaphore-forgets-lost-create", again), check.Orphan},
-		{withConn(election.Recipe(), "planted/election-ignores-expiry", frozen), check.MutualExclusion},
+		{withConn(zoo.Mutex(), "planted/lock-release-swallows-loss", swallow), check.Deadlock},
+		{withConn(zoo.RWMutex(), "planted/rwlock-recreates", again), check.Orphan},
+		{withConn(zoo.Semaphore(2), "planted/semaphore-forgets-lost-create", again), check.Orphan},
+		{withConn(zoo.Election(), "planted/election-ignores-expiry", frozen), check.MutualExclusion},
 		{userLock(), check.Deadlock},
 	}
 }
 
 // plantedBarrier is the double barrier that counts a member twice when
 // its create's reply is lost.
-func plantedBarrier() barrier.Recipe {
-	b := barrier.DoubleRecipe()
+func plantedBarrier() recipe.Barrier {
+	b := zoo.DoubleBarrier()
 	enter := b.Enter
 	b.Name = "planted/barrier-counts-twice"
-	b.Enter = func(ctx context.Context, c zkapi.Conn, dir, id string, n int) (barrier.Leaver, error) {
+	b.Enter = func(ctx context.Context, c zkapi.Conn, dir, id string, n int) (recipe.Leaver, error) {
 		return enter(ctx, recreate{c}, dir, id, n)
 	}
 	return b

@@ -26,7 +26,7 @@ func Replay(t testing.TB, path string, w harness.Subject) *harness.Report {
 	if err != nil {
 		t.Fatalf("%s: a trace of %s, not of %s", path, what(f.Recipe, f.Workload), what(w.Name(), w.Spec()))
 	}
-	rep, err := harness.Run(f.Config, &sim.Decisions{List: f.Decisions}, p)
+	rep, err := harness.Run(f.Config, sim.Replay(f.Decisions), p)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}

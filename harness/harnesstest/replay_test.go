@@ -14,12 +14,13 @@ import (
 // programs for its workload, parses back, and replays with ReplayCheck.
 func TestTraceFile_Programs(t *testing.T) {
 	cfg := sim.Config{Faults: sim.DefaultFaults()}
-	rec := &sim.Recorder{C: sim.NewSeeded(3)}
+	var recorded []int
+	rec := sim.Record(sim.NewSeeded(3), &recorded)
 	res, err := sim.Run(cfg, rec, enqueue, enqueue, enqueue)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := harness.TraceFile{Recipe: "programs", Workload: "clients=3", Config: cfg, Decisions: rec.Decisions, Trace: res.Trace}
+	f := harness.TraceFile{Recipe: "programs", Workload: "clients=3", Config: cfg, Decisions: recorded, Trace: res.Trace}
 	text := f.String()
 	if !strings.HasPrefix(text, "zksim-trace v1\nrecipe programs\nworkload clients=3\nserver ") {
 		t.Fatalf("header:\n%s", text[:200])

@@ -14,6 +14,7 @@ import (
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/harness/harnesstest"
 	"github.com/zksim/zksim/internal/checkers"
+	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/simcli"
@@ -63,7 +64,7 @@ func (w counter) Resize(s harness.Shape) harness.Subject {
 
 // Start creates the counter at 0 before the clients start.
 func (w counter) Start(s *sim.Sim) ([]sim.Program, harness.Judge) {
-	m := s.Machine()
+	m := s.State().(*machine.Machine) // the whole Machine, as the module sets a run up
 	info, _ := m.CreateSession(0, 10000)
 	m.Do(info.ID, proto.Create{Path: counterPath, Data: []byte("0")})
 	m.CloseSession(info.ID)
@@ -108,7 +109,7 @@ type counterRun struct {
 }
 
 func (r *counterRun) value() int {
-	data, _, _ := r.s.Machine().Node(counterPath)
+	data, _, _ := r.s.State().Node(counterPath)
 	n, _ := strconv.Atoi(string(data))
 	return n
 }

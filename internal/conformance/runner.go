@@ -98,6 +98,7 @@ func (r *Runner) line(ctx context.Context, line string) (string, error) {
 		return "", err
 	}
 	a := &args{toks: toks[2:]}
+	before := c.Session().Seq
 	res, err := r.exec(ctx, label, c, cmd, a)
 	if err != nil {
 		return "", err
@@ -105,7 +106,7 @@ func (r *Runner) line(ctx context.Context, line string) (string, error) {
 	if strings.HasPrefix(res, "err ConnectionLoss") {
 		// A real client reconnects in the background and fails requests
 		// made meanwhile; wait, so the next line's answer is the server's.
-		if err := waitConnected(ctx, c); err != nil {
+		if err := waitReconnected(ctx, c, before); err != nil {
 			return "", err
 		}
 	}
@@ -116,8 +117,13 @@ func (r *Runner) line(ctx context.Context, line string) (string, error) {
 	return line + " -> " + res + "\n" + events, nil
 }
 
-func waitConnected(ctx context.Context, c zkapi.Conn) error {
-	for s := c.Session(); s.State != zkapi.StateConnected; {
+// waitReconnected waits until c has been disconnected and connected
+// again since its session stood at seq. The reply that said
+// ConnectionLoss may come before the client has noticed its link is
+// gone, while its session still says Connected: a request sent then
+// goes down with the old link (seen under load on a busy CI machine).
+func waitReconnected(ctx context.Context, c zkapi.Conn, seq uint64) error {
+	for s := c.Session(); s.State != zkapi.StateConnected || s.Seq < seq+2; {
 		var err error
 		if s, err = c.WaitSession(ctx, s.Seq); err != nil {
 			return fmt.Errorf("waiting to reconnect after connection loss: %w", err)

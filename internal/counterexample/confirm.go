@@ -3,10 +3,10 @@ package counterexample
 import (
 	"errors"
 	"fmt"
-	"github.com/zksim/zksim/harness"
 	"slices"
 	"strings"
 
+	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -27,7 +27,7 @@ var ErrNondeterministic = errors.New("harness: the code under test does not repl
 func Confirm(ce harness.Counterexample) error {
 	cfg := ce.Config
 	cfg.NoTrace = false
-	again, err := harness.Run(cfg, &sim.Decisions{List: ce.Decisions}, ce.Subject)
+	again, err := harness.Run(cfg, sim.Replay(ce.Decisions), ce.Subject)
 	if err != nil {
 		return fmt.Errorf("%w: running the schedule again: %v", ErrNondeterministic, err)
 	}

@@ -1,10 +1,10 @@
 package counterexample
 
 import (
-	"github.com/zksim/zksim/harness"
 	"testing"
 
 	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/internal/checkers"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
@@ -29,7 +29,8 @@ func TestShrinkSeed_KeepsTheHeadline(t *testing.T) {
 		return &harness.Report{Result: &sim.Result{}, Violations: vs}, nil
 	}
 	for seed := uint64(1); seed <= 20; seed++ {
-		rec := &sim.Recorder{C: sim.NewSeeded(seed)}
+		var recorded []int
+		rec := sim.Record(sim.NewSeeded(seed), &recorded)
 		if rep, _ := run(sim.Config{}, rec); len(rep.Classes()) > 1 {
 			continue // headed by the mutual exclusion from the start
 		}

@@ -2,13 +2,14 @@ package counterexample
 
 import (
 	"cmp"
-	"github.com/zksim/zksim/harness"
 	"slices"
 	"sort"
 	"time"
 
 	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/internal/checkers"
+	"github.com/zksim/zksim/internal/simhook"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -86,7 +87,7 @@ func firstShrunk(w harness.Subject, config func(seed uint64) sim.Config, class c
 func fewerFaultKinds(ce harness.Counterexample, config func(seed uint64) sim.Config, class check.Class, perSize int, dl deadline) harness.Counterexample {
 	var off []string // kinds found unneeded so far
 	all := []string{}
-	for _, k := range sim.FaultKinds() {
+	for _, k := range simhook.FaultKinds() {
 		all = append(all, k.Name)
 	}
 	tries := [][]string{all}
@@ -105,7 +106,7 @@ func fewerFaultKinds(ce harness.Counterexample, config func(seed uint64) sim.Con
 		}
 		without := func(seed uint64) sim.Config {
 			cfg := config(seed)
-			for _, k := range sim.FaultKinds() {
+			for _, k := range simhook.FaultKinds() {
 				if slices.Contains(try, k.Name) {
 					*k.Budget(&cfg.Faults) = 0
 				}
@@ -123,14 +124,7 @@ func fewerFaultKinds(ce harness.Counterexample, config func(seed uint64) sim.Con
 }
 
 // injected is how many faults of the kind named ce's run injected.
-func injected(ce harness.Counterexample, name string) int {
-	for k, n := range ce.Report.Result.Faults {
-		if k.String() == name {
-			return n
-		}
-	}
-	return 0
-}
+func injected(ce harness.Counterexample, name string) int { return ce.Report.Result.Faults[name] }
 
 func faultCount(ce harness.Counterexample) int {
 	n := 0
@@ -175,7 +169,8 @@ func ShrinkSeed(w harness.Subject, cfg sim.Config, seed uint64, class check.Clas
 // is saved in, stay the class looked for when the run was headed by it.
 func shrinkSeed(w harness.Subject, run runSchedule, cfg sim.Config, seed uint64, class check.Class, dl deadline) (ce harness.Counterexample, ok bool) {
 	cfg.NoTrace = true // search fast; the result is run again, traced
-	rec := &sim.Recorder{C: sim.NewSeeded(seed)}
+	var recorded []int
+	rec := sim.Record(sim.NewSeeded(seed), &recorded)
 	rep, err := run(cfg, rec)
 	if err != nil || !shows(rep, class) {
 		return harness.Counterexample{}, false
@@ -185,13 +180,13 @@ func shrinkSeed(w harness.Subject, run runSchedule, cfg sim.Config, seed uint64,
 		if dl.passed() {
 			return false // keep what is shrunk so far
 		}
-		rep, _ := run(cfg, &sim.Decisions{List: d})
+		rep, _ := run(cfg, sim.Replay(d))
 		return g.met(rep)
 	}
-	d := sim.Shrink(rec.Decisions, fails, shrinkBudget)
+	d := sim.Shrink(recorded, fails, shrinkBudget)
 	d = dropFaults(run, cfg, d, fails)
 	cfg.NoTrace = false
-	rep, _ = run(cfg, &sim.Decisions{List: d})
+	rep, _ = run(cfg, sim.Replay(d))
 	return harness.Counterexample{Subject: w, Config: cfg, Decisions: d, Report: rep, Seed: seed}, true
 }
 
@@ -290,11 +285,11 @@ type faultChoice struct{ at, n int }
 // random walk's "fault?" and "fault", a flat schedule's one "event"
 // choice of a step that injected a fault.
 func faultChoices(run runSchedule, cfg sim.Config, d []int) []faultChoice {
-	ch := &labelChooser{c: &sim.Decisions{List: d}, lastEvent: -1}
+	ch := &labelChooser{c: sim.Replay(d), lastEvent: -1}
 	var out []faultChoice
 	observe := cfg.Observe
 	cfg.Observe = func(s *sim.Sim, step int, ev sim.Event) error {
-		if cfg.Flat && ev.Kind.IsFault() && ch.lastEvent >= 0 {
+		if cfg.Flat && simhook.IsFault(ev) && ch.lastEvent >= 0 {
 			out = append(out, faultChoice{at: ch.lastEvent, n: 1})
 		}
 		if observe != nil {

@@ -5,8 +5,8 @@
 //
 //   - TestGoZKLock_*: go-zookeeper's zk.Lock (v1.0.4);
 //   - TestKazooLock_*: kazoo's Lock (python3-kazoo 2.8 under
-//     /usr/bin/python3, driven through scripts/kazoo-lock-faults.py; skipped
-//     with a one-line reason when kazoo is missing);
+//     /usr/bin/python3, driven through scripts/kazoo-recipes-faults.py
+//     --recipe lock; skipped with a one-line reason when kazoo is missing);
 //   - TestZksimLock_*: zksim's own lock.Mutex over zkapi/gozk, which must
 //     survive every scenario;
 //   - TestKazoo_SASLWithoutJAAS: kazoo's SASL client on a server without

@@ -10,9 +10,10 @@ import (
 	"github.com/zksim/zksim/internal/zktest"
 )
 
-// kazooProc is one run of scripts/kazoo-lock-faults.py: one kazoo client
-// and one stock kazoo Lock. Its "state ..." lines (kazoo's connection
-// listener, which may speak at any time) are the Script's side lines.
+// kazooProc is one run of scripts/kazoo-recipes-faults.py --recipe lock:
+// one kazoo client and one stock kazoo Lock. Its "* ..." lines (kazoo's
+// connection listener and the recipe's listings, which may come at any
+// time) are the Script's side lines.
 type kazooProc struct {
 	*zktest.Script
 	session int64
@@ -24,11 +25,11 @@ type kazooProc struct {
 func startKazoo(t *testing.T, ctx context.Context, f *fake, dir string) *kazooProc {
 	t.Helper()
 	py := zktest.KazooPython(t)
-	script, err := filepath.Abs(filepath.Join("..", "..", "scripts", "kazoo-lock-faults.py"))
+	script, err := filepath.Abs(filepath.Join("..", "..", "scripts", "kazoo-recipes-faults.py"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &kazooProc{Script: zktest.StartScript(t, ctx, "state ", py, script, "--hosts", f.addr, "--path", dir)}
+	p := &kazooProc{Script: zktest.StartScript(t, ctx, "* ", py, script, "--recipe", "lock", "--timeout", "20", "--hosts", f.addr, "--path", dir)}
 	line := p.Expect(t, ctx, `^session 0x[0-9a-f]+$`)
 	if p.session, err = strconv.ParseInt(strings.TrimPrefix(line, "session 0x"), 16, 64); err != nil {
 		t.Fatal(err)

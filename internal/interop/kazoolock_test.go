@@ -54,8 +54,8 @@ func TestKazooLock_SessionExpiredWhileHolding(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.Expect(t, ctx, `^acquired `)
-	a.WaitSide(t, ctx, seen, "LOST")
-	a.WaitSide(t, ctx, seen, "CONNECTED")
+	a.WaitSide(t, ctx, seen, "state LOST")
+	a.WaitSide(t, ctx, seen, "state CONNECTED")
 	a.Send(t, "check")
 	line := a.Expect(t, ctx, `^check `)
 	want := regexp.MustCompile(`^check is_acquired=True node=` + regexp.QuoteMeta(node) + ` session=0x[0-9a-f]+$`)

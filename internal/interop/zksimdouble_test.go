@@ -10,6 +10,7 @@ import (
 	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/internal/netserver"
 	"github.com/zksim/zksim/internal/zktest"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -100,7 +101,7 @@ func TestZksimDoubleBarrier_ExpiredWhileEntering(t *testing.T) {
 	if err := f.srv.Expire(sid); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ea.Wait(t, ctx); !errors.Is(err, barrier.ErrLost) {
+	if _, err := ea.Wait(t, ctx); !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("A: Enter after its session expired = %v, want ErrLost", err)
 	}
 	eb := ms[1].enter(t, ctx)
@@ -131,13 +132,13 @@ func TestZksimDoubleBarrier_ExpiredInside(t *testing.T) {
 		t.Fatalf("B: Leave: %v", err)
 	}
 	la.Receive(t, ctx, "A: Leave")
-	if err := in[2].Wait(ctx); !errors.Is(err, barrier.ErrLost) {
+	if err := in[2].Wait(ctx); !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("C: Wait = %v, want ErrLost", err)
 	}
-	if err := in[2].Check(); !errors.Is(err, barrier.ErrLost) {
+	if err := in[2].Check(); !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("C: Check = %v, want ErrLost", err)
 	}
-	if err := in[2].Leave(ctx); !errors.Is(err, barrier.ErrLost) {
+	if err := in[2].Leave(ctx); !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("C: Leave = %v, want ErrLost", err)
 	}
 	f.noOrphan(t, dir, "every member left")

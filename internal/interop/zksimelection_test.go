@@ -7,6 +7,7 @@ import (
 
 	"github.com/zksim/zksim/election"
 	"github.com/zksim/zksim/internal/zktest"
+	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -91,16 +92,16 @@ func TestZksimElection_SessionExpiredWhileLeading(t *testing.T) {
 	if lb.Term() <= la.Term() {
 		t.Fatalf("B's term %d is not above A's %d", lb.Term(), la.Term())
 	}
-	if err := la.Wait(ctx); !errors.Is(err, election.ErrLost) {
+	if err := la.Wait(ctx); !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("A: Wait = %v, want ErrLost", err)
 	}
-	if err := la.Check(); !errors.Is(err, election.ErrLost) {
+	if err := la.Check(); !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("A: Check = %v, want ErrLost", err)
 	}
-	if _, err := la.Fenced(ctx, zkapi.SetOp{Path: dir, Data: []byte("stale"), Version: zkapi.AnyVersion}); !errors.Is(err, election.ErrLost) {
+	if _, err := la.Fenced(ctx, zkapi.SetOp{Path: dir, Data: []byte("stale"), Version: zkapi.AnyVersion}); !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("A: Fenced = %v, want ErrLost", err)
 	}
-	if err := la.Release(ctx); !errors.Is(err, election.ErrLost) {
+	if err := la.Release(ctx); !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("A: Release = %v, want ErrLost", err)
 	}
 	f.only(t, dir, "B's node", isLeaderNode(dir, lb))
@@ -117,7 +118,7 @@ func TestZksimElection_PredecessorExpiresBeforeWatch(t *testing.T) {
 	fired := f.expireBeforeWatch(t, dir, la.Session(), b.Session().ID)
 	lb := campaign(t, ctx, "B after its predecessor vanished", newElection(t, b, dir, "b"))
 	f.predecessorGone(t, dir, fired, "B's node", isLeaderNode(dir, lb))
-	if err := la.Wait(ctx); !errors.Is(err, election.ErrLost) {
+	if err := la.Wait(ctx); !errors.Is(err, recipe.ErrLost) {
 		t.Fatalf("A: Wait = %v, want ErrLost", err)
 	}
 }

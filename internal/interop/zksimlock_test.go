@@ -31,7 +31,7 @@ func newMutex(t *testing.T, c zkapi.Conn, dir, id string) *lock.Mutex {
 }
 
 // acquire takes the lock or fails t.
-func acquire(t *testing.T, ctx context.Context, who string, m *lock.Mutex) *lock.Lease {
+func acquire(t *testing.T, ctx context.Context, who string, m *lock.Mutex) recipe.Lease {
 	t.Helper()
 	l, err := m.Acquire(ctx)
 	if err != nil {
@@ -42,7 +42,7 @@ func acquire(t *testing.T, ctx context.Context, who string, m *lock.Mutex) *lock
 
 // releaseAndHandOver releases l, checks the directory is left empty, and
 // has a fresh contender take the lock at once.
-func releaseAndHandOver(t *testing.T, ctx context.Context, f *fake, l *lock.Lease) {
+func releaseAndHandOver(t *testing.T, ctx context.Context, f *fake, l recipe.Lease) {
 	t.Helper()
 	if err := l.Release(ctx); err != nil {
 		t.Fatalf("A: Release: %v", err)
@@ -57,14 +57,14 @@ func releaseAndHandOver(t *testing.T, ctx context.Context, f *fake, l *lock.Leas
 }
 
 // isLeaseNode matches l's node in dir.
-func isLeaseNode(dir string, l *lock.Lease) func(node) bool {
+func isLeaseNode(dir string, l recipe.Lease) func(node) bool {
 	return func(n node) bool { return dir+"/"+n.Name == l.Node() }
 }
 
 // expireWhileBWaits is scenario 3 up to B's grant: with A holding la, a
 // contender on b queues and parks on A's node; then (after cut, if any,
 // has cut A off) A's session is expired, and B must acquire.
-func expireWhileBWaits(t *testing.T, ctx context.Context, f *fake, dir string, la *lock.Lease, b zkapi.Conn, cut func()) *lock.Lease {
+func expireWhileBWaits(t *testing.T, ctx context.Context, f *fake, dir string, la recipe.Lease, b zkapi.Conn, cut func()) recipe.Lease {
 	t.Helper()
 	waiting := zktest.Go(t, ctx, newMutex(t, b, dir, "b").Acquire)
 	f.waitParked(t, ctx, b.Session().ID, dir)
@@ -79,7 +79,7 @@ func expireWhileBWaits(t *testing.T, ctx context.Context, f *fake, dir string, l
 
 // wantFencedLost fails t unless a fenced write through la, a lease whose
 // session has expired, is refused with recipe.ErrLost.
-func wantFencedLost(t *testing.T, ctx context.Context, la *lock.Lease, p string) {
+func wantFencedLost(t *testing.T, ctx context.Context, la recipe.Lease, p string) {
 	t.Helper()
 	_, err := la.Fenced(ctx, zkapi.SetOp{Path: p, Data: []byte("stale"), Version: zkapi.AnyVersion})
 	if !errors.Is(err, recipe.ErrLost) {

@@ -24,7 +24,7 @@ func newSem(t *testing.T, c zkapi.Conn, dir string, n int, id string) *semaphore
 	return s
 }
 
-func semAcquire(t *testing.T, ctx context.Context, who string, s *semaphore.Semaphore) *semaphore.Lease {
+func semAcquire(t *testing.T, ctx context.Context, who string, s *semaphore.Semaphore) recipe.Lease {
 	t.Helper()
 	l, err := s.Acquire(ctx)
 	if err != nil {
@@ -34,7 +34,7 @@ func semAcquire(t *testing.T, ctx context.Context, who string, s *semaphore.Sema
 }
 
 // isSemLease matches l's node in the semaphore dir's leases.
-func isSemLease(dir string, l *semaphore.Lease) func(node) bool {
+func isSemLease(dir string, l recipe.Lease) func(node) bool {
 	return func(n node) bool { return leasesOf(dir)+"/"+n.Name == l.Node() && n.Owner == l.Session() }
 }
 

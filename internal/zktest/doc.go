@@ -1,4 +1,4 @@
-// Package internal/zktest runs tests against real ZooKeeper servers and forces the
+// Package zktest runs tests against real ZooKeeper servers and forces the
 // faults that zksim's fake must reproduce: connection loss and leader
 // failover (session expiry: package expire).
 //

@@ -91,7 +91,7 @@ func CloseAll(t testing.TB, conns []zkapi.Conn) {
 	}
 }
 
-// Token reads a lease's fencing token (lock.Lease and rwlock.Lease have
+// Token reads a lease's fencing token (recipe.Lease and rwlock.Lease have
 // the method; internal/zktest does not import them) or fails t, naming who.
 func Token(t testing.TB, ctx context.Context, l interface {
 	Token(context.Context) (int64, error)

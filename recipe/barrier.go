@@ -1,4 +1,4 @@
-package barrier
+package recipe
 
 import (
 	"context"
@@ -9,12 +9,11 @@ import (
 	"github.com/zksim/zksim/zkapi"
 )
 
-// Recipe is a barrier algorithm in the form zksim's harness checks:
-// functions over a zkapi.Conn, as recipe.Lock is for locks. The good
-// barriers (DoubleRecipe) and the zoo of broken ones (package
-// zoo) are all Recipes, and so can be a user's own. A recipe
-// never imports the harness.
-type Recipe struct {
+// Barrier is a barrier recipe in the form zksim's harness checks:
+// functions over a zkapi.Conn, as Lock is for the lock family. The good
+// barrier (package barrier), the zoo of broken ones and a user's own
+// are all Barriers.
+type Barrier struct {
 	Name string
 	// Enter joins the double barrier of n members at dir for the member
 	// id (letters, digits, '.' and '_', unique per call: the harness
@@ -38,21 +37,22 @@ type Recipe struct {
 // Name that a trace file's recipe line cannot hold (empty, or with
 // spaces), neither Enter nor Single, or a Single without one of its
 // three functions. (Which of the two a run needs is the workload's to
-// say: harness.Barrier's Validate.)
-func (r Recipe) Validate() error {
+// say: harness.Barrier's Validate.) The error is ErrConfig, in the words
+// of package barrier.
+func (r Barrier) Validate() error {
 	switch {
 	case r.Name == "" || strings.IndexFunc(r.Name, unicode.IsSpace) >= 0:
-		return fmt.Errorf("%w: Recipe.Name is %q, want a name without spaces (a trace file's recipe line)", ErrConfig, r.Name)
+		return fmt.Errorf("%w: Recipe.Name is %q, want a name without spaces (a trace file's recipe line)", errBarrierConfig, r.Name)
 	case r.Enter == nil && r.Single == nil:
-		return fmt.Errorf("%w: recipe %s: Recipe.Enter and Recipe.Single are nil, want a double barrier's Enter, a Single, or both", ErrConfig, r.Name)
+		return fmt.Errorf("%w: recipe %s: Recipe.Enter and Recipe.Single are nil, want a double barrier's Enter, a Single, or both", errBarrierConfig, r.Name)
 	case r.Single != nil && (r.Single.Set == nil || r.Single.Remove == nil || r.Single.Wait == nil):
-		return fmt.Errorf("%w: recipe %s: Recipe.Single has a nil Set, Remove or Wait, want all three", ErrConfig, r.Name)
+		return fmt.Errorf("%w: recipe %s: Recipe.Single has a nil Set, Remove or Wait, want all three", errBarrierConfig, r.Name)
 	}
 	return nil
 }
 
 // Leaver is a member inside a double barrier: Leave returns once every
-// member of its round has left. *Member is one.
+// member of its round has left. A barrier.Member is one.
 type Leaver interface {
 	Leave(ctx context.Context) error
 }
@@ -63,42 +63,4 @@ type Single struct {
 	Set    func(ctx context.Context, conn zkapi.Conn, path string) error
 	Remove func(ctx context.Context, conn zkapi.Conn, path string) error
 	Wait   func(ctx context.Context, conn zkapi.Conn, path string) error
-}
-
-// DoubleRecipe is DoubleBarrier and Barrier as a Recipe.
-func DoubleRecipe() Recipe {
-	return Recipe{
-		Name: "barrier",
-		Enter: func(ctx context.Context, conn zkapi.Conn, dir, id string, n int) (Leaver, error) {
-			d, err := NewDouble(conn, dir, n, Options{ID: id})
-			if err != nil {
-				return nil, err
-			}
-			m, err := d.Enter(ctx)
-			if err != nil {
-				return nil, err // not a nil *Member in a non-nil Leaver
-			}
-			return m, nil
-		},
-		Single: &Single{
-			Set: func(ctx context.Context, conn zkapi.Conn, path string) error {
-				return single(ctx, conn, path, (*Barrier).Set)
-			},
-			Remove: func(ctx context.Context, conn zkapi.Conn, path string) error {
-				return single(ctx, conn, path, (*Barrier).Remove)
-			},
-			Wait: func(ctx context.Context, conn zkapi.Conn, path string) error {
-				return single(ctx, conn, path, (*Barrier).Wait)
-			},
-		},
-	}
-}
-
-// single runs one method of the Barrier at path.
-func single(ctx context.Context, conn zkapi.Conn, path string, op func(*Barrier, context.Context) error) error {
-	b, err := New(conn, path)
-	if err != nil {
-		return err
-	}
-	return op(b, ctx)
 }
