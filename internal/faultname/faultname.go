@@ -2,7 +2,7 @@
 // sim) and zksim serve (package internal/netserver) both inject, so that a
 // fault has one name everywhere, and the old spellings each still
 // accepts. It is a leaf: serve takes the names from here without linking
-// the simulator. sim.FaultKinds is the full table of run's faults.
+// the simulator. simhook.FaultKinds is the full table of run's faults.
 package faultname
 
 // The shared fault names. They are trace text and flag values: they never
