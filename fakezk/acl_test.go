@@ -4,10 +4,9 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/zksim/zksim/internal/proto"
-
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/internal/machine"
+	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -180,7 +179,7 @@ func TestACL_IPScheme(t *testing.T) {
 		{"10.1.4.3", "ip:10.1.2.0/23:r", false},
 		{"::1", "ip:0.0.0.0/0:r", false},
 	} {
-		acl, err := zkapi.ParseACL(tc.acl)
+		acl, err := proto.ParseACL(tc.acl)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,9 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/zksim/zksim/internal/proto"
-
 	"github.com/zksim/zksim/internal/ctxcond"
+	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/internal/sessionlog"
 	"github.com/zksim/zksim/internal/zkclient"
 	"github.com/zksim/zksim/zkapi"
@@ -158,10 +157,10 @@ func (c *Conn) Do(ctx context.Context, op, path string, req proto.Request) (prot
 // request set is registered before it can fire.
 func (c *Conn) do(ctx context.Context, op, path string, req proto.Request, replied func(proto.Reply)) (proto.Reply, error) {
 	if err := ctx.Err(); err != nil {
-		return proto.Reply{}, zkapi.Wrap(op, path, err)
+		return proto.Reply{}, proto.Wrap(op, path, err)
 	}
 	if err := zkclient.CheckPath(req); err != nil {
-		return proto.Reply{}, zkapi.Wrap(op, path, err)
+		return proto.Reply{}, proto.Wrap(op, path, err)
 	}
 	if err := zkclient.RefuseMultiCreates(req); err != nil {
 		return proto.Reply{}, err
@@ -171,9 +170,9 @@ func (c *Conn) do(ctx context.Context, op, path string, req proto.Request, repli
 	defer s.mu.Unlock()
 	switch {
 	case c.closed:
-		return proto.Reply{}, zkapi.Wrap(op, path, zkapi.ErrClosed)
+		return proto.Reply{}, proto.Wrap(op, path, zkapi.ErrClosed)
 	case c.disconnected:
-		return proto.Reply{}, zkapi.Wrap(op, path, zkapi.ErrConnectionLoss)
+		return proto.Reply{}, proto.Wrap(op, path, zkapi.ErrConnectionLoss)
 	}
 	fault := Deliver
 	if s.intercept != nil {
@@ -182,18 +181,18 @@ func (c *Conn) do(ctx context.Context, op, path string, req proto.Request, repli
 	if fault == LoseRequest {
 		c.dropped()
 		s.deliver()
-		return proto.Reply{}, zkapi.Wrap(op, path, zkapi.ErrConnectionLoss)
+		return proto.Reply{}, proto.Wrap(op, path, zkapi.ErrConnectionLoss)
 	}
 	r := c.model.Send(s.m, req)
 	if fault == LoseReply || r.Err == zkapi.ErrConnectionLoss {
 		c.dropped()
 		s.deliver()
-		return proto.Reply{}, zkapi.Wrap(op, path, zkapi.ErrConnectionLoss)
+		return proto.Reply{}, proto.Wrap(op, path, zkapi.ErrConnectionLoss)
 	}
 	if r.Err == zkapi.ErrSessionExpired {
 		c.learnExpired()
 		s.deliver()
-		return proto.Reply{}, zkapi.Wrap(op, path, zkapi.ErrSessionExpired)
+		return proto.Reply{}, proto.Wrap(op, path, zkapi.ErrSessionExpired)
 	}
 	if a, ok := req.(proto.AddAuth); ok {
 		c.authDone(a, r.Err)
@@ -201,7 +200,7 @@ func (c *Conn) do(ctx context.Context, op, path string, req proto.Request, repli
 	c.model.Replied(r)
 	replied(r)
 	s.deliver()
-	return r, zkapi.Wrap(op, path, r.Err)
+	return r, proto.Wrap(op, path, r.Err)
 }
 
 // authDone follows an auth: a failed one closes the connection (the

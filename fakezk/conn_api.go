@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/zksim/zksim/internal/proto"
-
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -43,7 +42,7 @@ func (c *Conn) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c.closed {
-		return zkapi.Wrap("close", "", zkapi.ErrClosed)
+		return proto.Wrap("close", "", zkapi.ErrClosed)
 	}
 	c.closed = true
 	if !c.disconnected {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/internal/machine"
+	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -208,7 +209,7 @@ func TestConn_MultiContainerRefused(t *testing.T) {
 	srv := newServer(t, fakezk.Config{})
 	c := connect(t, srv, fakezk.ConnOptions{})
 	res, err := c.Multi(ctx, zkapi.CreateOp{Path: "/p"}, zkapi.CreateOp{Path: "/c", Mode: zkapi.Container})
-	var oe *zkapi.OpError
+	var oe *proto.OpError
 	if !errors.Is(err, zkapi.ErrBadArguments) || !errors.As(err, &oe) || oe.Path != "/c" {
 		t.Fatalf("Multi with a container create: %v, want BadArguments on /c", err)
 	}

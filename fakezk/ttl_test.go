@@ -5,10 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/internal/proto"
-
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/internal/machine"
+	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -57,7 +56,7 @@ func TestTTL_Validation(t *testing.T) {
 	}{
 		{"/t", zkapi.PersistentWithTTL, 0},
 		{"/t", zkapi.PersistentWithTTL, -1},
-		{"/t", zkapi.PersistentSequentialWithTTL, zkapi.MaxTTLMillis + 1},
+		{"/t", zkapi.PersistentSequentialWithTTL, proto.MaxTTLMillis + 1},
 		{"/missing/t", zkapi.PersistentWithTTL, 0}, // the TTL before the parent
 		{"/t", zkapi.Persistent, 1000},
 		{"/t", zkapi.Container, 1000},
@@ -70,7 +69,7 @@ func TestTTL_Validation(t *testing.T) {
 	if _, err := c.Create(ctx, "/t", nil, zkapi.PersistentWithTTL); !errors.Is(err, zkapi.ErrBadArguments) {
 		t.Errorf("create with a TTL mode: %v, want ErrBadArguments", err)
 	}
-	createTTL(t, c, "/max", zkapi.PersistentWithTTL, zkapi.MaxTTLMillis)
+	createTTL(t, c, "/max", zkapi.PersistentWithTTL, proto.MaxTTLMillis)
 	if _, err := c.CreateTTL(ctx, "/missing/t", nil, zkapi.PersistentWithTTL, 1); !errors.Is(err, zkapi.ErrNoNode) {
 		t.Errorf("createTTL under a missing parent: %v, want ErrNoNode", err)
 	}

@@ -9,10 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/internal/proto"
-
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/internal/machine"
+	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/internal/wire"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -189,7 +188,7 @@ func compareWithWalk(s *Server, observer int64, ids []int64) string {
 		}
 		want := fmt.Sprint(walkAllChildrenNumber(s, p))
 		if p == "/missing" {
-			want = fmt.Sprint(zkapi.Code(zkapi.ErrNoNode))
+			want = fmt.Sprint(proto.Code(zkapi.ErrNoNode))
 		}
 		if got != want {
 			return fmt.Sprintf("getAllChildrenNumber(%s) = %s, want %s", p, got, want)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/internal/netserver"
+	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/internal/wire"
 	"github.com/zksim/zksim/internal/zktest"
 	"github.com/zksim/zksim/zkapi"
@@ -77,5 +78,5 @@ func errorIs(err, want error) bool {
 	if want == nil {
 		return err == nil
 	}
-	return err != nil && zkapi.Code(err) == zkapi.Code(want)
+	return err != nil && proto.Code(err) == proto.Code(want)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -207,7 +208,7 @@ func (c *Conn) Close() error {
 		c.closeShim()
 	})
 	if closed {
-		return zkapi.Wrap("close", "", zkapi.ErrClosed)
+		return proto.Wrap("close", "", zkapi.ErrClosed)
 	}
 	return nil
 }
