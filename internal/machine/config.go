@@ -87,8 +87,18 @@ type Config struct {
 
 var errConfig = errors.New("fakezk: invalid config")
 
-// defaultTickMillis is ZooKeeper's default tickTime.
-const defaultTickMillis = 2000
+// DefaultTickMillis is ZooKeeper's default tickTime.
+const DefaultTickMillis = 2000
+
+// DefaultContainerCheckMillis is how often a fakezk Server reaps empty
+// containers when Config.ContainerCheckTicks is 0: ZooKeeper's default
+// znode.container.checkIntervalMs.
+const DefaultContainerCheckMillis = 60000
+
+// DefaultEpochMillis is the time a fakezk Server's virtual clock starts
+// at when Config.EpochMillis is 0: 2022-03-07 00:00 UTC, ZooKeeper
+// 3.8.0's release date.
+const DefaultEpochMillis int64 = 1_646_611_200_000
 
 // DefaultMaxFrame is jute.maxbuffer's default: the server closes a
 // connection whose request frame (without its 4-byte length) is longer.
@@ -96,7 +106,7 @@ const DefaultMaxFrame = 1<<20 - 1
 
 func (c Config) withDefaults() (Config, error) {
 	if c.TickMillis == 0 {
-		c.TickMillis = defaultTickMillis
+		c.TickMillis = DefaultTickMillis
 	}
 	if c.MaxFrame == 0 {
 		c.MaxFrame = DefaultMaxFrame

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/internal/wire"
@@ -82,7 +81,7 @@ var localPrefixes = []string{"", "/", " / ", "/a", "/a/", "/a-", "/a/b", "/a/b/c
 // expiries, ticks and reaps, and after each compares getEphemerals,
 // getAllChildrenNumber, srvr, mntr and dump with the whole-tree walks.
 func TestLocal_AnswersMatchWalk(t *testing.T) {
-	s, err := New(Config{Machine: fakezk.Config{TickMillis: 1000, ExtendedTypes: true, Followers: 1}})
+	s, err := New(Config{Machine: machine.Config{TickMillis: 1000, ExtendedTypes: true, Followers: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -223,6 +223,7 @@ func (c *Conn) WaitSession(ctx context.Context, seq uint64) (zkapi.Session, erro
 }
 
 // ZK returns the underlying go-zookeeper connection, for what zkapi does not
-// cover (ACLs, auth). Closing it closes the Conn once go-zookeeper has
-// stopped; requests cut off before then may report ErrConnectionLoss.
+// cover (reconfig, the server it is connected to). Closing it closes the
+// Conn once go-zookeeper has stopped; requests cut off before then may
+// report ErrConnectionLoss.
 func (c *Conn) ZK() *zk.Conn { return c.zc }
