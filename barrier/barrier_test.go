@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/barrier"
+	"github.com/zksim/zksim/internal/fakehook"
 	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/zktest"
 	"github.com/zksim/zksim/recipe"
@@ -37,7 +38,7 @@ func TestBarrier_WaitUntilRemoved(t *testing.T) {
 		}
 		waits = append(waits, zktest.Go(t, w.ctx, func(ctx context.Context) (struct{}, error) { return struct{}{}, wb.Wait(ctx) }))
 	}
-	err = w.srv.WaitUntil(w.ctx, func(m *machine.Machine) bool {
+	err = fakehook.WaitUntil(w.ctx, w.srv, func(m *machine.Machine) bool {
 		data, _ := m.Watchers(0, path)
 		return len(data) == n
 	})
@@ -62,8 +63,8 @@ func TestBarrier_WaitUntilRemoved(t *testing.T) {
 	if err := b.Wait(w.ctx); err != nil {
 		t.Errorf("Wait on a removed barrier: %v", err)
 	}
-	w.srv.Inspect(func(m *machine.Machine) { m.ReapContainers() })
-	w.srv.Inspect(func(m *machine.Machine) { m.ReapContainers() })
+	fakehook.Inspect(w.srv, func(m *machine.Machine) { m.ReapContainers() })
+	fakehook.Inspect(w.srv, func(m *machine.Machine) { m.ReapContainers() })
 	if w.exists("/barriers") {
 		t.Errorf("ancestors left behind: %v", w.children("/barriers"))
 	}

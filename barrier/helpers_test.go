@@ -10,6 +10,7 @@ import (
 
 	"github.com/zksim/zksim/barrier"
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/fakehook"
 	"github.com/zksim/zksim/internal/locktest"
 	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/zktest"
@@ -77,14 +78,14 @@ func (w *world) leave(m *barrier.Member) *zktest.Async[struct{}] {
 // children lists a directory of the fake, sorted.
 func (w *world) children(p string) []string {
 	var kids []string
-	w.srv.Inspect(func(m *machine.Machine) { kids = m.Children(p) })
+	w.srv.Inspect(func(m fakezk.State) { kids = m.Children(p) })
 	return kids
 }
 
 // exists says whether a node exists on the fake.
 func (w *world) exists(p string) bool {
 	var ok bool
-	w.srv.Inspect(func(m *machine.Machine) { _, _, ok = m.Node(p) })
+	w.srv.Inspect(func(m fakezk.State) { _, _, ok = m.Node(p) })
 	return ok
 }
 
@@ -92,7 +93,7 @@ func (w *world) exists(p string) bool {
 // under dir: so many members are waiting.
 func (w *world) waitDataWatches(n int) {
 	w.t.Helper()
-	err := w.srv.WaitUntil(w.ctx, func(m *machine.Machine) bool {
+	err := fakehook.WaitUntil(w.ctx, w.srv, func(m *machine.Machine) bool {
 		got := 0
 		for _, k := range m.Children(dir) {
 			data, _ := m.Watchers(0, dir+"/"+k)
@@ -108,7 +109,7 @@ func (w *world) waitDataWatches(n int) {
 // noDirWatch fails the test if anyone watches the directory's children.
 func (w *world) noDirWatch() {
 	w.t.Helper()
-	w.srv.Inspect(func(m *machine.Machine) {
+	fakehook.Inspect(w.srv, func(m *machine.Machine) {
 		if _, child := m.Watchers(0, dir); len(child) != 0 {
 			w.t.Errorf("sessions %x watch the directory", child)
 		}
@@ -119,8 +120,8 @@ func (w *world) noDirWatch() {
 // is left of the barrier's directory.
 func (w *world) reapedEmpty() {
 	w.t.Helper()
-	w.srv.Inspect(func(m *machine.Machine) { m.ReapContainers() })
-	w.srv.Inspect(func(m *machine.Machine) { m.ReapContainers() })
+	fakehook.Inspect(w.srv, func(m *machine.Machine) { m.ReapContainers() })
+	fakehook.Inspect(w.srv, func(m *machine.Machine) { m.ReapContainers() })
 	if w.exists(dir) {
 		w.t.Errorf("directory left after everyone left: children %v", w.children(dir))
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/zksim/zksim/election"
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/fakehook"
 	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -129,7 +130,7 @@ func TestElection_ContentionWithLostCreatesAndExpiries(t *testing.T) {
 				// Lead until a follower waits behind (so that
 				// leaderships contend), the node is gone, or no
 				// other client is left to follow.
-				err = w.srv.WaitUntil(w.ctx, func(m *machine.Machine) bool {
+				err = fakehook.WaitUntil(w.ctx, w.srv, func(m *machine.Machine) bool {
 					data, _ := m.Watchers(0, l.Node())
 					_, _, ok := m.Node(l.Node())
 					return len(data) > 0 || !ok || exited.Load() == clients-1

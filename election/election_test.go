@@ -11,6 +11,7 @@ import (
 
 	"github.com/zksim/zksim/election"
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/fakehook"
 	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/zktest"
 	"github.com/zksim/zksim/zkapi"
@@ -36,7 +37,7 @@ func TestCampaign_ResignHandsOverToNextOnly(t *testing.T) {
 		kids := w.children()
 		prev = dir + "/" + kids[len(kids)-1]
 	}
-	w.srv.Inspect(func(m *machine.Machine) {
+	fakehook.Inspect(w.srv, func(m *machine.Machine) {
 		if _, child := m.Watchers(0, dir); len(child) != 0 {
 			t.Errorf("sessions %x watch the directory", child)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/zksim/zksim/election"
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/fakehook"
 	"github.com/zksim/zksim/internal/locktest"
 	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/zktest"
@@ -33,7 +34,7 @@ func newWorld(t *testing.T, cfg fakezk.Config) *world {
 	return &world{Fake: f, t: t, ctx: zktest.Context(t, testTimeout), srv: f.Srv}
 }
 
-func (w *world) conn() *fakezk.Conn { return w.Conn(w.t) }
+func (w *world) conn() fakezk.Conn { return w.Conn(w.t) }
 
 func (w *world) election(c zkapi.Conn, id string) *election.Election {
 	e, err := election.New(c, dir, election.Options{ID: id, Data: []byte(id)})
@@ -70,14 +71,14 @@ func (w *world) waitAsync(l *election.Leadership) *zktest.Async[struct{}] {
 
 func (w *world) children() []string {
 	var kids []string
-	w.srv.Inspect(func(m *machine.Machine) { kids = m.Children(dir) })
+	w.srv.Inspect(func(m fakezk.State) { kids = m.Children(dir) })
 	return kids
 }
 
 // waitWatched blocks until someone holds a data watch on path.
 func (w *world) waitWatched(path string) {
 	w.t.Helper()
-	err := w.srv.WaitUntil(w.ctx, func(m *machine.Machine) bool {
+	err := fakehook.WaitUntil(w.ctx, w.srv, func(m *machine.Machine) bool {
 		data, _ := m.Watchers(0, path)
 		return len(data) > 0
 	})
@@ -87,7 +88,7 @@ func (w *world) waitWatched(path string) {
 }
 
 func node(w *world, p string) (data []byte, st zkapi.Stat, ok bool) {
-	w.srv.Inspect(func(m *machine.Machine) { data, st, ok = m.Node(p) })
+	w.srv.Inspect(func(m fakezk.State) { data, st, ok = m.Node(p) })
 	return
 }
 

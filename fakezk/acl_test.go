@@ -4,17 +4,17 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/zksim/zksim/internal/proto"
-
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/fakehook"
 	"github.com/zksim/zksim/internal/machine"
+	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/zkapi"
 )
 
 // u1ACL grants everything to whoever authenticates as digest u1:p1.
 var u1ACL = []zkapi.ACL{{Perms: zkapi.PermAll, Scheme: "digest", ID: zkapi.DigestID("u1:p1")}}
 
-func addAuth(t *testing.T, c *fakezk.Conn, userPassword string) {
+func addAuth(t *testing.T, c fakezk.Conn, userPassword string) {
 	t.Helper()
 	if err := c.AddAuth(ctx, "digest", []byte(userPassword)); err != nil {
 		t.Fatalf("addauth %s: %v", userPassword, err)
@@ -67,7 +67,7 @@ func TestACL_AuthResentAfterReconnect(t *testing.T) {
 	}
 	var ids []machine.AuthID
 	cur := c.Session().ID
-	srv.Inspect(func(m *machine.Machine) {
+	fakehook.Inspect(srv, func(m *machine.Machine) {
 		m.Detach(cur)
 		ids = m.Identities(cur)
 	})
@@ -139,7 +139,7 @@ func TestACL_WatchEventsNeedRead(t *testing.T) {
 	}
 	var n int
 	id := other.Session().ID
-	srv.Inspect(func(m *machine.Machine) { n = m.SessionWatchCount(id) })
+	fakehook.Inspect(srv, func(m *machine.Machine) { n = m.SessionWatchCount(id) })
 	if n != 0 {
 		t.Fatalf("the filtered watch is still held (%d watches)", n)
 	}
@@ -180,16 +180,16 @@ func TestACL_IPScheme(t *testing.T) {
 		{"10.1.4.3", "ip:10.1.2.0/23:r", false},
 		{"::1", "ip:0.0.0.0/0:r", false},
 	} {
-		acl, err := zkapi.ParseACL(tc.acl)
+		acl, err := proto.ParseACL(tc.acl)
 		if err != nil {
 			t.Fatal(err)
 		}
-		srv.Inspect(func(m *machine.Machine) { m.SetAddress(id, "127.0.0.1") })
+		fakehook.Inspect(srv, func(m *machine.Machine) { m.SetAddress(id, "127.0.0.1") })
 		p, err := c.CreateWithACL(ctx, "/ip-", nil, zkapi.PersistentSequential, acl)
 		if err != nil {
 			t.Fatal(err)
 		}
-		srv.Inspect(func(m *machine.Machine) { m.SetAddress(id, tc.addr) })
+		fakehook.Inspect(srv, func(m *machine.Machine) { m.SetAddress(id, tc.addr) })
 		_, _, err = c.Get(ctx, p)
 		if got := err == nil; got != tc.ok {
 			t.Errorf("client %s, ACL %s: get = %v, want allowed %v", tc.addr, tc.acl, err, tc.ok)
@@ -201,7 +201,7 @@ func TestACL_IPScheme(t *testing.T) {
 // differently, so a search must not take them for one state.
 func TestFingerprint_SeesACLs(t *testing.T) {
 	fp := func(acl []zkapi.ACL) uint64 {
-		m, err := machine.NewMachine(fakezk.Config{})
+		m, err := machine.NewMachine(machine.Config{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/zksim/zksim/internal/proto"
 
-	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -13,7 +12,7 @@ import (
 // BenchmarkMachine_CreateDelete measures the core alone: one create+delete
 // pair per iteration, no locking, no client.
 func BenchmarkMachine_CreateDelete(b *testing.B) {
-	m, _ := machine.NewMachine(fakezk.Config{})
+	m, _ := machine.NewMachine(machine.Config{})
 	info, _ := m.CreateSession(0, 10000)
 	create := proto.Create{Path: "/n", Mode: zkapi.Persistent}
 	del := proto.Delete{Path: "/n", Version: -1}
@@ -28,7 +27,7 @@ func BenchmarkMachine_CreateDelete(b *testing.B) {
 }
 
 func BenchmarkMachine_Get(b *testing.B) {
-	m, _ := machine.NewMachine(fakezk.Config{})
+	m, _ := machine.NewMachine(machine.Config{})
 	info, _ := m.CreateSession(0, 10000)
 	m.Do(info.ID, proto.Create{Path: "/n", Data: []byte("data")})
 	get := proto.GetData{Path: "/n"}

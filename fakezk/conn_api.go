@@ -4,24 +4,19 @@ import (
 	"context"
 
 	"github.com/zksim/zksim/internal/proto"
-
 	"github.com/zksim/zksim/zkapi"
 )
 
 // Session implements zkapi.Conn.
-func (c *Conn) Session() zkapi.Session {
+func (c *conn) Session() zkapi.Session {
 	c.srv.mu.Lock()
 	defer c.srv.mu.Unlock()
 	return c.sess.Latest()
 }
 
-// WaitSession implements zkapi.Conn. It returns the snapshot numbered
-// seq+1 while the Conn remembers it (the last 64), otherwise the oldest it
-// remembers, so a caller stepping through snapshots sees every transition
-// (Disconnected, Expired for the old session, Connected for the new one),
-// as zkapi/gozk's Conn does. Once the Closed snapshot is reached nothing
-// can follow: it returns that snapshot and ErrClosed at once.
-func (c *Conn) WaitSession(ctx context.Context, seq uint64) (zkapi.Session, error) {
+// WaitSession implements zkapi.Conn, as Conn's doc says: as zkapi/gozk's
+// Conn does, a caller stepping through snapshots sees every transition.
+func (c *conn) WaitSession(ctx context.Context, seq uint64) (zkapi.Session, error) {
 	var sess zkapi.Session
 	var ok bool
 	err := c.changed.Wait(ctx, &c.srv.mu, func() bool {
@@ -34,16 +29,13 @@ func (c *Conn) WaitSession(ctx context.Context, seq uint64) (zkapi.Session, erro
 	return sess, err
 }
 
-// Close implements zkapi.Conn: the session is closed on the server (unless
-// the Conn is disconnected, when it lingers until it expires) and every
-// pending watch ends with ErrClosed. Later calls, Close included, return
-// ErrClosed, as zkapi/gozk's do.
-func (c *Conn) Close() error {
+// Close implements zkapi.Conn, as Conn's doc says (as zkapi/gozk's does).
+func (c *conn) Close() error {
 	s := c.srv
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c.closed {
-		return zkapi.Wrap("close", "", zkapi.ErrClosed)
+		return proto.Wrap("close", "", zkapi.ErrClosed)
 	}
 	c.closed = true
 	if !c.disconnected {
@@ -62,7 +54,7 @@ func (c *Conn) Close() error {
 }
 
 // AddAuth implements zkapi.ACLConn.
-func (c *Conn) AddAuth(ctx context.Context, scheme string, auth []byte) error {
+func (c *conn) AddAuth(ctx context.Context, scheme string, auth []byte) error {
 	_, _, err := c.Do(ctx, "addauth", "", proto.AddAuth{Scheme: scheme, Data: auth})
 	return err
 }

@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/zksim/zksim/internal/proto"
-
 	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -47,8 +44,8 @@ func ExampleServer_Intercept() {
 	c, _ := srv.Connect(fakezk.ConnOptions{})
 	c.Create(ctx, "/lock", nil, zkapi.Persistent)
 
-	srv.Intercept(func(_ *machine.Machine, _ int64, req proto.Request) fakezk.Fault {
-		if _, ok := req.(proto.Create); ok {
+	srv.Intercept(func(_ fakezk.State, req fakezk.Request) fakezk.Fault {
+		if req.Op == "create" && req.Path == "/lock/n-" {
 			return fakezk.LoseReply
 		}
 		return fakezk.Deliver

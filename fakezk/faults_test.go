@@ -2,13 +2,12 @@ package fakezk_test
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/internal/proto"
-
 	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -22,8 +21,8 @@ func TestConn_LoseReplyAppliesCreate(t *testing.T) {
 	mustCreate(t, c, "/lock", zkapi.Persistent)
 	w := existsW(t, c, "/lock/watched")
 	sess := c.Session()
-	srv.Intercept(func(_ *machine.Machine, _ int64, req proto.Request) fakezk.Fault {
-		if cr, ok := req.(proto.Create); ok && strings.HasPrefix(cr.Path, "/lock/n-") {
+	srv.Intercept(func(_ fakezk.State, req fakezk.Request) fakezk.Fault {
+		if req.Op == "create" && strings.HasPrefix(req.Path, "/lock/n-") {
 			return fakezk.LoseReply
 		}
 		return fakezk.Deliver
@@ -53,7 +52,7 @@ func TestConn_LoseReplyAppliesCreate(t *testing.T) {
 func TestConn_LoseRequestAppliesNothing(t *testing.T) {
 	srv := newServer(t, fakezk.Config{})
 	c := connect(t, srv, fakezk.ConnOptions{})
-	srv.Intercept(func(*machine.Machine, int64, proto.Request) fakezk.Fault { return fakezk.LoseRequest })
+	srv.Intercept(func(fakezk.State, fakezk.Request) fakezk.Fault { return fakezk.LoseRequest })
 	_, err := c.Create(ctx, "/x", nil, zkapi.Persistent)
 	srv.Intercept(nil)
 	if !errors.Is(err, zkapi.ErrConnectionLoss) {
@@ -135,5 +134,30 @@ func TestMachine_ReapContainers(t *testing.T) {
 	}
 	if _, ok, _ := c.Exists(ctx, "/fresh"); !ok {
 		t.Fatal("a container that never had children was reaped")
+	}
+}
+
+// An Interceptor sees who sends what, and the state before the request
+// reaches it: here the node the lost delete would remove is still there.
+func TestInterceptor_SeesRequestAndState(t *testing.T) {
+	srv := newServer(t, fakezk.Config{})
+	c := connect(t, srv, fakezk.ConnOptions{})
+	mustCreate(t, c, "/gone", zkapi.Persistent)
+	id := c.Session().ID
+	var seen []string
+	srv.Intercept(func(st fakezk.State, req fakezk.Request) fakezk.Fault {
+		_, _, exists := st.Node(req.Path)
+		seen = append(seen, fmt.Sprintf("%v %s %s %q exists=%v alive=%v",
+			req.Session == id, req.Op, req.Path, req.Record.String(), exists, st.Alive(req.Session)))
+		return fakezk.LoseReply
+	})
+	err := c.Delete(ctx, "/gone", -1)
+	srv.Intercept(nil)
+	want := []string{`true delete /gone "delete /gone v=-1" exists=true alive=true`}
+	if !errors.Is(err, zkapi.ErrConnectionLoss) || !slices.Equal(seen, want) {
+		t.Fatalf("delete: %v, interceptor saw %q, want ConnectionLoss and %q", err, seen, want)
+	}
+	if _, ok, _ := c.Exists(ctx, "/gone"); ok {
+		t.Fatal("the delete whose reply was lost was not applied")
 	}
 }

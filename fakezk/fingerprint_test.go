@@ -5,7 +5,6 @@ import (
 
 	"github.com/zksim/zksim/internal/proto"
 
-	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -15,7 +14,7 @@ import (
 // /c<k>_0, holding "c<k>_0", ephemeral.
 func twoClients(t *testing.T, first int) (*machine.Machine, [2]int64) {
 	t.Helper()
-	m, err := machine.NewMachine(fakezk.Config{})
+	m, err := machine.NewMachine(machine.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

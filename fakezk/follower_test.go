@@ -52,7 +52,7 @@ func TestFollower_StaleReads(t *testing.T) {
 // docs/zk-semantics.md rule 22: a client never sees older state after reconnecting: a
 // server behind the client's last zxid refuses it.
 func TestFollower_NoGoingBack(t *testing.T) {
-	m, _ := machine.NewMachine(fakezk.Config{Followers: 1})
+	m, _ := machine.NewMachine(machine.Config{Followers: 1})
 	info, _ := m.CreateSession(0, 4000)
 	r := m.Do(info.ID, proto.Create{Path: "/a"})
 	if r.Err != nil {

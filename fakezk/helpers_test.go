@@ -20,7 +20,7 @@ func newServer(t *testing.T, cfg fakezk.Config) *fakezk.Server {
 	return srv
 }
 
-func connect(t *testing.T, srv *fakezk.Server, opts fakezk.ConnOptions) *fakezk.Conn {
+func connect(t *testing.T, srv *fakezk.Server, opts fakezk.ConnOptions) fakezk.Conn {
 	t.Helper()
 	c, err := srv.Connect(opts)
 	if err != nil {

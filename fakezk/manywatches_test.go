@@ -7,7 +7,6 @@ import (
 
 	"github.com/zksim/zksim/internal/proto"
 
-	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -20,7 +19,7 @@ import (
 // against the real server by internal/conformance's TestCloseOrder_Real).
 func TestMachine_ManyWatchesAndEphemerals(t *testing.T) {
 	const n = 40
-	m, err := machine.NewMachine(fakezk.Config{})
+	m, err := machine.NewMachine(machine.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +72,7 @@ func TestMachine_ManyWatchesAndEphemerals(t *testing.T) {
 // Watches a dropped connection loses are gone from the server's tables,
 // however many the session held.
 func TestMachine_DetachDropsManyWatches(t *testing.T) {
-	m, err := machine.NewMachine(fakezk.Config{})
+	m, err := machine.NewMachine(machine.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/zksim/zksim/internal/proto"
 
-	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/internal/machine"
 )
 
@@ -14,7 +13,7 @@ import (
 // once, in id order, and only those: a server over many sessions visits
 // these instead of all.
 func TestMachine_TakeNotified(t *testing.T) {
-	m, _ := machine.NewMachine(fakezk.Config{})
+	m, _ := machine.NewMachine(machine.Config{})
 	var ids []int64
 	for range 3 {
 		info, err := m.CreateSession(0, 4000)
@@ -47,7 +46,7 @@ func TestMachine_TakeNotified(t *testing.T) {
 // EndedSessions counts closes and expiries, so that a server knows when
 // to look for sessions gone behind its back.
 func TestMachine_EndedSessions(t *testing.T) {
-	m, _ := machine.NewMachine(fakezk.Config{})
+	m, _ := machine.NewMachine(machine.Config{})
 	a, _ := m.CreateSession(0, 4000)
 	b, _ := m.CreateSession(0, 4000)
 	if n := m.EndedSessions(); n != 0 {

@@ -9,7 +9,6 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -93,7 +92,7 @@ func run(t *rapid.T, m *machine.Machine, steps []step) [][]string {
 // sees a watch event before the new state, on the leader and on followers.
 func TestMachine_SessionStreamsInZxidOrder(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		m, _ := machine.NewMachine(fakezk.Config{Followers: 2})
+		m, _ := machine.NewMachine(machine.Config{Followers: 2})
 		for who, stream := range run(t, m, genSteps(t, 2)) {
 			last := int64(-1)
 			for i, line := range stream {
@@ -115,7 +114,7 @@ func TestMachine_Deterministic(t *testing.T) {
 		seed := rapid.Uint64().Draw(t, "seed")
 		steps := genSteps(t, 2)
 		out := func(seed uint64) string {
-			m, _ := machine.NewMachine(fakezk.Config{Seed: seed, Followers: 2})
+			m, _ := machine.NewMachine(machine.Config{Seed: seed, Followers: 2})
 			return fmt.Sprint(run(t, m, steps))
 		}
 		if a, b := out(seed), out(seed); a != b {

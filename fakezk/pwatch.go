@@ -10,12 +10,12 @@ import (
 	"github.com/zksim/zksim/zkapi"
 )
 
-var _ zkapi.PersistentWatcher = (*Conn)(nil)
+var _ zkapi.PersistentWatcher = (*conn)(nil)
 
 // pwatch is a persistent watch handle of a Conn. Its fields are guarded
 // by the server's mutex; changed is broadcast at every push and at its end.
 type pwatch struct {
-	c         *Conn
+	c         *conn
 	path      string
 	recursive bool
 	queue     []zkapi.Event
@@ -24,7 +24,7 @@ type pwatch struct {
 }
 
 // AddWatch implements zkapi.PersistentWatcher.
-func (c *Conn) AddWatch(ctx context.Context, path string, recursive bool) (zkapi.PersistentWatch, error) {
+func (c *conn) AddWatch(ctx context.Context, path string, recursive bool) (zkapi.PersistentWatch, error) {
 	var p *pwatch
 	_, err := c.do(ctx, "addwatch", path, proto.AddWatch{Path: path, Recursive: recursive}, func(r proto.Reply) {
 		if r.Err == nil {
@@ -39,7 +39,7 @@ func (c *Conn) AddWatch(ctx context.Context, path string, recursive bool) (zkapi
 }
 
 // endPersistent ends every persistent watch: the session is gone.
-func (c *Conn) endPersistent(why error) {
+func (c *conn) endPersistent(why error) {
 	for _, p := range c.model.Persistent.TakeAll() {
 		p.finish(why)
 	}

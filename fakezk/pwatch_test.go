@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/fakehook"
 	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -71,7 +72,7 @@ func TestConn_PersistentWatchSeesItsNodeUntilRemoved(t *testing.T) {
 	}
 	var n int
 	id := a.Session().ID
-	srv.Inspect(func(m *machine.Machine) { n = m.SessionWatchCount(id) })
+	fakehook.Inspect(srv, func(m *machine.Machine) { n = m.SessionWatchCount(id) })
 	if n != 0 {
 		t.Errorf("the server keeps %d watches after Remove", n)
 	}
@@ -164,7 +165,7 @@ func TestConn_NextWaitsForAnEvent(t *testing.T) {
 		ev, err := w.Next(ctx)
 		got <- fmt.Sprint(ev, err)
 	}()
-	if err := srv.WaitUntil(ctx, func(*machine.Machine) bool { return true }); err != nil {
+	if err := srv.WaitUntil(ctx, func(fakezk.State) bool { return true }); err != nil {
 		t.Fatal(err)
 	}
 	mustCreate(t, b, "/p", zkapi.Persistent)

@@ -61,7 +61,7 @@ func TestServer_ReaperOff(t *testing.T) {
 	if !exists(t, c, "/d") {
 		t.Error("ContainerCheckTicks -1: container reaped")
 	}
-	m, err := machine.NewMachine(fakezk.Config{})
+	m, err := machine.NewMachine(machine.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/fakehook"
 	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -13,10 +14,10 @@ import (
 // docs/zk-semantics.md rule 7, ZOOKEEPER-3249: from 3.6.0 the wrapped counter is never
 // stored, so every create after 2^31-1 gets 2147483647 again.
 func TestSequence_OverflowPins(t *testing.T) {
-	srv := newServer(t, fakezk.Config{Overflow: machine.OverflowPin})
+	srv := newServer(t, fakezk.Config{Overflow: fakezk.OverflowPin})
 	c := connect(t, srv, fakezk.ConnOptions{})
 	mustCreate(t, c, "/q", zkapi.Persistent)
-	srv.Inspect(func(m *machine.Machine) { m.SetSequence("/q", math.MaxInt32-1) })
+	fakehook.Inspect(srv, func(m *machine.Machine) { m.SetSequence("/q", math.MaxInt32-1) })
 
 	want := []string{"/q/a-2147483646", "/q/a-2147483647"}
 	for _, w := range want {
@@ -35,23 +36,23 @@ func TestSequence_OverflowPins(t *testing.T) {
 // docs/zk-semantics.md rule 7: the documented behaviour (servers up to 3.5.x) wraps to
 // -2147483648, printed by Java's %010d with the sign before the padding.
 func TestSequence_OverflowWraps(t *testing.T) {
-	srv := newServer(t, fakezk.Config{Overflow: machine.OverflowWrap})
+	srv := newServer(t, fakezk.Config{Overflow: fakezk.OverflowWrap})
 	c := connect(t, srv, fakezk.ConnOptions{})
 	mustCreate(t, c, "/q", zkapi.Persistent)
-	srv.Inspect(func(m *machine.Machine) { m.SetSequence("/q", math.MaxInt32) })
+	fakehook.Inspect(srv, func(m *machine.Machine) { m.SetSequence("/q", math.MaxInt32) })
 	for _, w := range []string{"/q/a-2147483647", "/q/a--2147483648", "/q/a--2147483647"} {
 		if got := mustCreate(t, c, "/q/a-", zkapi.PersistentSequential); got != w {
 			t.Fatalf("got %s, want %s", got, w)
 		}
 	}
-	srv.Inspect(func(m *machine.Machine) { m.SetSequence("/q", -3) })
+	fakehook.Inspect(srv, func(m *machine.Machine) { m.SetSequence("/q", -3) })
 	if got := mustCreate(t, c, "/q/n", zkapi.PersistentSequential); got != "/q/n-000000003" {
 		t.Fatalf("got %s, want Java's %%010d of -3", got)
 	}
 }
 
 func TestSetSequence_MissingNode(t *testing.T) {
-	m, _ := machine.NewMachine(fakezk.Config{})
+	m, _ := machine.NewMachine(machine.Config{})
 	if err := m.SetSequence("/nope", 5); !errors.Is(err, zkapi.ErrNoNode) {
 		t.Fatalf("got %v, want NoNode", err)
 	}

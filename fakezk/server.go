@@ -6,8 +6,6 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/zksim/zksim/internal/proto"
-
 	"github.com/zksim/zksim/internal/ctxcond"
 	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/zkclient"
@@ -28,20 +26,35 @@ const (
 	LoseReply
 )
 
-// Interceptor decides the fate of each request a Conn sends. It runs with
-// the server locked, before the request reaches m, and may change m first
-// (expire a session, apply another session's request), which is how tests
-// stage a race at one exact point. It must not call the Server.
-type Interceptor func(m *machine.Machine, session int64, req proto.Request) Fault
+// Request is one request a Conn sends, as an Interceptor sees it.
+type Request struct {
+	// Session is the id of the session sending it.
+	Session int64
+	// Op names the call: "create", "delete", "exists", "get", "set",
+	// "children", "multi", "sync", "getacl", "setacl", "addauth" or
+	// "addwatch".
+	Op string
+	// Path is the node it acts on: a multi's first op's, "" for addauth.
+	Path string
+	// Record is the request as the server reads it; its String is the
+	// one line a trace prints ("create /lock/n- ephemeral-sequential").
+	Record fmt.Stringer
+}
 
-// Server is a Machine behind a mutex, with in-process Conns for ordinary
-// unit tests: many sessions on one fake server, faults by method call.
+// Interceptor decides the fate of each request a Conn sends. It runs with
+// the server locked, before the request reaches the server, and sees its
+// state as it is then. It must not call the Server or its Conns.
+type Interceptor func(st State, req Request) Fault
+
+// Server is a fake ZooKeeper ensemble behind a mutex, with in-process
+// Conns for ordinary unit tests: many sessions on one fake server, faults
+// by method call.
 // Every Conn delivers watch events synchronously, before the reply to any
 // later request, so tests need no waiting.
 type Server struct {
 	mu        sync.Mutex
 	m         *machine.Machine
-	conns     map[int64]*Conn // by current session id
+	conns     map[int64]*conn // by current session id
 	intercept Interceptor
 	changed   ctxcond.Var // broadcast after every change
 }
@@ -53,7 +66,7 @@ func NewServer(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{m: m, conns: map[int64]*Conn{}}, nil
+	return &Server{m: m, conns: map[int64]*conn{}}, nil
 }
 
 // MustServer is NewServer for tests with a literal config; it panics on a
@@ -77,7 +90,7 @@ type ConnOptions struct {
 }
 
 // Connect opens a new session and returns its Conn.
-func (s *Server) Connect(opts ConnOptions) (*Conn, error) {
+func (s *Server) Connect(opts ConnOptions) (Conn, error) {
 	if opts.SessionTimeoutMs < 0 {
 		return nil, fmt.Errorf("fakezk: negative session timeout %d ms", opts.SessionTimeoutMs)
 	}
@@ -89,7 +102,7 @@ func (s *Server) Connect(opts ConnOptions) (*Conn, error) {
 	if opts.Replica < 0 || opts.Replica > s.m.Config().Followers {
 		return nil, fmt.Errorf("fakezk: no replica %d (leader 0 and %d followers)", opts.Replica, s.m.Config().Followers)
 	}
-	c := &Conn{srv: s, timeoutMs: opts.SessionTimeoutMs}
+	c := &conn{srv: s, timeoutMs: opts.SessionTimeoutMs}
 	c.model = zkclient.NewSession[*watch, *pwatch](s.m.Config(), opts.Replica)
 	c.openSession()
 	s.deliver()
@@ -163,19 +176,28 @@ func (s *Server) Intercept(f Interceptor) {
 	s.intercept = f
 }
 
-// Inspect runs f with the Machine locked, for reading state or setting
-// sequence counters in tests. Events that f causes are delivered after it.
-func (s *Server) Inspect(f func(m *machine.Machine)) {
+// Inspect runs f with the server locked, to read its state. f must not
+// keep st or call the Server.
+func (s *Server) Inspect(f func(st State)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f(s.m)
 	s.deliver()
 }
 
+// SetSequence sets the sequence counter of the node at path: its next
+// sequential child gets n. Tests use it to reach 2^31-1 (see
+// Config.Overflow). A missing node is ErrNoNode.
+func (s *Server) SetSequence(path string, n int32) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m.SetSequence(path, n)
+}
+
 // Close closes every Conn of the server.
 func (s *Server) Close() error {
 	s.mu.Lock()
-	conns := make([]*Conn, 0, len(s.conns))
+	conns := make([]*conn, 0, len(s.conns))
 	for _, c := range s.conns {
 		conns = append(conns, c)
 	}
@@ -187,10 +209,10 @@ func (s *Server) Close() error {
 	return nil
 }
 
-// WaitUntil blocks until cond, run with the Machine locked after every
+// WaitUntil blocks until cond, run with the server locked after every
 // change, holds, or ctx ends. Tests use it instead of sleeping: "until the
-// waiter has set its watch".
-func (s *Server) WaitUntil(ctx context.Context, cond func(m *machine.Machine) bool) error {
+// waiter has queued its node".
+func (s *Server) WaitUntil(ctx context.Context, cond func(st State) bool) error {
 	return s.changed.Wait(ctx, &s.mu, func() bool { return cond(s.m) })
 }
 

@@ -8,12 +8,13 @@ import (
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/internal/machine"
+	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/zkapi"
 )
 
 // docs/zk-semantics.md rule 19: the negotiated timeout is clamped to [2, 20] x tickTime.
 func TestSession_TimeoutClamped(t *testing.T) {
-	m, _ := machine.NewMachine(fakezk.Config{TickMillis: 500})
+	m, _ := machine.NewMachine(machine.Config{TickMillis: 500})
 	for _, c := range []struct{ ask, want int64 }{{1, 1000}, {4000, 4000}, {60000, 10000}} {
 		info, err := m.CreateSession(0, c.ask)
 		if err != nil {
@@ -188,8 +189,8 @@ func TestConfig_Invalid(t *testing.T) {
 		{TickMillis: -1}, {MaxFrame: -1},
 		{Followers: -1}, {Overflow: 7},
 	} {
-		if _, err := machine.NewMachine(cfg); err == nil {
-			t.Errorf("NewMachine(%+v) accepted a bad config", cfg)
+		if _, err := fakezk.NewServer(cfg); err == nil {
+			t.Errorf("NewServer(%+v) accepted a bad config", cfg)
 		}
 	}
 	srv := newServer(t, fakezk.Config{})
@@ -208,7 +209,7 @@ func TestConn_MultiContainerRefused(t *testing.T) {
 	srv := newServer(t, fakezk.Config{})
 	c := connect(t, srv, fakezk.ConnOptions{})
 	res, err := c.Multi(ctx, zkapi.CreateOp{Path: "/p"}, zkapi.CreateOp{Path: "/c", Mode: zkapi.Container})
-	var oe *zkapi.OpError
+	var oe *proto.OpError
 	if !errors.Is(err, zkapi.ErrBadArguments) || !errors.As(err, &oe) || oe.Path != "/c" {
 		t.Fatalf("Multi with a container create: %v, want BadArguments on /c", err)
 	}
@@ -226,7 +227,7 @@ func TestConn_MultiContainerRefused(t *testing.T) {
 // timeout from its election, in virtual time, so a detached session
 // expires exactly one timeout after the renewal, whatever it had left.
 func TestMachine_RenewSessions(t *testing.T) {
-	m, err := machine.NewMachine(fakezk.Config{TickMillis: 100})
+	m, err := machine.NewMachine(machine.Config{TickMillis: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,4 +19,6 @@ type State interface {
 	Alive(session int64) bool
 }
 
+// The State a Server hands Inspect, WaitUntil and an Interceptor is its
+// Machine itself: internal/fakehook asserts it back for the module's tests.
 var _ State = (*machine.Machine)(nil)

@@ -19,7 +19,7 @@ import (
 func TestServer_StatTimesFromEpoch(t *testing.T) {
 	for _, tc := range []struct {
 		epoch, want int64
-	}{{0, fakezk.DefaultEpochMillis}, {1_700_000_000_000, 1_700_000_000_000}} {
+	}{{0, machine.DefaultEpochMillis}, {1_700_000_000_000, 1_700_000_000_000}} {
 		srv := newServer(t, fakezk.Config{EpochMillis: tc.epoch})
 		c := connect(t, srv, fakezk.ConnOptions{})
 		mustCreate(t, c, "/n", zkapi.Persistent)
@@ -37,7 +37,7 @@ func TestServer_StatTimesFromEpoch(t *testing.T) {
 // A bare Machine keeps virtual time (EpochMillis 0): the simulator's
 // traces print ctime and mtime as virtual milliseconds.
 func TestMachine_StatTimesVirtual(t *testing.T) {
-	m, err := machine.NewMachine(fakezk.Config{})
+	m, err := machine.NewMachine(machine.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestMachine_StatTimesVirtual(t *testing.T) {
 }
 
 func TestConfig_NegativeEpoch(t *testing.T) {
-	if _, err := machine.NewMachine(fakezk.Config{EpochMillis: -1}); err == nil {
+	if _, err := machine.NewMachine(machine.Config{EpochMillis: -1}); err == nil {
 		t.Error("negative EpochMillis accepted")
 	}
 }

@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/internal/proto"
-
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/fakehook"
 	"github.com/zksim/zksim/internal/machine"
+	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -18,13 +18,13 @@ import (
 // recorded from 3.8.0 with zookeeper.extendedTypesEnabled=true
 // (internal/netserver/testdata/rawttl.golden).
 
-func ttlServer(t *testing.T, cfg fakezk.Config) (*fakezk.Server, *fakezk.Conn) {
+func ttlServer(t *testing.T, cfg fakezk.Config) (*fakezk.Server, fakezk.Conn) {
 	t.Helper()
 	srv := newServer(t, cfg)
 	return srv, connect(t, srv, fakezk.ConnOptions{})
 }
 
-func createTTL(t *testing.T, c *fakezk.Conn, path string, mode zkapi.CreateMode, ttl int64) string {
+func createTTL(t *testing.T, c fakezk.Conn, path string, mode zkapi.CreateMode, ttl int64) string {
 	t.Helper()
 	p, err := c.CreateTTL(ctx, path, []byte("x"), mode, ttl)
 	if err != nil {
@@ -57,7 +57,7 @@ func TestTTL_Validation(t *testing.T) {
 	}{
 		{"/t", zkapi.PersistentWithTTL, 0},
 		{"/t", zkapi.PersistentWithTTL, -1},
-		{"/t", zkapi.PersistentSequentialWithTTL, zkapi.MaxTTLMillis + 1},
+		{"/t", zkapi.PersistentSequentialWithTTL, proto.MaxTTLMillis + 1},
 		{"/missing/t", zkapi.PersistentWithTTL, 0}, // the TTL before the parent
 		{"/t", zkapi.Persistent, 1000},
 		{"/t", zkapi.Container, 1000},
@@ -70,7 +70,7 @@ func TestTTL_Validation(t *testing.T) {
 	if _, err := c.Create(ctx, "/t", nil, zkapi.PersistentWithTTL); !errors.Is(err, zkapi.ErrBadArguments) {
 		t.Errorf("create with a TTL mode: %v, want ErrBadArguments", err)
 	}
-	createTTL(t, c, "/max", zkapi.PersistentWithTTL, zkapi.MaxTTLMillis)
+	createTTL(t, c, "/max", zkapi.PersistentWithTTL, proto.MaxTTLMillis)
 	if _, err := c.CreateTTL(ctx, "/missing/t", nil, zkapi.PersistentWithTTL, 1); !errors.Is(err, zkapi.ErrNoNode) {
 		t.Errorf("createTTL under a missing parent: %v, want ErrNoNode", err)
 	}
@@ -121,7 +121,7 @@ func TestTTL_ReapedAfterTTL(t *testing.T) {
 
 func dueOf(srv *fakezk.Server) int64 {
 	var d int64
-	srv.Inspect(func(m *machine.Machine) { d = m.Due() })
+	fakehook.Inspect(srv, func(m *machine.Machine) { d = m.Due() })
 	return d
 }
 
@@ -160,7 +160,7 @@ func TestTTL_Multi(t *testing.T) {
 	if _, err := c.Multi(ctx, op); !errors.Is(err, zkapi.ErrBadArguments) || !strings.Contains(err.Error(), "TTL") {
 		t.Errorf("Conn.Multi with a TTL create: %v, want ErrBadArguments", err)
 	}
-	srv.Inspect(func(m *machine.Machine) {
+	fakehook.Inspect(srv, func(m *machine.Machine) {
 		id, err := m.CreateSession(0, 10000)
 		if err != nil {
 			t.Fatal(err)

@@ -7,10 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/zksim/zksim/internal/proto"
-
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/internal/checkers"
+	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/internal/traceview"
 	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/sim"
@@ -124,7 +123,7 @@ func (run *lockRun) tell(c *sim.Client, req proto.Request, rep proto.Reply) {
 	switch r := req.(type) {
 	case proto.Create:
 		if rep.Err == nil {
-			run.story.create(c.Index(), c.Session(), rep.Path, step, r.Mode.IsEphemeral())
+			run.story.create(c.Index(), c.Session(), rep.Path, step, proto.IsEphemeral(r.Mode))
 		}
 	case proto.Delete:
 		if rep.Err == nil {
@@ -138,7 +137,7 @@ func (run *lockRun) tell(c *sim.Client, req proto.Request, rep proto.Reply) {
 			switch o := op.(type) {
 			case zkapi.CreateOp:
 				if i < len(rep.Results) {
-					run.story.create(c.Index(), c.Session(), rep.Results[i].Path, step, o.Mode.IsEphemeral())
+					run.story.create(c.Index(), c.Session(), rep.Results[i].Path, step, proto.IsEphemeral(o.Mode))
 				}
 			case zkapi.DeleteOp:
 				run.story.remove(c.Index(), o.Path, step, rep.Zxid)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/lock"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
@@ -52,7 +53,7 @@ func (rc recording) acquire(ctx context.Context, conn zkapi.Conn, dir, id string
 		return nil, errors.Join(err, held.Release(ctx))
 	}
 	rec := dir + "-holders/" + id
-	if rc.mode.IsSequential() {
+	if proto.IsSequential(rc.mode) {
 		rec += "-"
 	}
 	rec, err = rc.create(ctx, conn, rec, rc.mode)

@@ -4,9 +4,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/zksim/zksim/internal/proto"
-
 	"github.com/zksim/zksim/internal/checkers"
+	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -94,7 +93,7 @@ func (cs *creations) leftovers(s *sim.Sim, res *sim.Result, kept func(path strin
 
 // leftover is the facts about a node cr made that is still there.
 func (cs *creations) leftover(cr creation, c *sim.Client, f *fates, expired func(int64) (int, bool)) checkers.Leftover {
-	l := checkers.Leftover{Client: cr.client, Path: cr.path, Ephemeral: cr.mode.IsEphemeral(), Container: cr.mode == zkapi.Container,
+	l := checkers.Leftover{Client: cr.client, Path: cr.path, Ephemeral: proto.IsEphemeral(cr.mode), Container: cr.mode == zkapi.Container,
 		Session: cr.session, Created: cr.step, Lost: f.lostReply[cr.step]}
 	l.End, l.Ended = checkers.Crashed, f.crash[c.Name()]
 	if cs.ended[cr.client] >= 0 {
@@ -112,7 +111,7 @@ func (cs *creations) leftover(cr creation, c *sim.Client, f *fates, expired func
 // itself (see leftovers).
 func reaped(mode zkapi.CreateMode, st zkapi.Stat) bool {
 	switch {
-	case mode.IsTTL():
+	case proto.IsTTL(mode):
 		return true
 	case mode == zkapi.Container:
 		return st.NumChildren > 0 || st.Cversion > 0

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/zksim/zksim/internal/machine"
+	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/internal/simhook"
 	"github.com/zksim/zksim/sim"
 )
@@ -213,7 +213,7 @@ func (f *TraceFile) parseServer(v []string) error {
 	switch overflow {
 	case "pin", "":
 	case "wrap":
-		s.Overflow = machine.OverflowWrap
+		s.Overflow = fakezk.OverflowWrap
 	default:
 		return fmt.Errorf("overflow: want pin or wrap, got %q", overflow)
 	}

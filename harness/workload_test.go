@@ -10,7 +10,6 @@ import (
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/harness"
-	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
@@ -109,7 +108,7 @@ func TestWorkload_PausedHolderSplitBrain(t *testing.T) {
 // never grants twice; go-zookeeper's Lock, which trusts the numbers, is
 // caught holding twice.
 func TestWorkload_SequenceOverflow(t *testing.T) {
-	for _, ov := range []machine.Overflow{machine.OverflowPin, machine.OverflowWrap} {
+	for _, ov := range []fakezk.Overflow{fakezk.OverflowPin, fakezk.OverflowWrap} {
 		refused, broken := 0, 0
 		for seed := range uint64(100) {
 			cfg := sim.Config{Server: fakezk.Config{Seed: seed, Overflow: ov}}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/fakehook"
 	"github.com/zksim/zksim/internal/locktest"
 	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/zktest"
@@ -32,7 +33,7 @@ func newWorld(t *testing.T, cfg fakezk.Config) *world {
 	return &world{Fake: f, t: t, ctx: zktest.Context(t, testTimeout), srv: f.Srv}
 }
 
-func (w *world) conn() *fakezk.Conn { return w.Conn(w.t) }
+func (w *world) conn() fakezk.Conn { return w.Conn(w.t) }
 
 func (w *world) mutex(c zkapi.Conn, id string, opts ...func(*lock.Options)) *lock.Mutex {
 	o := lock.Options{ID: id}
@@ -67,14 +68,14 @@ func (w *world) release(l interface{ Release(context.Context) error }) {
 // children lists the lock directory, sorted.
 func (w *world) children(dir string) []string {
 	var kids []string
-	w.srv.Inspect(func(m *machine.Machine) { kids = m.Children(dir) })
+	w.srv.Inspect(func(m fakezk.State) { kids = m.Children(dir) })
 	return kids
 }
 
 // waitWatched blocks until someone holds a data watch on path.
 func (w *world) waitWatched(path string) {
 	w.t.Helper()
-	err := w.srv.WaitUntil(w.ctx, func(m *machine.Machine) bool {
+	err := fakehook.WaitUntil(w.ctx, w.srv, func(m *machine.Machine) bool {
 		data, _ := m.Watchers(0, path)
 		return len(data) > 0
 	})

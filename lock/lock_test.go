@@ -11,6 +11,7 @@ import (
 	"github.com/zksim/zksim/internal/proto"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/fakehook"
 	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/zktest"
 	"github.com/zksim/zksim/lock"
@@ -58,7 +59,7 @@ func TestMutex_FIFOWithoutHerd(t *testing.T) {
 		kids := w.children(dir)
 		prev = dir + "/" + kids[len(kids)-1]
 	}
-	w.srv.Inspect(func(m *machine.Machine) {
+	fakehook.Inspect(w.srv, func(m *machine.Machine) {
 		if _, child := m.Watchers(0, dir); len(child) != 0 {
 			t.Errorf("sessions %x watch the directory", child)
 		}
@@ -142,7 +143,7 @@ func TestMutex_LostCreateOfDyingSessionNotAdopted(t *testing.T) {
 }
 
 func node(w *world, p string) (data []byte, st zkapi.Stat, ok bool) {
-	w.srv.Inspect(func(m *machine.Machine) { data, st, ok = m.Node(p) })
+	w.srv.Inspect(func(m fakezk.State) { data, st, ok = m.Node(p) })
 	return
 }
 
@@ -229,7 +230,7 @@ func TestMutex_PredecessorGoneBeforeWatch(t *testing.T) {
 		return fakezk.Deliver, true
 	})
 	lb := w.acquire(w.mutex(w.conn(), "b"))
-	w.srv.Inspect(func(m *machine.Machine) {
+	fakehook.Inspect(w.srv, func(m *machine.Machine) {
 		if data, _ := m.Watchers(0, la.Node()); len(data) != 0 {
 			t.Errorf("dangling watch on the vanished predecessor: %x", data)
 		}
@@ -318,10 +319,10 @@ func TestMutex_Timeout(t *testing.T) {
 // Bug scenario 8: the directory's sequence counter at 2^31-1, under both
 // overflow behaviours: refused loudly, nothing granted, nothing left.
 func TestMutex_SequenceOverflow(t *testing.T) {
-	for _, ov := range []machine.Overflow{machine.OverflowPin, machine.OverflowWrap} {
+	for _, ov := range []fakezk.Overflow{fakezk.OverflowPin, fakezk.OverflowWrap} {
 		w := newWorld(t, fakezk.Config{Overflow: ov})
 		w.release(w.acquire(w.mutex(w.conn(), "a")))
-		w.srv.Inspect(func(m *machine.Machine) {
+		fakehook.Inspect(w.srv, func(m *machine.Machine) {
 			if err := m.SetSequence(dir, math.MaxInt32); err != nil {
 				t.Error(err)
 			}
@@ -371,7 +372,7 @@ func TestMutex_MessyDirectory(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	w.srv.Inspect(func(m *machine.Machine) { m.ReapContainers() })
+	fakehook.Inspect(w.srv, func(m *machine.Machine) { m.ReapContainers() })
 	if _, ok, err := c.Exists(ctx, dir); err != nil || ok {
 		t.Fatalf("container directory not reaped: exists %v, %v", ok, err)
 	}
@@ -460,7 +461,7 @@ func TestLease_ReleaseTwice(t *testing.T) {
 
 // waitSignal is a Conn that says when a caller has entered WaitSession.
 type waitSignal struct {
-	*fakezk.Conn
+	fakezk.Conn
 	entered chan struct{}
 	once    sync.Once
 }

@@ -37,7 +37,7 @@ func TestMultiMutex_CanonicalOrder(t *testing.T) {
 	}
 	pb := zktest.Go(t, w.ctx, b.Acquire)
 	// b queues on /m/x first, never holding /m/y while waiting.
-	err = w.srv.WaitUntil(w.ctx, func(m *machine.Machine) bool { return len(m.Children("/m/x")) == 2 })
+	err = w.srv.WaitUntil(w.ctx, func(m fakezk.State) bool { return len(m.Children("/m/x")) == 2 })
 	if err != nil {
 		t.Fatalf("b never queued on /m/x: %v (/m/y: %v)", err, w.children("/m/y"))
 	}

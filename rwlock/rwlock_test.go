@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/fakehook"
 	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/zktest"
 	"github.com/zksim/zksim/recipe"
@@ -83,7 +84,7 @@ func (w *world) async(acquire func(context.Context) (*rwlock.Lease, error)) *zkt
 // waiters blocks until n data watches are set in the directory.
 func (w *world) waiters(n int) {
 	w.t.Helper()
-	err := w.srv.WaitUntil(w.ctx, func(m *machine.Machine) bool {
+	err := fakehook.WaitUntil(w.ctx, w.srv, func(m *machine.Machine) bool {
 		total := 0
 		for _, k := range m.Children(dir) {
 			d, _ := m.Watchers(0, dir+"/"+k)
@@ -99,7 +100,7 @@ func (w *world) waiters(n int) {
 // watchersOf reports how many sessions watch the node of a lease.
 func (w *world) watchersOf(l *rwlock.Lease) int {
 	var n int
-	w.srv.Inspect(func(m *machine.Machine) { d, _ := m.Watchers(0, l.Node()); n = len(d) })
+	fakehook.Inspect(w.srv, func(m *machine.Machine) { d, _ := m.Watchers(0, l.Node()); n = len(d) })
 	return n
 }
 
@@ -216,7 +217,7 @@ func TestRWMutex_ExpiredWriterFenced(t *testing.T) {
 	w := newWorld(t)
 	wl := w.acquire(w.rw("a").Acquire)
 	var sid int64
-	w.srv.Inspect(func(mc *machine.Machine) {
+	w.srv.Inspect(func(mc fakezk.State) {
 		_, st, _ := mc.Node(wl.Node())
 		sid = st.EphemeralOwner
 	})

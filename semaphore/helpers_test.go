@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/fakehook"
 	"github.com/zksim/zksim/internal/locktest"
 	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/zktest"
@@ -46,7 +47,7 @@ const (
 // wake-up of a waiter (and one per attempt).
 func (w *world) listings(sid int64) int { return w.Listings(sid, qdir) }
 
-func (w *world) conn() *fakezk.Conn { return w.Conn(w.t) }
+func (w *world) conn() fakezk.Conn { return w.Conn(w.t) }
 
 func (w *world) sem(c zkapi.Conn, id string, n int) *semaphore.Semaphore {
 	s, err := semaphore.New(c, dir, n, semaphore.Options{ID: id})
@@ -80,7 +81,7 @@ func (w *world) acquireAsync(ctx context.Context, s *semaphore.Semaphore) *zktes
 // the leases.
 func (w *world) children() []string {
 	var kids []string
-	w.srv.Inspect(func(m *machine.Machine) { kids = append(m.Children(qdir), m.Children(ldir)...) })
+	w.srv.Inspect(func(m fakezk.State) { kids = append(m.Children(qdir), m.Children(ldir)...) })
 	return kids
 }
 
@@ -95,7 +96,7 @@ func queued(m *machine.Machine) []string {
 // per queue node, its data watchers.
 func (w *world) watchers() (onLeases []int64, onNode map[string][]int64) {
 	onNode = map[string][]int64{}
-	w.srv.Inspect(func(m *machine.Machine) {
+	fakehook.Inspect(w.srv, func(m *machine.Machine) {
 		_, onLeases = m.Watchers(0, ldir)
 		for _, k := range m.Children(qdir) {
 			data, _ := m.Watchers(0, qdir+"/"+k)
@@ -114,7 +115,7 @@ func (w *world) watchers() (onLeases []int64, onNode map[string][]int64) {
 // nobody.
 func (w *world) settle(n, members int) {
 	w.t.Helper()
-	err := w.srv.WaitUntil(w.ctx, func(m *machine.Machine) bool {
+	err := fakehook.WaitUntil(w.ctx, w.srv, func(m *machine.Machine) bool {
 		q, leases := queued(m), m.Children(ldir)
 		if len(leases) != min(n, members) || len(q) != members-len(leases) {
 			return false

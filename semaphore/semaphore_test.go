@@ -11,6 +11,7 @@ import (
 	"github.com/zksim/zksim/zoo"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/fakehook"
 	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/zktest"
 	"github.com/zksim/zksim/recipe"
@@ -410,7 +411,7 @@ func TestSemaphore_JoinAndGiveUpWakeNoFirstWaiter(t *testing.T) {
 		t.Fatalf("cancelled waiter: %v", err)
 	}
 	w.settle(1, 4)
-	if err := w.srv.WaitUntil(w.ctx, func(*machine.Machine) bool { return w.listings(sids[2]) > before[2] }); err != nil {
+	if err := w.srv.WaitUntil(w.ctx, func(fakezk.State) bool { return w.listings(sids[2]) > before[2] }); err != nil {
 		t.Fatal(err)
 	}
 	for i, want := range []int{0, 0, 1} {
@@ -451,7 +452,7 @@ func TestSemaphore_LostCreateOfDyingSessionNotAdopted(t *testing.T) {
 	}
 	var st zkapi.Stat
 	var ok bool
-	w.srv.Inspect(func(m *machine.Machine) { _, st, ok = m.Node(l.Node()) })
+	w.srv.Inspect(func(m fakezk.State) { _, st, ok = m.Node(l.Node()) })
 	if !ok || st.EphemeralOwner != c.Session().ID {
 		t.Fatalf("lease node %s owner %#x, want the current session %#x", l.Node(), st.EphemeralOwner, c.Session().ID)
 	}
@@ -505,7 +506,7 @@ func TestSemaphore_PredecessorGoneBeforeWatch(t *testing.T) {
 	})
 	pc := w.acquireAsync(w.ctx, w.sem(w.conn(), "c", 1))
 	w.settle(1, 2) // c is the first waiter now
-	w.srv.Inspect(func(m *machine.Machine) {
+	fakehook.Inspect(w.srv, func(m *machine.Machine) {
 		if data, _ := m.Watchers(0, bNode); len(data) != 0 {
 			t.Errorf("dangling watch on the vanished predecessor: %x", data)
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/zksim/zksim/internal/proto"
-
 	"github.com/zksim/zksim/internal/zkclient"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -31,9 +30,9 @@ func (cn *conn) Do(ctx context.Context, op, path string, req proto.Request) (pro
 		cn.c.foldReply(r, err)
 	}
 	if w == nil { // not a typed nil in the interface
-		return r, nil, zkapi.Wrap(op, path, err)
+		return r, nil, proto.Wrap(op, path, err)
 	}
-	return r, w, zkapi.Wrap(op, path, err)
+	return r, w, proto.Wrap(op, path, err)
 }
 
 // do is Do before its result is wrapped and, when exploring, folded into

@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	"github.com/zksim/zksim/internal/proto"
-
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -31,7 +30,7 @@ func (cn *conn) AddWatch(ctx context.Context, path string, recursive bool) (zkap
 		c.foldReply(r, err)
 	}
 	if err != nil {
-		return nil, zkapi.Wrap("addwatch", path, err)
+		return nil, proto.Wrap("addwatch", path, err)
 	}
 	p := &pwatch{c: c, path: path, recursive: recursive}
 	if c.sim.hashing {
@@ -126,5 +125,5 @@ func (p *pwatch) Remove(ctx context.Context) error {
 	case p.end == nil:
 		c.model.Persistent.Add(p.path, p.recursive, p) // not removed: it still watches
 	}
-	return zkapi.Wrap("removewatches", p.path, err)
+	return proto.Wrap("removewatches", p.path, err)
 }

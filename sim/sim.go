@@ -9,6 +9,7 @@ import (
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/internal/checkers"
+	"github.com/zksim/zksim/internal/fakeconfig"
 	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/zkclient"
 )
@@ -227,7 +228,7 @@ func newSim(cfg Config, ch Chooser) (*Sim, error) {
 		return nil, err
 	}
 	cfg = cfg.WithDefaults()
-	m, err := machine.NewMachine(cfg.Server)
+	m, err := machine.NewMachine(fakeconfig.Machine(cfg.Server))
 	if err != nil {
 		return nil, err
 	}

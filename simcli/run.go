@@ -17,7 +17,6 @@ import (
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/internal/counterexample"
-	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/traceview"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
@@ -34,7 +33,7 @@ type runConfig struct {
 	expire    int              // with servers: sessions to expire
 	strategy  strategy
 	followers int // -1: seed % 2
-	overflow  machine.Overflow
+	overflow  fakezk.Overflow
 	plan      plan
 	budget    time.Duration // 0: none
 	shrink    time.Duration // how long a counterexample is shrunk, at most
@@ -436,8 +435,8 @@ func (rc *runConfig) strategyFlags(f runFlags, set map[string]bool) error {
 	return rc.bounds.Validate()
 }
 
-func parseOverflow(s string) (machine.Overflow, error) {
-	for _, o := range []machine.Overflow{machine.OverflowPin, machine.OverflowWrap} {
+func parseOverflow(s string) (fakezk.Overflow, error) {
+	for _, o := range []fakezk.Overflow{fakezk.OverflowPin, fakezk.OverflowWrap} {
 		if o.String() == s {
 			return o, nil
 		}

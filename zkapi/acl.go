@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/base64"
-	"fmt"
 	"strconv"
 	"strings"
 )
@@ -40,7 +39,7 @@ var permLetters = [...]struct {
 
 // String renders the entry as scheme:id:perms, the perms as zkCli's
 // letters ("cdrwa"), or as a number when it has bits outside PermAll or
-// none at all.
+// none at all: the form zkCli's setAcl reads.
 func (a ACL) String() string {
 	return a.Scheme + ":" + a.ID + ":" + permString(a.Perms)
 }
@@ -58,53 +57,6 @@ func permString(p int32) string {
 		}
 	}
 	return string(b)
-}
-
-// ParseACL parses a comma-separated list of scheme:id:perms entries, the
-// form ACL.String writes: the scheme ends at the first colon, the perms
-// start after the last one (letters from "cdrwa", or a decimal number),
-// and the id is what lies between, colons included ("digest:u:hash:r").
-// "open" is OpenACL; an empty string is an empty (non-nil) list.
-func ParseACL(s string) ([]ACL, error) {
-	if s == "open" {
-		return append([]ACL(nil), OpenACL...), nil
-	}
-	out := []ACL{}
-	if s == "" {
-		return out, nil
-	}
-	for _, e := range strings.Split(s, ",") {
-		scheme, rest, ok1 := strings.Cut(e, ":")
-		i := strings.LastIndexByte(rest, ':')
-		if !ok1 || i < 0 {
-			return nil, fmt.Errorf("%w: ACL entry %q is not scheme:id:perms", ErrBadArguments, e)
-		}
-		perms, err := parsePerms(rest[i+1:])
-		if err != nil {
-			return nil, fmt.Errorf("%w: ACL entry %q: %v", ErrBadArguments, e, err)
-		}
-		out = append(out, ACL{Perms: perms, Scheme: scheme, ID: rest[:i]})
-	}
-	return out, nil
-}
-
-func parsePerms(s string) (int32, error) {
-	if n, err := strconv.ParseInt(s, 10, 32); err == nil {
-		return int32(n), nil
-	}
-	var p int32
-	for i := range len(s) {
-		found := false
-		for _, l := range permLetters {
-			if s[i] == l.c {
-				p, found = p|l.p, true
-			}
-		}
-		if !found {
-			return 0, fmt.Errorf("unknown permission %q", s[i])
-		}
-	}
-	return p, nil
 }
 
 // DigestID is the id the digest scheme gives "user:password" (an addauth

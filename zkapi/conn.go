@@ -50,7 +50,7 @@ type TTLCreator interface {
 	// PersistentSequentialWithTTL); any other mode is ErrBadArguments.
 	// The server deletes the node once it has no children and its mtime
 	// is more than ttlMillis old, at its next container check. ttlMillis
-	// must be 1 to MaxTTLMillis (ErrBadArguments otherwise). A server
+	// must be 1 to 2^40-1, about 34.8 years (ErrBadArguments otherwise). A server
 	// without extended types answers ErrUnimplemented.
 	CreateTTL(ctx context.Context, path string, data []byte, mode CreateMode, ttlMillis int64) (string, error)
 }
@@ -74,8 +74,8 @@ type CreateOp struct {
 	Path string
 	Data []byte
 	Mode CreateMode
-	// TTLMillis is the node's TTL in ms for a TTL mode (1 to
-	// MaxTTLMillis); 0 for any other mode. go-zookeeper cannot send a
+	// TTLMillis is the node's TTL in ms for a TTL mode (1 to 2^40-1);
+	// 0 for any other mode. go-zookeeper cannot send a
 	// TTL create in a multi, so its adapter, and fakezk's Conn that
 	// answers as it does, refuse one with ErrBadArguments; the wire
 	// server applies one as ZooKeeper does.
@@ -112,19 +112,4 @@ type OpResult struct {
 	Path string // CreateOp: the created path
 	Stat Stat   // SetOp: the new Stat
 	Err  error  // nil when the op succeeded (or would have)
-}
-
-// OpPath returns the path an op acts on.
-func OpPath(op Op) string {
-	switch o := op.(type) {
-	case CreateOp:
-		return o.Path
-	case DeleteOp:
-		return o.Path
-	case SetOp:
-		return o.Path
-	case CheckOp:
-		return o.Path
-	}
-	return ""
 }

@@ -28,9 +28,10 @@
 // # Errors
 //
 // Server outcomes are the sentinel errors below, named after ZooKeeper's
-// codes and wrapped with the operation and path (see OpError); compare them
-// with errors.Is. ErrConnectionLoss is ambiguous, as in ZooKeeper: the
-// request may or may not have been applied.
+// codes; a Conn wraps them with the operation and path ("create /a/b:
+// zkapi: node does not exist"). Compare them with errors.Is; Name gives a
+// stable word for printing one. ErrConnectionLoss is ambiguous, as in
+// ZooKeeper: the request may or may not have been applied.
 //
 // # Sessions
 //

@@ -23,20 +23,6 @@ const (
 	PersistentSequentialWithTTL CreateMode = 6
 )
 
-// IsEphemeral reports whether nodes of this mode belong to a session.
-func (m CreateMode) IsEphemeral() bool { return m == Ephemeral || m == EphemeralSequential }
-
-// IsSequential reports whether the server appends a sequence number.
-func (m CreateMode) IsSequential() bool {
-	return m == PersistentSequential || m == EphemeralSequential || m == PersistentSequentialWithTTL
-}
-
-// IsTTL reports whether nodes of this mode take a TTL.
-func (m CreateMode) IsTTL() bool { return m == PersistentWithTTL || m == PersistentSequentialWithTTL }
-
-// Valid reports whether m is one of the modes zkapi supports.
-func (m CreateMode) Valid() bool { return m >= Persistent && m <= PersistentSequentialWithTTL }
-
 func (m CreateMode) String() string {
 	switch m {
 	case Persistent:
@@ -56,21 +42,6 @@ func (m CreateMode) String() string {
 	}
 	return fmt.Sprintf("CreateMode(%d)", int32(m))
 }
-
-// ParseCreateMode is the inverse of CreateMode.String.
-func ParseCreateMode(s string) (CreateMode, error) {
-	for m := Persistent; m.Valid(); m++ {
-		if m.String() == s {
-			return m, nil
-		}
-	}
-	return 0, fmt.Errorf("zkapi: unknown create mode %q", s)
-}
-
-// MaxTTLMillis is the longest TTL, in ms, a ZooKeeper 3.8 server
-// accepts: a TTL node's ephemeralOwner field keeps its TTL in its low 40
-// bits (EphemeralType.TTL.maxValue), about 34.8 years.
-const MaxTTLMillis int64 = 1<<40 - 1
 
 // Stat is a znode's metadata, field for field ZooKeeper's Stat.
 type Stat struct {

@@ -10,6 +10,7 @@ import (
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/internal/machine"
+	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -52,7 +53,7 @@ func (c *abandoningConn) Create(ctx context.Context, path string, data []byte, m
 	c.Conn = fresh
 	c.old.Store(old.ID)
 	c.fresh.Store(fresh.Session().ID)
-	return "", zkapi.Wrap("create", path, zkapi.ErrConnectionLoss)
+	return "", proto.Wrap("create", path, zkapi.ErrConnectionLoss)
 }
 
 // Session numbers the new session's changes after the old one's.

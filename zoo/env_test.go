@@ -13,6 +13,7 @@ import (
 	"github.com/zksim/zksim/internal/proto"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/fakehook"
 	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
@@ -48,7 +49,7 @@ type rule func(m *machine.Machine, sid int64, req proto.Request) (f fakezk.Fault
 // attempt is one Acquire call running in its own goroutine.
 type attempt struct {
 	id     string
-	conn   zkapi.Conn // a *fakezk.Conn, or a wrapper set before run
+	conn   zkapi.Conn // a fakezk.Conn, or a wrapper set before run
 	sid    int64      // the session it started with
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -63,7 +64,7 @@ type attempt struct {
 func newEnv(t *testing.T) *env {
 	ctx, cancel := context.WithTimeout(context.Background(), safety)
 	e := &env{t: t, srv: fakezk.MustServer(fakezk.Config{Seed: 1}), dir: "/zoo/lock", ctx: ctx}
-	e.srv.Intercept(e.intercept)
+	fakehook.Intercept(e.srv, e.intercept)
 	t.Cleanup(func() {
 		e.mu.Lock()
 		for _, a := range e.attempts {
@@ -83,7 +84,7 @@ func newEnv(t *testing.T) *env {
 	return e
 }
 
-func (e *env) connect() *fakezk.Conn {
+func (e *env) connect() fakezk.Conn {
 	c, err := e.srv.Connect(fakezk.ConnOptions{})
 	if err != nil {
 		e.t.Fatal(err)
@@ -234,7 +235,7 @@ func (e *env) until(a *attempt, cond func(*machine.Machine) bool) bool {
 		case <-ctx.Done():
 		}
 	}()
-	err := e.srv.WaitUntil(ctx, cond)
+	err := fakehook.WaitUntil(ctx, e.srv, cond)
 	cancel()
 	<-watcher
 	switch {
@@ -349,7 +350,7 @@ func (e *env) queueOfThree(r recipe.Lock) (holder, b, c *attempt) {
 // allWaiting: every attempt's session waits for the lock at once.
 func (e *env) allWaiting(as []*attempt) {
 	e.t.Helper()
-	err := e.srv.WaitUntil(e.ctx, func(m *machine.Machine) bool {
+	err := fakehook.WaitUntil(e.ctx, e.srv, func(m *machine.Machine) bool {
 		for _, a := range as {
 			if e.watchedBy(m, a.sid) == "" {
 				return false
@@ -365,7 +366,7 @@ func (e *env) allWaiting(as []*attempt) {
 // inspect reads the server's state.
 func inspect[T any](e *env, f func(m *machine.Machine) T) T {
 	var v T
-	e.srv.Inspect(func(m *machine.Machine) { v = f(m) })
+	fakehook.Inspect(e.srv, func(m *machine.Machine) { v = f(m) })
 	return v
 }
 

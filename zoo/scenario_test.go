@@ -12,6 +12,7 @@ import (
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/fakehook"
 	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zoo"
@@ -412,7 +413,7 @@ func newcomerSortsFirst() scenario {
 func overflowGrantsTwice() scenario {
 	return scenario{name: "sequence-overflow", class: check.MutualExclusion,
 		run: func(t *testing.T, e *env, r recipe.Lock) (bool, string) {
-			e.srv.Inspect(func(m *machine.Machine) {
+			fakehook.Inspect(e.srv, func(m *machine.Machine) {
 				if err := m.SetSequence(e.dir, math.MaxInt32); err != nil {
 					t.Error(err)
 				}

@@ -116,7 +116,7 @@ func TestExhibits_NamesDeterministic(t *testing.T) {
 // session expired, and sends the create under the session that replaced
 // it, as go-zookeeper does with a request queued during an outage.
 type renewingConn struct {
-	*fakezk.Conn
+	fakezk.Conn
 	srv     *fakezk.Server
 	dir     string
 	renewed bool

@@ -9,13 +9,12 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/zkapi"
 )
 
 type client struct {
 	name  string
-	conn  *fakezk.Conn
+	conn  fakezk.Conn
 	node  string
 	watch zkapi.Watch
 }
@@ -89,7 +88,7 @@ func demo(w io.Writer, clients int, seed uint64) error {
 		cs[1].name, s.ID, old, s.Lost(old))
 
 	fmt.Fprintln(w, "== sequence counter at 2^31-1 (ZooKeeper 3.6+ pins it)")
-	srv.Inspect(func(m *machine.Machine) { m.SetSequence("/lock", math.MaxInt32) })
+	srv.SetSequence("/lock", math.MaxInt32)
 	for range 2 {
 		node, err := admin.Create(ctx, "/lock/n-", nil, zkapi.PersistentSequential)
 		if err != nil {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/netserver"
 	"github.com/zksim/zksim/internal/simhook"
 )
@@ -64,7 +64,7 @@ func TestDocs_FaultVocabulary(t *testing.T) {
 		t.Errorf("docs/serve.md's table names %q, want run's and serve's faults %q", names, want)
 	}
 	dir := t.TempDir()
-	srv, err := netserver.New(netserver.Config{Machine: fakezk.Config{TickMillis: 100}})
+	srv, err := netserver.New(netserver.Config{Machine: machine.Config{TickMillis: 100}})
 	if err != nil {
 		t.Fatal(err)
 	}

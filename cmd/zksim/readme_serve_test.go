@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/netserver"
 	"github.com/zksim/zksim/internal/zktest"
 )
@@ -40,7 +40,7 @@ func serveCurls(t *testing.T, file string) (n int, header string) {
 	if !slices.ContainsFunc(lines, docCurl.MatchString) {
 		return 0, ""
 	}
-	srv, addr := zktest.ServeFake(t, netserver.Config{Machine: fakezk.Config{TickMillis: 500}})
+	srv, addr := zktest.ServeFake(t, netserver.Config{Machine: machine.Config{TickMillis: 500}})
 	conn := dial(t, addr)
 	defer conn.Close()
 	const token = "3f1d0c9a8b7e6f5d4c3b2a1908f7e6d5" // the pages'

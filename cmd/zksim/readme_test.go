@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/internal/longtest"
+	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/netserver"
 	"github.com/zksim/zksim/internal/zktest"
 )
@@ -80,7 +80,7 @@ func TestDocs_ServeFaults(t *testing.T) {
 		t.Fatalf("found %d fault specs in docs/serve.md, want its control section's", len(specs["docs/serve.md"]))
 	}
 	for _, file := range slices.Sorted(maps.Keys(specs)) {
-		srv, addr := zktest.ServeFake(t, netserver.Config{Machine: fakezk.Config{TickMillis: 500}})
+		srv, addr := zktest.ServeFake(t, netserver.Config{Machine: machine.Config{TickMillis: 500}})
 		conn := dial(t, addr)
 		for _, spec := range specs[file] {
 			if err := srv.ApplyFaults(spec); err != nil {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/netserver"
 	"github.com/zksim/zksim/internal/zktest"
 )
@@ -57,7 +57,7 @@ func TestRunReal_Recipes(t *testing.T) {
 // run, or says how many it could: here against zksim serve's server,
 // which speaks ZooKeeper's protocol.
 func TestRunReal_ExpireForcesN(t *testing.T) {
-	_, addr := zktest.ServeFake(t, netserver.Config{Machine: fakezk.Config{TickMillis: 100}})
+	_, addr := zktest.ServeFake(t, netserver.Config{Machine: machine.Config{TickMillis: 100}})
 	for _, tc := range []struct{ expire, want string }{
 		{"expire=3", "expired while holding  3 of 3 asked\n"},
 		{"expire=9", "expired while holding  6 of 9 asked: the run held the lock 6 times\n"},

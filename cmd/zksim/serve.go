@@ -17,7 +17,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/netserver"
 	"github.com/zksim/zksim/simcli"
@@ -113,7 +112,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 		"watches one session may hold (data and child watches on a path count one each; 0 no limit)")
 	allWatches := fs.Int("max-watches", netserver.DefaultMaxWatches, "watches all sessions may hold together (0 no limit)")
 	overflow := fs.String("overflow", "pin", "sequence counter past 2^31-1: pin (ZooKeeper 3.6+) or wrap")
-	check := fs.Int64("container-check", fakezk.DefaultContainerCheckMillis,
+	check := fs.Int64("container-check", machine.DefaultContainerCheckMillis,
 		"how often, in ms of virtual time, empty containers and expired TTL nodes are reaped (znode.container.checkIntervalMs; rounded down to whole ticks, at least one)")
 	ext := fs.Bool("extended-types", false,
 		"allow TTL nodes (createTTL and the TTL create modes), as zookeeper.extendedTypesEnabled=true does; without it they are refused with Unimplemented")
@@ -159,7 +158,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 	c.srv = netserver.Config{
 		FourLetterWords: splitWords(*words),
 		SeededPasswords: flagSet(fs, "seed"),
-		Machine: fakezk.Config{
+		Machine: machine.Config{
 			Seed: *seed, TickMillis: *tick, MaxFrame: *maxFrame, Followers: c.followers,
 			ContainerCheckTicks: int(max(1, min(*check / *tick, math.MaxInt32))),
 			ExtendedTypes:       *ext,
@@ -167,7 +166,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 			// Node times are epoch milliseconds, as on a real server,
 			// from a fixed start (ZooKeeper 3.8.0's release), never the
 			// host's clock.
-			EpochMillis: fakezk.DefaultEpochMillis,
+			EpochMillis: machine.DefaultEpochMillis,
 			SuperDigest: *superDigest,
 		},
 		MaxClientCnxns:    *maxConns,

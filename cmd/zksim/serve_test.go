@@ -14,7 +14,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/machine"
 )
 
 func TestServe_Usage(t *testing.T) {
@@ -182,8 +182,8 @@ func TestServe_ClientAndControl(t *testing.T) {
 	if ok, err := existsOnceBack(follower, "/fresh"); err != nil || !ok {
 		t.Fatalf("the follower after a create on the leader: exists = %v, %v; want it caught up", ok, err)
 	}
-	if _, st, err := conn.Exists("/lost"); err != nil || st.Ctime < fakezk.DefaultEpochMillis || st.Mtime != st.Ctime {
-		t.Fatalf("/lost: ctime %d mtime %d (%v), want epoch milliseconds from %d", st.Ctime, st.Mtime, err, fakezk.DefaultEpochMillis)
+	if _, st, err := conn.Exists("/lost"); err != nil || st.Ctime < machine.DefaultEpochMillis || st.Mtime != st.Ctime {
+		t.Fatalf("/lost: ctime %d mtime %d (%v), want epoch milliseconds from %d", st.Ctime, st.Mtime, err, machine.DefaultEpochMillis)
 	}
 	// The -faults rule armed at start: the delete is lost before it is applied.
 	if err := conn.Delete("/lost", -1); !errors.Is(err, zk.ErrConnectionClosed) {

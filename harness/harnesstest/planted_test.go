@@ -10,6 +10,7 @@ import (
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/harness/harnesstest"
 	"github.com/zksim/zksim/internal/longtest"
+	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zkapi"
@@ -45,7 +46,7 @@ type recreate struct{ zkapi.Conn }
 func (c recreate) Create(ctx context.Context, path string, data []byte, mode zkapi.CreateMode) (string, error) {
 	for {
 		p, err := c.Conn.Create(ctx, path, data, mode)
-		if !errors.Is(err, zkapi.ErrConnectionLoss) || !mode.IsSequential() {
+		if !errors.Is(err, zkapi.ErrConnectionLoss) || !proto.IsSequential(mode) {
 			return p, err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -21,9 +22,9 @@ func create(ctx context.Context, c zkapi.Conn, path string, data []byte, mode zk
 	return ac.CreateWithACL(ctx, path, data, mode, acl)
 }
 
-// parseACL reads an ACL argument (zkapi.ParseACL's form).
+// parseACL reads an ACL argument (proto.ParseACL's form).
 func parseACL(a *args, spec string) []zkapi.ACL {
-	acl, err := zkapi.ParseACL(spec)
+	acl, err := proto.ParseACL(spec)
 	if err != nil {
 		a.fail("%v", err)
 	}

@@ -25,7 +25,7 @@
 //	s1 addwatch /a persistent|recursive   a persistent watch, labelled p1, p2...
 //	s1 removewatch p1
 //
-// ACLs are zkapi.ParseACL's comma-separated scheme:id:perms ("open" is
+// ACLs are proto.ParseACL's comma-separated scheme:id:perms ("open" is
 // world:anyone:cdrwa; "acl=" alone is an empty list). Files named
 // *-super.txt need the super user super:test and are skipped on a server
 // without it.

@@ -8,9 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/zksim/zksim/internal/proto"
-
 	"github.com/zksim/zksim/internal/machine"
+	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/internal/ztree"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -267,7 +266,7 @@ func (r *Runner) history(ctx context.Context, label string, c zkapi.Conn) (strin
 }
 
 // dataAndMode reads a create's optional data, mode and "acl=LIST"
-// (zkapi.ParseACL's form; nil without it).
+// (proto.ParseACL's form; nil without it).
 func (r *Runner) dataAndMode(a *args, path string) ([]byte, zkapi.CreateMode, []zkapi.ACL) {
 	var data []byte
 	if len(a.toks) > 0 && (a.toks[0].quoted || strings.HasPrefix(a.toks[0].s, "maxdata")) {
@@ -275,7 +274,7 @@ func (r *Runner) dataAndMode(a *args, path string) ([]byte, zkapi.CreateMode, []
 	}
 	mode := zkapi.Persistent
 	if len(a.toks) > 0 && !strings.HasPrefix(a.toks[0].s, "acl=") {
-		m, err := zkapi.ParseCreateMode(a.next("mode"))
+		m, err := proto.ParseCreateMode(a.next("mode"))
 		if err != nil {
 			a.fail("%v", err)
 		}

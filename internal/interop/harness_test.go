@@ -32,7 +32,7 @@ type fake struct {
 
 func newFake(t *testing.T) *fake {
 	t.Helper()
-	srv, addr := zktest.ServeFake(t, netserver.Config{Machine: fakezk.Config{Seed: 1, TickMillis: 500}, Logf: t.Logf})
+	srv, addr := zktest.ServeFake(t, netserver.Config{Machine: machine.Config{Seed: 1, TickMillis: 500}, Logf: t.Logf})
 	return &fake{srv: srv, addr: addr}
 }
 

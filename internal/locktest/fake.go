@@ -7,6 +7,7 @@ import (
 	"github.com/zksim/zksim/internal/proto"
 
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/fakehook"
 	"github.com/zksim/zksim/internal/machine"
 )
 
@@ -28,7 +29,7 @@ type Fake struct {
 // NewFake starts a fake server with cfg, closed when t ends.
 func NewFake(t testing.TB, cfg fakezk.Config) *Fake {
 	f := &Fake{Srv: fakezk.MustServer(cfg), requests: map[int64][]proto.Request{}}
-	f.Srv.Intercept(f.intercept)
+	fakehook.Intercept(f.Srv, f.intercept)
 	t.Cleanup(func() { f.Srv.Close() })
 	return f
 }
@@ -89,7 +90,7 @@ func (f *Fake) Listings(sid int64, dir string) int {
 }
 
 // Conn opens a session with a 4 s timeout, or fails the test.
-func (f *Fake) Conn(t testing.TB) *fakezk.Conn {
+func (f *Fake) Conn(t testing.TB) fakezk.Conn {
 	t.Helper()
 	c, err := f.Srv.Connect(fakezk.ConnOptions{SessionTimeoutMs: 4000})
 	if err != nil {

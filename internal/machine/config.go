@@ -24,71 +24,40 @@ func (o Overflow) String() string {
 	return "pin"
 }
 
-// Config configures a Machine. The zero value is ZooKeeper's defaults with
-// seed 0.
+// Config configures a Machine. It is fakezk.Config field for field (that
+// type documents each; a test in internal/fakeconfig keeps the two
+// alike), but for Overflow, this package's own type. The zero value is
+// ZooKeeper's defaults with seed 0; unlike a fakezk.Server, a Machine
+// keeps ContainerCheckTicks 0 as "reap only on ReapContainers" and
+// EpochMillis 0 as "virtual time from 0".
 type Config struct {
-	// Seed drives every choice the server makes freely: today the order of
-	// getChildren replies.
-	Seed uint64
-	// TickMillis is the virtual tickTime; session timeouts are clamped to
-	// [2, 20] ticks. Default 2000, ZooKeeper's default.
-	TickMillis int64
-	// Overflow picks the sequence counter's behaviour past 2^31-1.
-	Overflow Overflow
-	// MaxFrame is jute.maxbuffer: a longer request frame closes the
-	// connection. Default DefaultMaxFrame. The Machine never sees a
-	// frame: the transports that send it requests (the wire server, the
-	// in-process and simulated clients) apply the limit.
-	MaxFrame int
-	// ContainerCheckTicks reaps empty containers (and, with
-	// ExtendedTypes, expired TTL nodes) every so many ticks, as
-	// ZooKeeper's ContainerManager does. A negative value never reaps by
-	// itself (only on ReapContainers); so does 0 on a Machine, which the
-	// simulator drives and reaps as a fault of its own. A Server reads 0 as
-	// every 60 s of virtual time (DefaultContainerCheckMillis, ZooKeeper's
-	// znode.container.checkIntervalMs default), so plain tests see
-	// containers reaped as on a real server; set -1 to turn that off.
-	ContainerCheckTicks int
-	// Followers is the number of follower replicas beside the leader (0: a
-	// standalone server). Sessions on a follower may read stale state until
-	// it catches up (see Machine.CatchUp).
-	Followers int
-	// SortChildren returns children sorted instead of shuffled, for tests
-	// that want to read replies as literals.
-	SortChildren bool
-	// EpochMillis is the wall-clock time, in ms since 1970, that virtual
-	// time 0 stands for: nodes' ctime and mtime are EpochMillis plus the
-	// virtual time, as a real server stamps them from its clock. It never
-	// comes from the host's clock, so runs repeat. A Machine keeps 0
-	// (the simulator's traces print virtual ms); a Server reads 0 as
-	// DefaultEpochMillis.
-	EpochMillis int64
-	// ExtendedTypes is ZooKeeper's zookeeper.extendedTypesEnabled: TTL
-	// nodes (zkapi.PersistentWithTTL, zkapi.PersistentSequentialWithTTL,
-	// createTTL) are allowed, and the container reaper also deletes a TTL
-	// node without children whose mtime is more than its TTL old. Off, as
-	// on a default 3.8 server, a TTL create answers ErrUnimplemented.
-	ExtendedTypes bool
-	// EmulateTTL353 is zookeeper.emulate353TTLNodes, which makes a server
-	// with extended types also read TTL nodes that 3.5.3 wrote (any
-	// negative ephemeralOwner but a container's). The fake's tree starts
-	// empty and its session ids are positive, so, as on a fresh 3.8.0
-	// server (measured: the same answers with and without it), it changes
-	// nothing the fake answers; it is accepted so that configurations
-	// that set it (go-zookeeper's test servers) can be given as they are.
-	EmulateTTL353 bool
-	// SuperDigest is ZooKeeper's
-	// zookeeper.DigestAuthenticationProvider.superDigest, "user:" and the
-	// base64 SHA-1 of "user:password" (zkapi.DigestID): a connection that
-	// adds that digest identity passes every ACL check. Empty: no super
-	// user.
-	SuperDigest string
+	Seed                uint64
+	TickMillis          int64 // default DefaultTickMillis
+	Overflow            Overflow
+	MaxFrame            int // default DefaultMaxFrame; applied by the transports, never seen here
+	ContainerCheckTicks int // negative or 0: never by itself
+	Followers           int // see Machine.CatchUp
+	SortChildren        bool
+	EpochMillis         int64
+	ExtendedTypes       bool
+	EmulateTTL353       bool
+	SuperDigest         string // see zkapi.DigestID
 }
 
 var errConfig = errors.New("fakezk: invalid config")
 
-// defaultTickMillis is ZooKeeper's default tickTime.
-const defaultTickMillis = 2000
+// DefaultTickMillis is ZooKeeper's default tickTime.
+const DefaultTickMillis = 2000
+
+// DefaultContainerCheckMillis is how often a fakezk Server reaps empty
+// containers when Config.ContainerCheckTicks is 0: ZooKeeper's default
+// znode.container.checkIntervalMs.
+const DefaultContainerCheckMillis = 60000
+
+// DefaultEpochMillis is the time a fakezk Server's virtual clock starts
+// at when Config.EpochMillis is 0: 2022-03-07 00:00 UTC, ZooKeeper
+// 3.8.0's release date.
+const DefaultEpochMillis int64 = 1_646_611_200_000
 
 // DefaultMaxFrame is jute.maxbuffer's default: the server closes a
 // connection whose request frame (without its 4-byte length) is longer.
@@ -96,7 +65,7 @@ const DefaultMaxFrame = 1<<20 - 1
 
 func (c Config) withDefaults() (Config, error) {
 	if c.TickMillis == 0 {
-		c.TickMillis = defaultTickMillis
+		c.TickMillis = DefaultTickMillis
 	}
 	if c.MaxFrame == 0 {
 		c.MaxFrame = DefaultMaxFrame

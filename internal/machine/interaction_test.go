@@ -331,7 +331,7 @@ func parseRequest(f []string) (proto.Request, error) {
 	case "getacl":
 		return proto.GetACL{Path: p}, nil
 	case "setacl":
-		acl, err := zkapi.ParseACL(f[2])
+		acl, err := proto.ParseACL(f[2])
 		return proto.SetACL{Path: p, ACL: acl, Version: parseArgs(f[3:]).version()}, err
 	case "addauth":
 		return proto.AddAuth{Scheme: p, Data: []byte(f[2])}, nil
@@ -345,14 +345,14 @@ func parseCreate(p string, a args) (proto.Request, error) {
 	mode := zkapi.Persistent
 	if v, ok := a["mode"]; ok {
 		var err error
-		if mode, err = zkapi.ParseCreateMode(v); err != nil {
+		if mode, err = proto.ParseCreateMode(v); err != nil {
 			return nil, err
 		}
 	}
 	var acl []zkapi.ACL
 	if v, ok := a["acl"]; ok {
 		var err error
-		if acl, err = zkapi.ParseACL(v); err != nil {
+		if acl, err = proto.ParseACL(v); err != nil {
 			return nil, err
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"sort"
 
 	"github.com/zksim/zksim/internal/proto"
-
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -352,7 +351,7 @@ func (m *Machine) ReapContainers() {
 // server: its next sequential child gets n. Tests use it to reach 2^31-1.
 func (m *Machine) SetSequence(path string, n int32) error {
 	if m.leader().tree[path] == nil {
-		return zkapi.Wrap("setsequence", path, zkapi.ErrNoNode)
+		return proto.Wrap("setsequence", path, zkapi.ErrNoNode)
 	}
 	for _, r := range m.replicas {
 		if node := r.tree[path]; node != nil {

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/internal/proto"
-
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -43,7 +42,7 @@ func (m *Machine) doCreate(s *session, r proto.Create) (string, error) {
 		return "", err
 	}
 	path := r.Path
-	if r.Mode.IsSequential() {
+	if proto.IsSequential(r.Mode) {
 		path = sequentialPath(path, parent.cversion)
 	}
 	if err := validatePath(path); err != nil {
@@ -57,11 +56,11 @@ func (m *Machine) doCreate(s *session, r proto.Create) (string, error) {
 	}
 	var owner int64
 	switch {
-	case r.Mode.IsEphemeral():
+	case proto.IsEphemeral(r.Mode):
 		owner = s.id
 	case r.Mode == zkapi.Container:
 		owner = containerOwner
-	case r.Mode.IsTTL():
+	case proto.IsTTL(r.Mode):
 		owner = ttlOwner(r.TTLMillis)
 	}
 	m.addNode(path, r.Data, acl, owner)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/zksim/zksim/internal/proto"
-
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -43,7 +42,7 @@ func ttlOf(owner int64) int64 { return owner &^ (extendedMask | 0x00FFFF00000000
 // checks more than the Machine (internal/netserver: ACLs) asks it first, to
 // keep ZooKeeper's order.
 func (m *Machine) createModeError(r proto.Create) error {
-	if !r.Mode.Valid() {
+	if !proto.ValidMode(r.Mode) {
 		return fmt.Errorf("%w: unknown create mode %d", zkapi.ErrBadArguments, r.Mode)
 	}
 	return m.checkTTL(r)
@@ -55,11 +54,11 @@ func (m *Machine) createModeError(r proto.Create) error {
 // wants a TTL mode's TTL in (0, MaxTTL] and no TTL with another mode.
 func (m *Machine) checkTTL(r proto.Create) error {
 	switch {
-	case r.Mode.IsTTL() && !m.cfg.ExtendedTypes:
+	case proto.IsTTL(r.Mode) && !m.cfg.ExtendedTypes:
 		return fmt.Errorf("%w: TTL nodes need extended types (zookeeper.extendedTypesEnabled)", zkapi.ErrUnimplemented)
-	case r.Mode.IsTTL() && (r.TTLMillis <= 0 || r.TTLMillis > zkapi.MaxTTLMillis):
-		return fmt.Errorf("%w: ttl %d ms is not in [1, %d]", zkapi.ErrBadArguments, r.TTLMillis, zkapi.MaxTTLMillis)
-	case !r.Mode.IsTTL() && r.TTLMillis != 0:
+	case proto.IsTTL(r.Mode) && (r.TTLMillis <= 0 || r.TTLMillis > proto.MaxTTLMillis):
+		return fmt.Errorf("%w: ttl %d ms is not in [1, %d]", zkapi.ErrBadArguments, r.TTLMillis, proto.MaxTTLMillis)
+	case !proto.IsTTL(r.Mode) && r.TTLMillis != 0:
 		return fmt.Errorf("%w: ttl %d ms with mode %s", zkapi.ErrBadArguments, r.TTLMillis, r.Mode)
 	}
 	return nil

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/netserver"
 )
 
@@ -106,7 +106,7 @@ func serveUnderLowFileLimit() {
 		return
 	}
 	srv, err := netserver.New(netserver.Config{
-		Machine: fakezk.Config{TickMillis: 500}, MaxClientCnxns: -1,
+		Machine: machine.Config{TickMillis: 500}, MaxClientCnxns: -1,
 		Logf: func(format string, args ...any) { fmt.Printf(format+"\n", args...) },
 	})
 	if err != nil {

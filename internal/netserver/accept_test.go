@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/netserver"
 )
 
@@ -85,7 +85,7 @@ func serveOn(srv *netserver.Server, l net.Listener) <-chan error {
 func TestServer_AcceptRetriesTransientErrors(t *testing.T) {
 	checkLeaks(t)
 	var logs logLines
-	srv, err := netserver.New(netserver.Config{Machine: fakezk.Config{TickMillis: 500}, Logf: logs.logf})
+	srv, err := netserver.New(netserver.Config{Machine: machine.Config{TickMillis: 500}, Logf: logs.logf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestServer_AcceptRetriesTransientErrors(t *testing.T) {
 // backing off, and Serve returns ErrClosed.
 func TestServer_CloseEndsAcceptBackoff(t *testing.T) {
 	checkLeaks(t)
-	srv, err := netserver.New(netserver.Config{Machine: fakezk.Config{TickMillis: 500}})
+	srv, err := netserver.New(netserver.Config{Machine: machine.Config{TickMillis: 500}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestServer_CloseEndsAcceptBackoff(t *testing.T) {
 // is not retried: Serve returns its error.
 func TestServer_ServeEndsWhenListenerClosed(t *testing.T) {
 	checkLeaks(t)
-	srv, err := netserver.New(netserver.Config{Machine: fakezk.Config{TickMillis: 500}})
+	srv, err := netserver.New(netserver.Config{Machine: machine.Config{TickMillis: 500}})
 	if err != nil {
 		t.Fatal(err)
 	}

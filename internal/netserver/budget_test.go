@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/netserver"
 )
 
@@ -24,7 +24,7 @@ func TestServer_FrameBudget(t *testing.T) {
 	checkLeaks(t)
 	const budget, fit, clients = 64 << 10, 4, 10
 	srv, addr := newFake(t, netserver.Config{
-		Machine:     fakezk.Config{TickMillis: 500, MaxFrame: 16 << 10},
+		Machine:     machine.Config{TickMillis: 500, MaxFrame: 16 << 10},
 		FrameBudget: budget,
 	})
 	conns := make([]*rawConn, clients)
@@ -99,7 +99,7 @@ func waitBudget(t *testing.T, srv *netserver.Server, what string, cond func(nets
 // TestServer_FrameBudgetBelowMaxFrame: a budget that cannot hold one
 // largest frame is refused.
 func TestServer_FrameBudgetBelowMaxFrame(t *testing.T) {
-	_, err := netserver.New(netserver.Config{Machine: fakezk.Config{MaxFrame: 1 << 20}, FrameBudget: 1 << 19})
+	_, err := netserver.New(netserver.Config{Machine: machine.Config{MaxFrame: 1 << 20}, FrameBudget: 1 << 19})
 	if err == nil || !strings.Contains(err.Error(), "below MaxFrame") {
 		t.Fatalf("New with a budget below MaxFrame: %v, want an error", err)
 	}

@@ -18,7 +18,7 @@ import (
 
 func newServer(t testing.TB) *netserver.Server {
 	t.Helper()
-	srv, err := netserver.New(netserver.Config{Machine: fakezk.Config{TickMillis: 100}})
+	srv, err := netserver.New(netserver.Config{Machine: machine.Config{TickMillis: 100}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestServer_DisconnectKeepsSession(t *testing.T) {
 // its session expired and starts a new one; the server keeps the old
 // session, with its ephemeral node, until it times out unheard.
 func TestServer_AbandonKeepsOldSession(t *testing.T) {
-	srv, err := netserver.New(netserver.Config{Machine: fakezk.Config{TickMillis: 200}})
+	srv, err := netserver.New(netserver.Config{Machine: machine.Config{TickMillis: 200}})
 	if err != nil {
 		t.Fatal(err)
 	}

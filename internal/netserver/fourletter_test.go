@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/netserver"
 )
 
@@ -36,7 +36,7 @@ func TestFourLetter_Whitelist(t *testing.T) {
 		{[]string{"*"}, map[string]string{"ruok": "imok", "dump": "SessionTracker dump:", "isro": "rw"}},
 		{[]string{}, map[string]string{"srvr": refused("srvr")}},
 	} {
-		_, addr := newFake(t, netserver.Config{Machine: fakezk.Config{TickMillis: 500}, FourLetterWords: tc.words})
+		_, addr := newFake(t, netserver.Config{Machine: machine.Config{TickMillis: 500}, FourLetterWords: tc.words})
 		for word, want := range tc.want {
 			if got := fourLetter(t, addr, word); !strings.HasPrefix(got, want) || strings.HasSuffix(want, "\n") && got != want {
 				t.Errorf("whitelist %q: %s = %q, want %q", tc.words, word, got, want)
@@ -64,7 +64,7 @@ func TestFourLetter_UnknownWordRefused(t *testing.T) {
 // same seed give the same password (runs repeat).
 func TestSession_PasswordNotDerivable(t *testing.T) {
 	open := func(seeded bool) (string, int64, []byte) {
-		_, addr := newFake(t, netserver.Config{Machine: fakezk.Config{Seed: 1, TickMillis: 500}, SeededPasswords: seeded})
+		_, addr := newFake(t, netserver.Config{Machine: machine.Config{Seed: 1, TickMillis: 500}, SeededPasswords: seeded})
 		id, pw, _ := dialRaw(t, addr).handshake(10000, 0, make([]byte, 16))
 		return addr, id, pw
 	}

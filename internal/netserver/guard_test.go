@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
-	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/netserver"
 )
 
@@ -100,7 +100,7 @@ func doReq(t *testing.T, method, url, body, host string, header ...string) (int,
 // With X-Zksim-Digest credentials /tree shows what a client holding them
 // would list, and the super user's (-super-digest) see everything.
 func TestControl_TreeFollowsACLs(t *testing.T) {
-	srv, err := netserver.New(netserver.Config{Machine: fakezk.Config{TickMillis: 100, SuperDigest: suiteSuperDigest}})
+	srv, err := netserver.New(netserver.Config{Machine: machine.Config{TickMillis: 100, SuperDigest: suiteSuperDigest}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,9 +11,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/zksim/zksim/internal/proto"
-
 	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/internal/wire"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -255,9 +254,9 @@ func (s *Server) failMulti(c *conn, req wire.Request, k int, code int32) bool {
 	return s.reply(c, req, rep)
 }
 
-// codeError is an error whose zkapi.Code is code.
+// codeError is an error whose proto.Code is code.
 func codeError(code int32) error {
-	if err := zkapi.ErrorForCode(code); zkapi.Code(err) == code {
+	if err := proto.ErrorForCode(code); proto.Code(err) == code {
 		return err
 	}
 	return &rawCode{code}

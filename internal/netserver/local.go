@@ -4,9 +4,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/zksim/zksim/internal/proto"
-
 	"github.com/zksim/zksim/internal/machine"
+	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/internal/wire"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -36,7 +35,7 @@ func (s *Server) local(c *conn, req wire.Request) bool {
 	case wire.RemoveWatches:
 		return s.removeWatches(c, req.Xid, l)
 	case wire.CheckWatches:
-		code = zkapi.Code(s.m.CheckWatches(c.session, l.Path, l.Type))
+		code = proto.Code(s.m.CheckWatches(c.session, l.Path, l.Type))
 	case wire.GetEphemerals:
 		body = wire.PathsResponse{Paths: s.ephemerals(c.session, l.Prefix)}
 	case wire.GetAllChildrenNumber:
@@ -128,7 +127,7 @@ func (s *Server) addWatch(c *conn, xid int32, l wire.AddWatch) bool {
 		s.drop(c)
 		return false
 	}
-	c.send(wire.AppendResponse(nil, xid, rep.Zxid, zkapi.Code(rep.Err), wire.IntResponse{}))
+	c.send(wire.AppendResponse(nil, xid, rep.Zxid, proto.Code(rep.Err), wire.IntResponse{}))
 	return true
 }
 
@@ -140,7 +139,7 @@ func (s *Server) removeWatches(c *conn, xid int32, l wire.RemoveWatches) bool {
 		s.drop(c)
 		return false
 	}
-	c.send(wire.AppendHeader(nil, xid, rep.Zxid, zkapi.Code(rep.Err)))
+	c.send(wire.AppendHeader(nil, xid, rep.Zxid, proto.Code(rep.Err)))
 	return true
 }
 
@@ -194,10 +193,10 @@ func walkInto(m *machine.Machine, path string, descend func(string) bool, f func
 // It checks: node missing -> READ, as getData does.
 func (s *Server) allChildrenNumber(c *conn, path string) (int32, wire.Response) {
 	if _, ok := s.stat(c, path); !ok {
-		return zkapi.Code(zkapi.ErrNoNode), nil
+		return proto.Code(zkapi.ErrNoNode), nil
 	}
 	if rep := s.m.Do(c.session, proto.GetData{Path: path}); rep.Err != nil {
-		return zkapi.Code(rep.Err), nil
+		return proto.Code(rep.Err), nil
 	}
 	n, _ := s.m.Descendants(path) // 0 if a lagging follower's node is gone from the leader
 	return 0, wire.IntResponse{N: n}
@@ -219,7 +218,7 @@ func (s *Server) multiRead(c *conn, l wire.MultiRead) (int32, wire.Response) {
 			rep = s.m.Do(c.session, proto.GetChildren{Path: op.Path})
 		}
 		res = append(res, wire.ReadResult{
-			Op: op.Op, Code: zkapi.Code(rep.Err), Data: rep.Data, Stat: rep.Stat, Children: rep.Children,
+			Op: op.Op, Code: proto.Code(rep.Err), Data: rep.Data, Stat: rep.Stat, Children: rep.Children,
 		})
 	}
 	return 0, wire.MultiReadResponse{Results: res}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/zksim/zksim/internal/proto"
 
-	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/wire"
 	"github.com/zksim/zksim/zkapi"
@@ -34,7 +33,7 @@ const (
 // returned connection's session under /bench/e.
 func benchServer(b *testing.B) (*Server, *conn) {
 	b.Helper()
-	s, err := New(Config{Machine: fakezk.Config{TickMillis: 1000}})
+	s, err := New(Config{Machine: machine.Config{TickMillis: 1000}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,10 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zksim/zksim/internal/proto"
-
-	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/internal/machine"
+	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/internal/wire"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -83,7 +81,7 @@ var localPrefixes = []string{"", "/", " / ", "/a", "/a/", "/a-", "/a/b", "/a/b/c
 // expiries, ticks and reaps, and after each compares getEphemerals,
 // getAllChildrenNumber, srvr, mntr and dump with the whole-tree walks.
 func TestLocal_AnswersMatchWalk(t *testing.T) {
-	s, err := New(Config{Machine: fakezk.Config{TickMillis: 1000, ExtendedTypes: true, Followers: 1}})
+	s, err := New(Config{Machine: machine.Config{TickMillis: 1000, ExtendedTypes: true, Followers: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +187,7 @@ func compareWithWalk(s *Server, observer int64, ids []int64) string {
 		}
 		want := fmt.Sprint(walkAllChildrenNumber(s, p))
 		if p == "/missing" {
-			want = fmt.Sprint(zkapi.Code(zkapi.ErrNoNode))
+			want = fmt.Sprint(proto.Code(zkapi.ErrNoNode))
 		}
 		if got != want {
 			return fmt.Sprintf("getAllChildrenNumber(%s) = %s, want %s", p, got, want)

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/netserver"
 )
@@ -21,7 +20,7 @@ import (
 func newEnsemble(t *testing.T, followers int, tickMs int64) (*netserver.Server, []string) {
 	t.Helper()
 	// Every four-letter word, as scripts/zk.sh's servers answer them.
-	return newEnsembleWith(t, netserver.Config{Machine: fakezk.Config{TickMillis: tickMs, Followers: followers}, FourLetterWords: []string{"*"}})
+	return newEnsembleWith(t, netserver.Config{Machine: machine.Config{TickMillis: tickMs, Followers: followers}, FourLetterWords: []string{"*"}})
 }
 
 // newEnsembleWith is newEnsemble with a whole Config.

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/netserver"
 	"github.com/zksim/zksim/internal/wire"
 	"github.com/zksim/zksim/internal/zktest"
@@ -409,7 +409,7 @@ func (c *rawConn) zxid(xid int32) (int64, [][]byte) {
 func newFake(t testing.TB, cfg netserver.Config) (*netserver.Server, string) {
 	t.Helper()
 	if cfg.Machine.TickMillis == 0 {
-		cfg.Machine = fakezk.Config{TickMillis: 500}
+		cfg.Machine = machine.Config{TickMillis: 500}
 	}
 	return zktest.ServeFake(t, cfg)
 }

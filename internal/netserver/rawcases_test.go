@@ -1,7 +1,7 @@
 package netserver_test
 
 import (
-	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/netserver"
 	"github.com/zksim/zksim/internal/wire"
 )
@@ -44,7 +44,7 @@ import (
 // real server: tickTime 500, so sessions of 1 to 10 s, and
 // 4lw.commands.whitelist=*.
 func serverConfig() netserver.Config {
-	return netserver.Config{Machine: fakezk.Config{TickMillis: 500, SortChildren: true}, FourLetterWords: []string{"*"}}
+	return netserver.Config{Machine: machine.Config{TickMillis: 500, SortChildren: true}, FourLetterWords: []string{"*"}}
 }
 
 // Shorthands for the cases' bytes.

@@ -3,7 +3,7 @@ package netserver_test
 import (
 	"testing"
 
-	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/netserver"
 	"github.com/zksim/zksim/internal/wire"
 	"github.com/zksim/zksim/internal/zktest"
@@ -27,7 +27,7 @@ const maxTTL = 1<<40 - 1
 
 // ttlServerConfig is serverConfig with extended types on.
 func ttlServerConfig() netserver.Config {
-	return netserver.Config{Machine: fakezk.Config{TickMillis: 500, SortChildren: true, ExtendedTypes: true}}
+	return netserver.Config{Machine: machine.Config{TickMillis: 500, SortChildren: true, ExtendedTypes: true}}
 }
 
 // TestRawDiffTTL_RealVsFake is TestRawDiff_RealVsFake for ttlCases on a

@@ -13,7 +13,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/netserver"
 	"github.com/zksim/zksim/internal/wire"
 )
@@ -198,7 +198,7 @@ func checkGolden(t *testing.T, got string) {
 
 func TestReconfig_Fake(t *testing.T) {
 	_, addrs := newEnsembleWith(t, netserver.Config{
-		Machine: fakezk.Config{TickMillis: 500, Followers: 2, EpochMillis: fakezk.DefaultEpochMillis, SuperDigest: suiteSuperDigest}, Reconfig: true,
+		Machine: machine.Config{TickMillis: 500, Followers: 2, EpochMillis: machine.DefaultEpochMillis, SuperDigest: suiteSuperDigest}, Reconfig: true,
 	})
 	checkGolden(t, strings.Join(reconfigScenario(t, connectOne(t, addrs[0])), "\n")+"\n")
 }
@@ -206,7 +206,7 @@ func TestReconfig_Fake(t *testing.T) {
 // TestReconfig_Disabled: without Config.Reconfig, as by default in 3.8,
 // reconfig is refused with ReconfigDisabled, even for the super user.
 func TestReconfig_Disabled(t *testing.T) {
-	_, addrs := newEnsembleWith(t, netserver.Config{Machine: fakezk.Config{TickMillis: 500, Followers: 2, SuperDigest: suiteSuperDigest}})
+	_, addrs := newEnsembleWith(t, netserver.Config{Machine: machine.Config{TickMillis: 500, Followers: 2, SuperDigest: suiteSuperDigest}})
 	c := connectOne(t, addrs[0])
 	if err := c.AddAuth("digest", []byte("super:test")); err != nil {
 		t.Fatal(err)
@@ -219,7 +219,7 @@ func TestReconfig_Disabled(t *testing.T) {
 // TestReconfig_Standalone: a standalone server with reconfigEnabled
 // answers Unimplemented, before checking the caller (measured on 3.8.0).
 func TestReconfig_Standalone(t *testing.T) {
-	_, addrs := newEnsembleWith(t, netserver.Config{Machine: fakezk.Config{TickMillis: 500, SuperDigest: suiteSuperDigest}, Reconfig: true})
+	_, addrs := newEnsembleWith(t, netserver.Config{Machine: machine.Config{TickMillis: 500, SuperDigest: suiteSuperDigest}, Reconfig: true})
 	c := connectOne(t, addrs[0])
 	if _, err := c.IncrementalReconfig(nil, []string{"9"}, -1); err == nil || !strings.Contains(err.Error(), "-6") {
 		t.Fatalf("reconfig on a standalone server: %v, want error -6 (Unimplemented)", err)
@@ -235,7 +235,7 @@ func TestReconfig_Standalone(t *testing.T) {
 // fields success at Z+4.
 func TestReconfig_RawFrames(t *testing.T) {
 	_, addrs := newEnsembleWith(t, netserver.Config{
-		Machine: fakezk.Config{TickMillis: 500, Followers: 2, SuperDigest: suiteSuperDigest}, Reconfig: true,
+		Machine: machine.Config{TickMillis: 500, Followers: 2, SuperDigest: suiteSuperDigest}, Reconfig: true,
 	})
 	c := dialRaw(t, addrs[0])
 	c.handshake(10000, 0, nil)

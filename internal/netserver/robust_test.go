@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/netserver"
 	"github.com/zksim/zksim/internal/wire"
 )
@@ -59,7 +59,7 @@ func serving(t *testing.T, addr string) {
 // freed slot serves again (NIOServerCnxnFactory.AcceptThread.doAccept).
 func TestServer_MaxClientCnxns(t *testing.T) {
 	checkLeaks(t)
-	_, addr := newFake(t, netserver.Config{Machine: fakezk.Config{TickMillis: 500}, MaxClientCnxns: 2})
+	_, addr := newFake(t, netserver.Config{Machine: machine.Config{TickMillis: 500}, MaxClientCnxns: 2})
 	a := dialRaw(t, addr)
 	a.handshake(4000, 0, nil)
 	b := dialRaw(t, addr) // sessionless connections count too

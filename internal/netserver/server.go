@@ -43,6 +43,7 @@ import (
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/internal/ctxcond"
 	"github.com/zksim/zksim/internal/machine"
+	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -51,7 +52,7 @@ type Config struct {
 	// Machine configures the fake ensemble. TickMillis is real time here:
 	// sessions negotiate timeouts of 2 to 20 ticks and expire on the tick
 	// after their client has been silent that long.
-	Machine fakezk.Config
+	Machine machine.Config
 	// MaxClientCnxns limits concurrent connections from one IP address,
 	// as ZooKeeper's maxClientCnxns: a connection beyond it is closed at
 	// once. Default 60; negative means no limit.
@@ -132,7 +133,7 @@ type Server struct {
 	bySession map[int64]*conn
 	perIP     map[string]int
 	rules     []rule // armed lose-reply and lose-request, oldest first
-	intercept fakezk.Interceptor
+	intercept Interceptor
 	delays    map[int64]watchDelay // watch delivery delay by session, 0: all
 	lastFault int                  // the last armed fault's id
 	abandoned map[int64]bool       // live sessions whose resumption is refused
@@ -621,10 +622,15 @@ func (s *Server) setDelay(id int64, d time.Duration) {
 	s.delays[id] = watchDelay{s.lastFault, d}
 }
 
+// Interceptor decides the fate of each request a client sends, as
+// fakezk's does, seeing the Machine (which it may change first: expire a
+// session, apply another session's request) and the request record.
+type Interceptor func(m *machine.Machine, session int64, req proto.Request) fakezk.Fault
+
 // Intercept installs f (nil removes it) to decide the fate of each request,
 // after the rules LoseReply and LoseRequest added. It runs with the server
 // locked and must not call the Server.
-func (s *Server) Intercept(f fakezk.Interceptor) {
+func (s *Server) Intercept(f Interceptor) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.intercept = f

@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/netserver"
+	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/internal/wire"
 	"github.com/zksim/zksim/internal/zktest"
 	"github.com/zksim/zksim/zkapi"
@@ -62,7 +63,7 @@ func testTTLExpires(t *testing.T, addr string) {
 // ExtendedTypes.
 func TestTTL_ServeDefaultsOff(t *testing.T) {
 	for _, ext := range []bool{false, true} {
-		_, addr := newFake(t, netserver.Config{Machine: fakezk.Config{TickMillis: 500, ExtendedTypes: ext}})
+		_, addr := newFake(t, netserver.Config{Machine: machine.Config{TickMillis: 500, ExtendedTypes: ext}})
 		ctx := zktest.Context(t, time.Minute)
 		conn := zktest.Dial(t, ctx, []string{addr}, gozk.Config{})
 		var ttl zkapi.TTLCreator = conn
@@ -77,5 +78,5 @@ func errorIs(err, want error) bool {
 	if want == nil {
 		return err == nil
 	}
-	return err != nil && zkapi.Code(err) == zkapi.Code(want)
+	return err != nil && proto.Code(err) == proto.Code(want)
 }

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/netserver"
 	"github.com/zksim/zksim/internal/wire"
 )
@@ -92,7 +92,7 @@ func TestServer_MaxSessionWatches(t *testing.T) {
 	checkLeaks(t)
 	var warned lines
 	srv, addr := newFake(t, netserver.Config{
-		Machine: fakezk.Config{TickMillis: 500}, MaxSessionWatches: 3, MaxWatches: -1, Warnf: warned.add,
+		Machine: machine.Config{TickMillis: 500}, MaxSessionWatches: 3, MaxWatches: -1, Warnf: warned.add,
 	})
 	a, b := newWatcher(t, addr), newWatcher(t, addr)
 	for _, p := range []string{"/a", "/b", "/c", "/a"} { // the second /a is held already
@@ -149,7 +149,7 @@ func (l *lines) all() []string {
 func TestServer_MaxWatches(t *testing.T) {
 	checkLeaks(t)
 	srv, addr := newFake(t, netserver.Config{
-		Machine: fakezk.Config{TickMillis: 500}, MaxSessionWatches: -1, MaxWatches: 4,
+		Machine: machine.Config{TickMillis: 500}, MaxSessionWatches: -1, MaxWatches: 4,
 	})
 	a, b := newWatcher(t, addr), newWatcher(t, addr)
 	for i := range 3 {
@@ -176,7 +176,7 @@ func TestServer_MaxWatches(t *testing.T) {
 func TestServer_WatchCapSetWatches(t *testing.T) {
 	checkLeaks(t)
 	srv, addr := newFake(t, netserver.Config{
-		Machine: fakezk.Config{TickMillis: 500}, MaxSessionWatches: 2, MaxWatches: -1,
+		Machine: machine.Config{TickMillis: 500}, MaxSessionWatches: 2, MaxWatches: -1,
 	})
 	a := newWatcher(t, addr)
 	set := func(paths ...string) func(int32) []byte {
@@ -203,7 +203,7 @@ func TestServer_WatchCapSetWatches(t *testing.T) {
 func TestServer_WatchedPathsPruned(t *testing.T) {
 	checkLeaks(t)
 	const paths = 3000
-	srv, addr := newFake(t, netserver.Config{Machine: fakezk.Config{TickMillis: 500}})
+	srv, addr := newFake(t, netserver.Config{Machine: machine.Config{TickMillis: 500}})
 	a, b := newWatcher(t, addr), newWatcher(t, addr)
 	for i := range paths {
 		a.watch(fmt.Sprintf("/n%d", i), true)

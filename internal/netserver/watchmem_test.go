@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/netserver"
 	"github.com/zksim/zksim/internal/wire"
 )
@@ -20,7 +20,7 @@ func BenchmarkServer_WatchMemory(b *testing.B) {
 	const sessions, each = 200, 5000
 	for b.Loop() {
 		base := heapInuse()
-		srv, err := netserver.New(netserver.Config{Machine: fakezk.Config{TickMillis: 2000}, MaxClientCnxns: -1})
+		srv, err := netserver.New(netserver.Config{Machine: machine.Config{TickMillis: 2000}, MaxClientCnxns: -1})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -228,7 +228,7 @@ func Paths(req Request) []string {
 	var ps []string
 	for _, op := range m.Ops {
 		if op != nil {
-			ps = append(ps, zkapi.OpPath(op))
+			ps = append(ps, OpPath(op))
 		}
 	}
 	return ps
@@ -352,7 +352,7 @@ func statString(s zkapi.Stat) string {
 		s.EphemeralOwner, s.DataLength, s.NumChildren)
 }
 
-// aclString renders an ACL as zkapi.ParseACL reads it.
+// aclString renders an ACL as ParseACL reads it.
 func aclString(acl []zkapi.ACL) string {
 	parts := make([]string, len(acl))
 	for i, a := range acl {

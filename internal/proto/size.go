@@ -39,7 +39,7 @@ func bodySize(req Request) int {
 	switch r := req.(type) {
 	case Create:
 		n := juteString(r.Path) + juteBytes(r.Data) + juteACLs(r.ACL) + juteInt
-		if r.Mode.IsTTL() { // a CreateTTLRequest: the ttl follows the flags
+		if IsTTL(r.Mode) { // a CreateTTLRequest: the ttl follows the flags
 			n += 2 * juteInt
 		}
 		return n

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/fakezk"
-	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/queue"
 	"github.com/zksim/zksim/zkapi"
 )
@@ -16,7 +15,7 @@ import (
 // right after a delete fails with connection loss: the session, and its
 // node, linger on the server until they expire.
 type closingConn struct {
-	*fakezk.Conn
+	fakezk.Conn
 }
 
 func (c closingConn) Delete(ctx context.Context, path string, version int32) error {
@@ -50,7 +49,7 @@ func TestLeave_ClosedWhileCutOff(t *testing.T) {
 		t.Fatalf("Leave = %v, want connection loss and ErrClosed", err)
 	}
 	var left bool
-	srv.Inspect(func(m *machine.Machine) { _, _, left = m.Node(p) })
+	srv.Inspect(func(m fakezk.State) { _, _, left = m.Node(p) })
 	if !left {
 		t.Fatal("the node is gone: the test shows nothing")
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/zksim/zksim/internal/proto"
-
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -174,7 +173,7 @@ func opRequest(op zkapi.Op) (Op, proto.Request, bool) {
 	switch o := op.(type) {
 	case zkapi.CreateOp:
 		c := proto.Create{Path: o.Path, Data: o.Data, Mode: o.Mode, TTLMillis: o.TTLMillis, ACL: o.ACL}
-		if o.Mode.IsTTL() {
+		if proto.IsTTL(o.Mode) {
 			return OpCreateTTL, c, true
 		}
 		return OpCreate, c, true

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/zksim/zksim/internal/proto"
-
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -379,7 +378,7 @@ func decodeCreate(r *reader, op Op) (proto.Create, int32) {
 	}
 	c.Mode = mode
 	switch {
-	case mode.IsTTL():
+	case proto.IsTTL(mode):
 		c.TTLMillis = ttl
 	case op == OpCreateContainer:
 		c.Mode = zkapi.Container
@@ -391,9 +390,9 @@ func decodeCreate(r *reader, op Op) (proto.Create, int32) {
 // a createTTL (ttlOp) of a mode that takes no TTL.
 func createMode(flags int32, ttlOp bool) (zkapi.CreateMode, int32) {
 	switch mode := zkapi.CreateMode(flags); {
-	case !mode.Valid():
+	case !proto.ValidMode(mode):
 		return 0, CodeBadArguments
-	case ttlOp && !mode.IsTTL():
+	case ttlOp && !proto.IsTTL(mode):
 		// EphemeralType.validateTTL refuses a ttl >= 0 with a plain mode.
 		// With a negative ttl the real 3.8.0 server logs a createTTL
 		// transaction that kills it when applied ("ttl must be
@@ -466,17 +465,17 @@ func decodeMultiCreate(r *reader, typ Op) (zkapi.Op, MultiOp, bool) {
 	ttl := int64(0)
 	if typ == OpCreateTTL {
 		ttl = r.int64("ttl")
-	} else if zkapi.CreateMode(flags).IsTTL() {
+	} else if proto.IsTTL(zkapi.CreateMode(flags)) {
 		return nil, MultiOp{}, false
 	}
 	info := MultiOp{Result: OpCreate}
 	mode, code := createMode(flags, false)
 	info.Code = code
 	op := zkapi.CreateOp{Path: path, Data: data, Mode: mode, ACL: acl}
-	if mode == zkapi.Container || mode.IsTTL() {
+	if mode == zkapi.Container || proto.IsTTL(mode) {
 		info.Result = OpCreate2
 	}
-	if mode.IsTTL() {
+	if proto.IsTTL(mode) {
 		op.TTLMillis = ttl
 	}
 	return op, info, true

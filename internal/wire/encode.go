@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/zksim/zksim/internal/proto"
-
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -143,7 +142,7 @@ func AppendReply(dst []byte, req Request, rep proto.Reply) []byte {
 		w.multi(req.MultiOps, rep.Results)
 		return w.end(start)
 	}
-	w.int32(zkapi.Code(rep.Err))
+	w.int32(proto.Code(rep.Err))
 	if rep.Err == nil {
 		w.body(req.Op, rep, req.NullPath)
 	}
@@ -199,7 +198,7 @@ func (w *writer) multi(ops []MultiOp, results []zkapi.OpResult) {
 	failed := slices.ContainsFunc(results, func(r zkapi.OpResult) bool { return r.Err != nil })
 	for i, res := range results {
 		if failed {
-			code := zkapi.Code(res.Err)
+			code := proto.Code(res.Err)
 			w.multiHeader(opError, code)
 			w.int32(code)
 			continue

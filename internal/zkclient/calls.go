@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/zksim/zksim/internal/proto"
-
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -25,8 +24,8 @@ type Calls struct{ T Transport }
 // is sent, as go-zookeeper's Create refuses it (ErrInvalidFlags): TTL
 // nodes go through CreateTTL.
 func (c Calls) Create(ctx context.Context, path string, data []byte, mode zkapi.CreateMode) (string, error) {
-	if mode.IsTTL() {
-		return "", zkapi.Wrap("create", path, fmt.Errorf("%w: mode %s needs CreateTTL", zkapi.ErrBadArguments, mode))
+	if proto.IsTTL(mode) {
+		return "", proto.Wrap("create", path, fmt.Errorf("%w: mode %s needs CreateTTL", zkapi.ErrBadArguments, mode))
 	}
 	r, _, err := c.T.Do(ctx, "create", path, proto.Create{Path: path, Data: data, Mode: mode})
 	return r.Path, err
@@ -35,8 +34,8 @@ func (c Calls) Create(ctx context.Context, path string, data []byte, mode zkapi.
 // CreateTTL implements zkapi.TTLCreator as go-zookeeper's CreateTTL does:
 // a mode other than a TTL mode is refused before anything is sent.
 func (c Calls) CreateTTL(ctx context.Context, path string, data []byte, mode zkapi.CreateMode, ttlMillis int64) (string, error) {
-	if !mode.IsTTL() {
-		return "", zkapi.Wrap("create", path, fmt.Errorf("%w: CreateTTL needs a TTL mode, not %s", zkapi.ErrBadArguments, mode))
+	if !proto.IsTTL(mode) {
+		return "", proto.Wrap("create", path, fmt.Errorf("%w: CreateTTL needs a TTL mode, not %s", zkapi.ErrBadArguments, mode))
 	}
 	r, _, err := c.T.Do(ctx, "create", path, proto.Create{Path: path, Data: data, Mode: mode, TTLMillis: ttlMillis})
 	return r.Path, err
@@ -101,7 +100,7 @@ func (c Calls) ChildrenW(ctx context.Context, path string) ([]string, zkapi.Stat
 func (c Calls) Multi(ctx context.Context, ops ...zkapi.Op) ([]zkapi.OpResult, error) {
 	path := ""
 	if len(ops) > 0 {
-		path = zkapi.OpPath(ops[0])
+		path = proto.OpPath(ops[0])
 	}
 	r, _, err := c.T.Do(ctx, "multi", path, proto.Multi{Ops: ops})
 	return r.Results, err

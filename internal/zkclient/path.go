@@ -6,7 +6,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/zksim/zksim/internal/proto"
-
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -18,7 +17,7 @@ func CheckPath(req proto.Request) error {
 		return nil
 	}
 	c, _ := req.(proto.Create) // only a create can be sequential
-	return clientCheckPath(p, c.Mode.IsSequential())
+	return clientCheckPath(p, proto.IsSequential(c.Mode))
 }
 
 // clientCheckPath is the check go-zookeeper v1.0.4 makes before sending any
@@ -121,9 +120,9 @@ func RefuseMultiCreates(req proto.Request) error {
 		switch {
 		case !ok:
 		case c.Mode == zkapi.Container:
-			return zkapi.Wrap("multi", c.Path, fmt.Errorf("op %d: %w: container create inside multi is not supported by go-zookeeper", i, zkapi.ErrBadArguments))
-		case c.Mode.IsTTL() || c.TTLMillis != 0:
-			return zkapi.Wrap("multi", c.Path, fmt.Errorf("op %d: %w: TTL create inside multi is not supported by go-zookeeper", i, zkapi.ErrBadArguments))
+			return proto.Wrap("multi", c.Path, fmt.Errorf("op %d: %w: container create inside multi is not supported by go-zookeeper", i, zkapi.ErrBadArguments))
+		case proto.IsTTL(c.Mode) || c.TTLMillis != 0:
+			return proto.Wrap("multi", c.Path, fmt.Errorf("op %d: %w: TTL create inside multi is not supported by go-zookeeper", i, zkapi.ErrBadArguments))
 		}
 	}
 	return nil

@@ -7,23 +7,24 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/zkapi"
 )
 
 // begin is the check every request makes before reaching go-zookeeper.
 func (c *Conn) begin(ctx context.Context, op, path string) error {
 	if err := ctx.Err(); err != nil {
-		return zkapi.Wrap(op, path, err)
+		return proto.Wrap(op, path, err)
 	}
 	if c.closing.Load() {
-		return zkapi.Wrap(op, path, zkapi.ErrClosed)
+		return proto.Wrap(op, path, zkapi.ErrClosed)
 	}
 	return nil
 }
 
 // fail maps and wraps the error of a go-zookeeper call.
 func (c *Conn) fail(op, path string, err error) error {
-	return zkapi.Wrap(op, path, mapError(err, c.closing.Load()))
+	return proto.Wrap(op, path, mapError(err, c.closing.Load()))
 }
 
 // createFlags returns go-zookeeper's flags for mode, or an error for a mode
@@ -60,7 +61,7 @@ func (c *Conn) create(ctx context.Context, path string, data []byte, mode zkapi.
 	}
 	flags, err := createFlags(mode)
 	if err != nil {
-		return "", zkapi.Wrap("create", path, err)
+		return "", proto.Wrap("create", path, err)
 	}
 	var name string
 	if mode == zkapi.Container {
@@ -83,7 +84,7 @@ func (c *Conn) CreateTTL(ctx context.Context, path string, data []byte, mode zka
 	}
 	flags, err := createFlags(mode)
 	if err != nil {
-		return "", zkapi.Wrap("create", path, err)
+		return "", proto.Wrap("create", path, err)
 	}
 	name, err := c.zc.CreateTTL(path, data, flags, openACL, time.Duration(ttlMillis)*time.Millisecond)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
 )
@@ -79,10 +80,10 @@ func isSequentialName(name, prefix string) bool {
 	return err == nil
 }
 
-// checkErr checks that err is an *zkapi.OpError for op and path wrapping want.
+// checkErr checks that err is an *proto.OpError for op and path wrapping want.
 func checkErr(t *testing.T, what string, err, want error, op, path string) {
 	t.Helper()
-	var opErr *zkapi.OpError
+	var opErr *proto.OpError
 	if !errors.Is(err, want) || !errors.As(err, &opErr) || opErr.Op != op || opErr.Path != path {
 		t.Errorf("%s: error %v, want %s %s wrapping %v", what, err, op, path, want)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -207,7 +208,7 @@ func (c *Conn) Close() error {
 		c.closeShim()
 	})
 	if closed {
-		return zkapi.Wrap("close", "", zkapi.ErrClosed)
+		return proto.Wrap("close", "", zkapi.ErrClosed)
 	}
 	return nil
 }
@@ -222,6 +223,7 @@ func (c *Conn) WaitSession(ctx context.Context, seq uint64) (zkapi.Session, erro
 }
 
 // ZK returns the underlying go-zookeeper connection, for what zkapi does not
-// cover (ACLs, auth). Closing it closes the Conn once go-zookeeper has
-// stopped; requests cut off before then may report ErrConnectionLoss.
+// cover (reconfig, the server it is connected to). Closing it closes the
+// Conn once go-zookeeper has stopped; requests cut off before then may
+// report ErrConnectionLoss.
 func (c *Conn) ZK() *zk.Conn { return c.zc }

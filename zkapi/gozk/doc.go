@@ -7,8 +7,8 @@
 // ways: create modes to flags (Container through CreateContainer), zk.Stat to
 // zkapi.Stat field by field, watch channels to zkapi.Watch values, zkapi ops
 // to go-zookeeper's Multi requests, and go-zookeeper's errors to zkapi's
-// sentinels. Every returned error is a *zkapi.OpError naming the operation
-// and path; errors.Is matches the zkapi sentinel and also the original
+// sentinels. Every returned error names the operation and path;
+// errors.Is matches the zkapi sentinel and also the original
 // go-zookeeper error, which stays visible in the message. Errors go-zookeeper
 // has no sentinel for (it reports them as "unknown error: <code>") are
 // mapped by their code; anything else is returned wrapped but unchanged.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -76,8 +77,8 @@ func codeError(err error) error {
 	if _, scanErr := fmt.Sscanf(err.Error(), "unknown error: %d", &code); scanErr != nil {
 		return nil
 	}
-	s := zkapi.ErrorForCode(code)
-	if code == -1 || zkapi.Code(s) != code {
+	s := proto.ErrorForCode(code)
+	if code == -1 || proto.Code(s) != code {
 		return nil // SystemError, or a code zkapi has no sentinel for either
 	}
 	return s

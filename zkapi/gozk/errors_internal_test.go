@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -77,8 +78,8 @@ func TestMapError_Table(t *testing.T) {
 			if !errors.Is(got, tt.want) {
 				t.Errorf("mapError(%v) = %v, want errors.Is %v", tt.in, got, tt.want)
 			}
-			if s := zkapi.Sentinel(got); s != tt.want {
-				t.Errorf("zkapi.Sentinel(%v) = %v, want %v", got, s, tt.want)
+			if s := proto.Sentinel(got); s != tt.want {
+				t.Errorf("proto.Sentinel(%v) = %v, want %v", got, s, tt.want)
 			}
 			if b := bareError(tt.in); !tt.closing && b != tt.want {
 				t.Errorf("bareError(%v) = %v, want %v", tt.in, b, tt.want)
@@ -97,7 +98,7 @@ func TestMapError_Nil(t *testing.T) {
 }
 
 func TestMapError_MessageKeepsOriginal(t *testing.T) {
-	err := zkapi.Wrap("create", "/a", mapError(zk.ErrNodeExists, false))
+	err := proto.Wrap("create", "/a", mapError(zk.ErrNodeExists, false))
 	const want = "create /a: zkapi: node already exists (zk: node already exists)"
 	if err.Error() != want {
 		t.Errorf("got %q, want %q", err, want)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -30,7 +31,7 @@ func (c *Conn) Multi(ctx context.Context, ops ...zkapi.Op) ([]zkapi.OpResult, er
 	for i, op := range ops {
 		req, err := multiRequest(op)
 		if err != nil {
-			return nil, zkapi.Wrap("multi", opPath(op), fmt.Errorf("op %d: %w", i, err))
+			return nil, proto.Wrap("multi", opPath(op), fmt.Errorf("op %d: %w", i, err))
 		}
 		reqs[i] = req
 	}
@@ -46,7 +47,7 @@ func multiRequest(op zkapi.Op) (any, error) {
 		if o.Mode == zkapi.Container {
 			return nil, fmt.Errorf("%w: container create inside multi is not supported by go-zookeeper", zkapi.ErrBadArguments)
 		}
-		if o.Mode.IsTTL() || o.TTLMillis != 0 {
+		if proto.IsTTL(o.Mode) || o.TTLMillis != 0 {
 			// go-zookeeper's Multi takes no CreateTTLRequest, and a TTL
 			// flag under a create header makes 3.8.0 fail the whole multi
 			// as unreadable (raw case "multi with a TTL mode under a
@@ -95,7 +96,7 @@ func derefOp(op zkapi.Op) zkapi.Op {
 }
 
 // opPath names an op's path; ops may be given by pointer.
-func opPath(op zkapi.Op) string { return zkapi.OpPath(derefOp(op)) }
+func opPath(op zkapi.Op) string { return proto.OpPath(derefOp(op)) }
 
 // multiResults converts go-zookeeper's answer. An op error inside the
 // results is the Multi's error even if go-zookeeper returned none (v1.0.4
@@ -108,7 +109,7 @@ func (c *Conn) multiResults(ops []zkapi.Op, res []zk.MultiResponse, err error) (
 		return nil, c.fail("multi", "", err)
 	}
 	if len(res) != len(ops) {
-		return nil, zkapi.Wrap("multi", "", fmt.Errorf("%w: %d results for %d ops", zkapi.ErrMarshalling, len(res), len(ops)))
+		return nil, proto.Wrap("multi", "", fmt.Errorf("%w: %d results for %d ops", zkapi.ErrMarshalling, len(res), len(ops)))
 	}
 	out := make([]zkapi.OpResult, len(res))
 	failed := -1

@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zksim/zksim/internal/proto"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -62,7 +63,7 @@ func TestMultiResults_Failure(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("results = %v, want %v", got, want)
 	}
-	var opErr *zkapi.OpError
+	var opErr *proto.OpError
 	if !errors.As(err, &opErr) || opErr.Path != "/a" || !errors.Is(err, zkapi.ErrNodeExists) {
 		t.Errorf("error = %v, want multi /a wrapping ErrNodeExists", err)
 	}

@@ -320,10 +320,10 @@ func (c *Conn) AddWatch(ctx context.Context, path string, recursive bool) (zkapi
 		return nil, err
 	}
 	if c.shim == nil {
-		return nil, zkapi.Wrap("addwatch", path, fmt.Errorf("%w: a Conn made by FromConn cannot send addWatch through go-zookeeper v1.0.4", zkapi.ErrUnimplemented))
+		return nil, proto.Wrap("addwatch", path, fmt.Errorf("%w: a Conn made by FromConn cannot send addWatch through go-zookeeper v1.0.4", zkapi.ErrUnimplemented))
 	}
 	if err := checkPath(path); err != nil {
-		return nil, zkapi.Wrap("addwatch", path, err)
+		return nil, proto.Wrap("addwatch", path, err)
 	}
 	s := c.shim
 	p := &pwatch{s: s, key: watchKey{path, recursive}, changed: make(chan struct{})}
@@ -332,13 +332,13 @@ func (c *Conn) AddWatch(ctx context.Context, path string, recursive bool) (zkapi
 		s.watches[p.key] = append(s.watches[p.key], p)
 	})
 	if err == nil && code != 0 {
-		err = zkapi.ErrorForCode(code)
+		err = proto.ErrorForCode(code)
 	}
 	if err != nil {
 		s.mu.Lock()
 		s.unregister(p)
 		s.mu.Unlock()
-		return nil, zkapi.Wrap("addwatch", path, err)
+		return nil, proto.Wrap("addwatch", path, err)
 	}
 	return p, nil
 }
@@ -420,7 +420,7 @@ func (p *pwatch) Next(ctx context.Context) (zkapi.Event, error) {
 // Remove implements zkapi.PersistentWatch.
 func (p *pwatch) Remove(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
-		return zkapi.Wrap("removewatches", p.key.path, err)
+		return proto.Wrap("removewatches", p.key.path, err)
 	}
 	s := p.s
 	s.mu.Lock()
@@ -436,8 +436,8 @@ func (p *pwatch) Remove(ctx context.Context) error {
 	s.mu.Unlock()
 	rw := proto.RemoveWatches{Path: p.key.path, Type: proto.WatcherAny}
 	code, err := s.send(wire.OpRemoveWatches, rw, func() {})
-	if err == nil && code != 0 && code != zkapi.Code(zkapi.ErrNoWatcher) {
-		err = zkapi.ErrorForCode(code)
+	if err == nil && code != 0 && code != proto.Code(zkapi.ErrNoWatcher) {
+		err = proto.ErrorForCode(code)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -445,7 +445,7 @@ func (p *pwatch) Remove(ctx context.Context) error {
 		if p.end == nil { // not removed: it still watches
 			s.watches[p.key] = append(s.watches[p.key], p)
 		}
-		return zkapi.Wrap("removewatches", p.key.path, err)
+		return proto.Wrap("removewatches", p.key.path, err)
 	}
 	p.finish(zkapi.ErrNoWatcher)
 	return nil

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zksim/zksim/fakezk"
+	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/netserver"
 	"github.com/zksim/zksim/internal/zktest"
 	"github.com/zksim/zksim/zkapi"
@@ -19,7 +19,7 @@ import (
 // addWatch, and the adapter's shim must work on both.
 func persistentTargets(t *testing.T, f func(t *testing.T, servers []string)) {
 	t.Run("serve", func(t *testing.T) {
-		_, addr := zktest.ServeFake(t, netserver.Config{Machine: fakezk.Config{TickMillis: 500}})
+		_, addr := zktest.ServeFake(t, netserver.Config{Machine: machine.Config{TickMillis: 500}})
 		f(t, []string{addr})
 	})
 	t.Run("real", func(t *testing.T) { f(t, standalone(t)) })
