@@ -155,8 +155,10 @@ go test -race -count=1 -timeout "$race_timeout" -skip '^TestSuite_Serve$' ./...
 run_long_tests
 go test -count=1 -timeout 20m -run '^TestSuite_Serve$' ./internal/kazoosuite ./internal/gozksuite
 # Tests left out of -race builds, for a race inside go-zookeeper v1.0.4
-# (see internal/conformance: differential_serve_test.go, skipUnderRace).
+# (see internal/conformance: differential_serve_test.go, skipUnderRace;
+# cmd/zksim: serve_watch_test.go).
 go test -count=1 -timeout 10m -run '^(TestDifferential_Serve|TestConformance_Serve|TestConformance_Real|TestDifferential_Real|TestRegister_RealLinearizable)$' ./internal/conformance
+go test -count=1 -timeout 5m -run '^TestServe_MaxSessionWatches$' ./cmd/zksim
 
 # The main job, the herd demonstration and the quick benchmark report, as
 # the README gives them, run beside the two client suites on the real

@@ -36,7 +36,14 @@ func TestServe_WatchCapFlags(t *testing.T) {
 // reconnects to its session with the watches it held (which still fire),
 // and serve prints, without -v, a line naming the session, the cap and
 // the flag to raise it.
+//
+// go-zookeeper v1.0.4 races on its lastZxid when it resends watches on
+// a reconnect (sendSetWatches beside recvLoop), which this test forces:
+// scripts/test.sh runs it again without -race.
 func TestServe_MaxSessionWatches(t *testing.T) {
+	if raceEnabled {
+		t.Skip("go-zookeeper v1.0.4 races on lastZxid when it resends watches; scripts/test.sh runs this without -race")
+	}
 	lines, stop := startServe(t, "-tick", "200", "-max-session-watches", "2")
 	conn, _, err := zk.Connect([]string{lines["leader"]}, 4*time.Second, zk.WithLogger(quiet{}))
 	if err != nil {
