@@ -53,7 +53,8 @@
 // # Exit codes
 //
 // Each means one thing: 0 no violation, 1 a violation (or merge missing a
-// shard), 2 usage error, 3 could not run (servers unreachable, a report
+// shard), 2 usage error, 3 could not run (servers unreachable or, for
+// -ensemble, not starting; a report
 // lost after the run), 130 a run stopped by Ctrl-C or SIGTERM before it
 // saw any violation, its reports written. A usage error is decided before
 // anything runs: every flag is checked against its range, input the run

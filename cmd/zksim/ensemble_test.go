@@ -47,13 +47,16 @@ func TestRunEnsemble_BadInput(t *testing.T) {
 	}
 }
 
-// Ctrl-C in the middle of a run on a standalone server it started: the
-// run stops with exit 130 (ExitInterrupted) and no server of it is
-// left running. TestRunEnsemble_SignalsStopEveryServer does the same
-// for three servers and SIGTERM too (a long test).
+// Ctrl-C in the middle of a run on a standalone server it started, and
+// while it starts the server: the run stops with exit 130
+// (ExitInterrupted) and no server or file of it is left.
+// TestRunEnsemble_SignalsStopEveryServer does the same for three
+// servers, SIGTERM and SIGKILL too (a long test).
 func TestRunEnsemble_CtrlCStopsTheServer(t *testing.T) {
 	skipWithoutZooKeeper(t)
-	signalMidRun(t, []string{"run", "-ensemble", "1", "-clients", "2", "-acquisitions", "100"}, syscall.SIGINT)
+	args := []string{"run", "-ensemble", "1", "-clients", "2", "-acquisitions", "100"}
+	t.Run("running", func(t *testing.T) { signalAt(t, args, midRun, syscall.SIGINT) })
+	t.Run("starting", func(t *testing.T) { signalAt(t, args, "starting 1 ZooKeeper server(s)", syscall.SIGINT) })
 }
 
 // The README's command that runs a recipe on a real 3-node ensemble,
@@ -76,7 +79,7 @@ func TestRunEnsemble_SignalsStopEveryServer(t *testing.T) {
 	}
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL} {
 		t.Run(sig.String(), func(t *testing.T) {
-			signalMidRun(t, append(append([]string{"run"}, args...), "-acquisitions", "100"), sig)
+			signalAt(t, append(append([]string{"run"}, args...), "-acquisitions", "100"), midRun, sig)
 		})
 	}
 }
@@ -88,36 +91,44 @@ func skipWithoutZooKeeper(t *testing.T) {
 	}
 }
 
-// signalMidRun runs the zksim binary with args and its temporary
-// directory in a directory of the test's, sends sig once the run's
-// header says the servers serve and the workload starts, and checks
-// the exit code and that no process or file of the run is left.
-func signalMidRun(t *testing.T, args []string, sig syscall.Signal) {
+// midRun is in the run's header, printed once the servers serve, as
+// the workload starts.
+const midRun = " on real servers 127.0.0.1:"
+
+// signalAt runs the zksim binary with args and its temporary directory
+// in a directory of the test's, sends sig once a line of its output
+// (stdout or stderr) holds marker, and checks the exit code and that no
+// process or file of the run is left.
+func signalAt(t *testing.T, args []string, marker string, sig syscall.Signal) {
 	bin := zksimBinary(t)
 	tmp := t.TempDir()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	out, err := cmd.StdoutPipe()
+	pr, pw, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.Stdout, cmd.Stderr = pw, pw
+	err = cmd.Start()
+	pw.Close()
+	if err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
 	header := make(chan bool, 1)
+	var output bytes.Buffer // written by the goroutine until done
 	go func() {
-		sc := bufio.NewScanner(out)
+		sc := bufio.NewScanner(pr)
 		seen := false
 		for sc.Scan() {
-			if !seen && strings.Contains(sc.Text(), " on real servers 127.0.0.1:") {
+			output.WriteString(sc.Text() + "\n")
+			if !seen && strings.Contains(sc.Text(), marker) {
 				seen = true
 				header <- true
 			}
 		}
 		close(header)
+		pr.Close()
 		done <- cmd.Wait()
 	}()
 	defer func() {
@@ -127,10 +138,10 @@ func signalMidRun(t *testing.T, args []string, sig syscall.Signal) {
 	select {
 	case ok := <-header:
 		if !ok {
-			t.Fatalf("zksim %v ended before its header:\n%s", args, errb.String())
+			t.Fatalf("zksim %v ended before printing %q:\n%s", args, marker, output.String()) // written before the close
 		}
 	case <-time.After(2 * time.Minute):
-		t.Fatalf("zksim %v: no header after 2 minutes:\n%s", args, errb.String())
+		t.Fatalf("zksim %v: no %q after 2 minutes", args, marker)
 	}
 	if err := cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
@@ -139,7 +150,7 @@ func signalMidRun(t *testing.T, args []string, sig syscall.Signal) {
 	select {
 	case err := <-done:
 		if sig != syscall.SIGKILL && (!errors.As(err, &exit) || exit.ExitCode() != simcli.ExitInterrupted) {
-			t.Errorf("zksim %v after %v: %v, want exit %d\n%s", args, sig, err, simcli.ExitInterrupted, errb.String())
+			t.Errorf("zksim %v after %v: %v, want exit %d\n%s", args, sig, err, simcli.ExitInterrupted, output.String())
 		}
 		done <- err
 	case <-time.After(time.Minute):

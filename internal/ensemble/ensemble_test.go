@@ -283,7 +283,10 @@ func TestEnsemble_ThreeMembers(t *testing.T) {
 	longtest.Skip(t)
 	dir := t.TempDir()
 	e := start(t, ensemble.Options{N: 3, Dir: dir})
-	ctx := t.Context()
+	// A bound on every wait below, so that a broken Pause or Leader fails
+	// the test rather than hanging it.
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
 	if e.Len() != 3 || len(e.Addrs()) != 3 {
 		t.Fatalf("Len %d, Addrs %v", e.Len(), e.Addrs())
 	}
