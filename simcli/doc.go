@@ -53,12 +53,13 @@
 // # Exit codes
 //
 // Each means one thing: 0 no violation, 1 a violation (or merge missing a
-// shard), 2 usage error, 3 could not run (servers unreachable, a report
-// lost after the run), 130 a run stopped by Ctrl-C or SIGTERM before it
-// saw any violation, its reports written. A usage error is decided before
-// anything runs: every flag is checked against its range, input the run
-// would ignore is refused (a fault kind named twice, -read without
-// reads), the -summary, -junit and -out paths are checked writable, and
-// then the run's configuration and workload against the library's
-// (harness.Validate), so that nothing the library would refuse starts.
+// shard), 2 usage error, 3 could not run (servers unreachable or, for
+// -ensemble, not starting; a report lost after the run), 130 a run
+// stopped by Ctrl-C or SIGTERM before it saw any violation, its reports
+// written. A usage error is decided before anything runs: every flag is
+// checked against its range, input the run would ignore is refused (a
+// fault kind named twice, -read without reads), the -summary, -junit and
+// -out paths are checked writable, and then the run's configuration
+// and workload against the library's (harness.Validate), so that
+// nothing the library would refuse starts.
 package simcli

@@ -16,6 +16,7 @@ import (
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/expire"
 	"github.com/zksim/zksim/internal/checkers"
+	"github.com/zksim/zksim/internal/ensemble"
 	"github.com/zksim/zksim/internal/ztree"
 	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/recipe"
@@ -31,6 +32,7 @@ import (
 type realRun struct {
 	rc      runConfig
 	capture *expire.Capture
+	members ensemble.Members // -ensemble's servers, for process faults; nil with -servers
 
 	clock    atomic.Int64
 	holdSeq  atomic.Int64 // holds begun, for choosing which to expire

@@ -49,6 +49,7 @@ type runConfig struct {
 	verbosity int            // -q -1: the verdict alone; -v 1: a line per failing schedule too
 	view      traceview.View // how traces are shown (-view)
 	servers   []string       // real servers: no simulation
+	ensemble  int            // -ensemble: servers to start for the real run; 0 none
 	bounds    sim.Bounds     // -strategy exhaustive
 }
 
@@ -89,7 +90,7 @@ var simOnly = []string{"strategy", "schedules", "parallel", "shard", "summary", 
 // lockOnly are the run flags that mean nothing to a Subject other than a
 // lock recipe's: it makes no read or timed acquisitions, writes no fenced
 // resource, and has not been taken to real servers.
-var lockOnly = []string{"read", "deadline-ticks", "deadline-percent", "unfenced", "sequence-start", "overflow", "servers"}
+var lockOnly = []string{"read", "deadline-ticks", "deadline-percent", "unfenced", "sequence-start", "overflow", "servers", "ensemble"}
 
 // singleRefused are the flags that mean nothing to a Subject whose
 // clients each do one thing (a Shape without a Unit: the single barrier)
@@ -126,6 +127,7 @@ SIGTERM before any violation.
 type runFlags struct {
 	recipe, faults, strategy, shard, servers, overflow, out, summary *string
 	clients, acq, read, schedules, parallel, followers, deadline     *int
+	ensemble                                                         *int
 	deadlinePct, deviations, depth, earlyTicks, maxStates            *int
 	sequenceStart                                                    *int64
 	seed                                                             *uint64
@@ -164,6 +166,7 @@ func (c *CLI) runFlags(fs *flag.FlagSet) runFlags {
 		deadlinePct:   fs.Int("deadline-percent", 50, "percent of acquisitions with a deadline (0-100); the others wait as long as it takes"),
 		unfenced:      fs.Bool("unfenced", false, "write the resource with a plain set even when the lock can fence the write"),
 		servers:       fs.String("servers", "", "run on real ZooKeeper servers host:port,... instead (faults: none or expire=N; no simulation-only flags)"),
+		ensemble:      fs.Int("ensemble", 0, "start N real ZooKeeper servers (1: standalone; 1-9) from the installed ZooKeeper on free loopback ports, run on them as -servers does, and stop them at the end whatever happens"),
 		deviations:    fs.Int("deviations", 2, "exhaustive: choices that differ from the default schedule (a fault, an early tick, a client run ahead of a lower-numbered one), at most; -1: no bound"),
 		depth:         fs.Int("depth", 0, "exhaustive: choices per schedule, at most; 0: no bound"),
 		earlyTicks:    fs.Int("early-ticks", -1, "exhaustive: early ticks (time passing while other events could happen, so that a timer fires while a client is between two requests), at most, each also a deviation; -1: no bound of their own under a -deviations bound, 2 without one; 0: none (timers fire only when nothing else can happen: not exhaustive for timers)"),
@@ -221,7 +224,7 @@ func (c *CLI) newRunConfig(f runFlags, set map[string]bool) (runConfig, error) {
 			return runConfig{}, err
 		}
 	}
-	if *f.servers != "" {
+	if *f.servers != "" || set["ensemble"] {
 		return rc, rc.realConfig(f, set)
 	}
 	err := rc.simConfig(f, set)
@@ -335,11 +338,14 @@ func (rc *runConfig) checkRead(set map[string]bool) error {
 
 // realConfig refuses what real servers cannot do.
 func (rc *runConfig) realConfig(f runFlags, set map[string]bool) error {
-	if err := refuse(simOnly, set, "for simulated runs only, not with -servers"); err != nil {
+	if err := rc.ensembleConfig(f, set); err != nil {
+		return err
+	}
+	if err := refuse(simOnly, set, "for simulated runs only, not with -"+rc.realFlag()); err != nil {
 		return err
 	}
 	expire, err := parseRealFaults(*f.faults)
-	rc.expire, rc.servers = expire, strings.Split(*f.servers, ",")
+	rc.expire = expire
 	rc.plan = plan{seed: *f.seed, shards: 1}
 	if errors.Is(err, errEmptyFaults) {
 		return err
@@ -502,8 +508,8 @@ func (c *CLI) runRun(args []string, stdout, stderr io.Writer) int {
 		// systematic search, whose visited set is a large live heap.)
 		defer debug.SetGCPercent(debug.SetGCPercent(400))
 	}
-	if rc.servers != nil {
-		return (&realRun{rc: rc}).run(ctx, stdout, stderr)
+	if rc.servers != nil || rc.ensemble > 0 {
+		return rc.runReal(ctx, stdout, stderr)
 	}
 	rc.ci = newCIOutput(stdout, rc.asJSON, rc.junit)
 	text := stdout

@@ -102,8 +102,8 @@ func TestDocs_RunCommands(t *testing.T) {
 	n := 0
 	for _, line := range docCommands(t, "go run ./cmd/zksim run ") {
 		cmd := line.text
-		if strings.Contains(cmd, "-servers") {
-			continue
+		if strings.Contains(cmd, "-servers") || strings.Contains(cmd, "-ensemble") {
+			continue // real servers: TestRunReal_*, TestRunEnsemble_*
 		}
 		cmd, _, _ = strings.Cut(cmd, "#")
 		cmd, _, _ = strings.Cut(cmd, ">") // stdout goes to the test's discard
