@@ -25,6 +25,14 @@ func QueueHerd(ops []linearize.QueueOp) []check.Violation {
 	if herd == nil {
 		return nil
 	}
+	if len(herd) < 2 {
+		// No other wake-up competes with it: no recorded change could
+		// have fired its watch, so the history misses one.
+		w := herd[0]
+		return []check.Violation{{Class: check.Undecided, Detail: fmt.Sprintf(
+			"c%d woken by %s at %d, and no recorded change could have fired its watch: the history misses a change",
+			w.Client+1, w.Node, w.Return)}}
+	}
 	clients := make([]int, len(herd))
 	var chain []check.Link
 	for i, w := range herd {

@@ -65,7 +65,7 @@ func (c *conn) Exists(ctx context.Context, path string) (zkapi.Stat, bool, error
 func (c *conn) ExistsW(ctx context.Context, path string) (zkapi.Stat, bool, zkapi.Watch, error) {
 	id := c.call("existsw", path, 0, nil)
 	st, ok, w, err := c.c.ExistsW(ctx, path)
-	return st, ok, c.ret(id, "existsw", path, "", nil, err, w), err
+	return st, ok, c.ret(id, "existsw", path, existed(ok), nil, err, w), err
 }
 
 func (c *conn) Get(ctx context.Context, path string) ([]byte, zkapi.Stat, error) {
@@ -78,7 +78,7 @@ func (c *conn) Get(ctx context.Context, path string) ([]byte, zkapi.Stat, error)
 func (c *conn) GetW(ctx context.Context, path string) ([]byte, zkapi.Stat, zkapi.Watch, error) {
 	id := c.call("getw", path, 0, nil)
 	data, st, w, err := c.c.GetW(ctx, path)
-	return data, st, c.ret(id, "getw", path, "", nil, err, w), err
+	return data, st, c.ret(id, "getw", path, existed(err == nil), nil, err, w), err
 }
 
 func (c *conn) Set(ctx context.Context, path string, data []byte, version int32) (zkapi.Stat, error) {
@@ -137,6 +137,15 @@ func (c *conn) Close() error {
 	err := c.c.Close()
 	c.ret(id, "close", "", "", nil, err, nil)
 	return err
+}
+
+// existed is the Result of a watch-setting read of a node: "exists" if
+// the node was there.
+func existed(ok bool) string {
+	if ok {
+		return "exists"
+	}
+	return ""
 }
 
 // watch is a recording zkapi.Watch.

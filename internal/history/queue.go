@@ -11,6 +11,9 @@ import (
 	"github.com/zksim/zksim/zkapi"
 )
 
+// errUnreturned is the outcome of a call that never returned.
+var errUnreturned = errors.New("history: the call never returned")
+
 // open is the Return of an operation that may take effect at any time
 // after its call: its reply was lost, or its session's end was never
 // seen.
@@ -67,6 +70,7 @@ type clientState struct {
 	nodes                    []ephemeral // its ephemeral queue nodes believed to exist
 	pending                  int         // the op index of its last reader wake-up not yet known to proceed; -1: none
 	woken                    map[int]bool
+	lastWrite                int64 // the call of its latest write that succeeded
 	// alive is, per session, the call of its latest request that
 	// succeeded: the server served it, so the session, and its
 	// ephemeral nodes, lived until at least then.
@@ -102,7 +106,11 @@ func (b *builder) entry(e Entry) {
 			c.alive[e.Session.ID] = max(c.alive[e.Session.ID], call.At)
 		}
 		if e.Watch > 0 {
-			b.watches[e.Watch] = Entry{At: call.At, Session: call.Session, Result: strconv.FormatInt(e.At, 10)}
+			b.watches[e.Watch] = Entry{At: c.lastWrite, ID: int(e.At), Session: call.Session, Op: call.Op, Path: call.Path,
+				Names: e.Names, Result: e.Result}
+		}
+		if e.Err == nil && slices.Contains([]string{"create", "delete", "set", "multi"}, call.Op) {
+			c.lastWrite = call.At
 		}
 		b.returned(call, e, c)
 	case Wait:
@@ -147,7 +155,7 @@ func (b *builder) sessionEnds(e Entry, c *clientState) {
 			return false
 		}
 		b.ops = append(b.ops, linearize.QueueOp{Kind: linearize.Dequeue, Client: e.Client, Node: n.path,
-			GiveUp: !c.holding, Call: c.lived(n), Return: e.At})
+			GiveUp: !c.holding, Maybe: true, Call: c.lived(n), Return: e.At})
 		return true
 	})
 }
@@ -211,7 +219,7 @@ func (b *builder) remove(call, e Entry, c *clientState, path string, err error) 
 		ret = open
 	}
 	b.ops = append(b.ops, linearize.QueueOp{Kind: linearize.Dequeue, Client: e.Client, Node: path,
-		GiveUp: !c.holding, Call: call.At, Return: ret})
+		GiveUp: !c.holding, Maybe: err != nil, Call: call.At, Return: ret})
 	if err == nil {
 		for _, other := range b.clients {
 			other.nodes = slices.DeleteFunc(other.nodes, func(n ephemeral) bool { return n.path == path })
@@ -236,10 +244,10 @@ func (b *builder) woken(e Entry, c *clientState) {
 	if !relevant || set.Session.ID != e.Session.ID {
 		return
 	}
-	setAt, _ := strconv.ParseInt(set.Result, 10, 64)
 	op := linearize.QueueOp{Kind: linearize.Wake, Client: e.Client, Node: ev.Path, Child: child,
 		Reader: c.acquiring && c.read, Replaced: c.acquiring && c.session != e.Session.ID,
-		Call: set.At, Set: setAt, Return: e.At}
+		Call: set.At, Set: int64(set.ID), Return: e.At}
+	op.Looked, op.Saw = saw(set, ev)
 	b.ops = append(b.ops, op)
 	switch {
 	case op.Reader:
@@ -247,6 +255,27 @@ func (b *builder) woken(e Entry, c *clientState) {
 	default:
 		c.pending = -1
 	}
+}
+
+// saw is what the watch-setting call set saw of the queue the event is
+// about: for a child watch the directory's children, for a node watch
+// the node if it existed. A watch set by another call than the event
+// says (a child event of a node watch) saw nothing known.
+func saw(set Entry, ev zkapi.Event) (bool, []string) {
+	switch {
+	case ev.Type == zkapi.EventNodeChildrenChanged && set.Op == "childrenw" && set.Path == ev.Path:
+		names := make([]string, len(set.Names))
+		for i, n := range set.Names {
+			names[i] = pathpkg.Join(set.Path, n)
+		}
+		return true, names
+	case ev.Type != zkapi.EventNodeChildrenChanged && set.Op != "childrenw" && set.Path == ev.Path:
+		if set.Result == "exists" {
+			return true, []string{set.Path}
+		}
+		return true, nil
+	}
+	return false, nil
 }
 
 // finish leaves open the end of every ephemeral node whose session's end
@@ -262,12 +291,56 @@ func (b *builder) finish() {
 		c := b.clients[i]
 		for _, n := range c.nodes {
 			b.ops = append(b.ops, linearize.QueueOp{Kind: linearize.Dequeue, Client: i, Node: n.path,
-				GiveUp: !c.holding, Call: c.lived(n), Return: open})
+				GiveUp: !c.holding, Maybe: true, Call: c.lived(n), Return: open})
 		}
 		b.proceeded(c)
 	}
+	b.unreturned()
 	b.resolveLost()
 	b.tighten()
+	b.knownOnly()
+	b.ops = slices.DeleteFunc(b.ops, b.uncaused)
+}
+
+// unreturned takes the calls that never returned (their client stopped)
+// as calls whose reply was lost.
+func (b *builder) unreturned() {
+	ids := make([]int, 0, len(b.calls))
+	for id := range b.calls {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		call := b.calls[id]
+		e := Entry{At: open, Client: call.Client, Err: errUnreturned, Session: call.Session}
+		b.returned(call, e, b.client(call.Client))
+	}
+}
+
+// uncaused says whether op is a wake-up about a node no change of the
+// history touches: made and removed outside it, it cannot be judged.
+func (b *builder) uncaused(op linearize.QueueOp) bool {
+	return op.Kind == linearize.Wake && !op.Child && !slices.ContainsFunc(b.ops, func(o linearize.QueueOp) bool {
+		return o.Kind != linearize.Wake && o.Node == op.Node
+	})
+}
+
+// knownOnly leaves out of what each wake-up's watch-setting call saw the
+// nodes no Enqueue names (made outside the history), and sorts it.
+func (b *builder) knownOnly() {
+	known := map[string]bool{}
+	for _, op := range b.ops {
+		if op.Kind == linearize.Enqueue {
+			known[op.Node] = true
+		}
+	}
+	for i, op := range b.ops {
+		if op.Kind == linearize.Wake && op.Looked {
+			saw := slices.DeleteFunc(slices.Clone(op.Saw), func(n string) bool { return !known[n] })
+			slices.Sort(saw)
+			b.ops[i].Saw = slices.Compact(saw)
+		}
+	}
 }
 
 // queued says whether path is a child of one of the queue directories.
@@ -308,7 +381,7 @@ func (b *builder) resolveLost() {
 			known[node] = true
 			b.ops = append(b.ops, linearize.QueueOp{Kind: linearize.Enqueue, Client: lc.client, Node: node, Call: lc.call, Return: at})
 			if (lc.mode == zkapi.Ephemeral || lc.mode == zkapi.EphemeralSequential) && !b.dequeued(node) {
-				b.ops = append(b.ops, linearize.QueueOp{Kind: linearize.Dequeue, Client: lc.client, Node: node, GiveUp: true, Call: lc.call, Return: open})
+				b.ops = append(b.ops, linearize.QueueOp{Kind: linearize.Dequeue, Client: lc.client, Node: node, GiveUp: true, Maybe: true, Call: lc.call, Return: open})
 			}
 			continue
 		}
@@ -320,16 +393,18 @@ func (b *builder) resolveLost() {
 			}
 		}
 		node := pathpkg.Dir(lc.path) + "/?lost-" + strconv.Itoa(i+1)
+		if !sequential(lc.mode) {
+			node = lc.path // a name made many times: this one may be it
+		}
 		b.ops = append(b.ops,
-			linearize.QueueOp{Kind: linearize.Enqueue, Client: lc.client, Node: node, Call: lc.call, Return: end},
-			linearize.QueueOp{Kind: linearize.Dequeue, Client: lc.client, Node: node, GiveUp: true, Call: lc.call, Return: end})
+			linearize.QueueOp{Kind: linearize.Enqueue, Client: lc.client, Node: node, Maybe: true, Call: lc.call, Return: end},
+			linearize.QueueOp{Kind: linearize.Dequeue, Client: lc.client, Node: node, GiveUp: true, Maybe: true, Call: lc.call, Return: end})
 	}
 }
 
 // findLost finds a lost create's node in the listings: its name, and
 // the return of the first listing that shows it.
 func (b *builder) findLost(lc lostCreate, known map[string]bool) (string, int64, bool) {
-	sequential := lc.mode == zkapi.PersistentSequential || lc.mode == zkapi.EphemeralSequential
 	for _, l := range b.lists {
 		if l.ret < lc.call || l.dir != pathpkg.Dir(lc.path) {
 			continue
@@ -340,7 +415,7 @@ func (b *builder) findLost(lc lostCreate, known map[string]bool) (string, int64,
 		}
 		slices.Sort(names)
 		for _, n := range names {
-			if !known[n] && (n == lc.path || (sequential && strings.HasPrefix(n, lc.path) && len(n) == len(lc.path)+10)) {
+			if !known[n] && (n == lc.path || (sequential(lc.mode) && strings.HasPrefix(n, lc.path) && len(n) == len(lc.path)+10)) {
 				return n, l.ret, true
 			}
 		}
@@ -393,4 +468,8 @@ func (b *builder) tighten() {
 	for k, i := range gone {
 		b.ops = slices.Delete(b.ops, i-k, i-k+1)
 	}
+}
+
+func sequential(m zkapi.CreateMode) bool {
+	return m == zkapi.PersistentSequential || m == zkapi.EphemeralSequential || m == zkapi.PersistentSequentialWithTTL
 }

@@ -24,17 +24,17 @@ func Recipe(r recipe.Lock, rec *Recorder) recipe.Lock {
 
 type acquireFunc = func(ctx context.Context, conn zkapi.Conn, dir, id string) (recipe.Held, error)
 
-func (rec *Recorder) acquire(acquire acquireFunc, read bool) acquireFunc {
+func (r *Recorder) acquire(acquire acquireFunc, read bool) acquireFunc {
 	return func(ctx context.Context, conn zkapi.Conn, dir, id string) (recipe.Held, error) {
 		client := clientOf(id)
-		rec.Mark(client, Acquire, read, conn.Session())
-		held, err := acquire(ctx, rec.Conn(client, conn), dir, id)
+		r.Mark(client, Acquire, read, conn.Session())
+		held, err := acquire(ctx, r.Conn(client, conn), dir, id)
 		if err != nil {
-			rec.Mark(client, GaveUp, read, conn.Session())
+			r.Mark(client, GaveUp, read, conn.Session())
 			return nil, err
 		}
-		rec.Mark(client, Held, read, conn.Session())
-		return wrapHeld(marked{Held: held, rec: rec, client: client, read: read, conn: conn}), nil
+		r.Mark(client, Held, read, conn.Session())
+		return wrapHeld(marked{Held: held, rec: r, client: client, read: read, conn: conn}), nil
 	}
 }
 
