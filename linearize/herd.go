@@ -67,6 +67,11 @@ type QueueOp struct {
 	// has no node queued, it waited for a place it no longer has: a
 	// stale wake-up, not a herd (check.StaleWakeup).
 	Replaced bool
+	// Reconnected (Wake): the client's connection changed between the
+	// watch's setting and the wake-up, so the server may have fired it as
+	// the session caught up (setWatches) rather than at the change: not
+	// counted, as the simulator does not count such wake-ups.
+	Reconnected bool
 	// Looked (Wake): what the watch-setting call saw of the queue is
 	// known: Saw, as full paths, the directory's children for a child
 	// watch, the node if it existed for a node watch. The watch was set
@@ -364,7 +369,7 @@ func wake(s queueState, in queueInput) (bool, interface{}) {
 // fired it: a reader's that proceeded, or that a give-up woke; or a
 // stale one.
 func free(s queueState, op QueueOp, cause string) bool {
-	if op.Reader && (op.Proceeded || strings.HasPrefix(cause, "!")) {
+	if op.Reconnected || (op.Reader && (op.Proceeded || strings.HasPrefix(cause, "!"))) {
 		return true
 	}
 	mine := strconv.Itoa(op.Client) + " "

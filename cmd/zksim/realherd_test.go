@@ -15,7 +15,7 @@ import (
 // code and the output.
 func realHerd(addrs, recipe string) (int, string) {
 	var out bytes.Buffer
-	code := run([]string{"run", "-servers", addrs, "-recipe", recipe, "-clients", "4", "-acquisitions", "3"}, &out, io.Discard)
+	code := run([]string{"run", "-servers", addrs, "-recipe", recipe, "-clients", "6", "-acquisitions", "5"}, &out, io.Discard)
 	return code, out.String()
 }
 
@@ -33,8 +33,17 @@ func TestRunReal_HerdZooKeeper(t *testing.T) {
 	checkRealHerd(t, strings.Join(zktest.Standalone(t), ","))
 }
 
+// checkRealHerd: real time gives no schedule control, and a run whose
+// clients happen not to queue behind one another has no herd to find,
+// so the herd exhibit gets up to five runs.
 func checkRealHerd(t *testing.T, addrs string) {
-	code, out := realHerd(addrs, "zoo/dirwatch")
+	var code int
+	var out string
+	for range 5 {
+		if code, out = realHerd(addrs, "zoo/dirwatch"); code != 0 {
+			break
+		}
+	}
 	if code != 1 || !strings.Contains(out, "herd: one change woke") || !strings.Contains(out, "herd (porcupine over the recorded wake-ups)") {
 		t.Errorf("zoo/dirwatch: exit %d\n%s", code, out)
 	}

@@ -106,7 +106,7 @@ func (b *builder) entry(e Entry) {
 			c.alive[e.Session.ID] = max(c.alive[e.Session.ID], call.At)
 		}
 		if e.Watch > 0 {
-			b.watches[e.Watch] = Entry{At: c.lastWrite, ID: int(e.At), Session: call.Session, Op: call.Op, Path: call.Path,
+			b.watches[e.Watch] = Entry{At: c.lastWrite, ID: int(e.At), Session: e.Session, Op: call.Op, Path: call.Path,
 				Names: e.Names, Result: e.Result}
 		}
 		if e.Err == nil && slices.Contains([]string{"create", "delete", "set", "multi"}, call.Op) {
@@ -245,7 +245,7 @@ func (b *builder) woken(e Entry, c *clientState) {
 		return
 	}
 	op := linearize.QueueOp{Kind: linearize.Wake, Client: e.Client, Node: ev.Path, Child: child,
-		Reader: c.acquiring && c.read, Replaced: c.acquiring && c.session != e.Session.ID,
+		Reader: c.acquiring && c.read, Replaced: c.acquiring && c.session != e.Session.ID, Reconnected: set.Session.Seq != e.Session.Seq,
 		Call: set.At, Set: int64(set.ID), Return: e.At}
 	op.Looked, op.Saw = saw(set, ev)
 	b.ops = append(b.ops, op)

@@ -70,9 +70,10 @@ type sweep struct {
 // agree runs the sweeps and checks the porcupine herd check against the
 // simulator's: never a herd the simulator does not see (on any run), and
 // on every recipe a herd in some run exactly when the simulator sees one
-// in some run (if perRecipe). It returns the runs on which only the simulator saw a
-// herd, as "recipe seed faults clients".
-func agree(t *testing.T, perRecipe bool, sweeps ...sweep) (missed []string) {
+// in some run (if perRecipe). It returns the runs on which only the
+// simulator saw a herd, as "recipe seed faults clients", and the runs on
+// which it saw one.
+func agree(t *testing.T, perRecipe bool, sweeps ...sweep) (missed []string, herds int) {
 	for _, r := range recipes() {
 		simAny, queueAny := false, false
 		for _, sw := range sweeps {
@@ -86,13 +87,16 @@ func agree(t *testing.T, perRecipe bool, sweeps ...sweep) (missed []string) {
 					missed = append(missed, run)
 				}
 				simAny, queueAny = simAny || simHerd, queueAny || queueHerd
+				if simHerd {
+					herds++
+				}
 			}
 		}
 		if perRecipe && simAny != queueAny {
 			t.Errorf("%s: the simulator found a herd: %v, porcupine: %v", r.Name, simAny, queueAny)
 		}
 	}
-	return missed
+	return missed, herds
 }
 
 // The porcupine herd check of a recorded history, which does not say
@@ -106,7 +110,7 @@ func agree(t *testing.T, perRecipe bool, sweeps ...sweep) (missed []string) {
 // which may have woken one), or the search may meet its step bound.
 // Those runs are listed here, so that a new one fails the test.
 func TestQueueHerd_AgreesWithSimulator(t *testing.T) {
-	missed := agree(t, true, sweep{4, sim.Faults{}, 3}, sweep{4, faults, 3})
+	missed, _ := agree(t, true, sweep{4, sim.Faults{}, 3}, sweep{4, faults, 3})
 	want := []string{
 		"zoo/singlenode 2 false 3", // undecided within the step bound
 		"zoo/singlenode 3 false 3", // a herd-free assignment exists
@@ -122,8 +126,8 @@ func TestQueueHerd_AgreesWithSimulator(t *testing.T) {
 // a herd-free assignment.)
 func TestQueueHerd_AgreesWithSimulatorLong(t *testing.T) {
 	longtest.Skip(t)
-	missed := agree(t, false, sweep{30, sim.Faults{}, 3}, sweep{60, faults, 3}, sweep{10, faults, 5})
-	t.Logf("%d runs with a herd only the simulator found", len(missed))
+	missed, herds := agree(t, false, sweep{30, sim.Faults{}, 3}, sweep{60, faults, 3}, sweep{10, faults, 5})
+	t.Logf("porcupine found %d of the %d runs with a simulator herd", herds-len(missed), herds)
 }
 
 // The herd exhibits show a herd the porcupine check finds, worded with
