@@ -159,3 +159,46 @@ func TestHerd_TwoDirectories(t *testing.T) {
 		t.Fatalf("herd %s across two queues", got)
 	}
 }
+
+// queueHistory is a queue of n acquisitions by 3 clients on /l, each
+// waiter watching its predecessor (herd-free) or, if dir, the directory
+// with a second client beside it (a herd).
+func queueHistory(n int, dir bool) []linearize.QueueOp {
+	var ops []linearize.QueueOp
+	for i := range n {
+		node := fmt.Sprintf("n%04d", i)
+		t := int64(10 * i)
+		ops = append(ops, enq(i%3, node, t, t+1), deq(i%3, node, t+25, t+26))
+		if i == 0 {
+			continue
+		}
+		w := wakeOn(i%3, fmt.Sprintf("n%04d", i-1), t+2, t+27)
+		if dir {
+			w = wakeDir(i%3, t+2, t+27)
+		}
+		w.Set = t + 3
+		ops = append(ops, w)
+		if dir {
+			other := wakeDir((i+1)%3, t+2, t+28)
+			other.Set = t + 3
+			ops = append(ops, other)
+		}
+	}
+	return ops
+}
+
+func BenchmarkHerd(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		dir  bool
+	}{{"predecessor", false}, {"directory", true}} {
+		h := queueHistory(60, tc.dir)
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				if herd, decided := linearize.Herd(h); !decided || (herd != nil) != tc.dir {
+					b.Fatalf("herd %v, decided %v", herd, decided)
+				}
+			}
+		})
+	}
+}
