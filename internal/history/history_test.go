@@ -113,3 +113,32 @@ func TestQueue_HerdFromRecording(t *testing.T) {
 		t.Fatalf("%s queue ops, want 8: %v", n, ops)
 	}
 }
+
+// A create whose reply was lost made a node of a name the client never
+// learned: a listing that shows a node of its name places the create
+// before that listing returned, and its end stays open (a maybe
+// dequeue). Seen in no listing, it stays a possible node under no name,
+// open until the client's next listing.
+func TestQueue_LostCreate(t *testing.T) {
+	loss := fmt.Errorf("create: %w", zkapi.ErrConnectionLoss)
+	entries := []history.Entry{
+		{At: 1, Client: 0, Kind: history.Call, ID: 1, Op: "create", Path: "/l/n-", Mode: zkapi.EphemeralSequential},
+		{At: 2, Client: 0, Kind: history.Return, ID: 1, Op: "create", Path: "/l/n-", Err: loss},
+		{At: 3, Client: 1, Kind: history.Call, ID: 2, Op: "children", Path: "/l"},
+		{At: 4, Client: 1, Kind: history.Return, ID: 2, Op: "children", Path: "/l", Names: []string{"n-0000000000"}},
+	}
+	got := fmt.Sprint(history.Queue(entries, []string{"/l"}))
+	if want := "[{0 0 /l/n-0000000000 false false false false false false false false [] 1 4 0 {}} " +
+		"{1 0 /l/n-0000000000 false true true false false false false false [] 1 4611686018427387904 0 {}}]"; got != want {
+		t.Fatalf("resolved lost create:\n%s\nwant\n%s", got, want)
+	}
+	entries[3].Names = nil
+	entries = append(entries,
+		history.Entry{At: 5, Client: 0, Kind: history.Call, ID: 3, Op: "children", Path: "/l"},
+		history.Entry{At: 6, Client: 0, Kind: history.Return, ID: 3, Op: "children", Path: "/l"})
+	got = fmt.Sprint(history.Queue(entries, []string{"/l"}))
+	if want := "[{0 0 /l/?lost-1 false false true false false false false false [] 1 6 0 {}} " +
+		"{1 0 /l/?lost-1 false true true false false false false false [] 1 6 0 {}}]"; got != want {
+		t.Fatalf("unresolved lost create:\n%s\nwant\n%s", got, want)
+	}
+}
