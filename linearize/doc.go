@@ -21,11 +21,22 @@
 // Register's search is porcupine's, and many unknown outcomes open at
 // once make it exponential.
 //
+// A lock queue's history is a list of QueueOps: nodes enqueued and
+// dequeued in a lock directory, and wake-ups (a watch set, then a
+// Wait's return with its event). Herd decides whether every change woke
+// at most one client that could proceed. The history need not say which
+// change fired which watch (a real server's notifications carry no
+// zxid): the model fires each watch at the first change after it was
+// set that concerns it, and porcupine's search looks for an order of the
+// concurrent operations in which no change wakes two clients that
+// count.
+//
 // Every search here is bounded by a number of porcupine model steps
-// (RegisterSteps for Register; as many for a timeline), never by
-// wall-clock time: porcupine searches one partition sequentially and
-// deterministically, so the same history meets the bound at the same step
-// on every machine, and no verdict depends on the machine or its load. A
-// register history the bound cannot decide is undecided (Register returns
-// decided false), which is not a violation. Locks needs no bound.
+// (RegisterSteps for Register, as many for each of Herd's searches and
+// for a timeline), never by wall-clock time: porcupine searches one
+// partition sequentially and deterministically, so the same history
+// meets the bound at the same step on every machine, and no verdict
+// depends on the machine or its load. A register or queue history the
+// bound cannot decide is undecided (Register and Herd return decided
+// false), which is not a violation. Locks needs no bound.
 package linearize

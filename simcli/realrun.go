@@ -27,12 +27,14 @@ import (
 // realRun is the workload on real servers: real sessions and real time, so
 // no schedule control and no shrinking; the only fault that can be forced
 // is session expiry (closeSession on a holder's captured credentials). The
-// checkers are those of a simulated run, except herd, which needs the
-// simulator's view of which change woke whom.
+// checkers are those of a simulated run; herd, without the simulator's
+// view of which change woke whom, is porcupine's search over the
+// recorded history (realHistory).
 type realRun struct {
 	rc      runConfig
 	capture *expire.Capture
 	members ensemble.Members // -ensemble's servers, for process faults; nil with -servers
+	history *realHistory
 
 	clock    atomic.Int64
 	holdSeq  atomic.Int64 // holds begun, for choosing which to expire
@@ -70,6 +72,8 @@ func (r *realRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	defer cancel()
 	r.header(stdout)
 	r.capture = &expire.Capture{}
+	r.history = newRealHistory()
+	r.rc.recipe = r.history.recipe(r.rc.recipe)
 	dial := func() (zkapi.Conn, error) {
 		return gozk.DialContext(ctx, r.rc.servers, gozk.Config{SessionTimeout: 4 * time.Second, ConnectTimeout: 3 * time.Second, Dialer: r.capture.Dial})
 	}
@@ -235,7 +239,12 @@ func (r *realRun) violations(dir string, left []string) []check.Violation {
 		// semaphore's writes go unchecked on real servers.
 		vs = append(vs, checkers.Tokens(r.accepted)...)
 	}
-	return append(vs, checkers.Orphans(dir, left)...)
+	vs = append(vs, checkers.Orphans(dir, left)...)
+	herd, notes := r.history.herd(recipe, dir)
+	for _, n := range notes {
+		r.count("note: " + n.Detail)
+	}
+	return append(vs, herd...)
 }
 
 // header says at once what the run does.
@@ -247,7 +256,7 @@ func (r *realRun) header(w io.Writer) {
 	}
 	fmt.Fprintf(w, "%s run: %s on real servers %s, %d clients x %d acquisitions, faults %s\n",
 		r.rc.cli.name(), r.rc.recipe.Name, strings.Join(r.rc.servers, ","), wl.Clients, wl.Acquisitions, faults)
-	fmt.Fprint(w, "checked: exclusion (exact interval check), fencing, orphans; no schedule control, no herd check on real servers\n\n")
+	fmt.Fprint(w, "checked: exclusion (exact interval check), fencing, orphans, herd (porcupine over the recorded wake-ups); no schedule control\n\n")
 }
 
 func (r *realRun) report(w io.Writer, elapsed time.Duration, vs []check.Violation, stopped error) {

@@ -14,11 +14,14 @@
 // decide as Undecided, which is not a violation: no verdict depends on
 // the machine or its load.
 //
-// Beside these, checkers that are not about linearizability: herd (how
-// many clients one lock-node deletion woke), fencing (tokens accepted by
-// the protected resource strictly increase; with N leases, whose holders'
-// tokens are not ordered, no write is accepted after its writer's lease
-// ended: Lapsed), cleanliness (Leftovers: no node a client created,
+// Beside these, herd (how many clients one lock-node deletion woke):
+// Wakeups counts them per change when the simulator says which change
+// fired each watch; QueueHerd, for a history that does not say (a real
+// server's), has linearize.Herd search for an assignment of wake-ups to
+// changes. And checkers that are not about linearizability: fencing
+// (tokens accepted by the protected resource strictly increase; with N
+// leases, whose holders' tokens are not ordered, no write is accepted
+// after its writer's lease ended: Lapsed), cleanliness (Leftovers: no node a client created,
 // persistent or ephemeral, outlives everything that could still remove
 // it, unless the recipe keeps it on purpose) and liveness (decided by the
 // simulator). An election's leaderships are holds whose token is the
