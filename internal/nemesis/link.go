@@ -143,9 +143,11 @@ func (l *link) awaited(body []byte) (pending, bool) {
 	return p, ok
 }
 
-// write sends body as one frame.
+// write sends body as one frame, its length and body in one writev.
 func write(c net.Conn, body []byte) error {
-	frame := binary.BigEndian.AppendUint32(make([]byte, 0, 4+len(body)), uint32(len(body)))
-	_, err := c.Write(append(frame, body...))
+	var n [4]byte
+	binary.BigEndian.PutUint32(n[:], uint32(len(body)))
+	bufs := net.Buffers{n[:], body}
+	_, err := bufs.WriteTo(c)
 	return err
 }
