@@ -118,6 +118,7 @@ func (r *realRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 		}()
 	}
 	wg.Wait()
+	r.nem.Stop()
 	r.nem.EndCrashed(context.WithoutCancel(ctx))
 	left, _, _ := admin.Children(context.WithoutCancel(ctx), dir)
 	vs := r.violations(dir, left)

@@ -306,11 +306,17 @@ func (n *Nemesis) EndCrashed(ctx context.Context) {
 	}
 }
 
-// Close stops the member faults, continuing or restarting a member left
-// stopped or down, and closes the proxies.
-func (n *Nemesis) Close() error {
+// Stop ends the member faults, continuing or restarting at once a member
+// left stopped or down, and logs it; the proxies keep forwarding.
+// Stopping before the run reports puts the members' return in the log.
+func (n *Nemesis) Stop() {
 	n.cancel()
 	n.wg.Wait()
+}
+
+// Close stops the member faults (see Stop) and closes the proxies.
+func (n *Nemesis) Close() error {
+	n.Stop()
 	var err error
 	for _, p := range n.proxies {
 		if e := p.Close(); e != nil && err == nil {
