@@ -13,10 +13,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-zookeeper/zk"
+
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/expire"
 	"github.com/zksim/zksim/internal/checkers"
-	"github.com/zksim/zksim/internal/ensemble"
+	"github.com/zksim/zksim/internal/nemesis"
 	"github.com/zksim/zksim/internal/ztree"
 	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/recipe"
@@ -25,15 +27,19 @@ import (
 )
 
 // realRun is the workload on real servers: real sessions and real time, so
-// no schedule control and no shrinking; the only fault that can be forced
-// is session expiry (closeSession on a holder's captured credentials). The
-// checkers are those of a simulated run; herd, without the simulator's
-// view of which change woke whom, is porcupine's search over the
-// recorded history (realHistory).
+// no schedule control and no shrinking. Faults come from a nemesis drawn
+// from the seed (package nemesis): each client runs through its own
+// proxy, which loses requests or replies, cuts or stalls it; expiry
+// closes a holder's session by its captured credentials; a started
+// ensemble's members are paused or killed. The checkers are those of a
+// simulated run; herd, without the simulator's view of which change
+// woke whom, is porcupine's search over the recorded history
+// (realHistory).
 type realRun struct {
 	rc      runConfig
 	capture *expire.Capture
-	members ensemble.Members // -ensemble's servers, for process faults; nil with -servers
+	nem     *nemesis.Nemesis
+	members nemesis.Members // -ensemble's servers, for member faults; nil with -servers
 	history *realHistory
 
 	clock    atomic.Int64
@@ -45,22 +51,6 @@ type realRun struct {
 	errs     map[string]int
 }
 
-// parseRealFaults accepts "none" or "expire=N": what a real server allows.
-func parseRealFaults(spec string) (int, error) {
-	switch spec {
-	case "none", "default":
-		return 0, nil
-	case "":
-		return 0, errEmptyFaults
-	}
-	name, val, ok := strings.Cut(spec, "=")
-	n, err := strconv.Atoi(val)
-	if !ok || name != "expire" || err != nil || n < 0 {
-		return 0, fmt.Errorf("on real servers -faults takes none or expire=N (sessions expired while holding), not %q", spec)
-	}
-	return n, nil
-}
-
 // run runs the workload until it is done, ctx ends or the time limit
 // (default 2 minutes) is up, and reports; it returns the exit code.
 func (r *realRun) run(ctx context.Context, stdout, stderr io.Writer) int {
@@ -68,17 +58,21 @@ func (r *realRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	if budget == 0 {
 		budget = 2 * time.Minute
 	}
+	name := r.rc.cli.name()
+	if err := r.rc.real.CheckMembers(r.members != nil); err != nil {
+		fmt.Fprintf(stderr, "%s run: -faults: %v\n", name, err)
+		return ExitUsage
+	}
 	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
 	r.header(stdout)
 	r.capture = &expire.Capture{}
 	r.history = newRealHistory()
 	r.rc.recipe = r.history.recipe(r.rc.recipe)
-	dial := func() (zkapi.Conn, error) {
-		return gozk.DialContext(ctx, r.rc.servers, gozk.Config{SessionTimeout: 4 * time.Second, ConnectTimeout: 3 * time.Second, Dialer: r.capture.Dial})
+	dialVia := func(dialer zk.Dialer) (zkapi.Conn, error) {
+		return gozk.DialContext(ctx, r.rc.servers, gozk.Config{SessionTimeout: realSessionTimeout, ConnectTimeout: 3 * time.Second, Dialer: dialer})
 	}
-	name := r.rc.cli.name()
-	admin, err := dial()
+	admin, err := dialVia(r.capture.Dial)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s run: cannot reach %s: %v\n", name, strings.Join(r.rc.servers, ","), err)
 		return ExitCouldNotRun
@@ -101,8 +95,18 @@ func (r *realRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	start := time.Now()
 	var wg sync.WaitGroup
 	conns := make([]zkapi.Conn, r.rc.workload.Clients)
+	cctx, stops := make([]context.Context, len(conns)), make([]context.CancelCauseFunc, len(conns))
 	for i := range conns {
-		if conns[i], err = dial(); err != nil {
+		cctx[i], stops[i] = context.WithCancelCause(ctx)
+		defer stops[i](nil)
+	}
+	if r.nem, err = r.startNemesis(stops); err != nil {
+		fmt.Fprintf(stderr, "%s run: %v\n", name, err)
+		return ExitCouldNotRun
+	}
+	defer r.nem.Close()
+	for i := range conns {
+		if conns[i], err = dialVia(r.nem.Dialer(i, r.capture.Dial)); err != nil {
 			fmt.Fprintf(stderr, "%s run: %v\n", name, err)
 			return ExitCouldNotRun
 		}
@@ -111,9 +115,15 @@ func (r *realRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	r.errs = map[string]int{}
 	for i, c := range conns {
 		wg.Add(1)
-		go func() { defer wg.Done(); r.client(ctx, i, c, dir, resource) }()
+		go func() {
+			defer wg.Done()
+			defer context.AfterFunc(cctx[i], func() { crashClose(cctx[i], c) })()
+			r.client(cctx[i], i, c, dir, resource)
+		}()
 	}
 	wg.Wait()
+	r.nem.Stop()
+	r.nem.EndCrashed(context.WithoutCancel(ctx))
 	left, _, _ := admin.Children(context.WithoutCancel(ctx), dir)
 	vs := r.violations(dir, left)
 	r.report(stdout, time.Since(start), vs, context.Cause(ctx))
@@ -131,6 +141,9 @@ func (r *realRun) client(ctx context.Context, i int, c zkapi.Conn, dir, resource
 	w, rec := r.rc.workload, r.rc.recipe
 	rnd := rand.New(rand.NewPCG(r.rc.plan.seed, uint64(i)))
 	for j := range w.Acquisitions {
+		if ctx.Err() != nil {
+			return // crashed, or the run is over
+		}
 		acquire, mode := rec.Acquire, linearize.Exclusive
 		if rec.AcquireRead != nil {
 			mode = linearize.Write
@@ -147,7 +160,7 @@ func (r *realRun) client(ctx context.Context, i int, c zkapi.Conn, dir, resource
 			continue
 		}
 		h := linearize.Hold{Client: i, Lock: dir, Mode: mode, Call: call, Start: r.clock.Add(1)}
-		r.maybeExpire(ctx, c.Session().ID)
+		r.maybeExpire(ctx, i)
 		if mode != linearize.Read {
 			r.write(ctx, i, c, held, resource)
 		} else {
@@ -208,7 +221,7 @@ func (r *realRun) write(ctx context.Context, i int, c zkapi.Conn, held recipe.He
 // maybeExpire expires the session of a client that has just begun to
 // hold the lock, for -faults expire=N: one hold in every clients x
 // acquisitions / N, from the first, until N sessions have expired.
-func (r *realRun) maybeExpire(ctx context.Context, session int64) {
+func (r *realRun) maybeExpire(ctx context.Context, client int) {
 	want := int64(r.rc.expire)
 	if want == 0 {
 		return
@@ -217,7 +230,7 @@ func (r *realRun) maybeExpire(ctx context.Context, session int64) {
 	if (r.holdSeq.Add(1)-1)%step != 0 || r.expired.Load() >= want {
 		return
 	}
-	if err := r.capture.Kill(ctx, session); err != nil {
+	if err := r.nem.Expire(ctx, client, " while holding"); err != nil {
 		r.count("expire failed: " + err.Error())
 		return
 	}
@@ -250,10 +263,7 @@ func (r *realRun) violations(dir string, left []string) []check.Violation {
 // header says at once what the run does.
 func (r *realRun) header(w io.Writer) {
 	wl := r.rc.workload
-	faults := "none"
-	if r.rc.expire > 0 {
-		faults = fmt.Sprintf("expire=%d", r.rc.expire)
-	}
+	faults := r.rc.real.String()
 	fmt.Fprintf(w, "%s run: %s on real servers %s, %d clients x %d acquisitions, faults %s\n",
 		r.rc.cli.name(), r.rc.recipe.Name, strings.Join(r.rc.servers, ","), wl.Clients, wl.Acquisitions, faults)
 	fmt.Fprint(w, "checked: exclusion (exact interval check), fencing, orphans, herd (porcupine over the recorded wake-ups); no schedule control\n\n")
@@ -281,6 +291,7 @@ func (r *realRun) report(w io.Writer, elapsed time.Duration, vs []check.Violatio
 	for _, k := range keys {
 		fmt.Fprintf(w, "  %-22s %d\n", k, r.errs[k])
 	}
+	r.reportFaults(w)
 	fmt.Fprintf(w, "  %-22s %d\n", "violations", len(vs))
 	for _, v := range vs {
 		fmt.Fprintf(w, "    %v\n", v)

@@ -17,6 +17,7 @@ import (
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/internal/counterexample"
+	"github.com/zksim/zksim/internal/nemesis"
 	"github.com/zksim/zksim/internal/traceview"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/sim"
@@ -31,6 +32,7 @@ type runConfig struct {
 	faults    string           // as given, for the summary
 	simFaults sim.Faults       // parsed once, for every schedule
 	expire    int              // with servers: sessions to expire
+	real      nemesis.Faults   // with servers: all the faults asked
 	strategy  strategy
 	followers int // -1: seed % 2
 	overflow  fakezk.Overflow
@@ -165,7 +167,7 @@ func (c *CLI) runFlags(fs *flag.FlagSet) runFlags {
 		deadline:      fs.Int("deadline-ticks", 12, "acquire deadline in ticks of virtual time; 0: no deadlines"),
 		deadlinePct:   fs.Int("deadline-percent", 50, "percent of acquisitions with a deadline (0-100); the others wait as long as it takes"),
 		unfenced:      fs.Bool("unfenced", false, "write the resource with a plain set even when the lock can fence the write"),
-		servers:       fs.String("servers", "", "run on real ZooKeeper servers host:port,... instead (faults: none or expire=N; no simulation-only flags)"),
+		servers:       fs.String("servers", "", "run on real ZooKeeper servers host:port,... instead (faults: the client-side kinds and expire=N; no simulation-only flags)"),
 		ensemble:      fs.Int("ensemble", 0, "start N real ZooKeeper servers (1: standalone; 1-9) from the installed ZooKeeper on free loopback ports, run on them as -servers does, and stop them at the end whatever happens"),
 		deviations:    fs.Int("deviations", 2, "exhaustive: choices that differ from the default schedule (a fault, an early tick, a client run ahead of a lower-numbered one), at most; -1: no bound"),
 		depth:         fs.Int("depth", 0, "exhaustive: choices per schedule, at most; 0: no bound"),
@@ -344,8 +346,8 @@ func (rc *runConfig) realConfig(f runFlags, set map[string]bool) error {
 	if err := refuse(simOnly, set, "for simulated runs only, not with -"+rc.realFlag()); err != nil {
 		return err
 	}
-	expire, err := parseRealFaults(*f.faults)
-	rc.expire = expire
+	real, err := parseRealFaults(*f.faults)
+	rc.real, rc.expire = real, real.Count(nemesis.Expire)
 	rc.plan = plan{seed: *f.seed, shards: 1}
 	if errors.Is(err, errEmptyFaults) {
 		return err

@@ -20,8 +20,8 @@ func TestRunReal_BadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"run", "-servers", "127.0.0.1:1", "-faults", "pause=1"}, "on real servers -faults takes none or expire=N"},
-		{[]string{"run", "-servers", "127.0.0.1:1", "-faults", "expire=x"}, "on real servers -faults takes"},
+		{[]string{"run", "-servers", "127.0.0.1:1", "-faults", "reorder=1"}, "fault refused on real servers: reorder: it breaks ZooKeeper's ordering guarantee"},
+		{[]string{"run", "-servers", "127.0.0.1:1", "-faults", "expire=x"}, `bad -faults spec: fault "expire": "x" is not a count`},
 		{[]string{"run", "-servers", "127.0.0.1:1", "-faults", ""}, "-faults is empty"},
 		{[]string{"run", "-servers", "127.0.0.1:1", "-recipe", "election", "-read", "30"}, "-read: election makes no read acquisitions"},
 	} {

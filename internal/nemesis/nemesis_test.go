@@ -1,0 +1,137 @@
+package nemesis_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zksim/zksim/internal/machine"
+	"github.com/zksim/zksim/internal/nemesis"
+	"github.com/zksim/zksim/internal/netserver"
+	"github.com/zksim/zksim/internal/zktest"
+	"github.com/zksim/zksim/zkapi"
+	"github.com/zksim/zksim/zkapi/gozk"
+)
+
+// A schedule strikes at the request it names (a lost request or reply at
+// the first write from it), and the log says what struck whom; a fault
+// whose moment never comes is reported missed.
+func TestNemesis_Schedule(t *testing.T) {
+	_, addr := zktest.ServeFake(t, netserver.Config{Machine: machine.Config{TickMillis: 100}})
+	ctx := zktest.Context(t, 20*time.Second)
+	sched := []nemesis.Fault{
+		{Kind: "lose-reply", Client: 0, Member: -1, At: 2},
+		{Kind: "lose-request", Client: 1, Member: -1, At: 1},
+		{Kind: "disconnect", Client: 1, Member: -1, At: 50},
+	}
+	n, err := nemesis.New(nemesis.Config{Servers: []string{addr}, Clients: 2, Schedule: sched, SessionTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	c0 := zktest.Dial(t, ctx, []string{addr}, gozk.Config{Dialer: n.Dialer(0, nil)})
+	c1 := zktest.Dial(t, ctx, []string{addr}, gozk.Config{Dialer: n.Dialer(1, nil)})
+	if _, err := c0.Create(ctx, "/a", nil, zkapi.Persistent); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c0.Create(ctx, "/b", nil, zkapi.Persistent); !errors.Is(err, zkapi.ErrConnectionLoss) {
+		t.Errorf("client 1's request 2: %v, want its reply lost", err)
+	}
+	if _, _, err := c1.Exists(ctx, "/"); err != nil {
+		t.Errorf("client 2's request 1, a read: %v; a lost request waits for a write", err)
+	}
+	if _, err := c1.Create(ctx, "/c", nil, zkapi.Persistent); !errors.Is(err, zkapi.ErrConnectionLoss) {
+		t.Errorf("client 2's request 2: %v, want it lost", err)
+	}
+	var got []string
+	for _, in := range n.Injections() {
+		got = append(got, fmt.Sprintf("%s c%d r%d", in.Kind, in.Client, in.Request))
+	}
+	if want := "lose-reply c0 r2,lose-request c1 r2"; strings.Join(got, ",") != want {
+		t.Errorf("injected %v, want %s", got, want)
+	}
+	if m := n.Missed(); len(m) != 1 || m[0] != sched[2] {
+		t.Errorf("missed %v, want %v", m, sched[2])
+	}
+}
+
+// Member faults without members are refused at New.
+func TestNemesis_MemberFaultsNeedMembers(t *testing.T) {
+	_, err := nemesis.New(nemesis.Config{Clients: 1, Schedule: []nemesis.Fault{{Kind: nemesis.KillMember, Client: -1, Member: -1, At: 1}}})
+	if !errors.Is(err, nemesis.ErrRefused) {
+		t.Errorf("New: %v, want ErrRefused", err)
+	}
+}
+
+// members records what the nemesis does to a pretend ensemble.
+type members struct {
+	mu     sync.Mutex
+	calls  []string
+	leader int
+	done   chan struct{} // closed at the first Resume or Restart
+}
+
+func (m *members) Len() int { return 3 }
+func (m *members) Leader(context.Context) (int, error) {
+	return m.leader, nil
+}
+func (m *members) Pause(i int) error  { return m.call("pause", i) }
+func (m *members) Resume(i int) error { defer close(m.done); return m.call("resume", i) }
+func (m *members) Kill(i int) error   { return m.call("kill", i) }
+func (m *members) Restart(_ context.Context, i int) error {
+	defer close(m.done)
+	return m.call("restart", i)
+}
+
+func (m *members) call(what string, i int) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.calls = append(m.calls, fmt.Sprintf("%s %d", what, i))
+	return nil
+}
+
+// A member fault strikes at the run's request it names, on the member
+// then leading when it names none, and the member comes back after its
+// time.
+func TestNemesis_MemberFault(t *testing.T) {
+	_, addr := zktest.ServeFake(t, netserver.Config{Machine: machine.Config{TickMillis: 100}})
+	ctx := zktest.Context(t, 20*time.Second)
+	for _, tc := range []struct {
+		kind   string
+		member int
+		want   string
+	}{
+		{nemesis.PauseMember, -1, "pause 2,resume 2"},
+		{nemesis.KillMember, 0, "kill 0,restart 0"},
+	} {
+		m := &members{leader: 2, done: make(chan struct{})}
+		n, err := nemesis.New(nemesis.Config{Servers: []string{addr}, Clients: 1, Members: m,
+			Schedule: []nemesis.Fault{{Kind: tc.kind, Client: -1, Member: tc.member, At: 2, For: 10 * time.Millisecond}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := zktest.Dial(t, ctx, []string{addr}, gozk.Config{Dialer: n.Dialer(0, nil)})
+		for range 2 {
+			if _, _, err := c.Exists(ctx, "/"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		select {
+		case <-m.done:
+		case <-ctx.Done():
+			t.Fatalf("%s: the member never came back", tc.kind)
+		}
+		c.Close()
+		n.Close()
+		if got := strings.Join(m.calls, ","); got != tc.want {
+			t.Errorf("%s: members saw %s, want %s", tc.kind, got, tc.want)
+		}
+		if ins := n.Injections(); len(ins) != 2 || ins[0].Kind != tc.kind || ins[0].Member != m.leader && tc.member < 0 {
+			t.Errorf("%s: injections %v", tc.kind, ins)
+		}
+	}
+}
