@@ -32,7 +32,7 @@ func TestRunEnsemble_BadInput(t *testing.T) {
 		{[]string{"run", "-ensemble", "0"}, "-ensemble must be between 1 and 9, got 0"},
 		{[]string{"run", "-ensemble", "10"}, "-ensemble must be between 1 and 9, got 10"},
 		{[]string{"run", "-ensemble", "3", "-strategy", "pct"}, "-strategy: for simulated runs only, not with -ensemble"},
-		{[]string{"run", "-ensemble", "3", "-faults", "pause=1"}, "on real servers -faults takes none or expire=N"},
+		{[]string{"run", "-ensemble", "3", "-faults", "reap=1"}, "fault refused on real servers: reap"},
 	} {
 		var errb bytes.Buffer
 		if code := run(tc.args, io.Discard, &errb); code != simcli.ExitUsage || !strings.Contains(errb.String(), tc.want) {

@@ -196,8 +196,11 @@ func TestProxy_Crash(t *testing.T) {
 		t.Error("the crashed client's session ended at once; it must linger until it expires")
 	}
 	_, ok, w, err := r.admin.ExistsW(r.ctx, "/eph")
-	if err != nil || !ok {
-		t.Fatalf("watch the crashed client's node: %v, %v", ok, err)
+	if err != nil {
+		t.Fatalf("watch the crashed client's node: %v", err)
+	}
+	if !ok {
+		return // expired already, on a loaded machine: the end we wait for below
 	}
 	if ev, err := w.Wait(r.ctx); err != nil || ev.Type != zkapi.EventNodeDeleted {
 		t.Errorf("the crashed session's node: %v, %v; want it deleted when the session expires", ev, err)
