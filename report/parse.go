@@ -60,7 +60,7 @@ const (
 	markGaveUp // an acquisition ended without the lock
 	markLog    // another line the client's program wrote
 	markTick
-	markServer // catch-up of a follower, the container reaper
+	markServer // catch-up of a follower, the container reaper, a real member's fault
 )
 
 // markInfo is how a kind is drawn: a letter in a shape, its colour and
@@ -76,7 +76,7 @@ var markInfo = map[markKind]struct{ glyph, colour, name, legend string }{
 	markAbandon:     {"A", "#ad1457", "abandon", "the client left its session to expire"},
 	markReorder:     {"O", "#c62828", "reorder", "illegal: a reply overtook notifications"},
 	markGaveUp:      {"⊘", "#757575", "gave up", "an acquisition ended without the lock"},
-	markServer:      {"S", "#546e7a", "server", "follower catch-up, container reaper"},
+	markServer:      {"S", "#546e7a", "server", "follower catch-up, container reaper; on real servers a member stopped, killed or back"},
 }
 
 // legendOrder lists the kinds in the legend.
@@ -103,7 +103,7 @@ func classify(text string) (markKind, int) {
 	switch f[0] {
 	case "tick", "ticks":
 		return markTick, -1
-	case "catchup", "reap":
+	case "catchup", "reap", "member": // member: a real run's member fault
 		return markServer, -1
 	}
 	client := -1

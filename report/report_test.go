@@ -248,3 +248,20 @@ func TestWrite_CauseChain(t *testing.T) {
 		t.Errorf("the chain's marks are not on c4's row")
 	}
 }
+
+// A real run's member fault ("member 2 pause-member: ...") is a server
+// event: a mark on the time row, not on a client's.
+func TestWrite_MemberFault(t *testing.T) {
+	f := report.Failure{
+		Title: "lock on real servers",
+		Trace: []string{
+			"    1 t0 acquire c1",
+			"    2 t1200 member 2 pause-member: stopped (SIGSTOP) for 2s",
+			"    3 t3200 member 2 pause-member: continued (SIGCONT)",
+		},
+	}
+	page := write(t, f)
+	if n := strings.Count(page, `<g class="mark"><title>step `); n != 2 || !strings.Contains(page, "member 2 pause-member: stopped") {
+		t.Errorf("%d marks, want the member's 2 on the time row", n)
+	}
+}

@@ -62,6 +62,7 @@ type jsonFailureObject struct {
 	Trace     []string      `json:"trace,omitempty"`      // counterexample: its lines
 	Replay    string        `json:"replay,omitempty"`     // counterexample: the command that replays it
 	NotSaved  string        `json:"not_saved,omitempty"`  // counterexample: why there is no trace file
+	Real      *jsonReal     `json:"real,omitempty"`       // a run on real servers: its faults and violations
 }
 
 // jsonSummaryObject is the last object: the -summary file's fields, the
@@ -76,8 +77,9 @@ type jsonSummaryObject struct {
 	// Exhausted: every schedule of the plan ran (seeded strategies), or
 	// every schedule within the bounds (exhaustive); false when a time
 	// limit or Ctrl-C stopped the run first.
-	Exhausted bool    `json:"exhausted"`
-	Elapsed   float64 `json:"elapsed_seconds"` // wall-clock time: not part of the verdict
+	Exhausted bool      `json:"exhausted"`
+	Elapsed   float64   `json:"elapsed_seconds"` // wall-clock time: not part of the verdict
+	Real      *jsonReal `json:"real,omitempty"`  // a run on real servers: its faults and violations
 }
 
 // jsonMergeObject is merge -json's object: the merged -summary fields,

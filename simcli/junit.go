@@ -72,6 +72,7 @@ type junitVerdict struct {
 	firsts     map[check.Class]jsonFailureObject // each class's first failing schedule
 	ce         *jsonFailureObject                // the saved counterexample, if any
 	problem    string                            // why the run cannot count as passed without a violation (Ctrl-C, missing shards); "" none
+	texts      map[check.Class]string            // a class's testcase text in place of failureText's (a real run's); nil none
 	elapsed    time.Duration
 }
 
@@ -95,8 +96,12 @@ func (v junitVerdict) cases() []junitCase {
 		if ok {
 			msg += fmt.Sprintf("; first: seed %d: %s", f.Seed, f.Message)
 		}
+		text, ok := v.texts[class]
+		if !ok {
+			text = failureText(f, ce)
+		}
 		cases = append(cases, junitCase{Name: string(class), Classname: v.classname,
-			Failure: &junitProblem{Message: msg, Type: string(class), Text: failureText(f, ce)}})
+			Failure: &junitProblem{Message: msg, Type: string(class), Text: text}})
 	}
 	switch {
 	case len(cases) == 0:

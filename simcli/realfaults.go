@@ -58,6 +58,7 @@ func (r *realRun) startNemesis(stops []context.CancelCauseFunc) (*nemesis.Nemesi
 	}
 	sched := nemesis.Draw(r.rc.real, nemesis.Plan{Seed: r.rc.plan.seed, Clients: wl.Clients, Members: members,
 		Requests: int64(wl.Acquisitions * requestsPerAcquisition)})
+	r.schedule, r.nemesisAt = sched, r.history.now()
 	return nemesis.New(nemesis.Config{Servers: r.rc.servers, Clients: wl.Clients, Schedule: sched, Members: r.members,
 		SessionTimeout: realSessionTimeout, OnCrash: func(i int) { stops[i](errCrashed) }})
 }

@@ -41,6 +41,11 @@ type realRun struct {
 	nem     *nemesis.Nemesis
 	members nemesis.Members // -ensemble's servers, for member faults; nil with -servers
 	history *realHistory
+	// schedule is the nemesis's fault schedule, drawn from the seed, and
+	// nemesisAt when the nemesis began on the history's clock: the
+	// reports place its injections on the history's time axis.
+	schedule  []nemesis.Fault
+	nemesisAt int64
 
 	clock    atomic.Int64
 	holdSeq  atomic.Int64 // holds begun, for choosing which to expire
@@ -59,6 +64,10 @@ func (r *realRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 		budget = 2 * time.Minute
 	}
 	name := r.rc.cli.name()
+	jsonw := stdout
+	if r.rc.asJSON {
+		stdout = stderr // the text report; JSON lines go to jsonw
+	}
 	if err := r.rc.real.CheckMembers(r.members != nil); err != nil {
 		fmt.Fprintf(stderr, "%s run: -faults: %v\n", name, err)
 		return ExitUsage
@@ -127,6 +136,10 @@ func (r *realRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	left, _, _ := admin.Children(context.WithoutCancel(ctx), dir)
 	vs := r.violations(dir, left)
 	r.report(stdout, time.Since(start), vs, context.Cause(ctx))
+	if err := r.writeReports(jsonw, stdout, time.Since(start), vs, context.Cause(ctx)); err != nil {
+		fmt.Fprintf(stderr, "%s run: %v\n", name, err)
+		return ExitCouldNotRun
+	}
 	switch {
 	case len(vs) > 0:
 		return ExitViolation

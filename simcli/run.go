@@ -52,6 +52,7 @@ type runConfig struct {
 	view      traceview.View // how traces are shown (-view)
 	servers   []string       // real servers: no simulation
 	ensemble  int            // -ensemble: servers to start for the real run; 0 none
+	outSet    bool           // -out given: a real run writes its HTML report even without a violation
 	bounds    sim.Bounds     // -strategy exhaustive
 }
 
@@ -84,7 +85,7 @@ func strategyNames() string {
 // simOnly are the run flags that mean nothing on real servers: there is
 // no schedule to choose, no simulated server to configure and no
 // counterexample to shrink or save.
-var simOnly = []string{"strategy", "schedules", "parallel", "shard", "summary", "json", "junit", "trace", "view", "out", "progress",
+var simOnly = []string{"strategy", "schedules", "parallel", "shard", "summary", "trace", "view", "progress",
 	"failfast", "v", "q", "shrink-time",
 	"followers", "sequence-start", "overflow", "deadline-ticks", "deadline-percent",
 	"deviations", "depth", "early-ticks", "max-states", "symmetry"}
@@ -349,12 +350,16 @@ func (rc *runConfig) realConfig(f runFlags, set map[string]bool) error {
 	real, err := parseRealFaults(*f.faults)
 	rc.real, rc.expire = real, real.Count(nemesis.Expire)
 	rc.plan = plan{seed: *f.seed, shards: 1}
+	rc.outSet = set["out"]
 	if errors.Is(err, errEmptyFaults) {
 		return err
 	} else if err != nil {
 		return fmt.Errorf("-faults: %v", err)
 	}
-	return rc.checkRead(set)
+	if err := rc.checkRead(set); err != nil {
+		return err
+	}
+	return errors.Join(checkFileOutput("junit", rc.junit), checkDirOutput("out", rc.out))
 }
 
 // simConfig checks the simulation's flags.

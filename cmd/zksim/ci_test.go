@@ -280,8 +280,8 @@ func TestRun_CIFlagsUsage(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"run", "-json", "-servers", "127.0.0.1:1"}, "-json: for simulated runs only"},
-		{[]string{"run", "-junit", "x.xml", "-servers", "127.0.0.1:1"}, "-junit: for simulated runs only"},
+		{[]string{"run", "-json", "-summary", "s.json", "-servers", "127.0.0.1:1"}, "-summary: for simulated runs only"},
+		{[]string{"run", "-junit", "/nonexistent-dir/x.xml", "-servers", "127.0.0.1:1"}, "-junit"},
 		{[]string{"run", "-json=maybe"}, "invalid boolean value"},
 		{[]string{"run", "-junit"}, "flag needs an argument"},
 		{[]string{"merge", "-junit"}, "flag needs an argument"},
