@@ -138,15 +138,17 @@ func (r *realRun) writeReports(jsonw, text io.Writer, elapsed time.Duration, vs 
 	}
 	real := r.realJSON(vs, html)
 	s := r.summary(vs, stopped)
-	if r.rc.asJSON {
+	rc := r.rc
+	rc.workload.TimeoutTicks, rc.workload.TimeoutPercent = 0, 0 // a real run sets no deadlines
+	if rc.asJSON {
 		enc := json.NewEncoder(jsonw)
 		enc.SetEscapeHTML(false)
 		if len(vs) > 0 {
-			f := r.rc.failureObject(jsonFailure, r.rc.plan.seed, r.rc.subject, vs)
+			f := rc.failureObject(jsonFailure, rc.plan.seed, rc.subject, vs)
 			f.Real = real
 			_ = enc.Encode(f)
 		}
-		_ = enc.Encode(jsonSummaryObject{Type: jsonSummary, Workload: r.rc.workloadJSON(r.rc.subject), Faults: r.rc.real.String(),
+		_ = enc.Encode(jsonSummaryObject{Type: jsonSummary, Workload: rc.workloadJSON(rc.subject), Faults: rc.real.String(),
 			Strategy: "real", summary: s, Exhausted: !errors.Is(stopped, errInterrupted), Elapsed: elapsed.Seconds(), Real: real})
 	}
 	if r.rc.junit != "" {

@@ -138,7 +138,9 @@ func (r *realRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	r.report(stdout, time.Since(start), vs, context.Cause(ctx))
 	if err := r.writeReports(jsonw, stdout, time.Since(start), vs, context.Cause(ctx)); err != nil {
 		fmt.Fprintf(stderr, "%s run: %v\n", name, err)
-		return ExitCouldNotRun
+		if len(vs) == 0 {
+			return ExitCouldNotRun // a violation still exits 1
+		}
 	}
 	switch {
 	case len(vs) > 0:
