@@ -14,12 +14,22 @@ import (
 // (nanoseconds since the run began). A real server's notifications say
 // not which change fired them, so the check is porcupine's search for
 // an assignment of wake-ups to changes (checkers.QueueHerd).
-type realHistory struct{ rec *history.Recorder }
+type realHistory struct {
+	rec   *history.Recorder
+	start time.Time
+	// nemesisAt is the clock when the nemesis started, from which it
+	// times its injections (the liveness check's offset).
+	nemesisAt int64
+}
 
 func newRealHistory() *realHistory {
-	start := time.Now()
-	return &realHistory{rec: history.New(func() int64 { return int64(time.Since(start)) })}
+	h := &realHistory{start: time.Now()}
+	h.rec = history.New(h.now)
+	return h
 }
+
+// now is the history's clock: nanoseconds since the run began.
+func (h *realHistory) now() int64 { return int64(time.Since(h.start)) }
 
 // recipe is r recording its acquisitions.
 func (h *realHistory) recipe(r recipe.Lock) recipe.Lock { return history.Recipe(r, h.rec) }
