@@ -52,7 +52,7 @@ type liveInput struct {
 func (r *realRun) liveness(dir string, left []string) []check.Violation {
 	b := realLiveBounds
 	if budget := r.rc.budget; budget > 0 && budget < b.settle+b.span {
-		r.count(fmt.Sprintf("note: liveness unjudged: -time %v is shorter than the %v no progress must last", budget, b.settle+b.span))
+		r.count(fmt.Sprintf("note: liveness unjudged: -time %v < the %v a deadlock takes to be seen after a fault", budget, b.settle+b.span))
 	}
 	in := liveInput{entries: r.history.rec.Entries(), end: r.history.now(), dir: dir, left: left}
 	if r.nem != nil {

@@ -125,7 +125,9 @@ func runLiveness(t *testing.T, rec recipe.Lock, args ...string) (int, string) {
 	t.Cleanup(func() { realLiveBounds = saved })
 	_, addr := zktest.ServeFake(t, netserver.Config{Machine: machine.Config{TickMillis: 100}})
 	c := &CLI{Name: "zksim", Recipes: []recipe.Lock{rec}}
-	rc, code := c.parseRun(append([]string{"-servers", addr, "-recipe", rec.Name}, args...), io.Discard)
+	// The address twice: go-zookeeper reconnects to the next server at
+	// once, but waits a second before it tries its list again.
+	rc, code := c.parseRun(append([]string{"-servers", addr + "," + addr, "-recipe", rec.Name}, args...), io.Discard)
 	if code >= 0 {
 		t.Fatalf("parse: exit %d", code)
 	}
@@ -152,7 +154,7 @@ func TestRealRun_NoGUIDRetryDeadlocks(t *testing.T) {
 		}
 	}
 	for seed := 1; seed <= 30; seed++ {
-		code, out := runLiveness(t, rec, "-clients", "2", "-acquisitions", "4", "-seed", strconv.Itoa(seed), "-faults", "lose-reply=2", "-time", "3s")
+		code, out := runLiveness(t, rec, "-clients", "2", "-acquisitions", "4", "-seed", strconv.Itoa(seed), "-faults", "lose-reply=2", "-time", "2s")
 		if !lostCreate(out) {
 			continue
 		}
@@ -169,7 +171,7 @@ func TestRealRun_NoGUIDRetryDeadlocks(t *testing.T) {
 func TestRealRun_LockLive(t *testing.T) {
 	creates := 0
 	for seed := 1; seed <= 30 && creates == 0; seed++ {
-		code, out := runLiveness(t, zoo.Mutex(), "-clients", "2", "-acquisitions", "4", "-seed", strconv.Itoa(seed), "-faults", "lose-reply=2", "-time", "3s")
+		code, out := runLiveness(t, zoo.Mutex(), "-clients", "2", "-acquisitions", "4", "-seed", strconv.Itoa(seed), "-faults", "lose-reply=2", "-time", "2s")
 		if code != ExitOK || strings.Contains(out, "deadlock") {
 			t.Fatalf("seed %d: exit %d, want no deadlock\n%s", seed, code, out)
 		}
