@@ -109,6 +109,7 @@ func (r *realRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 		cctx[i], stops[i] = context.WithCancelCause(ctx)
 		defer stops[i](nil)
 	}
+	r.history.nemesisAt = r.history.now()
 	if r.nem, err = r.startNemesis(stops); err != nil {
 		fmt.Fprintf(stderr, "%s run: %v\n", name, err)
 		return ExitCouldNotRun
@@ -268,6 +269,7 @@ func (r *realRun) violations(dir string, left []string) []check.Violation {
 		vs = append(vs, checkers.Tokens(r.accepted)...)
 	}
 	vs = append(vs, checkers.Orphans(dir, left)...)
+	vs = append(vs, r.liveness(dir, left)...)
 	herd, notes := r.history.herd(recipe, dir)
 	for _, n := range notes {
 		r.count("note: " + n.Detail)
