@@ -17,9 +17,6 @@ import (
 type realHistory struct {
 	rec   *history.Recorder
 	start time.Time
-	// nemesisAt is the clock when the nemesis started, from which it
-	// times its injections (the liveness check's offset).
-	nemesisAt int64
 }
 
 func newRealHistory() *realHistory {

@@ -56,7 +56,7 @@ func (r *realRun) liveness(dir string, left []string) []check.Violation {
 	}
 	in := liveInput{entries: r.history.rec.Entries(), end: r.history.now(), dir: dir, left: left}
 	if r.nem != nil {
-		in.faults = faultWindows(r.nem.Injections(), r.history.nemesisAt)
+		in.faults = faultWindows(r.nem.Injections(), r.nemesisAt)
 	}
 	return noProgress(in, b)
 }

@@ -109,7 +109,6 @@ func (r *realRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 		cctx[i], stops[i] = context.WithCancelCause(ctx)
 		defer stops[i](nil)
 	}
-	r.history.nemesisAt = r.history.now()
 	if r.nem, err = r.startNemesis(stops); err != nil {
 		fmt.Fprintf(stderr, "%s run: %v\n", name, err)
 		return ExitCouldNotRun
@@ -134,7 +133,7 @@ func (r *realRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	wg.Wait()
 	r.nem.Stop()
 	r.nem.EndCrashed(context.WithoutCancel(ctx))
-	left, _, _ := admin.Children(context.WithoutCancel(ctx), dir)
+	left := r.leftover(context.WithoutCancel(ctx), admin, dir)
 	vs := r.violations(dir, left)
 	r.report(stdout, time.Since(start), vs, context.Cause(ctx))
 	if err := r.writeReports(jsonw, stdout, time.Since(start), vs, context.Cause(ctx)); err != nil {
@@ -313,4 +312,18 @@ func (r *realRun) report(w io.Writer, elapsed time.Duration, vs []check.Violatio
 	for _, v := range vs {
 		fmt.Fprintf(w, "    %v\n", v)
 	}
+}
+
+// leftover lists dir's children once the server the admin session is on
+// has caught up with the leader (sync): a member paused or cut off from
+// the quorum may still serve an old tree, with nodes long deleted, and
+// those are no orphans.
+func (r *realRun) leftover(ctx context.Context, admin zkapi.Conn, dir string) []string {
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if err := admin.Sync(ctx, dir); err != nil {
+		r.count("leftover listing: sync: " + zkapi.Name(err))
+	}
+	left, _, _ := admin.Children(ctx, dir)
+	return left
 }
