@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -124,7 +125,7 @@ func (r *realRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	wg.Wait()
 	r.nem.Stop()
 	r.nem.EndCrashed(context.WithoutCancel(ctx))
-	left, _, _ := admin.Children(context.WithoutCancel(ctx), dir)
+	left := leftNodes(context.WithoutCancel(ctx), admin, dir, "")
 	vs := r.violations(dir, left)
 	r.report(stdout, time.Since(start), vs, context.Cause(ctx))
 	switch {
@@ -134,6 +135,28 @@ func (r *realRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 		return ExitInterrupted
 	}
 	return ExitOK
+}
+
+// leftNodes lists the ephemeral nodes under dir, by their paths below
+// it, descending into persistent children: those are a recipe's own
+// directories (a semaphore's queue and leases), not nodes a client
+// left behind, and the nodes it leaves are in them.
+func leftNodes(ctx context.Context, admin zkapi.Conn, dir, rel string) []string {
+	kids, _, _ := admin.Children(ctx, path.Join(dir, rel))
+	sort.Strings(kids)
+	var left []string
+	for _, k := range kids {
+		name := path.Join(rel, k)
+		st, ok, err := admin.Exists(ctx, path.Join(dir, name))
+		switch {
+		case err != nil || !ok:
+		case st.EphemeralOwner != 0:
+			left = append(left, name)
+		case st.NumChildren > 0:
+			left = append(left, leftNodes(ctx, admin, dir, name)...)
+		}
+	}
+	return left
 }
 
 // client runs the acquisitions of one real session.
