@@ -135,3 +135,25 @@ func lostCreate(t *testing.T, addr string) {
 		t.Errorf("exit %d, want %d with an orphan after a lost reply\n%s", code, simcli.ExitViolation, out)
 	}
 }
+
+// A semaphore keeps its nodes in directories of its own (queue and
+// leases) under the lock directory: those are not nodes a client left
+// behind, and a run with every lease released finds no orphan.
+func TestRunReal_SemaphoreDirectoriesAreNoOrphans(t *testing.T) {
+	semaphoreClean(t, fakeServer(t))
+}
+
+// The same on a real ZooKeeper server.
+func TestRunReal_SemaphoreDirectoriesAreNoOrphansOnZooKeeper(t *testing.T) {
+	semaphoreClean(t, strings.Join(zktest.Standalone(t), ","))
+}
+
+func semaphoreClean(t *testing.T, addr string) {
+	t.Helper()
+	sem := zoo.Semaphore(2)
+	code, out := runReal(t, addr, []recipe.Lock{sem}, "-recipe", sem.Name, "-clients", "3", "-acquisitions", "2", "-seed", "1",
+		"-faults", "none")
+	if code != 0 || !strings.Contains(out, "violations             0") {
+		t.Errorf("exit %d, want 0 and no violation\n%s", code, out)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -149,6 +150,28 @@ func (r *realRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 		return ExitInterrupted
 	}
 	return ExitOK
+}
+
+// leftNodes lists the ephemeral nodes under dir, by their paths below
+// it, descending into persistent children: those are a recipe's own
+// directories (a semaphore's queue and leases), not nodes a client
+// left behind, and the nodes it leaves are in them.
+func leftNodes(ctx context.Context, admin zkapi.Conn, dir, rel string) []string {
+	kids, _, _ := admin.Children(ctx, path.Join(dir, rel))
+	sort.Strings(kids)
+	var left []string
+	for _, k := range kids {
+		name := path.Join(rel, k)
+		st, ok, err := admin.Exists(ctx, path.Join(dir, name))
+		switch {
+		case err != nil || !ok:
+		case st.EphemeralOwner != 0:
+			left = append(left, name)
+		case st.NumChildren > 0:
+			left = append(left, leftNodes(ctx, admin, dir, name)...)
+		}
+	}
+	return left
 }
 
 // client runs the acquisitions of one real session.
@@ -314,7 +337,8 @@ func (r *realRun) report(w io.Writer, elapsed time.Duration, vs []check.Violatio
 	}
 }
 
-// leftover lists dir's children once the server the admin session is on
+// leftover lists the nodes left under dir (leftNodes) once the server
+// the admin session is on
 // has caught up with the leader (sync): a member paused or cut off from
 // the quorum may still serve an old tree, with nodes long deleted, and
 // those are no orphans.
@@ -324,6 +348,5 @@ func (r *realRun) leftover(ctx context.Context, admin zkapi.Conn, dir string) []
 	if err := admin.Sync(ctx, dir); err != nil {
 		r.count("leftover listing: sync: " + zkapi.Name(err))
 	}
-	left, _, _ := admin.Children(ctx, dir)
-	return left
+	return leftNodes(ctx, admin, dir, "")
 }
