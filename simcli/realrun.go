@@ -338,10 +338,9 @@ func (r *realRun) report(w io.Writer, elapsed time.Duration, vs []check.Violatio
 }
 
 // leftover lists the nodes left under dir (leftNodes) once the server
-// the admin session is on
-// has caught up with the leader (sync): a member paused or cut off from
-// the quorum may still serve an old tree, with nodes long deleted, and
-// those are no orphans.
+// the admin session is on has caught up with the leader (sync): a member
+// paused or cut off from the quorum may still serve an old tree, with
+// nodes long deleted, and those are no orphans.
 func (r *realRun) leftover(ctx context.Context, admin zkapi.Conn, dir string) []string {
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
