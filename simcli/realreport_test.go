@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -18,6 +19,7 @@ import (
 
 // realReports is what a real run with -json, -junit and -out wrote.
 type realReports struct {
+	seed  int
 	code  int
 	lines []map[string]any // the JSON lines on stdout
 	junit []byte
@@ -27,16 +29,30 @@ type realReports struct {
 
 // runRealReports runs the lost create (zoo's noguid-retry) on the fake
 // under lost replies, which leaves an orphan, asking for every report.
+//
+// Which request a lost reply strikes depends on timing as well as on the
+// seed, so seeds are tried until one loses a create's reply.
 func runRealReports(t *testing.T, addr string) realReports {
+	t.Helper()
+	for seed := 2; seed <= 11; seed++ {
+		if r := runRealReportsSeed(t, addr, seed); lostCreateReply.MatchString(r.text) {
+			return r
+		}
+	}
+	t.Fatal("no seed from 2 to 11 lost a create's reply")
+	return realReports{}
+}
+
+func runRealReportsSeed(t *testing.T, addr string, seed int) realReports {
 	t.Helper()
 	ex, _ := zoo.Lookup(zoo.NameNoGUIDRetry)
 	dir := t.TempDir()
 	junit, out := filepath.Join(dir, "junit.xml"), filepath.Join(dir, "out")
 	var stdout, stderr bytes.Buffer
 	cli := &simcli.CLI{Name: "zksim", Recipes: []recipe.Lock{ex.Recipe}}
-	code := cli.Run([]string{"run", "-servers", addr, "-recipe", ex.Name, "-clients", "2", "-acquisitions", "3", "-seed", "2",
+	code := cli.Run([]string{"run", "-servers", addr, "-recipe", ex.Name, "-clients", "2", "-acquisitions", "3", "-seed", strconv.Itoa(seed),
 		"-faults", "lose-reply=3", "-time", "3s", "-json", "-junit", junit, "-out", out}, &stdout, &stderr)
-	r := realReports{code: code, text: stderr.String()}
+	r := realReports{seed: seed, code: code, text: stderr.String()}
 	for _, l := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
 		var m map[string]any
 		if err := json.Unmarshal([]byte(l), &m); err != nil {
@@ -70,7 +86,7 @@ func checkReports(t *testing.T, r realReports) {
 			t.Fatalf("want a failure and a summary, got %v", r.lines)
 		}
 		f := r.lines[0]
-		if f["seed"] != 2.0 || f["class"] != string(check.Orphan) || f["faults"] != "lose-reply=3" {
+		if f["seed"] != float64(r.seed) || f["class"] != string(check.Orphan) || f["faults"] != "lose-reply=3" {
 			t.Errorf("failure object: %v", f)
 		}
 		for _, obj := range r.lines {
