@@ -47,5 +47,6 @@
 //	err = e.Kill(1)          // SIGKILL, waits for the exit
 //	err = e.Restart(ctx, 1)  // same config; returns once it serves
 //
-// [Members] is the part of an Ensemble a nemesis needs.
+// An *Ensemble is the nemesis's Members (internal/nemesis), which
+// declares what it needs of one; simcli hands it over.
 package ensemble

@@ -10,20 +10,6 @@ import (
 	"time"
 )
 
-// Members is what a nemesis needs of a running ensemble: its size, who
-// leads, and the process faults. Indexes are 0-based, as in
-// [Ensemble.Addrs]. *Ensemble implements it.
-type Members interface {
-	Len() int
-	Leader(ctx context.Context) (int, error)
-	Pause(i int) error
-	Resume(i int) error
-	Kill(i int) error
-	Restart(ctx context.Context, i int) error
-}
-
-var _ Members = (*Ensemble)(nil)
-
 // Options describe an ensemble to start. The zero value but N is a
 // working default.
 type Options struct {
