@@ -47,6 +47,12 @@ const (
 	// TermOrder: a leadership began with a term below one that began
 	// before it.
 	TermOrder Class = "term-order"
+	// LostWrite: the servers lost a write they had acknowledged: a node
+	// whose delete a client was told had succeeded was there again
+	// where ZooKeeper's guarantees rule it out (on real servers; the
+	// simulated server never loses one). It judges the ensemble, not
+	// the recipe, and is the cause of what the recipe shows after it.
+	LostWrite Class = "lost-write"
 	// Undecided is not a violation: linearize's search met its bound
 	// before it could tell, and says so rather than guess.
 	Undecided Class = "undecided"

@@ -45,16 +45,17 @@ type liveInput struct {
 	end     int64
 	dir     string
 	left    []string // dir's children at the end
+	lost    lostWrites
 }
 
 // liveness judges the run's recorded history (see noProgress), and
 // says when the run was too short for a deadlock to be seen.
-func (r *realRun) liveness(dir string, left []string) []check.Violation {
+func (r *realRun) liveness(dir string, left []string, lost lostWrites) []check.Violation {
 	b := realLiveBounds
 	if budget := r.rc.budget; budget > 0 && budget < b.settle+b.span {
 		r.count(fmt.Sprintf("note: liveness unjudged: -time %v < the %v a deadlock takes to be seen after a fault", budget, b.settle+b.span))
 	}
-	in := liveInput{entries: r.history.rec.Entries(), end: r.history.now(), dir: dir, left: left}
+	in := liveInput{entries: r.history.rec.Entries(), end: r.history.now(), dir: dir, left: left, lost: lost}
 	if r.nem != nil {
 		in.faults = faultWindows(r.nem.Injections(), r.nemesisAt)
 	}
@@ -300,6 +301,7 @@ func nodeStory(in liveInput, node string) string {
 	if !strings.Contains(s, "created by") {
 		s += ", a node no create's reply named (its reply lost: an orphan)"
 	}
+	s += in.lost.story(node)
 	if slices.Contains(in.left, strings.TrimPrefix(node, in.dir+"/")) {
 		s += ", still there when the run ended"
 	}

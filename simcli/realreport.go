@@ -145,7 +145,7 @@ func (r *realRun) writeReports(jsonw, text io.Writer, elapsed time.Duration, vs 
 		enc.SetEscapeHTML(false)
 		if len(vs) > 0 {
 			f := rc.failureObject(jsonFailure, rc.plan.seed, rc.subject, vs)
-			f.Real = real
+			f.Faults, f.Real = rc.real.String(), real
 			_ = enc.Encode(f)
 		}
 		_ = enc.Encode(jsonSummaryObject{Type: jsonSummary, Workload: rc.workloadJSON(rc.subject), Faults: rc.real.String(),

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -174,6 +175,10 @@ func leftNodes(ctx context.Context, admin zkapi.Conn, dir, rel string) []string 
 	return left
 }
 
+// acquireTimeout bounds one acquisition on real servers: a waiter gives
+// up after it and goes on to its next acquisition.
+const acquireTimeout = 20 * time.Second
+
 // client runs the acquisitions of one real session.
 func (r *realRun) client(ctx context.Context, i int, c zkapi.Conn, dir, resource string) {
 	w, rec := r.rc.workload, r.rc.recipe
@@ -190,19 +195,19 @@ func (r *realRun) client(ctx context.Context, i int, c zkapi.Conn, dir, resource
 			}
 		}
 		call := r.clock.Add(1)
-		actx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		actx, cancel := context.WithTimeout(ctx, acquireTimeout)
 		held, err := acquire(actx, c, dir, fmt.Sprintf("c%d_%d", i+1, j))
 		cancel()
 		if err != nil {
-			r.count("acquire: " + zkapi.Name(err))
+			r.count("acquire: " + errWord(err))
 			continue
 		}
 		h := linearize.Hold{Client: i, Lock: dir, Mode: mode, Call: call, Start: r.clock.Add(1)}
 		r.maybeExpire(ctx, i)
 		if mode != linearize.Read {
-			r.write(ctx, i, c, held, resource)
+			h.Token, h.HasToken = r.write(ctx, i, c, held, resource)
 		} else {
-			time.Sleep(time.Millisecond) // the critical section's work
+			r.work(ctx)
 		}
 		h.End = r.clock.Add(1)
 		if err := held.Release(ctx); errors.Is(err, recipe.ErrLost) {
@@ -217,43 +222,61 @@ func (r *realRun) client(ctx context.Context, i int, c zkapi.Conn, dir, resource
 	}
 }
 
-// write stores the holder's token in the resource, fenced when it can be.
-func (r *realRun) write(ctx context.Context, i int, c zkapi.Conn, held recipe.Held, resource string) {
+// work is the holder's work inside its critical section: -hold, or less
+// if the client is crashed or the run ends.
+func (r *realRun) work(ctx context.Context) {
+	t := time.NewTimer(r.rc.hold)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// write stores the holder's token in the resource, fenced when it can be,
+// and returns the token, if the holder has one. As in a simulated run, the
+// token is taken at acquisition, as an application would, and written
+// after the work: a holder stalled in between writes with a stale one.
+// The token is the term of an election's leadership (checkers.Terms).
+func (r *realRun) write(ctx context.Context, i int, c zkapi.Conn, held recipe.Held, resource string) (int64, bool) {
 	tok, ok := held.(interface {
 		Token(context.Context) (int64, error)
 	})
 	if !ok {
-		return
+		r.work(ctx)
+		return 0, false
 	}
 	token, err := tok.Token(ctx)
 	if err != nil {
-		r.count("token: " + zkapi.Name(err))
-		return
+		r.count("token: " + errWord(err))
+		return 0, false
 	}
-	time.Sleep(time.Millisecond) // the critical section's work
+	r.work(ctx)
 	data := []byte(strconv.FormatInt(token, 10))
 	f, ok := held.(interface {
 		Fenced(context.Context, ...zkapi.Op) ([]zkapi.OpResult, error)
 	})
 	var zxid int64
+	call := r.clock.Add(1)
 	if ok && !r.rc.workload.Unfenced {
 		res, err := f.Fenced(ctx, zkapi.SetOp{Path: resource, Data: data, Version: -1})
 		if err != nil || len(res) == 0 {
 			r.count("fenced write refused")
-			return
+			return token, true
 		}
 		zxid = res[0].Stat.Mzxid
 	} else {
 		st, err := c.Set(ctx, resource, data, -1)
 		if err != nil {
-			r.count("write: " + zkapi.Name(err))
-			return
+			r.count("write: " + errWord(err))
+			return token, true
 		}
 		zxid = st.Mzxid
 	}
 	r.mu.Lock()
-	r.accepted = append(r.accepted, checkers.Accepted{Client: i, Token: token, Step: r.clock.Load(), Zxid: zxid})
+	r.accepted = append(r.accepted, checkers.Accepted{Client: i, Token: token, Call: call, Step: r.clock.Add(1), Zxid: zxid})
 	r.mu.Unlock()
+	return token, true
 }
 
 // maybeExpire expires the session of a client that has just begun to
@@ -275,6 +298,19 @@ func (r *realRun) maybeExpire(ctx context.Context, client int) {
 	r.expired.Add(1)
 }
 
+// errWord names err for the report's counts: ZooKeeper's name for its
+// code, or what ended the call's context: the acquisition's deadline
+// (acquireTimeout) or the run's end (its -time, Ctrl-C, a crash).
+func errWord(err error) string {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Sprintf("deadline (%v or the run's -time)", acquireTimeout)
+	case errors.Is(err, context.Canceled):
+		return "canceled (the run ended or the client crashed)"
+	}
+	return zkapi.Name(err)
+}
+
 func (r *realRun) count(what string) {
 	r.mu.Lock()
 	r.errs[what]++
@@ -283,20 +319,38 @@ func (r *realRun) count(what string) {
 
 func (r *realRun) violations(dir string, left []string) []check.Violation {
 	recipe := r.rc.recipe
-	vs := checkers.Exclusion(r.holds, recipe.MaxHolders())
+	lost := r.lostWrites(dir, left)
+	vs := slices.Clone(lost.vs)
+	vs = append(vs, checkers.Exclusion(r.holds, recipe.MaxHolders())...)
+	if recipe.Terms {
+		vs = append(vs, checkers.Terms(r.holds, r.accepted)...)
+	}
 	if recipe.Leases <= 1 {
 		// A semaphore's concurrent holders' tokens are not ordered, and
 		// a real server's expiries are not observed here, so a
 		// semaphore's writes go unchecked on real servers.
 		vs = append(vs, checkers.Tokens(r.accepted)...)
 	}
-	vs = append(vs, checkers.Orphans(dir, left)...)
-	vs = append(vs, r.liveness(dir, left)...)
+	vs = append(vs, checkers.Orphans(dir, lost.notIn(dir, left))...)
+	vs = append(vs, r.liveness(dir, left, lost)...)
 	herd, notes := r.history.herd(recipe, dir)
 	for _, n := range notes {
 		r.count("note: " + n.Detail)
 	}
 	return append(vs, herd...)
+}
+
+// checks names what a real run judges: those of a simulated run, save
+// that herd is porcupine's search over the recorded wake-ups, liveness is
+// judged only on a long enough run, and a semaphore's writes go
+// unchecked.
+func (r *realRun) checks() string {
+	fencing := r.rc.fencingChecks()
+	if r.rc.recipe.Leases > 1 {
+		fencing = "no fencing (a semaphore's expiries are not observed)"
+	}
+	return fmt.Sprintf("%s (exact interval check), %s, orphans, herd (porcupine over the recorded wake-ups), deadlock (after a quiet span); no schedule control",
+		r.rc.exclusion(), fencing)
 }
 
 // header says at once what the run does.
@@ -305,7 +359,7 @@ func (r *realRun) header(w io.Writer) {
 	faults := r.rc.real.String()
 	fmt.Fprintf(w, "%s run: %s on real servers %s, %d clients x %d acquisitions, faults %s\n",
 		r.rc.cli.name(), r.rc.recipe.Name, strings.Join(r.rc.servers, ","), wl.Clients, wl.Acquisitions, faults)
-	fmt.Fprint(w, "checked: exclusion (exact interval check), fencing, orphans, herd (porcupine over the recorded wake-ups); no schedule control\n\n")
+	fmt.Fprintf(w, "checked: %s\n\n", r.checks())
 }
 
 func (r *realRun) report(w io.Writer, elapsed time.Duration, vs []check.Violation, stopped error) {
@@ -345,7 +399,7 @@ func (r *realRun) leftover(ctx context.Context, admin zkapi.Conn, dir string) []
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	if err := admin.Sync(ctx, dir); err != nil {
-		r.count("leftover listing: sync: " + zkapi.Name(err))
+		r.count("leftover listing: sync: " + errWord(err))
 	}
 	return leftNodes(ctx, admin, dir, "")
 }

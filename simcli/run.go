@@ -52,6 +52,7 @@ type runConfig struct {
 	view      traceview.View // how traces are shown (-view)
 	servers   []string       // real servers: no simulation
 	ensemble  int            // -ensemble: servers to start for the real run; 0 none
+	hold      time.Duration  // -hold: a real holder's work in its critical section
 	outSet    bool           // -out given: a real run writes its HTML report even without a violation
 	bounds    sim.Bounds     // -strategy exhaustive
 }
@@ -134,7 +135,7 @@ type runFlags struct {
 	deadlinePct, deviations, depth, earlyTicks, maxStates            *int
 	sequenceStart                                                    *int64
 	seed                                                             *uint64
-	budget, progress, shrink                                         *time.Duration
+	budget, progress, shrink, hold                                   *time.Duration
 	trace, unfenced, symmetry, asJSON, failfast, verbose, quiet      *bool
 	junit                                                            *string
 }
@@ -150,6 +151,7 @@ func (c *CLI) runFlags(fs *flag.FlagSet) runFlags {
 		seed:          fs.Uint64("seed", 1, "first seed; schedule k uses seed+k"),
 		schedules:     fs.Int("schedules", 10000, "schedules to explore over all shards (1-100000000); with -time and without this flag: no limit"),
 		budget:        fs.Duration("time", 0, "stop after this long (e.g. 30s); without -schedules, run until then; 0: no time limit"),
+		hold:          fs.Duration("hold", time.Millisecond, "real runs: how long a holder works inside its critical section, between its token and its write (1ms-10s); longer holds overlap more"),
 		parallel:      fs.Int("parallel", runtime.GOMAXPROCS(0), "schedules explored at once (1-1024); default: GOMAXPROCS"),
 		shard:         fs.String("shard", "0/1", "explore only shard I of N (0 <= I < N): the schedules k with k mod N = I"),
 		summary:       fs.String("summary", "", "write a JSON summary of the run to this file (for merge)"),
@@ -229,6 +231,9 @@ func (c *CLI) newRunConfig(f runFlags, set map[string]bool) (runConfig, error) {
 	}
 	if *f.servers != "" || set["ensemble"] {
 		return rc, rc.realConfig(f, set)
+	}
+	if set["hold"] {
+		return rc, errors.New("-hold: for real runs only (-servers or -ensemble); a simulated holder works for one tick of virtual time")
 	}
 	err := rc.simConfig(f, set)
 	rc.subject = harness.Lock(rc.recipe, rc.workload)
@@ -347,6 +352,10 @@ func (rc *runConfig) realConfig(f runFlags, set map[string]bool) error {
 	if err := refuse(simOnly, set, "for simulated runs only, not with -"+rc.realFlag()); err != nil {
 		return err
 	}
+	if *f.hold < time.Millisecond || *f.hold > 10*time.Second {
+		return fmt.Errorf("-hold must be between 1ms and 10s, got %v", *f.hold)
+	}
+	rc.hold = *f.hold
 	real, err := parseRealFaults(*f.faults)
 	rc.real, rc.expire = real, real.Count(nemesis.Expire)
 	rc.plan = plan{seed: *f.seed, shards: 1}

@@ -44,10 +44,10 @@ func TestRunReal_BadInput(t *testing.T) {
 // while holding: no violation, and the checkers say what they checked.
 func TestRunReal_Recipes(t *testing.T) {
 	addrs := strings.Join(zktest.Standalone(t), ",")
-	for _, recipe := range []string{"lock", "rwlock"} {
+	for recipe, checks := range map[string]string{"lock": "mutual exclusion", "rwlock": "reader/writer exclusion"} {
 		var out bytes.Buffer
 		code := run([]string{"run", "-servers", addrs, "-recipe", recipe, "-clients", "4", "-acquisitions", "8", "-faults", "expire=2"}, &out, io.Discard)
-		if code != 0 || !strings.Contains(out.String(), "violations             0") || !strings.Contains(out.String(), "checked: exclusion (exact interval check), fencing, orphans") {
+		if code != 0 || !strings.Contains(out.String(), "violations             0") || !strings.Contains(out.String(), "checked: "+checks+" (exact interval check), fencing, orphans") {
 			t.Errorf("%s: exit %d\n%s", recipe, code, out.String())
 		}
 	}

@@ -12,7 +12,7 @@ import (
 func Note(class check.Class) bool { return class == check.Undecided || class == check.StaleWakeup }
 
 // severities orders the classes, worst first.
-var severities = []check.Class{check.MutualExclusion, check.RWExclusion, check.MaxLeases, check.SharedTerm, check.TermOrder,
+var severities = []check.Class{check.LostWrite, check.MutualExclusion, check.RWExclusion, check.MaxLeases, check.SharedTerm, check.TermOrder,
 	check.BarrierEnter, check.BarrierLeave, check.BarrierWait, check.Fencing, check.Deadlock, check.NoProgress, check.Orphan,
 	check.ClientError, check.Invariant, check.Linearizability, check.Herd, check.Undecided, check.StaleWakeup}
 

@@ -58,7 +58,7 @@ func (c *conn) Delete(ctx context.Context, path string, version int32) error {
 func (c *conn) Exists(ctx context.Context, path string) (zkapi.Stat, bool, error) {
 	id := c.call("exists", path, 0, nil)
 	st, ok, err := c.c.Exists(ctx, path)
-	c.ret(id, "exists", path, "", nil, err, nil)
+	c.ret(id, "exists", path, existed(ok), nil, err, nil)
 	return st, ok, err
 }
 
@@ -71,7 +71,7 @@ func (c *conn) ExistsW(ctx context.Context, path string) (zkapi.Stat, bool, zkap
 func (c *conn) Get(ctx context.Context, path string) ([]byte, zkapi.Stat, error) {
 	id := c.call("get", path, 0, nil)
 	data, st, err := c.c.Get(ctx, path)
-	c.ret(id, "get", path, "", nil, err, nil)
+	c.ret(id, "get", path, existed(err == nil), nil, err, nil)
 	return data, st, err
 }
 
@@ -139,7 +139,7 @@ func (c *conn) Close() error {
 	return err
 }
 
-// existed is the Result of a watch-setting read of a node: "exists" if
+// existed is the Result of a read of a node: "exists" if
 // the node was there.
 func existed(ok bool) string {
 	if ok {
