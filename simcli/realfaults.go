@@ -69,7 +69,7 @@ func (r *realRun) reportFaults(w io.Writer) {
 	if r.nem == nil {
 		return
 	}
-	ins, missed := r.nem.Injections(), r.nem.Missed()
+	ins, missed := r.injections(), r.nem.Missed() // on the history's clock, as the JSON and HTML reports
 	if len(ins) == 0 && len(missed) == 0 {
 		return
 	}
