@@ -1,0 +1,148 @@
+package simcli_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/internal/zktest"
+	"github.com/zksim/zksim/simcli"
+	"github.com/zksim/zksim/zoo"
+)
+
+// barrierCLI is the zksim command's barrier recipes: the good double and
+// single barriers and the zoo's broken ones.
+func barrierCLI() *simcli.CLI {
+	single := zoo.DoubleBarrier()
+	single.Name = "barrier/single"
+	c := &simcli.CLI{Name: "zksim", Subjects: []harness.Subject{harness.Barrier(zoo.DoubleBarrier(), harness.BarrierWorkload{}),
+		harness.Barrier(single, harness.BarrierWorkload{Single: true})}}
+	for _, ex := range zoo.Barriers() {
+		c.Subjects = append(c.Subjects, harness.Barrier(ex.Barrier, harness.BarrierWorkload{Single: ex.Single}))
+	}
+	return c
+}
+
+// barrierRun is what a real barrier run printed and wrote.
+type barrierRun struct {
+	code  int
+	text  string           // the text report (stderr with -json)
+	lines []map[string]any // -json's lines
+	junit string
+}
+
+// runBarrier runs a barrier recipe on addr with args, asking for -json
+// and -junit.
+func runBarrier(t *testing.T, addr string, args ...string) barrierRun {
+	t.Helper()
+	junit := filepath.Join(t.TempDir(), "junit.xml")
+	var stdout, stderr bytes.Buffer
+	code := barrierCLI().Run(append([]string{"run", "-servers", addr, "-json", "-junit", junit, "-out", t.TempDir()}, args...), &stdout, &stderr)
+	r := barrierRun{code: code, text: stderr.String()}
+	for _, l := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("stdout line %q is not JSON: %v\nstderr:\n%s", l, err, r.text)
+		}
+		r.lines = append(r.lines, m)
+	}
+	b, _ := os.ReadFile(junit)
+	r.junit = string(b)
+	return r
+}
+
+// clean checks a run found nothing: exit 0, a summary without a
+// failure, no failing testcase.
+func (r barrierRun) clean(t *testing.T) {
+	t.Helper()
+	if r.code != simcli.ExitOK || !strings.Contains(r.text, "violations             0") {
+		t.Fatalf("exit %d\n%s", r.code, r.text)
+	}
+	if len(r.lines) != 1 || r.lines[0]["type"] != "summary" || strings.Contains(r.junit, "<failure") {
+		t.Errorf("want a summary alone and no failing testcase: %v\n%s", r.lines, r.junit)
+	}
+}
+
+// found reports whether the run failed with class, in every report: the
+// exit code, the text, the JSON failure and the JUnit testcase.
+func (r barrierRun) found(t *testing.T, class check.Class) bool {
+	t.Helper()
+	if r.code != simcli.ExitViolation {
+		return false
+	}
+	if len(r.lines) != 2 || r.lines[0]["type"] != "failure" || r.lines[0]["class"] != string(class) ||
+		!strings.Contains(r.text, "    "+string(class)+": ") ||
+		!strings.Contains(r.junit, `name="`+string(class)+`"`) || !strings.Contains(r.junit, "<failure") {
+		t.Fatalf("want %s in every report\n%s\n%v\n%s", class, r.text, r.lines, r.junit)
+	}
+	return true
+}
+
+// The good double barrier passes on real sessions under the client-side
+// faults, an expiry inside the barrier included: a member whose session
+// ends inside counts as left, and the others' Leave is no violation.
+func TestRunRealBarrier_GoodUnderFaults(t *testing.T) {
+	r := runBarrier(t, fakeServer(t), "-recipe", "barrier", "-clients", "3", "-acquisitions", "3", "-seed", "1",
+		"-faults", "lose-reply,disconnect,expire", "-time", "20s")
+	r.clean(t)
+	for _, want := range []string{"visits                 9 entered", "expired while inside   1 of 1", "clients done           3 of 3"} {
+		if !strings.Contains(r.text, want) {
+			t.Errorf("the report lacks %q\n%s", want, r.text)
+		}
+	}
+	for _, k := range []string{"lose-reply", "disconnect", "expire"} {
+		if !injected(r.text, k) {
+			t.Errorf("no %s injected\n%s", k, r.text)
+		}
+	}
+}
+
+// The good single barrier passes: no Wait returns before Remove.
+func TestRunRealBarrier_Single(t *testing.T) {
+	r := runBarrier(t, fakeServer(t), "-recipe", "barrier/single", "-clients", "4", "-seed", "1", "-faults", "none")
+	r.clean(t)
+	if !strings.Contains(r.text, "waits passed           3 of 3") {
+		t.Errorf("want every waiter through\n%s", r.text)
+	}
+}
+
+// findBarrier runs a zoo exhibit without faults on seeds 1 to 5 until
+// its class is found: which member leaves or wakes first is the real
+// servers' timing as well as the seed's.
+func findBarrier(t *testing.T, addr, name string, class check.Class) {
+	t.Helper()
+	for seed := 1; seed <= 5; seed++ {
+		if runBarrier(t, addr, "-recipe", name, "-clients", "3", "-acquisitions", "3", "-seed", strconv.Itoa(seed),
+			"-faults", "none", "-time", "3s").found(t, class) {
+			return
+		}
+	}
+	t.Errorf("%s: no %s with seeds 1 to 5", name, class)
+}
+
+// The zoo's double barrier whose Leave is a plain delete is found on
+// real sessions with the simulator's class: a member passes Leave while
+// others of its round are inside.
+func TestRunRealBarrier_LeaveEarly(t *testing.T) {
+	findBarrier(t, fakeServer(t), zoo.NameLeaveEarly, check.BarrierLeave)
+}
+
+// The zoo's double barrier that takes any wake-up for the last arrival
+// is found too: a member passes Enter with fewer than n there.
+func TestRunRealBarrier_AssumeOnWake(t *testing.T) {
+	findBarrier(t, fakeServer(t), zoo.NameBarrierAssumeOnWake, check.BarrierEnter)
+}
+
+// The same on a real ZooKeeper server (scripts/zk.sh start DIR 1).
+func TestRunRealBarrier_OnZooKeeper(t *testing.T) {
+	addr := strings.Join(zktest.Standalone(t), ",")
+	runBarrier(t, addr, "-recipe", "barrier", "-clients", "3", "-acquisitions", "3", "-seed", "1",
+		"-faults", "lose-reply,disconnect,expire", "-time", "20s").clean(t)
+	findBarrier(t, addr, zoo.NameLeaveEarly, check.BarrierLeave)
+}
