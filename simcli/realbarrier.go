@@ -184,11 +184,13 @@ func (b *realBarrier) run(ctx context.Context, stdout, stderr io.Writer) int {
 		})
 	}
 	wg.Wait()
-	cut := ctx.Err() != nil // some clients were stopped by the time limit or Ctrl-C
+	// Some clients were stopped by the time limit or Ctrl-C (the limit
+	// may pass later, while a member restarts: the clients were done).
+	stopped := context.Cause(ctx)
 	r.nem.Stop()
 	r.nem.EndCrashed(context.WithoutCancel(ctx))
-	vs := b.violations(context.WithoutCancel(ctx), admin, dir, cut)
-	elapsed, stopped := time.Since(start), context.Cause(ctx)
+	vs := b.violations(context.WithoutCancel(ctx), admin, dir, stopped != nil)
+	elapsed := time.Since(start)
 	b.report(stdout, elapsed, vs, stopped)
 	if err := r.writeReports(jsonw, stdout, elapsed, vs, stopped); err != nil {
 		fmt.Fprintf(stderr, "%s run: %v\n", name, err)
@@ -258,16 +260,24 @@ func (b *realBarrier) member(ctx context.Context, i int, c zkapi.Conn, dir strin
 	b.bmu.Unlock()
 }
 
-// work is a member's time inside, or a late arrival's delay: 1 to 4 ms,
-// drawn from the client's seeded source, so that members leave (and
-// arrive) apart, as the simulator's late arrivals do.
-func work(rnd *rand.Rand) { time.Sleep(time.Duration(1+rnd.IntN(4)) * time.Millisecond) }
+// work is a member's time inside: 1 to 20 ms, drawn from the client's
+// seeded source, so that members leave apart.
+func work(rnd *rand.Rand) { time.Sleep(time.Duration(1+rnd.IntN(20)) * time.Millisecond) }
+
+// arrive makes one Enter call (or single-barrier wait) in two late, by
+// 1 to 100 ms, so that members arrive apart, as the simulator's late
+// arrivals do: on a real ensemble a create takes tens of milliseconds,
+// and members that call Enter closer together than that count as
+// arrived together (from their calls), whatever their nodes' order.
+func arrive(rnd *rand.Rand) {
+	if rnd.IntN(2) == 0 {
+		time.Sleep(time.Duration(1+rnd.IntN(100)) * time.Millisecond)
+	}
+}
 
 // enter is one Enter call, recorded.
 func (b *realBarrier) enter(ctx context.Context, i int, c zkapi.Conn, dir, id string, rnd *rand.Rand) recipe.Leaver {
-	if rnd.IntN(2) == 0 {
-		work(rnd) // arrive late
-	}
+	arrive(rnd)
 	b.history.rec.Mark(i, history.Acquire, false, c.Session())
 	k := b.open(i)
 	m, err := b.recipe.Enter(ctx, c, dir, id, b.rc.workload.Clients)
@@ -378,9 +388,7 @@ func (b *realBarrier) controller(ctx context.Context, c zkapi.Conn, dir string) 
 
 // waiter waits on the single barrier.
 func (b *realBarrier) waiter(ctx context.Context, i int, c zkapi.Conn, dir string, rnd *rand.Rand) {
-	if rnd.IntN(2) == 0 {
-		work(rnd)
-	}
+	arrive(rnd)
 	call := b.stamp()
 	err := b.recipe.Single.Wait(ctx, c, dir)
 	ret := b.stamp()
