@@ -11,6 +11,7 @@ import (
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/internal/longtest"
 	"github.com/zksim/zksim/internal/zktest"
 	"github.com/zksim/zksim/simcli"
 	"github.com/zksim/zksim/zoo"
@@ -41,9 +42,17 @@ type barrierRun struct {
 // and -junit.
 func runBarrier(t *testing.T, addr string, args ...string) barrierRun {
 	t.Helper()
+	return runBarrierOn(t, []string{"-servers", addr}, args...)
+}
+
+// runBarrierOn runs a barrier recipe on the servers where says
+// (-servers or -ensemble) with args, asking for -json and -junit.
+func runBarrierOn(t *testing.T, where []string, args ...string) barrierRun {
+	t.Helper()
 	junit := filepath.Join(t.TempDir(), "junit.xml")
 	var stdout, stderr bytes.Buffer
-	code := barrierCLI().Run(append([]string{"run", "-servers", addr, "-json", "-junit", junit, "-out", t.TempDir()}, args...), &stdout, &stderr)
+	args = append(append([]string{"run"}, where...), append([]string{"-json", "-junit", junit, "-out", t.TempDir()}, args...)...)
+	code := barrierCLI().Run(args, &stdout, &stderr)
 	r := barrierRun{code: code, text: stderr.String()}
 	for _, l := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
 		var m map[string]any
@@ -145,4 +154,25 @@ func TestRunRealBarrier_OnZooKeeper(t *testing.T) {
 	runBarrier(t, addr, "-recipe", "barrier", "-clients", "3", "-acquisitions", "3", "-seed", "1",
 		"-faults", "lose-reply,disconnect,expire", "-time", "20s").clean(t)
 	findBarrier(t, addr, zoo.NameLeaveEarly, check.BarrierLeave)
+}
+
+// On a real 3-node ensemble (docs/real-ensemble.md): the good double
+// barrier survives the CI step's faults, a paused and a killed member
+// among them, and the plain-delete Leave is found. Each run starts its
+// own ensemble: about 15 s in all, a long test.
+func TestRunEnsembleBarrier_GoodSurvivesLeaveEarlyFound(t *testing.T) {
+	longtest.Skip(t)
+	ens := []string{"-ensemble", "3"}
+	r := runBarrierOn(t, ens, "-recipe", "barrier", "-seed", "1", "-time", "4s",
+		"-faults", "lose-request=1,lose-reply=2,disconnect=1,pause-member=1,kill-member=1")
+	r.clean(t)
+	if !injected(r.text, "kill-member") || !strings.Contains(r.text, "visits                 6 entered, 6 passed Leave") {
+		t.Errorf("want a member killed and every visit through\n%s", r.text)
+	}
+	for seed := 1; seed <= 3; seed++ {
+		if runBarrierOn(t, ens, "-recipe", zoo.NameLeaveEarly, "-seed", strconv.Itoa(seed), "-faults", "none", "-time", "3s").found(t, check.BarrierLeave) {
+			return
+		}
+	}
+	t.Errorf("%s: no %s on the ensemble with seeds 1 to 3", zoo.NameLeaveEarly, check.BarrierLeave)
 }
