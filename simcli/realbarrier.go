@@ -10,17 +10,16 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/expire"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/internal/checkers"
 	"github.com/zksim/zksim/internal/history"
 	"github.com/zksim/zksim/internal/ztree"
-	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 	"github.com/zksim/zksim/zkapi/gozk"
@@ -59,12 +58,15 @@ func (r *realRun) runner() func(context.Context, io.Writer, io.Writer) int {
 // and reports are the lock run's (realRun); the verdicts are the
 // simulator's own checkers (checkers.BarrierEnters, BarrierLeaves,
 // BarrierWaits), fed times from one clock that every client's calls and
-// returns tick in the order they happen (stamp), and the orphans left
-// in the barrier's directory.
+// returns tick in the order they happen (stamp), the orphans left in
+// the barrier's directory, and the simulator's deadlock (liveness).
+// Herd is not judged: a real server's notification does not say which
+// change fired it, and porcupine's search (linearize.Herd) models a
+// lock's queue, not a barrier's rounds.
 //
 // What a real run cannot know is when a session ended: the simulator
 // sees the server expire it, a real client learns it late. The checkers
-// are given bounds that cannot make a correct barrier fail (visits):
+// are given bounds that cannot make a correct barrier fail (checked):
 // a member counts as left from the first moment a fault could have
 // ended its session (lossWindows), and as arrived until its node is
 // surely gone.
@@ -78,8 +80,19 @@ type realBarrier struct {
 	visits  []realVisit
 	waits   []checkers.SingleWait
 	removed int64        // step of the first Remove call; 0: none yet
+	lowered bool         // a Remove returned
 	losses  []lossWindow // the run's own expiries
 	done    int          // clients that went through every round
+	stuck   []stuckCall  // the calls the time limit cut short
+	cutAt   atomic.Int64 // when the time limit came, on the history clock
+}
+
+// stuckCall is a call a client was still waiting in when the time limit
+// came: Enter, Leave, Wait or Remove, since when (the history clock).
+type stuckCall struct {
+	client int
+	in     string
+	since  int64
 }
 
 // realVisit is one Enter call as the run records it, on the run's steps
@@ -91,24 +104,14 @@ type realVisit struct {
 	arriveAt, endAt   int64 // endAt: Leave called, Enter failed, or -1
 }
 
-// lossWindow is a stretch of the history clock in which a fault could
-// end client's session (-1: any client's, for a member fault).
-type lossWindow struct {
-	client   int
-	from, to int64
-}
-
-// lossMargin is how long before its record a fault may have struck: the
-// nemesis records an injection once it is done (a forced expiry, once
-// the server confirmed it).
-const lossMargin = int64(time.Second)
-
-// stamp ticks the run's clock: one step, the history clock noted.
-func (b *realBarrier) stamp() int64 {
+// stamp ticks the run's clock: one step, and the history clock's time
+// noted with it.
+func (b *realBarrier) stamp() (step, at int64) {
 	b.bmu.Lock()
 	defer b.bmu.Unlock()
-	b.times = append(b.times, b.history.now())
-	return int64(len(b.times))
+	at = b.history.now()
+	b.times = append(b.times, at)
+	return int64(len(b.times)), at
 }
 
 // stepAt is the last step stamped at or before the history clock's t; 0
@@ -134,6 +137,7 @@ func (b *realBarrier) run(ctx context.Context, stdout, stderr io.Writer) int {
 	defer cancel()
 	b.header(stdout)
 	r.capture, r.history, r.errs = &expire.Capture{}, newRealHistory(), map[string]int{}
+	defer context.AfterFunc(ctx, func() { b.cutAt.Store(r.history.now()) })()
 	dialVia := func(dialer zk.Dialer) (zkapi.Conn, error) {
 		return gozk.DialContext(ctx, r.rc.servers, gozk.Config{SessionTimeout: realSessionTimeout, ConnectTimeout: 3 * time.Second, Dialer: dialer})
 	}
@@ -189,7 +193,7 @@ func (b *realBarrier) run(ctx context.Context, stdout, stderr io.Writer) int {
 	stopped := context.Cause(ctx)
 	r.nem.Stop()
 	r.nem.EndCrashed(context.WithoutCancel(ctx))
-	vs := b.violations(context.WithoutCancel(ctx), admin, dir, stopped != nil)
+	vs := b.violations(context.WithoutCancel(ctx), admin, dir, stopped)
 	elapsed := time.Since(start)
 	b.report(stdout, elapsed, vs, stopped)
 	if err := r.writeReports(jsonw, stdout, elapsed, vs, stopped); err != nil {
@@ -279,53 +283,66 @@ func arrive(rnd *rand.Rand) {
 func (b *realBarrier) enter(ctx context.Context, i int, c zkapi.Conn, dir, id string, rnd *rand.Rand) recipe.Leaver {
 	arrive(rnd)
 	b.history.rec.Mark(i, history.Acquire, false, c.Session())
-	k := b.open(i)
+	k, since := b.open(i)
 	m, err := b.recipe.Enter(ctx, c, dir, id, b.rc.workload.Clients)
-	at := b.stamp()
+	step, at := b.stamp()
 	b.bmu.Lock()
 	v := &b.visits[k]
 	if err != nil {
-		v.failed, v.endAt = at, b.times[at-1]
+		v.failed, v.endAt = step, at
 	} else {
-		v.Entered = at
+		v.Entered = step
 	}
 	b.bmu.Unlock()
 	if err != nil {
 		b.history.rec.Mark(i, history.GaveUp, false, c.Session())
 		b.count("enter: " + errName(err))
+		b.cutShort(ctx, i, "Enter", since)
 		return nil
 	}
 	b.history.rec.Mark(i, history.Held, false, c.Session())
 	return m
 }
 
-// open records a visit's arrival and returns its index.
-func (b *realBarrier) open(i int) int {
-	at := b.stamp()
+// cutShort notes client i's call in, made at since, as one the time
+// limit cut short (its ctx ended by the deadline, not by a crash).
+func (b *realBarrier) cutShort(ctx context.Context, i int, in string, since int64) {
+	if ctx.Err() == nil || !errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+		return
+	}
 	b.bmu.Lock()
 	defer b.bmu.Unlock()
-	b.visits = append(b.visits, realVisit{Visit: checkers.Visit{Client: i, Arrive: at, Entered: -1, Left: -1, Gone: -1, Passed: -1},
-		failed: -1, leaveCall: -1, arriveAt: b.times[at-1], endAt: -1})
-	return len(b.visits) - 1
+	b.stuck = append(b.stuck, stuckCall{client: i, in: in, since: since})
+}
+
+// open records a visit's arrival and returns its index and time.
+func (b *realBarrier) open(i int) (int, int64) {
+	step, at := b.stamp()
+	b.bmu.Lock()
+	defer b.bmu.Unlock()
+	b.visits = append(b.visits, realVisit{Visit: checkers.Visit{Client: i, Arrive: step, Entered: -1, Left: -1, Gone: -1, Passed: -1},
+		failed: -1, leaveCall: -1, arriveAt: at, endAt: -1})
+	return len(b.visits) - 1, at
 }
 
 // leave is one Leave call, recorded.
 func (b *realBarrier) leave(ctx context.Context, i int, c zkapi.Conn, m recipe.Leaver) {
 	b.history.rec.Mark(i, history.Release, false, c.Session())
-	at := b.stamp()
+	call, since := b.stamp()
 	b.bmu.Lock()
 	k := b.inside(i)
-	b.visits[k].leaveCall, b.visits[k].endAt = at, b.times[at-1]
+	b.visits[k].leaveCall, b.visits[k].endAt = call, since
 	b.bmu.Unlock()
 	err := m.Leave(ctx)
-	at = b.stamp()
+	passed, _ := b.stamp()
 	b.history.rec.Mark(i, history.Released, false, c.Session())
 	if err != nil {
 		b.count("leave: " + errName(err))
+		b.cutShort(ctx, i, "Leave", since)
 		return
 	}
 	b.bmu.Lock()
-	b.visits[k].Passed = at
+	b.visits[k].Passed = passed
 	b.bmu.Unlock()
 }
 
@@ -372,16 +389,19 @@ func (b *realBarrier) controller(ctx context.Context, c zkapi.Conn, dir string) 
 		b.count("set: " + zkapi.Name(err))
 	}
 	time.Sleep(2 * time.Millisecond)
-	at := b.stamp()
+	step, since := b.stamp()
 	b.bmu.Lock()
 	if b.removed == 0 {
-		b.removed = at
+		b.removed = step
 	}
 	b.bmu.Unlock()
-	if err := s.Remove(ctx, c, dir); err != nil {
+	err := s.Remove(ctx, c, dir)
+	if err != nil {
 		b.count("remove: " + zkapi.Name(err))
+		b.cutShort(ctx, 0, "Remove", since)
 	}
 	b.bmu.Lock()
+	b.lowered = err == nil
 	b.done++
 	b.bmu.Unlock()
 }
@@ -389,228 +409,16 @@ func (b *realBarrier) controller(ctx context.Context, c zkapi.Conn, dir string) 
 // waiter waits on the single barrier.
 func (b *realBarrier) waiter(ctx context.Context, i int, c zkapi.Conn, dir string, rnd *rand.Rand) {
 	arrive(rnd)
-	call := b.stamp()
+	call, since := b.stamp()
 	err := b.recipe.Single.Wait(ctx, c, dir)
-	ret := b.stamp()
+	ret, _ := b.stamp()
 	if err != nil {
 		b.count("wait: " + errName(err))
+		b.cutShort(ctx, i, "Wait", since)
 		ret = -1
 	}
 	b.bmu.Lock()
 	defer b.bmu.Unlock()
 	b.waits = append(b.waits, checkers.SingleWait{Client: i, Call: call, Return: ret})
 	b.done++
-}
-
-// violations judges the run with the simulator's checkers, and the
-// nodes left in dir once every client is done (orphans), unless some
-// client was cut off by the time limit: its node, on a live session, is
-// no orphan (the simulator judges none after a bounded run either).
-func (b *realBarrier) violations(ctx context.Context, admin zkapi.Conn, dir string, cut bool) []check.Violation {
-	var vs []check.Violation
-	b.holdsForReport()
-	if b.single {
-		removed := b.removed
-		if removed == 0 {
-			removed = -1
-		}
-		vs = checkers.BarrierWaits(b.waits, removed)
-	} else {
-		h := b.checked()
-		vs = append(checkers.BarrierEnters(h, b.rc.workload.Clients), checkers.BarrierLeaves(h)...)
-	}
-	if cut {
-		b.count("note: orphans unjudged: the run ended with clients inside or waiting")
-		return vs
-	}
-	var left []string
-	if !b.single {
-		left = b.leftover(ctx, admin, dir)
-	}
-	return append(vs, checkers.Orphans(dir, left)...)
-}
-
-// checked is the visits as the checkers see them (see realBarrier):
-// a member is out (Left) from its Leave call, its failed Enter, or the
-// first moment a fault could have ended its session since it arrived,
-// whichever came first; it is gone (Gone) from its Leave call, or its
-// failed Enter if no fault could have left its node behind on a session
-// still alive; otherwise it counts as arrived to the end.
-func (b *realBarrier) checked() []checkers.Visit {
-	wins := b.lossWindows()
-	out := make([]checkers.Visit, len(b.visits))
-	for k, v := range b.visits {
-		cv := v.Visit
-		loss := int64(-1)
-		if at, ok := lossFrom(wins, v.Client, v.arriveAt); ok {
-			loss = b.stepAt(at)
-		}
-		switch {
-		case v.Entered >= 0:
-			cv.Left, cv.Gone = earliestStep(v.leaveCall, loss), v.leaveCall
-		case v.failed >= 0:
-			cv.Left, cv.Gone = earliestStep(v.failed, loss), v.failed
-			if loss >= 0 && loss <= v.failed {
-				cv.Gone = -1 // its node may linger on a session given up
-			}
-		}
-		out[k] = cv
-	}
-	return out
-}
-
-// earliestStep is the earlier of two steps, -1 (never) counting as
-// latest.
-func earliestStep(a, b int64) int64 {
-	switch {
-	case a < 0:
-		return b
-	case b < 0:
-		return a
-	}
-	return min(a, b)
-}
-
-// lossFrom is the first moment at or after t at which a fault could end
-// client's session.
-func lossFrom(wins []lossWindow, client int, t int64) (int64, bool) {
-	first, ok := int64(0), false
-	for _, w := range wins {
-		if (w.client >= 0 && w.client != client) || w.to < t {
-			continue
-		}
-		if at := max(w.from, t); !ok || at < first {
-			first, ok = at, true
-		}
-	}
-	return first, ok
-}
-
-// lossWindows are the stretches in which a fault could end a session:
-// each injection from lossMargin before its record until a session
-// timeout after its effect ended (a member's return, a stall's end),
-// and the run's own expiries.
-func (b *realBarrier) lossWindows() []lossWindow {
-	wins := append([]lossWindow(nil), b.losses...)
-	if b.nem == nil {
-		return wins
-	}
-	for _, w := range faultWindows(b.nem.Injections(), b.nemesisAt) {
-		wins = append(wins, lossWindow{client: -1, from: w.from - lossMargin, to: satAdd(w.to, int64(realSessionTimeout))})
-	}
-	b.narrow(wins[len(b.losses):])
-	return wins
-}
-
-// narrow gives each client fault's window its client: faultWindows
-// lists the injections' windows in their order, a member's return
-// folded into its own.
-func (b *realBarrier) narrow(wins []lossWindow) {
-	k := 0
-	for _, in := range b.nem.Injections() {
-		if in.Member >= 0 && (strings.HasPrefix(in.What, "continued") || strings.HasPrefix(in.What, "restarted")) {
-			continue
-		}
-		if k < len(wins) {
-			wins[k].client = in.Client
-		}
-		k++
-	}
-}
-
-// satAdd is a+d, saturating at the largest int64 (a window open to the
-// end).
-func satAdd(a, d int64) int64 {
-	if a > 1<<63-1-d {
-		return 1<<63 - 1
-	}
-	return a + d
-}
-
-// holdsForReport gives the lock run's reports (realRun.realJSON, the
-// HTML page) the visits that entered, as holds: a member inside the
-// barrier from its entry to its Leave call.
-func (b *realBarrier) holdsForReport() {
-	for _, v := range b.visits {
-		if v.Entered < 0 {
-			continue
-		}
-		end := v.leaveCall
-		if end < 0 {
-			end = v.Entered
-		}
-		b.holds = append(b.holds, linearize.Hold{Client: v.Client, Lock: "barrier", Mode: linearize.Read, Call: v.Arrive, Start: v.Entered, End: end})
-	}
-}
-
-// header says at once what the run does.
-func (b *realBarrier) header(w io.Writer) {
-	wl, what := b.rc.workload, fmt.Sprintf("%d clients x %d rounds", b.rc.workload.Clients, b.rc.workload.Acquisitions)
-	checks := "barrier entry and exit (the simulator's checkers, on the order of the recorded calls and returns), orphans"
-	if b.single {
-		what, checks = fmt.Sprintf("%d clients (client 1 removes the barrier)", wl.Clients), "single-barrier waits (the simulator's checker)"
-	}
-	fmt.Fprintf(w, "%s run: %s on real servers %s, %s, faults %s\n",
-		b.rc.cli.name(), b.rc.subject.Name(), strings.Join(b.rc.servers, ","), what, b.rc.real)
-	fmt.Fprintf(w, "checked: %s; not herd or liveness (a real server does not say which change woke whom); no schedule control\n\n", checks)
-}
-
-// report is the text report.
-func (b *realBarrier) report(w io.Writer, elapsed time.Duration, vs []check.Violation, stopped error) {
-	if stopped != nil {
-		fmt.Fprintf(w, "  %-22s %v\n", "stopped early", stopped)
-	}
-	if b.single {
-		passed := 0
-		for _, wt := range b.waits {
-			if wt.Return >= 0 {
-				passed++
-			}
-		}
-		fmt.Fprintf(w, "  %-22s %d of %d in %v\n", "waits passed", passed, len(b.waits), elapsed.Round(time.Millisecond))
-	} else {
-		entered, passed := 0, 0
-		for _, v := range b.visits {
-			entered += b2i(v.Entered >= 0)
-			passed += b2i(v.Passed >= 0)
-		}
-		fmt.Fprintf(w, "  %-22s %d in %v\n", "enter calls", len(b.visits), elapsed.Round(time.Millisecond))
-		fmt.Fprintf(w, "  %-22s %d entered, %d passed Leave\n", "visits", entered, passed)
-	}
-	fmt.Fprintf(w, "  %-22s %d of %d\n", "clients done", b.done, b.rc.workload.Clients)
-	if want := b.rc.expire; want > 0 {
-		fmt.Fprintf(w, "  %-22s %d of %d asked\n", "expired while inside", b.expired.Load(), want)
-	}
-	keys := make([]string, 0, len(b.errs))
-	for k := range b.errs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		fmt.Fprintf(w, "  %-22s %d\n", k, b.errs[k])
-	}
-	b.reportFaults(w)
-	fmt.Fprintf(w, "  %-22s %d\n", "violations", len(vs))
-	for _, v := range vs {
-		fmt.Fprintf(w, "    %v\n", v)
-	}
-}
-
-// errName names a recipe's error: ZooKeeper's name, or the recipe's
-// family's ("lost": the member's session ended).
-func errName(err error) string {
-	switch {
-	case errors.Is(err, recipe.ErrLost):
-		return "lost"
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
-		return "stopped"
-	}
-	return zkapi.Name(err)
-}
-
-func b2i(ok bool) int {
-	if ok {
-		return 1
-	}
-	return 0
 }

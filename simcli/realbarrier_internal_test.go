@@ -1,8 +1,12 @@
 package simcli
 
 import (
+	"context"
 	"testing"
+	"time"
 
+	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/internal/checkers"
 )
 
@@ -61,5 +65,45 @@ func TestRealBarrier_LossWindows(t *testing.T) {
 	failed.losses = nil
 	if h := failed.checked(); h[0].Gone != 4 {
 		t.Errorf("an Enter failed without a fault: gone %d, want 4", h[0].Gone)
+	}
+}
+
+// stuckAt is a run of n members the time limit ended at 10 s, with the
+// calls given still waiting and the last move at 1 s.
+func stuckAt(n int, stuck ...stuckCall) *realBarrier {
+	b := &realBarrier{realRun: &realRun{rc: runConfig{workload: harness.Workload{Clients: n}}, errs: map[string]int{}}, stuck: stuck}
+	b.times = []int64{int64(time.Second) / 2, int64(time.Second)}
+	b.cutAt.Store(int64(10 * time.Second))
+	return b
+}
+
+// Clients left waiting with nothing moved for longer than the span are
+// the simulator's deadlock, unless the barrier cannot help it (fewer
+// members in Enter than its size); a fault settling inside the span, or
+// a run ended otherwise than by its time limit, leaves it unjudged.
+func TestRealBarrier_Liveness(t *testing.T) {
+	enter := func(c int) stuckCall { return stuckCall{client: c, in: "Enter", since: int64(time.Second)} }
+	leave := stuckCall{client: 0, in: "Leave", since: int64(time.Second)}
+	for _, tc := range []struct {
+		name    string
+		b       *realBarrier
+		stopped error
+		want    bool
+	}{
+		{"one in Leave, one in Enter", stuckAt(2, leave, enter(1)), context.DeadlineExceeded, true},
+		{"one in Leave, one in Enter of three", stuckAt(3, leave, enter(1)), context.DeadlineExceeded, true},
+		{"every member in Enter", stuckAt(3, enter(0), enter(1), enter(2)), context.DeadlineExceeded, true},
+		{"fewer in Enter than members", stuckAt(3, enter(0), enter(1)), context.DeadlineExceeded, false},
+		{"stopped by Ctrl-C", stuckAt(2, leave, enter(1)), errInterrupted, false},
+		{"an expiry settling", func() *realBarrier {
+			b := stuckAt(2, leave, enter(1))
+			b.losses = []lossWindow{{client: 0, from: int64(time.Second), to: int64(time.Second) + 1}} // settles at 5 s
+			return b
+		}(), context.DeadlineExceeded, false},
+	} {
+		vs := tc.b.liveness(tc.stopped)
+		if got := len(vs) == 1 && vs[0].Class == check.Deadlock; got != tc.want || len(vs) > 1 {
+			t.Errorf("%s: %v, want a deadlock %t", tc.name, vs, tc.want)
+		}
 	}
 }
