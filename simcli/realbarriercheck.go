@@ -296,7 +296,10 @@ func (b *realBarrier) report(w io.Writer, elapsed time.Duration, vs []check.Viol
 		fmt.Fprintf(w, "  %-22s %d entered, %d passed Leave\n", "visits", entered, passed)
 	}
 	fmt.Fprintf(w, "  %-22s %d of %d\n", "clients done", b.done, b.rc.workload.Clients)
-	if want := b.rc.expire; want > 0 {
+	switch want := b.rc.expire; {
+	case want > 0 && b.single:
+		fmt.Fprintf(w, "  %-22s 0 of %d asked: the single barrier has no member inside\n", "expired while inside", want)
+	case want > 0:
 		fmt.Fprintf(w, "  %-22s %d of %d asked\n", "expired while inside", b.expired.Load(), want)
 	}
 	keys := make([]string, 0, len(b.errs))
