@@ -36,6 +36,7 @@ type barrierRun struct {
 	text  string           // the text report (stderr with -json)
 	lines []map[string]any // -json's lines
 	junit string
+	html  []string // the pages in -out
 }
 
 // runBarrier runs a barrier recipe on addr with args, asking for -json
@@ -49,9 +50,9 @@ func runBarrier(t *testing.T, addr string, args ...string) barrierRun {
 // (-servers or -ensemble) with args, asking for -json and -junit.
 func runBarrierOn(t *testing.T, where []string, args ...string) barrierRun {
 	t.Helper()
-	junit := filepath.Join(t.TempDir(), "junit.xml")
+	junit, out := filepath.Join(t.TempDir(), "junit.xml"), t.TempDir()
 	var stdout, stderr bytes.Buffer
-	args = append(append([]string{"run"}, where...), append([]string{"-json", "-junit", junit, "-out", t.TempDir()}, args...)...)
+	args = append(append([]string{"run"}, where...), append([]string{"-json", "-junit", junit, "-out", out}, args...)...)
 	code := barrierCLI().Run(args, &stdout, &stderr)
 	r := barrierRun{code: code, text: stderr.String()}
 	for _, l := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
@@ -63,6 +64,7 @@ func runBarrierOn(t *testing.T, where []string, args ...string) barrierRun {
 	}
 	b, _ := os.ReadFile(junit)
 	r.junit = string(b)
+	r.html, _ = filepath.Glob(filepath.Join(out, "*.html"))
 	return r
 }
 
@@ -87,8 +89,18 @@ func (r barrierRun) found(t *testing.T, class check.Class) bool {
 	}
 	if len(r.lines) != 2 || r.lines[0]["type"] != "failure" || !jsonHas(r.lines[0], class) ||
 		!strings.Contains(r.text, "    "+string(class)+": ") ||
-		!strings.Contains(r.junit, `name="`+string(class)+`"`) || !strings.Contains(r.junit, "<failure") {
-		t.Fatalf("want %s in every report\n%s\n%v\n%s", class, r.text, r.lines, r.junit)
+		!strings.Contains(r.junit, `name="`+string(class)+`"`) || !strings.Contains(r.junit, "<failure") || len(r.html) != 1 {
+		t.Fatalf("want %s in every report\n%s\n%v\n%s\npages %v", class, r.text, r.lines, r.junit, r.html)
+	}
+	b, _ := os.ReadFile(r.html[0])
+	wants := []string{string(class) + ": ", `class="hold read`, " rounds on ", "-recipe barrier/zoo/"}
+	if class != check.Deadlock { // the page marks the steps a safety violation names
+		wants = append(wants, `class="viol"`)
+	}
+	for _, want := range wants {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the HTML report lacks %q", want)
+		}
 	}
 	return true
 }

@@ -91,7 +91,7 @@ func (r *realRun) htmlFailure(vs []check.Violation) report.Failure {
 		Title: rc.subject.Name() + " on real servers",
 		Seed: fmt.Sprintf("%d (real servers: the fault schedule is drawn from it, the servers' timing is not repeated)",
 			rc.plan.seed),
-		Workload:   fmt.Sprintf("%d clients x %d acquisitions on %s", rc.workload.Clients, rc.workload.Acquisitions, strings.Join(rc.servers, ",")),
+		Workload:   fmt.Sprintf("%s on %s", rc.subject.Shape(), strings.Join(rc.servers, ",")),
 		Faults:     r.faultsLine(),
 		Replay:     r.rerun(),
 		Violations: tl.violations(vs),
