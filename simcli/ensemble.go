@@ -46,7 +46,7 @@ func (rc *runConfig) realFlag() string {
 func (rc runConfig) runReal(ctx context.Context, stdout, stderr io.Writer) int {
 	r := &realRun{rc: rc}
 	if rc.ensemble == 0 {
-		return interrupted(ctx, r.run(ctx, stdout, stderr))
+		return interrupted(ctx, r.runner()(ctx, stdout, stderr))
 	}
 	name := rc.cli.name()
 	fmt.Fprintf(stderr, "%s run: starting %d ZooKeeper server(s)\n", name, rc.ensemble)
@@ -68,7 +68,7 @@ func (rc runConfig) runReal(ctx context.Context, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "%s run: %d server(s) serving after %v, state in %s; stopped when the run ends\n",
 		name, rc.ensemble, time.Since(began).Round(100*time.Millisecond), e.Dir())
 	r.rc.servers, r.members = e.Addrs(), e
-	return interrupted(ctx, r.run(ctx, stdout, stderr))
+	return interrupted(ctx, r.runner()(ctx, stdout, stderr))
 }
 
 // interrupted is a real run's exit code: a run that could not go on

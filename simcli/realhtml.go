@@ -67,7 +67,7 @@ func (r *realRun) writeHTML(vs []check.Violation) (string, error) {
 	if len(vs) > 0 {
 		verdict = string(worstFirst(vs)[0])
 	}
-	name := fmt.Sprintf("real-%s-%s-seed%d-%s.html", strings.NewReplacer("/", "_", " ", "_").Replace(r.rc.recipe.Name),
+	name := fmt.Sprintf("real-%s-%s-seed%d-%s.html", strings.NewReplacer("/", "_", " ", "_").Replace(r.rc.subject.Name()),
 		verdict, r.rc.plan.seed, time.Now().UTC().Format("20060102T150405.000Z"))
 	file := filepath.Join(r.rc.out, name)
 	return file, report.WriteFile(file, r.htmlFailure(vs))
@@ -88,10 +88,10 @@ func (r *realRun) htmlFailure(vs []check.Violation) report.Failure {
 		trace = append(trace, fmt.Sprintf("%5d t%d %s", i+1, e.at/int64(time.Millisecond), e.text))
 	}
 	return report.Failure{
-		Title: rc.recipe.Name + " on real servers",
+		Title: rc.subject.Name() + " on real servers",
 		Seed: fmt.Sprintf("%d (real servers: the fault schedule is drawn from it, the servers' timing is not repeated)",
 			rc.plan.seed),
-		Workload:   fmt.Sprintf("%d clients x %d acquisitions on %s", rc.workload.Clients, rc.workload.Acquisitions, strings.Join(rc.servers, ",")),
+		Workload:   fmt.Sprintf("%s on %s", rc.subject.Shape(), strings.Join(rc.servers, ",")),
 		Faults:     r.faultsLine(),
 		Replay:     r.rerun(),
 		Violations: tl.violations(vs),

@@ -107,8 +107,12 @@ func (r *realRun) rerun() string {
 	if rc.ensemble > 0 {
 		where = fmt.Sprintf("-ensemble %d", rc.ensemble)
 	}
-	s := fmt.Sprintf("%s run %s -recipe %s -clients %d -acquisitions %d -seed %d -faults %s",
-		rc.cli.replayCommand(), where, rc.recipe.Name, rc.workload.Clients, rc.workload.Acquisitions, rc.plan.seed, rc.real)
+	each := fmt.Sprintf(" -acquisitions %d", rc.workload.Acquisitions)
+	if rc.subject.Shape().Unit == "" { // the single barrier: one round
+		each = ""
+	}
+	s := fmt.Sprintf("%s run %s -recipe %s -clients %d%s -seed %d -faults %s",
+		rc.cli.replayCommand(), where, rc.subject.Name(), rc.workload.Clients, each, rc.plan.seed, rc.real)
 	if rc.recipe.AcquireRead != nil {
 		s += fmt.Sprintf(" -read %d", rc.workload.ReadPercent)
 	}

@@ -93,7 +93,8 @@ var simOnly = []string{"strategy", "schedules", "parallel", "shard", "summary", 
 
 // lockOnly are the run flags that mean nothing to a Subject other than a
 // lock recipe's: it makes no read or timed acquisitions, writes no fenced
-// resource, and has not been taken to real servers.
+// resource, and, but for a barrier recipe's (realBarrier), has not been
+// taken to real servers.
 var lockOnly = []string{"read", "deadline-ticks", "deadline-percent", "unfenced", "sequence-start", "overflow", "servers", "ensemble"}
 
 // singleRefused are the flags that mean nothing to a Subject whose
@@ -230,6 +231,9 @@ func (c *CLI) newRunConfig(f runFlags, set map[string]bool) (runConfig, error) {
 		}
 	}
 	if *f.servers != "" || set["ensemble"] {
+		if isOther { // a barrier recipe's (otherSize refuses the others)
+			rc.subject = other.Resize(harness.Shape{Clients: rc.workload.Clients, Each: rc.workload.Acquisitions, Unit: other.Shape().Unit})
+		}
 		return rc, rc.realConfig(f, set)
 	}
 	if set["hold"] {
@@ -276,6 +280,9 @@ func (rc *runConfig) validate() error {
 // barrier workload's default: 3 clients x 2 rounds).
 func (rc *runConfig) otherSize(w harness.Subject, set map[string]bool) error {
 	refused := lockOnly
+	if isBarrier(w) { // a barrier runs on real servers too (realBarrier)
+		refused = slices.DeleteFunc(slices.Clone(refused), func(f string) bool { return f == "servers" || f == "ensemble" })
+	}
 	if w.Shape().Unit == "" {
 		refused = append(slices.Clone(refused), singleRefused...)
 	}

@@ -94,7 +94,7 @@ func TestRunBarrier_RefusesLockFlags(t *testing.T) {
 	}{
 		{[]string{"-recipe", "barrier", "-read", "10"}, "-read: not with the barrier recipe barrier"},
 		{[]string{"-recipe", "barrier", "-deadline-ticks", "3", "-unfenced"}, "-deadline-ticks, -unfenced: not with the barrier recipe barrier"},
-		{[]string{"-recipe", "barrier", "-servers", "127.0.0.1:1"}, "-servers: not with the barrier recipe barrier"},
+		{[]string{"-recipe", "barrier", "-servers", "127.0.0.1:1", "-read", "5"}, "-read: not with the barrier recipe barrier"},
 		{[]string{"-recipe", "barrier/zoo/leaveearly", "-sequence-start", "5", "-overflow", "wrap"}, "-sequence-start, -overflow: not with"},
 		{[]string{"-recipe", "barrier/single", "-acquisitions", "2"}, "-acquisitions: not with the barrier recipe barrier/single"},
 		{[]string{"-recipe", "barrier/zoo/waitonerror", "-strategy", "exhaustive", "-symmetry"}, "-symmetry: not with"},
