@@ -93,9 +93,10 @@ var simOnly = []string{"strategy", "schedules", "parallel", "shard", "summary", 
 
 // lockOnly are the run flags that mean nothing to a Subject other than a
 // lock recipe's: it makes no read or timed acquisitions, writes no fenced
-// resource, and, but for a barrier recipe's (realBarrier), has not been
-// taken to real servers.
-var lockOnly = []string{"read", "deadline-ticks", "deadline-percent", "unfenced", "sequence-start", "overflow", "servers", "ensemble"}
+// resource, holds nothing for -hold to stretch (a real barrier's work
+// inside is drawn from the seed), and, but for a barrier recipe's
+// (realBarrier), has not been taken to real servers.
+var lockOnly = []string{"read", "deadline-ticks", "deadline-percent", "unfenced", "sequence-start", "overflow", "hold", "servers", "ensemble"}
 
 // singleRefused are the flags that mean nothing to a Subject whose
 // clients each do one thing (a Shape without a Unit: the single barrier)

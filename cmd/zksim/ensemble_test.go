@@ -33,6 +33,10 @@ func TestRunEnsemble_BadInput(t *testing.T) {
 		{[]string{"run", "-ensemble", "10"}, "-ensemble must be between 1 and 9, got 10"},
 		{[]string{"run", "-ensemble", "3", "-strategy", "pct"}, "-strategy: for simulated runs only, not with -ensemble"},
 		{[]string{"run", "-ensemble", "3", "-faults", "reap=1"}, "fault refused on real servers: reap"},
+		{[]string{"run", "-hold", "5ms"}, "-hold: for real runs only (-servers or -ensemble)"},
+		{[]string{"run", "-ensemble", "3", "-hold", "0s"}, "-hold must be between 1ms and 10s, got 0s"},
+		{[]string{"run", "-ensemble", "3", "-hold", "11s"}, "-hold must be between 1ms and 10s, got 11s"},
+		{[]string{"run", "-ensemble", "3", "-recipe", "barrier", "-hold", "5ms"}, "-hold: not with the barrier recipe barrier"},
 	} {
 		var errb bytes.Buffer
 		if code := run(tc.args, io.Discard, &errb); code != simcli.ExitUsage || !strings.Contains(errb.String(), tc.want) {
