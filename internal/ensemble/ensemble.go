@@ -379,10 +379,11 @@ func (e *Ensemble) isolate(i int, on bool) error {
 // and pings: the follower stays in the quorum (d is at most MaxLag) but
 // applies nothing meanwhile, so its clients read an old tree (a stale
 // read) while a write elsewhere has succeeded. A leader opens no quorum
-// links: on it, Lag holds nothing. Lag returns at once.
+// links: on it, Lag holds nothing. Lag returns at once; Lag(i, 0)
+// releases a lag at once.
 func (e *Ensemble) Lag(i int, d time.Duration) error {
-	if d <= 0 || d > MaxLag {
-		return fmt.Errorf("%w: Lag of %v: it must be in (0, %v], or the leader drops the follower", ErrBadOptions, d, MaxLag)
+	if d < 0 || d > MaxLag {
+		return fmt.Errorf("%w: Lag of %v: it must be in [0, %v], or the leader drops the follower", ErrBadOptions, d, MaxLag)
 	}
 	if err := e.peerOp(i); err != nil {
 		return err

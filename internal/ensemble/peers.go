@@ -59,7 +59,8 @@ type peerNet struct {
 	mu       sync.Mutex
 	closed   bool
 	isolated []bool
-	heldTill []time.Time // by member: bytes on its quorum links to it are held until then
+	heldTill []time.Time   // by member: bytes on its quorum links to it are held until then
+	changed  chan struct{} // closed (and replaced) when a hold changes
 	pipes    map[*pipe]struct{}
 }
 
@@ -85,7 +86,7 @@ type pipe struct {
 // are ports (three per member: client, quorum, election).
 func newPeerNet(n int, ports []int) (*peerNet, error) {
 	p := &peerNet{n: n, relays: map[[3]int]*relay{}, isolated: make([]bool, n),
-		heldTill: make([]time.Time, n), pipes: map[*pipe]struct{}{}}
+		heldTill: make([]time.Time, n), changed: make(chan struct{}), pipes: map[*pipe]struct{}{}}
 	for from := range n {
 		for to := range n {
 			if from == to {
@@ -151,18 +152,22 @@ func (p *peerNet) isolate(m int, on bool) {
 }
 
 // hold holds, until until, the bytes member m receives on the quorum
-// links it opened: a follower's one link, to its leader.
+// links it opened: a follower's one link, to its leader. A time past
+// releases them at once.
 func (p *peerNet) hold(m int, until time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.heldTill[m] = until
+	close(p.changed)
+	p.changed = make(chan struct{})
 }
 
-// heldFor is how long bytes to member m are still held; 0 if not.
-func (p *peerNet) heldFor(m int) time.Duration {
+// heldFor is how long bytes to member m are still held (<= 0: not), and
+// a channel closed when any hold changes.
+func (p *peerNet) heldFor(m int) (time.Duration, <-chan struct{}) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return time.Until(p.heldTill[m])
+	return time.Until(p.heldTill[m]), p.changed
 }
 
 // cut says whether r's link is cut now.
@@ -324,7 +329,7 @@ func (c *pipe) backward() {
 // the pipe closed meanwhile.
 func (c *pipe) waitHold() bool {
 	for {
-		d := c.r.net.heldFor(c.r.from)
+		d, changed := c.r.net.heldFor(c.r.from)
 		if d <= 0 {
 			return true
 		}
@@ -333,6 +338,8 @@ func (c *pipe) waitHold() bool {
 		case <-c.done:
 			t.Stop()
 			return false
+		case <-changed:
+			t.Stop()
 		case <-t.C:
 		}
 	}

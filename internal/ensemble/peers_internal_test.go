@@ -137,12 +137,30 @@ func TestPeerNet_Hold(t *testing.T) {
 	p.hold(0, began.Add(d))
 	c.Write([]byte("ack"))
 	s.SetDeadline(time.Now().Add(5 * time.Second))
-	if _, err := io.ReadFull(s, make([]byte, 3)); err != nil || p.heldFor(0) <= 0 {
+	if _, err := io.ReadFull(s, make([]byte, 3)); err != nil || held(p, 0) <= 0 {
 		t.Errorf("the held member's own bytes: %v after %v; want them while it is held", err, time.Since(began))
 	}
 	s.Write([]byte("commit"))
 	c.SetDeadline(time.Now().Add(5 * time.Second))
 	if _, err := io.ReadFull(c, make([]byte, 6)); err != nil || time.Since(began) < d {
 		t.Errorf("the leader's bytes to the held member: %v after %v; want them after %v", err, time.Since(began), d)
+	}
+}
+
+func held(p *peerNet, m int) time.Duration {
+	d, _ := p.heldFor(m)
+	return d
+}
+
+// A hold released early lets the held bytes through at once.
+func TestPeerNet_HoldReleased(t *testing.T) {
+	p, lns := fakePeers(t)
+	c, s := link(t, p, lns, 0, 1, quorumPort)
+	p.hold(0, time.Now().Add(time.Minute))
+	s.Write([]byte("commit"))
+	time.AfterFunc(100*time.Millisecond, func() { p.hold(0, time.Now()) })
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.ReadFull(c, make([]byte, 6)); err != nil {
+		t.Errorf("the held bytes after the release: %v", err)
 	}
 }
