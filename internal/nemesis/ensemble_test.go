@@ -36,6 +36,13 @@ func (m clusterMembers) Restart(_ context.Context, i int) error {
 	return m.c.Restart(i + 1)
 }
 
+// The links between scripts/zk.sh's members are direct: no relay to cut.
+func (m clusterMembers) Isolate(int) error            { return errNoRelays }
+func (m clusterMembers) Heal(int) error               { return errNoRelays }
+func (m clusterMembers) Lag(int, time.Duration) error { return errNoRelays }
+
+var errNoRelays = errors.New("scripts/zk.sh's members link directly: no relays")
+
 func (m clusterMembers) signal(i int, sig syscall.Signal) error {
 	pid, err := m.c.PID(i + 1)
 	if err != nil {

@@ -86,6 +86,15 @@ func (m *members) Restart(_ context.Context, i int) error {
 	defer close(m.done)
 	return m.call("restart", i)
 }
+func (m *members) Isolate(i int) error { return m.call("isolate", i) }
+func (m *members) Heal(i int) error    { defer close(m.done); return m.call("heal", i) }
+func (m *members) Lag(i int, d time.Duration) error {
+	if d == 0 {
+		defer close(m.done)
+		return m.call("release", i)
+	}
+	return m.call(fmt.Sprintf("lag %v", d), i)
+}
 
 func (m *members) call(what string, i int) error {
 	m.mu.Lock()
@@ -95,7 +104,8 @@ func (m *members) call(what string, i int) error {
 }
 
 // A member fault strikes at the run's request it names, on the member
-// then leading when it names none, and the member comes back after its
+// then leading when it names none (an isolation always; a lag on a
+// follower, never the leader), and the member comes back after its
 // time.
 func TestNemesis_MemberFault(t *testing.T) {
 	_, addr := zktest.ServeFake(t, netserver.Config{Machine: machine.Config{TickMillis: 100}})
@@ -107,6 +117,10 @@ func TestNemesis_MemberFault(t *testing.T) {
 	}{
 		{nemesis.PauseMember, -1, "pause 2,resume 2"},
 		{nemesis.KillMember, 0, "kill 0,restart 0"},
+		{nemesis.IsolateLeader, -1, "isolate 2,heal 2"},
+		{nemesis.LagMember, -1, "lag 10ms 0,release 0"},
+		{nemesis.LagMember, 2, "lag 10ms 0,release 0"},
+		{nemesis.LagMember, 1, "lag 10ms 1,release 1"},
 	} {
 		m := &members{leader: 2, done: make(chan struct{})}
 		n, err := nemesis.New(nemesis.Config{Servers: []string{addr}, Clients: 1, Members: m,
@@ -130,7 +144,8 @@ func TestNemesis_MemberFault(t *testing.T) {
 		if got := strings.Join(m.calls, ","); got != tc.want {
 			t.Errorf("%s: members saw %s, want %s", tc.kind, got, tc.want)
 		}
-		if ins := n.Injections(); len(ins) != 2 || ins[0].Kind != tc.kind || ins[0].Member != m.leader && tc.member < 0 {
+		ins := n.Injections()
+		if len(ins) != 2 || ins[0].Kind != tc.kind || ins[0].Member != m.leader && tc.member < 0 && tc.kind != nemesis.LagMember || !ins[1].Ends() {
 			t.Errorf("%s: injections %v", tc.kind, ins)
 		}
 	}
