@@ -16,6 +16,9 @@ func (n *Nemesis) memberFaults() {
 		case <-n.ctx.Done():
 			return
 		case i := <-n.members:
+			if n.ctx.Err() != nil {
+				return // select picks either when both are ready: none after Stop
+			}
 			n.memberFault(i)
 		}
 	}

@@ -72,25 +72,28 @@ type members struct {
 	mu     sync.Mutex
 	calls  []string
 	leader int
-	done   chan struct{} // closed at the first Resume or Restart
+	done   chan struct{} // closed at the first Resume, Restart, Heal or release
+	once   sync.Once
 }
+
+func (m *members) finish() { m.once.Do(func() { close(m.done) }) }
 
 func (m *members) Len() int { return 3 }
 func (m *members) Leader(context.Context) (int, error) {
 	return m.leader, nil
 }
 func (m *members) Pause(i int) error  { return m.call("pause", i) }
-func (m *members) Resume(i int) error { defer close(m.done); return m.call("resume", i) }
+func (m *members) Resume(i int) error { defer m.finish(); return m.call("resume", i) }
 func (m *members) Kill(i int) error   { return m.call("kill", i) }
 func (m *members) Restart(_ context.Context, i int) error {
-	defer close(m.done)
+	defer m.finish()
 	return m.call("restart", i)
 }
 func (m *members) Isolate(i int) error { return m.call("isolate", i) }
-func (m *members) Heal(i int) error    { defer close(m.done); return m.call("heal", i) }
+func (m *members) Heal(i int) error    { defer m.finish(); return m.call("heal", i) }
 func (m *members) Lag(i int, d time.Duration) error {
 	if d == 0 {
-		defer close(m.done)
+		defer m.finish()
 		return m.call("release", i)
 	}
 	return m.call(fmt.Sprintf("lag %v", d), i)
@@ -147,6 +150,39 @@ func TestNemesis_MemberFault(t *testing.T) {
 		ins := n.Injections()
 		if len(ins) != 2 || ins[0].Kind != tc.kind || ins[0].Member != m.leader && tc.member < 0 && tc.kind != nemesis.LagMember || !ins[1].Ends() {
 			t.Errorf("%s: injections %v", tc.kind, ins)
+		}
+	}
+}
+
+// Stop ends the member faults: one whose moment came while another was
+// under way is not injected after Stop (when both are ready, a select
+// may pick either: tried 20 times).
+func TestNemesis_NoMemberFaultAfterStop(t *testing.T) {
+	_, addr := zktest.ServeFake(t, netserver.Config{Machine: machine.Config{TickMillis: 100}})
+	ctx := zktest.Context(t, 20*time.Second)
+	for try := range 20 {
+		m := &members{leader: 2, done: make(chan struct{})}
+		n, err := nemesis.New(nemesis.Config{Servers: []string{addr}, Clients: 1, Members: m, Schedule: []nemesis.Fault{
+			{Kind: nemesis.PauseMember, Client: -1, Member: 0, At: 1, For: time.Minute},
+			{Kind: nemesis.PauseMember, Client: -1, Member: 1, At: 2, For: time.Minute},
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := zktest.Dial(t, ctx, []string{addr}, gozk.Config{Dialer: n.Dialer(0, nil)})
+		for range 2 {
+			if _, _, err := c.Exists(ctx, "/"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for len(n.Injections()) == 0 && ctx.Err() == nil {
+			time.Sleep(time.Millisecond)
+		}
+		n.Stop()
+		c.Close()
+		n.Close()
+		if got := strings.Join(m.calls, ","); got != "pause 0,resume 0" {
+			t.Fatalf("try %d: members saw %s, want pause 0,resume 0 (nothing after Stop)", try, got)
 		}
 	}
 }
