@@ -27,9 +27,15 @@ type pretendMembers struct {
 
 func (m *pretendMembers) Len() int                            { return 3 }
 func (m *pretendMembers) Leader(context.Context) (int, error) { return 1, nil }
-func (m *pretendMembers) Pause(i int) error                   { return m.call("pause", i) }
-func (m *pretendMembers) Resume(i int) error                  { return m.call("resume", i) }
-func (m *pretendMembers) Kill(i int) error                    { return m.call("kill", i) }
+func (m *pretendMembers) Mode(i int) string {
+	if i == 1 {
+		return "leader"
+	}
+	return "follower"
+}
+func (m *pretendMembers) Pause(i int) error  { return m.call("pause", i) }
+func (m *pretendMembers) Resume(i int) error { return m.call("resume", i) }
+func (m *pretendMembers) Kill(i int) error   { return m.call("kill", i) }
 func (m *pretendMembers) Restart(_ context.Context, i int) error {
 	return m.call("restart", i)
 }

@@ -29,6 +29,10 @@ func (m clusterMembers) Leader(ctx context.Context) (int, error) {
 	i, err := m.c.WaitLeader(ctx)
 	return i - 1, err
 }
+func (m clusterMembers) Mode(i int) string {
+	md, _ := m.c.Mode(i + 1)
+	return md
+}
 func (m clusterMembers) Pause(i int) error  { return m.signal(i, syscall.SIGSTOP) }
 func (m clusterMembers) Resume(i int) error { return m.signal(i, syscall.SIGCONT) }
 func (m clusterMembers) Kill(i int) error   { return m.c.Kill(i + 1) }

@@ -91,16 +91,13 @@ func (n *Nemesis) isolateLeader(i int, f Fault) {
 }
 
 // lagMember holds a follower's stream from the leader for f.For: the
-// member the fault names, or the one after the leader when it names
-// none or names the leader (a leader has no leader to lag behind).
+// member the fault names, or when it names none or one that does not
+// follow now (the leader, or a member still rejoining after a fault),
+// the next member that does.
 func (n *Nemesis) lagMember(i int, f Fault) {
-	l, ok := n.leader(f)
+	l, m, ok := n.follower(f)
 	if !ok {
 		return
-	}
-	m := f.Member
-	if m < 0 || m == l {
-		m = (l + 1) % n.cfg.Members.Len()
 	}
 	if err := n.cfg.Members.Lag(m, f.For); err != nil {
 		n.record(Injection{Kind: f.Kind, Client: -1, Member: m, What: "lagging failed: " + err.Error()})
@@ -115,6 +112,37 @@ func (n *Nemesis) lagMember(i int, f Fault) {
 		what += " failed: " + err.Error()
 	}
 	n.record(Injection{Kind: f.Kind, Client: -1, Member: m, What: what})
+}
+
+// followerWait bounds how long lagMember waits for a member to follow:
+// one that rejoins after a fault does within a few seconds.
+const followerWait = 10 * time.Second
+
+// follower finds the leader and a member that follows it now (see
+// lagMember), waiting up to followerWait; false (logged) if none does.
+func (n *Nemesis) follower(f Fault) (leader, member int, ok bool) {
+	ms := n.cfg.Members
+	deadline := time.Now().Add(followerWait)
+	for {
+		l, ok := n.leader(f)
+		if !ok {
+			return -1, -1, false
+		}
+		start := f.Member
+		if start < 0 {
+			start = l + 1
+		}
+		for k := range ms.Len() {
+			if m := (start + k) % ms.Len(); m != l && ms.Mode(m) == "follower" {
+				return l, m, true
+			}
+		}
+		if time.Now().After(deadline) || n.ctx.Err() != nil {
+			n.record(Injection{Kind: f.Kind, Client: -1, Member: -1, What: fmt.Sprintf("no member followed leader %d within %v", l+1, followerWait)})
+			return -1, -1, false
+		}
+		n.sleep(50 * time.Millisecond)
+	}
 }
 
 // leader is the member leading now, or false (logged) if none is found

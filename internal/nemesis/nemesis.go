@@ -22,6 +22,9 @@ import (
 type Members interface {
 	Len() int
 	Leader(ctx context.Context) (int, error)
+	// Mode is member i's srvr Mode: "leader", "follower", ...; "" while
+	// it does not serve.
+	Mode(i int) string
 	Pause(i int) error
 	Resume(i int) error
 	Kill(i int) error
