@@ -49,6 +49,10 @@ func (rc runConfig) runReal(ctx context.Context, stdout, stderr io.Writer) int {
 		return interrupted(ctx, r.runner()(ctx, stdout, stderr))
 	}
 	name := rc.cli.name()
+	if err := rc.real.CheckPeers(rc.ensemble); err != nil {
+		fmt.Fprintf(stderr, "%s run: -faults: %v\n", name, err)
+		return ExitUsage
+	}
 	fmt.Fprintf(stderr, "%s run: starting %d ZooKeeper server(s)\n", name, rc.ensemble)
 	began := time.Now()
 	e, err := ensemble.Start(ctx, ensemble.Options{N: rc.ensemble})

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/netserver"
@@ -26,11 +27,25 @@ type pretendMembers struct {
 
 func (m *pretendMembers) Len() int                            { return 3 }
 func (m *pretendMembers) Leader(context.Context) (int, error) { return 1, nil }
-func (m *pretendMembers) Pause(i int) error                   { return m.call("pause", i) }
-func (m *pretendMembers) Resume(i int) error                  { return m.call("resume", i) }
-func (m *pretendMembers) Kill(i int) error                    { return m.call("kill", i) }
+func (m *pretendMembers) Mode(i int) string {
+	if i == 1 {
+		return "leader"
+	}
+	return "follower"
+}
+func (m *pretendMembers) Pause(i int) error  { return m.call("pause", i) }
+func (m *pretendMembers) Resume(i int) error { return m.call("resume", i) }
+func (m *pretendMembers) Kill(i int) error   { return m.call("kill", i) }
 func (m *pretendMembers) Restart(_ context.Context, i int) error {
 	return m.call("restart", i)
+}
+func (m *pretendMembers) Isolate(i int) error { return m.call("isolate", i) }
+func (m *pretendMembers) Heal(i int) error    { return m.call("heal", i) }
+func (m *pretendMembers) Lag(i int, d time.Duration) error {
+	if d == 0 {
+		return m.call("release", i)
+	}
+	return m.call("lag", i)
 }
 
 func (m *pretendMembers) call(what string, i int) error {
@@ -46,7 +61,8 @@ func (m *pretendMembers) call(what string, i int) error {
 func TestRealRun_MemberFaults(t *testing.T) {
 	_, addr := zktest.ServeFake(t, netserver.Config{Machine: machine.Config{TickMillis: 100}})
 	c := &CLI{Name: "zksim", Recipes: []recipe.Lock{zoo.Mutex()}}
-	for kind, verbs := range map[string][2]string{"pause-member": {"pause", "resume"}, "kill-member": {"kill", "restart"}} {
+	for kind, verbs := range map[string][2]string{"pause-member": {"pause", "resume"}, "kill-member": {"kill", "restart"},
+		"isolate-leader": {"isolate", "heal"}, "lag-member": {"lag", "release"}} {
 		rc, code := c.parseRun([]string{"-servers", addr, "-recipe", "lock", "-clients", "2", "-acquisitions", "3", "-seed", "2", "-faults", kind}, io.Discard)
 		if code >= 0 {
 			t.Fatalf("%s: parse: exit %d", kind, code)

@@ -73,7 +73,7 @@ func faultWindows(ins []nemesis.Injection, offset int64) []window {
 		at := offset + int64(in.At)
 		w := window{at, at}
 		switch {
-		case in.Member >= 0 && (strings.HasPrefix(in.What, "continued") || strings.HasPrefix(in.What, "restarted")):
+		case in.Ends():
 			if i, ok := down[in.Member]; ok {
 				ws[i].to = at
 				delete(down, in.Member)

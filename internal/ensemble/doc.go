@@ -22,6 +22,18 @@
 // *os.Process that started it (a pidfd on Linux), never by name or by
 // a PID read back from a file, so a recycled PID is never signalled.
 //
+// # Links between members
+//
+// Each member has its own view of the others: its own server line has
+// its real quorum and election ports; the line of every other member j
+// names a loopback relay (i, j) to j's ports (peers.go), made before the
+// members start and closed after they stop. So every link between two
+// members passes a relay and can be cut ([Ensemble.Isolate],
+// [Ensemble.Heal]) or held ([Ensemble.Lag]). ZooKeeper 3.8 calls a
+// lower-id dialler back at the election address it advertises, not at
+// its own config's: the relay rewrites that address to the relay
+// leading back.
+//
 // # Invariants
 //
 //   - A Start that fails stops every process it started, removes the
@@ -46,6 +58,9 @@
 //	err = e.Resume(leader)
 //	err = e.Kill(1)          // SIGKILL, waits for the exit
 //	err = e.Restart(ctx, 1)  // same config; returns once it serves
+//	err = e.Isolate(leader)  // cut off from the others: a new leader
+//	err = e.Heal(leader)     // it rejoins
+//	err = e.Lag(2, time.Second) // member 2's leader stream held: stale reads
 //
 // An *Ensemble is the nemesis's Members (internal/nemesis), which
 // declares what it needs of one; simcli hands it over.

@@ -53,6 +53,7 @@ type Ensemble struct {
 	dir     string
 	ownDir  bool // Dir was made by Start: Stop removes it
 	members []*member
+	peers   *peerNet        // the links between members; nil for one
 	ctx     context.Context // ended by Stop: ends a Restart's wait
 	cancel  context.CancelCauseFunc
 
@@ -166,10 +167,16 @@ func start(ctx context.Context, o Options, dir string, own bool) (*Ensemble, err
 		return nil, err
 	}
 	e := &Ensemble{opts: o, dir: dir, ownDir: own}
+	if o.N > 1 {
+		if e.peers, err = newPeerNet(o.N, ports); err != nil {
+			return nil, err
+		}
+	}
 	e.ctx, e.cancel = context.WithCancelCause(context.Background())
 	for i := range o.N {
-		m, err := newMember(dir, i, o, ports)
+		m, err := newMember(dir, i, o, ports, e.peers)
 		if err != nil {
+			e.peers.close()
 			return nil, err
 		}
 		e.members = append(e.members, m)
@@ -205,7 +212,8 @@ func (e *Ensemble) Stop() error {
 }
 
 // stopProcesses ends a pending Restart's wait, refuses further
-// operations, and terminates every process, all at once.
+// operations, and terminates every process, all at once; then closes
+// the links between them.
 func (e *Ensemble) stopProcesses() {
 	e.cancel(ErrStopped)
 	e.mu.Lock()
@@ -222,6 +230,7 @@ func (e *Ensemble) stopProcesses() {
 		wg.Go(func() { p.terminate(e.opts.Grace) })
 	}
 	wg.Wait()
+	e.peers.close()
 }
 
 // Len is the number of members.
@@ -343,4 +352,59 @@ func (e *Ensemble) running(i int) (*member, error) {
 		return nil, fmt.Errorf("%w: member %d (%s)", ErrNotRunning, i, m.addr)
 	}
 	return m, nil
+}
+
+// Isolate cuts member i off from the other members, as a network
+// partition would: its connections to and from their quorum and election
+// ports are closed, and new ones are hung up on at once, until Heal. Its
+// clients' connections are untouched: an isolated leader loses its
+// quorum and stops serving them, and the others elect a new leader.
+func (e *Ensemble) Isolate(i int) error { return e.isolate(i, true) }
+
+// Heal undoes Isolate: member i's links are let through again and it
+// rejoins the quorum.
+func (e *Ensemble) Heal(i int) error { return e.isolate(i, false) }
+
+func (e *Ensemble) isolate(i int, on bool) error {
+	if err := e.peerOp(i); err != nil {
+		return err
+	}
+	e.peers.isolate(i, on)
+	return nil
+}
+
+// Lag holds for d what member i receives on the quorum links it opened,
+// forwarding nothing until d has passed, then all of it in order. A
+// follower's one such link is its leader's stream of proposals, commits
+// and pings: the follower stays in the quorum (d is at most MaxLag) but
+// applies nothing meanwhile, so its clients read an old tree (a stale
+// read) while a write elsewhere has succeeded. A leader opens no quorum
+// links: on it, Lag holds nothing. Lag returns at once; Lag(i, 0)
+// releases a lag at once.
+func (e *Ensemble) Lag(i int, d time.Duration) error {
+	if d < 0 || d > MaxLag {
+		return fmt.Errorf("%w: Lag of %v: it must be in [0, %v], or the leader drops the follower", ErrBadOptions, d, MaxLag)
+	}
+	if err := e.peerOp(i); err != nil {
+		return err
+	}
+	e.peers.hold(i, time.Now().Add(d))
+	return nil
+}
+
+// peerOp checks that member i's peer links can be acted on.
+func (e *Ensemble) peerOp(i int) error {
+	if _, err := e.member(i); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	stopped := e.stopped
+	e.mu.Unlock()
+	switch {
+	case stopped:
+		return ErrStopped
+	case e.peers == nil:
+		return ErrNoPeers
+	}
+	return nil
 }

@@ -23,6 +23,9 @@ var (
 	ErrBadIndex = errors.New("ensemble: member index out of range")
 	// ErrBadOptions: Options that cannot describe an ensemble.
 	ErrBadOptions = errors.New("ensemble: bad options")
+	// ErrNoPeers: Isolate, Heal or Lag on a standalone server, which has
+	// no links to other members.
+	ErrNoPeers = errors.New("ensemble: a standalone server has no peer links")
 	// ErrUnsupported: process control this system does not offer.
 	ErrUnsupported = errors.New("ensemble: not supported on this system")
 )

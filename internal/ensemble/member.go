@@ -37,8 +37,9 @@ const mainClass = "org.apache.zookeeper.server.quorum.QuorumPeerMain"
 
 // newMember writes member i's zoo.cfg, log4j configuration and data
 // directory (myid for an ensemble). ports are three per member: client,
-// peer (quorum) and election.
-func newMember(dir string, i int, o Options, ports []int) (*member, error) {
+// peer (quorum) and election; peers are the relays member i reaches the
+// others through (nil for a standalone server).
+func newMember(dir string, i int, o Options, ports []int, peers *peerNet) (*member, error) {
 	mdir := filepath.Join(dir, "member"+strconv.Itoa(i))
 	m := &member{index: i, dir: mdir, cfg: filepath.Join(mdir, "zoo.cfg"), data: filepath.Join(mdir, "data"),
 		log: filepath.Join(mdir, "log"), addr: "127.0.0.1:" + strconv.Itoa(ports[3*i])}
@@ -48,7 +49,7 @@ func newMember(dir string, i int, o Options, ports []int) (*member, error) {
 	if err := os.MkdirAll(m.data, 0o755); err != nil {
 		return nil, fmt.Errorf("ensemble: %w", err)
 	}
-	files := map[string]string{m.cfg: zooCfg(m, o, ports), filepath.Join(mdir, "log4j.properties"): log4jConfig(m.log)}
+	files := map[string]string{m.cfg: zooCfg(m, o, ports, peers), filepath.Join(mdir, "log4j.properties"): log4jConfig(m.log)}
 	if o.N > 1 {
 		files[filepath.Join(m.data, "myid")] = strconv.Itoa(i+1) + "\n"
 	}
@@ -63,8 +64,13 @@ func newMember(dir string, i int, o Options, ports []int) (*member, error) {
 // zooCfg is scripts/zk.sh's configuration: short ticks (elections and
 // session expiry within seconds), every four-letter command (srvr and
 // conf are how readiness is seen), no fsync (a test's data is
-// disposable).
-func zooCfg(m *member, o Options, ports []int) string {
+// disposable). Each member has its own view of the others: its own
+// server line has its real quorum and election ports, which it binds;
+// the line of every other member j names the relays (m, j) to j's ports
+// (see peerNet), so that every link between two members can be cut or
+// held. With reconfigEnabled off (3.8's default) a server keeps the
+// static lines it read: the views never meet.
+func zooCfg(m *member, o Options, ports []int, peers *peerNet) string {
 	lines := []string{"tickTime=500", "initLimit=10", "syncLimit=5", "dataDir=" + m.data,
 		"clientPort=" + strconv.Itoa(ports[3*m.index]), "clientPortAddress=127.0.0.1",
 		"admin.enableServer=false", "4lw.commands.whitelist=*", "forceSync=no", "maxClientCnxns=0"}
@@ -72,7 +78,11 @@ func zooCfg(m *member, o Options, ports []int) string {
 	if o.N > 1 {
 		lines = append(lines, "standaloneEnabled=false")
 		for j := range o.N {
-			lines = append(lines, fmt.Sprintf("server.%d=127.0.0.1:%d:%d", j+1, ports[3*j+1], ports[3*j+2]))
+			q, e := ports[3*j+1], ports[3*j+2]
+			if j != m.index {
+				q, e = peers.port(m.index, j, quorumPort), peers.port(m.index, j, electionPort)
+			}
+			lines = append(lines, fmt.Sprintf("server.%d=127.0.0.1:%d:%d", j+1, q, e))
 		}
 	}
 	return strings.Join(lines, "\n") + "\n"

@@ -208,3 +208,14 @@ func (e *Ensemble) askable() []string {
 	}
 	return addrs
 }
+
+// Mode is member i's Mode as its srvr answer says: "leader", "follower",
+// "standalone"; "" while it does not serve (looking for a leader,
+// syncing, paused, killed) or i is out of range.
+func (e *Ensemble) Mode(i int) string {
+	addrs := e.askable()
+	if i < 0 || i >= len(addrs) || addrs[i] == "" {
+		return ""
+	}
+	return mode(addrs[i])
+}

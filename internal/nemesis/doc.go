@@ -38,12 +38,27 @@
 // pause-member and kill-member stop a member with SIGSTOP (then SIGCONT)
 // or kill it (then restart it), through the [Members] interface a
 // started ensemble implements; they are refused on servers the run did
-// not start. One member fault is under way at a time.
+// not start. The ensemble's members reach each other through relays of
+// its own (package ensemble), which gives two faults on the links
+// between members, refused on a standalone server too:
+//
+//   - isolate-leader: the member leading when it strikes is cut off from
+//     the others (its quorum and election connections closed, new ones
+//     hung up on) for the drawn time, then healed: the others elect a
+//     new leader, and the old one stops serving until it rejoins.
+//   - lag-member: a follower's stream from its leader (proposals,
+//     commits, pings) is held for 0.5 to 1.5 s, then released: it stays
+//     in the quorum, below syncLimit x tickTime (2.5 s), and its clients
+//     read an old tree meanwhile (stale reads; their own writes wait).
+//     The drawn member, or the one after the leader when none is drawn
+//     or the drawn one leads.
+//
+// One member fault is under way at a time.
 //
 // # Schedules
 //
 // [Parse] reads -faults and refuses, with the reason, a kind a real run
-// cannot inject (reap, reorder, abandon, isolate-leader). [Draw] draws a
+// cannot inject (reap, reorder, abandon). [Draw] draws a
 // schedule from the run's seed: which client or member, and at which
 // request. The same seed gives the same schedule; what it does to a real
 // system's timing is not reproducible, which is why [Nemesis] logs every

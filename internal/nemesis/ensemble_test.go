@@ -29,12 +29,23 @@ func (m clusterMembers) Leader(ctx context.Context) (int, error) {
 	i, err := m.c.WaitLeader(ctx)
 	return i - 1, err
 }
+func (m clusterMembers) Mode(i int) string {
+	md, _ := m.c.Mode(i + 1)
+	return md
+}
 func (m clusterMembers) Pause(i int) error  { return m.signal(i, syscall.SIGSTOP) }
 func (m clusterMembers) Resume(i int) error { return m.signal(i, syscall.SIGCONT) }
 func (m clusterMembers) Kill(i int) error   { return m.c.Kill(i + 1) }
 func (m clusterMembers) Restart(_ context.Context, i int) error {
 	return m.c.Restart(i + 1)
 }
+
+// The links between scripts/zk.sh's members are direct: no relay to cut.
+func (m clusterMembers) Isolate(int) error            { return errNoRelays }
+func (m clusterMembers) Heal(int) error               { return errNoRelays }
+func (m clusterMembers) Lag(int, time.Duration) error { return errNoRelays }
+
+var errNoRelays = errors.New("scripts/zk.sh's members link directly: no relays")
 
 func (m clusterMembers) signal(i int, sig syscall.Signal) error {
 	pid, err := m.c.PID(i + 1)

@@ -20,14 +20,19 @@ const (
 	PauseMember = "pause-member"
 	// KillMember kills a member with SIGKILL, then restarts it.
 	KillMember = "kill-member"
-	// IsolateLeader would cut the leader off from its followers.
+	// IsolateLeader cuts the leader's links to the other members, then
+	// heals them.
 	IsolateLeader = "isolate-leader"
+	// LagMember holds a follower's stream from its leader, then releases
+	// it: its clients read an old tree meanwhile.
+	LagMember = "lag-member"
 )
 
 // kind is one fault -faults names, as a real run reads it.
 type kind struct {
 	name   string
 	member bool   // injected on a member of a started ensemble
+	peers  bool   // acts on the links between members: needs two or more
 	doc    string // what it does on real servers
 	refuse string // why a real run cannot inject it; "" if it can
 }
@@ -47,7 +52,8 @@ var kinds = []kind{
 	{name: Expire, doc: "the session of a client that has just taken the lock is closed by its captured credentials"},
 	{name: PauseMember, member: true, doc: "a member (the leader or a follower, drawn) is stopped with SIGSTOP, then continued"},
 	{name: KillMember, member: true, doc: "a member (the leader or a follower, drawn) is killed with SIGKILL, then restarted"},
-	{name: IsolateLeader, member: true, refuse: "the links between members do not pass through the client proxies; isolating the leader needs control of its quorum ports"},
+	{name: IsolateLeader, member: true, peers: true, doc: "the leader's links to the other members (quorum and election) are cut, then healed: the others elect a new leader, the old one stops serving until it rejoins"},
+	{name: LagMember, member: true, peers: true, doc: "a follower's stream from the leader is held (nothing forwarded) for 0.5 to 1.5 s, then released: it stays in the quorum, and its clients read an old tree (stale reads) until it catches up"},
 }
 
 func lookup(name string) (kind, bool) {
@@ -122,6 +128,17 @@ func (f Faults) CheckMembers(have bool) error {
 	for _, k := range kinds {
 		if k.member && f.counts[k.name] > 0 && !have {
 			return fmt.Errorf("%w: %s needs an ensemble the run started (-ensemble N), not -servers", ErrRefused, k.name)
+		}
+	}
+	return nil
+}
+
+// CheckPeers refuses the faults on the links between members when the
+// run's ensemble has fewer than two (a standalone server has none).
+func (f Faults) CheckPeers(members int) error {
+	for _, k := range kinds {
+		if k.peers && f.counts[k.name] > 0 && members < 2 {
+			return fmt.Errorf("%w: %s acts on the links between members: it needs -ensemble 3 (or 2), not %d", ErrRefused, k.name, members)
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/zksim/zksim/internal/nemesis"
 	"github.com/zksim/zksim/internal/simhook"
@@ -54,7 +55,6 @@ func TestParse_Refused(t *testing.T) {
 		"reorder":               nemesis.ErrRefused,
 		"reap=1":                nemesis.ErrRefused,
 		"abandon":               nemesis.ErrRefused,
-		"isolate-leader":        nemesis.ErrRefused,
 		"percent=20":            nemesis.ErrRefused,
 		"gc":                    nemesis.ErrSpec,
 		"pause=x":               nemesis.ErrSpec,
@@ -80,13 +80,31 @@ func TestFaults_CheckMembers(t *testing.T) {
 	if err := g.CheckMembers(false); err != nil {
 		t.Errorf("client faults without members: %v", err)
 	}
+	for _, kind := range []string{"isolate-leader", "lag-member"} {
+		h, err := nemesis.Parse(kind)
+		if err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		if err := h.CheckMembers(false); !errors.Is(err, nemesis.ErrRefused) {
+			t.Errorf("%s with -servers: %v, want ErrRefused", kind, err)
+		}
+		if err := h.CheckPeers(1); !errors.Is(err, nemesis.ErrRefused) {
+			t.Errorf("%s on a standalone server: %v, want ErrRefused", kind, err)
+		}
+		if err := h.CheckPeers(3); err != nil {
+			t.Errorf("%s on 3 members: %v", kind, err)
+		}
+	}
+	if err := f.CheckPeers(1); err != nil {
+		t.Errorf("pause-member on a standalone server: %v", err)
+	}
 }
 
 // A schedule comes from the seed alone: the same seed, the same
 // schedule; each client fault on its own request of its client, each
 // member fault over the run's requests.
 func TestDraw_Seeded(t *testing.T) {
-	f, _ := nemesis.Parse("lose-request=3,lose-reply=3,disconnect=3,pause=2,crash,expire=4,pause-member=2,kill-member")
+	f, _ := nemesis.Parse("lose-request=3,lose-reply=3,disconnect=3,pause=2,crash,expire=4,pause-member=2,kill-member,isolate-leader=2,lag-member=3")
 	plan := nemesis.Plan{Seed: 7, Clients: 3, Members: 3, Requests: 4}
 	a, b := nemesis.Draw(f, plan), nemesis.Draw(f, plan)
 	if !reflect.DeepEqual(a, b) {
@@ -99,8 +117,12 @@ func TestDraw_Seeded(t *testing.T) {
 	counts, used := map[string]int{}, map[[2]int64]bool{}
 	for _, x := range a {
 		counts[x.Kind]++
-		member := x.Kind == nemesis.PauseMember || x.Kind == nemesis.KillMember
+		member := x.Client < 0
 		switch {
+		case x.Kind == nemesis.IsolateLeader && x.Member != -1:
+			t.Errorf("isolate-leader on member %d, want the leader (-1)", x.Member)
+		case x.Kind == nemesis.LagMember && (x.For < 500*time.Millisecond || x.For > 1500*time.Millisecond):
+			t.Errorf("lag-member for %v, want 0.5 to 1.5 s (below syncLimit x tickTime)", x.For)
 		case member && (x.Client != -1 || x.Member < -1 || x.Member >= 3 || x.At < 1 || x.At > 12 || x.For <= 0):
 			t.Errorf("member fault %+v out of range", x)
 		case !member && (x.Client < 0 || x.Client >= 3 || x.Member != -1 || x.At < 1):
@@ -110,7 +132,8 @@ func TestDraw_Seeded(t *testing.T) {
 		}
 		used[[2]int64{int64(x.Client), x.At}] = !member
 	}
-	want := map[string]int{"lose-request": 3, "lose-reply": 3, "disconnect": 3, "pause": 2, "crash": 1, "pause-member": 2, "kill-member": 1}
+	want := map[string]int{"lose-request": 3, "lose-reply": 3, "disconnect": 3, "pause": 2, "crash": 1, "pause-member": 2, "kill-member": 1,
+		"isolate-leader": 2, "lag-member": 3}
 	if !reflect.DeepEqual(counts, want) {
 		t.Errorf("drew %v, want %v (expire strikes holders, not moments)", counts, want)
 	}

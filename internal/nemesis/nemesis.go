@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,10 +22,21 @@ import (
 type Members interface {
 	Len() int
 	Leader(ctx context.Context) (int, error)
+	// Mode is member i's srvr Mode: "leader", "follower", ...; "" while
+	// it does not serve.
+	Mode(i int) string
 	Pause(i int) error
 	Resume(i int) error
 	Kill(i int) error
 	Restart(ctx context.Context, i int) error
+	// Isolate cuts member i's links to and from the other members until
+	// Heal.
+	Isolate(i int) error
+	Heal(i int) error
+	// Lag holds for d what member i receives from its leader (a
+	// follower's stream of proposals and commits), then releases it;
+	// d = 0 releases it at once. It returns at once.
+	Lag(i int, d time.Duration) error
 }
 
 // Config configures New.
@@ -57,6 +69,20 @@ func (in Injection) String() string {
 		who = fmt.Sprintf("member %d", in.Member+1)
 	}
 	return fmt.Sprintf("+%.3fs %-14s %s: %s", in.At.Seconds(), in.Kind, who, in.What)
+}
+
+// Ends reports whether in is the end of a member fault: the member
+// continued, restarted, healed or caught up.
+func (in Injection) Ends() bool {
+	if in.Member < 0 {
+		return false
+	}
+	for _, p := range []string{"continued", "restarted", "healed", "caught up"} {
+		if strings.HasPrefix(in.What, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // Nemesis injects a schedule of faults into a real run: client faults
@@ -92,6 +118,11 @@ func New(cfg Config) (*Nemesis, error) {
 	}
 	if err := f.CheckMembers(cfg.Members != nil); err != nil {
 		return nil, err
+	}
+	if cfg.Members != nil {
+		if err := f.CheckPeers(cfg.Members.Len()); err != nil {
+			return nil, err
+		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	n := &Nemesis{cfg: cfg, start: time.Now(), byTotal: map[int64]int{}, fired: map[int]bool{},

@@ -69,22 +69,44 @@ func TestNemesis_MemberFaultsNeedMembers(t *testing.T) {
 
 // members records what the nemesis does to a pretend ensemble.
 type members struct {
-	mu     sync.Mutex
-	calls  []string
-	leader int
-	done   chan struct{} // closed at the first Resume or Restart
+	mu        sync.Mutex
+	calls     []string
+	leader    int
+	rejoining int           // a member that does not serve yet; -1: none
+	done      chan struct{} // closed at the first Resume, Restart, Heal or release
+	once      sync.Once
 }
+
+func (m *members) finish() { m.once.Do(func() { close(m.done) }) }
 
 func (m *members) Len() int { return 3 }
 func (m *members) Leader(context.Context) (int, error) {
 	return m.leader, nil
 }
+func (m *members) Mode(i int) string {
+	switch {
+	case i == m.leader:
+		return "leader"
+	case i == m.rejoining:
+		return ""
+	}
+	return "follower"
+}
 func (m *members) Pause(i int) error  { return m.call("pause", i) }
-func (m *members) Resume(i int) error { defer close(m.done); return m.call("resume", i) }
+func (m *members) Resume(i int) error { defer m.finish(); return m.call("resume", i) }
 func (m *members) Kill(i int) error   { return m.call("kill", i) }
 func (m *members) Restart(_ context.Context, i int) error {
-	defer close(m.done)
+	defer m.finish()
 	return m.call("restart", i)
+}
+func (m *members) Isolate(i int) error { return m.call("isolate", i) }
+func (m *members) Heal(i int) error    { defer m.finish(); return m.call("heal", i) }
+func (m *members) Lag(i int, d time.Duration) error {
+	if d == 0 {
+		defer m.finish()
+		return m.call("release", i)
+	}
+	return m.call(fmt.Sprintf("lag %v", d), i)
 }
 
 func (m *members) call(what string, i int) error {
@@ -95,20 +117,27 @@ func (m *members) call(what string, i int) error {
 }
 
 // A member fault strikes at the run's request it names, on the member
-// then leading when it names none, and the member comes back after its
-// time.
+// then leading when it names none (an isolation always; a lag on a
+// follower, never the leader nor a member still rejoining), and the
+// member comes back after its time.
 func TestNemesis_MemberFault(t *testing.T) {
 	_, addr := zktest.ServeFake(t, netserver.Config{Machine: machine.Config{TickMillis: 100}})
 	ctx := zktest.Context(t, 20*time.Second)
 	for _, tc := range []struct {
-		kind   string
-		member int
-		want   string
+		kind      string
+		member    int
+		rejoining int
+		want      string
 	}{
-		{nemesis.PauseMember, -1, "pause 2,resume 2"},
-		{nemesis.KillMember, 0, "kill 0,restart 0"},
+		{nemesis.PauseMember, -1, -1, "pause 2,resume 2"},
+		{nemesis.KillMember, 0, -1, "kill 0,restart 0"},
+		{nemesis.IsolateLeader, -1, -1, "isolate 2,heal 2"},
+		{nemesis.LagMember, -1, -1, "lag 10ms 0,release 0"},
+		{nemesis.LagMember, 2, -1, "lag 10ms 0,release 0"},
+		{nemesis.LagMember, 1, -1, "lag 10ms 1,release 1"},
+		{nemesis.LagMember, 0, 0, "lag 10ms 1,release 1"},
 	} {
-		m := &members{leader: 2, done: make(chan struct{})}
+		m := &members{leader: 2, rejoining: tc.rejoining, done: make(chan struct{})}
 		n, err := nemesis.New(nemesis.Config{Servers: []string{addr}, Clients: 1, Members: m,
 			Schedule: []nemesis.Fault{{Kind: tc.kind, Client: -1, Member: tc.member, At: 2, For: 10 * time.Millisecond}}})
 		if err != nil {
@@ -130,8 +159,42 @@ func TestNemesis_MemberFault(t *testing.T) {
 		if got := strings.Join(m.calls, ","); got != tc.want {
 			t.Errorf("%s: members saw %s, want %s", tc.kind, got, tc.want)
 		}
-		if ins := n.Injections(); len(ins) != 2 || ins[0].Kind != tc.kind || ins[0].Member != m.leader && tc.member < 0 {
+		ins := n.Injections()
+		if len(ins) != 2 || ins[0].Kind != tc.kind || ins[0].Member != m.leader && tc.member < 0 && tc.kind != nemesis.LagMember || !ins[1].Ends() {
 			t.Errorf("%s: injections %v", tc.kind, ins)
+		}
+	}
+}
+
+// Stop ends the member faults: one whose moment came while another was
+// under way is not injected after Stop (when both are ready, a select
+// may pick either: tried 20 times).
+func TestNemesis_NoMemberFaultAfterStop(t *testing.T) {
+	_, addr := zktest.ServeFake(t, netserver.Config{Machine: machine.Config{TickMillis: 100}})
+	ctx := zktest.Context(t, 20*time.Second)
+	for try := range 20 {
+		m := &members{leader: 2, rejoining: -1, done: make(chan struct{})}
+		n, err := nemesis.New(nemesis.Config{Servers: []string{addr}, Clients: 1, Members: m, Schedule: []nemesis.Fault{
+			{Kind: nemesis.PauseMember, Client: -1, Member: 0, At: 1, For: time.Minute},
+			{Kind: nemesis.PauseMember, Client: -1, Member: 1, At: 2, For: time.Minute},
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := zktest.Dial(t, ctx, []string{addr}, gozk.Config{Dialer: n.Dialer(0, nil)})
+		for range 2 {
+			if _, _, err := c.Exists(ctx, "/"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for len(n.Injections()) == 0 && ctx.Err() == nil {
+			time.Sleep(time.Millisecond)
+		}
+		n.Stop()
+		c.Close()
+		n.Close()
+		if got := strings.Join(m.calls, ","); got != "pause 0,resume 0" {
+			t.Fatalf("try %d: members saw %s, want pause 0,resume 0 (nothing after Stop)", try, got)
 		}
 	}
 }

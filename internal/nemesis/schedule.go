@@ -19,8 +19,9 @@ type Fault struct {
 	// a lost request or reply strikes the first write from it on), the
 	// run's At-th over all clients for a member fault.
 	At int64
-	// For is how long a paused member stays stopped, or a killed one
-	// down, before it is continued or restarted.
+	// For is how long a paused member stays stopped, a killed one down,
+	// an isolated leader cut off or a follower lagging, before it is
+	// continued, restarted, healed or released.
 	For time.Duration
 }
 
@@ -52,8 +53,9 @@ const seedStream = 0x6e656d65736973 // "nemesis"
 // Draw draws from p.Seed a schedule of the faults f asks for (but
 // expire, which strikes holders, not moments): for each fault, in the
 // kinds' order, its client or member and its moment; for a member fault
-// also how long (1 to 4 s). Two faults of one client never share a
-// request. The same f and p give the same schedule.
+// also how long (1 to 4 s; a lag 0.5 to 1.5 s, see lagFor). Two faults
+// of one client never share a request. The same f and p give the same
+// schedule.
 func Draw(f Faults, p Plan) []Fault {
 	r := rand.New(rand.NewPCG(p.Seed, seedStream))
 	reqs := max(1, p.Requests)
@@ -86,5 +88,21 @@ func drawMember(r *rand.Rand, name string, p Plan, reqs int64) Fault {
 	}
 	at := 1 + r.Int64N(reqs*int64(max(1, p.Clients)))
 	d := time.Second + time.Duration(r.IntN(3000))*time.Millisecond
+	switch name {
+	case IsolateLeader:
+		m = -1 // whichever leads when it strikes
+	case LagMember:
+		d = lagFor(d)
+	}
 	return Fault{Kind: name, Client: -1, Member: m, At: at, For: d}
+}
+
+// lagFor maps a member fault's drawn 1 to 4 s onto a lag's 0.5 to 1.5 s
+// (same draws, so the other kinds' schedules are unchanged). A follower
+// that hears nothing from its leader for syncLimit x tickTime (2.5 s on
+// an ensemble the run starts) leaves the quorum, and the leader pings
+// every 250 ms: 1.5 s lags without leaving, with a second of slack for
+// a busy machine.
+func lagFor(d time.Duration) time.Duration {
+	return (500*time.Millisecond + (d-time.Second)/3).Round(time.Millisecond)
 }
