@@ -77,7 +77,7 @@ func TestRealRun_MemberFaults(t *testing.T) {
 			want = fmt.Sprintf("%s %d,%s %d", verbs[0], member, verbs[1], member)
 		}
 		got := strings.Join(m.calls, ",")
-		if code != ExitOK || got != want || strings.Count(out.String(), fmt.Sprintf("%-14s member %d: ", kind, member+1)) != 2 {
+		if code != ExitOK || got != want || strings.Count(out.String(), fmt.Sprintf("%-14s member %d: ", kind, member+1)) != 3 { // the fault, its end, the ensemble whole
 			t.Errorf("%s: exit %d, members saw %q, want the fault and its undoing in the report\n%s", kind, code, got, out.String())
 		}
 	}

@@ -69,18 +69,23 @@ func (r *realRun) liveness(dir string, left []string, lost lostWrites) []check.V
 func faultWindows(ins []nemesis.Injection, offset int64) []window {
 	var ws []window
 	down := map[int]int{} // member -> index in ws of its open window
+	last := map[int]int{} // member -> index in ws of its last window
 	for _, in := range ins {
 		at := offset + int64(in.At)
 		w := window{at, at}
 		switch {
 		case in.Ends():
+			// The first end closes the member's window; a later one (the
+			// ensemble serving whole again) stretches it.
 			if i, ok := down[in.Member]; ok {
 				ws[i].to = at
 				delete(down, in.Member)
+			} else if i, ok := last[in.Member]; ok {
+				ws[i].to = max(ws[i].to, at)
 			}
 			continue
 		case in.Member >= 0:
-			down[in.Member] = len(ws)
+			down[in.Member], last[in.Member] = len(ws), len(ws)
 			w.to = 1<<63 - 1 // until it returns
 		case in.Kind == faultname.Pause:
 			w.to = at + int64(2*realSessionTimeout)

@@ -100,11 +100,12 @@ func TestFaultWindows_Pairs(t *testing.T) {
 	ins := []nemesis.Injection{
 		{At: time.Second, Kind: nemesis.KillMember, Client: -1, Member: 2, What: "killed (SIGKILL) for 2s"},
 		{At: 3 * time.Second, Kind: nemesis.KillMember, Client: -1, Member: 2, What: "restarted"},
+		{At: 3500 * time.Millisecond, Kind: nemesis.KillMember, Client: -1, Member: 2, What: "serving again: all 3 members serve, 500ms after"},
 		{At: 4 * time.Second, Kind: "pause", Client: 0, Member: -1, What: "traffic held both ways"},
 		{At: 5 * time.Second, Kind: "lose-reply", Client: 1, Member: -1, What: "applied; its reply lost"},
 	}
 	got := faultWindows(ins, 100)
-	want := []window{{100 + sec, 100 + 3*sec}, {100 + 4*sec, 100 + 4*sec + int64(2*realSessionTimeout)}, {100 + 5*sec, 100 + 5*sec}}
+	want := []window{{100 + sec, 100 + 3*sec + sec/2}, {100 + 4*sec, 100 + 4*sec + int64(2*realSessionTimeout)}, {100 + 5*sec, 100 + 5*sec}}
 	if len(got) != len(want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}

@@ -72,12 +72,13 @@ func (in Injection) String() string {
 }
 
 // Ends reports whether in is the end of a member fault: the member
-// continued, restarted, healed or caught up.
+// continued, restarted, healed or caught up, or, later, the ensemble
+// served whole again (the fault's effects end there).
 func (in Injection) Ends() bool {
 	if in.Member < 0 {
 		return false
 	}
-	for _, p := range []string{"continued", "restarted", "healed", "caught up"} {
+	for _, p := range []string{"continued", "restarted", "healed", "caught up", "serving again"} {
 		if strings.HasPrefix(in.What, p) {
 			return true
 		}

@@ -160,7 +160,12 @@ func TestNemesis_MemberFault(t *testing.T) {
 			t.Errorf("%s: members saw %s, want %s", tc.kind, got, tc.want)
 		}
 		ins := n.Injections()
-		if len(ins) != 2 || ins[0].Kind != tc.kind || ins[0].Member != m.leader && tc.member < 0 && tc.kind != nemesis.LagMember || !ins[1].Ends() {
+		want := 3 // the fault, its end, and every member serving again
+		if tc.rejoining >= 0 {
+			want = 2 // a member that never serves: Close ends the wait
+		}
+		if len(ins) != want || ins[0].Kind != tc.kind || ins[0].Member != m.leader && tc.member < 0 && tc.kind != nemesis.LagMember || !ins[1].Ends() ||
+			want == 3 && !strings.HasPrefix(ins[2].What, "serving again: all 3 members serve") {
 			t.Errorf("%s: injections %v", tc.kind, ins)
 		}
 	}
@@ -196,5 +201,67 @@ func TestNemesis_NoMemberFaultAfterStop(t *testing.T) {
 		if got := strings.Join(m.calls, ","); got != "pause 0,resume 0" {
 			t.Fatalf("try %d: members saw %s, want pause 0,resume 0 (nothing after Stop)", try, got)
 		}
+	}
+}
+
+// slowMembers are members whose paused member serves again only back
+// after its Resume.
+type slowMembers struct {
+	*members
+	back    time.Duration
+	resumed time.Time
+	paused  int
+}
+
+func (m *slowMembers) Pause(i int) error { m.mu.Lock(); m.paused = i; m.mu.Unlock(); return m.members.Pause(i) }
+func (m *slowMembers) Resume(i int) error {
+	m.mu.Lock()
+	m.resumed = time.Now()
+	m.mu.Unlock()
+	return m.members.Resume(i)
+}
+func (m *slowMembers) Mode(i int) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if i == m.paused && (m.resumed.IsZero() || time.Since(m.resumed) < m.back) {
+		return ""
+	}
+	return m.members.Mode(i)
+}
+
+// Member faults come one at a time, and the ensemble is whole between
+// them: a kill whose moment comes while a paused member is still
+// rejoining waits until every member serves and the ensemble has
+// settled (2 s), so that two members are never out at once.
+func TestNemesis_MemberFaultsWaitForWhole(t *testing.T) {
+	_, addr := zktest.ServeFake(t, netserver.Config{Machine: machine.Config{TickMillis: 100}})
+	ctx := zktest.Context(t, 20*time.Second)
+	m := &slowMembers{members: &members{leader: 2, rejoining: -1, done: make(chan struct{})}, back: 300 * time.Millisecond, paused: -1}
+	n, err := nemesis.New(nemesis.Config{Servers: []string{addr}, Clients: 1, Members: m, Schedule: []nemesis.Fault{
+		{Kind: nemesis.PauseMember, Client: -1, Member: 1, At: 2, For: 10 * time.Millisecond},
+		{Kind: nemesis.KillMember, Client: -1, Member: 0, At: 3, For: 10 * time.Millisecond}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	c := zktest.Dial(t, ctx, []string{addr}, gozk.Config{Dialer: n.Dialer(0, nil)})
+	defer c.Close()
+	for range 3 {
+		if _, _, err := c.Exists(ctx, "/"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var ins []nemesis.Injection
+	for ctx.Err() == nil {
+		if ins = n.Injections(); len(ins) >= 4 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if len(ins) < 4 || !strings.HasPrefix(ins[2].What, "serving again") || ins[3].Kind != nemesis.KillMember {
+		t.Fatalf("injections %v: want the pause, its end, the ensemble whole, then the kill", ins)
+	}
+	if back, kill := ins[2].At-ins[1].At, ins[3].At-ins[2].At; back < 250*time.Millisecond || kill < 1900*time.Millisecond {
+		t.Errorf("whole %v after the resume, the kill %v after that: want about 300ms and 2s (%v)", back, kill, ins)
 	}
 }

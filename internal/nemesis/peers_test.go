@@ -58,23 +58,24 @@ func TestNemesis_PeerFaultsOnEnsemble(t *testing.T) {
 	lost := make([]bool, 2)
 	for i := range 2 {
 		conn := zktest.Dial(t, ctx, e.Addrs(), gozk.Config{SessionTimeout: 10 * time.Second, Dialer: n.Dialer(i, nil)})
-		wg.Go(func() { lost[i] = writeUntil(ctx, conn, root, func() bool { return ended() == 2 }) })
+		wg.Go(func() { lost[i] = writeUntil(ctx, conn, root, func() bool { return ended() == 4 }) })
 	}
 	wg.Wait()
 	ins := n.Injections()
 	for _, in := range ins {
 		t.Log(in)
 	}
-	if len(ins) != 4 || ins[0].Kind != nemesis.IsolateLeader || ins[0].Member != first || !strings.HasPrefix(ins[0].What, "isolated (the leader)") ||
-		ins[1].What != "healed" || ins[2].Kind != nemesis.LagMember || !ins[3].Ends() {
+	// Each fault, its end, and the ensemble serving whole again.
+	if len(ins) != 6 || ins[0].Kind != nemesis.IsolateLeader || ins[0].Member != first || !strings.HasPrefix(ins[0].What, "isolated (the leader)") ||
+		ins[1].What != "healed" || !strings.HasPrefix(ins[2].What, "serving again") || ins[3].Kind != nemesis.LagMember || !ins[4].Ends() || !ins[5].Ends() {
 		t.Fatalf("injections %v, want member %d isolated and healed, then a lag and its end", ins, first+1)
 	}
 	next, err := e.Leader(ctx)
 	if err != nil || next == first {
 		t.Errorf("leader after the heal: member %d, %v; want another than the isolated %d", next+1, err, first+1)
 	}
-	if lag := ins[2].Member; lag == next || !strings.Contains(ins[2].What, "a follower of member ") {
-		t.Errorf("lagged member %d (%s), leader %d: want a follower", lag+1, ins[2].What, next+1)
+	if lag := ins[3].Member; lag == next || !strings.Contains(ins[3].What, "a follower of member ") {
+		t.Errorf("lagged member %d (%s), leader %d: want a follower", lag+1, ins[3].What, next+1)
 	}
 	for i, l := range lost {
 		if l {
