@@ -213,7 +213,12 @@ type slowMembers struct {
 	paused  int
 }
 
-func (m *slowMembers) Pause(i int) error { m.mu.Lock(); m.paused = i; m.mu.Unlock(); return m.members.Pause(i) }
+func (m *slowMembers) Pause(i int) error {
+	m.mu.Lock()
+	m.paused = i
+	m.mu.Unlock()
+	return m.members.Pause(i)
+}
 func (m *slowMembers) Resume(i int) error {
 	m.mu.Lock()
 	m.resumed = time.Now()
