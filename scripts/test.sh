@@ -181,19 +181,21 @@ main_job=$!
 
 # The nemesis on a real 3-node ensemble (docs/real-ensemble.md): every
 # recipe a real run takes (the double barrier, not the single one, whose
-# one round ends before the faults come), 4 s each under lost requests
+# one round ends before the faults come), 15 s each under lost requests
 # and replies, a cut connection, an isolated leader, a paused and a
-# killed member (and a lagging follower, drawn last: member faults come
-# one at a time, and seed 36 draws a short isolation first where seed 1
-# drew a 4 s one that left no room for the others), must show no
-# violation;
+# killed member (and a lagging follower, drawn last), must show no
+# violation, and at least two member faults must have been injected and
+# undone ("serving again"): member faults come one at a time, each
+# after the ensemble is whole again and 2 s settled, so the workload is
+# long (100 acquisitions, 20 ms holds) and -time ends it; seed 36 draws
+# a short isolation first where seed 1 drew a 4 s one;
 # and the lost create without a GUID must be found (exit 1, an orphan)
 # under lost replies, with one of seeds 2 to 11: a lost reply strikes
 # the first write at or after its moment, a create or a delete, which
 # timing decides as well as the seed, and one seed finds it about 3
 # times in 5, so ten make a miss about one run in ten thousand; the
 # first find ends the loop. Each run starts and stops its own ensemble
-# (about 7 s in all); the group runs
+# (about 18 s in all); the group runs
 # beside the suites below, as the main job does, and SIGTERM reaches
 # the runs, which stop their servers.
 log "a nemesis on a real 3-node ensemble, beside the real-server suites"
@@ -205,13 +207,21 @@ go build -o "$1/zksim" ./cmd/zksim
 faults=lose-request=1,lose-reply=2,disconnect=1,pause-member=1,kill-member=1,isolate-leader=1,lag-member=1
 for r in lock rwlock lock/reentrant lock/multi semaphore/2 election barrier; do
 	rc=0
-	"$1/zksim" run -ensemble 3 -recipe "$r" -faults "$faults" -time 4s -seed 36 >"$1/good.out" || rc=$?
+	hold=(-hold 20ms)
+	[ "$r" = barrier ] && hold=() # a barrier draws its own work times
+	"$1/zksim" run -ensemble 3 -recipe "$r" -faults "$faults" -acquisitions 100 "${hold[@]}" -time 15s -seed 36 >"$1/good.out" || rc=$?
 	if [ "$rc" -ne 0 ]; then
 		cat "$1/good.out"
 		log "nemesis: $r: a violation, or it could not run (exit $rc)"
 		exit 1
 	fi
-	log "nemesis: $r survived $faults for 4s"
+	back=$(grep -c ": serving again: all 3 members serve" "$1/good.out" || true)
+	if [ "$back" -lt 2 ]; then
+		cat "$1/good.out"
+		log "nemesis: $r: only $back member faults injected and undone, want 2 or more"
+		exit 1
+	fi
+	log "nemesis: $r survived $faults for 15s ($back member faults injected and undone)"
 done
 for seed in 2 3 4 5 6 7 8 9 10 11; do
 	rc=0
