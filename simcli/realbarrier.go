@@ -1,28 +1,22 @@
 package simcli
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/go-zookeeper/zk"
-
-	"github.com/zksim/zksim/expire"
+	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/internal/checkers"
 	"github.com/zksim/zksim/internal/history"
-	"github.com/zksim/zksim/internal/ztree"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
-	"github.com/zksim/zksim/zkapi/gozk"
 )
 
 // barrierSubject is what a barrier recipe's Subject (harness.Barrier)
@@ -74,6 +68,7 @@ type realBarrier struct {
 	*realRun
 	recipe recipe.Barrier
 	single bool
+	dir    string // the barrier's directory, under the run's root
 
 	bmu     sync.Mutex
 	times   []int64 // the history clock at each step (steps from 1)
@@ -120,104 +115,21 @@ func (b *realBarrier) stepAt(t int64) int64 {
 	return int64(sort.Search(len(b.times), func(i int) bool { return b.times[i] > t }))
 }
 
-// run runs the barrier workload, as realRun.run does the lock's, and
-// returns the exit code.
+// run runs the barrier workload (runWork) and returns the exit code.
 func (b *realBarrier) run(ctx context.Context, stdout, stderr io.Writer) int {
-	r, name := b.realRun, b.rc.cli.name()
-	budget := cmp.Or(r.rc.budget, 2*time.Minute)
-	jsonw := stdout
-	if r.rc.asJSON {
-		stdout = stderr
-	}
-	if err := r.rc.real.CheckMembers(r.members != nil); err != nil {
-		fmt.Fprintf(stderr, "%s run: -faults: %v\n", name, err)
-		return ExitUsage
-	}
-	ctx, cancel := context.WithTimeout(ctx, budget)
-	defer cancel()
-	b.header(stdout)
-	r.capture, r.history, r.errs = &expire.Capture{}, newRealHistory(), map[string]int{}
-	defer context.AfterFunc(ctx, func() { b.cutAt.Store(r.history.now()) })()
-	dialVia := func(dialer zk.Dialer) (zkapi.Conn, error) {
-		return gozk.DialContext(ctx, r.rc.servers, gozk.Config{SessionTimeout: realSessionTimeout, ConnectTimeout: 3 * time.Second, Dialer: dialer})
-	}
-	admin, err := dialVia(r.capture.Dial)
-	if err != nil {
-		fmt.Fprintf(stderr, "%s run: cannot reach %s: %v\n", name, strings.Join(r.rc.servers, ","), err)
-		return ExitCouldNotRun
-	}
-	defer admin.Close()
-	root := fmt.Sprintf("/zksim-run-%d", time.Now().UnixNano())
-	dir := root + "/barrier"
-	if err := b.prepare(ctx, admin, root, dir); err != nil {
-		fmt.Fprintf(stderr, "%s run: %v\n", name, err)
-		return ExitCouldNotRun
-	}
-	defer func() {
-		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		ztree.DeleteTree(cctx, admin, root)
-	}()
-	start := time.Now()
-	n := r.rc.workload.Clients
-	cctx, stops := make([]context.Context, n), make([]context.CancelCauseFunc, n)
-	for i := range n {
-		cctx[i], stops[i] = context.WithCancelCause(ctx)
-		defer stops[i](nil)
-	}
-	if r.nem, err = r.startNemesis(stops); err != nil {
-		fmt.Fprintf(stderr, "%s run: %v\n", name, err)
-		return ExitCouldNotRun
-	}
-	defer r.nem.Close()
-	conns := make([]zkapi.Conn, n)
-	for i := range conns {
-		c, err := dialVia(r.nem.Dialer(i, r.capture.Dial))
-		if err != nil {
-			fmt.Fprintf(stderr, "%s run: %v\n", name, err)
-			return ExitCouldNotRun
-		}
-		defer c.Close()
-		conns[i] = r.history.rec.Conn(i, c)
-	}
-	var wg sync.WaitGroup
-	for i, c := range conns {
-		wg.Go(func() {
-			defer context.AfterFunc(cctx[i], func() { crashClose(cctx[i], c) })()
-			b.client(cctx[i], i, c, dir)
-		})
-	}
-	wg.Wait()
-	// Some clients were stopped by the time limit or Ctrl-C (the limit
-	// may pass later, while a member restarts: the clients were done).
-	stopped := context.Cause(ctx)
-	r.nem.Stop()
-	r.nem.EndCrashed(context.WithoutCancel(ctx))
-	vs := b.violations(context.WithoutCancel(ctx), admin, dir, stopped)
-	elapsed := time.Since(start)
-	b.report(stdout, elapsed, vs, stopped)
-	if err := r.writeReports(jsonw, stdout, elapsed, vs, stopped); err != nil {
-		fmt.Fprintf(stderr, "%s run: %v\n", name, err)
-		if len(vs) == 0 {
-			return ExitCouldNotRun
-		}
-	}
-	switch {
-	case len(vs) > 0:
-		return ExitViolation
-	case errors.Is(stopped, errInterrupted):
-		return ExitInterrupted
-	}
-	return ExitOK
+	return b.runWork(ctx, stdout, stderr, b)
 }
 
 // prepare creates the run's root, and raises the single barrier before
 // any client starts, as the simulator does, so that no Wait may pass
-// before the controller's Remove.
-func (b *realBarrier) prepare(ctx context.Context, admin zkapi.Conn, root, dir string) error {
+// before the controller's Remove. It notes when ctx, the run's, ends:
+// the time limit cuts the clients short there.
+func (b *realBarrier) prepare(ctx context.Context, admin zkapi.Conn, root string) error {
+	context.AfterFunc(ctx, func() { b.cutAt.Store(b.history.now()) })
+	b.dir = root + "/barrier"
 	paths := []string{root}
 	if b.single {
-		paths = append(paths, dir)
+		paths = append(paths, b.dir)
 	}
 	for _, p := range paths {
 		if _, err := admin.Create(ctx, p, []byte("0"), zkapi.Persistent); err != nil {
@@ -227,9 +139,16 @@ func (b *realBarrier) prepare(ctx context.Context, admin zkapi.Conn, root, dir s
 	return nil
 }
 
-// client is one client's program: a member's rounds, or the single
-// barrier's controller (client 1) or a waiter.
-func (b *realBarrier) client(ctx context.Context, i int, c zkapi.Conn, dir string) {
+// judge is the barrier checkers' verdict (violations).
+func (b *realBarrier) judge(ctx context.Context, admin zkapi.Conn, stopped error) []check.Violation {
+	return b.violations(ctx, admin, b.dir, stopped)
+}
+
+// client is one client's program, its calls recorded in the history: a
+// member's rounds, or the single barrier's controller (client 1) or a
+// waiter.
+func (b *realBarrier) client(ctx context.Context, i int, c zkapi.Conn) {
+	c, dir := b.history.rec.Conn(i, c), b.dir
 	rnd := rand.New(rand.NewPCG(b.rc.plan.seed, uint64(i)))
 	switch {
 	case !b.single:

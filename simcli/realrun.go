@@ -15,17 +15,13 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/go-zookeeper/zk"
-
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/expire"
 	"github.com/zksim/zksim/internal/checkers"
 	"github.com/zksim/zksim/internal/nemesis"
-	"github.com/zksim/zksim/internal/ztree"
 	"github.com/zksim/zksim/linearize"
 	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
-	"github.com/zksim/zksim/zkapi/gozk"
 )
 
 // realRun is the workload on real servers: real sessions and real time, so
@@ -38,11 +34,14 @@ import (
 // woke whom, is porcupine's search over the recorded history
 // (realHistory).
 type realRun struct {
-	rc      runConfig
-	capture *expire.Capture
-	nem     *nemesis.Nemesis
-	members nemesis.Members // -ensemble's servers, for member faults; nil with -servers
-	history *realHistory
+	rc  runConfig
+	dir string // the lock directory, under the run's root
+	// resource is the node the holders write their tokens to.
+	resource string
+	capture  *expire.Capture
+	nem      *nemesis.Nemesis
+	members  nemesis.Members // -ensemble's servers, for member faults; nil with -servers
+	history  *realHistory
 	// schedule is the nemesis's fault schedule, drawn from the seed, and
 	// nemesisAt when the nemesis began on the history's clock: the
 	// reports place its injections on the history's time axis.
@@ -58,99 +57,27 @@ type realRun struct {
 	errs     map[string]int
 }
 
-// run runs the workload until it is done, ctx ends or the time limit
-// (default 2 minutes) is up, and reports; it returns the exit code.
+// run runs the lock workload (runWork) and returns the exit code.
 func (r *realRun) run(ctx context.Context, stdout, stderr io.Writer) int {
-	budget := r.rc.budget
-	if budget == 0 {
-		budget = 2 * time.Minute
-	}
-	name := r.rc.cli.name()
-	jsonw := stdout
-	if r.rc.asJSON {
-		stdout = stderr // the text report; JSON lines go to jsonw
-	}
-	if err := r.rc.real.CheckMembers(r.members != nil); err != nil {
-		fmt.Fprintf(stderr, "%s run: -faults: %v\n", name, err)
-		return ExitUsage
-	}
-	ctx, cancel := context.WithTimeout(ctx, budget)
-	defer cancel()
-	r.header(stdout)
-	r.capture = &expire.Capture{}
-	r.history = newRealHistory()
-	r.rc.recipe = r.history.recipe(r.rc.recipe)
-	dialVia := func(dialer zk.Dialer) (zkapi.Conn, error) {
-		return gozk.DialContext(ctx, r.rc.servers, gozk.Config{SessionTimeout: realSessionTimeout, ConnectTimeout: 3 * time.Second, Dialer: dialer})
-	}
-	admin, err := dialVia(r.capture.Dial)
-	if err != nil {
-		fmt.Fprintf(stderr, "%s run: cannot reach %s: %v\n", name, strings.Join(r.rc.servers, ","), err)
-		return ExitCouldNotRun
-	}
-	defer admin.Close()
-	root := fmt.Sprintf("/zksim-run-%d", time.Now().UnixNano())
-	dir, resource := root+"/lock", root+"/resource"
-	for _, p := range []string{root, resource} {
-		if _, err := admin.Create(ctx, p, []byte("0"), zkapi.Persistent); err != nil {
-			fmt.Fprintf(stderr, "%s run: create %s: %v\n", name, p, err)
-			return ExitCouldNotRun
-		}
-	}
-	defer func() {
-		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		ztree.DeleteTree(cctx, admin, root)
-	}()
+	return r.runWork(ctx, stdout, stderr, r)
+}
 
-	start := time.Now()
-	var wg sync.WaitGroup
-	conns := make([]zkapi.Conn, r.rc.workload.Clients)
-	cctx, stops := make([]context.Context, len(conns)), make([]context.CancelCauseFunc, len(conns))
-	for i := range conns {
-		cctx[i], stops[i] = context.WithCancelCause(ctx)
-		defer stops[i](nil)
-	}
-	if r.nem, err = r.startNemesis(stops); err != nil {
-		fmt.Fprintf(stderr, "%s run: %v\n", name, err)
-		return ExitCouldNotRun
-	}
-	defer r.nem.Close()
-	for i := range conns {
-		if conns[i], err = dialVia(r.nem.Dialer(i, r.capture.Dial)); err != nil {
-			fmt.Fprintf(stderr, "%s run: %v\n", name, err)
-			return ExitCouldNotRun
-		}
-		defer conns[i].Close()
-	}
-	r.errs = map[string]int{}
-	for i, c := range conns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer context.AfterFunc(cctx[i], func() { crashClose(cctx[i], c) })()
-			r.client(cctx[i], i, c, dir, resource)
-		}()
-	}
-	wg.Wait()
-	r.nem.Stop()
-	r.nem.EndCrashed(context.WithoutCancel(ctx))
-	left := r.leftover(context.WithoutCancel(ctx), admin, dir)
-	vs := r.violations(dir, left)
-	r.report(stdout, time.Since(start), vs, context.Cause(ctx))
-	if err := r.writeReports(jsonw, stdout, time.Since(start), vs, context.Cause(ctx)); err != nil {
-		fmt.Fprintf(stderr, "%s run: %v\n", name, err)
-		if len(vs) == 0 {
-			return ExitCouldNotRun // a violation still exits 1
+// prepare creates the run's root and the protected resource, and has
+// the recipe record its acquisitions in the history.
+func (r *realRun) prepare(ctx context.Context, admin zkapi.Conn, root string) error {
+	r.dir, r.resource = root+"/lock", root+"/resource"
+	for _, p := range []string{root, r.resource} {
+		if _, err := admin.Create(ctx, p, []byte("0"), zkapi.Persistent); err != nil {
+			return fmt.Errorf("create %s: %w", p, err)
 		}
 	}
-	switch {
-	case len(vs) > 0:
-		return ExitViolation
-	case errors.Is(context.Cause(ctx), errInterrupted):
-		return ExitInterrupted
-	}
-	return ExitOK
+	r.rc.recipe = r.history.recipe(r.rc.recipe)
+	return nil
+}
+
+// judge lists what is left in the lock directory and judges the run.
+func (r *realRun) judge(ctx context.Context, admin zkapi.Conn, _ error) []check.Violation {
+	return r.violations(r.dir, r.leftover(ctx, admin, r.dir))
 }
 
 // leftNodes lists the ephemeral nodes under dir, by their paths below
@@ -180,8 +107,8 @@ func leftNodes(ctx context.Context, admin zkapi.Conn, dir, rel string) []string 
 const acquireTimeout = 20 * time.Second
 
 // client runs the acquisitions of one real session.
-func (r *realRun) client(ctx context.Context, i int, c zkapi.Conn, dir, resource string) {
-	w, rec := r.rc.workload, r.rc.recipe
+func (r *realRun) client(ctx context.Context, i int, c zkapi.Conn) {
+	w, rec, dir, resource := r.rc.workload, r.rc.recipe, r.dir, r.resource
 	rnd := rand.New(rand.NewPCG(r.rc.plan.seed, uint64(i)))
 	for j := range w.Acquisitions {
 		if ctx.Err() != nil {
