@@ -281,12 +281,7 @@ func (b *realBarrier) inside(i int) int {
 // the first, until N sessions have expired. Its loss window opens
 // before the expiry is asked.
 func (b *realBarrier) maybeExpire(ctx context.Context, i int) {
-	want := int64(b.rc.expire)
-	if want == 0 {
-		return
-	}
-	step := max(1, int64(b.rc.workload.Clients*b.rc.workload.Acquisitions)/want)
-	if (b.holdSeq.Add(1)-1)%step != 0 || b.expired.Load() >= want {
+	if !b.expireTurn() {
 		return
 	}
 	from := b.history.now()

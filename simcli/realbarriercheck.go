@@ -302,19 +302,7 @@ func (b *realBarrier) report(w io.Writer, elapsed time.Duration, vs []check.Viol
 	case want > 0:
 		fmt.Fprintf(w, "  %-22s %d of %d asked\n", "expired while inside", b.expired.Load(), want)
 	}
-	keys := make([]string, 0, len(b.errs))
-	for k := range b.errs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		fmt.Fprintf(w, "  %-22s %d\n", k, b.errs[k])
-	}
-	b.reportFaults(w)
-	fmt.Fprintf(w, "  %-22s %d\n", "violations", len(vs))
-	for _, v := range vs {
-		fmt.Fprintf(w, "    %v\n", v)
-	}
+	b.reportEnd(w, vs)
 }
 
 // errName names a recipe's error: ZooKeeper's name, or the recipe's

@@ -210,12 +210,7 @@ func (r *realRun) write(ctx context.Context, i int, c zkapi.Conn, held recipe.He
 // hold the lock, for -faults expire=N: one hold in every clients x
 // acquisitions / N, from the first, until N sessions have expired.
 func (r *realRun) maybeExpire(ctx context.Context, client int) {
-	want := int64(r.rc.expire)
-	if want == 0 {
-		return
-	}
-	step := max(1, int64(r.rc.workload.Clients*r.rc.workload.Acquisitions)/want)
-	if (r.holdSeq.Add(1)-1)%step != 0 || r.expired.Load() >= want {
+	if !r.expireTurn() {
 		return
 	}
 	if err := r.nem.Expire(ctx, client, " while holding"); err != nil {
@@ -236,6 +231,18 @@ func errWord(err error) string {
 		return "canceled (the run ended or the client crashed)"
 	}
 	return zkapi.Name(err)
+}
+
+// expireTurn reports whether the hold (or barrier visit) just begun is
+// one whose session -faults expire=N closes: one in every clients x
+// acquisitions / N, from the first, until N sessions have expired.
+func (r *realRun) expireTurn() bool {
+	want := int64(r.rc.expire)
+	if want == 0 {
+		return false
+	}
+	step := max(1, int64(r.rc.workload.Clients*r.rc.workload.Acquisitions)/want)
+	return (r.holdSeq.Add(1)-1)%step == 0 && r.expired.Load() < want
 }
 
 func (r *realRun) count(what string) {
@@ -303,6 +310,12 @@ func (r *realRun) report(w io.Writer, elapsed time.Duration, vs []check.Violatio
 		}
 		fmt.Fprintf(w, "  %-22s %s\n", "expired while holding", line)
 	}
+	r.reportEnd(w, vs)
+}
+
+// reportEnd ends a real run's text report: the counts of what went
+// wrong along the way, the faults injected and the violations.
+func (r *realRun) reportEnd(w io.Writer, vs []check.Violation) {
 	var keys []string
 	for k := range r.errs {
 		keys = append(keys, k)
