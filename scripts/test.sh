@@ -181,7 +181,7 @@ main_job=$!
 
 # The nemesis on a real 3-node ensemble (docs/real-ensemble.md): every
 # recipe a real run takes (the double barrier, not the single one, whose
-# one round ends before the faults come), 15 s each under lost requests
+# one round ends before the faults come), 12 s each under lost requests
 # and replies, a cut connection, an isolated leader, a paused and a
 # killed member (and a lagging follower, drawn last), must show no
 # violation, and at least two member faults must have been injected and
@@ -195,7 +195,7 @@ main_job=$!
 # timing decides as well as the seed, and one seed finds it about 3
 # times in 5, so ten make a miss about one run in ten thousand; the
 # first find ends the loop. Each run starts and stops its own ensemble
-# (about 18 s in all); the group runs
+# (about 15 s in all); the group runs
 # beside the suites below, as the main job does, and SIGTERM reaches
 # the runs, which stop their servers.
 log "a nemesis on a real 3-node ensemble, beside the real-server suites"
@@ -209,7 +209,7 @@ for r in lock rwlock lock/reentrant lock/multi semaphore/2 election barrier; do
 	rc=0
 	hold=(-hold 20ms)
 	[ "$r" = barrier ] && hold=() # a barrier draws its own work times
-	"$1/zksim" run -ensemble 3 -recipe "$r" -faults "$faults" -acquisitions 100 "${hold[@]}" -time 15s -seed 36 >"$1/good.out" || rc=$?
+	"$1/zksim" run -ensemble 3 -recipe "$r" -faults "$faults" -acquisitions 100 "${hold[@]}" -time 12s -seed 36 >"$1/good.out" || rc=$?
 	if [ "$rc" -ne 0 ]; then
 		cat "$1/good.out"
 		log "nemesis: $r: a violation, or it could not run (exit $rc)"
@@ -221,7 +221,7 @@ for r in lock rwlock lock/reentrant lock/multi semaphore/2 election barrier; do
 		log "nemesis: $r: only $back member faults injected and undone, want 2 or more"
 		exit 1
 	fi
-	log "nemesis: $r survived $faults for 15s ($back member faults injected and undone)"
+	log "nemesis: $r survived $faults for 12s ($back member faults injected and undone)"
 done
 for seed in 2 3 4 5 6 7 8 9 10 11; do
 	rc=0

@@ -29,18 +29,19 @@ func runEnsemble(t *testing.T, recipes []recipe.Lock, args ...string) (int, stri
 
 // Found in the simulator, confirmed on the real server
 // (docs/real-ensemble.md): the good lock survives lost requests and
-// replies, a cut connection, an isolated leader, a paused and a killed
-// member on a real 3-node ensemble (the CI step's run); and the lost
-// create without a GUID leaves its first node behind there, an orphan
-// (seed 2 loses the reply to a create). Each run starts its own
-// ensemble: about 25 s in all, a long test.
+// replies, a cut connection and an isolated leader on a real 3-node
+// ensemble (the first 7 s of the CI step's run, which goes on to the
+// paused and killed members); and the lost create without a GUID
+// leaves its first node behind there, an orphan (seed 2 loses the reply
+// to a create). Each run starts its own ensemble: about 15 s in all, a
+// long test.
 func TestRunEnsemble_GoodSurvivesExhibitFound(t *testing.T) {
 	longtest.Skip(t)
-	code, out := runEnsemble(t, []recipe.Lock{zoo.Mutex()}, "-recipe", "lock", "-seed", "36", "-time", "15s",
+	code, out := runEnsemble(t, []recipe.Lock{zoo.Mutex()}, "-recipe", "lock", "-seed", "36", "-time", "7s",
 		"-acquisitions", "100", "-hold", "20ms",
 		"-faults", "lose-request=1,lose-reply=2,disconnect=1,pause-member=1,kill-member=1,isolate-leader=1,lag-member=1")
-	if code != simcli.ExitOK || !strings.Contains(out, "violations             0") || !injected(out, "kill-member") {
-		t.Errorf("lock: exit %d, want %d, no violation and a member killed\n%s", code, simcli.ExitOK, out)
+	if code != simcli.ExitOK || !strings.Contains(out, "violations             0") || !injected(out, "isolate-leader") {
+		t.Errorf("lock: exit %d, want %d, no violation and the leader isolated\n%s", code, simcli.ExitOK, out)
 	}
 	ex, _ := zoo.Lookup(zoo.NameNoGUIDRetry)
 	code, out = runEnsemble(t, []recipe.Lock{ex.Recipe}, "-recipe", ex.Name, "-seed", "2", "-time", "3s",

@@ -182,17 +182,17 @@ func TestRunRealBarrier_OnZooKeeper(t *testing.T) {
 }
 
 // On a real 3-node ensemble (docs/real-ensemble.md): the good double
-// barrier survives the CI step's faults, an isolated leader, a paused
-// and a killed member among them, and the plain-delete Leave is found.
-// Each run starts its own ensemble: about 25 s in all, a long test.
+// barrier survives the first 7 s of the CI step's run, an isolated
+// leader among its faults, and the plain-delete Leave is found. Each
+// run starts its own ensemble: about 15 s in all, a long test.
 func TestRunEnsembleBarrier_GoodSurvivesLeaveEarlyFound(t *testing.T) {
 	longtest.Skip(t)
 	ens := []string{"-ensemble", "3"}
-	r := runBarrierOn(t, ens, "-recipe", "barrier", "-seed", "36", "-time", "15s", "-acquisitions", "100",
+	r := runBarrierOn(t, ens, "-recipe", "barrier", "-seed", "36", "-time", "7s", "-acquisitions", "100",
 		"-faults", "lose-request=1,lose-reply=2,disconnect=1,pause-member=1,kill-member=1,isolate-leader=1,lag-member=1")
 	r.clean(t)
-	if !injected(r.text, "kill-member") || !injected(r.text, "isolate-leader") || !strings.Contains(r.text, " passed Leave") {
-		t.Errorf("want the leader isolated, a member killed and visits through\n%s", r.text)
+	if !injected(r.text, "isolate-leader") || !strings.Contains(r.text, " passed Leave") {
+		t.Errorf("want the leader isolated and visits through\n%s", r.text)
 	}
 	for seed := 1; seed <= 3; seed++ {
 		if runBarrierOn(t, ens, "-recipe", zoo.NameLeaveEarly, "-seed", strconv.Itoa(seed), "-faults", "none", "-time", "3s").found(t, check.BarrierLeave) {
