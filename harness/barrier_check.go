@@ -33,13 +33,13 @@ func (run *barrierRun) history() []checkers.Visit {
 		// once all have.
 		first, last := int64(-1), int64(0)
 		for _, s := range run.holders(v) {
-			first, last = earliest(first, run.expiry(s)), latest(last, run.expiry(s))
+			first, last = checkers.EarliestStep(first, run.expiry(s)), latest(last, run.expiry(s))
 		}
 		switch {
 		case v.Entered >= 0:
-			cv.Left, cv.Gone = earliest(v.leaveCall, first), earliest(v.leaveCall, last)
+			cv.Left, cv.Gone = checkers.EarliestStep(v.leaveCall, first), checkers.EarliestStep(v.leaveCall, last)
 		case v.failed >= 0:
-			cv.Left = earliest(v.failed, first)
+			cv.Left = checkers.EarliestStep(v.failed, first)
 			// Its node went with the failure, unless it is on a session
 			// the client had given up: then it lingers until that ends.
 			cv.Gone = v.failed
@@ -67,17 +67,6 @@ func (run *barrierRun) holders(v visit) []int64 {
 	ss = slices.DeleteFunc(ss, func(s int64) bool { at := run.expiry(s); return at >= 0 && at < v.Arrive })
 	slices.Sort(ss)
 	return slices.Compact(ss)
-}
-
-// earliest is the earlier of two steps, -1 (never) counting as latest.
-func earliest(a, b int64) int64 {
-	switch {
-	case a < 0:
-		return b
-	case b < 0:
-		return a
-	}
-	return min(a, b)
 }
 
 // latest is the later of two steps, -1 (never) counting as latest.

@@ -215,7 +215,7 @@ func (b *realBarrier) enter(ctx context.Context, i int, c zkapi.Conn, dir, id st
 	b.bmu.Unlock()
 	if err != nil {
 		b.history.rec.Mark(i, history.GaveUp, false, c.Session())
-		b.count("enter: " + errName(err))
+		b.count("enter: " + errWord(err))
 		b.cutShort(ctx, i, "Enter", since)
 		return nil
 	}
@@ -256,7 +256,7 @@ func (b *realBarrier) leave(ctx context.Context, i int, c zkapi.Conn, m recipe.L
 	passed, _ := b.stamp()
 	b.history.rec.Mark(i, history.Released, false, c.Session())
 	if err != nil {
-		b.count("leave: " + errName(err))
+		b.count("leave: " + errWord(err))
 		b.cutShort(ctx, i, "Leave", since)
 		return
 	}
@@ -327,7 +327,7 @@ func (b *realBarrier) waiter(ctx context.Context, i int, c zkapi.Conn, dir strin
 	err := b.recipe.Single.Wait(ctx, c, dir)
 	ret, _ := b.stamp()
 	if err != nil {
-		b.count("wait: " + errName(err))
+		b.count("wait: " + errWord(err))
 		b.cutShort(ctx, i, "Wait", since)
 		ret = -1
 	}

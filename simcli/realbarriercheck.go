@@ -11,8 +11,8 @@ import (
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/internal/checkers"
+	"github.com/zksim/zksim/internal/nemesis"
 	"github.com/zksim/zksim/linearize"
-	"github.com/zksim/zksim/recipe"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -165,9 +165,9 @@ func (b *realBarrier) checked() []checkers.Visit {
 		}
 		switch {
 		case v.Entered >= 0:
-			cv.Left, cv.Gone = earliestStep(v.leaveCall, loss), v.leaveCall
+			cv.Left, cv.Gone = checkers.EarliestStep(v.leaveCall, loss), v.leaveCall
 		case v.failed >= 0:
-			cv.Left, cv.Gone = earliestStep(v.failed, loss), v.failed
+			cv.Left, cv.Gone = checkers.EarliestStep(v.failed, loss), v.failed
 			if loss >= 0 && loss <= v.failed {
 				cv.Gone = -1 // its node may linger on a session given up
 			}
@@ -175,18 +175,6 @@ func (b *realBarrier) checked() []checkers.Visit {
 		out[k] = cv
 	}
 	return out
-}
-
-// earliestStep is the earlier of two steps, -1 (never) counting as
-// latest.
-func earliestStep(a, b int64) int64 {
-	switch {
-	case a < 0:
-		return b
-	case b < 0:
-		return a
-	}
-	return min(a, b)
 }
 
 // lossFrom is the first moment at or after t at which a fault could end
@@ -213,20 +201,21 @@ func (b *realBarrier) lossWindows() []lossWindow {
 	if b.nem == nil {
 		return wins
 	}
-	for _, w := range faultWindows(b.nem.Injections(), b.nemesisAt) {
+	ins := b.nem.Injections()
+	for _, w := range faultWindows(ins, b.nemesisAt) {
 		wins = append(wins, lossWindow{client: -1, from: w.from - lossMargin, to: satAdd(w.to, int64(realSessionTimeout))})
 	}
-	b.narrow(wins[len(b.losses):])
+	narrow(ins, wins[len(b.losses):])
 	return wins
 }
 
 // narrow gives each client fault's window its client: faultWindows
-// lists the injections' windows in their order, a member's return
-// folded into its own.
-func (b *realBarrier) narrow(wins []lossWindow) {
+// lists the injections' windows in their order, each end of a member
+// fault (Injection.Ends) folded into its member's window.
+func narrow(ins []nemesis.Injection, wins []lossWindow) {
 	k := 0
-	for _, in := range b.nem.Injections() {
-		if in.Member >= 0 && (strings.HasPrefix(in.What, "continued") || strings.HasPrefix(in.What, "restarted")) {
+	for _, in := range ins {
+		if in.Ends() {
 			continue
 		}
 		if k < len(wins) {
@@ -303,18 +292,6 @@ func (b *realBarrier) report(w io.Writer, elapsed time.Duration, vs []check.Viol
 		fmt.Fprintf(w, "  %-22s %d of %d asked\n", "expired while inside", b.expired.Load(), want)
 	}
 	b.reportEnd(w, vs)
-}
-
-// errName names a recipe's error: ZooKeeper's name, or the recipe's
-// family's ("lost": the member's session ended).
-func errName(err error) string {
-	switch {
-	case errors.Is(err, recipe.ErrLost):
-		return "lost"
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
-		return "stopped"
-	}
-	return zkapi.Name(err)
 }
 
 func b2i(ok bool) int {

@@ -137,7 +137,7 @@ func lostCreate(t *testing.T, addr string) {
 	for seed := 1; seed <= 10; seed++ {
 		code, out := runReal(t, addr, []recipe.Lock{ex.Recipe}, "-recipe", ex.Name, "-clients", "2", "-acquisitions", "3",
 			"-seed", strconv.Itoa(seed), "-faults", "lose-reply=3", "-time", "3s")
-		if !lostCreateReply.MatchString(out) {
+		if !simcli.LostCreateReply.MatchString(out) {
 			continue
 		}
 		if code != simcli.ExitViolation || !strings.Contains(out, string(check.Orphan)) {
@@ -147,10 +147,6 @@ func lostCreate(t *testing.T, addr string) {
 	}
 	t.Fatal("no seed from 1 to 10 lost a create's reply")
 }
-
-// lostCreateReply matches a report line of a create whose reply the
-// nemesis lost.
-var lostCreateReply = regexp.MustCompile(`lose-reply +client \d+: request \d+ \(create\) .* applied; its reply lost`)
 
 // A semaphore keeps its nodes in directories of its own (queue and
 // leases) under the lock directory: those are not nodes a client left

@@ -2,6 +2,7 @@ package simcli
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -234,7 +235,7 @@ func (tl *timeline) stuck(end int64) []window {
 // of the queue that blocked them all, and where it came from.
 func (tl *timeline) verdict(in liveInput, s window) check.Violation {
 	var who, nodes []string
-	for _, c := range sortedKeys(tl.waits) {
+	for _, c := range slices.Sorted(maps.Keys(tl.waits)) {
 		for _, w := range tl.waits[c] {
 			if w.from >= s.to || w.to <= s.from {
 				continue
@@ -315,12 +316,3 @@ func nodeStory(in liveInput, node string) string {
 
 // clockWords is a history time as the fault report writes it.
 func clockWords(at int64) string { return fmt.Sprintf("+%.3fs", time.Duration(at).Seconds()) }
-
-func sortedKeys[K int | string, V any](m map[K]V) []K {
-	var ks []K
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
-}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -99,8 +100,8 @@ func TestNoProgress_WaitAcrossMemberKill(t *testing.T) {
 func TestFaultWindows_Pairs(t *testing.T) {
 	ins := []nemesis.Injection{
 		{At: time.Second, Kind: nemesis.KillMember, Client: -1, Member: 2, What: "killed (SIGKILL) for 2s"},
-		{At: 3 * time.Second, Kind: nemesis.KillMember, Client: -1, Member: 2, What: "restarted"},
-		{At: 3500 * time.Millisecond, Kind: nemesis.KillMember, Client: -1, Member: 2, What: "serving again: all 3 members serve, 500ms after"},
+		{At: 3 * time.Second, Kind: nemesis.KillMember, Client: -1, Member: 2, What: "restarted", End: true},
+		{At: 3500 * time.Millisecond, Kind: nemesis.KillMember, Client: -1, Member: 2, What: "serving again: all 3 members serve, 500ms after", End: true},
 		{At: 4 * time.Second, Kind: "pause", Client: 0, Member: -1, What: "traffic held both ways"},
 		{At: 5 * time.Second, Kind: "lose-reply", Client: 1, Member: -1, What: "applied; its reply lost"},
 	}
@@ -140,9 +141,11 @@ func runLiveness(t *testing.T, rec recipe.Lock, args ...string) (int, string) {
 // lostCreate reports whether a real run's report lists a lost reply of
 // a create: what zoo/noguidretry needs to go wrong. Which request a
 // fault strikes depends on the run's interleaving, not only the seed.
-func lostCreate(out string) bool {
-	return regexp.MustCompile(`lose-reply +client \d+: request \d+ \(create\)`).MatchString(out)
-}
+func lostCreate(out string) bool { return LostCreateReply.MatchString(out) }
+
+// LostCreateReply matches a report line of a create whose reply the
+// nemesis lost; the black-box tests use it too.
+var LostCreateReply = regexp.MustCompile(`lose-reply +client \d+: request \d+ \(create\) .* applied; its reply lost`)
 
 // The lost create retried without a GUID leaves an orphan at the head
 // of the queue: on a real server, as in the simulator, a deadlock. The
@@ -212,5 +215,28 @@ func TestRealRun_ExhibitClasses(t *testing.T) {
 		if !found {
 			t.Errorf("%s: no seed of 1-5 showed %s", tc.name, tc.class)
 		}
+	}
+}
+
+// A barrier's loss windows get their clients from the injections in
+// order, every end of a member fault (healed, serving again, ...)
+// folded into its member's window as faultWindows folds it.
+func TestNarrow_SkipsEveryMemberFaultEnd(t *testing.T) {
+	ins := []nemesis.Injection{
+		{At: time.Second, Kind: "lose-reply", Client: 0, Member: -1, What: "applied; its reply lost"},
+		{At: 2 * time.Second, Kind: nemesis.IsolateLeader, Client: -1, Member: 2, What: "isolated (the leader) for 1s"},
+		{At: 3 * time.Second, Kind: nemesis.IsolateLeader, Client: -1, Member: 2, What: "healed", End: true},
+		{At: 3500 * time.Millisecond, Kind: nemesis.IsolateLeader, Client: -1, Member: 2, What: "serving again: all 3 members serve, 500ms after", End: true},
+		{At: 4 * time.Second, Kind: "disconnect", Client: 1, Member: -1, What: "connection cut after its reply"},
+	}
+	ws := faultWindows(ins, 0)
+	wins := make([]lossWindow, len(ws))
+	narrow(ins, wins)
+	var got []int
+	for _, w := range wins {
+		got = append(got, w.client)
+	}
+	if want := []int{0, -1, 1}; !slices.Equal(got, want) {
+		t.Errorf("clients of the windows %v, want %v", got, want)
 	}
 }

@@ -35,7 +35,7 @@ type realReports struct {
 func runRealReports(t *testing.T, addr string) realReports {
 	t.Helper()
 	for seed := 2; seed <= 11; seed++ {
-		if r := runRealReportsSeed(t, addr, seed); lostCreateReply.MatchString(r.text) {
+		if r := runRealReportsSeed(t, addr, seed); simcli.LostCreateReply.MatchString(r.text) {
 			return r
 		}
 	}

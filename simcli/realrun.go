@@ -220,13 +220,16 @@ func (r *realRun) maybeExpire(ctx context.Context, client int) {
 	r.expired.Add(1)
 }
 
-// errWord names err for the report's counts: ZooKeeper's name for its
-// code, or what ended the call's context: the acquisition's deadline
-// (acquireTimeout) or the run's end (its -time, Ctrl-C, a crash).
+// errWord names err for a real run's counts (lock and barrier): the
+// recipes' "lost" (the session went), ZooKeeper's name for its code, or
+// what ended the call's context: a deadline (the run's -time, or a lock
+// acquisition's acquireTimeout) or the run's end (Ctrl-C, a crash).
 func errWord(err error) string {
 	switch {
+	case errors.Is(err, recipe.ErrLost):
+		return "lost"
 	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Sprintf("deadline (%v or the run's -time)", acquireTimeout)
+		return fmt.Sprintf("deadline (the run's -time, or a lock acquisition's %v)", acquireTimeout)
 	case errors.Is(err, context.Canceled):
 		return "canceled (the run ended or the client crashed)"
 	}

@@ -116,6 +116,19 @@ func byEntered(visits []Visit) []Visit {
 	return in
 }
 
+// EarliestStep is the earlier of two steps, -1 (never) counting as
+// latest: when a member counts as gone, from the first of the moments
+// that could have ended its visit.
+func EarliestStep(a, b int64) int64 {
+	switch {
+	case a < 0:
+		return b
+	case b < 0:
+		return a
+	}
+	return min(a, b)
+}
+
 // BarrierLeaves checks a double barrier's exits: nobody passes Leave
 // before every member of its round has left (called Leave, or lost its
 // session). The members of v's round are the other clients' visits that

@@ -43,12 +43,18 @@ type LostDelete struct {
 // create that returns the same path again is itself a lost write and
 // counts no less.
 func LostDeletes(es []Entry, final []string, end int64) []LostDelete {
+	multis := map[int][]zkapi.Op{} // a multi's ops, by call ID: its Return has none
+	for _, e := range es {
+		if e.Kind == Call && e.Op == "multi" {
+			multis[e.ID] = e.Ops
+		}
+	}
 	var lost []LostDelete
 	for i, e := range es {
 		if e.Kind != Return || e.Err != nil {
 			continue
 		}
-		for _, p := range deleted(es, e) {
+		for _, p := range deleted(e, multis) {
 			if l, ok := seenAgain(es[i+1:], final, end, e, p); ok {
 				lost = append(lost, l)
 			}
@@ -59,18 +65,14 @@ func LostDeletes(es []Entry, final []string, end int64) []LostDelete {
 }
 
 // deleted is what the successful Return ret deleted: a delete's path,
-// or a multi's delete ops' paths.
-func deleted(es []Entry, ret Entry) []string {
+// or the paths of its multi's delete ops (multis, by call ID).
+func deleted(ret Entry, multis map[int][]zkapi.Op) []string {
 	switch ret.Op {
 	case "delete":
 		return []string{ret.Path}
 	case "multi":
-		i := slices.IndexFunc(es, func(c Entry) bool { return c.Kind == Call && c.ID == ret.ID })
-		if i < 0 {
-			return nil
-		}
 		var ps []string
-		for _, op := range es[i].Ops {
+		for _, op := range multis[ret.ID] {
 			if d, ok := op.(zkapi.DeleteOp); ok {
 				ps = append(ps, d.Path)
 			}

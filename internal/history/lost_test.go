@@ -15,6 +15,11 @@ type forgetful struct{ zkapi.Conn }
 
 func (forgetful) Delete(context.Context, string, int32) error { return nil }
 
+// Multi acknowledges every op and applies none.
+func (forgetful) Multi(_ context.Context, ops ...zkapi.Op) ([]zkapi.OpResult, error) {
+	return make([]zkapi.OpResult, len(ops)), nil
+}
+
 // lostHistory records c1 creating a node under /l and deleting it
 // through forgetful servers, then read, and returns the history and the
 // node.
@@ -85,5 +90,18 @@ func TestLostDeletes_FinalListing(t *testing.T) {
 	lost := history.LostDeletes(es, []string{"/l/other", node}, 100)
 	if len(lost) != 1 || lost[0].Path != node || !lost[0].Final || lost[0].Seen != 100 {
 		t.Fatalf("LostDeletes = %+v, want %s seen in the final listing at 100", lost, node)
+	}
+}
+
+// A delete inside a multi counts as a delete: the multi's Return names
+// no ops, its Call does.
+func TestLostDeletes_Multi(t *testing.T) {
+	es, node := lostHistory(t, func(ctx context.Context, c1, _ zkapi.Conn, node string) {
+		c1.Multi(ctx, zkapi.DeleteOp{Path: node, Version: -1})
+		c1.Exists(ctx, node)
+	})
+	lost := history.LostDeletes(es, nil, 100)
+	if len(lost) != 2 || lost[0].Path != node || lost[1].Path != node {
+		t.Fatalf("LostDeletes = %+v, want the plain delete and the multi's, both seen again", lost)
 	}
 }

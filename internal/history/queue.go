@@ -2,6 +2,7 @@ package history
 
 import (
 	"errors"
+	"maps"
 	pathpkg "path"
 	"slices"
 	"strconv"
@@ -282,12 +283,7 @@ func saw(set Entry, ev zkapi.Event) (bool, []string) {
 // no client saw, and counts a reader's last wake-up, with nothing after
 // it, as one that proceeded (its client stopped).
 func (b *builder) finish() {
-	ids := make([]int, 0, len(b.clients))
-	for i := range b.clients {
-		ids = append(ids, i)
-	}
-	slices.Sort(ids)
-	for _, i := range ids {
+	for _, i := range slices.Sorted(maps.Keys(b.clients)) {
 		c := b.clients[i]
 		for _, n := range c.nodes {
 			b.ops = append(b.ops, linearize.QueueOp{Kind: linearize.Dequeue, Client: i, Node: n.path,
@@ -305,12 +301,7 @@ func (b *builder) finish() {
 // unreturned takes the calls that never returned (their client stopped)
 // as calls whose reply was lost.
 func (b *builder) unreturned() {
-	ids := make([]int, 0, len(b.calls))
-	for id := range b.calls {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	for _, id := range ids {
+	for _, id := range slices.Sorted(maps.Keys(b.calls)) {
 		call := b.calls[id]
 		e := Entry{At: open, Client: call.Client, Err: errUnreturned, Session: call.Session}
 		b.returned(call, e, b.client(call.Client))

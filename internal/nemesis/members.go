@@ -72,13 +72,13 @@ func (n *Nemesis) rejoined(f Fault, m int) {
 		waited := time.Since(began).Round(10 * time.Millisecond)
 		switch {
 		case serving == n.cfg.Members.Len():
-			n.record(Injection{Kind: f.Kind, Client: -1, Member: m, What: fmt.Sprintf("serving again: all %d members serve, %v after", serving, waited)})
+			n.record(Injection{Kind: f.Kind, Client: -1, Member: m, What: fmt.Sprintf("serving again: all %d members serve, %v after", serving, waited), End: true})
 			n.sleep(memberSettle)
 			return
 		case n.ctx.Err() != nil:
 			return
 		case time.Since(began) > rejoinWait:
-			n.record(Injection{Kind: f.Kind, Client: -1, Member: m, What: fmt.Sprintf("serving again: only %d of %d members serve after %v", serving, n.cfg.Members.Len(), waited)})
+			n.record(Injection{Kind: f.Kind, Client: -1, Member: m, What: fmt.Sprintf("serving again: only %d of %d members serve after %v", serving, n.cfg.Members.Len(), waited), End: true})
 			return
 		}
 		n.sleep(50 * time.Millisecond)
@@ -116,7 +116,7 @@ func (n *Nemesis) stopMember(i int, f Fault) int {
 	if err := up(m); err != nil {
 		what += " failed: " + err.Error()
 	}
-	n.record(Injection{Kind: f.Kind, Client: -1, Member: m, What: what})
+	n.record(Injection{Kind: f.Kind, Client: -1, Member: m, What: what, End: true})
 	return m
 }
 
@@ -139,7 +139,7 @@ func (n *Nemesis) isolateLeader(i int, f Fault) int {
 	if err := n.cfg.Members.Heal(m); err != nil {
 		what += " failed: " + err.Error()
 	}
-	n.record(Injection{Kind: f.Kind, Client: -1, Member: m, What: what})
+	n.record(Injection{Kind: f.Kind, Client: -1, Member: m, What: what, End: true})
 	return m
 }
 
@@ -165,7 +165,7 @@ func (n *Nemesis) lagMember(i int, f Fault) int {
 	if err := n.cfg.Members.Lag(m, 0); err != nil { // at once if the nemesis stopped early
 		what += " failed: " + err.Error()
 	}
-	n.record(Injection{Kind: f.Kind, Client: -1, Member: m, What: what})
+	n.record(Injection{Kind: f.Kind, Client: -1, Member: m, What: what, End: true})
 	return m
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -61,6 +60,10 @@ type Injection struct {
 	Member  int   // -1 for a client fault
 	Request int64 // the request it struck (client faults), 0 if none
 	What    string
+	// End marks the end of a member fault: the member continued,
+	// restarted, healed or caught up, or, later, the ensemble served
+	// whole again.
+	End bool
 }
 
 func (in Injection) String() string {
@@ -71,20 +74,10 @@ func (in Injection) String() string {
 	return fmt.Sprintf("+%.3fs %-14s %s: %s", in.At.Seconds(), in.Kind, who, in.What)
 }
 
-// Ends reports whether in is the end of a member fault: the member
-// continued, restarted, healed or caught up, or, later, the ensemble
-// served whole again (the fault's effects end there).
-func (in Injection) Ends() bool {
-	if in.Member < 0 {
-		return false
-	}
-	for _, p := range []string{"continued", "restarted", "healed", "caught up", "serving again"} {
-		if strings.HasPrefix(in.What, p) {
-			return true
-		}
-	}
-	return false
-}
+// Ends reports whether in is the end of a member fault (End): the
+// member continued, restarted, healed or caught up, or, later, the
+// ensemble served whole again (the fault's effects end there).
+func (in Injection) Ends() bool { return in.End && in.Member >= 0 }
 
 // Nemesis injects a schedule of faults into a real run: client faults
 // through one Proxy per client, member faults through Members, one at a
