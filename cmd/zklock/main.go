@@ -144,6 +144,9 @@ type dialed struct {
 // meanwhile ends zklock with 128+S.
 func dial(ctx context.Context, o options, cfg gozk.Config, sigs <-chan os.Signal, stderr io.Writer) (zkapi.Conn, int) {
 	cfg.SessionTimeout, cfg.ConnectTimeout = o.session, o.connectTimeout
+	if cfg.Dialer == nil {
+		cfg.Dialer = dialNoSigpipe
+	}
 	ctx, cancel := context.WithTimeout(ctx, o.connectTimeout)
 	defer cancel()
 	got := make(chan dialed, 1)
