@@ -74,7 +74,7 @@ func Run(cfg sim.Config, ch sim.Chooser, w Subject) (*Report, error) {
 	if err := validate(w); err != nil {
 		return nil, err
 	}
-	if p, ok := w.(programs); ok {
+	if p, ok := unwrap(w).(programs); ok {
 		cfg.Observe = p.observe(cfg.Observe)
 	}
 	s, err := sim.New(cfg, ch)
@@ -83,6 +83,18 @@ func Run(cfg sim.Config, ch sim.Chooser, w Subject) (*Report, error) {
 	}
 	programs, j := w.Start(s)
 	return j.Report(s.Run(programs...)), nil
+}
+
+// unwrap is the Subject w wraps, if it wraps one (with an Unwrap
+// method, as package gozksim's do), else w.
+func unwrap(w Subject) Subject {
+	for {
+		u, ok := w.(interface{ Unwrap() Subject })
+		if !ok {
+			return w
+		}
+		w = u.Unwrap()
+	}
 }
 
 // validate is w's own Validate, if it has one.

@@ -53,6 +53,14 @@ func (s *Sim) waitOf(c *Client) Wait {
 		w.On = "its session"
 	case callPWatch:
 		w.On = "a persistent watch on " + cl.pw.path
+	case callAwait:
+		w.On = "its program"
+		if cl.w != nil {
+			var created int
+			w.On, created = s.nodeOwner(cl.w.path)
+			w.On = "its program, on the watch on " + w.On
+			w.Steps = append(w.Steps, created)
+		}
 	}
 	w.Steps = append(w.Steps, cl.step)
 	return w

@@ -36,6 +36,7 @@ const (
 	callSession
 	callSleep
 	callPWatch // Next on a persistent watch
+	callAwait  // a wire program's bridge waits for its condition (simhook.Await)
 )
 
 // call is the operation a parked client waits in, and its result.
@@ -48,7 +49,8 @@ type call struct {
 	ctx     context.Context
 	seq     uint64
 	until   int64
-	step    int // the step the call was made in: where a deadlock's waiter stopped
+	step    int         // the step the call was made in: where a deadlock's waiter stopped
+	cond    func() bool // callAwait: the condition that ends the wait
 
 	reply proto.Reply
 	err   error
@@ -175,6 +177,15 @@ func (c *Client) WithTimeout(parent context.Context, ticks int) (context.Context
 	return ctx, cancel
 }
 
+// await parks the client until cond holds or its session changes (see
+// simhook.Await); on, if not nil, is the watch a deadlock names as what
+// it waited on.
+func (c *Client) await(cond func() bool, on *watch) {
+	c.spun = 0
+	cl := c.newCall(call{kind: callAwait, cond: cond, seq: c.sess.Seq, w: on})
+	c.park(cl, stWait)
+}
+
 // newCall reuses the client's call slot.
 func (c *Client) newCall(v call) *call {
 	v.step = c.sim.step
@@ -260,6 +271,10 @@ func (c *Client) ready() bool {
 		}
 	case callSleep:
 		if c.sim.now >= cl.until {
+			return true
+		}
+	case callAwait:
+		if c.sess.Seq > cl.seq || cl.cond() {
 			return true
 		}
 	}

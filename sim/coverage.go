@@ -145,7 +145,7 @@ func activityOf(c *Client) activity {
 		return idle
 	}
 	switch cl.kind {
-	case callWatch, callPWatch:
+	case callWatch, callPWatch, callAwait:
 		return inWatch
 	case callSession:
 		return inSession

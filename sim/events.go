@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/zksim/zksim/internal/simhook"
+
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -102,6 +104,9 @@ func (s *Sim) tick() {
 		}
 	}
 	s.timers = kept
+	for _, f := range s.onTick {
+		f()
+	}
 	for _, c := range s.clients {
 		c.owed = false
 		if c.paused && s.now >= c.pauseEnd {
@@ -168,6 +173,11 @@ func (s *Sim) recv(c *Client) {
 			s.notef("recv %s %v", c.name, msg.note.Event)
 		}
 		s.covNotified(msg.note.Event.Type)
+		for _, o := range s.obs {
+			if n, ok := o.(simhook.Notifier[*Client]); ok {
+				n.Notified(c, msg.note)
+			}
+		}
 		for _, w := range c.model.Watches.Take(msg.note.Event) {
 			w.fire(msg.note.Event, msg.note.Zxid)
 		}

@@ -148,6 +148,8 @@ type Sim struct {
 	hashing  bool                           // Explore: clients keep their histories' hashes
 	sym      *symmetry                      // Explore with symmetry: the clients' renamings
 	closes   int                            // conn.Close calls that reached the server
+	wrap     func(run func())               // simhook.Bubble: runs the run (a synctest bubble)
+	onTick   []func()                       // simhook.OnTick: after every tick of virtual time
 	cov      Coverage                       // what the run exercised (coverage.go)
 }
 
@@ -241,6 +243,19 @@ func newSim(cfg Config, ch Chooser) (*Sim, error) {
 // run starts one client per program and steps until they all finish or
 // the run ends otherwise.
 func (s *Sim) run(programs []Program) *Result {
+	if s.wrap == nil {
+		return s.runClients(programs)
+	}
+	var res *Result
+	s.wrap(func() { res = s.runClients(programs) })
+	if res == nil {
+		panic("sim: invariant: a run's wrapper did not run it")
+	}
+	return res
+}
+
+// runClients is run, inside its wrapper if it has one.
+func (s *Sim) runClients(programs []Program) *Result {
 	s.startClients(programs)
 	defer s.stop()
 	if s.cfg.PCT {
@@ -570,6 +585,9 @@ func (s *Sim) due() int64 {
 		}
 		if c.state == stWait && c.call.kind == callSleep {
 			next(c.call.until)
+		}
+		if c.state == stWait && c.call.kind == callAwait {
+			next(s.now + 1) // a wire program's own timers are hidden from the scheduler
 		}
 	}
 	for _, t := range s.timers {

@@ -36,6 +36,13 @@ type Observer[C any] interface {
 	Blocks(c C)
 }
 
+// Notifier is an Observer that is also told each watch notification a
+// client receives, in the order it receives them (what a wire client
+// reads from its connection).
+type Notifier[C any] interface {
+	Notified(c C, n proto.Notification)
+}
+
 // FaultKind is one kind of fault a run can inject: the one description
 // that traces, `zksim run -faults`, the rapid checks and the reports all
 // read.
@@ -56,6 +63,27 @@ var (
 	// AddObserver adds o (an Observer[*sim.Client]) to the run s (a
 	// *sim.Sim, from sim.New) before it runs.
 	AddObserver func(s, o any)
+	// Bubble makes the run s (a *sim.Sim) run inside wrap, which must
+	// call run once before it returns: a synctest bubble, for programs
+	// whose goroutines live on a fake clock (package gozksim).
+	Bubble func(s any, wrap func(run func()))
+	// OnTick adds f to what runs after every tick of s's virtual time.
+	OnTick func(s any, f func())
+	// Await parks c (a *sim.Client, called from its own program) until
+	// cond holds or its session changes: a scheduling point, whose
+	// wake-up is the scheduler's choice. cond is called by the scheduler
+	// between steps. on is a zkapi.Watch from c's Conn, or nil: what a
+	// deadlock says c waited on.
+	Await func(c any, cond func() bool, on any)
+	// ClientOf is the *sim.Client whose Conn conn is, or nil.
+	ClientOf func(conn any) any
+	// Live reports whether c (a *sim.Client) has a live connection: it
+	// is connected, and not paused, crashed or closed.
+	Live func(c any) bool
+	// Told adds what (bytes the program behind c was told) to c's
+	// history, which stands for the program's state when a search
+	// fingerprints states.
+	Told func(c any, what []byte)
 	// FaultKinds lists every fault kind, in the order of sim's event
 	// kinds (and of a trace file's faults line).
 	FaultKinds func() []FaultKind
