@@ -77,6 +77,7 @@ type Client struct {
 	connected bool
 	paused    bool
 	closed    bool
+	wire      bool // its requests are written on a connection: one that drops takes them (simhook.Wire)
 	call      *call
 	inbox     []message
 	sim       *Sim

@@ -214,7 +214,7 @@ func (c *Client) drop() {
 	}
 	c.connected, c.inbox, c.rewatchNotes = false, c.inbox[:0], 0
 	c.setState(zkapi.StateDisconnected)
-	if c.state == stAwaitReply {
+	if c.state == stAwaitReply || c.wire && c.state == stCall {
 		c.call.err = zkapi.ErrConnectionLoss
 		c.state = stReady
 	}

@@ -24,6 +24,8 @@ func init() {
 		w, _ := on.(*watch)
 		c.(*Client).await(cond, w)
 	}
+	simhook.Fired = func(w any) bool { return w.(*watch).fired }
+	simhook.Wire = func(c any) { c.(*Client).wire = true }
 	simhook.ClientOf = func(of any) any {
 		if cn, ok := of.(*conn); ok {
 			return cn.c

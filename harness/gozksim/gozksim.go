@@ -17,20 +17,26 @@
 // failure only after it replayed it, naming the step where a run that
 // does not replay diverged.
 //
-// The Subjects Lock and Programs make run under every runner of package
-// harness that is given the test: harnesstest.Check (a random walk or
-// PCT, shrunk), harnesstest.CheckExhaustive (the bounded exhaustive
-// search) and harnesstest.Replay. They need the test (a *testing.T) for
-// the bubbles, so harness.Run and the zksim command cannot run them.
+// The Subjects Lock and Programs make carry the test (a *testing.T)
+// their bubbles need: every runner of package harness runs them within
+// that test (harness.Run, Explore and Replay; harnesstest.Check, a random
+// walk or PCT, shrunk; harnesstest.CheckExhaustive; harnesstest.Replay).
+// The zksim command, which has no test, cannot.
 //
 // What cannot be made deterministic, and is not: a program that starts
 // goroutines of its own that race each other (the order of their
 // requests is then the Go scheduler's), and a program that reads the
-// wall clock outside the bubble. A program must return once its ctx ends
-// or its conn is closed: a run ends by closing every conn. While a
-// simulated client is paused its program's timers still run, since a
-// bubble has one clock; its connection answers no pings, so go-zookeeper
-// drops it as it would.
+// wall clock outside the bubble; a run of one that does not replay is
+// reported with the step where it diverged, never as a bug. A program
+// must return once its ctx ends or its conn is closed: a run ends by
+// closing every conn. While a simulated client is paused its program's
+// timers still run, since a bubble has one clock; its connection answers
+// no pings, so go-zookeeper drops it as it would. The herd checker sees
+// no wake-up of a real client (whether a program reads a watch's event
+// is its own affair). A reply longer than 64 KiB ends the connection
+// (go-zookeeper's WithMaxBufferSize). Requests the simulator does not
+// serve (auth, whoAmI, reconfig) are answered Unimplemented. See
+// docs/gozksim.md.
 package gozksim
 
 import (
@@ -168,6 +174,17 @@ type run struct {
 	bridges []*simwire.Client // by client index; nil until its program dials
 }
 
+// ballast raises the heap's goal by 64 MiB of address space it never
+// touches. Each go-zookeeper Conn allocates a 1.5 MB buffer: thousands
+// of runs a second would otherwise collect the heap and hand its pages
+// back to the OS at every run, then fault them in again, which cost
+// more than the rest of a run.
+var (
+	//lint:ignore U1000 never read: it is kept for its weight on the heap's goal
+	ballast     []byte
+	ballastOnce sync.Once
+)
+
 // runs finds a run's real clients from its simulated ones, which is all
 // a lock recipe's Acquire is given.
 var runs sync.Map // *sim.Sim -> *run
@@ -178,6 +195,7 @@ func runOf(s *sim.Sim) *run {
 }
 
 func newRun(t *testing.T, s *sim.Sim) {
+	ballastOnce.Do(func() { ballast = make([]byte, 64<<20) })
 	m := s.State().(*machine.Machine)
 	r := &run{s: s, tick: time.Duration(m.Config().TickMillis) * time.Millisecond}
 	runs.Store(s, r)

@@ -75,6 +75,15 @@ var (
 	// between steps. on is a zkapi.Watch from c's Conn, or nil: what a
 	// deadlock says c waited on.
 	Await func(c any, cond func() bool, on any)
+	// Fired reports whether w (a zkapi.Watch of a simulated client's)
+	// has fired, without waiting on it.
+	Fired func(w any) bool
+	// Wire makes c (a *sim.Client) a wire client's: a request it made
+	// is on the connection at once, so a connection that drops before
+	// the request is sent fails it with a connection loss, as it fails a
+	// request sent and not yet answered (a simulated client's request
+	// waits for the next connection instead).
+	Wire func(c any)
 	// ClientOf is the *sim.Client whose Conn conn is, or nil.
 	ClientOf func(conn any) any
 	// Live reports whether c (a *sim.Client) has a live connection: it

@@ -23,6 +23,9 @@ func (g *guids) toSim(frame []byte) {
 		if d, ok := g.toDet[real]; ok {
 			return d
 		}
+		if isDet(real) {
+			return real // another client's, as the client was told it
+		}
 		if g.toDet == nil {
 			g.toDet, g.toReal = map[string]string{}, map[string]string{}
 		}
@@ -45,6 +48,10 @@ func (g *guids) toClient(frame []byte) {
 		return d
 	})
 }
+
+// isDet reports whether a guid is one of the simulator's: its first 12
+// digits are zeros (a random guid's are, once in 2^48).
+func isDet(g string) bool { return g[:12] == "000000000000" }
 
 // guidOf is the n-th guid of client i (from 0): "c<i+1>" and n in hex,
 // padded with zeros to 32 digits.

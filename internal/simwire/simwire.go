@@ -26,6 +26,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"sync"
 	"testing/synctest"
 	"time"
@@ -43,23 +44,26 @@ import (
 
 // Client is a real client on one simulated client.
 type Client struct {
-	sc   *sim.Client
-	t    zkclient.Transport
-	conn *zk.Conn
+	sc     *sim.Client
+	t      zkclient.Transport
+	conn   *zk.Conn
+	events <-chan zk.Event
 
 	mu      sync.Mutex
 	dialing bool // the real client waits in its dialer
 	notes   []proto.Notification
 	running bool // a call of Do is running: its function has not returned
 
-	dials chan net.Conn
-	dead  chan struct{} // closed by Close: the dialer fails
-	cur   *link         // the connection, once dialed, until it is cut
-	shook bool          // cur's handshake is done
-	sess  int64         // the session cur's handshake gave
-	watch []zkapi.Watch // watches the simulated client holds for the real one, not yet fired
-	guids guids
-	ended bool
+	atGate bool // the real client's connect loop waits in its host provider
+	gate   chan struct{}
+	dials  chan net.Conn
+	dead   chan struct{} // closed by Close: the dialer fails
+	cur    *link         // the connection, once dialed, until it is cut
+	shook  bool          // cur's handshake is done
+	sess   int64         // the session cur's handshake gave
+	watch  []zkapi.Watch // watches the simulated client holds for the real one, not yet fired
+	guids  guids
+	ended  bool
 }
 
 // Dialed makes the real client of sc: a *zk.Conn whose connections are
@@ -67,25 +71,35 @@ type Client struct {
 // asks for. It dials at once, but its session opens only in Do. Call
 // from sc's program.
 func Dialed(sc *sim.Client) (*Client, error) {
-	b := &Client{sc: sc, dials: make(chan net.Conn, 1), dead: make(chan struct{}), guids: guids{client: sc.Index()}}
+	b := &Client{sc: sc, dials: make(chan net.Conn, 1), gate: make(chan struct{}, 1), dead: make(chan struct{}),
+		guids: guids{client: sc.Index()}}
 	t, ok := sc.Conn().(zkclient.Transport)
 	if !ok {
 		return nil, fmt.Errorf("simwire: %s's conn takes no wire requests", sc.Name())
 	}
 	b.t = t
+	simhook.Wire(sc)
 	m := sc.Sim().State().(*machine.Machine)
 	timeout := time.Duration(m.SessionTimeout(sc.Session())) * time.Millisecond
-	conn, _, err := zk.Connect([]string{address}, timeout, zk.WithDialer(b.dial),
-		zk.WithLogger(quiet{}), zk.WithLogInfo(false))
+	servers := make([]string, m.Config().Followers+1)
+	for i := range servers {
+		servers[i] = fmt.Sprintf("127.0.0.%d:2181", i+1)
+	}
+	conn, events, err := zk.Connect(servers, timeout, zk.WithDialer(b.dial), zk.WithHostProvider(&hosts{b: b}),
+		zk.WithLogger(quiet{}), zk.WithLogInfo(false), zk.WithMaxBufferSize(maxReply))
 	if err != nil {
 		return nil, err
 	}
-	b.conn = conn
+	b.conn, b.events = conn, events
 	return b, nil
 }
 
 // Conn is the real client.
 func (b *Client) Conn() *zk.Conn { return b.conn }
+
+// Events is the real client's event channel, as zk.Connect returned it:
+// read it, or leave it be (go-zookeeper drops what overflows it).
+func (b *Client) Events() <-chan zk.Event { return b.events }
 
 // Notified queues a notification the scheduler delivered to the
 // simulated client, for the real one (simhook.Notifier).
@@ -127,6 +141,11 @@ func (b *Client) Do(f func() error) error {
 // parks until there is one.
 func (b *Client) step() {
 	switch {
+	case b.waitsAtGate():
+		b.mu.Lock()
+		b.atGate = false
+		b.mu.Unlock()
+		b.gate <- struct{}{}
 	case b.cur != nil && b.stale():
 		b.cutLink("the simulated connection is down")
 	case b.cur == nil && b.isDialing() && simhook.Live(b.sc):
@@ -141,7 +160,7 @@ func (b *Client) step() {
 // ready is the condition the simulated client is parked on: something
 // to do for the real one (called by the scheduler between steps).
 func (b *Client) ready() bool {
-	if !b.isRunning() {
+	if !b.isRunning() || b.waitsAtGate() {
 		return true
 	}
 	if b.cur == nil {
@@ -169,19 +188,18 @@ func (b *Client) stale() bool {
 }
 
 func (b *Client) cutLink(why string) {
-	b.cur.cut()
+	b.cur.end()
 	b.cur, b.shook, b.sess = nil, false, 0
 	b.sc.Logf("wire: connection closed (%s)", why)
 }
 
 // connect hands the waiting dialer a new pipe.
 func (b *Client) connect() {
-	client, server := net.Pipe()
 	b.mu.Lock()
 	b.dialing = false
 	b.mu.Unlock()
-	b.cur = newLink(server)
-	b.dials <- client
+	b.cur = newLink()
+	b.dials <- b.cur
 }
 
 // serveFrame takes the oldest frame the real client wrote and acts on
@@ -275,8 +293,11 @@ func (b *Client) handshake(frame []byte) {
 	b.sc.Logf("wire: session %#x", id)
 }
 
-// forward writes the notifications delivered since the last, in order,
-// and lets the watches they fired return; false if there were none.
+// forward writes the notifications delivered since the last, in order;
+// false if there were none. Watch.Wait is not called for the watches
+// they fire: whether the program reads its event is its own affair, so
+// the herd checker, which counts the Waits that return, sees no wake-up
+// of a real client.
 func (b *Client) forward() bool {
 	b.mu.Lock()
 	notes := b.notes
@@ -288,26 +309,8 @@ func (b *Client) forward() bool {
 	for _, n := range notes {
 		b.reply(wire.AppendNotification(nil, n))
 	}
-	kept := b.watch[:0]
-	for _, w := range b.watch {
-		if !fired(w) {
-			kept = append(kept, w)
-			continue
-		}
-		w.Wait(context.Background()) // returns at once: the wake-up the checkers count
-	}
-	clear(b.watch[len(kept):])
-	b.watch = kept
+	b.watch = slices.DeleteFunc(b.watch, func(w zkapi.Watch) bool { return simhook.Fired(w) })
 	return true
-}
-
-// fired reports whether a watch has an event to return: a Wait on a
-// context that has ended returns at once, with its event if it has one.
-func fired(w zkapi.Watch) bool {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	_, err := w.Wait(ctx)
-	return err == nil
 }
 
 // reply writes a frame to the real client, its GUIDs its own again, and
@@ -344,7 +347,7 @@ func (b *Client) Close() {
 	b.ended = true
 	close(b.dead)
 	if b.cur != nil {
-		b.cur.cut()
+		b.cur.end()
 		b.cur = nil
 	}
 	b.conn.Close()
@@ -364,6 +367,52 @@ func (b *Client) dial(string, string, time.Duration) (net.Conn, error) {
 
 var errRunOver = errors.New("simwire: the run is over")
 
+func (b *Client) waitsAtGate() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.atGate
+}
+
+// hosts is the real client's host provider: go-zookeeper's own
+// (DNSHostProvider) in what it answers, round robin over the servers,
+// with a retry once every server has been tried since the last
+// connection, but each call waits for the bridge. go-zookeeper's connect
+// loop asks it right after a connection ends, while the program, woken
+// by the requests that failed, may be queueing its next one; at a retry
+// the loop fails every queued request (ErrNoServer), so which of the two
+// goes first decides a run. Waiting here until the bubble is quiet
+// settles it: the program queues first, as one that is quick would.
+type hosts struct {
+	b          *Client
+	servers    []string
+	curr, last int
+}
+
+func (h *hosts) Init(servers []string) error {
+	h.servers, h.curr, h.last = servers, -1, -1
+	return nil
+}
+
+func (h *hosts) Len() int { return len(h.servers) }
+
+func (h *hosts) Next() (string, bool) {
+	h.b.mu.Lock()
+	h.b.atGate = true
+	h.b.mu.Unlock()
+	select {
+	case <-h.b.gate:
+	case <-h.b.dead:
+	}
+	h.curr = (h.curr + 1) % len(h.servers)
+	retry := h.curr == h.last
+	if h.last == -1 {
+		h.last = 0
+	}
+	return h.servers[h.curr], retry
+}
+
+func (h *hosts) Connected() { h.last = h.curr }
+
 func (b *Client) isDialing() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -376,12 +425,22 @@ func (b *Client) isRunning() bool {
 	return b.running
 }
 
-// address is the simulator's, as the real client's host provider
-// sees it: an IP address, which it needs no DNS lookup to resolve. With
-// one address, go-zookeeper waits a second (of virtual time) before each
-// reconnect, as it does with one real server.
-const address = "127.0.0.1:2181"
+// The real client is given one address a server of the simulated
+// ensemble (the leader and its followers), IP addresses its host
+// provider needs no DNS lookup to resolve: it retries as it would with as
+// many real servers (with one, it waits a second of virtual time before
+// each reconnect, and fails requests queued meanwhile with ErrNoServer).
+// Which server it dials changes nothing: the simulated client's own
+// policy picks the replica.
 
 type quiet struct{}
 
 func (quiet) Printf(string, ...any) {}
+
+// maxReply bounds the reply the real client reads (go-zookeeper's
+// WithMaxBufferSize); a longer one ends its connection. go-zookeeper's
+// default, 1.5 MB, is a buffer it zeroes on every connection: in a
+// simulator that connects thousands of times a second, it cost more
+// than the rest of a run. 64 KiB holds any reply of a workload that
+// keeps its data small.
+const maxReply = 64 << 10
