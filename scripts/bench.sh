@@ -42,6 +42,20 @@ if [ "${1:-}" = cores ]; then
 	rm -f "$raw"
 	exit 0
 fi
+# paths_section turns the BenchmarkLockPaths line into BENCHMARKS.md's
+# section on go-zookeeper's own client under the scheduler.
+paths_section() {
+	printf '\n## go-zookeeper'"'"'s *zk.Conn under the scheduler (harness/gozksim, one core)\n\n'
+	printf '| workload | zkapi path, schedules/s | go-zookeeper path, schedules/s | slowdown | steps/schedule, zkapi / go-zookeeper |\n'
+	printf '|---|---|---|---|---|\n'
+	awk '/^BenchmarkLockPaths/ {
+		for (i = 3; i < NF; i += 2) v[$(i+1)] = $i
+		printf "| 3 clients x 3 acquisitions, every default fault | %.0f | %.0f | %.1fx | %.0f / %.0f |\n",
+			v["zkapi-schedules/s"], v["gozk-schedules/s"], v["slowdown-x"], v["zkapi-steps/schedule"], v["gozk-steps/schedule"]
+	}' "$1"
+	printf '\nThe same seeds both ways, one schedule of each per op: go-zookeeper'"'"'s Lock on real *zk.Conn clients (gozksim.Lock) against its transcription to zkapi on simulated clients (zoo/gozk); GOMAXPROCS 1.\n'
+}
+
 # kept_sections prints the sections of a report that scripts/bench.sh
 # does not generate: each "## " heading whose next line is the marker
 # below, down to the next heading.
@@ -105,6 +119,8 @@ go test -run - -bench ServeCreateDelete -benchtime "$t1" ./cmd/zksim | tee -a "$
 go test -run - -bench ServeLoad -benchtime "$load" ./cmd/zksim | tee -a "$raw" | grep -E '^Benchmark' >&2
 log "schedule exploration, one core"
 go test -run - -bench StandardWorkload -cpu 1 -benchtime "$t2" ./harness | tee -a "$raw" | grep -E '^Benchmark' >&2
+log "go-zookeeper's own client under the scheduler, one core"
+go test -run BenchLockPaths -bench LockPaths -benchtime "$t2" ./harness/gozksim | tee "$work/paths.txt" | grep -E '^Benchmark' >&2
 log "finding the zoo's bugs"
 go test -run - -bench ZooFind -benchtime "$t3" ./harness | tee -a "$raw" | grep -E '^Benchmark' >&2
 log "the systematic search"
@@ -135,6 +151,7 @@ go run ./cmd/zksim herd -waiters "$herd_waiters" > "$work/herd.txt"
 kept_sections BENCHMARKS.md > "$work/kept.md"
 go run ./cmd/zkbench -herd "$work/herd.txt" -o "$out" < "$raw"
 cores_section "$work/cores.txt" >> "$out"
+paths_section "$work/paths.txt" >> "$out"
 cat "$work/kept.md" >> "$out"
 if [ -n "${BENCH_EXHAUST:-}" ]; then
 	log "the systematic search's bounds in a minute and in ten (about 20 minutes)"

@@ -56,6 +56,12 @@ import (
 // never told that its session ended. Violation: orphan (a node no holder
 // owns blocks the queue; deadlock while its session lives), and
 // mutual-exclusion at the sequence limit and after an adopted node goes.
+//
+// harness/gozksim runs go-zookeeper's own code under the same scheduler;
+// its TestLock_TranscriptionAgrees checks that both show these bugs. One
+// difference (docs/gozksim.md): the library sends the lookup that adopts
+// an abandoned session's node on the new session only with three or more
+// server addresses; with fewer it fails it with ErrNoServer.
 func goZKLock() recipe.Lock {
 	return recipe.Lock{Name: NameGoZKLock, Acquire: goZKAcquire}
 }
