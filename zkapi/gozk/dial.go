@@ -81,11 +81,6 @@ var (
 	_ zkapi.TTLCreator = (*Conn)(nil)
 )
 
-// Dial is DialContext with context.Background().
-func Dial(servers []string, cfg Config) (*Conn, error) {
-	return DialContext(context.Background(), servers, cfg)
-}
-
 // DialContext connects to servers ("host:port"; go-zookeeper adds port 2181
 // when there is none) and returns once the server has granted a session.
 // If none is granted within cfg.ConnectTimeout or before ctx ends, it closes

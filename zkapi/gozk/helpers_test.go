@@ -44,7 +44,7 @@ func dial(t testing.TB, servers []string, cfg gozk.Config) *gozk.Conn {
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 10 * time.Second
 	}
-	c, err := gozk.Dial(servers, cfg)
+	c, err := gozk.DialContext(context.Background(), servers, cfg)
 	if err != nil {
 		t.Fatalf("Dial: %v", err)
 	}

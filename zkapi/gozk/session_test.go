@@ -16,11 +16,11 @@ import (
 )
 
 func TestDial_InvalidConfig(t *testing.T) {
-	_, err := gozk.Dial([]string{"127.0.0.1:1"}, gozk.Config{})
+	_, err := gozk.DialContext(context.Background(), []string{"127.0.0.1:1"}, gozk.Config{})
 	if !errors.Is(err, gozk.ErrConfig) {
 		t.Errorf("Dial with no SessionTimeout = %v, want ErrConfig", err)
 	}
-	_, err = gozk.Dial(nil, gozk.Config{SessionTimeout: time.Second})
+	_, err = gozk.DialContext(context.Background(), nil, gozk.Config{SessionTimeout: time.Second})
 	if !errors.Is(err, gozk.ErrConfig) {
 		t.Errorf("Dial with no servers = %v, want ErrConfig", err)
 	}
@@ -38,7 +38,7 @@ func freeAddr(t *testing.T) string {
 }
 
 func TestDial_NoServer(t *testing.T) {
-	_, err := gozk.Dial([]string{freeAddr(t)}, gozk.Config{
+	_, err := gozk.DialContext(context.Background(), []string{freeAddr(t)}, gozk.Config{
 		SessionTimeout: time.Second, ConnectTimeout: 50 * time.Millisecond,
 	})
 	if !errors.Is(err, zkapi.ErrConnectionLoss) || !errors.Is(err, context.DeadlineExceeded) {
