@@ -54,6 +54,8 @@ type Client struct {
 	notes   []proto.Notification
 	running bool // a call of Do is running: its function has not returned
 
+	programs sync.WaitGroup // the goroutines of Do's functions
+
 	atGate bool // the real client's connect loop waits in its host provider
 	gate   chan struct{}
 	dials  chan net.Conn
@@ -119,7 +121,9 @@ func (b *Client) Do(f func() error) error {
 	b.mu.Lock()
 	b.running = true
 	b.mu.Unlock()
+	b.programs.Add(1)
 	go func() {
+		defer b.programs.Done()
 		err := f()
 		b.mu.Lock()
 		b.running = false
@@ -338,19 +342,58 @@ func (b *Client) Tick() {
 }
 
 // Close ends the real client, its connections and its goroutines, as a
-// run ends: the dialer fails, the link is cut, the client closed. Call
-// from the bubble, after the scheduler stopped.
+// run ends, and returns once they have ended (a bubble ends only when
+// all its goroutines have). Call from the bubble, after the scheduler
+// stopped. The order matters: go-zookeeper's connect loop fails the
+// requests still queued only on its way out through a reconnect, never
+// when it ends connected, and a request left queued would block its
+// goroutine for good. So the link is cut and the loop let run to its
+// host provider or dialer first; then the client is closed; then the
+// dialer and host provider fail, and the loop fails what is queued and
+// ends, closing the event channel. A program still running must then
+// return (its calls fail): Close panics, naming it, if it has not within
+// a minute of virtual time.
 func (b *Client) Close() {
 	if b.ended {
 		return
 	}
 	b.ended = true
-	close(b.dead)
 	if b.cur != nil {
 		b.cur.end()
 		b.cur = nil
 	}
-	b.conn.Close()
+	synctest.Wait()
+	closed := make(chan struct{})
+	go func() {
+		b.conn.Close()
+		close(closed)
+	}()
+	synctest.Wait()
+	close(b.dead)
+	deadline := time.After(time.Minute)
+	late := func(what string) {
+		panic(fmt.Sprintf("simwire: %s's %s did not return within a minute (of virtual time) after its run ended "+
+			"and its *zk.Conn was closed: a program must return once its ctx ends or its conn is closed", b.sc.Name(), what))
+	}
+	for open := true; open; { // go-zookeeper closes its event channel once its loop has ended
+		select {
+		case _, open = <-b.events:
+		case <-deadline:
+			late("go-zookeeper client")
+		}
+	}
+	programs := make(chan struct{})
+	go func() {
+		b.programs.Wait()
+		close(programs)
+	}()
+	for _, ch := range []chan struct{}{closed, programs} {
+		select {
+		case <-ch:
+		case <-deadline:
+			late("program")
+		}
+	}
 }
 
 func (b *Client) dial(string, string, time.Duration) (net.Conn, error) {
