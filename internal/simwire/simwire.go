@@ -69,8 +69,8 @@ type Client struct {
 }
 
 // Dialed makes the real client of sc: a *zk.Conn whose connections are
-// pipes to the simulator, with the session timeout the simulated client
-// asks for. It dials at once, but its session opens only in Do. Call
+// in memory, to the simulator, with the session timeout the simulated
+// client was given, and one server address a member of the ensemble. It dials at once, but its session opens only in Do. Call
 // from sc's program.
 func Dialed(sc *sim.Client) (*Client, error) {
 	b := &Client{sc: sc, dials: make(chan net.Conn, 1), gate: make(chan struct{}, 1), dead: make(chan struct{}),
