@@ -164,18 +164,16 @@ func (b *Client) step() {
 // ready is the condition the simulated client is parked on: something
 // to do for the real one (called by the scheduler between steps).
 func (b *Client) ready() bool {
-	if !b.isRunning() || b.waitsAtGate() {
-		return true
-	}
-	if b.cur == nil {
-		return b.isDialing() && simhook.Live(b.sc)
-	}
-	if b.cur.pending() {
-		return true
-	}
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.shook && len(b.notes) > 0
+	running, atGate, dialing, notes := b.running, b.atGate, b.dialing, len(b.notes) > 0
+	b.mu.Unlock()
+	switch {
+	case !running || atGate:
+		return true
+	case b.cur == nil:
+		return dialing && simhook.Live(b.sc)
+	}
+	return b.cur.pending() || b.shook && notes
 }
 
 // stale reports whether the link no longer stands for the simulated
@@ -460,12 +458,6 @@ func (b *Client) isDialing() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.dialing
-}
-
-func (b *Client) isRunning() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.running
 }
 
 // The real client is given one address a server of the simulated
