@@ -6,10 +6,15 @@ import (
 )
 
 // Config configures the ZooKeeper a Server (or the simulator, package
-// sim) serves. The zero value is ZooKeeper 3.8's defaults with seed 0.
+// sim) serves. The zero value is ZooKeeper 3.8's defaults.
 type Config struct {
-	// Seed drives every choice the server makes freely: today the order
-	// of getChildren replies.
+	// Seed, when not 0, lists a node's children in a fresh order at
+	// every getChildren, shuffled by a generator it seeds: harsher than
+	// a real server, and what zksim did before it listed children as
+	// ZooKeeper does. Trace files saved then carry their seed and replay
+	// with it. 0, the default: children come in the real server's order,
+	// its hash set's, the same at every call and decided by the names
+	// and the order they were added in.
 	Seed uint64
 	// TickMillis is the virtual tickTime; session timeouts are clamped
 	// to [2, 20] ticks. Default 2000, ZooKeeper's default.
@@ -31,16 +36,18 @@ type Config struct {
 	// a standalone server). Sessions on a follower may read stale state
 	// until it catches up.
 	Followers int
-	// SortChildren returns children sorted instead of shuffled, for
-	// tests that want to read replies as literals.
+	// SortChildren returns children sorted instead of in the server's
+	// order, for tests that want to read replies as literals.
 	SortChildren bool
-	// EpochMillis is the wall-clock time, in ms since 1970, that virtual
-	// time 0 stands for: nodes' ctime and mtime are EpochMillis plus the
-	// virtual time, as a real server stamps them from its clock. It
-	// never comes from the host's clock, so runs repeat. A Server reads
-	// 0 as 2022-03-07 00:00 UTC (1646611200000), ZooKeeper 3.8.0's
-	// release date; the simulator keeps 0, its traces printing virtual
-	// ms.
+	// EpochMillis, when not 0, is the wall-clock time, in ms since
+	// 1970, that virtual time 0 stands for: nodes' ctime and mtime are
+	// EpochMillis plus the virtual time, which moves only by Tick, so a
+	// test reads the same times at every run. 0, the default: a Server
+	// stamps nodes by the host's clock, as a real server does, plus the
+	// virtual time its Ticks added (a Tick is time passing for the
+	// server, so TTL nodes age by it too). The simulator reads 0 as
+	// virtual time from 0, its traces printing virtual ms: no host clock
+	// reaches a trace.
 	EpochMillis int64
 	// ExtendedTypes is ZooKeeper's zookeeper.extendedTypesEnabled: TTL
 	// nodes (zkapi.PersistentWithTTL, zkapi.PersistentSequentialWithTTL,
@@ -96,13 +103,9 @@ func (c Config) machine() machine.Config {
 // forServer is c as a Server's Machine takes it, with the defaults a
 // Server has and a Machine has not: a container reaper every
 // machine.DefaultContainerCheckMillis of virtual time (at least once a
-// tick, at most that long apart) and node times from
-// machine.DefaultEpochMillis.
+// tick, at most that long apart). Its node times are NewServer's.
 func forServer(c Config) machine.Config {
 	mc := c.machine()
-	if mc.EpochMillis == 0 {
-		mc.EpochMillis = machine.DefaultEpochMillis
-	}
 	if mc.ContainerCheckTicks == 0 {
 		tick := mc.TickMillis
 		if tick <= 0 { // 0 is the default; machine.NewMachine rejects a negative one

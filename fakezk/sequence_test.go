@@ -3,6 +3,7 @@ package fakezk_test
 import (
 	"errors"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/zksim/zksim/fakezk"
@@ -58,8 +59,8 @@ func TestSetSequence_MissingNode(t *testing.T) {
 	}
 }
 
-// docs/zk-semantics.md rule 13: getChildren order is unspecified; the fake shuffles it
-// from the seed, the same way every time for the same seed.
+// docs/zk-semantics.md rule 13: with a Seed, the fake shuffles every listing from
+// it, the same way every time for the same seed (older trace files).
 func TestChildren_SeededShuffle(t *testing.T) {
 	list := func(seed uint64, sorted bool) [][]string {
 		srv := newServer(t, fakezk.Config{Seed: seed, SortChildren: sorted})
@@ -123,4 +124,39 @@ func sortedStrings(s []string) bool {
 		}
 	}
 	return true
+}
+
+// docs/zk-semantics.md rule 13: by default children come in the real
+// server's order, its hash set's, the same at every call; a leaf's list is
+// empty, not nil. internal/conformance's children-order scenario checks
+// the order against ZooKeeper itself.
+func TestChildren_ServerOrder(t *testing.T) {
+	srv := newServer(t, fakezk.Config{})
+	c := connect(t, srv, fakezk.ConnOptions{})
+	mustCreate(t, c, "/d", zkapi.Persistent)
+	kids, _, err := c.Children(ctx, "/d")
+	if err != nil || kids == nil || len(kids) != 0 {
+		t.Fatalf("a leaf's children: %#v, %v; want an empty list", kids, err)
+	}
+	for range 4 {
+		mustCreate(t, c, "/d/n-", zkapi.PersistentSequential)
+	}
+	want := []string{"n-0000000002", "n-0000000001", "n-0000000003", "n-0000000000"} // measured on 3.8.0
+	for range 3 {
+		kids, _, err := c.Children(ctx, "/d")
+		if err != nil || !slices.Equal(kids, want) {
+			t.Fatalf("children %v, %v; want %v", kids, err, want)
+		}
+	}
+}
+
+// The server's own nodes list as on a fresh 3.8.0 (measured): DataTree
+// adds quota, then config, to /zookeeper's set.
+func TestChildren_ZookeeperNode(t *testing.T) {
+	srv := newServer(t, fakezk.Config{})
+	c := connect(t, srv, fakezk.ConnOptions{})
+	kids, _, err := c.Children(ctx, "/zookeeper")
+	if want := []string{"config", "quota"}; err != nil || !slices.Equal(kids, want) {
+		t.Fatalf("children of /zookeeper: %v, %v; want %v", kids, err, want)
+	}
 }

@@ -66,6 +66,9 @@ func NewServer(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.EpochMillis == 0 {
+		m.UseClock(hostClock(m))
+	}
 	return &Server{m: m, conns: map[int64]*conn{}}, nil
 }
 

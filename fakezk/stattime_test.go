@@ -2,6 +2,7 @@ package fakezk_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/zksim/zksim/internal/proto"
 
@@ -12,25 +13,45 @@ import (
 
 // ZooKeeper stamps ctime and mtime with the leader's wall clock in ms
 // since 1970 (DataTree.createNode and setData, from the txn header's
-// time), and mtime moves on every set. A default Server stands at
-// DefaultEpochMillis at virtual time 0, never the wall clock, so that a
-// set after a virtual delay has a later mtime and a test reads the same
-// numbers every run.
+// time), and mtime moves on every set. A default Server stamps by the
+// host's clock plus the virtual time its Ticks added; with EpochMillis
+// set, by EpochMillis plus virtual time only, the same every run.
 func TestServer_StatTimesFromEpoch(t *testing.T) {
-	for _, tc := range []struct {
-		epoch, want int64
-	}{{0, machine.DefaultEpochMillis}, {1_700_000_000_000, 1_700_000_000_000}} {
-		srv := newServer(t, fakezk.Config{EpochMillis: tc.epoch})
-		c := connect(t, srv, fakezk.ConnOptions{})
-		mustCreate(t, c, "/n", zkapi.Persistent)
-		srv.Tick(3)
-		st, err := c.Set(ctx, "/n", []byte("x"), -1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if st.Ctime != tc.want || st.Mtime != tc.want+3*2000 {
-			t.Errorf("epoch %d: ctime %d mtime %d, want %d and %d", tc.epoch, st.Ctime, st.Mtime, tc.want, tc.want+6000)
-		}
+	srv := newServer(t, fakezk.Config{EpochMillis: 1_700_000_000_000})
+	c := connect(t, srv, fakezk.ConnOptions{})
+	mustCreate(t, c, "/n", zkapi.Persistent)
+	srv.Tick(3)
+	st, err := c.Set(ctx, "/n", []byte("x"), -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Ctime != 1_700_000_000_000 || st.Mtime != 1_700_000_000_000+3*2000 {
+		t.Errorf("ctime %d mtime %d, want 1700000000000 and 1700000006000", st.Ctime, st.Mtime)
+	}
+}
+
+func TestServer_StatTimesFromHostClock(t *testing.T) {
+	srv := newServer(t, fakezk.Config{})
+	c := connect(t, srv, fakezk.ConnOptions{})
+	before := time.Now().UnixMilli()
+	mustCreate(t, c, "/n", zkapi.Persistent)
+	after := time.Now().UnixMilli()
+	_, st, err := c.Get(ctx, "/n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The server read its clock between before and after, give or take
+	// the millisecond truncation of the two readings.
+	if st.Ctime < before-1 || st.Ctime > after+1 {
+		t.Errorf("ctime %d, want the host's clock, in [%d, %d]", st.Ctime, before, after)
+	}
+	srv.Tick(3)
+	st, err = c.Set(ctx, "/n", []byte("x"), -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := st.Mtime - st.Ctime; d < 3*2000 {
+		t.Errorf("mtime %d ms after ctime after three ticks, want at least 6000", d)
 	}
 }
 

@@ -31,7 +31,7 @@ func (rc runConfig) exhaust(ctx context.Context, w, stderr io.Writer) int {
 		fmt.Fprintf(w, "%s run: %s%s, %s\n", rc.cli.name(), rc.describe(), shard, workers)
 		fmt.Fprintf(w, "checked: %s\n\n", rc.checks())
 	}
-	cfg := sim.Config{Faults: rc.simFaults, Server: fakezk.Config{Seed: rc.plan.seed, Followers: rc.followers, Overflow: rc.overflow}}
+	cfg := sim.Config{Faults: rc.simFaults, Server: fakezk.Config{Followers: rc.followers, Overflow: rc.overflow}}
 	start := time.Now()
 	res, err := harness.Explore(ctx, cfg, rc.subject, b)
 	if err != nil {

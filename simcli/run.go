@@ -492,7 +492,7 @@ func (rc runConfig) config(seed uint64, traced bool) sim.Config {
 		followers = int(seed % 2)
 	}
 	return sim.Config{PCT: rc.strategy.pct, Faults: rc.simFaults, NoTrace: !traced, MaxSteps: rc.stepBound(),
-		Server: fakezk.Config{Seed: seed, Followers: followers, Overflow: rc.overflow}}
+		Server: fakezk.Config{Followers: followers, Overflow: rc.overflow}}
 }
 
 // stepsPerRound bounds, generously, the steps one client's acquisition

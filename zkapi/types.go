@@ -47,7 +47,7 @@ func (m CreateMode) String() string {
 type Stat struct {
 	Czxid          int64 // zxid of the create
 	Mzxid          int64 // zxid of the last setData (or the create)
-	Ctime          int64 // creation time, ms since 1970 (fakezk: its Config.EpochMillis plus virtual time)
+	Ctime          int64 // creation time, ms since 1970 (fakezk: see its Config.EpochMillis)
 	Mtime          int64 // last modification time, ms, as Ctime
 	Version        int32 // number of setData calls
 	Cversion       int32 // number of child changes, as the server reports it

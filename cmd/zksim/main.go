@@ -91,7 +91,7 @@ const demoUsage = "usage: zksim demo [-clients N] [-seed S]\n\nA short, determin
 func runDemo(args []string, stdout, stderr io.Writer) int {
 	fs := simcli.NewFlags("demo", demoUsage, stderr)
 	clients := fs.Int("clients", 4, "number of clients in the queue (2-50)")
-	seed := fs.Uint64("seed", 1, "seed of the server's free choices (child order)")
+	seed := fs.Uint64("seed", 0, "0: children listed in ZooKeeper's order; other values shuffle every listing, seeded (fakezk.Config.Seed)")
 	if code := simcli.ParseFlags(fs, args); code >= 0 {
 		return code
 	}

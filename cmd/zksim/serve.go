@@ -99,7 +99,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:0", "client address of the leader (port 0: a free port)")
 	fs.StringVar(&c.control, "control", "127.0.0.1:0", `control interface address ("off" for none)`)
 	tick := fs.Int64("tick", 2000, "tickTime in real milliseconds; session timeouts are 2-20 ticks")
-	seed := fs.Uint64("seed", 1, "seed of the server's free choices (child order; and session passwords, which are random without -seed: with it anyone who knows a session id can resume that session)")
+	seed := fs.Uint64("seed", 0, "seed of session passwords, which are random without -seed (with it anyone who knows a session id can resume that session); not 0: also shuffles every children listing (0: ZooKeeper's own order)")
 	fs.StringVar(&c.tokenFile, "control-token-file", "", "read the control interface's token from FILE (first line) instead of making a random one")
 	words := fs.String("4lw", "srvr", `four-letter words answered, comma-separated, as 4lw.commands.whitelist ("*": all, e.g. for ruok, mntr, wchc, dump)`)
 	fs.IntVar(&c.followers, "followers", 0, "follower servers, each on its own port; they catch up after every request, as a real ensemble's do (see -follower-lag)")
@@ -163,10 +163,8 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 			ContainerCheckTicks: int(max(1, min(*check / *tick, math.MaxInt32))),
 			ExtendedTypes:       *ext,
 			EmulateTTL353:       *emulate,
-			// Node times are epoch milliseconds, as on a real server,
-			// from a fixed start (ZooKeeper 3.8.0's release), never the
-			// host's clock.
-			EpochMillis: machine.DefaultEpochMillis,
+			// Node times are the host's clock, as on a real server
+			// (EpochMillis 0: see netserver.Config.Machine).
 			SuperDigest: *superDigest,
 		},
 		MaxClientCnxns:    *maxConns,

@@ -22,8 +22,8 @@ type Options struct {
 	// at the zero value, sim.DefaultFaults() (CheckExhaustive:
 	// sim.OneOfEach()); some budgets set, exactly those (at 10% of steps
 	// if Percent is 0); sim.Faults{None: true}, none. Server.Followers 0
-	// is drawn as 0 or 1 and Server.Seed 0 as the check's seed; the rest
-	// (Setup, Observe, the bounds) is used as given.
+	// is drawn as 0 or 1; the rest (Server.Seed, Setup, Observe, the
+	// bounds) is used as given.
 	Config sim.Config
 	// ArtifactDir receives the trace and HTML report of a failure;
 	// default: a zksim directory under os.TempDir(), which outlives the

@@ -133,9 +133,6 @@ func drawConfig(rt *rapid.T, s harness.Subject, cfg sim.Config) drawn {
 	if cfg.Server.Followers == 0 {
 		cfg.Server.Followers = rapid.IntRange(0, 1).Draw(rt, "followers")
 	}
-	if cfg.Server.Seed == 0 {
-		cfg.Server.Seed = seed
-	}
 	return drawn{seed: seed, subject: s, config: cfg}
 }
 

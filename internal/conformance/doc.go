@@ -7,7 +7,7 @@
 // A script line is "sN command args...", run by session sN (connected on
 // first use; the ACL commands need a zkapi.ACLConn):
 //
-//	s1 create /a "data" persistent|ephemeral|persistent-sequential|ephemeral-sequential|container
+//	s1 create /a "data" persistent|ephemeral|persistent-sequential|ephemeral-sequential|container|mode=N
 //	s1 create /big maxdata[+N]     data just fitting jute.maxbuffer (plus N bytes)
 //	s1 create /a "" persistent acl=digest:u:HASH:cdrwa,world:anyone:r
 //	s1 addauth digest u:p          (an unknown scheme: err AuthFailed, then reconnected)
@@ -17,7 +17,9 @@
 //	s1 exists /a [watch]
 //	s1 get /a [watch]
 //	s1 set /a "data" [version]
-//	s1 children /a [watch]
+//	s1 children /a [watch] [order]  order: as listed, not sorted (nil: nil)
+//	s1 times /a                    ctime against the host clock, mtime after it
+//	s1 sleep 1100ms                the runner sleeps, in real time
 //	s1 multi create /a "" persistent | delete /b -1 | set /c "x" -1 | check /a 0
 //	s1 sync /a
 //	s1 close | s1 expire | s1 session | s1 disconnect | s1 reconnect
@@ -31,7 +33,8 @@
 // without it.
 //
 // Paths are relative to a fresh root per run (so the real server can run a
-// file many times); "!/zookeeper" names an absolute path. Output echoes each
+// file many times); "!/zookeeper" names an absolute path, and "%/a" the
+// node of /a's quota, /zookeeper/quota followed by /a's absolute path. Output echoes each
 // line with its result; watch handles are labelled w1, w2... (persistent
 // ones p1, p2...) and their events are printed after the line that caused
 // them. Zxids print as z1, z2... by rank within one block, since only their

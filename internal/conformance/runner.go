@@ -2,11 +2,13 @@ package conformance
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/zksim/zksim/internal/machine"
 	"github.com/zksim/zksim/internal/proto"
@@ -59,6 +61,9 @@ func (r *Runner) Close(ctx context.Context) error {
 		r.sess[l].Close()
 	}
 	err := ztree.DeleteTree(ctx, r.admin, r.root)
+	if qerr := ztree.DeleteTree(ctx, r.admin, quotaRoot+r.root); !errors.Is(qerr, zkapi.ErrNoNode) {
+		err = errors.Join(err, qerr)
+	}
 	r.admin.Close()
 	return err
 }
@@ -186,6 +191,15 @@ func (r *Runner) exec(ctx context.Context, label string, c zkapi.Conn, cmd strin
 		return r.result(err, func() string { return r.stat(st) }), nil
 	case "children":
 		return r.children(ctx, label, c, a)
+	case "times":
+		return r.times(ctx, c, a)
+	case "sleep":
+		d, err := time.ParseDuration(a.next("duration"))
+		if err != nil {
+			return "", err
+		}
+		time.Sleep(d)
+		return "slept", a.done()
 	case "multi":
 		return r.multi(ctx, c, a)
 	case "addauth", "getacl", "setacl":
@@ -274,7 +288,13 @@ func (r *Runner) dataAndMode(a *args, path string) ([]byte, zkapi.CreateMode, []
 	}
 	mode := zkapi.Persistent
 	if len(a.toks) > 0 && !strings.HasPrefix(a.toks[0].s, "acl=") {
-		m, err := proto.ParseCreateMode(a.next("mode"))
+		tok := a.next("mode")
+		m, err := proto.ParseCreateMode(tok)
+		if n, ok := strings.CutPrefix(tok, "mode="); ok {
+			var v int
+			v, err = strconv.Atoi(n)
+			m = zkapi.CreateMode(v)
+		}
 		if err != nil {
 			a.fail("%v", err)
 		}
@@ -361,6 +381,7 @@ func (r *Runner) get(ctx context.Context, label string, c zkapi.Conn, a *args) (
 func (r *Runner) children(ctx context.Context, label string, c zkapi.Conn, a *args) (string, error) {
 	path := r.abs(a.next("path"))
 	watch := a.flag("watch")
+	order := a.flag("order")
 	if err := a.done(); err != nil {
 		return "", err
 	}
@@ -375,9 +396,44 @@ func (r *Runner) children(ctx context.Context, label string, c zkapi.Conn, a *ar
 	} else {
 		kids, st, err = c.Children(ctx, path)
 	}
-	sort.Strings(kids)
-	res := r.result(err, func() string { return joinSorted(kids) + " " + r.stat(st) })
+	list := joinSorted
+	if order {
+		list = listed
+	} else {
+		sort.Strings(kids)
+	}
+	res := r.result(err, func() string { return list(kids) + " " + r.stat(st) })
 	return res + r.addWatch(label, w), nil
+}
+
+// listed prints names in the order the server gave them, and a nil list
+// as nil: a leaf's children are an empty list on the real server.
+func listed(names []string) string {
+	if names == nil {
+		return "nil"
+	}
+	return joinSorted(names)
+}
+
+// times prints a node's ctime against the runner's clock ("now" within
+// 5 s, as a server on this host stamps it) and its mtime as whole
+// seconds after its ctime.
+func (r *Runner) times(ctx context.Context, c zkapi.Conn, a *args) (string, error) {
+	path := r.abs(a.next("path"))
+	if err := a.done(); err != nil {
+		return "", err
+	}
+	st, ok, err := c.Exists(ctx, path)
+	if err == nil && !ok {
+		err = zkapi.ErrNoNode
+	}
+	return r.result(err, func() string {
+		ctime := "now"
+		if d := time.Now().UnixMilli() - st.Ctime; d > 5000 || d < -5000 {
+			ctime = fmt.Sprintf("%+ds", -d/1000)
+		}
+		return fmt.Sprintf("ctime=%s mtime=ctime+%ds", ctime, (st.Mtime-st.Ctime)/1000)
+	}), nil
 }
 
 func (r *Runner) multi(ctx context.Context, c zkapi.Conn, a *args) (string, error) {
@@ -391,6 +447,15 @@ func (r *Runner) multi(ctx context.Context, c zkapi.Conn, a *args) (string, erro
 		ops = append(ops, op)
 	}
 	res, err := c.Multi(ctx, ops...)
+	if err != nil && res != nil {
+		// A multi the server refused reports each op's error; one the
+		// client refused, none.
+		parts := make([]string, len(res))
+		for i, x := range res {
+			parts[i] = zkapi.Name(x.Err)
+		}
+		return r.result(err, nil) + " [" + strings.Join(parts, "; ") + "]", nil
+	}
 	return r.result(err, func() string {
 		parts := make([]string, len(res))
 		for i, x := range res {
@@ -494,9 +559,16 @@ func (r *Runner) result(err error, ok func() string) string {
 	return ok()
 }
 
+// quotaRoot is where ZooKeeper keeps quotas: a quota on /a/b lives
+// under /zookeeper/quota/a/b.
+const quotaRoot = "/zookeeper/quota"
+
 func (r *Runner) abs(p string) string {
 	if a, ok := strings.CutPrefix(p, "!"); ok {
 		return a
+	}
+	if q, ok := strings.CutPrefix(p, "%"); ok {
+		return quotaRoot + r.abs(q)
 	}
 	if p == "/" {
 		return r.root
@@ -510,6 +582,9 @@ func (r *Runner) rel(p string) string {
 	}
 	if rest, ok := strings.CutPrefix(p, r.root+"/"); ok {
 		return "/" + rest
+	}
+	if q, ok := strings.CutPrefix(p, quotaRoot); ok && strings.HasPrefix(q, r.root) {
+		return "%" + r.rel(q)
 	}
 	return "!" + p
 }

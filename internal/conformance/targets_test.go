@@ -29,7 +29,7 @@ func newFake(t testing.TB, seed uint64) *fakeTarget {
 }
 
 func fakeServer(seed uint64) *fakeTarget {
-	return &fakeTarget{srv: fakezk.MustServer(fakezk.Config{Seed: seed, TickMillis: 500, SuperDigest: superDigest})}
+	return &fakeTarget{srv: fakezk.MustServer(fakezk.Config{TickMillis: 500, SuperDigest: superDigest})}
 }
 
 func (f *fakeTarget) Connect(context.Context) (zkapi.Conn, error) {
@@ -89,7 +89,7 @@ type serveTarget struct {
 }
 
 func newServe(t testing.TB, seed uint64) *serveTarget {
-	srv, addr := zktest.ServeFake(t, netserver.Config{Machine: machine.Config{Seed: seed, TickMillis: 500, SuperDigest: superDigest}})
+	srv, addr := zktest.ServeFake(t, netserver.Config{Machine: machine.Config{TickMillis: 500, SuperDigest: superDigest}})
 	s := &serveTarget{realTarget: newWireTarget(t, addr), srv: srv,
 		resends: map[int64]int{}, pending: map[int64]bool{}}
 	srv.Intercept(func(_ *machine.Machine, session int64, req proto.Request) fakezk.Fault {

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 
 	"github.com/zksim/zksim/internal/proto"
 
@@ -80,19 +79,10 @@ func orderIDs(ids []AuthID) []AuthID {
 
 func (id AuthID) bin() int {
 	h := int32(17)
-	h = 37*h + javaHash(id.Scheme)
-	h = 37*h + javaHash(id.ID)
+	h = 37*h + javaStringHash(id.Scheme)
+	h = 37*h + javaStringHash(id.ID)
 	u := uint32(h)
 	return int((u ^ u>>16) & 0x7fffffff & 15)
-}
-
-// javaHash is String.hashCode over UTF-16 code units.
-func javaHash(s string) int32 {
-	var h int32
-	for _, u := range utf16.Encode([]rune(s)) {
-		h = 31*h + int32(u)
-	}
-	return h
 }
 
 // addAuth is ZooKeeperServer's handling of an AuthPacket with the

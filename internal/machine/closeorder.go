@@ -20,10 +20,7 @@ import (
 func closeOrder(paths []string, czxid func(string) int64, peak int) {
 	orig := closeBuckets(peak)
 	clone := cloneBuckets(len(paths))
-	hash := func(p string) uint32 {
-		h := uint32(javaStringHash(p))
-		return h ^ h>>16
-	}
+	hash := spreadHash
 	slices.SortFunc(paths, func(a, b string) int {
 		ha, hb := hash(a), hash(b)
 		if ca, cb := ha&uint32(clone-1), hb&uint32(clone-1); ca != cb {

@@ -86,7 +86,8 @@ func (c Config) withDefaults() (Config, error) {
 }
 
 // rng is splitmix64: small, fast, and owned by the Machine so that no
-// global random source can reach a reply.
+// global random source can reach a reply. Only a Config.Seed other than
+// 0 draws from it (fakezk.Config.Seed documents that).
 type rng struct{ s uint64 }
 
 func (r *rng) next() uint64 {

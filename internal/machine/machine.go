@@ -30,6 +30,7 @@ type Machine struct {
 	now      int64 // virtual milliseconds
 	ticks    int64
 	rng      rng
+	clock    func() int64 // see UseClock; nil: EpochMillis plus now
 	sessions map[int64]*session
 	nextID   int64
 
@@ -104,6 +105,22 @@ func (m *Machine) ReplicaZxid(i int) int64 { return m.replicas[i].zxid }
 
 // Now is the virtual time in milliseconds.
 func (m *Machine) Now() int64 { return m.now }
+
+// UseClock makes the Machine stamp nodes' ctime and mtime, and age TTL
+// nodes, by now (ms since 1970) instead of Config.EpochMillis plus the
+// virtual time: a server in real time (zksim serve, a fakezk Server in a
+// unit test) passes the host's clock, as ZooKeeper stamps a change with
+// its leader's clock. Sessions still expire by Tick. The simulator never
+// calls it: a trace must not depend on the host.
+func (m *Machine) UseClock(now func() int64) { m.clock = now }
+
+// stamp is the time a change stamps on the nodes it touches.
+func (m *Machine) stamp() int64 {
+	if m.clock != nil {
+		return m.clock()
+	}
+	return m.cfg.EpochMillis + m.now
+}
 
 func (m *Machine) leader() *replica { return m.replicas[0] }
 
@@ -497,7 +514,7 @@ func (m *Machine) newTxn() {
 // change applies a primitive on the leader within the current
 // transaction, logging it for followers and undo.
 func (m *Machine) change(p prim) {
-	p.zxid, p.now = m.zxid, m.cfg.EpochMillis+m.now // the node times it stamps
+	p.zxid, p.now = m.zxid, m.stamp() // the node times it stamps
 	var owner *session
 	switch p.kind {
 	case primAdd:

@@ -228,9 +228,15 @@ func (m *Machine) getChildren(s *session, r proto.GetChildren) proto.Reply {
 	if r.Watch {
 		m.watch(s, r.Path, watchChild)
 	}
-	names := childNames(n)
-	if !m.cfg.SortChildren {
-		m.rng.shuffle(names) // the real server iterates a hash set
+	var names []string
+	switch {
+	case m.cfg.SortChildren:
+		names = append([]string{}, n.children...)
+	case m.cfg.Seed != 0: // as before issue 26, leaves' nil included
+		names = childNames(n)
+		m.rng.shuffle(names) // see Config.Seed
+	default:
+		names = n.listing()
 	}
 	return proto.Reply{Children: names, Stat: n.view()}
 }

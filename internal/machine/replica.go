@@ -1,6 +1,7 @@
 package machine
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -26,24 +27,102 @@ type znode struct {
 	// not fingerprinted; they fit in the size class znode had without.
 	desc     int32
 	up       *znode   // the parent node; nil for / (and once freed)
-	children []string // names, sorted: listings need no sort
+	children []string // names, sorted: lookups need no scan
+	// born is, for each child, when it was added: its rank in the
+	// insertion order of the real server's hash set of children (see
+	// listing). buckets is that set's table size, 0 until the first
+	// child (the server makes the set then).
+	born    []uint64
+	buckets int32
 }
 
-// addChild inserts name in sorted order. A node's first child makes room
-// for a few: a node with one child usually gets more (a lock's queue).
-func (n *znode) addChild(name string) {
+// addChild inserts name in sorted order, born at b. A node's first child
+// makes room for a few: a node with one child usually gets more (a
+// lock's queue). It grows the table as java.util.HashMap does: a table
+// of 8 (DataNode's new HashSet<String>(8)) that doubles when a bucket
+// would hold a ninth name while the table is under 64
+// (HashMap.treeifyBin), and when the set outgrows three quarters of it.
+func (n *znode) addChild(name string, b uint64) {
 	if n.children == nil {
 		n.children = make([]string, 0, 4)
+		n.born = make([]uint64, 0, 4)
+	}
+	if n.buckets == 0 {
+		n.buckets = 8
+	}
+	if n.buckets < 64 && n.bucketLoad(spreadHash(name)) >= 8 {
+		n.buckets *= 2
 	}
 	i, _ := slices.BinarySearch(n.children, name)
 	n.children = slices.Insert(n.children, i, name)
+	n.born = slices.Insert(n.born, i, b)
+	if len(n.children) > int(n.buckets)*3/4 {
+		n.buckets *= 2
+	}
 }
 
-// removeChild deletes name if present.
-func (n *znode) removeChild(name string) {
-	if i, ok := slices.BinarySearch(n.children, name); ok {
-		n.children = slices.Delete(n.children, i, i+1)
+// bucketLoad counts the children in the bucket of hash h.
+func (n *znode) bucketLoad(h uint32) int {
+	k := 0
+	for _, c := range n.children {
+		if (spreadHash(c)^h)&uint32(n.buckets-1) == 0 {
+			k++
+		}
 	}
+	return k
+}
+
+// removeChild deletes name if present and returns when it was born.
+func (n *znode) removeChild(name string) uint64 {
+	i, ok := slices.BinarySearch(n.children, name)
+	if !ok {
+		return 0
+	}
+	b := n.born[i]
+	n.children = slices.Delete(n.children, i, i+1)
+	n.born = slices.Delete(n.born, i, i+1)
+	return b
+}
+
+// listing returns n's children in the order ZooKeeper lists them: the
+// iteration order of DataNode's HashSet, bucket by bucket of its table,
+// and within a bucket in the order the names were added (HashMap keeps a
+// bucket's entries in insertion order, and a resize splits a bucket
+// without reordering it). So two listings in a row agree, and the names
+// decide the order, as on the real server (checked against 3.8.0 by the
+// conformance scenario children-order). A bucket of nine or more names in
+// a table of 64 or more becomes a tree whose root ZooKeeper lists first;
+// that is not modelled. A leaf lists as an empty, non-nil slice, as a
+// reply decoded from the wire does.
+func (n *znode) listing() []string {
+	out := make([]string, len(n.children))
+	if len(out) < 2 {
+		copy(out, n.children)
+		return out
+	}
+	idx := make([]int, len(n.children))
+	key := make([]uint32, len(n.children))
+	for i, c := range n.children {
+		idx[i] = i
+		key[i] = spreadHash(c) & uint32(n.buckets-1)
+	}
+	slices.SortFunc(idx, func(a, b int) int {
+		if key[a] != key[b] {
+			return cmp.Compare(key[a], key[b])
+		}
+		return cmp.Compare(n.born[a], n.born[b])
+	})
+	for i, j := range idx {
+		out[i] = n.children[j]
+	}
+	return out
+}
+
+// spreadHash is HashMap.hash of a Java String: its hashCode with the high
+// half folded into the low.
+func spreadHash(s string) uint32 {
+	h := uint32(javaStringHash(s))
+	return h ^ h>>16
 }
 
 func (n *znode) view() zkapi.Stat {
@@ -113,7 +192,9 @@ type replica struct {
 	recursive [2]int
 	peaks     watchPeaks // for shrunk
 
-	free []*znode // removed nodes, for newNode
+	free   []*znode // removed nodes, for newNode
+	born   uint64   // children added so far: the next child's znode.born
+	limits int      // quotas' limits nodes in the tree (quota.go)
 }
 
 func newReplica() *replica {
@@ -128,7 +209,7 @@ func newReplica() *replica {
 		t[p] = &nodes[i]
 		if p != "/" {
 			parent, name := parentOf(p)
-			t[parent].addChild(name)
+			t[parent].addChild(name, uint64(i))
 			nodes[i].up = t[parent]
 			countAncestors(t[parent], 1)
 		}
@@ -137,6 +218,7 @@ func newReplica() *replica {
 	t[configPath].acl = readOnlyACL
 	return &replica{
 		tree:  t,
+		born:  uint64(len(nodes)),
 		dataW: watchTable{}, childW: watchTable{},
 	}
 }
@@ -155,16 +237,20 @@ func countAncestors(parent *znode, d int32) {
 // later op of the multi fail. It is plain data in a list the Machine
 // reuses, so that a multi builds no closures.
 type undoRec struct {
-	p       prim
-	parent  *znode      // add, remove
-	n       *znode      // remove: the node taken out; set: the node changed
-	oldC    int32       // add: the parent's counter before
-	oldP    int64       // add, remove: the parent's Pzxid before
-	oldData []byte      // set
-	oldACL  []zkapi.ACL // acl
-	oldStat zkapi.Stat  // set, acl
-	owner   *session    // an ephemeral's add or remove: its session
-	oldPeak int         // and its peak of ephemerals before
+	p        prim
+	parent   *znode      // add, remove
+	n        *znode      // remove: the node taken out; set: the node changed
+	oldC     int32       // add: the parent's counter before
+	oldB     int32       // add: the parent's table size before
+	born     uint64      // remove: when the removed child was added
+	oldP     int64       // add, remove: the parent's Pzxid before
+	oldData  []byte      // set
+	oldACL   []zkapi.ACL // acl
+	oldStat  zkapi.Stat  // set, acl
+	owner    *session    // an ephemeral's add or remove: its session
+	oldPeak  int         // and its peak of ephemerals before
+	stats    *znode      // the quota stats node the change counted in, if any
+	oldStats []byte      // and its data before
 }
 
 // apply performs p and appends the watch triggers it causes to fired,
@@ -199,7 +285,7 @@ func (r *replica) apply(p prim, overflow Overflow, fired []trigger, u *undoRec) 
 func (r *replica) add(p prim, parentPath, name string, overflow Overflow, u *undoRec) (parent *znode) {
 	parent = r.tree[parentPath]
 	if u != nil {
-		*u = undoRec{p: p, parent: parent, oldC: parent.cversion, oldP: parent.stat.Pzxid}
+		*u = undoRec{p: p, parent: parent, oldC: parent.cversion, oldB: parent.buckets, oldP: parent.stat.Pzxid}
 	}
 	n := r.newNode()
 	n.data, n.acl, n.up = p.data, p.acl, parent
@@ -208,7 +294,13 @@ func (r *replica) add(p prim, parentPath, name string, overflow Overflow, u *und
 		Ctime: p.now, Mtime: p.now, EphemeralOwner: p.owner,
 	}
 	r.tree[p.path] = n
-	parent.addChild(name)
+	parent.addChild(name, r.born)
+	r.born++
+	r.noteLimits(p.path, 1)
+	if q, ok := quotaOf(parentPath); ok && name == statsName {
+		r.subtreeStats(n, q)
+	}
+	countQuota(r.statsFor(p.path), 1, int64(len(n.data)), u)
 	countAncestors(parent, 1)
 	// ZOOKEEPER-3249 (3.6.0+): a wrapped counter is never stored.
 	if next := parent.cversion + 1; next > parent.cversion || overflow == OverflowWrap {
@@ -229,7 +321,12 @@ func (r *replica) remove(p prim, parentPath, name string, u *undoRec) (parent, n
 		n.up = nil                 // nor keep its parent alive
 	}
 	delete(r.tree, p.path)
-	parent.removeChild(name)
+	b := parent.removeChild(name)
+	if u != nil {
+		u.born = b
+	}
+	r.noteLimits(p.path, -1)
+	countQuota(r.statsFor(p.path), -1, -int64(len(n.data)), u)
 	countAncestors(parent, -1)
 	parent.stat.Pzxid = p.zxid
 	return parent, n
@@ -240,6 +337,7 @@ func (r *replica) set(p prim, u *undoRec) *znode {
 	if u != nil {
 		*u = undoRec{p: p, n: n, oldData: n.data, oldStat: n.stat}
 	}
+	countQuota(r.statsFor(p.path), 0, int64(len(p.data)-len(n.data)), u)
 	n.data = p.data
 	if p.kind == primConfig {
 		n.stat.Version = -1
@@ -263,15 +361,23 @@ func (r *replica) setACL(p prim, u *undoRec) {
 // undo reverts the change u recorded, the last one not yet undone.
 func (r *replica) undo(u *undoRec) {
 	_, name := parentOf(u.p.path)
+	if u.stats != nil {
+		u.stats.data = u.oldStats
+	}
 	switch u.p.kind {
 	case primAdd:
+		r.noteLimits(u.p.path, -1)
 		delete(r.tree, u.p.path)
 		u.parent.removeChild(name)
 		countAncestors(u.parent, -1)
 		u.parent.cversion, u.parent.stat.Pzxid = u.oldC, u.oldP
+		u.parent.buckets = u.oldB // a failed multi never touched the real tree
 	case primRemove:
+		r.noteLimits(u.p.path, 1)
 		r.tree[u.p.path] = u.n
-		u.parent.addChild(name)
+		b := u.parent.buckets
+		u.parent.addChild(name, u.born) // back in its place
+		u.parent.buckets = b
 		countAncestors(u.parent, 1)
 		u.parent.stat.Pzxid = u.oldP
 	case primACL:
@@ -293,10 +399,9 @@ func (r *replica) newNode() *znode {
 	n := r.free[k-1]
 	r.free[k-1] = nil
 	r.free = r.free[:k-1]
-	*n = znode{children: n.children[:0]} // a removed node had no children
+	*n = znode{children: n.children[:0], born: n.born[:0]} // a removed node had no children
 	return n
 }
 
-// childNames returns a copy of n's children, sorted, for the caller to
-// shuffle.
+// childNames returns a copy of n's children, sorted.
 func childNames(n *znode) []string { return slices.Clone(n.children) }

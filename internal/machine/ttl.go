@@ -72,10 +72,11 @@ func (m *Machine) ttlExpired(n *znode) bool {
 		m.ttlAge(n) >= ttlOf(n.stat.EphemeralOwner)
 }
 
-// ttlAge is how long n has surely been unchanged: its age by the virtual
-// clock less the tick its change may have come at the end of.
+// ttlAge is how long n has surely been unchanged: its age by the clock
+// that stamps nodes, less the tick its change may have come at the end
+// of.
 func (m *Machine) ttlAge(n *znode) int64 {
-	return m.cfg.EpochMillis + m.now - n.stat.Mtime - m.cfg.TickMillis
+	return m.stamp() - n.stat.Mtime - m.cfg.TickMillis
 }
 
 // noteReaper adds path to, or removes it from, the leader's container

@@ -12,9 +12,10 @@ import (
 //   - A check (opcode 13) outside a multi that succeeds gets no reply on
 //     either server, but is not compared live: on the real one its
 //     transaction makes the next restart fail. [robust_test.go]
-//   - Orders ZooKeeper takes from hash tables are the fake's own:
-//     getChildren (seeded shuffle, or sorted), getEphemerals (sorted). The
-//     cases sort both.
+//   - getEphemerals lists in the fake's own order (sorted), where
+//     ZooKeeper takes a hash table's. getChildren lists in ZooKeeper's
+//     (the conformance scenario children-order); the cases sort both, so
+//     that a case reads the same under any Seed.
 //   - Session ids and passwords follow the fake's own rules (ZooKeeper:
 //     time-based ids, java.util.Random passwords); the cases normalise them.
 //   - A createSession request after the handshake leaves the session's
@@ -488,6 +489,16 @@ func writesAndMulti() []rawCase {
 		{name: "multi with an unknown create mode", send: sends(func(r string) []byte {
 			return multi(wire.OpMulti, mcreate(wire.OpCreate, r+"/p", 0), mcreate(wire.OpCreate, r+"/m", 9))
 		})},
+		{name: "multi with create mode 7", send: sends(func(r string) []byte {
+			return cat(multi(wire.OpMulti, mcreate(wire.OpCreate, r+"/p", 0), mcreate(wire.OpCreate, r+"/m", 7)), exists(2, r+"/p", false))
+		})},
+		{name: "multi with create mode 7 first", send: sends(func(r string) []byte {
+			return multi(wire.OpMulti, mcreate(wire.OpCreate, r+"/m", 7), mcreate(wire.OpCreate, r+"/p", 0))
+		})},
+		{name: "multi with create2 mode 7", send: sends(func(r string) []byte {
+			return multi(wire.OpMulti, mcreate(wire.OpCreate2, r+"/m", 7))
+		})},
+		{name: "create mode 7", send: sends(func(r string) []byte { return create(1, r+"/m", "", 7) })},
 		{name: "multi with an empty ACL", send: sends(func(r string) []byte {
 			return multi(wire.OpMulti, mcreate(wire.OpCreate, r+"/p", 0), mop(wire.OpCreate, jb{}.str(r+"/a").str("").i32(0).i32(0)))
 		})},

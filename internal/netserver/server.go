@@ -51,7 +51,10 @@ import (
 type Config struct {
 	// Machine configures the fake ensemble. TickMillis is real time here:
 	// sessions negotiate timeouts of 2 to 20 ticks and expire on the tick
-	// after their client has been silent that long.
+	// after their client has been silent that long. EpochMillis 0 stamps
+	// nodes' ctime and mtime by the host's clock, as a real server does;
+	// another value stamps EpochMillis plus the time ticked, for tests
+	// that want the same times at every run.
 	Machine machine.Config
 	// MaxClientCnxns limits concurrent connections from one IP address,
 	// as ZooKeeper's maxClientCnxns: a connection beyond it is closed at
@@ -182,6 +185,10 @@ func New(cfg Config) (*Server, error) {
 	m, err := machine.NewMachine(cfg.Machine)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Machine.EpochMillis == 0 {
+		// A real server stamps ctime and mtime by its clock.
+		m.UseClock(func() int64 { return time.Now().UnixMilli() })
 	}
 	budget, err := frameBudgetFor(cfg.FrameBudget, m.Config().MaxFrame)
 	if err != nil {

@@ -51,13 +51,25 @@ func NewSession[W any, P comparable](cfg machine.Config, replica int) Session[W,
 	return Session[W, P]{replicas: cfg.Followers + 1, maxFrame: maxFrame, Replica: replica}
 }
 
+// SendBuffer is the longest request frame (its 4-byte length not
+// counted) go-zookeeper can write: it encodes each request into a send
+// buffer of 1.5 MiB, length included, and fails a longer one at once
+// with zk.ErrShortBuffer (zkapi.ErrMarshalling), sending nothing and
+// keeping its connection (measured on 3.8.0: conformance scenario sizes).
+const SendBuffer = 1536*1024 - 4
+
 // Send hands req to the Machine as the session's server reads it: a frame
 // longer than jute.maxbuffer never reaches the Machine, since the server
 // drops the connection unread; the session is detached and the client
-// sees ErrConnectionLoss, with the server's zxid. The caller sends only
-// while its connection is up.
+// sees ErrConnectionLoss, with the server's zxid. A frame too long for
+// the client's send buffer (SendBuffer) fails with ErrMarshalling before
+// it is sent. The caller sends only while its connection is up.
 func (s *Session[W, P]) Send(m *machine.Machine, req proto.Request) proto.Reply {
-	if proto.FrameSize(req) > s.maxFrame && m.Alive(s.ID) {
+	size := proto.FrameSize(req)
+	if size > SendBuffer {
+		return proto.Reply{Err: zkapi.ErrMarshalling}
+	}
+	if size > s.maxFrame && m.Alive(s.ID) {
 		m.Detach(s.ID)
 		return proto.Reply{Zxid: m.ReplicaZxid(s.Replica), Err: zkapi.ErrConnectionLoss}
 	}
