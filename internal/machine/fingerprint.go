@@ -62,7 +62,10 @@ func (r *replica) fingerprint(rn *Renaming) uint64 {
 		rn.HashBytes(&h, n.data)
 		rn.HashStat(&h, n.stat)
 		h.Int(int64(n.cversion))
-		h.Uint(rn.HashChildren(n.children))
+		h.Uint(rn.HashChildren(n.hashedChildren(rn)))
+		if n.buckets > 8 { // 8 is every node's that ever had a child: hashes stay as they were
+			h.Int(int64(n.buckets))
+		}
 		fphash.HashACL(&h, n.acl)
 		nodes.Add(h.Sum())
 	}
@@ -85,6 +88,19 @@ func (r *replica) fingerprint(rn *Renaming) uint64 {
 		h.Uint(modes.Sum())
 	}
 	return h.Sum()
+}
+
+// hashedChildren is what a fingerprint hashes of n's children: their
+// listing, which with the table size decides every later one (buckets
+// only ever split, so names in different buckets never meet again). A
+// renamed fingerprint hashes them as a set: renaming changes the names,
+// and with them their order, which a mirror image is taken to ignore, as
+// it did when the order was a seeded shuffle.
+func (n *znode) hashedChildren(rn *Renaming) []string {
+	if rn != nil || len(n.children) < 2 {
+		return n.children
+	}
+	return n.listing()
 }
 
 // fingerprint hashes a watch table as a set of (path, session) pairs: the
