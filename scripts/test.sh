@@ -42,6 +42,7 @@ cleanup() {
 	scripts/zk.sh stop "$work/ensemble" || true
 	scripts/zk.sh stop "$work/extended" || true
 	scripts/zk.sh stop "$work/reconfig" || true
+	scripts/zk.sh stop "$work/sasl" || true
 	rm -rf "$work"
 }
 trap cleanup EXIT INT TERM
@@ -69,6 +70,11 @@ ZK_CFG="reconfigEnabled=true" \
 	scripts/zk.sh start "$work/reconfig" 3 >/dev/null
 export ZKSIM_ZK_RECONFIG
 ZKSIM_ZK_RECONFIG=$(cat "$work/reconfig/addrs")
+# A standalone server with SASL DIGEST-MD5 users, for internal/netserver's
+# TestSASLDiff_RealVsFake.
+ZK_JAAS=internal/netserver/testdata/jaas.conf scripts/zk.sh start "$work/sasl" 1 >/dev/null
+export ZKSIM_ZK_SASL
+ZKSIM_ZK_SASL=$(cat "$work/sasl/addrs")
 
 # go test's -timeout is per package. Under -race no package should take
 # more than 3 minutes on two busy cores (docs/testing.md); twice that

@@ -11,7 +11,8 @@
 #   zk.sh status DIR      print "index pid addr mode" for each server
 #
 # State layout: DIR/addrs (host:port,...), DIR/script (this script's path),
-# DIR/serverI/{zoo.cfg,log4j.properties,data/,log,logstart,pid,addr}. A log
+# DIR/serverI/{zoo.cfg,log4j.properties,data/,log,logstart,pid,addr} (and
+# jaas.conf with ZK_JAAS). A log
 # rolls over at 64 MB into log.1, so a server that logs without end (as
 # 3.8.0 can, after a bad request) cannot fill the disk.
 #
@@ -21,7 +22,11 @@
 # (where the jars are), ZK_READY_TIMEOUT (seconds, default 30), ZK_JVMFLAGS
 # (extra JVM options for start and restart, for example
 # -Dzookeeper.extendedTypesEnabled=true or a superDigest), ZK_CFG (extra
-# zoo.cfg lines, newline-separated, for example reconfigEnabled=true).
+# zoo.cfg lines, newline-separated, for example reconfigEnabled=true), ZK_JAAS
+# (a JAAS file with a Server section, as ZooKeeper reads it through
+# -Djava.security.auth.login.config: the servers then answer SASL and take
+# sasl ACLs, authProvider.1 being SASLAuthenticationProvider; unset, as by
+# default, they have no SASL server).
 set -euo pipefail
 
 JAVA=${ZK_JAVA:-/usr/bin/java}
@@ -152,12 +157,15 @@ write_config() {
 		echo "forceSync=no"
 		echo "maxClientCnxns=0"
 		[[ -z ${ZK_CFG:-} ]] || printf '%s\n' "$ZK_CFG"
+		[[ -z ${ZK_JAAS:-} ]] || echo "authProvider.1=org.apache.zookeeper.server.auth.SASLAuthenticationProvider"
 		if ((n >= 2)); then
 			echo "standaloneEnabled=false"
 			cat "$DIR/servers"
 		fi
 	} >"$sdir/zoo.cfg"
 	((n < 2)) || echo "$i" >"$sdir/data/myid"
+	# A copy, so that restart gives the server the same users.
+	[[ -z ${ZK_JAAS:-} ]] || cp "$ZK_JAAS" "$sdir/jaas.conf"
 	cat >"$sdir/log4j.properties" <<EOF
 log4j.rootLogger=INFO, FILE
 log4j.appender.FILE=org.apache.log4j.RollingFileAppender
@@ -182,6 +190,7 @@ launch() {
 	# Word splitting is the point: ZK_JVMFLAGS holds options without spaces.
 	# shellcheck disable=SC2206
 	[[ -z ${ZK_JVMFLAGS:-} ]] || extra=($ZK_JVMFLAGS)
+	[[ ! -f $sdir/jaas.conf ]] || extra+=("-Djava.security.auth.login.config=$sdir/jaas.conf")
 	touch "$sdir/log"
 	stat -c %s "$sdir/log" >"$sdir/logstart"
 	nohup "$JAVA" -Xms32m -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
@@ -276,6 +285,7 @@ cmd_start() {
 	fi
 	command -v "$JAVA" >/dev/null || die "java not found at $JAVA"
 	[[ -f $JAR_DIR/zookeeper.jar ]] || die "no $JAR_DIR/zookeeper.jar (apt-get install zookeeper)"
+	[[ -z ${ZK_JAAS:-} || -r $ZK_JAAS ]] || die "ZK_JAAS: cannot read $ZK_JAAS"
 	if [[ -e $DIR && -n $(ls -A "$DIR") ]]; then
 		[[ -f $DIR/$MARKER ]] || die "$DIR exists, is not empty and was not made by zk.sh"
 		if [[ -f $DIR/addrs ]]; then

@@ -28,7 +28,7 @@ const serveUsage = `usage: zksim serve [-addr HOST:PORT] [-control HOST:PORT] [-
                    [-max-session-watches N] [-max-watches N]
                    [-overflow pin|wrap] [-container-check MS] [-extended-types]
                    [-emulate353-ttl] [-reconfig] [-super-digest USER:DIGEST]
-                   [-faults SPEC] [-v]
+                   [-sasl-users JAAS-FILE] [-faults SPEC] [-v]
 
 Serves the in-memory ZooKeeper over ZooKeeper's client protocol, so that an
 unmodified client (go-zookeeper, kazoo, zkCli.sh, Curator) can run against
@@ -75,6 +75,16 @@ on stderr when -control is not on loopback. Four-letter words other than
 are answered "WORD is not executed because it is not in the whitelist.".
 Session passwords are random unless -seed is given.
 
+SASL: with -sasl-users, a JAAS file's Server section of
+DigestLoginModule users (user_NAME="PASSWORD"), as a real server reads
+through -Djava.security.auth.login.config, clients log in with DIGEST-MD5
+(kazoo's sasl_options, Curator's and the Java client's JAAS Client
+section) and gain the identity sasl:NAME, which sasl ACL entries grant;
+SASLAuthenticationProvider is registered as by authProvider.1. A wrong
+password or an unknown user closes the connection (AuthFailed); the
+session lives on. Without it every SASL token is answered with an empty
+one and sasl ACL entries are refused (InvalidACL), as by a default server.
+
 Exit codes: 0 stopped by a signal, 1 cannot listen or serve, 2 usage error.
 `
 
@@ -119,6 +129,7 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 	emulate := fs.Bool("emulate353-ttl", false,
 		"as zookeeper.emulate353TTLNodes=true: also read 3.5.3-format TTL nodes, which a tree that starts empty never holds, so nothing served changes (accepted for configurations that set it; ignored without -extended-types, as by ZooKeeper)")
 	reconfig := fs.Bool("reconfig", false, "answer reconfig (opcode 16) as ZooKeeper 3.8 with reconfigEnabled=true does; off: ReconfigDisabled, 3.8's default")
+	saslUsers := fs.String("sasl-users", "", `serve SASL DIGEST-MD5 to the users of FILE's JAAS Server section (user_NAME="PASSWORD" options, as ZooKeeper reads through java.security.auth.login.config), with sasl ACLs`)
 	superDigest := fs.String("super-digest", "", "super user as USER:base64(sha1(USER:PASSWORD)), ZooKeeper's zookeeper.DigestAuthenticationProvider.superDigest: a client that adds that digest passes every ACL check")
 	fs.StringVar(&c.faults, "faults", "", "faults to arm at start (a fault spec, see below)")
 	fs.BoolVar(&c.verbose, "v", false, "log connections, sessions and faults to stderr")
@@ -175,6 +186,13 @@ func parseServe(args []string, stderr io.Writer) (serveConfig, int) {
 	}
 	if err := netserver.CheckFourLetterWords(c.srv.FourLetterWords); err != nil {
 		return bad("-4lw: %v", err)
+	}
+	if *saslUsers != "" {
+		users, err := readJAAS(*saslUsers)
+		if err != nil {
+			return bad("-sasl-users: %v", err)
+		}
+		c.srv.SASLUsers = users
 	}
 	if *maxConns == 0 {
 		c.srv.MaxClientCnxns = -1
@@ -336,6 +354,19 @@ func validDigest(s string) bool {
 	user, digest, ok := strings.Cut(s, ":")
 	sum, err := base64.StdEncoding.DecodeString(digest)
 	return ok && user != "" && err == nil && len(sum) == sha1.Size
+}
+
+// readJAAS reads -sasl-users' file.
+func readJAAS(file string) (map[string]string, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	users, err := netserver.ParseJAAS(string(b))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return users, nil
 }
 
 // flagSet reports whether name was given on the command line.

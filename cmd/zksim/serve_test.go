@@ -6,8 +6,11 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +21,10 @@ import (
 )
 
 func TestServe_Usage(t *testing.T) {
+	noServer := filepath.Join(t.TempDir(), "jaas.conf")
+	if err := os.WriteFile(noServer, []byte(`Client { m required user_a="b"; };`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -42,6 +49,8 @@ func TestServe_Usage(t *testing.T) {
 		{[]string{"-container-check", "0"}, "-container-check must be at least 1 ms, got 0"},
 		{[]string{"-super-digest", "super:test"}, `-super-digest must be USER:DIGEST`},
 		{[]string{"-super-digest", "D/InIHSb7yEEbrWz8b9l71RjZJU="}, `-super-digest must be USER:DIGEST`},
+		{[]string{"-sasl-users", filepath.Join(t.TempDir(), "none")}, "-sasl-users: open "},
+		{[]string{"-sasl-users", noServer}, "-sasl-users: " + noServer + ": netserver: bad JAAS configuration: no Server section"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := serve(context.Background(), tc.args, &stdout, &stderr)
@@ -123,6 +132,29 @@ func TestServe_SuperDigestFlag(t *testing.T) {
 	c, code := parseServe([]string{"-super-digest", digest}, &stderr)
 	if code >= 0 || c.srv.Machine.SuperDigest != digest {
 		t.Fatalf("parseServe: exit %d, SuperDigest %q (%s)", code, c.srv.Machine.SuperDigest, stderr.String())
+	}
+}
+
+// TestServe_SASLUsersFlag: -sasl-users gives the server the users of
+// the JAAS file's Server section (kazoo's harness's file here).
+func TestServe_SASLUsersFlag(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "jaas.conf")
+	jaas := `Server {
+    org.apache.zookeeper.server.auth.DigestLoginModule required
+    user_super="super_secret"
+    user_jaasuser="jaas_password";
+};`
+	if err := os.WriteFile(file, []byte(jaas), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	c, code := parseServe([]string{"-sasl-users", file}, &stderr)
+	want := map[string]string{"super": "super_secret", "jaasuser": "jaas_password"}
+	if code >= 0 || !maps.Equal(c.srv.SASLUsers, want) {
+		t.Fatalf("parseServe: exit %d, SASLUsers %v, want %v (%s)", code, c.srv.SASLUsers, want, stderr.String())
+	}
+	if c, _ := parseServe(nil, &stderr); c.srv.SASLUsers != nil {
+		t.Errorf("without -sasl-users: SASLUsers %v, want nil", c.srv.SASLUsers)
 	}
 }
 

@@ -9,8 +9,9 @@
 // else, so that the harness's cluster is one `zksim serve -followers 2`
 // process (kazoo's default ZOOKEEPER_CLUSTER_SIZE=3) configured as kazoo
 // configures its Java servers (reconfigEnabled, the super digest,
-// maxClientCnxns=0, tickTime 2000), whose members the tests stop and
-// start through serve's control interface. kazoo's expire_session and
+// maxClientCnxns=0, tickTime 2000, and for test_sasl the JAAS file of
+// SASL users, which the shim reads out of kazoo's harness), whose
+// members the tests stop and start through serve's control interface. kazoo's expire_session and
 // lose_connection break the connection inside the client, so they need
 // nothing of the server. Each test's outcome, from pytest's JUnit XML, is
 // compared with testdata/real.txt: every test that passes on the real

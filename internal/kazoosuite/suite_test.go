@@ -32,7 +32,8 @@ const superDigest = "super:D/InIHSb7yEEbrWz8b9l71RjZJU="
 // serveFeatureFlags configure serve as kazoo's harness configures its Java
 // servers (kazoo/testing/harness.py and common.py: tickTime=2000,
 // maxClientCnxns=0, reconfigEnabled=true, the super digest,
-// 4lw.commands.whitelist=*, serve's -4lw '*'). A flag serve lacks fails
+// 4lw.commands.whitelist=*, serve's -4lw '*'; the shim adds -sasl-users
+// with the harness's JAAS file for test_sasl). A flag serve lacks fails
 // the test. Not offered by serve: readonlymode.enabled (kazoo's one
 // read-only test fails on the real server too).
 var serveFeatureFlags = [][]string{
@@ -47,10 +48,7 @@ var serveFeatureFlags = [][]string{
 // fail on serve, each with its cause, a limit of the fake that docs/serve.md
 // documents. A listed test that passes is reported, so that its entry can
 // go.
-var knownDifferences = map[string]string{
-	"test_sasl.TestLegacySASLDigestAuthentication::test_connect_sasl_auth": "SASL DIGEST-MD5 with JAAS users, and sasl ACLs, are not modelled (docs/serve.md)",
-	"test_sasl.TestSASLDigestAuthentication::test_connect_sasl_auth":       "SASL DIGEST-MD5 with JAAS users, and sasl ACLs, are not modelled (docs/serve.md)",
-}
+var knownDifferences = map[string]string{}
 
 func TestSuite_Serve(t *testing.T) {
 	if testing.Short() {
@@ -217,7 +215,7 @@ func runSuite(t *testing.T, work, testsDir string, env []string, retry bool, ext
 }
 
 // testTimeout bounds one kazoo test (pytest-timeout, when installed):
-// the slowest take about 16 s on serve (the SASL ones).
+// the slowest take seconds.
 const testTimeout = "120"
 
 // hasModule reports whether Debian's python can import module.

@@ -13,7 +13,8 @@ import (
 
 // This file is ZooKeeper 3.8's access control: the identities a
 // connection holds, fixupACL's check and expansion of a new ACL, and
-// checkACL with the digest, ip and world schemes and the super digest.
+// checkACL with the digest, ip and world schemes and the super digest
+// (and sasl, sasl.go).
 // Every node keeps its own ACL; its Aversion counts setACLs.
 
 // AuthID is one identity of a session's connection (ZooKeeper's Id): the
@@ -114,11 +115,11 @@ func (s *session) addID(id AuthID) {
 // fixupACL is PrepRequestProcessor.fixupACL: duplicates dropped (first
 // kept), then each entry checked in order: world:anyone is kept, auth is
 // replaced by one entry per digest identity of the connection (none:
-// InvalidACL), digest and ip ids must be well formed, and any other scheme
-// has no provider (InvalidACL). Permissions are not checked (measured on
+// InvalidACL), digest and ip ids (and sasl ids, with RegisterSASL) must be
+// well formed, and any other scheme has no provider (InvalidACL). Permissions are not checked (measured on
 // 3.8.0: 0 and 63 are kept). Nil is OpenACL, what zkapi.Conn.Create sends;
 // an empty list is InvalidACL.
-func fixupACL(s *session, acl []zkapi.ACL) ([]zkapi.ACL, error) {
+func fixupACL(s *session, acl []zkapi.ACL, sasl bool) ([]zkapi.ACL, error) {
 	if acl == nil {
 		return openACL, nil
 	}
@@ -139,13 +140,15 @@ func fixupACL(s *session, acl []zkapi.ACL) ([]zkapi.ACL, error) {
 		case a.Scheme == "auth":
 			n := len(out)
 			for _, id := range s.identities() {
-				if id.Scheme == "digest" { // the one provider isAuthenticated
+				if id.Scheme == "digest" || sasl && id.Scheme == "sasl" { // the providers isAuthenticated
 					out = append(out, zkapi.ACL{Perms: a.Perms, Scheme: id.Scheme, ID: id.ID})
 				}
 			}
 			if len(out) == n {
 				return nil, fmt.Errorf("%w: auth entry and no digest identity", zkapi.ErrInvalidACL)
 			}
+		case sasl && a.Scheme == "sasl" && validKerberosName(a.ID):
+			out = append(out, a)
 		case validID(a.Scheme, a.ID):
 			out = append(out, a)
 		default:
@@ -312,6 +315,8 @@ func idMatches(scheme, id, aclID string) bool {
 		return id == aclID
 	case "ip":
 		return ipMatches(id, aclID)
+	case "sasl":
+		return saslMatches(id, aclID)
 	}
 	return false
 }
@@ -352,7 +357,7 @@ func (m *Machine) setACL(s *session, r proto.SetACL) proto.Reply {
 	if err := validatePath(r.Path); err != nil {
 		return proto.Reply{Err: err}
 	}
-	acl, err := fixupACL(s, r.ACL)
+	acl, err := fixupACL(s, r.ACL, m.sasl)
 	if err != nil {
 		return proto.Reply{Err: err}
 	}

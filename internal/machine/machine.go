@@ -52,6 +52,8 @@ type Machine struct {
 	// reapers are the leader's container and TTL nodes, the only nodes
 	// ReapContainers may delete: it looks at them, not the whole tree.
 	reapers map[string]struct{}
+
+	sasl bool // RegisterSASL
 }
 
 // txn is one committed transaction in the log followers replay.

@@ -29,7 +29,7 @@ func (m *Machine) doCreate(s *session, r proto.Create) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	acl, err := fixupACL(s, r.ACL)
+	acl, err := fixupACL(s, r.ACL, m.sasl)
 	if err != nil {
 		return "", err
 	}

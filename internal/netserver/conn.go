@@ -33,6 +33,8 @@ type conn struct {
 	// watched holds every path a watch was asked for on this connection:
 	// the Machine says which of them still hold one (four-letter words).
 	watched map[string]struct{}
+	// sasl is the connection's SASL exchange (sasl.go).
+	sasl saslExchange
 
 	qmu   sync.Mutex
 	queue []outFrame

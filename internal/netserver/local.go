@@ -24,10 +24,7 @@ func (s *Server) local(c *conn, req wire.Request) bool {
 	case wire.Auth:
 		return s.auth(c, req.Xid, l)
 	case wire.SASL:
-		// No SASL server is configured: processSasl's NullPointerException
-		// is caught, and the reply is an empty token with zxid 0.
-		c.send(wire.AppendResponse(nil, req.Xid, 0, 0, wire.SASLResponse{}))
-		return true
+		return s.sasl(c, req.Xid, l.Token)
 	case wire.CreateSession:
 		return s.createSession(c)
 	case wire.Reconfig:

@@ -109,6 +109,14 @@ type Config struct {
 	// (srvr's neighbours, a log, a 4lw answer) is not enough to resume
 	// another client's session.
 	SeededPasswords bool
+	// SASLUsers are the users SASL DIGEST-MD5 authenticates, name to
+	// password, as a JAAS Server section's user_NAME="PASSWORD" options
+	// (ParseJAAS reads such a file), with SASLAuthenticationProvider
+	// registered: a client that authenticates gains the identity
+	// sasl:NAME, and sasl ACL entries are valid (sasl.go). Nil, as on a
+	// server without a JAAS Server section, every SASL token is answered
+	// with an empty one and sasl ACL entries are InvalidACL.
+	SASLUsers map[string]string
 	// Logf, if set, receives one line per connection event and fault.
 	Logf func(format string, args ...any)
 	// Warnf, if set, receives the lines an operator must see even when
@@ -200,6 +208,9 @@ func New(cfg Config) (*Server, error) {
 	key, err := passwordKey(cfg.SeededPasswords)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.SASLUsers != nil {
+		m.RegisterSASL()
 	}
 	qc := initialQuorum(cfg, m.Config().Followers)
 	if qc != nil {

@@ -16,6 +16,9 @@
 //     server with TTL nodes on and its reaper every second, started with
 //     ZK_JVMFLAGS="-Dzookeeper.extendedTypesEnabled=true
 //     -Dznode.container.checkIntervalMs=1000" scripts/zk.sh start DIR 1.
+//   - [EnvSASL] (ZKSIM_ZK_SASL): the client address of a standalone server
+//     with SASL DIGEST-MD5 users, started with
+//     ZK_JAAS=internal/netserver/testdata/jaas.conf scripts/zk.sh start DIR 1.
 //
 // [Standalone] and [Ensemble] skip the calling test, with a one-line reason,
 // when their variable is unset, so "go test ./..." passes without Java. To

@@ -21,6 +21,10 @@ const (
 	// ZK_JVMFLAGS="-Dzookeeper.extendedTypesEnabled=true
 	// -Dznode.container.checkIntervalMs=1000" scripts/zk.sh start DIR 1.
 	EnvExtended = "ZKSIM_ZK_EXTENDED"
+	// EnvSASL holds the client address of a standalone server started
+	// with SASL: ZK_JAAS=internal/netserver/testdata/jaas.conf
+	// scripts/zk.sh start DIR 1.
+	EnvSASL = "ZKSIM_ZK_SASL"
 )
 
 // Standalone returns the addresses in EnvStandalone, or skips t when it is
@@ -41,6 +45,17 @@ func Extended(t testing.TB) string {
 	addrs := splitAddrs(os.Getenv(EnvExtended))
 	if len(addrs) == 0 {
 		t.Skipf("real ZooKeeper with extended types not configured: set %s", EnvExtended)
+	}
+	return addrs[0]
+}
+
+// SASL returns the address in EnvSASL, or skips t when it is unset or
+// empty.
+func SASL(t testing.TB) string {
+	t.Helper()
+	addrs := splitAddrs(os.Getenv(EnvSASL))
+	if len(addrs) == 0 {
+		t.Skipf("real ZooKeeper with SASL users not configured: set %s", EnvSASL)
 	}
 	return addrs[0]
 }

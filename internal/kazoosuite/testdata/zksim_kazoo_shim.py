@@ -15,15 +15,20 @@ Environment: ZKSIM_BIN, the zksim binary (required); ZKSIM_SERVE_ARGS,
 extra serve flags, space-separated (the Java servers' configuration from
 kazoo's harness: reconfig, super digest, maxClientCnxns=0);
 ZOOKEEPER_CLUSTER_SIZE as for kazoo's harness (default 3);
-ZKSIM_SERVE_LOG=FILE appends serve's stderr to FILE.
+ZOOKEEPER_JAAS_AUTH=digest (test_sasl sets it) gives serve, with
+-sasl-users, the JAAS file kazoo's harness gives its Java servers, read
+out of the harness's own source; ZKSIM_SERVE_LOG=FILE appends serve's
+stderr to FILE.
 """
 
 import atexit
 import ctypes
+import inspect
 import os
 import re
 import signal
 import subprocess
+import tempfile
 import urllib.request
 
 import kazoo.testing.harness as harness
@@ -35,6 +40,28 @@ _TOKEN_LINE = re.compile(r"^zksim serve: control token (\S+)$")
 # The environment kazoo's get_global_cluster compares to decide whether its
 # cluster must be rebuilt (test_sasl sets ZOOKEEPER_JAAS_AUTH).
 _CONF_KEYS = ("ZOOKEEPER_CLUSTER_SIZE", "ZOOKEEPER_JAAS_AUTH")
+
+
+# The JAAS Server section of kazoo's get_global_cluster for
+# ZOOKEEPER_JAAS_AUTH == "digest": the first "Server { ... };" after the
+# word "digest" in its source.
+_JAAS_DIGEST = re.compile(r'"digest".*?(Server \{.*?\};)', re.S)
+
+# kazoo's own get_global_cluster, before this module replaces it.
+_kazoo_get_global_cluster = harness.get_global_cluster
+
+
+def _digest_jaas_file():
+    """Writes the JAAS file kazoo's harness gives its Java servers for
+    digest SASL, and returns its path; fails if the harness has none."""
+    m = _JAAS_DIGEST.search(inspect.getsource(_kazoo_get_global_cluster))
+    if not m:
+        raise RuntimeError("no digest JAAS Server section in kazoo's get_global_cluster")
+    fd, path = tempfile.mkstemp(prefix="zksim-kazoo-jaas-", suffix=".conf")
+    with os.fdopen(fd, "w") as f:
+        f.write(m.group(1))
+    atexit.register(os.unlink, path)
+    return path
 
 
 def _die_with_parent():
@@ -49,13 +76,15 @@ def _die_with_parent():
 class ServeProcess(object):
     """One running zksim serve: its members' addresses and control URL."""
 
-    def __init__(self, size):
+    def __init__(self, size, jaas=None):
         bin_path = os.environ.get("ZKSIM_BIN")
         if not bin_path:
             raise RuntimeError("ZKSIM_BIN is not set")
         args = [bin_path, "serve", "-addr", "127.0.0.1:0",
                 "-control", "127.0.0.1:0", "-followers", str(size - 1)]
         args += os.environ.get("ZKSIM_SERVE_ARGS", "").split()
+        if jaas:
+            args += ["-sasl-users", jaas]
         log = os.environ.get("ZKSIM_SERVE_LOG")
         stderr = open(log, "ab") if log else subprocess.DEVNULL
         self.proc = subprocess.Popen(
@@ -151,9 +180,10 @@ class ServeMember(object):
 class ServeCluster(object):
     """ZookeeperCluster's API over one zksim serve process."""
 
-    def __init__(self, size):
+    def __init__(self, size, jaas=None):
         self.size = size
-        self.proc = ServeProcess(size)
+        self.jaas = jaas
+        self.proc = ServeProcess(size, jaas)
         self._servers = [ServeMember(self, i) for i in range(size)]
 
     def __getitem__(self, k):
@@ -164,7 +194,7 @@ class ServeCluster(object):
 
     def start(self):
         if not self.proc.alive():
-            self.proc = ServeProcess(self.size)
+            self.proc = ServeProcess(self.size, self.jaas)
             for m in self._servers:
                 m._running = True
             return
@@ -199,7 +229,9 @@ def get_global_cluster():
         _cluster = None
     size = int(conf["ZOOKEEPER_CLUSTER_SIZE"] or
                harness.CLUSTER_DEFAULTS["ZOOKEEPER_CLUSTER_SIZE"])
-    _cluster = ServeCluster(size)
+    # Kerberos (gssapi) is not served: its tests skip without a KDC.
+    jaas = _digest_jaas_file() if conf["ZOOKEEPER_JAAS_AUTH"] == "digest" else None
+    _cluster = ServeCluster(size, jaas)
     _cluster_conf = conf
     atexit.register(_cluster.terminate)
     return _cluster
