@@ -95,27 +95,48 @@ func (n *znode) removeChild(name string) uint64 {
 // that is not modelled. A leaf lists as an empty, non-nil slice, as a
 // reply decoded from the wire does.
 func (n *znode) listing() []string {
-	out := make([]string, len(n.children))
+	out := slices.Clone(n.children)
+	if out == nil {
+		out = []string{}
+	}
 	if len(out) < 2 {
-		copy(out, n.children)
 		return out
 	}
-	idx := make([]int, len(n.children))
-	key := make([]uint32, len(n.children))
-	for i, c := range n.children {
-		idx[i] = i
-		key[i] = spreadHash(c) & uint32(n.buckets-1)
+	mask := uint32(n.buckets - 1)
+	var buf [32]listed // a lock's queue fits: no allocation
+	es := buf[:0]
+	if len(out) > len(buf) {
+		es = make([]listed, 0, len(out))
 	}
-	slices.SortFunc(idx, func(a, b int) int {
-		if key[a] != key[b] {
-			return cmp.Compare(key[a], key[b])
+	for i, c := range out {
+		es = append(es, listed{spreadHash(c) & mask, n.born[i], c})
+	}
+	if len(es) <= len(buf) {
+		for i := 1; i < len(es); i++ { // insertion sort: few names
+			for j := i; j > 0 && es[j].before(es[j-1]); j-- {
+				es[j], es[j-1] = es[j-1], es[j]
+			}
 		}
-		return cmp.Compare(n.born[a], n.born[b])
-	})
-	for i, j := range idx {
-		out[i] = n.children[j]
+	} else {
+		slices.SortFunc(es, func(a, b listed) int {
+			return cmp.Or(cmp.Compare(a.bucket, b.bucket), cmp.Compare(a.born, b.born))
+		})
+	}
+	for i, e := range es {
+		out[i] = e.name
 	}
 	return out
+}
+
+// listed is a child as listing orders it.
+type listed struct {
+	bucket uint32
+	born   uint64
+	name   string
+}
+
+func (a listed) before(b listed) bool {
+	return a.bucket < b.bucket || a.bucket == b.bucket && a.born < b.born
 }
 
 // spreadHash is HashMap.hash of a Java String: its hashCode with the high
