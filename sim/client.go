@@ -89,6 +89,7 @@ type Client struct {
 	yield    func(struct{}) bool
 	end      func()
 	conn     *conn
+	connv    conn                              // what conn points to: one allocation with the Client
 	model    zkclient.Session[*watch, *pwatch] // session, replica, lastZxid, watches
 	old      []int64                           // sessions the client had before this one, for blame
 	pauseEnd int64
