@@ -361,7 +361,7 @@ func (w lockWorkload) once(ctx context.Context, c *sim.Client, r *lockRun, i int
 
 // write stores the holder's token in the resource, fenced when it can be.
 func (w lockWorkload) write(ctx context.Context, c *sim.Client, h *history, hold int, held recipe.Held, token int64) {
-	data := []byte(fmt.Sprint(token))
+	data := strconv.AppendInt(nil, token, 10) // fmt.Sprint's digits, without fmt
 	call := int64(c.Sim().Step())
 	var (
 		st  zkapi.Stat

@@ -6,6 +6,8 @@
 # started by PID. BENCH_QUICK=1 runs every benchmark briefly (for CI);
 # BENCH_EXHAUST=1 adds the systematic search's bounds (scripts/bench-exhaust.sh) and
 # what each of its reductions saves (a whole space enumerated plainly: ~13 minutes).
+# BENCH_SPEED=1 measures one core against main before issue 26's speed work
+# (scripts/bench-speed.sh, about 5 minutes); without it the last such section is kept.
 #
 # Usage: scripts/bench.sh          # everything, into BENCHMARKS.md
 #        scripts/bench.sh cores    # only exploration on 1 and 2 cores, to stdout
@@ -60,6 +62,8 @@ paths_section() {
 # does not generate: each "## " heading whose next line is the marker
 # below, down to the next heading.
 kept_marker='<!-- kept: measured by hand; scripts/bench.sh carries it over -->'
+# speed_heading starts the section scripts/bench-speed.sh writes (kept too).
+speed_heading='## One core against main before the speed work'
 kept_sections() {
 	[ -f "$1" ] || return 0
 	awk -v marker="$kept_marker" '
@@ -149,10 +153,18 @@ go run ./cmd/zksim herd -waiters "$herd_waiters" > "$work/herd.txt"
 # Sections measured by hand (a heading followed by the kept marker) are
 # carried over from the report being replaced, after the generated ones.
 kept_sections BENCHMARKS.md > "$work/kept.md"
+if [ -n "${BENCH_SPEED:-}" ]; then # measured again below: drop the old one
+	awk -v head="$speed_heading" '/^## / { skip = index($0, head) == 1 } !skip' "$work/kept.md" > "$work/kept2.md"
+	mv "$work/kept2.md" "$work/kept.md"
+fi
 go run ./cmd/zkbench -herd "$work/herd.txt" -o "$out" < "$raw"
 cores_section "$work/cores.txt" >> "$out"
 paths_section "$work/paths.txt" >> "$out"
 cat "$work/kept.md" >> "$out"
+if [ -n "${BENCH_SPEED:-}" ]; then
+	log "one core against main before the speed work (about 5 minutes)"
+	scripts/bench-speed.sh >> "$out"
+fi
 if [ -n "${BENCH_EXHAUST:-}" ]; then
 	log "the systematic search's bounds in a minute and in ten (about 20 minutes)"
 	scripts/bench-exhaust.sh >> "$out"

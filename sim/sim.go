@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/zksim/zksim/check"
@@ -275,6 +276,7 @@ func (s *Sim) runClients(programs []Program) *Result {
 			}
 		}
 	}
+	res.Errors = make([]error, 0, len(s.clients))
 	for _, c := range s.clients {
 		res.Errors = append(res.Errors, c.err)
 	}
@@ -289,9 +291,15 @@ func (s *Sim) runClients(programs []Program) *Result {
 
 func (s *Sim) startClients(programs []Program) {
 	ctx := context.Background()
+	// Sized once: a step lists at most 4 events a client (and a catch-up a
+	// follower) and 7 faults a client (and the reaper).
+	s.clients = make([]*Client, 0, len(programs))
+	s.normal = make([]Event, 0, 4*len(programs)+s.cfg.Server.Followers)
+	s.faulty = make([]Event, 0, 7*len(programs)+1)
 	for i, p := range programs {
-		c := &Client{sim: s, idx: i, name: fmt.Sprintf("c%d", i+1), prog: p}
-		c.conn = &conn{c: c}
+		c := &Client{sim: s, idx: i, name: "c" + strconv.Itoa(i+1), prog: p}
+		c.connv.c = c
+		c.conn = &c.connv
 		c.conn.calls = calls{T: c.conn}
 		s.clients = append(s.clients, c)
 		c.model = zkclient.NewSession[*watch, *pwatch](s.m.Config(), i%(s.cfg.Server.Followers+1))

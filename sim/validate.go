@@ -49,7 +49,8 @@ const (
 // Validate reports the first setting of c out of its range, naming the
 // field and the range: nil if c can run. Zero always means the default.
 func (c Config) Validate() error {
-	for _, r := range c.ranges() {
+	var buf [32]intRange // on the stack: Validate runs once a schedule
+	for _, r := range c.ranges(buf[:0]) {
 		if err := r.check(); err != nil {
 			return fmt.Errorf("%w: %v", ErrConfig, err)
 		}
@@ -58,17 +59,16 @@ func (c Config) Validate() error {
 }
 
 // ranges lists the numeric settings of c with their allowed ranges, in
-// the order of the fields.
-func (c Config) ranges() []intRange {
-	rs := []intRange{
-		{"Server.TickMillis", c.Server.TickMillis, 0, math.MaxInt32, "0: 1000"},
-		{"Server.Followers", int64(c.Server.Followers), 0, maxFollowers, ""},
-		{"SessionTimeoutMs", c.SessionTimeoutMs, 0, math.MaxInt32, "0: 4 ticks; the server clamps it to 2..20 ticks"},
-		{"Faults.Percent", int64(c.Faults.Percent), 0, 100, ""},
-	}
+// the order of the fields, appended to rs.
+func (c Config) ranges(rs []intRange) []intRange {
+	rs = append(rs,
+		intRange{"Server.TickMillis", c.Server.TickMillis, 0, math.MaxInt32, "0: 1000"},
+		intRange{"Server.Followers", int64(c.Server.Followers), 0, maxFollowers, ""},
+		intRange{"SessionTimeoutMs", c.SessionTimeoutMs, 0, math.MaxInt32, "0: 4 ticks; the server clamps it to 2..20 ticks"},
+		intRange{"Faults.Percent", int64(c.Faults.Percent), 0, 100, ""},
+	)
 	for _, k := range faultKinds {
-		name := "Faults." + budgetField(k.kind)
-		rs = append(rs, intRange{name, int64(*k.budget(&c.Faults)), 0, math.MaxInt32, ""})
+		rs = append(rs, intRange{budgetFields[k.kind], int64(*k.budget(&c.Faults)), 0, math.MaxInt32, ""})
 	}
 	return append(rs,
 		intRange{"Faults.PauseTicks", int64(c.Faults.PauseTicks), 0, math.MaxInt32, "0: twice the session timeout"},
@@ -81,6 +81,15 @@ func (c Config) ranges() []intRange {
 		intRange{"SpinRequests", int64(c.SpinRequests), -1, math.MaxInt32, "0: 16; -1: never"},
 	)
 }
+
+// budgetFields names, by kind, the Faults field that bounds a fault kind,
+// built once rather than on every Validate.
+var budgetFields = func() (names [numKinds]string) {
+	for _, k := range faultKinds {
+		names[k.kind] = "Faults." + budgetField(k.kind)
+	}
+	return names
+}()
 
 // budgetField is the name of the Faults field that bounds kind k.
 func budgetField(k evKind) string {

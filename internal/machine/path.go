@@ -13,6 +13,37 @@ import (
 // none of the character ranges the server rejects. The error wraps
 // zkapi.ErrBadArguments, which is what the server answers.
 func validatePath(path string) error {
+	if plainPath(path) {
+		return nil // the common case, in one pass and without a rune decode
+	}
+	return checkPath(path)
+}
+
+// plainPath reports whether path is valid and printable ASCII: "/" and
+// names of the bytes 0x20..0x7e but "/", none empty, "." or "..". Every
+// path it accepts checkPath accepts; the others go to checkPath.
+func plainPath(path string) bool {
+	if len(path) < 2 || path[0] != '/' {
+		return false
+	}
+	seg := 1 // where the current name starts
+	for i := 1; i <= len(path); i++ {
+		if i < len(path) && path[i] != '/' {
+			if c := path[i]; c < 0x20 || c > 0x7e {
+				return false
+			}
+			continue
+		}
+		if name := path[seg:i]; name == "" || name == "." || name == ".." {
+			return false
+		}
+		seg = i + 1
+	}
+	return true
+}
+
+// checkPath is validatePath's whole check, and its error.
+func checkPath(path string) error {
 	if path == "" {
 		return fmt.Errorf("%w: path must not be empty", zkapi.ErrBadArguments)
 	}

@@ -154,7 +154,8 @@ func (h *Hold) Fenced(ctx context.Context, ops ...zkapi.Op) ([]zkapi.OpResult, e
 	if err := h.Check(); errors.Is(err, ErrReleased) || errors.Is(err, ErrSessionLost) {
 		return nil, err
 	}
-	all := append([]zkapi.Op{zkapi.CheckOp{Path: h.Path, Version: zkapi.AnyVersion}}, ops...)
+	all := make([]zkapi.Op, 0, 1+len(ops)) // one allocation, not a grown one
+	all = append(append(all, zkapi.CheckOp{Path: h.Path, Version: zkapi.AnyVersion}), ops...)
 	res, err := h.Q.Conn.Multi(ctx, all...)
 	if errors.Is(err, zkapi.ErrNoNode) && (len(res) == 0 || res[0].Err != nil) {
 		return res, fmt.Errorf("%w: fenced write refused, %s is gone: %w", ErrSessionLost, h.Path, err)

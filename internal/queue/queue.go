@@ -81,7 +81,7 @@ func (q Queue) Join(ctx context.Context, r Request) (string, int64, error) {
 			// queued request on the session that replaced an expired one):
 			// the node tells whose it is. The caller's ctx may end now
 			// without losing track of the node.
-			owner, err := q.owner(context.WithoutCancel(ctx), p, sid)
+			owner, err := q.owner(uncancelled(ctx), p, sid)
 			return p, owner, err
 		case errors.Is(err, zkapi.ErrNoNode):
 			if err := q.ensureDir(ctx); err != nil {
@@ -90,7 +90,7 @@ func (q Queue) Join(ctx context.Context, r Request) (string, int64, error) {
 		case errors.Is(err, zkapi.ErrConnectionLoss):
 			// The create may have been applied: find it even if ctx has
 			// ended meanwhile, so that the caller can remove it.
-			p, sid, err := steps.FindLost(context.WithoutCancel(ctx), q, r)
+			p, sid, err := steps.FindLost(uncancelled(ctx), q, r)
 			if err != nil {
 				return "", 0, err
 			}
@@ -289,7 +289,7 @@ func (q Queue) Leave(ctx context.Context, p string, sid int64) error {
 // node missing at the first try (after a delete lost on the way, missing
 // may be that delete's doing).
 func (q Queue) leave(ctx context.Context, p string, sid int64) (gone bool, err error) {
-	ctx = context.WithoutCancel(ctx)
+	ctx = uncancelled(ctx)
 	for tried := false; ; tried = true {
 		s := q.Conn.Session()
 		if s.Lost(sid) {
@@ -359,4 +359,14 @@ func ValidGUIDPart(s string) bool {
 		}
 	}
 	return true
+}
+
+// uncancelled is context.WithoutCancel(ctx), or ctx itself when it is
+// context.Background(), which no cancel reaches anyway: a release leaves
+// the queue on every acquisition, and the wrapper allocated.
+func uncancelled(ctx context.Context) context.Context {
+	if ctx == context.Background() {
+		return ctx
+	}
+	return context.WithoutCancel(ctx)
 }

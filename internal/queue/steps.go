@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"reflect"
 	"strings"
 
 	"github.com/zksim/zksim/zkapi"
@@ -76,11 +75,26 @@ func DefaultSteps() Steps {
 
 // orDefault fills the nil fields of s with the correct steps.
 func (s Steps) orDefault() Steps {
-	sv, dv := reflect.ValueOf(&s).Elem(), reflect.ValueOf(DefaultSteps())
-	for i := range sv.NumField() {
-		if sv.Field(i).IsNil() {
-			sv.Field(i).Set(dv.Field(i))
-		}
+	// Field by field rather than by reflection: Enqueue and Join call it
+	// on every acquisition, and reflection allocated. A test checks that
+	// every field is covered.
+	if s.FindLost == nil {
+		s.FindLost = findOwn
+	}
+	if s.Owns == nil {
+		s.Owns = sameSession
+	}
+	if s.Order == nil {
+		s.Order = bySeq
+	}
+	if s.Watch == nil {
+		s.Watch = watchGone
+	}
+	if s.Abandon == nil {
+		s.Abandon = leaveOnFailure
+	}
+	if s.Release == nil {
+		s.Release = deleteOwn
 	}
 	return s
 }

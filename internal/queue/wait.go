@@ -99,7 +99,7 @@ func Enqueue(ctx context.Context, q Queue, r Request) (*Hold, error) {
 // given up rather than released.
 func waitTurn(ctx context.Context, h *Hold, r Request) error {
 	q := h.Q
-	marked := map[string]bool{}
+	var marked map[string]bool // made on the first mark: most waits see none
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -146,6 +146,9 @@ func waitTurn(ctx context.Context, h *Hold, r Request) error {
 		}
 		switch wake {
 		case Marked:
+			if marked == nil {
+				marked = map[string]bool{}
+			}
 			marked[waitOn] = true
 		case Granted:
 			return nil // on the step's word alone
