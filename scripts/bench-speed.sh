@@ -61,7 +61,7 @@ for i in "${!workloads[@]}"; do
 done
 
 echo
-echo "## One core against main before the speed work (scripts/bench-speed.sh, $(go env GOVERSION))"
+echo "## One core against main before issue 26 (scripts/bench-speed.sh, $(go env GOVERSION))"
 echo '<!-- kept: measured by hand; scripts/bench.sh carries it over -->'
 echo
 echo "| workload | $base | this tree | ratio |"
@@ -75,4 +75,4 @@ echo
 echo "The baseline's binary and this tree's alternate, $rounds rounds of each, the median shown; GOMAXPROCS=1 and -parallel 1;"
 echo "a rate is per second of the CPU time the process used (user and system), so that a shared machine's load does not count."
 echo "Random walk and PCT: \`zksim run $standard\` (the standard workload: 5 clients x 3 acquisitions of the lock, every default fault)."
-echo "Systematic search: \`zksim run -strategy exhaustive -clients 3 -acquisitions 1 -deviations 1\` (87,762 states, the pass exhausted)."
+echo "Systematic search: \`zksim run -strategy exhaustive -clients 3 -acquisitions 1 -deviations 1\`, the pass exhausted."

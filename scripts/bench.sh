@@ -63,7 +63,7 @@ paths_section() {
 # below, down to the next heading.
 kept_marker='<!-- kept: measured by hand; scripts/bench.sh carries it over -->'
 # speed_heading starts the section scripts/bench-speed.sh writes (kept too).
-speed_heading='## One core against main before the speed work'
+speed_heading='## One core against main before issue 26'
 kept_sections() {
 	[ -f "$1" ] || return 0
 	awk -v marker="$kept_marker" '
