@@ -76,25 +76,11 @@ func positions(ids [2]int64, first, second int64) func(int64) int64 {
 // one multi, its children in the order given: the same zxids either way.
 func childrenIn(t *testing.T, names ...string) *machine.Machine {
 	t.Helper()
-	m, err := machine.NewMachine(machine.Config{})
-	if err != nil {
-		t.Fatal(err)
+	ops := make([]zkapi.Op, len(names))
+	for i, n := range names {
+		ops[i] = zkapi.CreateOp{Path: "/o/" + n}
 	}
-	info, err := m.CreateSession(0, 4000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := m.Do(info.ID, proto.Create{Path: "/o"}); r.Err != nil {
-		t.Fatal(r.Err)
-	}
-	var ops []zkapi.Op
-	for _, n := range names {
-		ops = append(ops, zkapi.CreateOp{Path: "/o/" + n})
-	}
-	if r := m.Do(info.ID, proto.Multi{Ops: ops}); r.Err != nil {
-		t.Fatal(r.Err)
-	}
-	return m
+	return multiIn(t, ops...)
 }
 
 // Two trees with the same children are one state when the order the
@@ -108,5 +94,47 @@ func TestFingerprint_ChildOrder(t *testing.T) {
 	}
 	if childrenIn(t, "a", "b").Fingerprint() != childrenIn(t, "b", "a").Fingerprint() {
 		t.Error("children added as a, b and as b, a hash apart, but list alike")
+	}
+}
+
+// multiIn makes a Machine whose one session creates /o and then applies
+// ops in one multi.
+func multiIn(t *testing.T, ops ...zkapi.Op) *machine.Machine {
+	t.Helper()
+	m, err := machine.NewMachine(machine.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := m.CreateSession(0, 4000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []proto.Request{proto.Create{Path: "/o"}, proto.Multi{Ops: ops}} {
+		if rep := m.Do(info.ID, r); rep.Err != nil {
+			t.Fatal(rep.Err)
+		}
+	}
+	return m
+}
+
+// The table's size is state too: /o ends with a and b, listed alike, after
+// seven creations either way, but one table grew to 16 buckets (seven
+// children at once) and the other did not, so later names list
+// differently.
+func TestFingerprint_ChildTableSize(t *testing.T) {
+	create := func(n string) zkapi.Op { return zkapi.CreateOp{Path: "/o/" + n} }
+	del := func(n string) zkapi.Op { return zkapi.DeleteOp{Path: "/o/" + n, Version: zkapi.AnyVersion} }
+	var grown, small []zkapi.Op
+	grown = append(grown, create("a"), create("b"))
+	for _, n := range []string{"c1", "c2", "c3", "c4", "c5"} {
+		grown = append(grown, create(n))
+		small = append(small, create(n), del(n))
+	}
+	for _, n := range []string{"c1", "c2", "c3", "c4", "c5"} {
+		grown = append(grown, del(n))
+	}
+	small = append(small, create("a"), create("b"))
+	if multiIn(t, grown...).Fingerprint() == multiIn(t, small...).Fingerprint() {
+		t.Error("a child table of 16 buckets and one of 8 hash alike")
 	}
 }

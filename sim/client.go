@@ -88,8 +88,7 @@ type Client struct {
 	resume   func() (struct{}, bool) // the coroutine handoff: see start
 	yield    func(struct{}) bool
 	end      func()
-	conn     *conn
-	connv    conn                              // what conn points to: one allocation with the Client
+	conn     conn                              // by value: one allocation with the Client
 	model    zkclient.Session[*watch, *pwatch] // session, replica, lastZxid, watches
 	old      []int64                           // sessions the client had before this one, for blame
 	pauseEnd int64
@@ -135,7 +134,7 @@ func (c *Client) Session() int64 { return c.model.ID }
 func (c *Client) Sim() *Sim { return c.sim }
 
 // Conn is the client's zkapi.Conn.
-func (c *Client) Conn() zkapi.Conn { return c.conn }
+func (c *Client) Conn() zkapi.Conn { return &c.conn }
 
 // Now is the virtual time in ticks.
 func (c *Client) Now() int64 { return c.sim.now }

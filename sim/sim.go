@@ -298,9 +298,8 @@ func (s *Sim) startClients(programs []Program) {
 	s.faulty = make([]Event, 0, 7*len(programs)+1)
 	for i, p := range programs {
 		c := &Client{sim: s, idx: i, name: "c" + strconv.Itoa(i+1), prog: p}
-		c.connv.c = c
-		c.conn = &c.connv
-		c.conn.calls = calls{T: c.conn}
+		c.conn.c = c
+		c.conn.calls = calls{T: &c.conn}
 		s.clients = append(s.clients, c)
 		c.model = zkclient.NewSession[*watch, *pwatch](s.m.Config(), i%(s.cfg.Server.Followers+1))
 		c.openSession()

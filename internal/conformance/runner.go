@@ -288,13 +288,7 @@ func (r *Runner) dataAndMode(a *args, path string) ([]byte, zkapi.CreateMode, []
 	}
 	mode := zkapi.Persistent
 	if len(a.toks) > 0 && !strings.HasPrefix(a.toks[0].s, "acl=") {
-		tok := a.next("mode")
-		m, err := proto.ParseCreateMode(tok)
-		if n, ok := strings.CutPrefix(tok, "mode="); ok {
-			var v int
-			v, err = strconv.Atoi(n)
-			m = zkapi.CreateMode(v)
-		}
+		m, err := parseMode(a.next("mode"))
 		if err != nil {
 			a.fail("%v", err)
 		}
@@ -308,6 +302,17 @@ func (r *Runner) dataAndMode(a *args, path string) ([]byte, zkapi.CreateMode, []
 		}
 	}
 	return data, mode, acl
+}
+
+// parseMode reads a create mode by name, or as mode=N, a number that
+// need not name one (to record what a server does with it).
+func parseMode(tok string) (zkapi.CreateMode, error) {
+	n, ok := strings.CutPrefix(tok, "mode=")
+	if !ok {
+		return proto.ParseCreateMode(tok)
+	}
+	v, err := strconv.Atoi(n)
+	return zkapi.CreateMode(v), err
 }
 
 // data reads a quoted data argument, or "maxdata[+N]": data that makes a

@@ -36,29 +36,35 @@ type znode struct {
 	buckets int32
 }
 
-// addChild inserts name in sorted order, born at b. A node's first child
-// makes room for a few: a node with one child usually gets more (a
-// lock's queue). It grows the table as java.util.HashMap does: a table
-// of 8 (DataNode's new HashSet<String>(8)) that doubles when a bucket
-// would hold a ninth name while the table is under 64
+// addChild adds name, born at b, growing the table as java.util.HashMap
+// does: a table of 8 (DataNode's new HashSet<String>(8)) that doubles
+// when a bucket would hold a ninth name while the table is under 64
 // (HashMap.treeifyBin), and when the set outgrows three quarters of it.
 func (n *znode) addChild(name string, b uint64) {
+	if n.buckets == 0 {
+		n.buckets = 8
+	}
+	if n.buckets < 64 && len(n.children) >= 8 && n.bucketLoad(spreadHash(name)) >= 8 {
+		n.buckets *= 2
+	}
+	n.insertChild(name, b)
+	if len(n.children) > int(n.buckets)*3/4 {
+		n.buckets *= 2
+	}
+}
+
+// insertChild puts name, born at b, in its sorted place, the table left
+// as it is: a multi's undo puts a removed child back so. A node's first
+// child makes room for a few: a node with one child usually gets more (a
+// lock's queue).
+func (n *znode) insertChild(name string, b uint64) {
 	if n.children == nil {
 		n.children = make([]string, 0, 4)
 		n.born = make([]uint64, 0, 4)
 	}
-	if n.buckets == 0 {
-		n.buckets = 8
-	}
-	if n.buckets < 64 && n.bucketLoad(spreadHash(name)) >= 8 {
-		n.buckets *= 2
-	}
 	i, _ := slices.BinarySearch(n.children, name)
 	n.children = slices.Insert(n.children, i, name)
 	n.born = slices.Insert(n.born, i, b)
-	if len(n.children) > int(n.buckets)*3/4 {
-		n.buckets *= 2
-	}
 }
 
 // bucketLoad counts the children in the bucket of hash h.
@@ -111,17 +117,7 @@ func (n *znode) listing() []string {
 	for i, c := range out {
 		es = append(es, listed{spreadHash(c) & mask, n.born[i], c})
 	}
-	if len(es) <= len(buf) {
-		for i := 1; i < len(es); i++ { // insertion sort: few names
-			for j := i; j > 0 && es[j].before(es[j-1]); j-- {
-				es[j], es[j-1] = es[j-1], es[j]
-			}
-		}
-	} else {
-		slices.SortFunc(es, func(a, b listed) int {
-			return cmp.Or(cmp.Compare(a.bucket, b.bucket), cmp.Compare(a.born, b.born))
-		})
-	}
+	slices.SortFunc(es, compareListed)
 	for i, e := range es {
 		out[i] = e.name
 	}
@@ -135,8 +131,9 @@ type listed struct {
 	name   string
 }
 
-func (a listed) before(b listed) bool {
-	return a.bucket < b.bucket || a.bucket == b.bucket && a.born < b.born
+// compareListed orders by bucket, then by when the child was added.
+func compareListed(a, b listed) int {
+	return cmp.Or(cmp.Compare(a.bucket, b.bucket), cmp.Compare(a.born, b.born))
 }
 
 // spreadHash is HashMap.hash of a Java String: its hashCode with the high
@@ -396,9 +393,7 @@ func (r *replica) undo(u *undoRec) {
 	case primRemove:
 		r.noteLimits(u.p.path, 1)
 		r.tree[u.p.path] = u.n
-		b := u.parent.buckets
-		u.parent.addChild(name, u.born) // back in its place
-		u.parent.buckets = b
+		u.parent.insertChild(name, u.born) // back in its place
 		countAncestors(u.parent, 1)
 		u.parent.stat.Pzxid = u.oldP
 	case primACL:

@@ -42,20 +42,23 @@ func Standalone(t testing.TB) []string {
 // or empty.
 func Extended(t testing.TB) string {
 	t.Helper()
-	addrs := splitAddrs(os.Getenv(EnvExtended))
-	if len(addrs) == 0 {
-		t.Skipf("real ZooKeeper with extended types not configured: set %s", EnvExtended)
-	}
-	return addrs[0]
+	return firstAddr(t, EnvExtended, "with extended types")
 }
 
 // SASL returns the address in EnvSASL, or skips t when it is unset or
 // empty.
 func SASL(t testing.TB) string {
 	t.Helper()
-	addrs := splitAddrs(os.Getenv(EnvSASL))
+	return firstAddr(t, EnvSASL, "with SASL users")
+}
+
+// firstAddr returns the first address in the variable env, or skips t,
+// naming the server (what) it wanted.
+func firstAddr(t testing.TB, env, what string) string {
+	t.Helper()
+	addrs := splitAddrs(os.Getenv(env))
 	if len(addrs) == 0 {
-		t.Skipf("real ZooKeeper with SASL users not configured: set %s", EnvSASL)
+		t.Skipf("real ZooKeeper %s not configured: set %s", what, env)
 	}
 	return addrs[0]
 }
