@@ -62,7 +62,7 @@ func (r *replica) fingerprint(rn *Renaming) uint64 {
 		rn.HashBytes(&h, n.data)
 		rn.HashStat(&h, n.stat)
 		h.Int(int64(n.cversion))
-		h.Uint(rn.HashChildren(n.hashedChildren(rn)))
+		h.Uint(n.hashChildren(rn))
 		if n.buckets > 8 { // 8 is every node's that ever had a child: hashes stay as they were
 			h.Int(int64(n.buckets))
 		}
@@ -90,17 +90,24 @@ func (r *replica) fingerprint(rn *Renaming) uint64 {
 	return h.Sum()
 }
 
-// hashedChildren is what a fingerprint hashes of n's children: their
-// listing, which with the table size decides every later one (buckets
-// only ever split, so names in different buckets never meet again). A
-// renamed fingerprint hashes them as a set: renaming changes the names,
-// and with them their order, which a mirror image is taken to ignore, as
-// it did when the order was a seeded shuffle.
-func (n *znode) hashedChildren(rn *Renaming) []string {
+// hashChildren hashes n's children as a fingerprint takes them: in
+// listing order, which with the table size decides every later one
+// (buckets only ever split, so names in different buckets never meet
+// again), as Renaming.HashChildren hashes a list, and without building
+// the listing (a search fingerprints every state). A renamed fingerprint
+// hashes them as a set: renaming changes the names, and with them their
+// order, which a mirror image is taken to ignore, as it did when the
+// order was a seeded shuffle.
+func (n *znode) hashChildren(rn *Renaming) uint64 {
 	if rn != nil || len(n.children) < 2 {
-		return n.children
+		return rn.HashChildren(n.children)
 	}
-	return n.listing()
+	var h fphash.Hash
+	var buf [32]listed
+	for _, e := range n.ordered(buf[:0]) {
+		h.String(e.name)
+	}
+	return h.Sum()
 }
 
 // fingerprint hashes a watch table as a set of (path, session) pairs: the

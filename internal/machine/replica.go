@@ -101,27 +101,23 @@ func (n *znode) removeChild(name string) uint64 {
 // that is not modelled. A leaf lists as an empty, non-nil slice, as a
 // reply decoded from the wire does.
 func (n *znode) listing() []string {
-	out := slices.Clone(n.children)
-	if out == nil {
-		out = []string{}
-	}
-	if len(out) < 2 {
-		return out
-	}
-	mask := uint32(n.buckets - 1)
+	out := make([]string, len(n.children))
 	var buf [32]listed // a lock's queue fits: no allocation
-	es := buf[:0]
-	if len(out) > len(buf) {
-		es = make([]listed, 0, len(out))
-	}
-	for i, c := range out {
-		es = append(es, listed{spreadHash(c) & mask, n.born[i], c})
-	}
-	slices.SortFunc(es, compareListed)
-	for i, e := range es {
+	for i, e := range n.ordered(buf[:0]) {
 		out[i] = e.name
 	}
 	return out
+}
+
+// ordered appends n's children to es in listing's order: es's room is
+// used when it is enough.
+func (n *znode) ordered(es []listed) []listed {
+	mask := uint32(n.buckets - 1)
+	for i, c := range n.children {
+		es = append(es, listed{spreadHash(c) & mask, n.born[i], c})
+	}
+	slices.SortFunc(es, compareListed)
+	return es
 }
 
 // listed is a child as listing orders it.
