@@ -45,7 +45,8 @@ type Config struct {
 	// test reads the same times at every run. 0, the default: a Server
 	// stamps nodes by the host's clock, as a real server does, plus the
 	// virtual time its Ticks added (a Tick is time passing for the
-	// server, so TTL nodes age by it too). The simulator reads 0 as
+	// server). Either way TTL nodes age by Ticks alone, so a test reaps
+	// one at the same tick every run. The simulator reads 0 as
 	// virtual time from 0, its traces printing virtual ms: no host clock
 	// reaches a trace.
 	EpochMillis int64

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/internal/fakehook"
@@ -175,5 +176,23 @@ func TestTTL_Multi(t *testing.T) {
 	})
 	if !exists(t, c, "/m") {
 		t.Error("/m not created by the multi")
+	}
+}
+
+// A default Server stamps mtime by the host's clock, but a TTL node ages
+// by Ticks alone: wall time passing between the create and the check
+// does not reap it a check early (ttl 4001: at 5 ticks of 1 s the node is
+// surely 4000 ms old, not more, however long the test took).
+func TestTTL_AgesByTicksNotTheHostClock(t *testing.T) {
+	srv, c := ttlServer(t, fakezk.Config{ExtendedTypes: true, TickMillis: 1000, ContainerCheckTicks: 5})
+	createTTL(t, c, "/t", zkapi.PersistentWithTTL, 4001)
+	time.Sleep(20 * time.Millisecond) // the host's clock moves on; no tick does
+	srv.Tick(5)
+	if !exists(t, c, "/t") {
+		t.Fatal("reaped at the first check: its age counted the host's clock")
+	}
+	srv.Tick(5)
+	if exists(t, c, "/t") {
+		t.Error("not reaped at the second check, 10 s after its create")
 	}
 }

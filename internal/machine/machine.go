@@ -108,12 +108,12 @@ func (m *Machine) ReplicaZxid(i int) int64 { return m.replicas[i].zxid }
 // Now is the virtual time in milliseconds.
 func (m *Machine) Now() int64 { return m.now }
 
-// UseClock makes the Machine stamp nodes' ctime and mtime, and age TTL
-// nodes, by now (ms since 1970) instead of Config.EpochMillis plus the
-// virtual time: a server in real time (zksim serve, a fakezk Server in a
-// unit test) passes the host's clock, as ZooKeeper stamps a change with
-// its leader's clock. Sessions still expire by Tick. The simulator never
-// calls it: a trace must not depend on the host.
+// UseClock makes the Machine stamp nodes' ctime and mtime by now (ms
+// since 1970) instead of Config.EpochMillis plus the virtual time: a
+// server in real time (zksim serve, a fakezk Server in a unit test)
+// passes the host's clock, as ZooKeeper stamps a change with its leader's
+// clock. Sessions still expire, and TTL nodes age, by Tick. The simulator
+// never calls it: a trace must not depend on the host.
 func (m *Machine) UseClock(now func() int64) { m.clock = now }
 
 // stamp is the time a change stamps on the nodes it touches.
@@ -516,7 +516,7 @@ func (m *Machine) newTxn() {
 // change applies a primitive on the leader within the current
 // transaction, logging it for followers and undo.
 func (m *Machine) change(p prim) {
-	p.zxid, p.now = m.zxid, m.stamp() // the node times it stamps
+	p.zxid, p.now, p.vnow = m.zxid, m.stamp(), m.now
 	var owner *session
 	switch p.kind {
 	case primAdd:

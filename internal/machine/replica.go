@@ -34,6 +34,11 @@ type znode struct {
 	// child (the server makes the set then).
 	born    []uint64
 	buckets int32
+	// vmtime is the virtual time of the node's last change, which a TTL
+	// node ages from (ttlAge): its mtime may come from a host's clock
+	// (Machine.UseClock), and TTL reaping must not. Derived from mtime
+	// when there is no such clock, so not fingerprinted.
+	vmtime int64
 }
 
 // addChild adds name, born at b, growing the table as java.util.HashMap
@@ -184,7 +189,8 @@ type prim struct {
 	acl   []zkapi.ACL // primAdd, primACL: the node's ACL, fixed up
 	owner int64       // primAdd: ephemeral session, containerOwner, a ttlOwner, or 0
 	zxid  int64
-	now   int64
+	now   int64 // the node times it stamps
+	vnow  int64 // the virtual time: znode.vmtime
 }
 
 // replica is one ensemble member's copy of the data tree with its own watch tables:
@@ -261,6 +267,7 @@ type undoRec struct {
 	oldData  []byte      // set
 	oldACL   []zkapi.ACL // acl
 	oldStat  zkapi.Stat  // set, acl
+	oldVM    int64       // set: the node's vmtime before
 	owner    *session    // an ephemeral's add or remove: its session
 	oldPeak  int         // and its peak of ephemerals before
 	stats    *znode      // the quota stats node the change counted in, if any
@@ -307,6 +314,7 @@ func (r *replica) add(p prim, parentPath, name string, overflow Overflow, u *und
 		Czxid: p.zxid, Mzxid: p.zxid, Pzxid: p.zxid,
 		Ctime: p.now, Mtime: p.now, EphemeralOwner: p.owner,
 	}
+	n.vmtime = p.vnow
 	r.tree[p.path] = n
 	parent.addChild(name, r.born)
 	r.born++
@@ -349,7 +357,7 @@ func (r *replica) remove(p prim, parentPath, name string, u *undoRec) (parent, n
 func (r *replica) set(p prim, u *undoRec) *znode {
 	n := r.tree[p.path]
 	if u != nil {
-		*u = undoRec{p: p, n: n, oldData: n.data, oldStat: n.stat}
+		*u = undoRec{p: p, n: n, oldData: n.data, oldStat: n.stat, oldVM: n.vmtime}
 	}
 	countQuota(r.statsFor(p.path), 0, int64(len(p.data)-len(n.data)), u)
 	n.data = p.data
@@ -359,7 +367,7 @@ func (r *replica) set(p prim, u *undoRec) *znode {
 		n.stat.Version++
 	}
 	n.stat.Mzxid = p.zxid
-	n.stat.Mtime = p.now
+	n.stat.Mtime, n.vmtime = p.now, p.vnow
 	return n
 }
 
@@ -395,7 +403,7 @@ func (r *replica) undo(u *undoRec) {
 	case primACL:
 		u.n.acl, u.n.stat = u.oldACL, u.oldStat
 	default:
-		u.n.data, u.n.stat = u.oldData, u.oldStat
+		u.n.data, u.n.stat, u.n.vmtime = u.oldData, u.oldStat, u.oldVM
 	}
 }
 

@@ -72,11 +72,12 @@ func (m *Machine) ttlExpired(n *znode) bool {
 		m.ttlAge(n) >= ttlOf(n.stat.EphemeralOwner)
 }
 
-// ttlAge is how long n has surely been unchanged: its age by the clock
-// that stamps nodes, less the tick its change may have come at the end
-// of.
+// ttlAge is how long n has surely been unchanged: its age in virtual
+// time, less the tick its change may have come at the end of. Virtual
+// time, not the clock that stamps mtime (Machine.UseClock): a unit test
+// reaps a TTL node at the same Tick in every run.
 func (m *Machine) ttlAge(n *znode) int64 {
-	return m.stamp() - n.stat.Mtime - m.cfg.TickMillis
+	return m.now - n.vmtime - m.cfg.TickMillis
 }
 
 // noteReaper adds path to, or removes it from, the leader's container
