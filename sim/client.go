@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"iter"
 
 	"github.com/zksim/zksim/internal/proto"
 
@@ -62,11 +61,12 @@ type call struct {
 }
 
 // message is what a client's connection delivers: a notification, or
-// (isReply) the reply to its pending request.
+// (isReply) the reply to its pending request, which waits in the call
+// (call.reply) rather than here: a client has one request out at a time,
+// and a message this small is cheap to queue and shift.
 type message struct {
 	isReply bool
 	note    proto.Notification
-	reply   proto.Reply
 }
 
 // Client is one simulated ZooKeeper client. Its fields are touched only by
@@ -85,9 +85,8 @@ type Client struct {
 	idx      int
 	name     string
 	prog     Program
-	resume   func() (struct{}, bool) // the coroutine handoff: see start
-	yield    func(struct{}) bool
-	end      func()
+	w        *worker                           // the coroutine its program runs on
+	begun    bool                              // its program has run
 	conn     conn                              // by value: one allocation with the Client
 	model    zkclient.Session[*watch, *pwatch] // session, replica, lastZxid, watches
 	old      []int64                           // sessions the client had before this one, for blame
@@ -215,21 +214,16 @@ func (c *Client) park(cl *call, st clientState) {
 	if cl.ctx != nil {
 		cl.epoch, cl.ctxDone = c.sim.epoch, cl.ctx.Err() != nil
 	}
-	if !c.yield(struct{}{}) || c.sim.stopping {
+	if !c.w.yield(struct{}{}) || c.sim.stopping {
 		panic(errStopped)
 	}
 	c.state = stRunning
 }
 
-// start makes the client's goroutine; its first run starts the program.
-// The handoffs are coroutine switches (iter.Pull), not channel operations:
-// a switch keeps both sides on the current thread and P, where a channel
-// handoff readies the other goroutine and may wake an idle P to steal it,
-// which cost 1.45x the CPU of a run with GOMAXPROCS=2 against 1.
+// start gives the client a worker; its first run starts the program.
 func (c *Client) start(ctx context.Context) {
-	c.resume, c.end = iter.Pull(func(yield func(struct{}) bool) {
-		c.yield = yield
-		growStack()
+	c.w = c.sim.takeWorker()
+	c.w.body = func() {
 		defer func() {
 			if r := recover(); r != nil && r != errStopped {
 				c.err = fmt.Errorf("%s panicked: %v", c.name, r)
@@ -237,7 +231,7 @@ func (c *Client) start(ctx context.Context) {
 			c.state = stDone
 		}()
 		c.err = c.prog(ctx, c)
-	})
+	}
 }
 
 // growStack grows the calling goroutine's stack to what a client program
@@ -266,11 +260,27 @@ const clientStack = 8 << 10
 func keep(b []byte) { b[0] = 0 }
 
 // run resumes the client and waits until it parks or ends.
-func (c *Client) run() { c.resume() }
+func (c *Client) run() {
+	if c.w.body == nil { // the program has ended
+		return
+	}
+	c.begun = true
+	if _, ok := c.w.resume(); !ok {
+		c.w.dead = true
+	}
+}
 
-// stop ends the client's goroutine, unwinding it from park if it is
-// parked; it returns when the goroutine has ended.
-func (c *Client) stop() { c.end() }
+// stop ends the client's program, unwinding it from park if it is
+// parked (the run is stopping: park panics), and gives its worker back;
+// it returns when the program has ended. A program never run is never
+// started.
+func (c *Client) stop() {
+	if c.begun && c.w.body != nil && !c.w.dead {
+		c.run()
+	}
+	c.w.body = nil
+	c.sim.giveBack(c.w)
+}
 
 // ready reports whether a parked client's wait can end now: its condition
 // holds (checked first: it is cheap) or its context has ended.

@@ -159,7 +159,8 @@ func (s *Sim) send(c *Client, lose bool) {
 		c.learnExpired()
 		s.resumeWith(c, zkapi.ErrSessionExpired)
 	default:
-		c.inbox = append(c.inbox, message{isReply: true, reply: r})
+		cl.reply = r
+		c.inbox = append(c.inbox, message{isReply: true})
 		c.state = stAwaitReply
 	}
 }
@@ -194,8 +195,7 @@ func (s *Sim) recv(c *Client) {
 	if !s.cfg.NoTrace {
 		s.notef("recv %s reply", c.name)
 	}
-	c.model.Replied(msg.reply)
-	c.call.reply = msg.reply
+	c.model.Replied(c.call.reply)
 	c.run()
 }
 

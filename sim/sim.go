@@ -123,35 +123,36 @@ type timer struct {
 
 // Sim is one run: the ensemble, the clients, virtual time and the trace.
 type Sim struct {
-	cfg      Config
-	m        *machine.Machine
-	clients  []*Client
-	chooser  Chooser
-	stopping bool
-	now      int64
-	timers   []timer
-	epoch    int // incremented whenever a virtual timer fires
-	used     [numKinds]int
-	trace    []string
-	step     int
-	quiet    int // consecutive ticks with nothing else enabled
-	obs      []observer
-	normal   []Event // reused by pick
-	faulty   []Event
-	prio     []int // PCT: client priorities, higher runs first
-	changes  map[int]bool
-	opts     []Event                        // Flat: the options of the current step
-	spun     []Event                        // Flat: spare for the normal events reordered (yieldSpinners)
-	ticks    int                            // Flat: ticks taken while other events were enabled
-	after    func(ev Event) bool            // Explore: after every step; false ends the run
-	pickHook func(opts []Event) (int, bool) // Explore: picks every Flat step; false ends the run
-	cut      bool                           // Explore: a hook ended the run
-	hashing  bool                           // Explore: clients keep their histories' hashes
-	sym      *symmetry                      // Explore with symmetry: the clients' renamings
-	closes   int                            // conn.Close calls that reached the server
-	wrap     func(run func())               // simhook.Bubble: runs the run (a synctest bubble)
-	onTick   []func()                       // simhook.OnTick: after every tick of virtual time
-	cov      Coverage                       // what the run exercised (coverage.go)
+	cfg       Config
+	m         *machine.Machine
+	clients   []*Client
+	chooser   Chooser
+	stopping  bool
+	now       int64
+	timers    []timer
+	epoch     int // incremented whenever a virtual timer fires
+	used      [numKinds]int
+	trace     []string
+	step      int
+	quiet     int // consecutive ticks with nothing else enabled
+	obs       []observer
+	normal    []Event // reused by pick
+	faulty    []Event
+	prio      []int // PCT: client priorities, higher runs first
+	changes   map[int]bool
+	opts      []Event                        // Flat: the options of the current step
+	spun      []Event                        // Flat: spare for the normal events reordered (yieldSpinners)
+	ticks     int                            // Flat: ticks taken while other events were enabled
+	after     func(ev Event) bool            // Explore: after every step; false ends the run
+	pickHook  func(opts []Event) (int, bool) // Explore: picks every Flat step; false ends the run
+	cut       bool                           // Explore: a hook ended the run
+	hashing   bool                           // Explore: clients keep their histories' hashes
+	sym       *symmetry                      // Explore with symmetry: the clients' renamings
+	closes    int                            // conn.Close calls that reached the server
+	collected uint64                         // the server's Posted count at the last collect
+	wrap      func(run func())               // simhook.Bubble: runs the run (a synctest bubble)
+	onTick    []func()                       // simhook.OnTick: after every tick of virtual time
+	cov       Coverage                       // what the run exercised (coverage.go)
 }
 
 // Result is the outcome of a run.
@@ -619,12 +620,19 @@ func (s *Sim) chance(percent int, what string) bool {
 }
 
 // collect moves the server's queued notifications into client inboxes.
+// Nothing queued since the last collect (most steps): nothing to ask. A
+// client not connected is skipped: its session is detached, and a
+// detached session is sent nothing.
 func (s *Sim) collect() {
+	if s.m.Posted() == s.collected {
+		return
+	}
+	s.collected = s.m.Posted()
 	for _, c := range s.clients {
 		if !c.connected {
 			continue
 		}
-		for _, n := range s.m.TakeNotifications(c.model.ID) {
+		for _, n := range s.m.DrainNotifications(c.model.ID) {
 			c.inbox = append(c.inbox, message{note: n})
 		}
 	}

@@ -439,6 +439,7 @@ func (m *Machine) queue(s *session, typ zkapi.EventType, path string) {
 // post queues n for s, listing s for TakeNotified.
 func (m *Machine) post(s *session, n proto.Notification) {
 	s.outbox = append(s.outbox, n)
+	m.posts++
 	if !s.listed {
 		s.listed = true
 		m.notified = append(m.notified, s.id)
