@@ -42,3 +42,50 @@ func BenchmarkMachine_ReapContainers(b *testing.B) {
 		m.ReapContainers()
 	}
 }
+
+// BenchmarkMachine_LockRound is the Machine's share of one round of a
+// lock queue of five sessions, as the simulator's standard workload
+// drives it: each joins with a sequential ephemeral node, lists the
+// queue and watches its predecessor; then each in turn writes, leaves,
+// and the next is notified and lists again. One op is one round.
+func BenchmarkMachine_LockRound(b *testing.B) {
+	m, err := machine.NewMachine(machine.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var ids [5]int64
+	for i := range ids {
+		info, err := m.CreateSession(0, 10000)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ids[i] = info.ID
+	}
+	must := func(r proto.Reply) proto.Reply {
+		if r.Err != nil {
+			b.Fatal(r.Err)
+		}
+		return r
+	}
+	must(m.Do(ids[0], proto.Create{Path: "/locks"}))
+	must(m.Do(ids[0], proto.Create{Path: "/locks/x"}))
+	must(m.Do(ids[0], proto.Create{Path: "/data"}))
+	var paths [5]string
+	for b.Loop() {
+		for i, id := range ids {
+			paths[i] = must(m.Do(id, proto.Create{Path: "/locks/x/n-", Data: []byte("c1"), Mode: zkapi.EphemeralSequential})).Path
+			must(m.Do(id, proto.GetChildren{Path: "/locks/x"}))
+			if i > 0 {
+				must(m.Do(id, proto.Exists{Path: paths[i-1], Watch: true}))
+			}
+		}
+		for i, id := range ids {
+			must(m.Do(id, proto.SetData{Path: "/data", Data: []byte("token"), Version: -1}))
+			must(m.Do(id, proto.Delete{Path: paths[i], Version: -1}))
+			if i+1 < len(ids) {
+				m.TakeNotifications(ids[i+1])
+				must(m.Do(ids[i+1], proto.GetChildren{Path: "/locks/x"}))
+			}
+		}
+	}
+}
