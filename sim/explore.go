@@ -218,6 +218,7 @@ func Explore(ctx context.Context, cfg Config, sc Scenario, b Bounds) (*Explorati
 	if err := validateSearch(cfg, sc, b); err != nil {
 		return nil, err
 	}
+	defer keepWorkers()()
 	b = b.withDefaults()
 	asked := cfg
 	cfg = b.runConfig(cfg)

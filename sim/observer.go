@@ -19,6 +19,7 @@ func init() {
 		s.(*Sim).obs = append(s.(*Sim).obs, o.(observer))
 	}
 	simhook.Bubble = func(s any, wrap func(run func())) { s.(*Sim).wrap = wrap }
+	simhook.KeepWorkers = keepWorkers
 	simhook.OnTick = func(s any, f func()) { s.(*Sim).onTick = append(s.(*Sim).onTick, f) }
 	simhook.Await = func(c any, cond func() bool, on any) {
 		w, _ := on.(*watch)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/internal/simhook"
 	"github.com/zksim/zksim/sim"
 )
 
@@ -153,6 +154,7 @@ func (rc runConfig) work(ctx context.Context) <-chan []outcome {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer simhook.KeepWorkers()()
 			for ctx.Err() == nil {
 				first := int(next.Add(batch) - batch)
 				n := batch

@@ -149,6 +149,7 @@ func drawConfig(rt *rapid.T, s harness.Subject, cfg sim.Config) drawn {
 // became true run nothing (rapid still counts them).
 func explore(tb rapid.TB, draw func(*rapid.T) drawn, until func([]finding) bool) (found []finding, schedules int, err error) {
 	tb.Helper()
+	defer simhook.KeepWorkers()()
 	byClass := map[check.Class]int{} // class -> index in found
 	rapid.Check(quietTB{tb, &found}, func(rt *rapid.T) {
 		c := draw(rt)

@@ -67,6 +67,11 @@ var (
 	// call run once before it returns: a synctest bubble, for programs
 	// whose goroutines live on a fake clock (package gozksim).
 	Bubble func(s any, wrap func(run func()))
+	// KeepWorkers makes runs keep the coroutines their clients' programs
+	// ran on for later runs, until release: for a caller that makes many
+	// runs in a row, which then need not make and grow new ones. Once no
+	// caller keeps them, release ends the idle ones.
+	KeepWorkers func() (release func())
 	// OnTick adds f to what runs after every tick of s's virtual time.
 	OnTick func(s any, f func())
 	// Await parks c (a *sim.Client, called from its own program) until
