@@ -13,6 +13,10 @@ import (
 // kind is the name prefix of exclusive lock nodes.
 const kind = "lock"
 
+// kinds is the Request's Kinds, shared by every acquisition and never
+// written: a literal per acquisition allocated.
+var kinds = []string{kind}
+
 // Mutex is a handle on the exclusive lock at one directory.
 type Mutex struct {
 	q    queue.Queue
@@ -76,7 +80,7 @@ func (m *Mutex) acquire(ctx context.Context, mode queue.Mode) (*lease, error) {
 
 	h, err := queue.Enqueue(ctx, m.q, queue.Request{
 		Kind: kind, GUID: guid, Data: m.opts.Data,
-		Kinds: []string{kind}, Rule: queue.Predecessor, Mode: mode,
+		Kinds: kinds, Rule: queue.Predecessor, Mode: mode,
 		LoseOnDisconnect: m.opts.LoseOnDisconnect,
 	})
 	if err != nil {

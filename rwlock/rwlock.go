@@ -111,7 +111,7 @@ func (rw *RWMutex) acquire(ctx context.Context, kind string, rule queue.Rule, mo
 	guid := rw.attempts.Next(rw.opts.ID)
 	h, err := queue.Enqueue(ctx, rw.q, queue.Request{
 		Kind: kind, GUID: guid, Data: rw.opts.Data,
-		Kinds: []string{readKind, writeKind}, Rule: rule, Mode: mode,
+		Kinds: kinds, Rule: rule, Mode: mode,
 		LoseOnDisconnect: rw.opts.LoseOnDisconnect,
 	})
 	if err != nil {
@@ -129,6 +129,10 @@ func (rw *RWMutex) acquire(ctx context.Context, kind string, rule queue.Rule, mo
 // hold names the embedded queue.Hold, which gives Lease the methods of
 // recipe.Lease but Release, without exporting it as a field.
 type hold = queue.Hold
+
+// kinds is the Request's Kinds, shared by every acquisition and never
+// written: a literal per acquisition allocated.
+var kinds = []string{readKind, writeKind}
 
 // readerRule: no write node ahead, except write nodes marked as downgraded;
 // else wait for the nearest write node ahead.

@@ -100,6 +100,7 @@ func Enqueue(ctx context.Context, q Queue, r Request) (*Hold, error) {
 func waitTurn(ctx context.Context, h *Hold, r Request) error {
 	q := h.Q
 	var marked map[string]bool // made on the first mark: most waits see none
+	var ms []Member            // the last listing, whose array the next one reuses
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -107,7 +108,8 @@ func waitTurn(ctx context.Context, h *Hold, r Request) error {
 		if s := q.Conn.Session(); s.Lost(h.SID) {
 			return fmt.Errorf("%w while waiting (%v)", ErrSessionLost, s)
 		}
-		ms, err := q.List(ctx, r.Kinds...)
+		var err error
+		ms, err = q.listInto(ctx, ms, r.Kinds)
 		if errors.Is(err, zkapi.ErrConnectionLoss) {
 			if err := AwaitLink(ctx, q.Conn); err != nil {
 				return err
