@@ -109,15 +109,15 @@ func (rw *RWMutex) acquire(ctx context.Context, kind string, rule queue.Rule, mo
 	}
 	rw.mu.Unlock()
 	guid := rw.attempts.Next(rw.opts.ID)
-	h, err := queue.Enqueue(ctx, rw.q, queue.Request{
+	l := &Lease{rw: rw, write: kind == writeKind}
+	err := queue.EnqueueInto(ctx, rw.q, queue.Request{
 		Kind: kind, GUID: guid, Data: rw.opts.Data,
 		Kinds: kinds, Rule: rule, Mode: mode,
 		LoseOnDisconnect: rw.opts.LoseOnDisconnect,
-	})
+	}, &l.hold)
 	if err != nil {
 		return nil, fmt.Errorf("rwlock %s: %w", rw.q.Dir, err)
 	}
-	l := &Lease{hold: h, rw: rw, write: kind == writeKind}
 	if !l.write {
 		rw.mu.Lock()
 		rw.readers++
@@ -142,8 +142,8 @@ var readerRule = queue.Reader(writeKind)
 // Check, Wait, Token, Fenced, Release) with the protections of package
 // lock's, and a write lease's Downgrade.
 type Lease struct {
-	*hold
-	rw *RWMutex
+	hold // by value: one allocation with the Lease (queue.EnqueueInto)
+	rw   *RWMutex
 
 	mu       sync.Mutex
 	write    bool
