@@ -180,10 +180,12 @@ func (w lockWorkload) start(s *sim.Sim) ([]sim.Program, *lockRun) {
 	return programs, r
 }
 
-// Most runs record about one hold, write, lock node and release per
-// acquisition, and a few wake-ups and waits: newHistory and reserve make
-// that room at the start, so that the appends of a run seldom grow their
-// slices (each growth is an allocation and a copy).
+// A run records about one hold, write and release per acquisition, a
+// lock node per acquisition besides the directory and its ancestors, and
+// two to three wake-ups, waits and holds per acquisition on the herd
+// checker's timeline: newHistory and reserve make that room at the start,
+// so that the appends of a run seldom grow their slices (each growth is
+// an allocation and a copy).
 
 // newHistory is an empty history with room for n acquisitions.
 func newHistory(n int) *history {
@@ -193,10 +195,11 @@ func newHistory(n int) *history {
 
 // reserve makes run's records room for n acquisitions.
 func (run *lockRun) reserve(n int) {
+	nodes := n + strings.Count(run.w.Dir, "/")
 	run.deletes = make([]int64, 0, n)
-	run.received = make([]received, 0, 4*n)
-	run.story.nodes = make([]nodeRec, 0, n)
-	run.made.made = make([]creation, 0, n)
+	run.received = make([]received, 0, 3*n)
+	run.story.nodes = make([]nodeRec, 0, nodes)
+	run.made.made = make([]creation, 0, nodes)
 }
 
 // lockRun is one run of the workload as its checkers see it: the
@@ -233,9 +236,9 @@ type received struct {
 	client int
 	zxid   int64
 	path   string
+	step   int // when it was delivered
 	held   linearize.Mode
 	reader bool // a notification to a client acquiring for reading
-	step   int  // when it was delivered
 	stale  bool // checkers.Wakeup.Stale
 }
 
