@@ -609,8 +609,9 @@ func (run *lockRun) orphans(res *sim.Result) []check.Violation {
 // wakeups lists the watch notifications clients received about dir and
 // its children.
 func (run *lockRun) wakeups(dir string) []checkers.Wakeup {
+	children := dir + "/"
 	about := func(n received) bool {
-		return n.held == heldNone && (n.path == dir || strings.HasPrefix(n.path, dir+"/"))
+		return n.held == heldNone && (n.path == dir || strings.HasPrefix(n.path, children))
 	}
 	count := 0 // counted first, for one allocation of the right size
 	for _, n := range run.received {
