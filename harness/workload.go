@@ -156,9 +156,10 @@ func (w lockWorkload) Start(s *sim.Sim) ([]sim.Program, Judge) {
 
 func (w lockWorkload) start(s *sim.Sim) ([]sim.Program, *lockRun) {
 	w = w.withDefaults()
-	r := &lockRun{s: s, w: w, h: &history{}, acquiring: make([]linearize.Mode, w.Clients),
+	r := &lockRun{s: s, w: w, h: newHistory(w.Clients * w.Acquisitions), acquiring: make([]linearize.Mode, w.Clients),
 		holding: make([]bool, w.Clients), giveUps: map[int64]bool{}, expired: map[int64]expiry{},
 		made: newCreations(w.Clients), callSession: make([]int64, w.Clients)}
+	r.reserve(w.Clients * w.Acquisitions)
 	m := s.State().(*machine.Machine) // the whole Machine: sim hands the module no other
 	info, _ := m.CreateSession(0, 10000)
 	m.Do(info.ID, proto.Create{Path: resource, Data: []byte("0")})
@@ -172,10 +173,33 @@ func (w lockWorkload) start(s *sim.Sim) ([]sim.Program, *lockRun) {
 	m.CloseSession(info.ID)
 	simhook.AddObserver(s, simhook.Observer[*sim.Client](r))
 	programs := make([]sim.Program, w.Clients)
+	program := w.program(r) // one closure: every client runs the same
 	for i := range programs {
-		programs[i] = w.program(r)
+		programs[i] = program
 	}
 	return programs, r
+}
+
+// A run records about one hold, write and release per acquisition, a
+// lock node per acquisition besides the directory and its ancestors, and
+// two to three wake-ups, waits and holds per acquisition on the herd
+// checker's timeline: newHistory and reserve make that room at the start,
+// so that the appends of a run seldom grow their slices (each growth is
+// an allocation and a copy).
+
+// newHistory is an empty history with room for n acquisitions.
+func newHistory(n int) *history {
+	return &history{Holds: make([]linearize.Hold, 0, n), sessions: make([]int64, 0, n),
+		Accepted: make([]checkers.Accepted, 0, n), writers: make([]int, 0, n)}
+}
+
+// reserve makes run's records room for n acquisitions.
+func (run *lockRun) reserve(n int) {
+	nodes := n + strings.Count(run.w.Dir, "/")
+	run.deletes = make([]int64, 0, n)
+	run.received = make([]received, 0, 3*n)
+	run.story.nodes = make([]nodeRec, 0, nodes)
+	run.made.made = make([]creation, 0, nodes)
 }
 
 // lockRun is one run of the workload as its checkers see it: the
@@ -212,9 +236,9 @@ type received struct {
 	client int
 	zxid   int64
 	path   string
+	step   int // when it was delivered
 	held   linearize.Mode
 	reader bool // a notification to a client acquiring for reading
-	step   int  // when it was delivered
 	stale  bool // checkers.Wakeup.Stale
 }
 
@@ -469,16 +493,18 @@ func (r *Report) check(run *lockRun) {
 	// Each lock is judged on its own: one change (a session's expiry)
 	// may delete nodes in several and wake a waiter in each.
 	limit := w.herdLimit(run)
-	r.Herd = map[int64]int{}
-	for _, dir := range w.dirs() {
+	dirs := w.dirs()
+	for _, dir := range dirs {
 		wakeups := run.wakeups(dir)
-		h.Wakeups = append(h.Wakeups, wakeups...)
 		herd, counts := checkers.Wakeups(wakeups, limit)
-		for cause, n := range counts {
-			r.Herd[cause] += n
+		if len(dirs) == 1 { // most recipes': the one directory's, not copied
+			h.Wakeups, r.Herd = wakeups, counts
+		} else {
+			h.Wakeups = append(h.Wakeups, wakeups...)
+			r.Herd = addCounts(r.Herd, counts)
 		}
 		for _, v := range herd {
-			if len(w.dirs()) > 1 {
+			if len(dirs) > 1 {
 				v.Detail += " in " + dir
 			}
 			if checkers.Note(v.Class) {
@@ -493,6 +519,17 @@ func (r *Report) check(run *lockRun) {
 		r.Violations = append(r.Violations, run.orphans(res)...)
 	}
 	r.Violations = append(r.Violations, res.Verdicts()...)
+}
+
+// addCounts adds the counts of more to sum's (made if nil) and returns sum.
+func addCounts(sum, more map[int64]int) map[int64]int {
+	if sum == nil {
+		sum = make(map[int64]int, len(more))
+	}
+	for k, n := range more {
+		sum[k] += n
+	}
+	return sum
 }
 
 // dirs lists the lock directories the recipe uses (Recipe.Dirs).
@@ -572,9 +609,19 @@ func (run *lockRun) orphans(res *sim.Result) []check.Violation {
 // wakeups lists the watch notifications clients received about dir and
 // its children.
 func (run *lockRun) wakeups(dir string) []checkers.Wakeup {
-	var out []checkers.Wakeup
+	children := dir + "/"
+	about := func(n received) bool {
+		return n.held == heldNone && (n.path == dir || strings.HasPrefix(n.path, children))
+	}
+	count := 0 // counted first, for one allocation of the right size
 	for _, n := range run.received {
-		if n.held == heldNone && (n.path == dir || strings.HasPrefix(n.path, dir+"/")) {
+		if about(n) {
+			count++
+		}
+	}
+	out := make([]checkers.Wakeup, 0, count)
+	for _, n := range run.received {
+		if about(n) {
 			out = append(out, checkers.Wakeup{Client: n.client, Cause: n.zxid, Path: n.path, Step: n.step, Stale: n.stale})
 		}
 	}

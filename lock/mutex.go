@@ -13,6 +13,10 @@ import (
 // kind is the name prefix of exclusive lock nodes.
 const kind = "lock"
 
+// kinds is the Request's Kinds, shared by every acquisition and never
+// written: a literal per acquisition allocated.
+var kinds = []string{kind}
+
 // Mutex is a handle on the exclusive lock at one directory.
 type Mutex struct {
 	q    queue.Queue
@@ -74,15 +78,15 @@ func (m *Mutex) acquire(ctx context.Context, mode queue.Mode) (*lease, error) {
 	m.mu.Unlock()
 	guid := m.attempts.Next(m.opts.ID)
 
-	h, err := queue.Enqueue(ctx, m.q, queue.Request{
+	l := &lease{m: m, count: 1}
+	err := queue.EnqueueInto(ctx, m.q, queue.Request{
 		Kind: kind, GUID: guid, Data: m.opts.Data,
-		Kinds: []string{kind}, Rule: queue.Predecessor, Mode: mode,
+		Kinds: kinds, Rule: queue.Predecessor, Mode: mode,
 		LoseOnDisconnect: m.opts.LoseOnDisconnect,
-	})
+	}, &l.hold)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", m.q.Dir, err)
 	}
-	l := &lease{hold: h, m: m, count: 1}
 	if m.opts.Reentrant {
 		m.mu.Lock()
 		m.held = l
@@ -93,7 +97,7 @@ func (m *Mutex) acquire(ctx context.Context, mode queue.Mode) (*lease, error) {
 
 // lease is a held lock, the recipe.Lease that Acquire returns.
 type lease struct {
-	*hold
+	hold  // by value: one allocation with the lease (queue.EnqueueInto)
 	m     *Mutex
 	count int // holds, for a re-entrant Mutex; guarded by m.mu
 }

@@ -109,15 +109,15 @@ func (rw *RWMutex) acquire(ctx context.Context, kind string, rule queue.Rule, mo
 	}
 	rw.mu.Unlock()
 	guid := rw.attempts.Next(rw.opts.ID)
-	h, err := queue.Enqueue(ctx, rw.q, queue.Request{
+	l := &Lease{rw: rw, write: kind == writeKind}
+	err := queue.EnqueueInto(ctx, rw.q, queue.Request{
 		Kind: kind, GUID: guid, Data: rw.opts.Data,
-		Kinds: []string{readKind, writeKind}, Rule: rule, Mode: mode,
+		Kinds: kinds, Rule: rule, Mode: mode,
 		LoseOnDisconnect: rw.opts.LoseOnDisconnect,
-	})
+	}, &l.hold)
 	if err != nil {
 		return nil, fmt.Errorf("rwlock %s: %w", rw.q.Dir, err)
 	}
-	l := &Lease{hold: h, rw: rw, write: kind == writeKind}
 	if !l.write {
 		rw.mu.Lock()
 		rw.readers++
@@ -130,6 +130,10 @@ func (rw *RWMutex) acquire(ctx context.Context, kind string, rule queue.Rule, mo
 // recipe.Lease but Release, without exporting it as a field.
 type hold = queue.Hold
 
+// kinds is the Request's Kinds, shared by every acquisition and never
+// written: a literal per acquisition allocated.
+var kinds = []string{readKind, writeKind}
+
 // readerRule: no write node ahead, except write nodes marked as downgraded;
 // else wait for the nearest write node ahead.
 var readerRule = queue.Reader(writeKind)
@@ -138,8 +142,8 @@ var readerRule = queue.Reader(writeKind)
 // Check, Wait, Token, Fenced, Release) with the protections of package
 // lock's, and a write lease's Downgrade.
 type Lease struct {
-	*hold
-	rw *RWMutex
+	hold // by value: one allocation with the Lease (queue.EnqueueInto)
+	rw   *RWMutex
 
 	mu       sync.Mutex
 	write    bool

@@ -30,7 +30,7 @@ type Wakeup struct {
 // count leaves the stale ones out.
 func Wakeups(wakeups []Wakeup, limit func(cause int64) int) ([]check.Violation, map[int64]int) {
 	woken := wokenBy(wakeups)
-	counts := map[int64]int{}
+	counts := make(map[int64]int, len(woken)) // at most one per wake: no growing
 	var vs []check.Violation
 	for len(woken) > 0 {
 		c, n := woken[0].cause, 1

@@ -22,7 +22,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/zksim/zksim/recipe"
@@ -69,7 +68,7 @@ func (q Queue) Path(name string) string { return q.Dir + "/" + name }
 // when a container reaper removes it between the attempts.
 func (q Queue) Join(ctx context.Context, r Request) (string, int64, error) {
 	steps := r.Steps.orDefault()
-	base := q.Path(r.Kind + "-" + r.GUID + "-")
+	base := q.Dir + "/" + r.Kind + "-" + r.GUID + "-" // one concatenation, one allocation
 	for {
 		sid := q.Conn.Session().ID
 		p, err := q.Conn.Create(ctx, base, r.Data, zkapi.EphemeralSequential)
@@ -195,11 +194,15 @@ func AwaitLink(ctx context.Context, c zkapi.Conn) error {
 // ensureDir creates the directory as a container and its ancestors as
 // persistent nodes; nodes that already exist are fine.
 func (q Queue) ensureDir(ctx context.Context) error {
-	segs := strings.Split(strings.TrimPrefix(q.Dir, "/"), "/")
-	for i := range segs {
-		p := "/" + strings.Join(segs[:i+1], "/")
+	// Each ancestor is a prefix of q.Dir, ending before one of its '/':
+	// sliced rather than joined from the segments, it allocates nothing.
+	for end := 1; end <= len(q.Dir); end++ {
+		if end < len(q.Dir) && q.Dir[end] != '/' {
+			continue
+		}
+		p := q.Dir[:end]
 		mode := zkapi.Persistent
-		if i == len(segs)-1 || (q.ContainerParent && i == len(segs)-2) {
+		if end == len(q.Dir) || (q.ContainerParent && !strings.Contains(q.Dir[end+1:], "/")) {
 			mode = zkapi.Container
 		}
 		_, err := q.Conn.Create(ctx, p, nil, mode)
@@ -213,11 +216,17 @@ func (q Queue) ensureDir(ctx context.Context) error {
 // List returns the members of the given kinds (all kinds if none given)
 // by sequence number. Other names are ignored.
 func (q Queue) List(ctx context.Context, kinds ...string) ([]Member, error) {
+	return q.listInto(ctx, nil, kinds)
+}
+
+// listInto is List that reuses buf's array for the result: a waiter
+// lists again on every wake-up, and keeps nothing of the last listing.
+func (q Queue) listInto(ctx context.Context, buf []Member, kinds []string) ([]Member, error) {
 	kids, _, err := q.Conn.Children(ctx, q.Dir)
 	if err != nil {
-		return nil, err
+		return buf[:0], err
 	}
-	return q.members(kids, kinds)
+	return q.members(buf, kids, kinds)
 }
 
 // ListStat is List that also returns the directory's Stat, read with the
@@ -227,14 +236,15 @@ func (q Queue) ListStat(ctx context.Context, kinds ...string) ([]Member, zkapi.S
 	if err != nil {
 		return nil, st, err
 	}
-	ms, err := q.members(kids, kinds)
+	ms, err := q.members(nil, kids, kinds)
 	return ms, st, err
 }
 
-// members parses the names of kids of the given kinds (all if none) and
-// orders them by sequence number, refusing duplicate numbers.
-func (q Queue) members(kids, kinds []string) ([]Member, error) {
-	ms := make([]Member, 0, len(kids))
+// members parses the names of kids of the given kinds (all if none) into
+// buf's array and orders them by sequence number, refusing duplicate
+// numbers.
+func (q Queue) members(buf []Member, kids, kinds []string) ([]Member, error) {
+	ms := slices.Grow(buf[:0], len(kids))
 	for _, k := range kids {
 		m, ok := parse(k)
 		if ok && (len(kinds) == 0 || slices.Contains(kinds, m.Kind)) {
@@ -322,29 +332,40 @@ func parse(name string) (Member, bool) {
 		return Member{}, false
 	}
 	guid, seqText, ok := strings.Cut(rest, "-")
-	if !ok || guid == "" || !validSeq(seqText) {
+	if !ok || guid == "" {
 		return Member{}, false
 	}
-	seq, err := strconv.ParseInt(seqText, 10, 32)
-	if err != nil {
+	seq, ok := parseSeq(seqText)
+	if !ok {
 		return Member{}, false
 	}
 	return Member{Name: name, Kind: kind, GUID: guid, Seq: seq}, true
 }
 
-// validSeq accepts ZooKeeper's %010d: ten digits, or a sign and the digits
-// of a wrapped counter.
-func validSeq(s string) bool {
+// parseSeq reads ZooKeeper's %010d of a sequence number: ten digits, or a
+// sign and the digits of a wrapped counter; a number outside int32 is no
+// sequence number. It checks and converts in one pass: every listing
+// parses every name.
+func parseSeq(s string) (int64, bool) {
 	digits := strings.TrimPrefix(s, "-")
 	if len(digits) < 9 || len(digits) > 10 || (len(s) != 10 && len(s) != 11) {
-		return false
+		return 0, false
 	}
-	for _, c := range digits {
+	var n int64
+	for i := range len(digits) {
+		c := digits[i]
 		if c < '0' || c > '9' {
-			return false
+			return 0, false
 		}
+		n = n*10 + int64(c-'0')
 	}
-	return true
+	if len(digits) < len(s) {
+		n = -n
+	}
+	if n < math.MinInt32 || n > math.MaxInt32 {
+		return 0, false
+	}
+	return n, true
 }
 
 // ValidGUIDPart reports whether s may appear in a guid: letters, digits,

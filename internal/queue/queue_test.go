@@ -3,6 +3,7 @@ package queue_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -88,5 +89,86 @@ func TestListStat_ReadsTheDirectorysVersion(t *testing.T) {
 	}
 	if st.Version != 1 || st.NumChildren != 3 {
 		t.Fatalf("ListStat's Stat: version %d, %d children; want 1 and 3", st.Version, st.NumChildren)
+	}
+}
+
+// List takes a name for a member only if it ends in ZooKeeper's %010d of
+// a sequence number within int32 (ten digits, or a sign and the digits
+// of a wrapped counter), and orders members by that number.
+func TestList_SequenceShapes(t *testing.T) {
+	srv := fakezk.MustServer(fakezk.Config{})
+	defer srv.Close()
+	c, err := srv.Connect(fakezk.ConnOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := c.Create(ctx, "/q", nil, zkapi.Persistent); err != nil {
+		t.Fatal(err)
+	}
+	names := []string{
+		"lock-a-0000000001", "lock-b-2147483647", "lock-c--000000005", "lock-d--2147483648", // members
+		"lock-e-2147483648", "lock-f--2147483649", "lock-g-99999999999", "lock-h-000000001", // out of range, wrong length
+		"lock-i-+000000001", "lock-j-00000000x1", "lock--0000000002", "lock-0000000003", // not digits, no guid
+	}
+	for _, n := range names {
+		if _, err := c.Create(ctx, "/q/"+n, nil, zkapi.Persistent); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ms, err := queue.Queue{Conn: c, Dir: "/q"}.List(ctx, "lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range ms {
+		got = append(got, fmt.Sprintf("%s:%d", m.GUID, m.Seq))
+	}
+	want := "[d:-2147483648 c:-5 a:1 b:2147483647]"
+	if fmt.Sprint(got) != want {
+		t.Fatalf("List = %v, want %s", got, want)
+	}
+}
+
+// createLog is a Conn that notes the path and mode of every create.
+type createLog struct {
+	fakezk.Conn
+	creates *[]string
+}
+
+func (c createLog) Create(ctx context.Context, path string, data []byte, mode zkapi.CreateMode) (string, error) {
+	*c.creates = append(*c.creates, fmt.Sprintf("%s %v", path, mode))
+	return c.Conn.Create(ctx, path, data, mode)
+}
+
+// Join creates a missing directory as a container and its ancestors as
+// persistent nodes, and with ContainerParent the directory's parent as a
+// container too (package semaphore's directory), root first.
+func TestJoin_CreatesTheDirectory(t *testing.T) {
+	for _, parent := range []bool{false, true} {
+		srv := fakezk.MustServer(fakezk.Config{})
+		c, err := srv.Connect(fakezk.ConnOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var creates []string
+		q := queue.Queue{Conn: createLog{c, &creates}, Dir: "/a/bb/c", ContainerParent: parent}
+		if _, _, err := q.Join(context.Background(), queue.Request{Kind: "lock", GUID: "g"}); err != nil {
+			t.Fatal(err)
+		}
+		mid := zkapi.Persistent
+		if parent {
+			mid = zkapi.Container
+		}
+		want := fmt.Sprint([]string{
+			fmt.Sprintf("/a/bb/c/lock-g- %v", zkapi.EphemeralSequential),
+			fmt.Sprintf("/a %v", zkapi.Persistent), fmt.Sprintf("/a/bb %v", mid), fmt.Sprintf("/a/bb/c %v", zkapi.Container),
+			fmt.Sprintf("/a/bb/c/lock-g- %v", zkapi.EphemeralSequential),
+		})
+		if got := fmt.Sprint(creates); got != want {
+			t.Errorf("ContainerParent %t: creates %s, want %s", parent, got, want)
+		}
+		srv.Close()
 	}
 }
