@@ -387,46 +387,28 @@ func (s *Sim) notef(format string, args ...any) {
 // client, then global ones) into s.normal and s.faulty; a tick is always
 // possible besides.
 func (s *Sim) enabled() {
-	normal, faulty := s.normal[:0], s.faulty[:0]
-	f := &s.cfg.Faults
+	s.listNormal()
+	s.faulty = s.addFaults(s.faulty[:0], false)
+}
+
+// listNormal lists the possible events but faults into s.normal.
+func (s *Sim) listNormal() {
+	normal := s.normal[:0]
 	for i, c := range s.clients {
 		if c.state == stDone || c.state == stCrashed || c.paused {
 			continue
 		}
 		if c.state == stCall {
 			normal = append(normal, Event{kind: evSend, client: i})
-			if c.connected && s.used[evLoseRequest] < f.LoseRequest {
-				faulty = append(faulty, Event{kind: evLoseRequest, client: i})
-			}
-			if c.connected && s.used[evLoseReply] < f.LoseReply {
-				faulty = append(faulty, Event{kind: evLoseReply, client: i})
-			}
 		}
-		if n := len(c.inbox); n > 0 {
+		if len(c.inbox) > 0 {
 			normal = append(normal, Event{kind: evRecv, client: i})
-			if f.Reorder > s.used[evReorder] && n > 1 && c.inbox[n-1].isReply {
-				faulty = append(faulty, Event{kind: evReorder, client: i})
-			}
 		}
 		if c.ready() {
 			normal = append(normal, Event{kind: evWake, client: i})
 		}
-		if c.closed {
-			continue
-		}
-		if !c.connected {
+		if !c.closed && !c.connected {
 			normal = append(normal, Event{kind: evReconnect, client: i})
-		} else if s.used[evDisconnect] < f.Disconnect {
-			faulty = append(faulty, Event{kind: evDisconnect, client: i})
-		}
-		if s.used[evCrash] < f.Crash {
-			faulty = append(faulty, Event{kind: evCrash, client: i})
-		}
-		if s.used[evPause] < f.Pause && c.connected {
-			faulty = append(faulty, Event{kind: evPause, client: i})
-		}
-		if s.used[evAbandon] < f.Abandon {
-			faulty = append(faulty, Event{kind: evAbandon, client: i})
 		}
 	}
 	for i := 1; i <= s.cfg.Server.Followers; i++ {
@@ -434,23 +416,69 @@ func (s *Sim) enabled() {
 			normal = append(normal, Event{kind: evCatchUp, client: i})
 		}
 	}
-	if s.used[evReap] < f.Reap {
-		faulty = append(faulty, Event{kind: evReap})
+	s.normal = normal
+}
+
+// addFaults appends the possible faults to dst, in a fixed order (by
+// client, then the reaper's); first: only the first of them, which is
+// all a random walk needs to know before it decides to inject one.
+func (s *Sim) addFaults(dst []Event, first bool) []Event {
+	f := &s.cfg.Faults
+	left := func(k evKind, budget int) bool { return s.used[k] < budget }
+	if !left(evLoseRequest, f.LoseRequest) && !left(evLoseReply, f.LoseReply) && !left(evReorder, f.Reorder) &&
+		!left(evDisconnect, f.Disconnect) && !left(evCrash, f.Crash) && !left(evPause, f.Pause) &&
+		!left(evAbandon, f.Abandon) && !left(evReap, f.Reap) {
+		return dst // every budget spent: the common case late in a run
 	}
-	s.normal, s.faulty = normal, faulty
+	add := func(kind evKind, client int) bool {
+		dst = append(dst, Event{kind: kind, client: client})
+		return first
+	}
+	for i, c := range s.clients {
+		if c.state == stDone || c.state == stCrashed || c.paused {
+			continue
+		}
+		if c.state == stCall && c.connected {
+			if left(evLoseRequest, f.LoseRequest) && add(evLoseRequest, i) ||
+				left(evLoseReply, f.LoseReply) && add(evLoseReply, i) {
+				return dst
+			}
+		}
+		if k := len(c.inbox); k > 1 && c.inbox[k-1].isReply && left(evReorder, f.Reorder) && add(evReorder, i) {
+			return dst
+		}
+		if c.closed {
+			continue
+		}
+		if c.connected && left(evDisconnect, f.Disconnect) && add(evDisconnect, i) ||
+			left(evCrash, f.Crash) && add(evCrash, i) ||
+			c.connected && left(evPause, f.Pause) && add(evPause, i) ||
+			left(evAbandon, f.Abandon) && add(evAbandon, i) {
+			return dst
+		}
+	}
+	if left(evReap, f.Reap) {
+		add(evReap, 0)
+	}
+	return dst
 }
 
 // pick chooses the next event: maybe a fault, maybe a tick, else one of
 // the other events. A choice of 0 is always the least eventful, so that
 // shrinking towards 0 removes faults and ticks.
 func (s *Sim) pick() (Event, bool) {
-	s.enabled()
 	if s.cfg.Flat {
+		s.enabled()
 		return s.pickFlat()
 	}
-	normal, faults := s.normal, s.faulty
-	if len(faults) > 0 && s.cfg.Faults.Percent > 0 && s.chooser.Choose(100, "fault?") >= 100-s.cfg.Faults.Percent {
-		return faults[s.chooser.Choose(len(faults), "fault")], true
+	s.listNormal()
+	normal := s.normal
+	// The faults are listed only once one is to be injected: most steps
+	// need only know that there is one.
+	if s.cfg.Faults.Percent > 0 && len(s.addFaults(s.faulty[:0], true)) > 0 &&
+		s.chooser.Choose(100, "fault?") >= 100-s.cfg.Faults.Percent {
+		s.faulty = s.addFaults(s.faulty[:0], false)
+		return s.faulty[s.chooser.Choose(len(s.faulty), "fault")], true
 	}
 	if len(normal) == 0 {
 		s.quiet++
