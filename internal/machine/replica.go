@@ -28,11 +28,12 @@ type znode struct {
 	desc     int32
 	up       *znode   // the parent node; nil for / (and once freed)
 	children []string // names, sorted: lookups need no scan
-	// born is, for each child, when it was added: its rank in the
-	// insertion order of the real server's hash set of children (see
-	// listing). buckets is that set's table size, 0 until the first
-	// child (the server makes the set then).
-	born    []uint64
+	// born is, for each child, when it was added (its rank in the
+	// insertion order of the real server's hash set of children: see
+	// listing) and its name's spreadHash, kept since every listing needs
+	// it. buckets is that set's table size, 0 until the first child (the
+	// server makes the set then).
+	born    []birth
 	buckets int32
 	// vmtime is the virtual time of the node's last change, which a TTL
 	// node ages from (ttlAge): its mtime may come from a host's clock
@@ -65,18 +66,24 @@ func (n *znode) addChild(name string, b uint64) {
 func (n *znode) insertChild(name string, b uint64) {
 	if n.children == nil {
 		n.children = make([]string, 0, 4)
-		n.born = make([]uint64, 0, 4)
+		n.born = make([]birth, 0, 4)
 	}
 	i, _ := slices.BinarySearch(n.children, name)
 	n.children = slices.Insert(n.children, i, name)
-	n.born = slices.Insert(n.born, i, b)
+	n.born = slices.Insert(n.born, i, birth{b, spreadHash(name)})
+}
+
+// birth is when a child was added, and its name's spreadHash.
+type birth struct {
+	rank uint64
+	hash uint32
 }
 
 // bucketLoad counts the children in the bucket of hash h.
 func (n *znode) bucketLoad(h uint32) int {
 	k := 0
-	for _, c := range n.children {
-		if (spreadHash(c)^h)&uint32(n.buckets-1) == 0 {
+	for _, c := range n.born {
+		if (c.hash^h)&uint32(n.buckets-1) == 0 {
 			k++
 		}
 	}
@@ -89,7 +96,7 @@ func (n *znode) removeChild(name string) uint64 {
 	if !ok {
 		return 0
 	}
-	b := n.born[i]
+	b := n.born[i].rank
 	n.children = slices.Delete(n.children, i, i+1)
 	n.born = slices.Delete(n.born, i, i+1)
 	return b
@@ -119,7 +126,7 @@ func (n *znode) listing() []string {
 func (n *znode) ordered(es []listed) []listed {
 	mask := uint32(n.buckets - 1)
 	for i, c := range n.children {
-		es = append(es, listed{spreadHash(c) & mask, n.born[i], c})
+		es = append(es, listed{n.born[i].hash & mask, n.born[i].rank, c})
 	}
 	slices.SortFunc(es, compareListed)
 	return es
