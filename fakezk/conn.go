@@ -162,7 +162,7 @@ func (c *conn) notify(ev zkapi.Event) {
 func (c *conn) Do(ctx context.Context, op, path string, req proto.Request) (proto.Reply, zkapi.Watch, error) {
 	var w *watch
 	r, err := c.do(ctx, op, path, req, func(r proto.Reply) {
-		if k, ok := zkclient.ReplyWatch(req, r); ok {
+		if k, ok := zkclient.ReplyWatch(req, r.Err); ok {
 			w = &watch{path: path, done: make(chan struct{})}
 			c.model.Watches.Add(path, k, w)
 		}

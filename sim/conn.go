@@ -27,36 +27,40 @@ type calls = zkclient.Calls
 func (cn *conn) Do(ctx context.Context, op, path string, req proto.Request) (proto.Reply, zkapi.Watch, error) {
 	r, w, err := cn.do(ctx, path, req)
 	if cn.c.sim.hashing {
-		cn.c.foldReply(r, err)
+		cn.c.foldReply(*r, err)
 	}
 	if w == nil { // not a typed nil in the interface
-		return r, nil, proto.Wrap(op, path, err)
+		return *r, nil, proto.Wrap(op, path, err)
 	}
-	return r, w, proto.Wrap(op, path, err)
+	return *r, w, proto.Wrap(op, path, err)
 }
 
+// noReply is what do answers a request that got no reply: never written.
+var noReply proto.Reply
+
 // do is Do before its result is wrapped and, when exploring, folded into
-// the client's history.
-func (cn *conn) do(ctx context.Context, path string, req proto.Request) (proto.Reply, *watch, error) {
+// the client's history. The reply is the call's, valid until the
+// client's next call: a reply is 208 bytes, and a request went through
+// four copies of it.
+func (cn *conn) do(ctx context.Context, path string, req proto.Request) (*proto.Reply, *watch, error) {
 	c := cn.c
 	if err := ctx.Err(); err != nil {
-		return proto.Reply{}, nil, err
+		return &noReply, nil, err
 	}
 	if c.closed {
-		return proto.Reply{}, nil, zkapi.ErrClosed
+		return &noReply, nil, zkapi.ErrClosed
 	}
 	if err := zkclient.CheckPath(req); err != nil {
-		return proto.Reply{}, nil, err
+		return &noReply, nil, err
 	}
 	cl := c.newCall(call{kind: callRequest, req: req, session: c.model.ID})
 	c.request()
 	c.park(cl, stCall)
 	if cl.err != nil {
-		return proto.Reply{}, nil, cl.err
+		return &noReply, nil, cl.err
 	}
-	r := cl.reply
 	var w *watch
-	if k, ok := zkclient.ReplyWatch(req, r); ok {
+	if k, ok := zkclient.ReplyWatch(req, cl.reply.Err); ok {
 		w = &watch{c: c, path: path, stray: cl.session != c.model.ID}
 		if c.sim.hashing {
 			w.id = len(c.made)
@@ -64,7 +68,7 @@ func (cn *conn) do(ctx context.Context, path string, req proto.Request) (proto.R
 		}
 		c.model.Watches.Add(path, k, w)
 	}
-	return r, w, r.Err
+	return &cl.reply, w, cl.reply.Err
 }
 
 // Session implements zkapi.Conn.

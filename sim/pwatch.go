@@ -27,7 +27,7 @@ func (cn *conn) AddWatch(ctx context.Context, path string, recursive bool) (zkap
 	c := cn.c
 	r, _, err := cn.do(ctx, path, proto.AddWatch{Path: path, Recursive: recursive})
 	if c.sim.hashing {
-		c.foldReply(r, err)
+		c.foldReply(*r, err)
 	}
 	if err != nil {
 		return nil, proto.Wrap("addwatch", path, err)
@@ -116,7 +116,7 @@ func (p *pwatch) Remove(ctx context.Context) error {
 	}
 	r, _, err := c.conn.do(ctx, p.path, proto.RemoveWatches{Path: p.path, Type: proto.WatcherAny})
 	if c.sim.hashing {
-		c.foldReply(r, err)
+		c.foldReply(*r, err)
 	}
 	switch {
 	case err == nil || errors.Is(err, zkapi.ErrNoWatcher):

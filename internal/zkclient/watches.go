@@ -220,22 +220,22 @@ func (t *PersistentTable[P]) Rewatch(sw proto.SetWatches) proto.SetWatches {
 	return sw
 }
 
-// ReplyWatch says, for a request sent with a watch and its reply, which
-// client watch table the new watch belongs in; false if the server left
-// no watch. Every client of a Machine uses it.
-func ReplyWatch(req proto.Request, r proto.Reply) (WatchKind, bool) {
+// ReplyWatch says, for a request sent with a watch and its reply's error,
+// which client watch table the new watch belongs in; false if the server
+// left no watch. Every client of a Machine uses it.
+func ReplyWatch(req proto.Request, err error) (WatchKind, bool) {
 	switch q := req.(type) {
 	case proto.Exists:
 		if q.Watch {
-			return existsWatch(r)
+			return existsWatch(err)
 		}
 	case proto.GetData:
 		if q.Watch {
-			return dataWatch(r)
+			return KindData, err == nil
 		}
 	case proto.GetChildren:
 		if q.Watch {
-			return childWatch(r)
+			return KindChild, err == nil
 		}
 	}
 	return 0, false
@@ -243,8 +243,8 @@ func ReplyWatch(req proto.Request, r proto.Reply) (WatchKind, bool) {
 
 // existsWatch: a data watch on an existing node, an exists watch on a
 // missing one, none on a bad request.
-func existsWatch(r proto.Reply) (WatchKind, bool) {
-	switch r.Err {
+func existsWatch(err error) (WatchKind, bool) {
+	switch err {
 	case nil:
 		return KindData, true
 	case zkapi.ErrNoNode:
@@ -252,6 +252,3 @@ func existsWatch(r proto.Reply) (WatchKind, bool) {
 	}
 	return 0, false
 }
-
-func dataWatch(r proto.Reply) (WatchKind, bool)  { return KindData, r.Err == nil }
-func childWatch(r proto.Reply) (WatchKind, bool) { return KindChild, r.Err == nil }
