@@ -258,7 +258,7 @@ const (
 
 // Applied implements simhook.Observer: it notes the sessions a pending Enter
 // call's requests ran on, and the nodes created for the orphan checker.
-func (run *barrierRun) Applied(c *sim.Client, req proto.Request, rep proto.Reply) {
+func (run *barrierRun) Applied(c *sim.Client, req proto.Request, rep *proto.Reply) {
 	run.made.applied(c, req, rep)
 	for i := len(run.visits) - 1; i >= 0; i-- {
 		v := &run.visits[i]

@@ -118,7 +118,7 @@ func (st *story) deletedBy(zxid int64) *nodeRec {
 }
 
 // tell adds a request's creates and deletes to the story.
-func (run *lockRun) tell(c *sim.Client, req proto.Request, rep proto.Reply) {
+func (run *lockRun) tell(c *sim.Client, req proto.Request, rep *proto.Reply) {
 	step := run.s.Step()
 	switch r := req.(type) {
 	case proto.Create:

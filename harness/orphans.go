@@ -39,7 +39,7 @@ func newCreations(clients int) *creations {
 }
 
 // applied records the nodes a request of c's created.
-func (cs *creations) applied(c *sim.Client, req proto.Request, rep proto.Reply) {
+func (cs *creations) applied(c *sim.Client, req proto.Request, rep *proto.Reply) {
 	if rep.Err != nil {
 		return
 	}

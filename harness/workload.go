@@ -248,7 +248,7 @@ const heldNone linearize.Mode = 255
 // Applied implements Observer: a successful delete by a client that does
 // not hold the lock is a give-up; creates are noted for the orphan
 // checker.
-func (run *lockRun) Applied(c *sim.Client, req proto.Request, rep proto.Reply) {
+func (run *lockRun) Applied(c *sim.Client, req proto.Request, rep *proto.Reply) {
 	run.made.applied(c, req, rep)
 	run.tell(c, req, rep)
 	if _, del := req.(proto.Delete); del && rep.Err == nil {

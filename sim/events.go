@@ -139,7 +139,8 @@ func (s *Sim) send(c *Client, lose bool) {
 		s.resumeWith(c, zkapi.ErrConnectionLoss)
 		return
 	}
-	r := c.model.Send(s.m, cl.req)
+	cl.reply = c.model.Send(s.m, cl.req) // read by recv, or dropped with its connection
+	r := &cl.reply
 	s.collect()
 	for _, o := range s.obs {
 		o.Applied(c, cl.req, r)
@@ -149,7 +150,7 @@ func (s *Sim) send(c *Client, lose bool) {
 		label = "lose-reply"
 	}
 	if !s.cfg.NoTrace {
-		s.notef("%s %s %v -> %v", label, c.name, cl.req, r)
+		s.notef("%s %s %v -> %v", label, c.name, cl.req, *r)
 	}
 	switch {
 	case lose || errors.Is(r.Err, zkapi.ErrConnectionLoss):
@@ -159,7 +160,6 @@ func (s *Sim) send(c *Client, lose bool) {
 		c.learnExpired()
 		s.resumeWith(c, zkapi.ErrSessionExpired)
 	default:
-		cl.reply = r
 		c.inbox = append(c.inbox, message{isReply: true})
 		c.state = stAwaitReply
 	}

@@ -21,8 +21,9 @@ import "github.com/zksim/zksim/internal/proto"
 // *sim.Client.
 type Observer[C any] interface {
 	// Applied: the server applied a request of c's, with reply r (which
-	// may yet be lost on its way back).
-	Applied(c C, req proto.Request, r proto.Reply)
+	// may yet be lost on its way back; r is the scheduler's: read, not
+	// kept or written).
+	Applied(c C, req proto.Request, r *proto.Reply)
 	// Expired: on a tick the server expired session, in a transaction
 	// with this zxid (its closeSession), deleting its ephemerals.
 	Expired(session, zxid int64)
