@@ -442,9 +442,9 @@ func (m *Machine) EndedSessions() int64 { return m.ended }
 // session's replica; writes by the leader, and the session's replica catches
 // up with them before replying.
 func (m *Machine) Do(id int64, req proto.Request) proto.Reply {
-	s, refused := m.requester(id)
-	if s == nil {
-		return refused
+	s, err := m.requester(id)
+	if err != nil {
+		return proto.Reply{Zxid: m.zxid, Err: err}
 	}
 	r := m.apply(s, req)
 	m.dispatch()
@@ -459,18 +459,18 @@ func (m *Machine) Do(id int64, req proto.Request) proto.Reply {
 }
 
 // requester is the session id sending a request, its timeout renewed by
-// the request; or nil and the reply a session gone (ErrSessionExpired) or
-// detached (ErrConnectionLoss) gets.
-func (m *Machine) requester(id int64) (*session, proto.Reply) {
+// the request; or the error a session gone (ErrSessionExpired) or
+// detached (ErrConnectionLoss) gets, with the server's zxid.
+func (m *Machine) requester(id int64) (*session, error) {
 	s := m.sessions[id]
 	if s == nil {
-		return nil, proto.Reply{Zxid: m.zxid, Err: zkapi.ErrSessionExpired}
+		return nil, zkapi.ErrSessionExpired
 	}
 	if !s.attached {
-		return nil, proto.Reply{Zxid: m.zxid, Err: zkapi.ErrConnectionLoss}
+		return nil, zkapi.ErrConnectionLoss
 	}
 	s.deadline = m.now + s.timeout
-	return s, proto.Reply{}
+	return s, nil
 }
 
 func isWrite(req proto.Request) bool {

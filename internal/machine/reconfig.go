@@ -11,9 +11,9 @@ import "github.com/zksim/zksim/internal/proto"
 // business: the Machine models no quorum. Like Do, it fails with
 // ErrSessionExpired or ErrConnectionLoss for a session gone or detached.
 func (m *Machine) Reconfig(id int64, build func(zxid int64) []byte) proto.Reply {
-	s, refused := m.requester(id)
-	if s == nil {
-		return refused
+	s, err := m.requester(id)
+	if err != nil {
+		return proto.Reply{Zxid: m.zxid, Err: err}
 	}
 	m.setConfig(build)
 	m.CatchUp(s.replica, m.zxid)
