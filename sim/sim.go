@@ -404,7 +404,7 @@ func (s *Sim) listNormal() {
 		if len(c.inbox) > 0 {
 			normal = append(normal, Event{kind: evRecv, client: i})
 		}
-		if c.ready() {
+		if (c.state == stReady || c.state == stWait) && c.ready() { // (the call only when it may be)
 			normal = append(normal, Event{kind: evWake, client: i})
 		}
 		if !c.closed && !c.connected {
