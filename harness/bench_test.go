@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/harness"
+	"github.com/zksim/zksim/internal/simhook"
 	"github.com/zksim/zksim/sim"
 	"github.com/zksim/zksim/zoo"
 )
@@ -15,6 +16,7 @@ import (
 // BenchmarkStandardWorkload: 5 clients x 3 acquisitions of the good lock,
 // every fault kind on; one op is one whole schedule, checked.
 func BenchmarkStandardWorkload(b *testing.B) {
+	defer simhook.KeepWorkers()() // as zksim run does
 	for _, pct := range []bool{false, true} {
 		name := "random-walk"
 		if pct {
