@@ -5,7 +5,7 @@
 //
 // A Hash folds values in order. For sets, whose iteration order must not
 // matter (Go maps), hash each element into its own Hash and add the sums
-// with Hash.Add, which is commutative.
+// with Hash.Add, which is commutative (and Hash.Remove takes one back).
 //
 // Renaming folds ZooKeeper's values (paths, data, Stats, replies, watch
 // events) with the clients renamed: internal/machine hashes its state and
@@ -75,6 +75,11 @@ func fold[T string | []byte](h *Hash, s T) {
 
 // Add folds in another hash's sum commutatively: for unordered sets.
 func (h *Hash) Add(v uint64) { h.h += mix(v) }
+
+// Remove takes back an Add of v: a set's hash kept up to date as its
+// elements change is the one hashed from scratch (the sums wrap, so
+// adding and removing in any order is exact).
+func (h *Hash) Remove(v uint64) { h.h -= mix(v) }
 
 // Sum is the hash so far.
 func (h *Hash) Sum() uint64 { return mix(h.h) }

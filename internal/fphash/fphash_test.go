@@ -32,3 +32,23 @@ func TestHash_Stable(t *testing.T) {
 		t.Error("Add is not commutative")
 	}
 }
+
+// A set kept up to date by Remove and Add hashes as the same set hashed
+// from scratch, whatever the order of the changes.
+func TestHash_Remove(t *testing.T) {
+	fresh := sum(func(h *fphash.Hash) { h.Add(1); h.Add(3) })
+	kept := sum(func(h *fphash.Hash) {
+		h.Add(2)
+		h.Add(1)
+		h.Remove(2)
+		h.Add(2)
+		h.Add(3)
+		h.Remove(2)
+	})
+	if kept != fresh {
+		t.Errorf("set {1,3} after changes hashes %x, from scratch %x", kept, fresh)
+	}
+	if sum(func(h *fphash.Hash) { h.Add(5); h.Remove(5) }) != sum(func(*fphash.Hash) {}) {
+		t.Error("removing the only element does not give the empty set")
+	}
+}

@@ -19,7 +19,16 @@ func (m *Machine) Fingerprint() uint64 { return m.FingerprintAs(nil) }
 // clients renamed by r (nil: as it is): a search that treats identical
 // clients as interchangeable hashes a state under every renaming and
 // keeps the least.
-func (m *Machine) FingerprintAs(r *Renaming) uint64 {
+func (m *Machine) FingerprintAs(r *Renaming) uint64 { return m.fingerprint(r, r == nil) }
+
+// FingerprintFresh is Fingerprint computed from scratch, every node
+// hashed anew: tests check against it the node hashes Fingerprint keeps
+// (see replica.touch).
+func (m *Machine) FingerprintFresh() uint64 { return m.fingerprint(nil, false) }
+
+// fingerprint is FingerprintAs(r), from the kept node hashes if kept (r
+// must then be nil: only the state as it is is kept).
+func (m *Machine) fingerprint(r *Renaming, kept bool) uint64 {
 	var h fphash.Hash
 	h.Int(m.zxid)
 	h.Int(m.now)
@@ -27,7 +36,7 @@ func (m *Machine) FingerprintAs(r *Renaming) uint64 {
 	h.Uint(m.rng.s)
 	h.Int(m.nextID)
 	for _, rep := range m.replicas {
-		h.Uint(rep.fingerprint(r))
+		h.Uint(rep.fingerprint(r, kept))
 	}
 	for _, t := range m.log {
 		h.Int(t.zxid)
@@ -54,23 +63,17 @@ func (m *Machine) FingerprintAs(r *Renaming) uint64 {
 // histories the same way.
 type Renaming = fphash.Renaming
 
-func (r *replica) fingerprint(rn *Renaming) uint64 {
-	var nodes fphash.Hash
-	for path, n := range r.tree {
-		var h fphash.Hash
-		rn.HashString(&h, path)
-		rn.HashBytes(&h, n.data)
-		rn.HashStat(&h, n.stat)
-		h.Int(int64(n.cversion))
-		h.Uint(n.hashChildren(rn))
-		if n.buckets > 8 { // 8 is every node's that ever had a child: hashes stay as they were
-			h.Int(int64(n.buckets))
-		}
-		fphash.HashACL(&h, n.acl)
-		nodes.Add(h.Sum())
-	}
+func (r *replica) fingerprint(rn *Renaming, kept bool) uint64 {
 	var h fphash.Hash
-	h.Uint(nodes.Sum())
+	if kept {
+		h.Uint(r.keptNodes())
+	} else {
+		var nodes fphash.Hash
+		for path, n := range r.tree {
+			nodes.Add(n.hash(rn, path))
+		}
+		h.Uint(nodes.Sum())
+	}
 	h.Int(r.zxid)
 	h.Int(int64(r.next))
 	h.Uint(r.dataW.fingerprint(rn))
@@ -87,6 +90,49 @@ func (r *replica) fingerprint(rn *Renaming) uint64 {
 		}
 		h.Uint(modes.Sum())
 	}
+	return h.Sum()
+}
+
+// keptNodes is the set hash of the tree's nodes, as fingerprint hashes
+// them without a renaming, from the hashes kept since the last call:
+// only the nodes touched since are rehashed (removed, or added anew).
+// The first call hashes every node and starts the keeping.
+func (r *replica) keptNodes() uint64 {
+	if !r.hashing {
+		for path, n := range r.tree {
+			n.fp, n.counted = n.hash(nil, path), true
+			r.nodes.Add(n.fp)
+		}
+		r.hashing = true
+	}
+	for _, n := range r.dirty {
+		n.dirty = false
+		if n.counted {
+			r.nodes.Remove(n.fp)
+			n.counted = false
+		}
+		if r.tree[n.path] == n {
+			n.fp, n.counted = n.hash(nil, n.path), true
+			r.nodes.Add(n.fp)
+		}
+	}
+	clear(r.dirty)
+	r.dirty = r.dirty[:0]
+	return r.nodes.Sum()
+}
+
+// hash is the hash of n, at path, as renamed by rn.
+func (n *znode) hash(rn *Renaming, path string) uint64 {
+	var h fphash.Hash
+	rn.HashString(&h, path)
+	rn.HashBytes(&h, n.data)
+	rn.HashStat(&h, n.stat)
+	h.Int(int64(n.cversion))
+	h.Uint(n.hashChildren(rn))
+	if n.buckets > 8 { // 8 is every node's that ever had a child: hashes stay as they were
+		h.Int(int64(n.buckets))
+	}
+	fphash.HashACL(&h, n.acl)
 	return h.Sum()
 }
 

@@ -375,6 +375,7 @@ func (m *Machine) SetSequence(path string, n int32) error {
 	for _, r := range m.replicas {
 		if node := r.tree[path]; node != nil {
 			node.cversion = n
+			r.touch(node)
 		}
 	}
 	return nil
