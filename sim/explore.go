@@ -343,7 +343,7 @@ type explorer struct {
 	depth   int // this pass's depth bound; 0: none
 	devs    int // this pass's deviation bound; -1: none
 	stack   []frame
-	visited map[uint64]uint32    // state -> its visit's depth<<16 | deviations used
+	visited visitTable           // state -> its visit's depth<<16 | deviations used
 	sleeps  map[uint64][2]uint64 // state -> asleep there, when sleep sets are on
 	split   int                  // choices numbered below this depth decide the shard
 	splitN  int                  // options numbered at that depth so far
@@ -433,7 +433,8 @@ func isGlobal(k evKind) bool { return k == evTick || k == evCatchUp || k == evRe
 
 // pass is one depth-first search with the current depth bound.
 func (x *explorer) pass() error {
-	x.stack, x.visited, x.sleeps = x.stack[:0], map[uint64]uint32{}, nil
+	x.stack, x.sleeps = x.stack[:0], nil
+	x.visited.reset()
 	if x.devs < 0 && !x.b.NoReduction {
 		x.sleeps = map[uint64][2]uint64{}
 	}
@@ -715,9 +716,9 @@ func (x *explorer) visit() bool {
 	}
 	here := uint32(depth<<16 | used)
 	mask, fits := sleepMask(x.sleep, pos)
-	old, seen := x.visited[key]
+	old, seen := x.visited.get(key)
 	if !seen {
-		x.visited[key] = here
+		x.visited.put(key, here)
 		x.remember(key, mask)
 		x.res.States++
 		return true
@@ -735,7 +736,7 @@ func (x *explorer) visit() bool {
 	// Explored again from here: what this visit covers replaces what the
 	// last one did (keeping the better of two visits in each respect
 	// would claim more than either covered).
-	x.visited[key] = here
+	x.visited.put(key, here)
 	x.remember(key, mask)
 	return true
 }

@@ -222,10 +222,12 @@ func (m *Machine) Due() int64 {
 			due = ticks
 		}
 	}
-	for _, s := range m.sessions {
-		if !s.attached {
-			// Tick expires it once now >= deadline, now having grown.
-			next(max(1, (s.deadline-m.now+m.cfg.TickMillis-1)/m.cfg.TickMillis))
+	if m.detached > 0 { // a map's iteration costs even when it finds nothing
+		for _, s := range m.sessions {
+			if !s.attached {
+				// Tick expires it once now >= deadline, now having grown.
+				next(max(1, (s.deadline-m.now+m.cfg.TickMillis-1)/m.cfg.TickMillis))
+			}
 		}
 	}
 	for i := 1; i < len(m.replicas); i++ {

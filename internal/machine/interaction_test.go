@@ -169,11 +169,15 @@ func (d *driver) run(t *testing.T, input string) string {
 }
 
 // checkFingerprint fails t unless the fingerprint from the Machine's
-// kept node hashes is the one hashed from scratch.
+// kept node hashes is the one hashed from scratch, and the count of
+// detached sessions it keeps for Due is the true one.
 func (d *driver) checkFingerprint(t *testing.T, line string) {
 	t.Helper()
 	if kept, fresh := d.m.Fingerprint(), d.m.FingerprintFresh(); kept != fresh {
 		t.Fatalf("after %q: kept fingerprint %x, fresh %x", line, kept, fresh)
+	}
+	if kept, counted := machine.Detached(d.m); kept != counted {
+		t.Fatalf("after %q: %d sessions detached, kept as %d", line, counted, kept)
 	}
 }
 

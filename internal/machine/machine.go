@@ -48,6 +48,9 @@ type Machine struct {
 	// server over thousands of sessions visits only those with news.
 	notified []int64
 	ended    int64
+	// detached counts the sessions without a connection: only those can
+	// expire, and Due looks at the sessions only when there are some.
+	detached int
 
 	// reapers are the leader's container and TTL nodes, the only nodes
 	// ReapContainers may delete: it looks at them, not the whole tree.
@@ -203,6 +206,7 @@ func (m *Machine) Detach(id int64) {
 		return
 	}
 	s.attached = false
+	m.detached++
 	s.outbox = nil
 	s.auth = nil // identities belong to the connection: the client re-sends them
 	m.dropWatches(s)
@@ -227,6 +231,7 @@ func (m *Machine) Attach(id int64, replica int, lastZxid int64) error {
 		m.Detach(id)
 	}
 	s.attached, s.replica = true, replica
+	m.detached--
 	s.deadline = m.now + s.timeout
 	return nil
 }
@@ -269,6 +274,9 @@ func (m *Machine) endSession(s *session) {
 	m.CatchUp(s.replica, m.zxid)
 	m.dropWatches(s)
 	delete(m.sessions, s.id)
+	if !s.attached {
+		m.detached--
+	}
 	m.ended++
 }
 
