@@ -553,8 +553,9 @@ func (x *explorer) pick(opts []Event) (int, bool) {
 		x.res.DepthCuts++
 		return 0, false
 	}
-	f := frame{n: len(opts), choice: -1, event: true, opts: slices.Clone(opts), sleep: slices.Clone(x.sleep),
-		used: x.usedAt(len(x.stack))}
+	f := x.reuse()
+	f.n, f.choice, f.event, f.used = len(opts), -1, true, x.usedAt(len(x.stack))
+	f.opts, f.sleep = append(f.opts, opts...), append(f.sleep, x.sleep...)
 	if x.sym != nil {
 		order(f.opts, x.sym.perms[x.canonical()], x.s.owes)
 	}
@@ -565,6 +566,18 @@ func (x *explorer) pick(opts []Event) (int, bool) {
 	x.lastEv = x.pos
 	x.pos++
 	return x.stack[len(x.stack)-1].index(opts), true
+}
+
+// reuse returns an empty frame for the next choice point, with the
+// slices of the frame last popped from that depth to append to: a search
+// pushes and pops a frame for nearly every state, and nothing keeps a
+// popped frame's slices.
+func (x *explorer) reuse() frame {
+	if len(x.stack) == cap(x.stack) {
+		return frame{}
+	}
+	old := x.stack[:len(x.stack)+1][len(x.stack)]
+	return frame{opts: old.opts[:0], sleep: old.sleep[:0], done: old.done[:0]}
 }
 
 // index sets and returns the index of f's choice among opts, the run's

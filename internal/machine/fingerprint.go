@@ -161,6 +161,9 @@ func (n *znode) hashChildren(rn *Renaming) uint64 {
 // queues are appended to, which no session can see.
 func (t watchTable) fingerprint(r *Renaming) uint64 {
 	var all fphash.Hash
+	if len(t) == 0 { // the empty set's hash, without starting a map's iteration
+		return all.Sum()
+	}
 	for path, ids := range t {
 		for _, id := range ids {
 			var h fphash.Hash
