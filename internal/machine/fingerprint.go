@@ -19,11 +19,19 @@ func (m *Machine) Fingerprint() uint64 { return m.FingerprintAs(nil) }
 // clients renamed by r (nil: as it is): a search that treats identical
 // clients as interchangeable hashes a state under every renaming and
 // keeps the least.
-func (m *Machine) FingerprintAs(r *Renaming) uint64 { return m.fingerprint(r, r == nil) }
+func (m *Machine) FingerprintAs(r *Renaming) uint64 {
+	if r != nil {
+		return m.fingerprint(r, false)
+	}
+	if !m.fpOK || m.fpGen != m.gen {
+		m.fp, m.fpGen, m.fpOK = m.fingerprint(nil, true), m.gen, true
+	}
+	return m.fp
+}
 
 // FingerprintFresh is Fingerprint computed from scratch, every node
-// hashed anew: tests check against it the node hashes Fingerprint keeps
-// (see replica.touch).
+// hashed anew: tests check against it the last fingerprint and the node
+// hashes Fingerprint keeps (see Machine.gen, replica.touch).
 func (m *Machine) FingerprintFresh() uint64 { return m.fingerprint(nil, false) }
 
 // fingerprint is FingerprintAs(r), from the kept node hashes if kept (r

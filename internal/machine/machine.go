@@ -57,6 +57,18 @@ type Machine struct {
 	reapers map[string]struct{}
 
 	sasl bool // RegisterSASL
+
+	// gen counts the calls that may have changed the Machine: every
+	// exported method that can change anything a Fingerprint hashes
+	// counts one first (one that finds nothing to do may return before).
+	// fp is the last Fingerprint, taken at gen fpGen (fpOK: one was), so
+	// that a search fingerprinting a state its last step did not change
+	// (about two steps in three: a wake-up, a reply delivered) hashes
+	// nothing.
+	gen   uint64
+	fp    uint64
+	fpGen uint64
+	fpOK  bool
 }
 
 // txn is one committed transaction in the log followers replay.
@@ -117,7 +129,7 @@ func (m *Machine) Now() int64 { return m.now }
 // passes the host's clock, as ZooKeeper stamps a change with its leader's
 // clock. Sessions still expire, and TTL nodes age, by Tick. The simulator
 // never calls it: a trace must not depend on the host.
-func (m *Machine) UseClock(now func() int64) { m.clock = now }
+func (m *Machine) UseClock(now func() int64) { m.clock = now } // changes nothing a Fingerprint hashes
 
 // stamp is the time a change stamps on the nodes it touches.
 func (m *Machine) stamp() int64 {
@@ -138,6 +150,7 @@ type SessionInfo struct {
 // CreateSession opens a session (a createSession transaction) connected to
 // replica. The timeout is clamped to [2, 20] ticks.
 func (m *Machine) CreateSession(replica int, timeoutMs int64) (SessionInfo, error) {
+	m.gen++ // see Machine.gen
 	if replica < 0 || replica >= len(m.replicas) {
 		return SessionInfo{}, fmt.Errorf("fakezk: no replica %d (ensemble of %d)", replica, len(m.replicas))
 	}
@@ -174,6 +187,7 @@ func (m *Machine) SessionTimeout(id int64) int64 {
 // every touch after, hand the session tracker the connection's timeout.
 // It does nothing to a session that is gone (and returns 0).
 func (m *Machine) Renegotiate(id, timeoutMs int64) int64 {
+	m.gen++ // see Machine.gen
 	s := m.sessions[id]
 	if s == nil {
 		return 0
@@ -205,6 +219,7 @@ func (m *Machine) Detach(id int64) {
 	if s == nil || !s.attached {
 		return
 	}
+	m.gen++ // see Machine.gen
 	s.attached = false
 	m.detached++
 	s.outbox = nil
@@ -217,6 +232,7 @@ func (m *Machine) Detach(id int64) {
 // ErrConnectionLoss if that replica is behind the client (a client never
 // goes back in time). The client should follow with SetWatches.
 func (m *Machine) Attach(id int64, replica int, lastZxid int64) error {
+	m.gen++ // see Machine.gen
 	s := m.sessions[id]
 	switch {
 	case s == nil:
@@ -241,6 +257,7 @@ func (m *Machine) Attach(id int64, replica int, lastZxid int64) error {
 // while the transaction deletes its ephemerals, so watches it set on them
 // fire for it too, before the close is acknowledged.
 func (m *Machine) CloseSession(id int64) []proto.Notification {
+	m.gen++ // see Machine.gen
 	s := m.sessions[id]
 	if s == nil {
 		return nil
@@ -253,6 +270,7 @@ func (m *Machine) CloseSession(id int64) []proto.Notification {
 // client has not been heard from for its timeout. Its connection, if any,
 // is gone first, so it is told nothing.
 func (m *Machine) Expire(id int64) {
+	m.gen++ // see Machine.gen
 	if s := m.sessions[id]; s != nil {
 		m.Detach(id)
 		m.endSession(s)
@@ -287,6 +305,7 @@ func (m *Machine) endSession(s *session) {
 // had no quorum (or was electing) is not expired for that time. The
 // result does not depend on map order: every session gets the same rule.
 func (m *Machine) RenewSessions() {
+	m.gen++ // see Machine.gen
 	for _, s := range m.sessions {
 		s.deadline = m.now + s.timeout
 	}
@@ -297,6 +316,7 @@ func (m *Machine) RenewSessions() {
 // leader. Attached sessions are kept alive (their clients ping); detached
 // ones expire once their timeout has passed since they were last heard.
 func (m *Machine) Tick() []int64 {
+	m.gen++ // see Machine.gen
 	m.now += m.cfg.TickMillis
 	m.ticks++
 	for i := 1; i < len(m.replicas); i++ {
@@ -323,6 +343,7 @@ func (m *Machine) Tick() []int64 {
 // CatchUp makes follower i apply the log up to zxid, firing the watches of
 // its sessions as it goes. On the leader it does nothing.
 func (m *Machine) CatchUp(i int, zxid int64) {
+	m.gen++ // see Machine.gen
 	r := m.replicas[i]
 	if i == 0 {
 		return
@@ -360,6 +381,7 @@ func (m *Machine) trimLog() {
 // has none now, and every TTL node without children whose mtime is more
 // than its TTL old, each in its own transaction, as ContainerManager does.
 func (m *Machine) ReapContainers() {
+	m.gen++ // see Machine.gen
 	var paths []string
 	for p := range m.reapers {
 		if m.reapable(m.leader().tree[p]) {
@@ -377,6 +399,7 @@ func (m *Machine) ReapContainers() {
 // SetSequence sets the sequence counter of an existing node on every
 // server: its next sequential child gets n. Tests use it to reach 2^31-1.
 func (m *Machine) SetSequence(path string, n int32) error {
+	m.gen++ // see Machine.gen
 	if m.leader().tree[path] == nil {
 		return proto.Wrap("setsequence", path, zkapi.ErrNoNode)
 	}
@@ -396,6 +419,7 @@ func (m *Machine) TakeNotifications(id int64) []proto.Notification {
 	if s == nil || len(s.outbox) == 0 {
 		return nil
 	}
+	m.gen++ // see Machine.gen
 	out := s.outbox
 	s.outbox = nil
 	return out
@@ -405,7 +429,7 @@ func (m *Machine) TakeNotifications(id int64) []proto.Notification {
 // notifications became non-empty since the previous call, and forgets
 // them. Some may have ended or had their queue taken meanwhile. A server
 // delivers to these instead of asking every session.
-func (m *Machine) TakeNotified() []int64 {
+func (m *Machine) TakeNotified() []int64 { // changes nothing a Fingerprint hashes
 	if len(m.notified) == 0 {
 		return nil
 	}
@@ -430,6 +454,7 @@ func (m *Machine) EndedSessions() int64 { return m.ended }
 // session's replica; writes by the leader, and the session's replica catches
 // up with them before replying.
 func (m *Machine) Do(id int64, req proto.Request) proto.Reply {
+	m.gen++ // see Machine.gen
 	s, refused := m.requester(id)
 	if s == nil {
 		return refused
