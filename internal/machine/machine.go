@@ -63,8 +63,8 @@ type Machine struct {
 	// counts one first (one that finds nothing to do may return before).
 	// fp is the last Fingerprint, taken at gen fpGen (fpOK: one was), so
 	// that a search fingerprinting a state its last step did not change
-	// (about two steps in three: a wake-up, a reply delivered) hashes
-	// nothing.
+	// (about one step in two in the exhaustive lock workload: a wake-up,
+	// a reply delivered) hashes nothing.
 	gen   uint64
 	fp    uint64
 	fpGen uint64
