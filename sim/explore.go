@@ -344,7 +344,7 @@ type explorer struct {
 	depth   int // this pass's depth bound; 0: none
 	devs    int // this pass's deviation bound; -1: none
 	stack   []frame
-	visited map[uint64]uint32    // state -> its visit's depth<<16 | deviations used
+	visited visitTable           // state -> its visit's depth<<16 | deviations used
 	sleeps  map[uint64][2]uint64 // state -> asleep there, when sleep sets are on
 	split   int                  // choices numbered below this depth decide the shard
 	splitN  int                  // options numbered at that depth so far
@@ -434,7 +434,8 @@ func isGlobal(k evKind) bool { return k == evTick || k == evCatchUp || k == evRe
 
 // pass is one depth-first search with the current depth bound.
 func (x *explorer) pass() error {
-	x.stack, x.visited, x.sleeps = x.stack[:0], map[uint64]uint32{}, nil
+	x.stack, x.sleeps = x.stack[:0], nil
+	x.visited.reset()
 	if x.devs < 0 && !x.b.NoReduction {
 		x.sleeps = map[uint64][2]uint64{}
 	}
@@ -553,8 +554,9 @@ func (x *explorer) pick(opts []Event) (int, bool) {
 		x.res.DepthCuts++
 		return 0, false
 	}
-	f := frame{n: len(opts), choice: -1, event: true, opts: slices.Clone(opts), sleep: slices.Clone(x.sleep),
-		used: x.usedAt(len(x.stack))}
+	f := x.reuse()
+	f.n, f.choice, f.event, f.used = len(opts), -1, true, x.usedAt(len(x.stack))
+	f.opts, f.sleep = append(f.opts, opts...), append(f.sleep, x.sleep...)
 	if x.sym != nil {
 		order(f.opts, x.sym.perms[x.canonical()], x.s.owes)
 	}
@@ -565,6 +567,18 @@ func (x *explorer) pick(opts []Event) (int, bool) {
 	x.lastEv = x.pos
 	x.pos++
 	return x.stack[len(x.stack)-1].index(opts), true
+}
+
+// reuse returns an empty frame for the next choice point, with the
+// slices of the frame last popped from that depth to append to: a search
+// pushes and pops a frame for nearly every state, and nothing keeps a
+// popped frame's slices.
+func (x *explorer) reuse() frame {
+	if len(x.stack) == cap(x.stack) {
+		return frame{}
+	}
+	old := x.stack[:len(x.stack)+1][len(x.stack)]
+	return frame{opts: old.opts[:0], sleep: old.sleep[:0], done: old.done[:0]}
 }
 
 // index sets and returns the index of f's choice among opts, the run's
@@ -716,9 +730,9 @@ func (x *explorer) visit() bool {
 	}
 	here := uint32(depth<<16 | used)
 	mask, fits := sleepMask(x.sleep, pos)
-	old, seen := x.visited[key]
+	old, seen := x.visited.get(key)
 	if !seen {
-		x.visited[key] = here
+		x.visited.put(key, here)
 		x.remember(key, mask)
 		x.res.States++
 		return true
@@ -736,7 +750,7 @@ func (x *explorer) visit() bool {
 	// Explored again from here: what this visit covers replaces what the
 	// last one did (keeping the better of two visits in each respect
 	// would claim more than either covered).
-	x.visited[key] = here
+	x.visited.put(key, here)
 	x.remember(key, mask)
 	return true
 }

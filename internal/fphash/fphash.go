@@ -5,7 +5,7 @@
 //
 // A Hash folds values in order. For sets, whose iteration order must not
 // matter (Go maps), hash each element into its own Hash and add the sums
-// with Hash.Add, which is commutative.
+// with Hash.Add, which is commutative (and Hash.Remove takes one back).
 //
 // Renaming folds ZooKeeper's values (paths, data, Stats, replies, watch
 // events) with the clients renamed: internal/machine hashes its state and
@@ -56,10 +56,24 @@ func (h *Hash) Bytes(b []byte) {
 		h.Uint(3)
 		return
 	}
-	fold(h, b)
+	h.Uint(uint64(len(b)) | 1<<63)
+	for len(b) >= 8 {
+		h.Uint(uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56)
+		b = b[8:]
+	}
+	var w uint64
+	for i := range len(b) {
+		w |= uint64(b[i]) << (8 * i)
+	}
+	h.Uint(w)
 }
 
-func fold[T string | []byte](h *Hash, s T) {
+// fold folds in s and its length, as Bytes does. It is not generic over
+// Bytes' []byte: a caller in another package that inlines String would
+// call a generic one through its dictionary, which escape analysis does
+// not see through, and move every Hash that hashed a string to the heap.
+func fold(h *Hash, s string) {
 	h.Uint(uint64(len(s)) | 1<<63)
 	for len(s) >= 8 {
 		h.Uint(uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
@@ -75,6 +89,11 @@ func fold[T string | []byte](h *Hash, s T) {
 
 // Add folds in another hash's sum commutatively: for unordered sets.
 func (h *Hash) Add(v uint64) { h.h += mix(v) }
+
+// Remove takes back an Add of v: a set's hash kept up to date as its
+// elements change is the one hashed from scratch (the sums wrap, so
+// adding and removing in any order is exact).
+func (h *Hash) Remove(v uint64) { h.h -= mix(v) }
 
 // Sum is the hash so far.
 func (h *Hash) Sum() uint64 { return mix(h.h) }

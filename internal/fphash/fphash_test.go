@@ -32,3 +32,52 @@ func TestHash_Stable(t *testing.T) {
 		t.Error("Add is not commutative")
 	}
 }
+
+// A set kept up to date by Remove and Add hashes as the same set hashed
+// from scratch, whatever the order of the changes.
+func TestHash_Remove(t *testing.T) {
+	fresh := sum(func(h *fphash.Hash) { h.Add(1); h.Add(3) })
+	kept := sum(func(h *fphash.Hash) {
+		h.Add(2)
+		h.Add(1)
+		h.Remove(2)
+		h.Add(2)
+		h.Add(3)
+		h.Remove(2)
+	})
+	if kept != fresh {
+		t.Errorf("set {1,3} after changes hashes %x, from scratch %x", kept, fresh)
+	}
+	if sum(func(h *fphash.Hash) { h.Add(5); h.Remove(5) }) != sum(func(*fphash.Hash) {}) {
+		t.Error("removing the only element does not give the empty set")
+	}
+}
+
+// Bytes hashes as String of the same bytes (a renamed name is hashed
+// from a rewritten copy, an unrenamed one as it is), at every length
+// around the 8-byte words they fold.
+func TestHash_BytesAsString(t *testing.T) {
+	s := "/locks/l/lock-c1_0.0-0000000003"
+	for n := range len(s) + 1 {
+		b := sum(func(h *fphash.Hash) { h.Bytes([]byte(s[:n])) })
+		if str := sum(func(h *fphash.Hash) { h.String(s[:n]) }); b != str {
+			t.Errorf("%q: Bytes %x, String %x", s[:n], b, str)
+		}
+	}
+}
+
+// Fingerprints are compared across runs and binaries (a search's counts
+// are reproducible): these values are pinned.
+func TestHash_Golden(t *testing.T) {
+	for _, tc := range []struct {
+		got, want uint64
+	}{
+		{sum(func(h *fphash.Hash) { h.String("/locks/l/lock-c1_0.0-0000000003") }), 0x9abba0e5c742d5c3},
+		{sum(func(h *fphash.Hash) { h.Bytes([]byte("c2_1")); h.Bytes(nil); h.Int(-5); h.Bool(false) }), 0x4fbb3d6e8a21dc72},
+		{sum(func(h *fphash.Hash) { h.Add(7); h.Add(9); h.Uint(1 << 63) }), 0x78022a53c725dca4},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %#x, want %#x", tc.got, tc.want)
+		}
+	}
+}

@@ -41,6 +41,7 @@ var superID = AuthID{Scheme: "super"}
 // connection comes from, its ip identity (DefaultAddress until set). A
 // server calls it after CreateSession and after every Attach.
 func (m *Machine) SetAddress(id int64, addr string) {
+	m.gen++ // see Machine.gen
 	if s := m.sessions[id]; s != nil {
 		s.addr = addr
 	}

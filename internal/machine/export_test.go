@@ -10,3 +10,14 @@ func WatchPeaks(m *Machine, i int, id int64) (data, child, modes, session, spare
 	}
 	return r.peaks.table[watchData], r.peaks.table[watchChild], r.peaks.modes, session, len(m.spare)
 }
+
+// Detached returns the count of detached sessions the Machine keeps for
+// Due, and the count of them among its sessions.
+func Detached(m *Machine) (kept, counted int) {
+	for _, s := range m.sessions {
+		if !s.attached {
+			counted++
+		}
+	}
+	return m.detached, counted
+}

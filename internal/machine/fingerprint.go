@@ -20,6 +20,23 @@ func (m *Machine) Fingerprint() uint64 { return m.FingerprintAs(nil) }
 // clients as interchangeable hashes a state under every renaming and
 // keeps the least.
 func (m *Machine) FingerprintAs(r *Renaming) uint64 {
+	if r != nil {
+		return m.fingerprint(r, false)
+	}
+	if !m.fpOK || m.fpGen != m.gen {
+		m.fp, m.fpGen, m.fpOK = m.fingerprint(nil, true), m.gen, true
+	}
+	return m.fp
+}
+
+// FingerprintFresh is Fingerprint computed from scratch, every node
+// hashed anew: tests check against it the last fingerprint and the node
+// hashes Fingerprint keeps (see Machine.gen, replica.touch).
+func (m *Machine) FingerprintFresh() uint64 { return m.fingerprint(nil, false) }
+
+// fingerprint is FingerprintAs(r), from the kept node hashes if kept (r
+// must then be nil: only the state as it is is kept).
+func (m *Machine) fingerprint(r *Renaming, kept bool) uint64 {
 	var h fphash.Hash
 	h.Int(m.zxid)
 	h.Int(m.now)
@@ -27,7 +44,7 @@ func (m *Machine) FingerprintAs(r *Renaming) uint64 {
 	h.Uint(m.rng.s)
 	h.Int(m.nextID)
 	for _, rep := range m.replicas {
-		h.Uint(rep.fingerprint(r))
+		h.Uint(rep.fingerprint(r, kept))
 	}
 	for _, t := range m.log {
 		h.Int(t.zxid)
@@ -54,23 +71,17 @@ func (m *Machine) FingerprintAs(r *Renaming) uint64 {
 // histories the same way.
 type Renaming = fphash.Renaming
 
-func (r *replica) fingerprint(rn *Renaming) uint64 {
-	var nodes fphash.Hash
-	for path, n := range r.tree {
-		var h fphash.Hash
-		rn.HashString(&h, path)
-		rn.HashBytes(&h, n.data)
-		rn.HashStat(&h, n.stat)
-		h.Int(int64(n.cversion))
-		h.Uint(n.hashChildren(rn))
-		if n.buckets > 8 { // 8 is every node's that ever had a child: hashes stay as they were
-			h.Int(int64(n.buckets))
-		}
-		fphash.HashACL(&h, n.acl)
-		nodes.Add(h.Sum())
-	}
+func (r *replica) fingerprint(rn *Renaming, kept bool) uint64 {
 	var h fphash.Hash
-	h.Uint(nodes.Sum())
+	if kept {
+		h.Uint(r.keptNodes())
+	} else {
+		var nodes fphash.Hash
+		for path, n := range r.tree {
+			nodes.Add(n.hash(rn, path))
+		}
+		h.Uint(nodes.Sum())
+	}
 	h.Int(r.zxid)
 	h.Int(int64(r.next))
 	h.Uint(r.dataW.fingerprint(rn))
@@ -87,6 +98,49 @@ func (r *replica) fingerprint(rn *Renaming) uint64 {
 		}
 		h.Uint(modes.Sum())
 	}
+	return h.Sum()
+}
+
+// keptNodes is the set hash of the tree's nodes, as fingerprint hashes
+// them without a renaming, from the hashes kept since the last call:
+// only the nodes touched since are rehashed (removed, or added anew).
+// The first call hashes every node and starts the keeping.
+func (r *replica) keptNodes() uint64 {
+	if !r.hashing {
+		for path, n := range r.tree {
+			n.fp, n.counted = n.hash(nil, path), true
+			r.nodes.Add(n.fp)
+		}
+		r.hashing = true
+	}
+	for _, n := range r.dirty {
+		n.dirty = false
+		if n.counted {
+			r.nodes.Remove(n.fp)
+			n.counted = false
+		}
+		if r.tree[n.path] == n {
+			n.fp, n.counted = n.hash(nil, n.path), true
+			r.nodes.Add(n.fp)
+		}
+	}
+	clear(r.dirty)
+	r.dirty = r.dirty[:0]
+	return r.nodes.Sum()
+}
+
+// hash is the hash of n, at path, as renamed by rn.
+func (n *znode) hash(rn *Renaming, path string) uint64 {
+	var h fphash.Hash
+	rn.HashString(&h, path)
+	rn.HashBytes(&h, n.data)
+	rn.HashStat(&h, n.stat)
+	h.Int(int64(n.cversion))
+	h.Uint(n.hashChildren(rn))
+	if n.buckets > 8 { // 8 is every node's that ever had a child: hashes stay as they were
+		h.Int(int64(n.buckets))
+	}
+	fphash.HashACL(&h, n.acl)
 	return h.Sum()
 }
 
@@ -115,6 +169,9 @@ func (n *znode) hashChildren(rn *Renaming) uint64 {
 // queues are appended to, which no session can see.
 func (t watchTable) fingerprint(r *Renaming) uint64 {
 	var all fphash.Hash
+	if len(t) == 0 { // the empty set's hash, without starting a map's iteration
+		return all.Sum()
+	}
 	for path, ids := range t {
 		for _, id := range ids {
 			var h fphash.Hash
@@ -176,10 +233,12 @@ func (m *Machine) Due() int64 {
 			due = ticks
 		}
 	}
-	for _, s := range m.sessions {
-		if !s.attached {
-			// Tick expires it once now >= deadline, now having grown.
-			next(max(1, (s.deadline-m.now+m.cfg.TickMillis-1)/m.cfg.TickMillis))
+	if m.detached > 0 { // a map's iteration costs even when it finds nothing
+		for _, s := range m.sessions {
+			if !s.attached {
+				// Tick expires it once now >= deadline, now having grown.
+				next(max(1, (s.deadline-m.now+m.cfg.TickMillis-1)/m.cfg.TickMillis))
+			}
 		}
 	}
 	for i := 1; i < len(m.replicas); i++ {

@@ -21,7 +21,60 @@ import (
 // expectation is ZooKeeper 3.8's answer, each file citing the rules of
 // docs/zk-semantics.md it checks. Regenerate with -rewrite, then read
 // every changed line against those rules before accepting it.
-func TestMachine_Interaction(t *testing.T) {
+// Every line also checks the fingerprint (see checkFingerprint).
+func TestMachine_Interaction(t *testing.T) { interaction(t, 1) }
+
+// The Machine keeps its nodes' hashes between fingerprints and rehashes
+// only the nodes changed since (internal/machine's replica.touch): a
+// change it missed would make two states hash alike, and a search skip
+// one of them. The interaction files make every kind of change (creates
+// and deletes, sets, ACLs, multis that commit and that roll back,
+// quotas, containers and TTL nodes reaped, sessions closed and expired,
+// followers catching up, sequence counters set): run again, fingerprinted
+// every few lines (several lines' changes pile up between two), the kept
+// fingerprint must be the one hashed from scratch.
+func TestFingerprint_KeptIsFresh(t *testing.T) {
+	for _, every := range []int{2, 3, 5} {
+		t.Run(strconv.Itoa(every), func(t *testing.T) { interaction(t, every) })
+	}
+	// Quotas, which no interaction file sets (the conformance scenario
+	// quota checks them against ZooKeeper): their stats node changes
+	// with every write under the quota's path, a multi's undone too.
+	for _, every := range []int{1, 2, 3} {
+		m, err := machine.NewMachine(machine.Config{TickMillis: 1000, SortChildren: true, Followers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := &driver{m: m, ids: map[string]int64{}, names: map[int64]string{}, every: every}
+		out := d.run(t, quotaScript)
+		if !strings.Contains(out, `data="count=3,bytes=4"`) {
+			t.Fatalf("the quota did not count:\n%s", out)
+		}
+	}
+}
+
+// quotaScript counts a quota's subtree in its stats node, through
+// creates, sets, deletes and multis, one of them undone.
+const quotaScript = `
+session a
+a create /zookeeper/quota/q
+a create /zookeeper/quota/q/zookeeper_limits data=count=10
+a create /q
+a create /zookeeper/quota/q/zookeeper_stats
+a create /q/x data=abc
+a set /q/x data=abcdef
+catchup 1
+a multi create /q/y data=zz; delete /q/none
+a multi create /q/z data=1; set /q data=22
+a delete /q/x
+a create /q/w data=a
+catchup 1
+node /zookeeper/quota/q/zookeeper_stats
+`
+
+// interaction runs the interaction files, checking the fingerprint every
+// so many lines.
+func interaction(t *testing.T, every int) {
 	datadriven.Walk(t, "testdata/interaction", func(t *testing.T, path string) {
 		var d *driver
 		datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
@@ -32,6 +85,7 @@ func TestMachine_Interaction(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				d.every = every
 				return "ok\n"
 			case "run":
 				if d == nil {
@@ -51,6 +105,8 @@ type driver struct {
 	ids   map[string]int64
 	names map[int64]string
 	out   strings.Builder
+	every int // lines between two fingerprint checks
+	lines int // lines run
 }
 
 // newDriver reads the directive "new [followers=N] [tick=MS] [seed=N]
@@ -105,8 +161,24 @@ func (d *driver) run(t *testing.T, input string) string {
 			t.Fatalf("%s: %v", line, err)
 		}
 		d.deliver()
+		if d.lines++; d.lines%d.every == 0 {
+			d.checkFingerprint(t, line)
+		}
 	}
 	return d.out.String()
+}
+
+// checkFingerprint fails t unless the fingerprint from the Machine's
+// kept node hashes is the one hashed from scratch, and the count of
+// detached sessions it keeps for Due is the true one.
+func (d *driver) checkFingerprint(t *testing.T, line string) {
+	t.Helper()
+	if kept, fresh := d.m.Fingerprint(), d.m.FingerprintFresh(); kept != fresh {
+		t.Fatalf("after %q: kept fingerprint %x, fresh %x", line, kept, fresh)
+	}
+	if kept, counted := machine.Detached(d.m); kept != counted {
+		t.Fatalf("after %q: %d sessions detached, kept as %d", line, counted, kept)
+	}
 }
 
 // printf prints a line with every character that is not graphic

@@ -49,12 +49,27 @@ type Machine struct {
 	notified []int64
 	ended    int64
 	posts    uint64 // notifications queued so far (Posted)
+	// detached counts the sessions without a connection: only those can
+	// expire, and Due looks at the sessions only when there are some.
+	detached int
 
 	// reapers are the leader's container and TTL nodes, the only nodes
 	// ReapContainers may delete: it looks at them, not the whole tree.
 	reapers map[string]struct{}
 
 	sasl bool // RegisterSASL
+
+	// gen counts the calls that may have changed the Machine: every
+	// exported method that can change anything a Fingerprint hashes
+	// counts one first (one that finds nothing to do may return before).
+	// fp is the last Fingerprint, taken at gen fpGen (fpOK: one was), so
+	// that a search fingerprinting a state its last step did not change
+	// (about one step in two in the exhaustive lock workload: a wake-up,
+	// a reply delivered) hashes nothing.
+	gen   uint64
+	fp    uint64
+	fpGen uint64
+	fpOK  bool
 }
 
 // txn is one committed transaction in the log followers replay.
@@ -115,7 +130,7 @@ func (m *Machine) Now() int64 { return m.now }
 // passes the host's clock, as ZooKeeper stamps a change with its leader's
 // clock. Sessions still expire, and TTL nodes age, by Tick. The simulator
 // never calls it: a trace must not depend on the host.
-func (m *Machine) UseClock(now func() int64) { m.clock = now }
+func (m *Machine) UseClock(now func() int64) { m.clock = now } // changes nothing a Fingerprint hashes
 
 // stamp is the time a change stamps on the nodes it touches.
 func (m *Machine) stamp() int64 {
@@ -136,6 +151,7 @@ type SessionInfo struct {
 // CreateSession opens a session (a createSession transaction) connected to
 // replica. The timeout is clamped to [2, 20] ticks.
 func (m *Machine) CreateSession(replica int, timeoutMs int64) (SessionInfo, error) {
+	m.gen++ // see Machine.gen
 	if replica < 0 || replica >= len(m.replicas) {
 		return SessionInfo{}, fmt.Errorf("fakezk: no replica %d (ensemble of %d)", replica, len(m.replicas))
 	}
@@ -172,6 +188,7 @@ func (m *Machine) SessionTimeout(id int64) int64 {
 // every touch after, hand the session tracker the connection's timeout.
 // It does nothing to a session that is gone (and returns 0).
 func (m *Machine) Renegotiate(id, timeoutMs int64) int64 {
+	m.gen++ // see Machine.gen
 	s := m.sessions[id]
 	if s == nil {
 		return 0
@@ -203,7 +220,9 @@ func (m *Machine) Detach(id int64) {
 	if s == nil || !s.attached {
 		return
 	}
+	m.gen++ // see Machine.gen
 	s.attached = false
+	m.detached++
 	s.outbox = nil
 	s.auth = nil // identities belong to the connection: the client re-sends them
 	m.dropWatches(s)
@@ -214,6 +233,7 @@ func (m *Machine) Detach(id int64) {
 // ErrConnectionLoss if that replica is behind the client (a client never
 // goes back in time). The client should follow with SetWatches.
 func (m *Machine) Attach(id int64, replica int, lastZxid int64) error {
+	m.gen++ // see Machine.gen
 	s := m.sessions[id]
 	switch {
 	case s == nil:
@@ -228,6 +248,7 @@ func (m *Machine) Attach(id int64, replica int, lastZxid int64) error {
 		m.Detach(id)
 	}
 	s.attached, s.replica = true, replica
+	m.detached--
 	s.deadline = m.now + s.timeout
 	return nil
 }
@@ -237,6 +258,7 @@ func (m *Machine) Attach(id int64, replica int, lastZxid int64) error {
 // while the transaction deletes its ephemerals, so watches it set on them
 // fire for it too, before the close is acknowledged.
 func (m *Machine) CloseSession(id int64) []proto.Notification {
+	m.gen++ // see Machine.gen
 	s := m.sessions[id]
 	if s == nil {
 		return nil
@@ -249,6 +271,7 @@ func (m *Machine) CloseSession(id int64) []proto.Notification {
 // client has not been heard from for its timeout. Its connection, if any,
 // is gone first, so it is told nothing.
 func (m *Machine) Expire(id int64) {
+	m.gen++ // see Machine.gen
 	if s := m.sessions[id]; s != nil {
 		m.Detach(id)
 		m.endSession(s)
@@ -270,6 +293,9 @@ func (m *Machine) endSession(s *session) {
 	m.CatchUp(s.replica, m.zxid)
 	m.dropWatches(s)
 	delete(m.sessions, s.id)
+	if !s.attached {
+		m.detached--
+	}
 	m.ended++
 }
 
@@ -280,6 +306,7 @@ func (m *Machine) endSession(s *session) {
 // had no quorum (or was electing) is not expired for that time. The
 // result does not depend on map order: every session gets the same rule.
 func (m *Machine) RenewSessions() {
+	m.gen++ // see Machine.gen
 	for _, s := range m.sessions {
 		s.deadline = m.now + s.timeout
 	}
@@ -290,6 +317,7 @@ func (m *Machine) RenewSessions() {
 // leader. Attached sessions are kept alive (their clients ping); detached
 // ones expire once their timeout has passed since they were last heard.
 func (m *Machine) Tick() []int64 {
+	m.gen++ // see Machine.gen
 	m.now += m.cfg.TickMillis
 	m.ticks++
 	for i := 1; i < len(m.replicas); i++ {
@@ -316,6 +344,7 @@ func (m *Machine) Tick() []int64 {
 // CatchUp makes follower i apply the log up to zxid, firing the watches of
 // its sessions as it goes. On the leader it does nothing.
 func (m *Machine) CatchUp(i int, zxid int64) {
+	m.gen++ // see Machine.gen
 	r := m.replicas[i]
 	if i == 0 {
 		return
@@ -353,6 +382,7 @@ func (m *Machine) trimLog() {
 // has none now, and every TTL node without children whose mtime is more
 // than its TTL old, each in its own transaction, as ContainerManager does.
 func (m *Machine) ReapContainers() {
+	m.gen++ // see Machine.gen
 	var paths []string
 	for p := range m.reapers {
 		if m.reapable(m.leader().tree[p]) {
@@ -370,12 +400,14 @@ func (m *Machine) ReapContainers() {
 // SetSequence sets the sequence counter of an existing node on every
 // server: its next sequential child gets n. Tests use it to reach 2^31-1.
 func (m *Machine) SetSequence(path string, n int32) error {
+	m.gen++ // see Machine.gen
 	if m.leader().tree[path] == nil {
 		return proto.Wrap("setsequence", path, zkapi.ErrNoNode)
 	}
 	for _, r := range m.replicas {
 		if node := r.tree[path]; node != nil {
 			node.cversion = n
+			r.touch(node)
 		}
 	}
 	return nil
@@ -388,6 +420,7 @@ func (m *Machine) TakeNotifications(id int64) []proto.Notification {
 	if s == nil || len(s.outbox) == 0 {
 		return nil
 	}
+	m.gen++ // see Machine.gen
 	out := s.outbox
 	s.outbox = nil
 	return out
@@ -403,6 +436,7 @@ func (m *Machine) DrainNotifications(id int64) []proto.Notification {
 	if s == nil || len(s.outbox) == 0 {
 		return nil
 	}
+	m.gen++ // see Machine.gen
 	out := s.outbox
 	s.outbox = s.outbox[:0]
 	return out
@@ -417,7 +451,7 @@ func (m *Machine) Posted() uint64 { return m.posts }
 // notifications became non-empty since the previous call, and forgets
 // them. Some may have ended or had their queue taken meanwhile. A server
 // delivers to these instead of asking every session.
-func (m *Machine) TakeNotified() []int64 {
+func (m *Machine) TakeNotified() []int64 { // changes nothing a Fingerprint hashes
 	if len(m.notified) == 0 {
 		return nil
 	}
@@ -442,6 +476,7 @@ func (m *Machine) EndedSessions() int64 { return m.ended }
 // session's replica; writes by the leader, and the session's replica catches
 // up with them before replying.
 func (m *Machine) Do(id int64, req proto.Request) proto.Reply {
+	m.gen++ // see Machine.gen
 	s, err := m.requester(id)
 	if err != nil {
 		return proto.Reply{Zxid: m.zxid, Err: err}

@@ -59,7 +59,7 @@ func (r *replica) statsFor(path string) *znode {
 // countQuota adds count and bytes to the stats node s counts path's
 // change in (statsFor), recording the data it had in u for a multi's
 // undo.
-func countQuota(s *znode, count, bytes int64, u *undoRec) {
+func (r *replica) countQuota(s *znode, count, bytes int64, u *undoRec) {
 	if s == nil {
 		return
 	}
@@ -67,6 +67,7 @@ func countQuota(s *znode, count, bytes int64, u *undoRec) {
 		u.stats, u.oldStats = s, s.data
 	}
 	s.data = addStats(s.data, count, bytes)
+	r.touch(s)
 }
 
 // subtreeStats writes over the new stats node s the count and bytes of
@@ -87,7 +88,7 @@ func (r *replica) subtreeStats(s *znode, path string) {
 		}
 	}
 	walk(path)
-	s.data = formatStats(nil, count, bytes)
+	s.data = formatStats(nil, count, bytes) // s is new: add touches it
 }
 
 // childPath joins a node's path and a child's name.

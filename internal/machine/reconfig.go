@@ -11,6 +11,7 @@ import "github.com/zksim/zksim/internal/proto"
 // business: the Machine models no quorum. Like Do, it fails with
 // ErrSessionExpired or ErrConnectionLoss for a session gone or detached.
 func (m *Machine) Reconfig(id int64, build func(zxid int64) []byte) proto.Reply {
+	m.gen++ // see Machine.gen
 	s, err := m.requester(id)
 	if err != nil {
 		return proto.Reply{Zxid: m.zxid, Err: err}
@@ -24,7 +25,10 @@ func (m *Machine) Reconfig(id int64, build func(zxid int64) []byte) proto.Reply 
 
 // InitConfig writes the ensemble's first configuration, as the first
 // leader does when it starts, in a transaction of its own.
-func (m *Machine) InitConfig(build func(zxid int64) []byte) { m.setConfig(build) }
+func (m *Machine) InitConfig(build func(zxid int64) []byte) {
+	m.gen++ // see Machine.gen
+	m.setConfig(build)
+}
 
 func (m *Machine) setConfig(build func(zxid int64) []byte) {
 	m.newTxn()

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/zksim/zksim/internal/fphash"
 	"github.com/zksim/zksim/zkapi"
 )
 
@@ -40,6 +41,13 @@ type znode struct {
 	// (Machine.UseClock), and TTL reaping must not. Derived from mtime
 	// when there is no such clock, so not fingerprinted.
 	vmtime int64
+	// path is where the node is in its tree; fp is its hash as counted in
+	// the replica's set of node hashes (replica.nodes) when counted, and
+	// dirty says it is on the list of nodes to rehash (replica.touch).
+	path    string
+	fp      uint64
+	counted bool
+	dirty   bool
 }
 
 // addChild adds name, born at b, growing the table as java.util.HashMap
@@ -222,6 +230,14 @@ type replica struct {
 	free   []*znode // removed nodes, for newNode
 	born   uint64   // children added so far: the next child's znode.born
 	limits int      // quotas' limits nodes in the tree (quota.go)
+
+	// nodes is the set hash of the nodes' hashes (znode.fp), kept up to
+	// date from the first fingerprint on (hashing): a fingerprint then
+	// rehashes only the nodes changed since the last one, listed in
+	// dirty (see touch).
+	nodes   fphash.Hash
+	hashing bool
+	dirty   []*znode
 }
 
 func newReplica() *replica {
@@ -233,6 +249,7 @@ func newReplica() *replica {
 		// read-only").
 		nodes[i].data = []byte{}
 		nodes[i].acl = openACL
+		nodes[i].path = p
 		t[p] = &nodes[i]
 		if p != "/" {
 			parent, name := parentOf(p)
@@ -316,7 +333,7 @@ func (r *replica) add(p prim, parentPath, name string, overflow Overflow, u *und
 		*u = undoRec{p: p, parent: parent, oldC: parent.cversion, oldB: parent.buckets, oldP: parent.stat.Pzxid}
 	}
 	n := r.newNode()
-	n.data, n.acl, n.up = p.data, p.acl, parent
+	n.data, n.acl, n.up, n.path = p.data, p.acl, parent, p.path
 	n.stat = zkapi.Stat{
 		Czxid: p.zxid, Mzxid: p.zxid, Pzxid: p.zxid,
 		Ctime: p.now, Mtime: p.now, EphemeralOwner: p.owner,
@@ -329,13 +346,15 @@ func (r *replica) add(p prim, parentPath, name string, overflow Overflow, u *und
 	if q, ok := quotaOf(parentPath); ok && name == statsName {
 		r.subtreeStats(n, q)
 	}
-	countQuota(r.statsFor(p.path), 1, int64(len(n.data)), u)
+	r.countQuota(r.statsFor(p.path), 1, int64(len(n.data)), u)
 	countAncestors(parent, 1)
 	// ZOOKEEPER-3249 (3.6.0+): a wrapped counter is never stored.
 	if next := parent.cversion + 1; next > parent.cversion || overflow == OverflowWrap {
 		parent.cversion = next
 	}
 	parent.stat.Pzxid = p.zxid
+	r.touch(n)
+	r.touch(parent)
 	return parent
 }
 
@@ -355,9 +374,11 @@ func (r *replica) remove(p prim, parentPath, name string, u *undoRec) (parent, n
 		u.born = b
 	}
 	r.noteLimits(p.path, -1)
-	countQuota(r.statsFor(p.path), -1, -int64(len(n.data)), u)
+	r.countQuota(r.statsFor(p.path), -1, -int64(len(n.data)), u)
 	countAncestors(parent, -1)
 	parent.stat.Pzxid = p.zxid
+	r.touch(n)
+	r.touch(parent)
 	return parent, n
 }
 
@@ -366,7 +387,7 @@ func (r *replica) set(p prim, u *undoRec) *znode {
 	if u != nil {
 		*u = undoRec{p: p, n: n, oldData: n.data, oldStat: n.stat, oldVM: n.vmtime}
 	}
-	countQuota(r.statsFor(p.path), 0, int64(len(p.data)-len(n.data)), u)
+	r.countQuota(r.statsFor(p.path), 0, int64(len(p.data)-len(n.data)), u)
 	n.data = p.data
 	if p.kind == primConfig {
 		n.stat.Version = -1
@@ -375,6 +396,7 @@ func (r *replica) set(p prim, u *undoRec) *znode {
 	}
 	n.stat.Mzxid = p.zxid
 	n.stat.Mtime, n.vmtime = p.now, p.vnow
+	r.touch(n)
 	return n
 }
 
@@ -385,9 +407,14 @@ func (r *replica) setACL(p prim, u *undoRec) {
 	}
 	n.acl = p.acl
 	n.stat.Aversion++
+	r.touch(n)
 }
 
-// undo reverts the change u recorded, the last one not yet undone.
+// undo reverts the change u recorded, the last one not yet undone. It
+// touches no node (see touch): the change it reverts touched the same
+// ones (the node, its parent, the quota's stats node), and no
+// fingerprint is taken between a change and its undo, so they are
+// rehashed as they are once undone.
 func (r *replica) undo(u *undoRec) {
 	_, name := parentOf(u.p.path)
 	if u.stats != nil {
@@ -414,6 +441,19 @@ func (r *replica) undo(u *undoRec) {
 	}
 }
 
+// touch notes that n changed in what its hash covers (its data, Stat,
+// cversion, children, table size or ACL) or came or went: the next
+// fingerprint rehashes it. Every change to a node in a tree calls it; a
+// missed one would make two different states hash alike, and a search
+// skip one of them (TestFingerprint_Cache checks the kept hashes against
+// fresh ones). Before the first fingerprint it does nothing.
+func (r *replica) touch(n *znode) {
+	if r.hashing && !n.dirty {
+		n.dirty = true
+		r.dirty = append(r.dirty, n)
+	}
+}
+
 // newNode returns an empty node, reusing one removed for good: a lock's
 // nodes come and go all the time. No removed node is referred to: reads
 // copy what they return, and only a multi's undo keeps one, which is then
@@ -426,7 +466,10 @@ func (r *replica) newNode() *znode {
 	n := r.free[k-1]
 	r.free[k-1] = nil
 	r.free = r.free[:k-1]
-	*n = znode{children: n.children[:0], born: n.born[:0]} // a removed node had no children
+	// A removed node had no children. It keeps its hash's bookkeeping:
+	// its old hash may still count, on the dirty list, until the next
+	// fingerprint takes it out.
+	*n = znode{children: n.children[:0], born: n.born[:0], fp: n.fp, counted: n.counted, dirty: n.dirty}
 	return n
 }
 

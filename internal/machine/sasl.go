@@ -13,12 +13,13 @@ import "strings"
 // expand to the connection's sasl identities too, and a sasl entry grants
 // its permissions to the identity of that name and to the one named
 // "super". Without it a sasl entry is InvalidACL, as on a default server.
-func (m *Machine) RegisterSASL() { m.sasl = true }
+func (m *Machine) RegisterSASL() { m.sasl = true } // not hashed: a server calls it before any session
 
 // AddIdentity adds id to the identities of the session's connection, as
 // ZooKeeperServer.processSasl does once an exchange completes (sasl:USER). Like an auth packet's, it lasts
 // until the connection is detached. A session that is gone is ignored.
 func (m *Machine) AddIdentity(session int64, id AuthID) {
+	m.gen++ // see Machine.gen
 	if s := m.sessions[session]; s != nil {
 		s.addID(id)
 	}

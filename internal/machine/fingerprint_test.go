@@ -1,0 +1,62 @@
+package machine_test
+
+import (
+	"testing"
+
+	"github.com/zksim/zksim/internal/machine"
+	"github.com/zksim/zksim/internal/proto"
+	"github.com/zksim/zksim/zkapi"
+)
+
+// A Machine hashes nothing when nothing changed since its last
+// Fingerprint: every exported method that can change it counts a
+// generation first. The interaction files check the methods they call
+// (TestFingerprint_KeptIsFresh); these are the others that change what
+// a fingerprint hashes: each must change the fingerprint, as hashed from
+// scratch, right after one was taken.
+func TestFingerprint_FollowsEveryChange(t *testing.T) {
+	m, err := machine.NewMachine(machine.Config{TickMillis: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := m.CreateSession(0, 4000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := info.ID
+	config := func(zxid int64) []byte { return []byte{byte(zxid)} }
+	for _, tc := range []struct {
+		name   string
+		change func()
+	}{
+		{"Renegotiate", func() { m.Renegotiate(id, 6000) }},
+		{"RenewSessions", func() { m.Detach(id); m.Tick(); m.Fingerprint(); m.RenewSessions() }},
+		{"Attach", func() { _ = m.Attach(id, 0, 0) }},
+		{"SetAddress", func() { m.SetAddress(id, "10.0.0.7") }},
+		{"AddIdentity", func() { m.AddIdentity(id, machine.AuthID{Scheme: "sasl", ID: "alice"}) }},
+		{"InitConfig", func() { m.InitConfig(config) }},
+		{"Reconfig", func() { m.Reconfig(id, config) }},
+		{"TakeNotifications", func() {
+			m.Do(id, proto.Exists{Path: "/n", Watch: true})
+			m.Do(id, proto.Create{Path: "/n", Mode: zkapi.Persistent})
+			m.Fingerprint() // with the notification queued
+			if len(m.TakeNotifications(id)) != 1 {
+				t.Fatal("no notification queued")
+			}
+		}},
+		{"DrainNotifications", func() {
+			m.Do(id, proto.Exists{Path: "/d", Watch: true})
+			m.Do(id, proto.Create{Path: "/d", Mode: zkapi.Persistent})
+			m.Fingerprint() // with the notification queued
+			if len(m.DrainNotifications(id)) != 1 {
+				t.Fatal("no notification queued")
+			}
+		}},
+	} {
+		before := m.Fingerprint()
+		tc.change()
+		if kept, fresh := m.Fingerprint(), m.FingerprintFresh(); kept != fresh || fresh == before {
+			t.Errorf("%s: fingerprint %x before, %x after, %x hashed from scratch", tc.name, before, kept, fresh)
+		}
+	}
+}
