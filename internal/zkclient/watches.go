@@ -82,6 +82,9 @@ func (t *WatchTable[W]) TakeAll() []W {
 // caller that hashes them must treat them as a set.
 func (t *WatchTable[W]) Each(f func(path string, k WatchKind, w W)) {
 	for k, byPath := range t.m {
+		if len(byPath) == 0 { // starting an iteration costs, even of nothing
+			continue
+		}
 		for p, ws := range byPath {
 			for _, w := range ws {
 				f(p, WatchKind(k), w)
