@@ -10,10 +10,20 @@ func (s *Sim) initPCT() {
 		s.prio[i] = s.prio[j]
 		s.prio[j] = s.cfg.PCTDepth + i
 	}
-	s.changes = map[int]bool{}
+	s.changes = s.changes[:0]
 	for range s.cfg.PCTDepth - 1 {
-		s.changes[1+s.chooser.Choose(s.cfg.PCTHorizon, "change point")] = true
+		s.changes = append(s.changes, 1+s.chooser.Choose(s.cfg.PCTHorizon, "change point"))
 	}
+	slices.Sort(s.changes)
+}
+
+// changeAt reports whether the step is a change point. Steps only go
+// forward, so the points behind it are dropped as it passes them.
+func (s *Sim) changeAt(step int) bool {
+	for len(s.changes) > 0 && s.changes[0] < step {
+		s.changes = s.changes[1:]
+	}
+	return len(s.changes) > 0 && s.changes[0] == step
 }
 
 // pickPCT runs the highest-priority client with an enabled event; at a
@@ -22,7 +32,7 @@ func (s *Sim) initPCT() {
 // walks to the chosen one instead of collecting them.
 func (s *Sim) pickPCT(normal []Event) Event {
 	best := s.topClient(normal)
-	if s.changes[s.step] && best >= 0 {
+	if s.changeAt(s.step) && best >= 0 {
 		s.prio[best] = min(0, slices.Min(s.prio)) - 1
 		best = s.topClient(normal)
 	}

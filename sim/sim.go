@@ -138,8 +138,8 @@ type Sim struct {
 	obs       []observer
 	normal    []Event // reused by pick
 	faulty    []Event
-	prio      []int // PCT: client priorities, higher runs first
-	changes   map[int]bool
+	prio      []int                          // PCT: client priorities, higher runs first
+	changes   []int                          // PCT: the change points still ahead, in order
 	opts      []Event                        // Flat: the options of the current step
 	spun      []Event                        // Flat: spare for the normal events reordered (yieldSpinners)
 	ticks     int                            // Flat: ticks taken while other events were enabled
