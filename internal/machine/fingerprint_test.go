@@ -1,6 +1,7 @@
 package machine_test
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/zksim/zksim/internal/machine"
@@ -58,5 +59,43 @@ func TestFingerprint_FollowsEveryChange(t *testing.T) {
 		if kept, fresh := m.Fingerprint(), m.FingerprintFresh(); kept != fresh || fresh == before {
 			t.Errorf("%s: fingerprint %x before, %x after, %x hashed from scratch", tc.name, before, kept, fresh)
 		}
+	}
+}
+
+// Every exported method of Machine is either one that counts a
+// generation (it may change what Fingerprint hashes, which Fingerprint
+// then hashes again) or one that changes nothing it hashes. A method
+// added without being put in one of these lists fails here: a change
+// that counted no generation would leave Fingerprint answering the
+// state before it, and a search would merge two states that differ.
+func TestFingerprint_EveryMethodClassified(t *testing.T) {
+	counts := []string{ // each has m.gen++; checked by the tests above and the interaction files
+		"AddIdentity", "Attach", "CatchUp", "CloseSession", "CreateSession", "Detach", "Do",
+		"DrainNotifications", "Expire", "InitConfig", "ReapContainers", "Reconfig", "Renegotiate",
+		"RenewSessions", "SetAddress", "SetSequence", "TakeNotifications", "Tick",
+	}
+	reads := []string{ // change nothing a fingerprint hashes
+		"Alive", "CheckPerm", "CheckWatches", "Children", "Config", "Descendants", "DigestCan", "Due",
+		"EndedSessions", "EphemeralCount", "Ephemerals", "Fingerprint", "FingerprintAs", "FingerprintFresh",
+		"HeldWatches", "Identities", "Node", "NodeCount", "Now", "Posted", "ReplicaZxid", "SessionIDs",
+		"SessionTimeout", "SessionWatchCount", "WatchCount", "Watchers", "WatchesAdded", "Watching", "Zxid",
+		// UseClock changes the times later changes stamp, not the state;
+		// TakeNotified, which sessions a server visits; RegisterSASL is
+		// set up before the Machine serves anyone.
+		"UseClock", "TakeNotified", "RegisterSASL",
+	}
+	known := map[string]bool{}
+	for _, name := range append(counts, reads...) {
+		known[name] = true
+	}
+	typ := reflect.TypeFor[*machine.Machine]()
+	for i := range typ.NumMethod() {
+		if name := typ.Method(i).Name; !known[name] {
+			t.Errorf("Machine.%s is in neither list: if it can change what Fingerprint hashes, make it count a generation (m.gen++) and test it in TestFingerprint_FollowsEveryChange; else list it as a read", name)
+		}
+		delete(known, typ.Method(i).Name)
+	}
+	for name := range known {
+		t.Errorf("Machine.%s is listed but is no method of Machine", name)
 	}
 }
