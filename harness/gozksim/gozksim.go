@@ -260,6 +260,6 @@ func (r *run) Notified(c *sim.Client, n proto.Notification) {
 }
 
 func (r *run) Applied(*sim.Client, proto.Request, *proto.Reply) {}
-func (r *run) Expired(int64, int64)                            {}
-func (r *run) Woken(*sim.Client, string, int64)                {}
-func (r *run) Blocks(*sim.Client)                              {}
+func (r *run) Expired(int64, int64)                             {}
+func (r *run) Woken(*sim.Client, string, int64)                 {}
+func (r *run) Blocks(*sim.Client)                               {}
