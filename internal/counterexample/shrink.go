@@ -40,6 +40,7 @@ const DefaultShrinkTime = 30 * time.Second
 // how small a counterexample is, never whether one is found at the
 // sizes it had time for.
 func Minimize(w harness.Subject, config func(seed uint64) sim.Config, class check.Class, perSize int, within time.Duration) (ce harness.Counterexample, ok bool) {
+	defer simhook.KeepWorkers()() // a shrink makes up to thousands of runs
 	dl := newDeadline(within)
 	for _, ws := range sizes(w) {
 		if dl.passed() && volume(ws) < volume(w) {
@@ -160,6 +161,7 @@ func volume(w harness.Subject) int { return w.Shape().Clients * w.Shape().Each }
 // DefaultShrinkTime) and returns the smallest found by then: the budget
 // decides only how small, never whether.
 func ShrinkSeed(w harness.Subject, cfg sim.Config, seed uint64, class check.Class, within time.Duration) (ce harness.Counterexample, ok bool) {
+	defer simhook.KeepWorkers()() // a shrink makes up to thousands of runs
 	return shrinkSeed(w, runOf(w), cfg, seed, class, newDeadline(within))
 }
 
@@ -220,6 +222,7 @@ const perSizeSeeds = 100
 // ok is false only if the given schedule no longer shows the class:
 // what runs is not deterministic.
 func ShrinkFound(w harness.Subject, cfg sim.Config, seed uint64, class check.Class, within time.Duration) (ce harness.Counterexample, ok bool) {
+	defer simhook.KeepWorkers()() // a shrink makes up to thousands of runs
 	dl := newDeadline(within)
 	for _, s := range sizes(w) {
 		if volume(s) >= volume(w) || dl.passed() {
