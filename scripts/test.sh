@@ -26,6 +26,11 @@ log() { printf 'test.sh: [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$
 # staticcheck is the version the project pins; staticcheck.conf turns on
 # every check.
 run_staticcheck() { go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...; }
+# gotest is go test without profile-guided optimisation: cmd/zksim's
+# default.pgo would build its test binaries' every dependency a second
+# time (with -race and without), a minute and more of CI for speed no
+# test needs. The main job and the nemesis still build zksim with it.
+gotest() { go test -pgo=off "$@"; }
 
 scripts/install-zookeeper.sh
 command -v go >/dev/null || { log "go is not on PATH"; exit 1; }
@@ -118,7 +123,7 @@ run_long_tests() {
 	names=$(printf '%s\n' "$long" | awk '{ print $2 }' | sort -u | paste -sd '|' -)
 	log "the long tests, without -race: $(printf '%s\n' "$long" | wc -l) in $(printf '%s\n' "$pkgs" | wc -l) packages"
 	# shellcheck disable=SC2086 # one package a word
-	ZKSIM_LONG=1 go test -count=1 -timeout 15m -run "^($names)\$" $pkgs
+	ZKSIM_LONG=1 gotest -count=1 -timeout 15m -run "^($names)\$" $pkgs
 }
 
 # With flags, the run is only the tests they pick, then staticcheck (cheap
@@ -126,7 +131,7 @@ run_long_tests() {
 # source checks, no second pass without -race, no other suites, main job
 # or benchmarks.
 if [ $# -gt 0 ]; then
-	go test -race -count=1 -timeout "$race_timeout" "$@" ./...
+	gotest -race -count=1 -timeout "$race_timeout" "$@" ./...
 	log "staticcheck (every check: staticcheck.conf)"
 	run_staticcheck
 	exit 0
@@ -160,15 +165,15 @@ run_staticcheck
 # of their own, so -race builds gain them nothing, and kazoo's (about 3
 # minutes alone) slowed past go test's 10-minute limit beside the -race
 # packages on two cores: they run after, on their own, with more time.
-go test -race -count=1 -timeout "$race_timeout" -skip '^TestSuite_Serve$' ./...
+gotest -race -count=1 -timeout "$race_timeout" -skip '^TestSuite_Serve$' ./...
 # The long tests skipped above (explorations at full size) run here.
 run_long_tests
-go test -count=1 -timeout 20m -run '^TestSuite_Serve$' ./internal/kazoosuite ./internal/gozksuite
+gotest -count=1 -timeout 20m -run '^TestSuite_Serve$' ./internal/kazoosuite ./internal/gozksuite
 # Tests left out of -race builds, for a race inside go-zookeeper v1.0.4
 # (see internal/conformance: differential_serve_test.go, skipUnderRace;
 # cmd/zksim: serve_watch_test.go).
-go test -count=1 -timeout 10m -run '^(TestDifferential_Serve|TestConformance_Serve|TestConformance_Real|TestDifferential_Real|TestRegister_RealLinearizable)$' ./internal/conformance
-go test -count=1 -timeout 5m -run '^TestServe_MaxSessionWatches$' ./cmd/zksim
+gotest -count=1 -timeout 10m -run '^(TestDifferential_Serve|TestConformance_Serve|TestConformance_Real|TestDifferential_Real|TestRegister_RealLinearizable)$' ./internal/conformance
+gotest -count=1 -timeout 5m -run '^TestServe_MaxSessionWatches$' ./cmd/zksim
 
 # The main job, the herd demonstration and the quick benchmark report, as
 # the README gives them, run beside the two client suites on the real
@@ -248,7 +253,7 @@ nemesis_job=$!
 # harness and its 3-server Java cluster (internal/kazoosuite; about 2.5
 # minutes), side by side, as their serve runs above are: both wait on
 # Java servers far more than they compute.
-ZKSIM_GOZK_REAL=1 ZKSIM_KAZOO_REAL=1 go test -count=1 -timeout 20m -run '^TestSuite_Real$' ./internal/gozksuite ./internal/kazoosuite
+ZKSIM_GOZK_REAL=1 ZKSIM_KAZOO_REAL=1 gotest -count=1 -timeout 20m -run '^TestSuite_Real$' ./internal/gozksuite ./internal/kazoosuite
 
 nemesis_rc=0
 wait "$nemesis_job" || nemesis_rc=$?
