@@ -20,38 +20,6 @@ func (r *seeded) Choose(n int, _ string) int {
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
 	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
 	z ^= z >> 31
-	return mod(z, n)
-}
-
-// mod is z % n. A 64-bit division by a variable takes tens of cycles, and
-// a step makes two or three; the divisors it uses (100 for the chances,
-// a handful of events) are constants below, which the compiler turns
-// into multiplications.
-func mod(z uint64, n int) int {
-	switch n {
-	case 100:
-		return int(z % 100)
-	case 1:
-		return 0
-	case 2:
-		return int(z % 2)
-	case 3:
-		return int(z % 3)
-	case 4:
-		return int(z % 4)
-	case 5:
-		return int(z % 5)
-	case 6:
-		return int(z % 6)
-	case 7:
-		return int(z % 7)
-	case 8:
-		return int(z % 8)
-	case 9:
-		return int(z % 9)
-	case 10:
-		return int(z % 10)
-	}
 	return int(z % uint64(n))
 }
 
