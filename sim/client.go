@@ -275,8 +275,8 @@ func (c *Client) run() {
 // it returns when the program has ended. A program never run is never
 // started.
 func (c *Client) stop() {
-	if c.begun && c.w.body != nil && !c.w.dead {
-		c.run()
+	if c.begun && !c.w.dead {
+		c.run() // (nothing if the program has ended)
 	}
 	c.w.body = nil
 	c.sim.giveBack(c.w)

@@ -14,6 +14,7 @@ import (
 func (s *Sim) apply(ev Event) {
 	if ev.kind.isFault() {
 		s.used[ev.kind]++
+		s.faultsLeft--
 	}
 	var c *Client
 	if ev.kind != evTick && ev.kind != evReap && ev.kind != evCatchUp {

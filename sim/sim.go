@@ -123,36 +123,37 @@ type timer struct {
 
 // Sim is one run: the ensemble, the clients, virtual time and the trace.
 type Sim struct {
-	cfg       Config
-	m         *machine.Machine
-	clients   []*Client
-	chooser   Chooser
-	stopping  bool
-	now       int64
-	timers    []timer
-	epoch     int // incremented whenever a virtual timer fires
-	used      [numKinds]int
-	trace     []string
-	step      int
-	quiet     int // consecutive ticks with nothing else enabled
-	obs       []observer
-	normal    []Event // reused by pick
-	faulty    []Event
-	prio      []int                          // PCT: client priorities, higher runs first
-	changes   []int                          // PCT: the change points still ahead, in order
-	opts      []Event                        // Flat: the options of the current step
-	spun      []Event                        // Flat: spare for the normal events reordered (yieldSpinners)
-	ticks     int                            // Flat: ticks taken while other events were enabled
-	after     func(ev Event) bool            // Explore: after every step; false ends the run
-	pickHook  func(opts []Event) (int, bool) // Explore: picks every Flat step; false ends the run
-	cut       bool                           // Explore: a hook ended the run
-	hashing   bool                           // Explore: clients keep their histories' hashes
-	sym       *symmetry                      // Explore with symmetry: the clients' renamings
-	closes    int                            // conn.Close calls that reached the server
-	collected uint64                         // the server's Posted count at the last collect
-	wrap      func(run func())               // simhook.Bubble: runs the run (a synctest bubble)
-	onTick    []func()                       // simhook.OnTick: after every tick of virtual time
-	cov       Coverage                       // what the run exercised (coverage.go)
+	cfg        Config
+	m          *machine.Machine
+	clients    []*Client
+	chooser    Chooser
+	stopping   bool
+	now        int64
+	timers     []timer
+	epoch      int // incremented whenever a virtual timer fires
+	used       [numKinds]int
+	faultsLeft int // the budgets of every fault kind (faultKinds) not used yet
+	trace      []string
+	step       int
+	quiet      int // consecutive ticks with nothing else enabled
+	obs        []observer
+	normal     []Event // reused by pick
+	faulty     []Event
+	prio       []int                          // PCT: client priorities, higher runs first
+	changes    []int                          // PCT: the change points still ahead, in order
+	opts       []Event                        // Flat: the options of the current step
+	spun       []Event                        // Flat: spare for the normal events reordered (yieldSpinners)
+	ticks      int                            // Flat: ticks taken while other events were enabled
+	after      func(ev Event) bool            // Explore: after every step; false ends the run
+	pickHook   func(opts []Event) (int, bool) // Explore: picks every Flat step; false ends the run
+	cut        bool                           // Explore: a hook ended the run
+	hashing    bool                           // Explore: clients keep their histories' hashes
+	sym        *symmetry                      // Explore with symmetry: the clients' renamings
+	closes     int                            // conn.Close calls that reached the server
+	collected  uint64                         // the server's Posted count at the last collect
+	wrap       func(run func())               // simhook.Bubble: runs the run (a synctest bubble)
+	onTick     []func()                       // simhook.OnTick: after every tick of virtual time
+	cov        Coverage                       // what the run exercised (coverage.go)
 }
 
 // Result is the outcome of a run.
@@ -239,7 +240,11 @@ func newSim(cfg Config, ch Chooser) (*Sim, error) {
 	if cfg.Setup != nil {
 		cfg.Setup()
 	}
-	return &Sim{cfg: cfg, m: m, chooser: ch}, nil
+	s := &Sim{cfg: cfg, m: m, chooser: ch}
+	for _, k := range faultKinds {
+		s.faultsLeft += *k.budget(&s.cfg.Faults)
+	}
+	return s, nil
 }
 
 // run starts one client per program and steps until they all finish or
@@ -420,48 +425,59 @@ func (s *Sim) listNormal() {
 }
 
 // addFaults appends the possible faults to dst, in a fixed order (by
-// client, then the reaper's); first: only the first of them, which is
-// all a random walk needs to know before it decides to inject one.
+// client, then the reaper's); first: only the first client's that has
+// any (or the reaper's), which is all a random walk needs to know before
+// it decides to inject one.
 func (s *Sim) addFaults(dst []Event, first bool) []Event {
+	if s.faultsSpent() {
+		return dst // the common case late in a run
+	}
 	f := &s.cfg.Faults
 	left := func(k evKind, budget int) bool { return s.used[k] < budget }
-	if !left(evLoseRequest, f.LoseRequest) && !left(evLoseReply, f.LoseReply) && !left(evReorder, f.Reorder) &&
-		!left(evDisconnect, f.Disconnect) && !left(evCrash, f.Crash) && !left(evPause, f.Pause) &&
-		!left(evAbandon, f.Abandon) && !left(evReap, f.Reap) {
-		return dst // every budget spent: the common case late in a run
-	}
-	add := func(kind evKind, client int) bool {
-		dst = append(dst, Event{kind: kind, client: client})
-		return first
-	}
 	for i, c := range s.clients {
 		if c.state == stDone || c.state == stCrashed || c.paused {
 			continue
 		}
+		n := len(dst)
 		if c.state == stCall && c.connected {
-			if left(evLoseRequest, f.LoseRequest) && add(evLoseRequest, i) ||
-				left(evLoseReply, f.LoseReply) && add(evLoseReply, i) {
-				return dst
+			if left(evLoseRequest, f.LoseRequest) {
+				dst = append(dst, Event{kind: evLoseRequest, client: i})
+			}
+			if left(evLoseReply, f.LoseReply) {
+				dst = append(dst, Event{kind: evLoseReply, client: i})
 			}
 		}
-		if k := len(c.inbox); k > 1 && c.inbox[k-1].isReply && left(evReorder, f.Reorder) && add(evReorder, i) {
-			return dst
+		if k := len(c.inbox); k > 1 && c.inbox[k-1].isReply && left(evReorder, f.Reorder) {
+			dst = append(dst, Event{kind: evReorder, client: i})
 		}
-		if c.closed {
-			continue
+		if !c.closed {
+			if c.connected && left(evDisconnect, f.Disconnect) {
+				dst = append(dst, Event{kind: evDisconnect, client: i})
+			}
+			if left(evCrash, f.Crash) {
+				dst = append(dst, Event{kind: evCrash, client: i})
+			}
+			if c.connected && left(evPause, f.Pause) {
+				dst = append(dst, Event{kind: evPause, client: i})
+			}
+			if left(evAbandon, f.Abandon) {
+				dst = append(dst, Event{kind: evAbandon, client: i})
+			}
 		}
-		if c.connected && left(evDisconnect, f.Disconnect) && add(evDisconnect, i) ||
-			left(evCrash, f.Crash) && add(evCrash, i) ||
-			c.connected && left(evPause, f.Pause) && add(evPause, i) ||
-			left(evAbandon, f.Abandon) && add(evAbandon, i) {
+		if first && len(dst) > n {
 			return dst
 		}
 	}
 	if left(evReap, f.Reap) {
-		add(evReap, 0)
+		dst = append(dst, Event{kind: evReap})
 	}
 	return dst
 }
+
+// faultsSpent reports whether every fault kind's budget is used up:
+// counted down from the table of kinds, so that a kind added there is
+// never skipped here.
+func (s *Sim) faultsSpent() bool { return s.faultsLeft <= 0 }
 
 // pick chooses the next event: maybe a fault, maybe a tick, else one of
 // the other events. A choice of 0 is always the least eventful, so that
