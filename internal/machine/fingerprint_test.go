@@ -26,6 +26,18 @@ func TestFingerprint_FollowsEveryChange(t *testing.T) {
 	}
 	id := info.ID
 	config := func(zxid int64) []byte { return []byte{byte(zxid)} }
+	// taken queues a notification at path, fingerprints the Machine with
+	// it queued, then takes it with take.
+	taken := func(path string, take func(int64) []proto.Notification) func() {
+		return func() {
+			m.Do(id, proto.Exists{Path: path, Watch: true})
+			m.Do(id, proto.Create{Path: path, Mode: zkapi.Persistent})
+			m.Fingerprint()
+			if len(take(id)) != 1 {
+				t.Fatal("no notification queued")
+			}
+		}
+	}
 	for _, tc := range []struct {
 		name   string
 		change func()
@@ -37,22 +49,8 @@ func TestFingerprint_FollowsEveryChange(t *testing.T) {
 		{"AddIdentity", func() { m.AddIdentity(id, machine.AuthID{Scheme: "sasl", ID: "alice"}) }},
 		{"InitConfig", func() { m.InitConfig(config) }},
 		{"Reconfig", func() { m.Reconfig(id, config) }},
-		{"TakeNotifications", func() {
-			m.Do(id, proto.Exists{Path: "/n", Watch: true})
-			m.Do(id, proto.Create{Path: "/n", Mode: zkapi.Persistent})
-			m.Fingerprint() // with the notification queued
-			if len(m.TakeNotifications(id)) != 1 {
-				t.Fatal("no notification queued")
-			}
-		}},
-		{"DrainNotifications", func() {
-			m.Do(id, proto.Exists{Path: "/d", Watch: true})
-			m.Do(id, proto.Create{Path: "/d", Mode: zkapi.Persistent})
-			m.Fingerprint() // with the notification queued
-			if len(m.DrainNotifications(id)) != 1 {
-				t.Fatal("no notification queued")
-			}
-		}},
+		{"TakeNotifications", taken("/n", m.TakeNotifications)},
+		{"DrainNotifications", taken("/d", m.DrainNotifications)},
 	} {
 		before := m.Fingerprint()
 		tc.change()

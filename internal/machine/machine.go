@@ -415,7 +415,18 @@ func (m *Machine) SetSequence(path string, n int32) error {
 
 // TakeNotifications removes and returns the notifications queued for a
 // session, oldest first.
-func (m *Machine) TakeNotifications(id int64) []proto.Notification {
+func (m *Machine) TakeNotifications(id int64) []proto.Notification { return m.takeOutbox(id, false) }
+
+// DrainNotifications is TakeNotifications for a caller that is done with
+// the result before its next call on the Machine (the simulator, which
+// copies each into a client's inbox at once): the session keeps the
+// queue's array for its next notifications, which then need no
+// allocation.
+func (m *Machine) DrainNotifications(id int64) []proto.Notification { return m.takeOutbox(id, true) }
+
+// takeOutbox empties the session's queue and returns what it held;
+// keep: the queue keeps its array (DrainNotifications).
+func (m *Machine) takeOutbox(id int64, keep bool) []proto.Notification {
 	s := m.sessions[id]
 	if s == nil || len(s.outbox) == 0 {
 		return nil
@@ -423,22 +434,9 @@ func (m *Machine) TakeNotifications(id int64) []proto.Notification {
 	m.gen++ // see Machine.gen
 	out := s.outbox
 	s.outbox = nil
-	return out
-}
-
-// DrainNotifications is TakeNotifications for a caller that is done with
-// the result before its next call on the Machine (the simulator, which
-// copies each into a client's inbox at once): the session keeps the
-// queue's array for its next notifications, which then need no
-// allocation.
-func (m *Machine) DrainNotifications(id int64) []proto.Notification {
-	s := m.sessions[id]
-	if s == nil || len(s.outbox) == 0 {
-		return nil
+	if keep {
+		s.outbox = out[:0]
 	}
-	m.gen++ // see Machine.gen
-	out := s.outbox
-	s.outbox = s.outbox[:0]
 	return out
 }
 

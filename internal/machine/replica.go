@@ -445,7 +445,7 @@ func (r *replica) undo(u *undoRec) {
 // cversion, children, table size or ACL) or came or went: the next
 // fingerprint rehashes it. Every change to a node in a tree calls it; a
 // missed one would make two different states hash alike, and a search
-// skip one of them (TestFingerprint_Cache checks the kept hashes against
+// skip one of them (TestFingerprint_KeptIsFresh checks the kept hashes against
 // fresh ones). Before the first fingerprint it does nothing.
 func (r *replica) touch(n *znode) {
 	if r.hashing && !n.dirty {
