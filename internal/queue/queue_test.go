@@ -59,17 +59,7 @@ func TestLeave_ClosedWhileCutOff(t *testing.T) {
 // ListStat lists as List does, with the directory's Stat read by the
 // same request: the version package semaphore compares and sets.
 func TestListStat_ReadsTheDirectorysVersion(t *testing.T) {
-	srv := fakezk.MustServer(fakezk.Config{})
-	defer srv.Close()
-	c, err := srv.Connect(fakezk.ConnOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, err := c.Create(ctx, "/q", nil, zkapi.Persistent); err != nil {
-		t.Fatal(err)
-	}
+	c, ctx := queueDir(t, "/q")
 	for _, name := range []string{"/q/a-g1-", "/q/b-g2-", "/q/foreign"} {
 		mode := zkapi.EphemeralSequential
 		if name == "/q/foreign" {
@@ -96,17 +86,7 @@ func TestListStat_ReadsTheDirectorysVersion(t *testing.T) {
 // a sequence number within int32 (ten digits, or a sign and the digits
 // of a wrapped counter), and orders members by that number.
 func TestList_SequenceShapes(t *testing.T) {
-	srv := fakezk.MustServer(fakezk.Config{})
-	defer srv.Close()
-	c, err := srv.Connect(fakezk.ConnOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, err := c.Create(ctx, "/q", nil, zkapi.Persistent); err != nil {
-		t.Fatal(err)
-	}
+	c, ctx := queueDir(t, "/q")
 	names := []string{
 		"lock-a-0000000001", "lock-b-2147483647", "lock-c--000000005", "lock-d--2147483648", // members
 		"lock-e-2147483648", "lock-f--2147483649", "lock-g-99999999999", "lock-h-000000001", // out of range, wrong length
@@ -171,4 +151,22 @@ func TestJoin_CreatesTheDirectory(t *testing.T) {
 		}
 		srv.Close()
 	}
+}
+
+// queueDir serves a fresh fakezk holding the persistent node dir, and
+// returns a connection to it and a context for the test's calls.
+func queueDir(t *testing.T, dir string) (fakezk.Conn, context.Context) {
+	t.Helper()
+	srv := fakezk.MustServer(fakezk.Config{})
+	t.Cleanup(func() { srv.Close() })
+	c, err := srv.Connect(fakezk.ConnOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	if _, err := c.Create(ctx, dir, nil, zkapi.Persistent); err != nil {
+		t.Fatal(err)
+	}
+	return c, ctx
 }
