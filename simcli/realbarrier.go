@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"sort"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/zksim/zksim/check"
@@ -79,7 +78,7 @@ type realBarrier struct {
 	losses  []lossWindow // the run's own expiries
 	done    int          // clients that went through every round
 	stuck   []stuckCall  // the calls the time limit cut short
-	cutAt   atomic.Int64 // when the time limit came, on the history clock
+	cutAt   int64        // the run's deadline, on the history clock
 }
 
 // stuckCall is a call a client was still waiting in when the time limit
@@ -122,10 +121,15 @@ func (b *realBarrier) run(ctx context.Context, stdout, stderr io.Writer) int {
 
 // prepare creates the run's root, and raises the single barrier before
 // any client starts, as the simulator does, so that no Wait may pass
-// before the controller's Remove. It notes when ctx, the run's, ends:
-// the time limit cuts the clients short there.
+// before the controller's Remove. It notes the deadline of ctx, the
+// run's: the time limit cuts the clients short there. The deadline
+// itself, not the moment some goroutine saw it pass: a call cut short
+// is stamped as it returns, and a stamp taken before that moment would
+// count as a move inside the quiet span a deadlock is judged by.
 func (b *realBarrier) prepare(ctx context.Context, admin zkapi.Conn, root string) error {
-	context.AfterFunc(ctx, func() { b.cutAt.Store(b.history.now()) })
+	if d, ok := ctx.Deadline(); ok {
+		b.cutAt = int64(d.Sub(b.history.start))
+	}
 	b.dir = root + "/barrier"
 	paths := []string{root}
 	if b.single {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/zksim/zksim/check"
+	"github.com/zksim/zksim/fakezk"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/internal/checkers"
 )
@@ -68,12 +69,37 @@ func TestRealBarrier_LossWindows(t *testing.T) {
 	}
 }
 
+// The time limit's moment is the run's deadline, known before a client
+// starts. Noted when some goroutine saw the deadline pass, it came after
+// the stamp of a call cut short that returned first, which then counted
+// as a move: a deadlock left unjudged, the run green.
+func TestRealBarrier_CutAtTheDeadline(t *testing.T) {
+	srv, err := fakezk.NewServer(fakezk.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, err := srv.Connect(fakezk.ConnOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	b := &realBarrier{realRun: &realRun{history: newRealHistory()}}
+	ctx, cancel := context.WithDeadline(context.Background(), b.history.start.Add(5*time.Second))
+	defer cancel()
+	if err := b.prepare(ctx, admin, "/run"); err != nil {
+		t.Fatal(err)
+	}
+	if b.cutAt != int64(5*time.Second) {
+		t.Errorf("cut at %v on the history clock, want the deadline, 5s", time.Duration(b.cutAt))
+	}
+}
+
 // stuckAt is a run of n members the time limit ended at 10 s, with the
 // calls given still waiting and the last move at 1 s.
 func stuckAt(n int, stuck ...stuckCall) *realBarrier {
 	b := &realBarrier{realRun: &realRun{rc: runConfig{workload: harness.Workload{Clients: n}}, errs: map[string]int{}}, stuck: stuck}
 	b.times = []int64{int64(time.Second) / 2, int64(time.Second)}
-	b.cutAt.Store(int64(10 * time.Second))
+	b.cutAt = int64(10 * time.Second)
 	return b
 }
 

@@ -12,6 +12,8 @@ import (
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/harness"
 	"github.com/zksim/zksim/internal/longtest"
+	"github.com/zksim/zksim/internal/machine"
+	"github.com/zksim/zksim/internal/netserver"
 	"github.com/zksim/zksim/internal/zktest"
 	"github.com/zksim/zksim/simcli"
 	"github.com/zksim/zksim/zoo"
@@ -203,13 +205,20 @@ func TestRunEnsembleBarrier_GoodSurvivesLeaveEarlyFound(t *testing.T) {
 }
 
 // The zoo's double barrier without a "ready" node is found as the
-// simulator's deadlock: a member that leaves first and enters again
-// keeps the directory from emptying, so it waits in Enter while the
-// other waits in Leave. A deadlock is seen 8 s after the last move, so
-// each run takes 10 s: a long test.
+// simulator's deadlock: the first member in passes Enter and leaves
+// before the other has counted it, so the other waits in Enter for a
+// member that is gone while the first waits in Leave for it. The fake
+// holds every watch notification 50 ms (serve's delay-watches), so that
+// the race does not hang on this machine's speed: without it a fast
+// machine wakes the other member first, and ten seeds of 3 rounds met
+// no deadlock. A deadlock is seen 8 s after the last move, so each run
+// takes 10 s: a long test.
 func TestRunRealBarrier_NoReadyDeadlock(t *testing.T) {
 	longtest.Skip(t)
-	addr := fakeServer(t)
+	srv, addr := zktest.ServeFake(t, netserver.Config{Machine: machine.Config{TickMillis: 100}})
+	if err := srv.ApplyFaults("delay-watches:d=50ms"); err != nil {
+		t.Fatal(err)
+	}
 	for seed := 1; seed <= 10; seed++ {
 		if runBarrier(t, addr, "-recipe", zoo.NameNoReady, "-clients", "2", "-acquisitions", "3", "-seed", strconv.Itoa(seed),
 			"-faults", "none", "-time", "10s").found(t, check.Deadlock) {

@@ -75,16 +75,16 @@ func (b *realBarrier) liveness(stopped error) []check.Violation {
 	if !errors.Is(stopped, context.DeadlineExceeded) || len(b.stuck) == 0 {
 		return nil
 	}
-	end, quiet := b.cutAt.Load(), int64(0)
-	if n := b.stepAt(b.cutAt.Load()); n > 0 {
+	end, quiet := b.cutAt, int64(0)
+	if n := b.stepAt(end); n > 0 {
 		quiet = b.times[n-1]
 	}
 	for _, w := range b.faultSpans() {
 		quiet = max(quiet, satAdd(w.to, int64(realLiveBounds.settle)))
 	}
 	if end-quiet < int64(realLiveBounds.span) {
-		b.count(fmt.Sprintf("note: liveness unjudged: %d client(s) waited when -time came, within %v of the last move or fault",
-			len(b.stuck), realLiveBounds.settle+realLiveBounds.span))
+		b.count(fmt.Sprintf("note: liveness unjudged: %d client(s) waited when -time came, within %v of the last move or %v of the last fault",
+			len(b.stuck), realLiveBounds.span, realLiveBounds.settle+realLiveBounds.span))
 		return nil
 	}
 	if why, ok := b.excused(); ok {
