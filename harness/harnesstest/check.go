@@ -39,8 +39,9 @@ type Options struct {
 // Check checks w under faulted schedules with every checker of its
 // judge. rapid draws each check's shape (up to w's: half the checks
 // the whole of it), fault kinds and seed within opts' bounds
-// (-rapid.checks checks, default 100), and each check runs 10 schedules
-// from consecutive seeds. The Subjects of harness.Lock draw their
+// (-rapid.checks checks, default 100; rapid runs a fifth of them under
+// go test -short), and each check runs 10 schedules from consecutive
+// seeds. The Subjects of harness.Lock draw their
 // settings too: up to the Workload's Clients (default 5) and
 // Acquisitions (default 3), and the hold time, ReadPercent (read/write
 // recipes) and TimeoutTicks where it leaves them at 0; those of

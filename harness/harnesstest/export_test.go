@@ -38,10 +38,16 @@ func firstShowing(found []finding, class check.Class) int {
 	return found[i].index
 }
 
-// withRapidSeed sets rapid's -rapid.seed, and -rapid.checks to its
-// default, until the test ends.
+// withRapidSeed sets rapid's -rapid.seed until the test ends, and
+// -rapid.checks so that rapid runs its default 100 checks, which the
+// power tests' claims are about, even under -short (where rapid runs a
+// fifth of -rapid.checks).
 func withRapidSeed(t *testing.T, seed uint64) {
-	for name, value := range map[string]string{"rapid.seed": fmt.Sprint(seed), "rapid.checks": "100"} {
+	checks := 100
+	if testing.Short() {
+		checks *= 5
+	}
+	for name, value := range map[string]string{"rapid.seed": fmt.Sprint(seed), "rapid.checks": fmt.Sprint(checks)} {
 		f := flag.Lookup(name)
 		old := f.Value.String()
 		if err := f.Value.Set(value); err != nil {
