@@ -95,6 +95,26 @@ type session struct {
 	auth []AuthID
 }
 
+// sessionRoom is a session with room for its first few ephemerals,
+// watches and queued notifications, in one allocation: a simulated
+// session nearly always holds one or two of each, and their own small
+// arrays were a third of the Machine's allocations per session.
+type sessionRoom struct {
+	s       session
+	eph     [2]string
+	watches [2]watchKey
+	outbox  [2]proto.Notification
+}
+
+// newSession returns an empty session whose sets and queue start in its
+// sessionRoom; past that room they grow as usual.
+func newSession() *session {
+	b := &sessionRoom{}
+	s := &b.s
+	s.ephemerals.few, s.watches.few, s.outbox = b.eph[:0], b.watches[:0], b.outbox[:0]
+	return s
+}
+
 // NewMachine returns an ensemble holding only /, /zookeeper,
 // /zookeeper/quota and /zookeeper/config.
 func NewMachine(cfg Config) (*Machine, error) {
@@ -157,10 +177,9 @@ func (m *Machine) CreateSession(replica int, timeoutMs int64) (SessionInfo, erro
 	}
 	timeoutMs = m.clampTimeout(timeoutMs)
 	m.newTxn()
-	s := &session{
-		id: m.nextID, replica: replica, timeout: timeoutMs, deadline: m.now + timeoutMs,
-		attached: true,
-	}
+	s := newSession()
+	s.id, s.replica, s.timeout, s.deadline = m.nextID, replica, timeoutMs, m.now+timeoutMs
+	s.attached = true
 	m.nextID++
 	m.sessions[s.id] = s
 	m.CatchUp(replica, m.zxid)
@@ -223,7 +242,8 @@ func (m *Machine) Detach(id int64) {
 	m.gen++ // see Machine.gen
 	s.attached = false
 	m.detached++
-	s.outbox = nil
+	clear(s.outbox) // its array is the session's: see takeOutbox
+	s.outbox = s.outbox[:0]
 	s.auth = nil // identities belong to the connection: the client re-sends them
 	m.dropWatches(s)
 }

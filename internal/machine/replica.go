@@ -54,14 +54,14 @@ type znode struct {
 // does: a table of 8 (DataNode's new HashSet<String>(8)) that doubles
 // when a bucket would hold a ninth name while the table is under 64
 // (HashMap.treeifyBin), and when the set outgrows three quarters of it.
-func (n *znode) addChild(name string, b uint64) {
+func (n *znode) addChild(name string, b uint64, room *childRoom) {
 	if n.buckets == 0 {
 		n.buckets = 8
 	}
 	if n.buckets < 64 && len(n.children) >= 8 && n.bucketLoad(spreadHash(name)) >= 8 {
 		n.buckets *= 2
 	}
-	n.insertChild(name, b)
+	n.insertChild(name, b, room)
 	if len(n.children) > int(n.buckets)*3/4 {
 		n.buckets *= 2
 	}
@@ -71,14 +71,43 @@ func (n *znode) addChild(name string, b uint64) {
 // as it is: a multi's undo puts a removed child back so. A node's first
 // child makes room for a few: a node with one child usually gets more (a
 // lock's queue).
-func (n *znode) insertChild(name string, b uint64) {
+func (n *znode) insertChild(name string, b uint64, room *childRoom) {
 	if n.children == nil {
-		n.children = make([]string, 0, 4)
-		n.born = make([]birth, 0, 4)
+		n.children, n.born = room.take()
 	}
 	i, _ := slices.BinarySearch(n.children, name)
 	n.children = slices.Insert(n.children, i, name)
 	n.born = slices.Insert(n.born, i, birth{b, spreadHash(name)})
+}
+
+// childRoom hands out the arrays of nodes' first children, several
+// nodes' worth in one allocation: a simulator's run makes a tree whose
+// every parent node needs some.
+type childRoom struct {
+	names  []string
+	births []birth
+}
+
+// firstChildren is the room a node's first child makes: a node with one
+// child usually gets more (a lock's queue). childChunk is how many
+// children's room childRoom allocates at once.
+const (
+	firstChildren = 4
+	childChunk    = 8 * firstChildren
+)
+
+// take returns empty arrays with room for firstChildren children; a nil
+// room allocates them on their own.
+func (c *childRoom) take() ([]string, []birth) {
+	if c == nil {
+		return make([]string, 0, firstChildren), make([]birth, 0, firstChildren)
+	}
+	if len(c.names) == 0 {
+		c.names, c.births = make([]string, childChunk), make([]birth, childChunk)
+	}
+	names, births := c.names[:0:firstChildren], c.births[:0:firstChildren]
+	c.names, c.births = c.names[firstChildren:], c.births[firstChildren:]
+	return names, births
 }
 
 // birth is when a child was added, and its name's spreadHash.
@@ -228,8 +257,10 @@ type replica struct {
 	peaks     watchPeaks // for shrunk
 
 	free   []*znode // removed nodes, for newNode
-	born   uint64   // children added so far: the next child's znode.born
-	limits int      // quotas' limits nodes in the tree (quota.go)
+	fresh  []znode  // never used nodes, allocated nodeChunk at a time
+	room   childRoom
+	born   uint64 // children added so far: the next child's znode.born
+	limits int    // quotas' limits nodes in the tree (quota.go)
 
 	// nodes is the set hash of the nodes' hashes (znode.fp), kept up to
 	// date from the first fingerprint on (hashing): a fingerprint then
@@ -241,30 +272,26 @@ type replica struct {
 }
 
 func newReplica() *replica {
-	t := map[string]*znode{}
-	nodes := new([4]znode) // one allocation: a simulator makes a tree per run
+	r := &replica{tree: map[string]*znode{}, dataW: watchTable{}, childW: watchTable{}}
+	t := r.tree
 	for i, p := range [...]string{"/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config"} {
+		n := r.newNode() // the first of a chunk: a simulator makes a tree per run
 		// Empty data, not null, as DataTree makes them (the config node
 		// too: measured on 3.8.0, raw case "/zookeeper/config is
 		// read-only").
-		nodes[i].data = []byte{}
-		nodes[i].acl = openACL
-		nodes[i].path = p
-		t[p] = &nodes[i]
+		n.data, n.acl, n.path = []byte{}, openACL, p
+		t[p] = n
 		if p != "/" {
 			parent, name := parentOf(p)
-			t[parent].addChild(name, uint64(i))
-			nodes[i].up = t[parent]
+			t[parent].addChild(name, uint64(i), &r.room)
+			n.up = t[parent]
 			countAncestors(t[parent], 1)
 		}
+		r.born++
 	}
 	t[configPath].stat.Aversion = -1 // measured on 3.8.0
 	t[configPath].acl = readOnlyACL
-	return &replica{
-		tree:  t,
-		born:  uint64(len(nodes)),
-		dataW: watchTable{}, childW: watchTable{},
-	}
+	return r
 }
 
 // countAncestors adds d to the descendant count of parent and of each of
@@ -340,7 +367,7 @@ func (r *replica) add(p prim, parentPath, name string, overflow Overflow, u *und
 	}
 	n.vmtime = p.vnow
 	r.tree[p.path] = n
-	parent.addChild(name, r.born)
+	parent.addChild(name, r.born, &r.room)
 	r.born++
 	r.noteLimits(p.path, 1)
 	if q, ok := quotaOf(parentPath); ok && name == statsName {
@@ -431,7 +458,7 @@ func (r *replica) undo(u *undoRec) {
 	case primRemove:
 		r.noteLimits(u.p.path, 1)
 		r.tree[u.p.path] = u.n
-		u.parent.insertChild(name, u.born) // back in its place
+		u.parent.insertChild(name, u.born, &r.room) // back in its place
 		countAncestors(u.parent, 1)
 		u.parent.stat.Pzxid = u.oldP
 	case primACL:
@@ -454,6 +481,10 @@ func (r *replica) touch(n *znode) {
 	}
 }
 
+// nodeChunk is how many nodes newNode allocates at once when none was
+// freed: a simulator's run makes a handful of trees of a dozen nodes.
+const nodeChunk = 8
+
 // newNode returns an empty node, reusing one removed for good: a lock's
 // nodes come and go all the time. No removed node is referred to: reads
 // copy what they return, and only a multi's undo keeps one, which is then
@@ -461,7 +492,12 @@ func (r *replica) touch(n *znode) {
 func (r *replica) newNode() *znode {
 	k := len(r.free)
 	if k == 0 {
-		return &znode{}
+		if len(r.fresh) == 0 {
+			r.fresh = make([]znode, nodeChunk)
+		}
+		n := &r.fresh[0]
+		r.fresh = r.fresh[1:]
+		return n
 	}
 	n := r.free[k-1]
 	r.free[k-1] = nil
