@@ -3,6 +3,7 @@ package machine
 import (
 	"cmp"
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/zksim/zksim/internal/fphash"
@@ -151,29 +152,62 @@ func (n *znode) removeChild(name string) uint64 {
 // reply decoded from the wire does.
 func (n *znode) listing() []string {
 	out := make([]string, len(n.children))
-	var buf [32]listed // a lock's queue fits: no allocation
-	for i, e := range n.ordered(buf[:0]) {
-		out[i] = e.name
+	var buf [32]uint64 // a lock's queue fits: no allocation
+	for j, i := range n.order(buf[:0]) {
+		out[j] = n.children[i]
 	}
 	return out
 }
 
-// ordered appends n's children to es in listing's order: es's room is
-// used when it is enough.
-func (n *znode) ordered(es []listed) []listed {
-	mask := uint32(n.buckets - 1)
-	for i, c := range n.children {
-		es = append(es, listed{n.born[i].hash & mask, n.born[i].rank, c})
+// orderIndex is how many low bits of order's sort keys hold the child's
+// index; the bits above hold its bucket and then its birth rank.
+const orderIndex = 16
+
+// order appends to ks the indices of n's children in listing's order:
+// ks's room is used when it is enough. It sorts plain numbers, each a
+// child's bucket, birth rank and index packed in order of significance,
+// which order as (bucket, rank) does since no two children share a rank;
+// a node whose numbers would not fit is sorted by orderSlow.
+func (n *znode) order(ks []uint64) []uint64 {
+	bucketBits := bits.Len32(uint32(n.buckets - 1))
+	rankBits := 64 - orderIndex - bucketBits
+	if len(n.children) > 1<<orderIndex {
+		return n.orderSlow(ks)
 	}
-	slices.SortFunc(es, compareListed)
-	return es
+	mask := uint32(n.buckets - 1)
+	for i, b := range n.born {
+		if b.rank>>rankBits != 0 {
+			return n.orderSlow(ks[:0])
+		}
+		bucket := uint64(b.hash & mask)
+		ks = append(ks, bucket<<(64-bucketBits)|b.rank<<orderIndex|uint64(i))
+	}
+	slices.Sort(ks)
+	for j := range ks {
+		ks[j] &= 1<<orderIndex - 1
+	}
+	return ks
 }
 
-// listed is a child as listing orders it.
+// orderSlow is order for any node, sorting records.
+func (n *znode) orderSlow(ks []uint64) []uint64 {
+	mask := uint32(n.buckets - 1)
+	es := make([]listed, len(n.children))
+	for i, b := range n.born {
+		es[i] = listed{b.hash & mask, b.rank, i}
+	}
+	slices.SortFunc(es, compareListed)
+	for _, e := range es {
+		ks = append(ks, uint64(e.i))
+	}
+	return ks
+}
+
+// listed is a child as orderSlow orders it.
 type listed struct {
 	bucket uint32
 	born   uint64
-	name   string
+	i      int
 }
 
 // compareListed orders by bucket, then by when the child was added.
