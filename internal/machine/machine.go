@@ -307,7 +307,7 @@ func (m *Machine) endSession(s *session) {
 	tree := m.leader().tree
 	closeOrder(paths, func(p string) int64 { return tree[p].stat.Czxid }, s.peak)
 	for _, p := range paths {
-		m.removeNode(p)
+		m.removeNode(p, where{})
 	}
 	m.dispatch()
 	m.CatchUp(s.replica, m.zxid)
@@ -373,7 +373,7 @@ func (m *Machine) CatchUp(i int, zxid int64) {
 		t := m.log[r.next]
 		fired := m.caught[:0]
 		for _, p := range t.prims {
-			fired = r.apply(p, m.cfg.Overflow, fired, nil)
+			fired = r.apply(p, m.cfg.Overflow, fired, nil, where{})
 		}
 		r.zxid = t.zxid
 		r.next++
@@ -412,7 +412,7 @@ func (m *Machine) ReapContainers() {
 	sort.Strings(paths)
 	for _, p := range paths {
 		m.newTxn()
-		m.removeNode(p)
+		m.removeNode(p, where{})
 		m.dispatch()
 	}
 }
@@ -588,8 +588,9 @@ func (m *Machine) newTxn() {
 }
 
 // change applies a primitive on the leader within the current
-// transaction, logging it for followers and undo.
-func (m *Machine) change(p prim) {
+// transaction, logging it for followers and undo; at is what the caller
+// looked up of it on the leader.
+func (m *Machine) change(p prim, at where) {
 	p.zxid, p.now, p.vnow = m.zxid, m.stamp(), m.now
 	var owner *session
 	switch p.kind {
@@ -597,7 +598,8 @@ func (m *Machine) change(p prim) {
 		owner = m.ownerSession(p.owner)
 		m.noteReaper(p.path, p.owner, true)
 	case primRemove:
-		was := m.leader().tree[p.path].stat.EphemeralOwner
+		at.n = m.leader().known(at.n, p.path)
+		was := at.n.stat.EphemeralOwner
 		owner = m.ownerSession(was)
 		m.noteReaper(p.path, was, false)
 	}
@@ -611,7 +613,7 @@ func (m *Machine) change(p prim) {
 		m.undo = append(m.undo, undoRec{})
 		u = &m.undo[len(m.undo)-1]
 	}
-	m.fired = m.leader().apply(p, m.cfg.Overflow, m.fired, u)
+	m.fired = m.leader().apply(p, m.cfg.Overflow, m.fired, u, at)
 	if owner != nil {
 		if u != nil {
 			u.owner, u.oldPeak = owner, owner.peak
@@ -634,14 +636,18 @@ func (s *session) setEphemeral(path string, on bool) {
 	}
 }
 
-func (m *Machine) addNode(path string, data []byte, acl []zkapi.ACL, owner int64) {
-	m.change(prim{kind: primAdd, path: path, data: data, acl: acl, owner: owner})
+// addNode, removeNode and setNodeData change path on the leader; at is
+// what their caller looked up of it there (where).
+func (m *Machine) addNode(path string, data []byte, acl []zkapi.ACL, owner int64, at where) {
+	m.change(prim{kind: primAdd, path: path, data: data, acl: acl, owner: owner}, at)
 }
 
-func (m *Machine) removeNode(path string) { m.change(prim{kind: primRemove, path: path}) }
+func (m *Machine) removeNode(path string, at where) {
+	m.change(prim{kind: primRemove, path: path}, at)
+}
 
-func (m *Machine) setNodeData(path string, data []byte) {
-	m.change(prim{kind: primSet, path: path, data: data})
+func (m *Machine) setNodeData(path string, data []byte, at where) {
+	m.change(prim{kind: primSet, path: path, data: data}, at)
 }
 
 func (m *Machine) ownerSession(owner int64) *session {

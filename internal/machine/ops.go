@@ -63,7 +63,7 @@ func (m *Machine) doCreate(s *session, r proto.Create) (string, error) {
 	case proto.IsTTL(r.Mode):
 		owner = ttlOwner(r.TTLMillis)
 	}
-	m.addNode(path, r.Data, acl, owner)
+	m.addNode(path, r.Data, acl, owner, where{parent: parent})
 	return path, nil
 }
 
@@ -114,7 +114,7 @@ func (m *Machine) doDelete(s *session, path string, version int32) error {
 	if len(n.children) > 0 {
 		return zkapi.ErrNotEmpty
 	}
-	m.removeNode(path)
+	m.removeNode(path, where{parent: parent, n: n})
 	return nil
 }
 
@@ -135,7 +135,7 @@ func (m *Machine) doSetData(s *session, path string, data []byte, version int32)
 	if version != zkapi.AnyVersion && version != n.stat.Version {
 		return zkapi.Stat{}, zkapi.ErrBadVersion
 	}
-	m.setNodeData(path, data)
+	m.setNodeData(path, data, where{n: n})
 	return n.view(), nil
 }
 

@@ -364,32 +364,47 @@ type undoRec struct {
 // parent's for NodeChildrenChanged).
 // With u it also records in u what undoes p: only a multi, which may roll
 // back, asks for that. The sequence counter follows the configured
-// overflow rule.
-func (r *replica) apply(p prim, overflow Overflow, fired []trigger, u *undoRec) []trigger {
-	parentPath, name := parentOf(p.path)
+// overflow rule. at holds the nodes the caller already looked up on
+// this replica, if any.
+func (r *replica) apply(p prim, overflow Overflow, fired []trigger, u *undoRec, at where) []trigger {
 	switch p.kind {
 	case primAdd:
-		parent := r.add(p, parentPath, name, overflow, u)
+		parentPath, name := parentOf(p.path)
+		parent := r.add(p, parentPath, name, overflow, u, r.known(at.parent, parentPath))
 		return append(fired, trigger{p.path, zkapi.EventNodeCreated, p.acl},
 			trigger{parentPath, zkapi.EventNodeChildrenChanged, parent.acl})
 	case primRemove:
-		parent, n := r.remove(p, parentPath, name, u)
+		parentPath, name := parentOf(p.path)
+		parent, n := r.remove(p, parentPath, name, u, r.known(at.parent, parentPath), r.known(at.n, p.path))
 		return append(fired, trigger{p.path, zkapi.EventNodeDeleted, n.acl},
 			trigger{parentPath, zkapi.EventNodeChildrenChanged, parent.acl})
 	case primACL:
-		r.setACL(p, u) // fires no watch
+		r.setACL(p, u, r.known(at.n, p.path)) // fires no watch
 		return fired
 	default:
-		n := r.set(p, u)
+		n := r.set(p, u, r.known(at.n, p.path))
 		return append(fired, trigger{p.path, zkapi.EventNodeDataChanged, n.acl})
 	}
+}
+
+// where is the nodes a change is about, as its caller found them on the
+// leader: the node, and for an add or remove its parent; nil for those
+// it did not look up (and for every follower). A request looks them up
+// once, not once to check and again to change.
+type where struct{ parent, n *znode }
+
+// known is n, or the node at path when the caller did not know it.
+func (r *replica) known(n *znode, path string) *znode {
+	if n != nil {
+		return n
+	}
+	return r.tree[path]
 }
 
 // add, remove and set share p.data with the other replicas and the log:
 // Machine.change copied it from the caller once, and node data is only
 // ever replaced, never written to.
-func (r *replica) add(p prim, parentPath, name string, overflow Overflow, u *undoRec) (parent *znode) {
-	parent = r.tree[parentPath]
+func (r *replica) add(p prim, parentPath, name string, overflow Overflow, u *undoRec, parent *znode) *znode {
 	if u != nil {
 		*u = undoRec{p: p, parent: parent, oldC: parent.cversion, oldB: parent.buckets, oldP: parent.stat.Pzxid}
 	}
@@ -421,8 +436,7 @@ func (r *replica) add(p prim, parentPath, name string, overflow Overflow, u *und
 
 // remove returns the parent and the removed node, which a free list may
 // hand out again only after the caller is done with it (the next add).
-func (r *replica) remove(p prim, parentPath, name string, u *undoRec) (parent, n *znode) {
-	parent, n = r.tree[parentPath], r.tree[p.path]
+func (r *replica) remove(p prim, parentPath, name string, u *undoRec, parent, n *znode) (*znode, *znode) {
 	if u != nil {
 		*u = undoRec{p: p, parent: parent, n: n, oldP: parent.stat.Pzxid}
 	} else {
@@ -443,8 +457,7 @@ func (r *replica) remove(p prim, parentPath, name string, u *undoRec) (parent, n
 	return parent, n
 }
 
-func (r *replica) set(p prim, u *undoRec) *znode {
-	n := r.tree[p.path]
+func (r *replica) set(p prim, u *undoRec, n *znode) *znode {
 	if u != nil {
 		*u = undoRec{p: p, n: n, oldData: n.data, oldStat: n.stat, oldVM: n.vmtime}
 	}
@@ -461,8 +474,7 @@ func (r *replica) set(p prim, u *undoRec) *znode {
 	return n
 }
 
-func (r *replica) setACL(p prim, u *undoRec) {
-	n := r.tree[p.path]
+func (r *replica) setACL(p prim, u *undoRec, n *znode) {
 	if u != nil {
 		*u = undoRec{p: p, n: n, oldACL: n.acl, oldStat: n.stat}
 	}
