@@ -392,7 +392,16 @@ func (m *Machine) trimLog() {
 	if done == 0 {
 		return
 	}
-	m.log = append(m.log[:0], m.log[done:]...)
+	// Swapped, not copied, down: the applied transactions' arrays of
+	// prims end up past the log's end, each once, for newTxn to reuse.
+	live := len(m.log) - done
+	for i := range live {
+		m.log[i], m.log[i+done] = m.log[i+done], m.log[i]
+	}
+	for i := live; i < len(m.log); i++ {
+		clear(m.log[i].prims) // let go of their data and ACLs
+	}
+	m.log = m.log[:live]
 	for _, r := range m.replicas[1:] {
 		r.next -= done
 	}
@@ -583,7 +592,9 @@ func (m *Machine) newTxn() {
 	m.zxid++
 	m.leader().zxid = m.zxid
 	if len(m.replicas) > 1 {
-		m.log = append(m.log, txn{zxid: m.zxid})
+		m.log = slices.Grow(m.log, 1)[:len(m.log)+1]
+		t := &m.log[len(m.log)-1] // an applied one's room, or a new one
+		t.zxid, t.prims = m.zxid, t.prims[:0]
 	}
 }
 
@@ -683,7 +694,9 @@ func (m *Machine) rollback() {
 		m.leader().undo(u)
 	}
 	if len(m.replicas) > 1 {
-		m.log[len(m.log)-1].prims = nil
+		t := &m.log[len(m.log)-1]
+		clear(t.prims)
+		t.prims = t.prims[:0]
 	}
 	m.fired = m.fired[:0]
 }
