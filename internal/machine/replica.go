@@ -59,10 +59,11 @@ func (n *znode) addChild(name string, b uint64, room *childRoom) {
 	if n.buckets == 0 {
 		n.buckets = 8
 	}
-	if n.buckets < 64 && len(n.children) >= 8 && n.bucketLoad(spreadHash(name)) >= 8 {
+	h := spreadHash(name)
+	if n.buckets < 64 && len(n.children) >= 8 && n.bucketLoad(h) >= 8 {
 		n.buckets *= 2
 	}
-	n.insertChild(name, b, room)
+	n.insertHashed(name, h, b, room)
 	if len(n.children) > int(n.buckets)*3/4 {
 		n.buckets *= 2
 	}
@@ -73,12 +74,17 @@ func (n *znode) addChild(name string, b uint64, room *childRoom) {
 // child makes room for a few: a node with one child usually gets more (a
 // lock's queue).
 func (n *znode) insertChild(name string, b uint64, room *childRoom) {
+	n.insertHashed(name, spreadHash(name), b, room)
+}
+
+// insertHashed is insertChild given name's spreadHash h.
+func (n *znode) insertHashed(name string, h uint32, b uint64, room *childRoom) {
 	if n.children == nil {
 		n.children, n.born = room.take()
 	}
 	i, _ := slices.BinarySearch(n.children, name)
 	n.children = slices.Insert(n.children, i, name)
-	n.born = slices.Insert(n.born, i, birth{b, spreadHash(name)})
+	n.born = slices.Insert(n.born, i, birth{b, h})
 }
 
 // childRoom hands out the arrays of nodes' first children, several
