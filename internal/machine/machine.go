@@ -1,6 +1,7 @@
 package machine
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -32,6 +33,7 @@ type Machine struct {
 	rng      rng
 	clock    func() int64 // see UseClock; nil: EpochMillis plus now
 	sessions map[int64]*session
+	byID     []*session // the same sessions in increasing id order: a Tick visits them all
 	nextID   int64
 
 	inMulti bool      // a multi is being applied: changes log their undo
@@ -182,6 +184,7 @@ func (m *Machine) CreateSession(replica int, timeoutMs int64) (SessionInfo, erro
 	s.attached = true
 	m.nextID++
 	m.sessions[s.id] = s
+	m.byID = append(m.byID, s) // ids only increase
 	m.CatchUp(replica, m.zxid)
 	return SessionInfo{ID: s.id, TimeoutMs: timeoutMs}, nil
 }
@@ -222,11 +225,10 @@ func (m *Machine) Alive(id int64) bool { return m.sessions[id] != nil }
 
 // SessionIDs lists the live sessions in increasing order.
 func (m *Machine) SessionIDs() []int64 {
-	ids := make([]int64, 0, len(m.sessions))
-	for id := range m.sessions {
-		ids = append(ids, id)
+	ids := make([]int64, len(m.byID))
+	for i, s := range m.byID {
+		ids[i] = s.id
 	}
-	slices.Sort(ids)
 	return ids
 }
 
@@ -313,11 +315,17 @@ func (m *Machine) endSession(s *session) {
 	m.CatchUp(s.replica, m.zxid)
 	m.dropWatches(s)
 	delete(m.sessions, s.id)
+	if i, ok := slices.BinarySearchFunc(m.byID, s.id, bySessionID); ok {
+		m.byID = slices.Delete(m.byID, i, i+1)
+	}
 	if !s.attached {
 		m.detached--
 	}
 	m.ended++
 }
+
+// bySessionID compares a session with an id, for a search of byID.
+func bySessionID(s *session, id int64) int { return cmp.Compare(s.id, id) }
 
 // RenewSessions gives every live session a fresh timeout from now, as a
 // newly elected leader does: it rebuilds its session tracker from the
@@ -327,7 +335,7 @@ func (m *Machine) endSession(s *session) {
 // result does not depend on map order: every session gets the same rule.
 func (m *Machine) RenewSessions() {
 	m.gen++ // see Machine.gen
-	for _, s := range m.sessions {
+	for _, s := range m.byID {
 		s.deadline = m.now + s.timeout
 	}
 }
@@ -343,15 +351,14 @@ func (m *Machine) Tick() []int64 {
 	for i := 1; i < len(m.replicas); i++ {
 		m.CatchUp(i, m.zxid)
 	}
-	var expired []int64
-	for id, s := range m.sessions {
+	var expired []int64 // in increasing order, as byID is
+	for _, s := range m.byID {
 		if s.attached {
 			s.deadline = m.now + s.timeout
 		} else if m.now >= s.deadline {
-			expired = append(expired, id)
+			expired = append(expired, s.id)
 		}
 	}
-	slices.Sort(expired)
 	for _, id := range expired {
 		m.Expire(id)
 	}
