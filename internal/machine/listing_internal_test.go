@@ -1,7 +1,10 @@
 package machine
 
 import (
+	"fmt"
+	"maps"
 	"math/bits"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"testing"
@@ -39,6 +42,36 @@ func TestOrder_AsSlow(t *testing.T) {
 			got, want := n.order(nil), n.orderSlow(nil)
 			if !slices.Equal(got, want) {
 				t.Errorf("%d children, ranks from %#x: order %v, orderSlow %v", k, base, got, want)
+			}
+		}
+	}
+}
+
+// A node's children stay sorted, each beside its own birth, through adds
+// at the end (sequential names), adds in the middle and removes anywhere:
+// checked against a map after every step of a seeded random sequence.
+func TestChildren_InsertRemove(t *testing.T) {
+	rng := rand.New(rand.NewPCG(26, 2))
+	var n znode
+	want := map[string]uint64{}
+	for step := range 3000 {
+		name := fmt.Sprintf("c-%03d", rng.IntN(60))
+		if _, ok := want[name]; ok && rng.IntN(2) == 0 {
+			if got := n.removeChild(name); got != want[name] {
+				t.Fatalf("step %d: removeChild(%s) = %d, want %d", step, name, got, want[name])
+			}
+			delete(want, name)
+		} else if !ok {
+			n.insertChild(name, uint64(step), nil)
+			want[name] = uint64(step)
+		}
+		names := slices.Sorted(maps.Keys(want))
+		if !slices.Equal(n.children, names) || len(n.born) != len(names) {
+			t.Fatalf("step %d: children %v (%d births), want %v", step, n.children, len(n.born), names)
+		}
+		for i, c := range n.children {
+			if b := n.born[i]; b.rank != want[c] || b.hash != spreadHash(c) {
+				t.Fatalf("step %d: child %s born %+v, want rank %d", step, c, b, want[c])
 			}
 		}
 	}

@@ -93,7 +93,7 @@ func (m *Machine) doDelete(s *session, path string, version int32) error {
 	if err != nil {
 		return err
 	}
-	if specialPaths[path] {
+	if special(path) {
 		return fmt.Errorf("%w: %s cannot be deleted", zkapi.ErrBadArguments, path)
 	}
 	tree := m.leader().tree

@@ -82,9 +82,18 @@ func (n *znode) insertHashed(name string, h uint32, b uint64, room *childRoom) {
 	if n.children == nil {
 		n.children, n.born = room.take()
 	}
-	i, _ := slices.BinarySearch(n.children, name)
-	n.children = slices.Insert(n.children, i, name)
-	n.born = slices.Insert(n.born, i, birth{b, h})
+	k := len(n.children)
+	i := k // a sequential node's name usually sorts last
+	if k > 0 && name < n.children[k-1] {
+		i, _ = slices.BinarySearch(n.children[:k-1], name)
+	}
+	n.children = append(n.children, name)
+	n.born = append(n.born, birth{b, h})
+	if i < k {
+		copy(n.children[i+1:], n.children[i:k])
+		copy(n.born[i+1:], n.born[i:k])
+		n.children[i], n.born[i] = name, birth{b, h}
+	}
 }
 
 // childRoom hands out the arrays of nodes' first children, several
@@ -140,9 +149,11 @@ func (n *znode) removeChild(name string) uint64 {
 	if !ok {
 		return 0
 	}
-	b := n.born[i].rank
-	n.children = slices.Delete(n.children, i, i+1)
-	n.born = slices.Delete(n.born, i, i+1)
+	b, last := n.born[i].rank, len(n.children)-1
+	copy(n.children[i:], n.children[i+1:])
+	copy(n.born[i:], n.born[i+1:])
+	n.children[last] = "" // let go of the name
+	n.children, n.born = n.children[:last], n.born[:last]
 	return b
 }
 
@@ -244,9 +255,14 @@ func (n *znode) view() zkapi.Stat {
 // setData on it and a create under it answer NoAuth, except to super.
 const configPath = "/zookeeper/config"
 
-// specialPaths cannot be deleted (the server answers BadArguments).
-var specialPaths = map[string]bool{
-	"/": true, "/zookeeper": true, "/zookeeper/quota": true, "/zookeeper/config": true,
+// special reports whether path cannot be deleted (the server answers
+// BadArguments): a switch, not a map, as every delete asks.
+func special(path string) bool {
+	switch path {
+	case "/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config":
+		return true
+	}
+	return false
 }
 
 // primKind is the kind of a primitive change to a data tree.
