@@ -121,14 +121,14 @@ func sequentialPath(prefix string, n int32) string {
 	if n < 0 {
 		return prefix + sequenceSuffix(n)
 	}
-	var digits [10]byte
-	d := strconv.AppendInt(digits[:0], int64(n), 10)
-	var b strings.Builder
-	b.Grow(len(prefix) + 10)
-	b.WriteString(prefix)
-	for range 10 - len(d) {
-		b.WriteByte('0')
+	var digits [10]byte // zero-padded, filled from the right
+	for i := len(digits) - 1; i >= 0; i-- {
+		digits[i] = byte('0' + n%10)
+		n /= 10
 	}
-	b.Write(d)
+	var b strings.Builder
+	b.Grow(len(prefix) + len(digits))
+	b.WriteString(prefix)
+	b.Write(digits[:])
 	return b.String()
 }

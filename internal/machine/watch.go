@@ -326,7 +326,9 @@ func (m *Machine) takeWatchers(r *replica, t trigger, kinds []watchKind, ids []i
 			ids = m.takeAt(r, k, p, t.typ, false, ids)
 		}
 	}
-	slices.Sort(ids)
+	if len(ids) > 1 { // nearly always one or none
+		slices.Sort(ids)
+	}
 	return ids
 }
 
