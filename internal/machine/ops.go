@@ -156,12 +156,18 @@ func (m *Machine) check(s *session, path string, version int32) error {
 }
 
 // lookupWrite: setData and check validate the whole path first, and are
-// decided by the leader.
+// decided by the leader. A node found needs no validation: every node's
+// path was validated when it was created (doCreate; the four initial
+// nodes' are valid), so it would pass. Only a path without a node is
+// checked, to tell BadArguments from NoNode.
 func (m *Machine) lookupWrite(path string) (*znode, error) {
+	if n := m.leader().tree[path]; n != nil {
+		return n, nil
+	}
 	if err := validatePath(path); err != nil {
 		return nil, err
 	}
-	return lookup(m.leader(), path)
+	return nil, zkapi.ErrNoNode // a valid path has no NUL for lookup to refuse
 }
 
 // lookup is the read path (FinalRequestProcessor): only NUL is refused;
