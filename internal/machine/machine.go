@@ -610,6 +610,7 @@ func (m *Machine) newTxn() {
 // looked up of it on the leader.
 func (m *Machine) change(p prim, at where) {
 	p.zxid, p.now, p.vnow = m.zxid, m.stamp(), m.now
+	p.cut = at.cut(p.path)
 	var owner *session
 	switch p.kind {
 	case primAdd:

@@ -63,7 +63,7 @@ func (m *Machine) doCreate(s *session, r proto.Create) (string, error) {
 	case proto.IsTTL(r.Mode):
 		owner = ttlOwner(r.TTLMillis)
 	}
-	m.addNode(path, r.Data, acl, owner, where{parent: parent})
+	m.addNode(path, r.Data, acl, owner, where{parent: parent, parentPath: parentPath})
 	return path, nil
 }
 
@@ -114,7 +114,7 @@ func (m *Machine) doDelete(s *session, path string, version int32) error {
 	if len(n.children) > 0 {
 		return zkapi.ErrNotEmpty
 	}
-	m.removeNode(path, where{parent: parent, n: n})
+	m.removeNode(path, where{parent: parent, n: n, parentPath: parentPath})
 	return nil
 }
 

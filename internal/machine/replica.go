@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"strings"
 
 	"github.com/zksim/zksim/internal/fphash"
 	"github.com/zksim/zksim/zkapi"
@@ -284,6 +285,7 @@ const (
 // from the log, so every replica's tree goes through the same states.
 type prim struct {
 	kind  primKind
+	cut   int32 // where path's last '/' is: change finds it once (split)
 	path  string
 	data  []byte
 	acl   []zkapi.ACL // primAdd, primACL: the node's ACL, fixed up
@@ -391,12 +393,12 @@ type undoRec struct {
 func (r *replica) apply(p prim, overflow Overflow, fired []trigger, u *undoRec, at where) []trigger {
 	switch p.kind {
 	case primAdd:
-		parentPath, name := parentOf(p.path)
+		parentPath, name := p.split()
 		parent := r.add(p, parentPath, name, overflow, u, r.known(at.parent, parentPath))
 		return append(fired, trigger{p.path, zkapi.EventNodeCreated, p.acl},
 			trigger{parentPath, zkapi.EventNodeChildrenChanged, parent.acl})
 	case primRemove:
-		parentPath, name := parentOf(p.path)
+		parentPath, name := p.split()
 		parent, n := r.remove(p, parentPath, name, u, r.known(at.parent, parentPath), r.known(at.n, p.path))
 		return append(fired, trigger{p.path, zkapi.EventNodeDeleted, n.acl},
 			trigger{parentPath, zkapi.EventNodeChildrenChanged, parent.acl})
@@ -410,10 +412,33 @@ func (r *replica) apply(p prim, overflow Overflow, fired []trigger, u *undoRec, 
 }
 
 // where is the nodes a change is about, as its caller found them on the
-// leader: the node, and for an add or remove its parent; nil for those
-// it did not look up (and for every follower). A request looks them up
-// once, not once to check and again to change.
-type where struct{ parent, n *znode }
+// leader: the node, and for an add or remove its parent and the parent's
+// path; nil (and "") for those it did not look up, and for every
+// follower. A request looks them up once, not once to check and again to
+// change.
+type where struct {
+	parent, n  *znode
+	parentPath string
+}
+
+// cut is where path's last '/' is, from the parent's path when known.
+func (at where) cut(path string) int32 {
+	switch at.parentPath {
+	case "":
+		return int32(strings.LastIndexByte(path, '/'))
+	case "/":
+		return 0
+	}
+	return int32(len(at.parentPath))
+}
+
+// split is parentOf(p.path), by the cut change found.
+func (p prim) split() (parent, name string) {
+	if p.cut == 0 {
+		return "/", p.path[1:]
+	}
+	return p.path[:p.cut], p.path[p.cut+1:]
+}
 
 // known is n, or the node at path when the caller did not know it.
 func (r *replica) known(n *znode, path string) *znode {
@@ -511,7 +536,7 @@ func (r *replica) setACL(p prim, u *undoRec, n *znode) {
 // fingerprint is taken between a change and its undo, so they are
 // rehashed as they are once undone.
 func (r *replica) undo(u *undoRec) {
-	_, name := parentOf(u.p.path)
+	_, name := u.p.split()
 	if u.stats != nil {
 		u.stats.data = u.oldStats
 	}
