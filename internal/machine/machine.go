@@ -45,6 +45,8 @@ type Machine struct {
 
 	watchCount int // the watches all sessions hold (HeldWatches)
 
+	room machineRoom
+
 	// notified lists the sessions whose outbox became non-empty since the
 	// last TakeNotified, and ended counts the sessions ended so far: a
 	// server over thousands of sessions visits only those with news.
@@ -124,14 +126,23 @@ func NewMachine(cfg Config) (*Machine, error) {
 	if err != nil {
 		return nil, err
 	}
-	replicas := make([]*replica, 1+cfg.Followers)
-	for i := range replicas {
-		replicas[i] = newReplica()
-	}
-	return &Machine{
-		cfg: cfg, replicas: replicas, rng: rng{s: cfg.Seed},
+	m := &Machine{
+		cfg: cfg, rng: rng{s: cfg.Seed},
 		sessions: map[int64]*session{}, nextID: firstSessionID, reapers: map[string]struct{}{},
-	}, nil
+	}
+	m.replicas = m.room.replicas[:0]
+	m.spare = m.room.spare[:0]
+	for range 1 + cfg.Followers {
+		m.replicas = append(m.replicas, newReplica())
+	}
+	return m, nil
+}
+
+// machineRoom is the first room of a Machine's small lists, in the
+// Machine's own allocation: a simulator makes a Machine per run.
+type machineRoom struct {
+	replicas [3]*replica
+	spare    [8][]int64
 }
 
 // Config returns the configuration in force, defaults filled in.

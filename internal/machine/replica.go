@@ -314,11 +314,12 @@ type replica struct {
 	recursive [2]int
 	peaks     watchPeaks // for shrunk
 
-	free   []*znode // removed nodes, for newNode
-	fresh  []znode  // never used nodes, allocated nodeChunk at a time
-	room   childRoom
-	born   uint64 // children added so far: the next child's znode.born
-	limits int    // quotas' limits nodes in the tree (quota.go)
+	free     []*znode  // removed nodes, for newNode
+	freeRoom [8]*znode // free's first room, in the replica's allocation
+	fresh    []znode   // never used nodes, allocated nodeChunk at a time
+	room     childRoom
+	born     uint64 // children added so far: the next child's znode.born
+	limits   int    // quotas' limits nodes in the tree (quota.go)
 
 	// nodes is the set hash of the nodes' hashes (znode.fp), kept up to
 	// date from the first fingerprint on (hashing): a fingerprint then
@@ -331,6 +332,7 @@ type replica struct {
 
 func newReplica() *replica {
 	r := &replica{tree: map[string]*znode{}, dataW: watchTable{}, childW: watchTable{}}
+	r.free = r.freeRoom[:0]
 	t := r.tree
 	for i, p := range [...]string{"/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config"} {
 		n := r.newNode() // the first of a chunk: a simulator makes a tree per run
