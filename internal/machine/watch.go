@@ -276,6 +276,9 @@ func (m *Machine) dropWatches(s *session) {
 // dispatch notifies the leader's sessions of the triggers of the current
 // transaction.
 func (m *Machine) dispatch() {
+	if len(m.fired) == 0 {
+		return // a read, or a write that failed: the call alone cost as much
+	}
 	m.notifyOn(0, m.fired, m.zxid)
 	m.fired = m.fired[:0]
 }
