@@ -333,26 +333,35 @@ type replica struct {
 func newReplica() *replica {
 	r := &replica{tree: map[string]*znode{}, dataW: watchTable{}, childW: watchTable{}}
 	r.free = r.freeRoom[:0]
-	t := r.tree
-	for i, p := range [...]string{"/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config"} {
+	var nodes [len(initialPaths)]*znode // found by index: no lookups
+	for i, p := range initialPaths {
 		n := r.newNode() // the first of a chunk: a simulator makes a tree per run
 		// Empty data, not null, as DataTree makes them (the config node
 		// too: measured on 3.8.0, raw case "/zookeeper/config is
 		// read-only").
 		n.data, n.acl, n.path = []byte{}, openACL, p
-		t[p] = n
-		if p != "/" {
-			parent, name := parentOf(p)
-			t[parent].addChild(name, uint64(i), &r.room)
-			n.up = t[parent]
-			countAncestors(t[parent], 1)
+		r.tree[p] = n
+		nodes[i] = n
+		if up := initialParents[i]; up >= 0 {
+			_, name := parentOf(p)
+			nodes[up].addChild(name, uint64(i), &r.room)
+			n.up = nodes[up]
+			countAncestors(n.up, 1)
 		}
 		r.born++
 	}
-	t[configPath].stat.Aversion = -1 // measured on 3.8.0
-	t[configPath].acl = readOnlyACL
+	config := nodes[len(nodes)-1]
+	config.stat.Aversion = -1 // measured on 3.8.0
+	config.acl = readOnlyACL
 	return r
 }
+
+// initialPaths are the nodes of a new tree, each after its parent, the
+// config node last; initialParents are their parents' indices (-1: /).
+var (
+	initialPaths   = [...]string{"/", "/zookeeper", "/zookeeper/quota", configPath}
+	initialParents = [...]int{-1, 0, 1, 1}
+)
 
 // countAncestors adds d to the descendant count of parent and of each of
 // its ancestors: a node under it was added (d = 1) or removed (d = -1).
