@@ -110,7 +110,7 @@ type childRoom struct {
 // children's room childRoom allocates at once.
 const (
 	firstChildren = 4
-	childChunk    = 8 * firstChildren
+	childChunk    = 4 * firstChildren
 )
 
 // take returns empty arrays with room for firstChildren children; a nil
