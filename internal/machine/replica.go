@@ -307,6 +307,10 @@ type replica struct {
 	// dataW, as on the real server.
 	dataW  watchTable
 	childW watchTable
+	// watched has, for each table (by watchKind), the pathBit of every
+	// path it holds, and of some it held since it was last empty: a
+	// trigger whose path's bit is clear needs no lookup (most of them).
+	watched [2]uint64
 	// modes holds the mode of every watch that is not standard, and
 	// recursive counts the recursive ones by kind: only with some does a
 	// trigger look at its path's ancestors.
