@@ -372,6 +372,6 @@ func (m *Machine) setACL(s *session, r proto.SetACL) proto.Reply {
 	if r.Version != zkapi.AnyVersion && r.Version != n.stat.Aversion {
 		return proto.Reply{Err: zkapi.ErrBadVersion}
 	}
-	m.change(prim{kind: primACL, path: r.Path, acl: acl})
+	m.change(prim{kind: primACL, path: r.Path, acl: acl}, where{n: n})
 	return proto.Reply{Stat: n.view()}
 }

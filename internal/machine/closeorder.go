@@ -3,6 +3,7 @@ package machine
 import (
 	"slices"
 	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // closeOrder sorts the paths of a closing session's ephemerals into the
@@ -63,6 +64,19 @@ func closeBuckets(peak int) int {
 // javaStringHash is Java's String.hashCode: over UTF-16 code units.
 func javaStringHash(s string) int32 {
 	var h int32
+	for i := 0; i < len(s); i++ { // ASCII a byte at a time: node names are
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return javaStringHashFrom(h, s[i:])
+		}
+		h = 31*h + int32(c)
+	}
+	return h
+}
+
+// javaStringHashFrom continues javaStringHash's h over the rest of s,
+// decoding it.
+func javaStringHashFrom(h int32, s string) int32 {
 	for _, r := range s {
 		if r < 0x10000 {
 			h = 31*h + int32(r)

@@ -157,9 +157,9 @@ func (n *znode) hashChildren(rn *Renaming) uint64 {
 		return rn.HashChildren(n.children)
 	}
 	var h fphash.Hash
-	var buf [32]listed
-	for _, e := range n.ordered(buf[:0]) {
-		h.String(e.name)
+	var buf [32]uint64
+	for _, i := range n.order(buf[:0]) {
+		h.String(n.children[i])
 	}
 	return h.Sum()
 }

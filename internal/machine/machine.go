@@ -1,6 +1,7 @@
 package machine
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -32,6 +33,7 @@ type Machine struct {
 	rng      rng
 	clock    func() int64 // see UseClock; nil: EpochMillis plus now
 	sessions map[int64]*session
+	byID     []*session // the same sessions in increasing id order: a Tick visits them all
 	nextID   int64
 
 	inMulti bool      // a multi is being applied: changes log their undo
@@ -42,6 +44,8 @@ type Machine struct {
 	spare   [][]int64 // emptied watcher lists, reused by watch
 
 	watchCount int // the watches all sessions hold (HeldWatches)
+
+	room machineRoom
 
 	// notified lists the sessions whose outbox became non-empty since the
 	// last TakeNotified, and ended counts the sessions ended so far: a
@@ -95,6 +99,26 @@ type session struct {
 	auth []AuthID
 }
 
+// sessionRoom is a session with room for its first few ephemerals,
+// watches and queued notifications, in one allocation: a simulated
+// session nearly always holds one or two of each, and their own small
+// arrays were a third of the Machine's allocations per session.
+type sessionRoom struct {
+	s       session
+	eph     [2]string
+	watches [2]watchKey
+	outbox  [2]proto.Notification
+}
+
+// newSession returns an empty session whose sets and queue start in its
+// sessionRoom; past that room they grow as usual.
+func newSession() *session {
+	b := &sessionRoom{}
+	s := &b.s
+	s.ephemerals.few, s.watches.few, s.outbox = b.eph[:0], b.watches[:0], b.outbox[:0]
+	return s
+}
+
 // NewMachine returns an ensemble holding only /, /zookeeper,
 // /zookeeper/quota and /zookeeper/config.
 func NewMachine(cfg Config) (*Machine, error) {
@@ -102,14 +126,23 @@ func NewMachine(cfg Config) (*Machine, error) {
 	if err != nil {
 		return nil, err
 	}
-	replicas := make([]*replica, 1+cfg.Followers)
-	for i := range replicas {
-		replicas[i] = newReplica()
-	}
-	return &Machine{
-		cfg: cfg, replicas: replicas, rng: rng{s: cfg.Seed},
+	m := &Machine{
+		cfg: cfg, rng: rng{s: cfg.Seed},
 		sessions: map[int64]*session{}, nextID: firstSessionID, reapers: map[string]struct{}{},
-	}, nil
+	}
+	m.replicas = m.room.replicas[:0]
+	m.spare = m.room.spare[:0]
+	for range 1 + cfg.Followers {
+		m.replicas = append(m.replicas, newReplica())
+	}
+	return m, nil
+}
+
+// machineRoom is the first room of a Machine's small lists, in the
+// Machine's own allocation: a simulator makes a Machine per run.
+type machineRoom struct {
+	replicas [3]*replica
+	spare    [8][]int64
 }
 
 // Config returns the configuration in force, defaults filled in.
@@ -157,12 +190,12 @@ func (m *Machine) CreateSession(replica int, timeoutMs int64) (SessionInfo, erro
 	}
 	timeoutMs = m.clampTimeout(timeoutMs)
 	m.newTxn()
-	s := &session{
-		id: m.nextID, replica: replica, timeout: timeoutMs, deadline: m.now + timeoutMs,
-		attached: true,
-	}
+	s := newSession()
+	s.id, s.replica, s.timeout, s.deadline = m.nextID, replica, timeoutMs, m.now+timeoutMs
+	s.attached = true
 	m.nextID++
 	m.sessions[s.id] = s
+	m.byID = append(m.byID, s) // ids only increase
 	m.CatchUp(replica, m.zxid)
 	return SessionInfo{ID: s.id, TimeoutMs: timeoutMs}, nil
 }
@@ -203,11 +236,10 @@ func (m *Machine) Alive(id int64) bool { return m.sessions[id] != nil }
 
 // SessionIDs lists the live sessions in increasing order.
 func (m *Machine) SessionIDs() []int64 {
-	ids := make([]int64, 0, len(m.sessions))
-	for id := range m.sessions {
-		ids = append(ids, id)
+	ids := make([]int64, len(m.byID))
+	for i, s := range m.byID {
+		ids[i] = s.id
 	}
-	slices.Sort(ids)
 	return ids
 }
 
@@ -223,7 +255,8 @@ func (m *Machine) Detach(id int64) {
 	m.gen++ // see Machine.gen
 	s.attached = false
 	m.detached++
-	s.outbox = nil
+	clear(s.outbox) // its array is the session's: see takeOutbox
+	s.outbox = s.outbox[:0]
 	s.auth = nil // identities belong to the connection: the client re-sends them
 	m.dropWatches(s)
 }
@@ -287,17 +320,23 @@ func (m *Machine) endSession(s *session) {
 	tree := m.leader().tree
 	closeOrder(paths, func(p string) int64 { return tree[p].stat.Czxid }, s.peak)
 	for _, p := range paths {
-		m.removeNode(p)
+		m.removeNode(p, where{})
 	}
 	m.dispatch()
 	m.CatchUp(s.replica, m.zxid)
 	m.dropWatches(s)
 	delete(m.sessions, s.id)
+	if i, ok := slices.BinarySearchFunc(m.byID, s.id, bySessionID); ok {
+		m.byID = slices.Delete(m.byID, i, i+1)
+	}
 	if !s.attached {
 		m.detached--
 	}
 	m.ended++
 }
+
+// bySessionID compares a session with an id, for a search of byID.
+func bySessionID(s *session, id int64) int { return cmp.Compare(s.id, id) }
 
 // RenewSessions gives every live session a fresh timeout from now, as a
 // newly elected leader does: it rebuilds its session tracker from the
@@ -307,7 +346,7 @@ func (m *Machine) endSession(s *session) {
 // result does not depend on map order: every session gets the same rule.
 func (m *Machine) RenewSessions() {
 	m.gen++ // see Machine.gen
-	for _, s := range m.sessions {
+	for _, s := range m.byID {
 		s.deadline = m.now + s.timeout
 	}
 }
@@ -323,15 +362,14 @@ func (m *Machine) Tick() []int64 {
 	for i := 1; i < len(m.replicas); i++ {
 		m.CatchUp(i, m.zxid)
 	}
-	var expired []int64
-	for id, s := range m.sessions {
+	var expired []int64 // in increasing order, as byID is
+	for _, s := range m.byID {
 		if s.attached {
 			s.deadline = m.now + s.timeout
 		} else if m.now >= s.deadline {
-			expired = append(expired, id)
+			expired = append(expired, s.id)
 		}
 	}
-	slices.Sort(expired)
 	for _, id := range expired {
 		m.Expire(id)
 	}
@@ -353,7 +391,7 @@ func (m *Machine) CatchUp(i int, zxid int64) {
 		t := m.log[r.next]
 		fired := m.caught[:0]
 		for _, p := range t.prims {
-			fired = r.apply(p, m.cfg.Overflow, fired, nil)
+			fired = r.apply(p, m.cfg.Overflow, fired, nil, where{})
 		}
 		r.zxid = t.zxid
 		r.next++
@@ -372,7 +410,16 @@ func (m *Machine) trimLog() {
 	if done == 0 {
 		return
 	}
-	m.log = append(m.log[:0], m.log[done:]...)
+	// Swapped, not copied, down: the applied transactions' arrays of
+	// prims end up past the log's end, each once, for newTxn to reuse.
+	live := len(m.log) - done
+	for i := range live {
+		m.log[i], m.log[i+done] = m.log[i+done], m.log[i]
+	}
+	for i := live; i < len(m.log); i++ {
+		clear(m.log[i].prims) // let go of their data and ACLs
+	}
+	m.log = m.log[:live]
 	for _, r := range m.replicas[1:] {
 		r.next -= done
 	}
@@ -392,7 +439,7 @@ func (m *Machine) ReapContainers() {
 	sort.Strings(paths)
 	for _, p := range paths {
 		m.newTxn()
-		m.removeNode(p)
+		m.removeNode(p, where{})
 		m.dispatch()
 	}
 }
@@ -563,21 +610,26 @@ func (m *Machine) newTxn() {
 	m.zxid++
 	m.leader().zxid = m.zxid
 	if len(m.replicas) > 1 {
-		m.log = append(m.log, txn{zxid: m.zxid})
+		m.log = slices.Grow(m.log, 1)[:len(m.log)+1]
+		t := &m.log[len(m.log)-1] // an applied one's room, or a new one
+		t.zxid, t.prims = m.zxid, t.prims[:0]
 	}
 }
 
 // change applies a primitive on the leader within the current
-// transaction, logging it for followers and undo.
-func (m *Machine) change(p prim) {
+// transaction, logging it for followers and undo; at is what the caller
+// looked up of it on the leader.
+func (m *Machine) change(p prim, at where) {
 	p.zxid, p.now, p.vnow = m.zxid, m.stamp(), m.now
+	p.cut = at.cut(p.path)
 	var owner *session
 	switch p.kind {
 	case primAdd:
 		owner = m.ownerSession(p.owner)
 		m.noteReaper(p.path, p.owner, true)
 	case primRemove:
-		was := m.leader().tree[p.path].stat.EphemeralOwner
+		at.n = m.leader().known(at.n, p.path)
+		was := at.n.stat.EphemeralOwner
 		owner = m.ownerSession(was)
 		m.noteReaper(p.path, was, false)
 	}
@@ -591,7 +643,7 @@ func (m *Machine) change(p prim) {
 		m.undo = append(m.undo, undoRec{})
 		u = &m.undo[len(m.undo)-1]
 	}
-	m.fired = m.leader().apply(p, m.cfg.Overflow, m.fired, u)
+	m.fired = m.leader().apply(p, m.cfg.Overflow, m.fired, u, at)
 	if owner != nil {
 		if u != nil {
 			u.owner, u.oldPeak = owner, owner.peak
@@ -614,14 +666,18 @@ func (s *session) setEphemeral(path string, on bool) {
 	}
 }
 
-func (m *Machine) addNode(path string, data []byte, acl []zkapi.ACL, owner int64) {
-	m.change(prim{kind: primAdd, path: path, data: data, acl: acl, owner: owner})
+// addNode, removeNode and setNodeData change path on the leader; at is
+// what their caller looked up of it there (where).
+func (m *Machine) addNode(path string, data []byte, acl []zkapi.ACL, owner int64, at where) {
+	m.change(prim{kind: primAdd, path: path, data: data, acl: acl, owner: owner}, at)
 }
 
-func (m *Machine) removeNode(path string) { m.change(prim{kind: primRemove, path: path}) }
+func (m *Machine) removeNode(path string, at where) {
+	m.change(prim{kind: primRemove, path: path}, at)
+}
 
-func (m *Machine) setNodeData(path string, data []byte) {
-	m.change(prim{kind: primSet, path: path, data: data})
+func (m *Machine) setNodeData(path string, data []byte, at where) {
+	m.change(prim{kind: primSet, path: path, data: data}, at)
 }
 
 func (m *Machine) ownerSession(owner int64) *session {
@@ -657,7 +713,9 @@ func (m *Machine) rollback() {
 		m.leader().undo(u)
 	}
 	if len(m.replicas) > 1 {
-		m.log[len(m.log)-1].prims = nil
+		t := &m.log[len(m.log)-1]
+		clear(t.prims)
+		t.prims = t.prims[:0]
 	}
 	m.fired = m.fired[:0]
 }

@@ -63,7 +63,7 @@ func (m *Machine) doCreate(s *session, r proto.Create) (string, error) {
 	case proto.IsTTL(r.Mode):
 		owner = ttlOwner(r.TTLMillis)
 	}
-	m.addNode(path, r.Data, acl, owner)
+	m.addNode(path, r.Data, acl, owner, where{parent: parent, parentPath: parentPath})
 	return path, nil
 }
 
@@ -93,7 +93,7 @@ func (m *Machine) doDelete(s *session, path string, version int32) error {
 	if err != nil {
 		return err
 	}
-	if specialPaths[path] {
+	if special(path) {
 		return fmt.Errorf("%w: %s cannot be deleted", zkapi.ErrBadArguments, path)
 	}
 	tree := m.leader().tree
@@ -114,7 +114,7 @@ func (m *Machine) doDelete(s *session, path string, version int32) error {
 	if len(n.children) > 0 {
 		return zkapi.ErrNotEmpty
 	}
-	m.removeNode(path)
+	m.removeNode(path, where{parent: parent, n: n, parentPath: parentPath})
 	return nil
 }
 
@@ -135,7 +135,7 @@ func (m *Machine) doSetData(s *session, path string, data []byte, version int32)
 	if version != zkapi.AnyVersion && version != n.stat.Version {
 		return zkapi.Stat{}, zkapi.ErrBadVersion
 	}
-	m.setNodeData(path, data)
+	m.setNodeData(path, data, where{n: n})
 	return n.view(), nil
 }
 
@@ -156,12 +156,18 @@ func (m *Machine) check(s *session, path string, version int32) error {
 }
 
 // lookupWrite: setData and check validate the whole path first, and are
-// decided by the leader.
+// decided by the leader. A node found needs no validation: every node's
+// path was validated when it was created (doCreate; the four initial
+// nodes' are valid), so it would pass. Only a path without a node is
+// checked, to tell BadArguments from NoNode.
 func (m *Machine) lookupWrite(path string) (*znode, error) {
+	if n := m.leader().tree[path]; n != nil {
+		return n, nil
+	}
 	if err := validatePath(path); err != nil {
 		return nil, err
 	}
-	return lookup(m.leader(), path)
+	return nil, zkapi.ErrNoNode // a valid path has no NUL for lookup to refuse
 }
 
 // lookup is the read path (FinalRequestProcessor): only NUL is refused;

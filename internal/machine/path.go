@@ -27,20 +27,28 @@ func plainPath(path string) bool {
 		return false
 	}
 	seg := 1 // where the current name starts
-	for i := 1; i <= len(path); i++ {
-		if i < len(path) && path[i] != '/' {
-			if c := path[i]; c < 0x20 || c > 0x7e {
+	for i := 1; i < len(path); i++ {
+		if c := path[i]; !nameByte[c] {
+			if c != '/' || !plainName(path[seg:i]) {
 				return false
 			}
-			continue
+			seg = i + 1
 		}
-		if name := path[seg:i]; name == "" || name == "." || name == ".." {
-			return false
-		}
-		seg = i + 1
 	}
-	return true
+	return plainName(path[seg:])
 }
+
+// plainName reports whether a name of nameBytes is one plainPath accepts.
+func plainName(name string) bool { return name != "" && name != "." && name != ".." }
+
+// nameByte marks the bytes plainPath accepts in a name: a table, as
+// every write's path goes through it.
+var nameByte = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c >= 0x20 && c <= 0x7e && c != '/'
+	}
+	return t
+}()
 
 // checkPath is validatePath's whole check, and its error.
 func checkPath(path string) error {
@@ -113,14 +121,14 @@ func sequentialPath(prefix string, n int32) string {
 	if n < 0 {
 		return prefix + sequenceSuffix(n)
 	}
-	var digits [10]byte
-	d := strconv.AppendInt(digits[:0], int64(n), 10)
-	var b strings.Builder
-	b.Grow(len(prefix) + 10)
-	b.WriteString(prefix)
-	for range 10 - len(d) {
-		b.WriteByte('0')
+	var digits [10]byte // zero-padded, filled from the right
+	for i := len(digits) - 1; i >= 0; i-- {
+		digits[i] = byte('0' + n%10)
+		n /= 10
 	}
-	b.Write(d)
+	var b strings.Builder
+	b.Grow(len(prefix) + len(digits))
+	b.WriteString(prefix)
+	b.Write(digits[:])
 	return b.String()
 }

@@ -2,6 +2,7 @@ package machine
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -26,6 +27,16 @@ func TestValidatePath_FastPathAgrees(t *testing.T) {
 	for _, p := range paths {
 		if got, want := fmt.Sprint(validatePath(p)), fmt.Sprint(checkPath(p)); got != want {
 			t.Errorf("validatePath(%q) = %s, want %s", p, got, want)
+		}
+	}
+}
+
+// A sequential node's name ends in its counter as Java's %010d prints
+// it, the sign counted in the ten: sequentialPath against fmt's %010d.
+func TestSequentialPath_AsJava(t *testing.T) {
+	for _, n := range []int32{0, 1, 9, 10, 99, 12345, 1000000000, math.MaxInt32, -1, -12, math.MinInt32} {
+		if got, want := sequentialPath("/q/n-", n), fmt.Sprintf("/q/n-%010d", n); got != want {
+			t.Errorf("sequentialPath(%d) = %q, want %q", n, got, want)
 		}
 	}
 }

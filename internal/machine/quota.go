@@ -34,6 +34,9 @@ func quotaOf(parentPath string) (string, bool) {
 // noteLimits counts the limits nodes (replica.limits) as path comes (d =
 // 1) or goes (d = -1): with none, no write looks for a quota.
 func (r *replica) noteLimits(path string, d int) {
+	if !strings.HasSuffix(path, "/"+limitsName) {
+		return // the common case, without looking for the parent
+	}
 	parent, name := parentOf(path)
 	if _, ok := quotaOf(parent); ok && name == limitsName {
 		r.limits += d

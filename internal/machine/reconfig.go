@@ -32,6 +32,6 @@ func (m *Machine) InitConfig(build func(zxid int64) []byte) {
 
 func (m *Machine) setConfig(build func(zxid int64) []byte) {
 	m.newTxn()
-	m.change(prim{kind: primConfig, path: configPath, data: build(m.zxid)})
+	m.change(prim{kind: primConfig, path: configPath, data: build(m.zxid)}, where{})
 	m.dispatch()
 }

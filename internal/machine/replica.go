@@ -3,7 +3,9 @@ package machine
 import (
 	"cmp"
 	"math"
+	"math/bits"
 	"slices"
+	"strings"
 
 	"github.com/zksim/zksim/internal/fphash"
 	"github.com/zksim/zksim/zkapi"
@@ -54,14 +56,15 @@ type znode struct {
 // does: a table of 8 (DataNode's new HashSet<String>(8)) that doubles
 // when a bucket would hold a ninth name while the table is under 64
 // (HashMap.treeifyBin), and when the set outgrows three quarters of it.
-func (n *znode) addChild(name string, b uint64) {
+func (n *znode) addChild(name string, b uint64, room *childRoom) {
 	if n.buckets == 0 {
 		n.buckets = 8
 	}
-	if n.buckets < 64 && len(n.children) >= 8 && n.bucketLoad(spreadHash(name)) >= 8 {
+	h := spreadHash(name)
+	if n.buckets < 64 && len(n.children) >= 8 && n.bucketLoad(h) >= 8 {
 		n.buckets *= 2
 	}
-	n.insertChild(name, b)
+	n.insertHashed(name, h, b, room)
 	if len(n.children) > int(n.buckets)*3/4 {
 		n.buckets *= 2
 	}
@@ -71,14 +74,57 @@ func (n *znode) addChild(name string, b uint64) {
 // as it is: a multi's undo puts a removed child back so. A node's first
 // child makes room for a few: a node with one child usually gets more (a
 // lock's queue).
-func (n *znode) insertChild(name string, b uint64) {
+func (n *znode) insertChild(name string, b uint64, room *childRoom) {
+	n.insertHashed(name, spreadHash(name), b, room)
+}
+
+// insertHashed is insertChild given name's spreadHash h.
+func (n *znode) insertHashed(name string, h uint32, b uint64, room *childRoom) {
 	if n.children == nil {
-		n.children = make([]string, 0, 4)
-		n.born = make([]birth, 0, 4)
+		n.children, n.born = room.take()
 	}
-	i, _ := slices.BinarySearch(n.children, name)
-	n.children = slices.Insert(n.children, i, name)
-	n.born = slices.Insert(n.born, i, birth{b, spreadHash(name)})
+	k := len(n.children)
+	i := k // a sequential node's name usually sorts last
+	if k > 0 && name < n.children[k-1] {
+		i, _ = slices.BinarySearch(n.children[:k-1], name)
+	}
+	n.children = append(n.children, name)
+	n.born = append(n.born, birth{b, h})
+	if i < k {
+		copy(n.children[i+1:], n.children[i:k])
+		copy(n.born[i+1:], n.born[i:k])
+		n.children[i], n.born[i] = name, birth{b, h}
+	}
+}
+
+// childRoom hands out the arrays of nodes' first children, several
+// nodes' worth in one allocation: a simulator's run makes a tree whose
+// every parent node needs some.
+type childRoom struct {
+	names  []string
+	births []birth
+}
+
+// firstChildren is the room a node's first child makes: a node with one
+// child usually gets more (a lock's queue). childChunk is how many
+// children's room childRoom allocates at once.
+const (
+	firstChildren = 4
+	childChunk    = 4 * firstChildren
+)
+
+// take returns empty arrays with room for firstChildren children; a nil
+// room allocates them on their own.
+func (c *childRoom) take() ([]string, []birth) {
+	if c == nil {
+		return make([]string, 0, firstChildren), make([]birth, 0, firstChildren)
+	}
+	if len(c.names) == 0 {
+		c.names, c.births = make([]string, childChunk), make([]birth, childChunk)
+	}
+	names, births := c.names[:0:firstChildren], c.births[:0:firstChildren]
+	c.names, c.births = c.names[firstChildren:], c.births[firstChildren:]
+	return names, births
 }
 
 // birth is when a child was added, and its name's spreadHash.
@@ -104,9 +150,11 @@ func (n *znode) removeChild(name string) uint64 {
 	if !ok {
 		return 0
 	}
-	b := n.born[i].rank
-	n.children = slices.Delete(n.children, i, i+1)
-	n.born = slices.Delete(n.born, i, i+1)
+	b, last := n.born[i].rank, len(n.children)-1
+	copy(n.children[i:], n.children[i+1:])
+	copy(n.born[i:], n.born[i+1:])
+	n.children[last] = "" // let go of the name
+	n.children, n.born = n.children[:last], n.born[:last]
 	return b
 }
 
@@ -122,29 +170,62 @@ func (n *znode) removeChild(name string) uint64 {
 // reply decoded from the wire does.
 func (n *znode) listing() []string {
 	out := make([]string, len(n.children))
-	var buf [32]listed // a lock's queue fits: no allocation
-	for i, e := range n.ordered(buf[:0]) {
-		out[i] = e.name
+	var buf [32]uint64 // a lock's queue fits: no allocation
+	for j, i := range n.order(buf[:0]) {
+		out[j] = n.children[i]
 	}
 	return out
 }
 
-// ordered appends n's children to es in listing's order: es's room is
-// used when it is enough.
-func (n *znode) ordered(es []listed) []listed {
-	mask := uint32(n.buckets - 1)
-	for i, c := range n.children {
-		es = append(es, listed{n.born[i].hash & mask, n.born[i].rank, c})
+// orderIndex is how many low bits of order's sort keys hold the child's
+// index; the bits above hold its bucket and then its birth rank.
+const orderIndex = 16
+
+// order appends to ks the indices of n's children in listing's order:
+// ks's room is used when it is enough. It sorts plain numbers, each a
+// child's bucket, birth rank and index packed in order of significance,
+// which order as (bucket, rank) does since no two children share a rank;
+// a node whose numbers would not fit is sorted by orderSlow.
+func (n *znode) order(ks []uint64) []uint64 {
+	bucketBits := bits.Len32(uint32(n.buckets - 1))
+	rankBits := 64 - orderIndex - bucketBits
+	if len(n.children) > 1<<orderIndex {
+		return n.orderSlow(ks)
 	}
-	slices.SortFunc(es, compareListed)
-	return es
+	mask := uint32(n.buckets - 1)
+	for i, b := range n.born {
+		if b.rank>>rankBits != 0 {
+			return n.orderSlow(ks[:0])
+		}
+		bucket := uint64(b.hash & mask)
+		ks = append(ks, bucket<<(64-bucketBits)|b.rank<<orderIndex|uint64(i))
+	}
+	slices.Sort(ks)
+	for j := range ks {
+		ks[j] &= 1<<orderIndex - 1
+	}
+	return ks
 }
 
-// listed is a child as listing orders it.
+// orderSlow is order for any node, sorting records.
+func (n *znode) orderSlow(ks []uint64) []uint64 {
+	mask := uint32(n.buckets - 1)
+	es := make([]listed, len(n.children))
+	for i, b := range n.born {
+		es[i] = listed{b.hash & mask, b.rank, i}
+	}
+	slices.SortFunc(es, compareListed)
+	for _, e := range es {
+		ks = append(ks, uint64(e.i))
+	}
+	return ks
+}
+
+// listed is a child as orderSlow orders it.
 type listed struct {
 	bucket uint32
 	born   uint64
-	name   string
+	i      int
 }
 
 // compareListed orders by bucket, then by when the child was added.
@@ -175,9 +256,14 @@ func (n *znode) view() zkapi.Stat {
 // setData on it and a create under it answer NoAuth, except to super.
 const configPath = "/zookeeper/config"
 
-// specialPaths cannot be deleted (the server answers BadArguments).
-var specialPaths = map[string]bool{
-	"/": true, "/zookeeper": true, "/zookeeper/quota": true, "/zookeeper/config": true,
+// special reports whether path cannot be deleted (the server answers
+// BadArguments): a switch, not a map, as every delete asks.
+func special(path string) bool {
+	switch path {
+	case "/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config":
+		return true
+	}
+	return false
 }
 
 // primKind is the kind of a primitive change to a data tree.
@@ -199,6 +285,7 @@ const (
 // from the log, so every replica's tree goes through the same states.
 type prim struct {
 	kind  primKind
+	cut   int32 // where path's last '/' is: change finds it once (split)
 	path  string
 	data  []byte
 	acl   []zkapi.ACL // primAdd, primACL: the node's ACL, fixed up
@@ -220,6 +307,10 @@ type replica struct {
 	// dataW, as on the real server.
 	dataW  watchTable
 	childW watchTable
+	// watched has, for each table (by watchKind), the pathBit of every
+	// path it holds, and of some it held since it was last empty: a
+	// trigger whose path's bit is clear needs no lookup (most of them).
+	watched [2]uint64
 	// modes holds the mode of every watch that is not standard, and
 	// recursive counts the recursive ones by kind: only with some does a
 	// trigger look at its path's ancestors.
@@ -227,9 +318,12 @@ type replica struct {
 	recursive [2]int
 	peaks     watchPeaks // for shrunk
 
-	free   []*znode // removed nodes, for newNode
-	born   uint64   // children added so far: the next child's znode.born
-	limits int      // quotas' limits nodes in the tree (quota.go)
+	free     []*znode  // removed nodes, for newNode
+	freeRoom [8]*znode // free's first room, in the replica's allocation
+	fresh    []znode   // never used nodes, allocated nodeChunk at a time
+	room     childRoom
+	born     uint64 // children added so far: the next child's znode.born
+	limits   int    // quotas' limits nodes in the tree (quota.go)
 
 	// nodes is the set hash of the nodes' hashes (znode.fp), kept up to
 	// date from the first fingerprint on (hashing): a fingerprint then
@@ -241,31 +335,37 @@ type replica struct {
 }
 
 func newReplica() *replica {
-	t := map[string]*znode{}
-	nodes := new([4]znode) // one allocation: a simulator makes a tree per run
-	for i, p := range [...]string{"/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config"} {
+	r := &replica{tree: map[string]*znode{}, dataW: watchTable{}, childW: watchTable{}}
+	r.free = r.freeRoom[:0]
+	var nodes [len(initialPaths)]*znode // found by index: no lookups
+	for i, p := range initialPaths {
+		n := r.newNode() // the first of a chunk: a simulator makes a tree per run
 		// Empty data, not null, as DataTree makes them (the config node
 		// too: measured on 3.8.0, raw case "/zookeeper/config is
 		// read-only").
-		nodes[i].data = []byte{}
-		nodes[i].acl = openACL
-		nodes[i].path = p
-		t[p] = &nodes[i]
-		if p != "/" {
-			parent, name := parentOf(p)
-			t[parent].addChild(name, uint64(i))
-			nodes[i].up = t[parent]
-			countAncestors(t[parent], 1)
+		n.data, n.acl, n.path = []byte{}, openACL, p
+		r.tree[p] = n
+		nodes[i] = n
+		if up := initialParents[i]; up >= 0 {
+			_, name := parentOf(p)
+			nodes[up].addChild(name, uint64(i), &r.room)
+			n.up = nodes[up]
+			countAncestors(n.up, 1)
 		}
+		r.born++
 	}
-	t[configPath].stat.Aversion = -1 // measured on 3.8.0
-	t[configPath].acl = readOnlyACL
-	return &replica{
-		tree:  t,
-		born:  uint64(len(nodes)),
-		dataW: watchTable{}, childW: watchTable{},
-	}
+	config := nodes[len(nodes)-1]
+	config.stat.Aversion = -1 // measured on 3.8.0
+	config.acl = readOnlyACL
+	return r
 }
+
+// initialPaths are the nodes of a new tree, each after its parent, the
+// config node last; initialParents are their parents' indices (-1: /).
+var (
+	initialPaths   = [...]string{"/", "/zookeeper", "/zookeeper/quota", configPath}
+	initialParents = [...]int{-1, 0, 1, 1}
+)
 
 // countAncestors adds d to the descendant count of parent and of each of
 // its ancestors: a node under it was added (d = 1) or removed (d = -1).
@@ -303,32 +403,70 @@ type undoRec struct {
 // parent's for NodeChildrenChanged).
 // With u it also records in u what undoes p: only a multi, which may roll
 // back, asks for that. The sequence counter follows the configured
-// overflow rule.
-func (r *replica) apply(p prim, overflow Overflow, fired []trigger, u *undoRec) []trigger {
-	parentPath, name := parentOf(p.path)
+// overflow rule. at holds the nodes the caller already looked up on
+// this replica, if any.
+func (r *replica) apply(p prim, overflow Overflow, fired []trigger, u *undoRec, at where) []trigger {
 	switch p.kind {
 	case primAdd:
-		parent := r.add(p, parentPath, name, overflow, u)
+		parentPath, name := p.split()
+		parent := r.add(p, parentPath, name, overflow, u, r.known(at.parent, parentPath))
 		return append(fired, trigger{p.path, zkapi.EventNodeCreated, p.acl},
 			trigger{parentPath, zkapi.EventNodeChildrenChanged, parent.acl})
 	case primRemove:
-		parent, n := r.remove(p, parentPath, name, u)
+		parentPath, name := p.split()
+		parent, n := r.remove(p, parentPath, name, u, r.known(at.parent, parentPath), r.known(at.n, p.path))
 		return append(fired, trigger{p.path, zkapi.EventNodeDeleted, n.acl},
 			trigger{parentPath, zkapi.EventNodeChildrenChanged, parent.acl})
 	case primACL:
-		r.setACL(p, u) // fires no watch
+		r.setACL(p, u, r.known(at.n, p.path)) // fires no watch
 		return fired
 	default:
-		n := r.set(p, u)
+		n := r.set(p, u, r.known(at.n, p.path))
 		return append(fired, trigger{p.path, zkapi.EventNodeDataChanged, n.acl})
 	}
+}
+
+// where is the nodes a change is about, as its caller found them on the
+// leader: the node, and for an add or remove its parent and the parent's
+// path; nil (and "") for those it did not look up, and for every
+// follower. A request looks them up once, not once to check and again to
+// change.
+type where struct {
+	parent, n  *znode
+	parentPath string
+}
+
+// cut is where path's last '/' is, from the parent's path when known.
+func (at where) cut(path string) int32 {
+	switch at.parentPath {
+	case "":
+		return int32(strings.LastIndexByte(path, '/'))
+	case "/":
+		return 0
+	}
+	return int32(len(at.parentPath))
+}
+
+// split is parentOf(p.path), by the cut change found.
+func (p prim) split() (parent, name string) {
+	if p.cut == 0 {
+		return "/", p.path[1:]
+	}
+	return p.path[:p.cut], p.path[p.cut+1:]
+}
+
+// known is n, or the node at path when the caller did not know it.
+func (r *replica) known(n *znode, path string) *znode {
+	if n != nil {
+		return n
+	}
+	return r.tree[path]
 }
 
 // add, remove and set share p.data with the other replicas and the log:
 // Machine.change copied it from the caller once, and node data is only
 // ever replaced, never written to.
-func (r *replica) add(p prim, parentPath, name string, overflow Overflow, u *undoRec) (parent *znode) {
-	parent = r.tree[parentPath]
+func (r *replica) add(p prim, parentPath, name string, overflow Overflow, u *undoRec, parent *znode) *znode {
 	if u != nil {
 		*u = undoRec{p: p, parent: parent, oldC: parent.cversion, oldB: parent.buckets, oldP: parent.stat.Pzxid}
 	}
@@ -340,7 +478,7 @@ func (r *replica) add(p prim, parentPath, name string, overflow Overflow, u *und
 	}
 	n.vmtime = p.vnow
 	r.tree[p.path] = n
-	parent.addChild(name, r.born)
+	parent.addChild(name, r.born, &r.room)
 	r.born++
 	r.noteLimits(p.path, 1)
 	if q, ok := quotaOf(parentPath); ok && name == statsName {
@@ -360,8 +498,7 @@ func (r *replica) add(p prim, parentPath, name string, overflow Overflow, u *und
 
 // remove returns the parent and the removed node, which a free list may
 // hand out again only after the caller is done with it (the next add).
-func (r *replica) remove(p prim, parentPath, name string, u *undoRec) (parent, n *znode) {
-	parent, n = r.tree[parentPath], r.tree[p.path]
+func (r *replica) remove(p prim, parentPath, name string, u *undoRec, parent, n *znode) (*znode, *znode) {
 	if u != nil {
 		*u = undoRec{p: p, parent: parent, n: n, oldP: parent.stat.Pzxid}
 	} else {
@@ -382,8 +519,7 @@ func (r *replica) remove(p prim, parentPath, name string, u *undoRec) (parent, n
 	return parent, n
 }
 
-func (r *replica) set(p prim, u *undoRec) *znode {
-	n := r.tree[p.path]
+func (r *replica) set(p prim, u *undoRec, n *znode) *znode {
 	if u != nil {
 		*u = undoRec{p: p, n: n, oldData: n.data, oldStat: n.stat, oldVM: n.vmtime}
 	}
@@ -400,8 +536,7 @@ func (r *replica) set(p prim, u *undoRec) *znode {
 	return n
 }
 
-func (r *replica) setACL(p prim, u *undoRec) {
-	n := r.tree[p.path]
+func (r *replica) setACL(p prim, u *undoRec, n *znode) {
 	if u != nil {
 		*u = undoRec{p: p, n: n, oldACL: n.acl, oldStat: n.stat}
 	}
@@ -416,7 +551,7 @@ func (r *replica) setACL(p prim, u *undoRec) {
 // fingerprint is taken between a change and its undo, so they are
 // rehashed as they are once undone.
 func (r *replica) undo(u *undoRec) {
-	_, name := parentOf(u.p.path)
+	_, name := u.p.split()
 	if u.stats != nil {
 		u.stats.data = u.oldStats
 	}
@@ -431,7 +566,7 @@ func (r *replica) undo(u *undoRec) {
 	case primRemove:
 		r.noteLimits(u.p.path, 1)
 		r.tree[u.p.path] = u.n
-		u.parent.insertChild(name, u.born) // back in its place
+		u.parent.insertChild(name, u.born, &r.room) // back in its place
 		countAncestors(u.parent, 1)
 		u.parent.stat.Pzxid = u.oldP
 	case primACL:
@@ -454,6 +589,10 @@ func (r *replica) touch(n *znode) {
 	}
 }
 
+// nodeChunk is how many nodes newNode allocates at once when none was
+// freed: a simulator's run makes a handful of trees of a dozen nodes.
+const nodeChunk = 8
+
 // newNode returns an empty node, reusing one removed for good: a lock's
 // nodes come and go all the time. No removed node is referred to: reads
 // copy what they return, and only a multi's undo keeps one, which is then
@@ -461,7 +600,12 @@ func (r *replica) touch(n *znode) {
 func (r *replica) newNode() *znode {
 	k := len(r.free)
 	if k == 0 {
-		return &znode{}
+		if len(r.fresh) == 0 {
+			r.fresh = make([]znode, nodeChunk)
+		}
+		n := &r.fresh[0]
+		r.fresh = r.fresh[1:]
+		return n
 	}
 	n := r.free[k-1]
 	r.free[k-1] = nil

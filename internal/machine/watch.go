@@ -113,6 +113,7 @@ func (m *Machine) watchAs(s *session, path string, k watchKind, mode watchMode) 
 			ids = m.spareIDs()
 		}
 		t[path] = append(ids, s.id)
+		r.watched[k] |= pathBit(path)
 		r.peaks.table[k] = max(r.peaks.table[k], len(t))
 	}
 	m.hold(s, watchKey{path, k})
@@ -227,6 +228,17 @@ func (m *Machine) CheckWatches(id int64, path string, typ proto.WatcherType) err
 	return fmt.Errorf("%w: %s (type: %s)", zkapi.ErrNoWatcher, path, typ)
 }
 
+// pathBit is path's bit in replica.watched: of its length and last
+// byte, which tell apart the paths a trigger meets (a lock's queue's
+// names share their length and differ at the end) at no hashing cost.
+func pathBit(path string) uint64 {
+	var last byte
+	if n := len(path); n > 0 {
+		last = path[n-1]
+	}
+	return 1 << ((uint(len(path))*31 + uint(last)) & 63)
+}
+
 // spareIDs returns an empty watcher list to reuse: a watch is set and
 // fired again and again on the same few paths, and each fire deletes its
 // path's list.
@@ -246,6 +258,9 @@ func (m *Machine) unwatchPath(r *replica, k watchKind, path string) {
 	t := r.table(k)
 	if ids, ok := t[path]; ok {
 		delete(t, path)
+		if len(t) == 0 {
+			r.watched[k] = 0
+		}
 		if cap(ids) > 0 && len(m.spare) < spareMax {
 			m.spare = append(m.spare, ids[:0])
 		}
@@ -276,6 +291,9 @@ func (m *Machine) dropWatches(s *session) {
 // dispatch notifies the leader's sessions of the triggers of the current
 // transaction.
 func (m *Machine) dispatch() {
+	if len(m.fired) == 0 {
+		return // a read, or a write that failed: the call alone cost as much
+	}
 	m.notifyOn(0, m.fired, m.zxid)
 	m.fired = m.fired[:0]
 }
@@ -326,13 +344,18 @@ func (m *Machine) takeWatchers(r *replica, t trigger, kinds []watchKind, ids []i
 			ids = m.takeAt(r, k, p, t.typ, false, ids)
 		}
 	}
-	slices.Sort(ids)
+	if len(ids) > 1 { // nearly always one or none
+		slices.Sort(ids)
+	}
 	return ids
 }
 
 // takeAt is takeWatchers on one path of one table: the trigger's own
 // path (exact), or one of its ancestors.
 func (m *Machine) takeAt(r *replica, k watchKind, path string, typ zkapi.EventType, exact bool, ids []int64) []int64 {
+	if r.watched[k]&pathBit(path) == 0 {
+		return ids // no watch on path: no need to look
+	}
 	t := r.table(k)
 	watchers, ok := t[path]
 	if !ok {
