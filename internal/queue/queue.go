@@ -251,13 +251,31 @@ func (q Queue) members(buf []Member, kids, kinds []string) ([]Member, error) {
 			ms = append(ms, m)
 		}
 	}
-	slices.SortFunc(ms, bySeq)
+	sortBySeq(ms)
 	for i := 1; i < len(ms); i++ {
 		if ms[i].Seq == ms[i-1].Seq {
 			return ms, fmt.Errorf("%w: %s and %s in %s", ErrDuplicateSequence, ms[i-1].Name, ms[i].Name, q.Dir)
 		}
 	}
 	return ms, nil
+}
+
+// sortBySeq sorts ms in bySeq's order: by insertion, with the comparison
+// inline, for the few members a lock's queue holds (every listing sorts
+// them), and by slices.SortFunc beyond. bySeq is a total order on the
+// members of one listing, whose names differ, so both give one order.
+func sortBySeq(ms []Member) {
+	if len(ms) > 12 {
+		slices.SortFunc(ms, bySeq)
+		return
+	}
+	for i := 1; i < len(ms); i++ {
+		m, j := ms[i], i
+		for ; j > 0 && (m.Seq < ms[j-1].Seq || m.Seq == ms[j-1].Seq && m.Name < ms[j-1].Name); j-- {
+			ms[j] = ms[j-1]
+		}
+		ms[j] = m
+	}
 }
 
 // CheckSeq refuses a member whose sequence number is at or past 2^31-1:
