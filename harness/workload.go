@@ -314,18 +314,39 @@ func (run *lockRun) Blocks(c *sim.Client) {
 
 func (w lockWorkload) program(r *lockRun) sim.Program {
 	return func(ctx context.Context, c *sim.Client) error {
-		for i := range w.Acquisitions {
+		ids := holderIDs(c.Name(), w.Acquisitions)
+		for range w.Acquisitions {
 			read := w.Recipe.AcquireRead != nil && c.Chance(w.ReadPercent, "read?")
-			w.once(ctx, c, r, i, read)
+			var id string
+			id, ids, _ = strings.Cut(ids, " ")
+			w.once(ctx, c, r, id, read)
 		}
 		r.made.finish(c)
 		return nil
 	}
 }
 
-// once is one acquire-hold-write-release cycle. Acquire errors are part
-// of life under faults; the checkers judge the outcome.
-func (w lockWorkload) once(ctx context.Context, c *sim.Client, r *lockRun, i int, read bool) {
+// holderIDs are the holder ids of a client's n acquisitions, name_0 to
+// name_{n-1}, one string with a space between them: built once per client
+// and run, one allocation, rather than one per acquisition.
+func holderIDs(name string, n int) string {
+	var b strings.Builder
+	var num [20]byte
+	b.Grow(n * (len(name) + 2 + len(strconv.AppendInt(num[:0], int64(n), 10))))
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(name)
+		b.WriteByte('_')
+		b.Write(strconv.AppendInt(num[:0], int64(i), 10))
+	}
+	return b.String()
+}
+
+// once is one acquire-hold-write-release cycle, as holder id. Acquire
+// errors are part of life under faults; the checkers judge the outcome.
+func (w lockWorkload) once(ctx context.Context, c *sim.Client, r *lockRun, id string, read bool) {
 	acquire, mode := w.Recipe.Acquire, linearize.Exclusive
 	if w.Recipe.AcquireRead != nil {
 		mode = linearize.Write
@@ -341,7 +362,7 @@ func (w lockWorkload) once(ctx context.Context, c *sim.Client, r *lockRun, i int
 	call := int64(c.Sim().Step())
 	h := r.h
 	r.acquiring[c.Index()], r.callSession[c.Index()] = mode, c.Session()
-	held, err := acquire(actx, c.Conn(), w.Dir, c.Name()+"_"+strconv.Itoa(i))
+	held, err := acquire(actx, c.Conn(), w.Dir, id)
 	r.acquiring[c.Index()], r.holding[c.Index()], r.callSession[c.Index()] = heldNone, err == nil, 0
 	defer func() { r.holding[c.Index()] = false }()
 	if err != nil {
