@@ -68,7 +68,10 @@ func (q Queue) Path(name string) string { return q.Dir + "/" + name }
 // when a container reaper removes it between the attempts.
 func (q Queue) Join(ctx context.Context, r Request) (string, int64, error) {
 	steps := r.Steps.orDefault()
-	base := q.Dir + "/" + r.Kind + "-" + r.GUID + "-" // one concatenation, one allocation
+	base := r.Base
+	if base == "" {
+		base = q.Dir + "/" + r.Kind + "-" + r.GUID + "-" // one concatenation, one allocation
+	}
 	for {
 		sid := q.Conn.Session().ID
 		p, err := q.Conn.Create(ctx, base, r.Data, zkapi.EphemeralSequential)
