@@ -27,6 +27,11 @@ type Hold struct {
 
 	release func(ctx context.Context, h *Hold) (gone bool, err error) // Steps.Release; nil: the correct one
 
+	// listed is the array of waitTurn's first listings: a queue of a
+	// few members is listed with no allocation of its own (the Hold is
+	// part of its recipe's lease).
+	listed [8]Member
+
 	mu       sync.Mutex
 	token    int64
 	released bool

@@ -117,7 +117,7 @@ func EnqueueInto(ctx context.Context, q Queue, r Request, h *Hold) error {
 func waitTurn(ctx context.Context, h *Hold, r Request, sorted bool) error {
 	q := h.Q
 	var marked map[string]bool // made on the first mark: most waits see none
-	var ms []Member            // the last listing, whose array the next one reuses
+	ms := h.listed[:0]         // the last listing, whose array the next one reuses
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
