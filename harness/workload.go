@@ -157,7 +157,7 @@ func (w lockWorkload) Start(s *sim.Sim) ([]sim.Program, Judge) {
 func (w lockWorkload) start(s *sim.Sim) ([]sim.Program, *lockRun) {
 	w = w.withDefaults()
 	r := &lockRun{s: s, w: w, h: newHistory(w.Clients * w.Acquisitions), acquiring: make([]linearize.Mode, w.Clients),
-		holding: make([]bool, w.Clients), giveUps: map[int64]bool{}, expired: map[int64]expiry{},
+		holding: make([]bool, w.Clients), fenceOps: make([][1]zkapi.Op, w.Clients),
 		made: newCreations(w.Clients), callSession: make([]int64, w.Clients)}
 	r.reserve(w.Clients * w.Acquisitions)
 	m := s.State().(*machine.Machine) // the whole Machine: sim hands the module no other
@@ -214,9 +214,9 @@ type lockRun struct {
 	acquiring []linearize.Mode // per client: what it is acquiring (heldNone: nothing)
 	holding   []bool           // per client: it holds the lock (or is releasing it)
 	received  []received
-	giveUps   map[int64]bool   // zxids of deletes by clients not holding the lock
+	giveUps   map[int64]bool   // zxids of deletes by clients not holding the lock (made on first use)
 	deletes   []int64          // zxids of the clients' successful deletes, in order
-	expired   map[int64]expiry // session -> when it expired
+	expired   map[int64]expiry // session -> when it expired (made on first use: most runs have none)
 	expiries  []report.Expiry  // the same, by client, in order
 	made      *creations       // the nodes the clients created, for the orphan checker
 	// story is the lock nodes and what became of them, for the causes.
@@ -224,6 +224,10 @@ type lockRun struct {
 	// callSession is, per client acquiring, its session when it called
 	// Acquire (0: not acquiring): see stale.
 	callSession []int64
+	// fenceOps is, per client, the ops of its fenced write: the array a
+	// write hands to Fenced, kept rather than made per write (Fenced
+	// reads its ops before it returns; the recipes' copy them at once).
+	fenceOps [][1]zkapi.Op
 }
 
 // expiry is when a session expired: the step, and the zxid of the close.
@@ -254,7 +258,7 @@ func (run *lockRun) Applied(c *sim.Client, req proto.Request, rep *proto.Reply) 
 	if _, del := req.(proto.Delete); del && rep.Err == nil {
 		run.deletes = append(run.deletes, rep.Zxid)
 		if !run.holding[c.Index()] {
-			run.giveUps[rep.Zxid] = true
+			run.giveUp(rep.Zxid)
 		}
 	}
 }
@@ -262,6 +266,9 @@ func (run *lockRun) Applied(c *sim.Client, req proto.Request, rep *proto.Reply) 
 // Expired implements Observer: the expiry of a session that did not hold
 // the lock is a give-up; one that did ends its hold.
 func (run *lockRun) Expired(session, zxid int64) {
+	if run.expired == nil {
+		run.expired = map[int64]expiry{}
+	}
 	run.expired[session] = expiry{int64(run.s.Step()), zxid}
 	holder, owner := false, -1
 	for _, c := range run.s.Clients() {
@@ -278,9 +285,17 @@ func (run *lockRun) Expired(session, zxid int64) {
 		run.expiries = append(run.expiries, report.Expiry{Step: run.s.Step(), Client: owner})
 	}
 	if !holder {
-		run.giveUps[zxid] = true
+		run.giveUp(zxid)
 	}
 	run.story.expire(session, run.s.Step(), zxid)
+}
+
+// giveUp marks the change zxid as a give-up.
+func (run *lockRun) giveUp(zxid int64) {
+	if run.giveUps == nil {
+		run.giveUps = map[int64]bool{}
+	}
+	run.giveUps[zxid] = true
 }
 
 // Woken implements Observer.
@@ -314,18 +329,39 @@ func (run *lockRun) Blocks(c *sim.Client) {
 
 func (w lockWorkload) program(r *lockRun) sim.Program {
 	return func(ctx context.Context, c *sim.Client) error {
-		for i := range w.Acquisitions {
+		ids := holderIDs(c.Name(), w.Acquisitions)
+		for range w.Acquisitions {
 			read := w.Recipe.AcquireRead != nil && c.Chance(w.ReadPercent, "read?")
-			w.once(ctx, c, r, i, read)
+			var id string
+			id, ids, _ = strings.Cut(ids, " ")
+			w.once(ctx, c, r, id, read)
 		}
 		r.made.finish(c)
 		return nil
 	}
 }
 
-// once is one acquire-hold-write-release cycle. Acquire errors are part
-// of life under faults; the checkers judge the outcome.
-func (w lockWorkload) once(ctx context.Context, c *sim.Client, r *lockRun, i int, read bool) {
+// holderIDs are the holder ids of a client's n acquisitions, name_0 to
+// name_{n-1}, one string with a space between them: built once per client
+// and run, one allocation, rather than one per acquisition.
+func holderIDs(name string, n int) string {
+	var b strings.Builder
+	var num [20]byte
+	b.Grow(n * (len(name) + 2 + len(strconv.AppendInt(num[:0], int64(n), 10))))
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(name)
+		b.WriteByte('_')
+		b.Write(strconv.AppendInt(num[:0], int64(i), 10))
+	}
+	return b.String()
+}
+
+// once is one acquire-hold-write-release cycle, as holder id. Acquire
+// errors are part of life under faults; the checkers judge the outcome.
+func (w lockWorkload) once(ctx context.Context, c *sim.Client, r *lockRun, id string, read bool) {
 	acquire, mode := w.Recipe.Acquire, linearize.Exclusive
 	if w.Recipe.AcquireRead != nil {
 		mode = linearize.Write
@@ -341,7 +377,7 @@ func (w lockWorkload) once(ctx context.Context, c *sim.Client, r *lockRun, i int
 	call := int64(c.Sim().Step())
 	h := r.h
 	r.acquiring[c.Index()], r.callSession[c.Index()] = mode, c.Session()
-	held, err := acquire(actx, c.Conn(), w.Dir, c.Name()+"_"+strconv.Itoa(i))
+	held, err := acquire(actx, c.Conn(), w.Dir, id)
 	r.acquiring[c.Index()], r.holding[c.Index()], r.callSession[c.Index()] = heldNone, err == nil, 0
 	defer func() { r.holding[c.Index()] = false }()
 	if err != nil {
@@ -372,7 +408,7 @@ func (w lockWorkload) once(ctx context.Context, c *sim.Client, r *lockRun, i int
 		if tokenErr != nil {
 			c.Logf("token: %v", tokenErr)
 		} else {
-			w.write(ctx, c, h, hold, held, token)
+			w.write(ctx, c, h, hold, held, token, &r.fenceOps[c.Index()])
 		}
 	}
 	h.Holds[hold].End = int64(c.Sim().Step())
@@ -383,8 +419,9 @@ func (w lockWorkload) once(ctx context.Context, c *sim.Client, r *lockRun, i int
 	}
 }
 
-// write stores the holder's token in the resource, fenced when it can be.
-func (w lockWorkload) write(ctx context.Context, c *sim.Client, h *history, hold int, held recipe.Held, token int64) {
+// write stores the holder's token in the resource, fenced when it can be
+// (with ops, the client's array for the fenced write's ops).
+func (w lockWorkload) write(ctx context.Context, c *sim.Client, h *history, hold int, held recipe.Held, token int64, ops *[1]zkapi.Op) {
 	data := strconv.AppendInt(nil, token, 10) // fmt.Sprint's digits, without fmt
 	call := int64(c.Sim().Step())
 	var (
@@ -395,7 +432,9 @@ func (w lockWorkload) write(ctx context.Context, c *sim.Client, h *history, hold
 		Fenced(context.Context, ...zkapi.Op) ([]zkapi.OpResult, error)
 	}); ok && !w.Unfenced {
 		var res []zkapi.OpResult
-		res, err = f.Fenced(ctx, zkapi.SetOp{Path: resource, Data: data, Version: -1})
+		ops[0] = zkapi.SetOp{Path: resource, Data: data, Version: -1}
+		res, err = f.Fenced(ctx, ops[:]...)
+		ops[0] = nil // the op's data is the run's history, not the array's
 		if err == nil && len(res) > 0 {
 			st = res[0].Stat
 		}

@@ -459,6 +459,35 @@ func TestLease_ReleaseTwice(t *testing.T) {
 	}
 }
 
+// A handle's leases are its own, each acquisition's: a lease already
+// released stays released (Check, and a second Release, do nothing to
+// the next acquisition's lease on the same handle), whichever of a
+// handle's leases it is.
+func TestLease_ReleasedLeaseLeavesTheNextAlone(t *testing.T) {
+	w := newWorld(t, fakezk.Config{})
+	m := w.mutex(w.conn(), "a")
+	var old []recipe.Lease
+	for range 3 {
+		l := w.acquire(m)
+		for _, o := range old {
+			if err := o.Release(w.ctx); err != nil {
+				t.Fatalf("release of an old lease: %v", err)
+			}
+			if err := o.Check(); !errors.Is(err, recipe.ErrReleased) {
+				t.Fatalf("old lease's Check: %v, want ErrReleased", err)
+			}
+		}
+		if err := l.Check(); err != nil {
+			t.Fatalf("lease %d after old leases were released again: %v", len(old)+1, err)
+		}
+		if kids := w.children(dir); len(kids) != 1 {
+			t.Fatalf("lease %d: nodes %v, want its own", len(old)+1, kids)
+		}
+		w.release(l)
+		old = append(old, l)
+	}
+}
+
 // waitSignal is a Conn that says when a caller has entered WaitSession.
 type waitSignal struct {
 	fakezk.Conn

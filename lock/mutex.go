@@ -25,6 +25,14 @@ type Mutex struct {
 	mu       sync.Mutex
 	attempts queue.Attempts
 	held     *lease // Reentrant: the current lease, if any
+
+	// first is the lease of the handle's first acquisition, made with
+	// the handle rather than on its own: a handle is often made for one
+	// acquisition (one allocation then, not two). Once taken (firstUsed,
+	// under mu) it is never handed out again, as a caller may still hold
+	// it, and Release it, after it has ended.
+	first     lease
+	firstUsed bool
 }
 
 // New returns a handle on the lock whose nodes live under dir (created on
@@ -75,12 +83,12 @@ func (m *Mutex) acquire(ctx context.Context, mode queue.Mode) (*lease, error) {
 		m.mu.Unlock()
 		return l, nil
 	}
+	l := m.newLease()
 	m.mu.Unlock()
-	guid := m.attempts.Next(m.opts.ID)
+	base, guid := m.attempts.NextBase(m.q.Dir, kind, m.opts.ID)
 
-	l := &lease{m: m, count: 1}
 	err := queue.EnqueueInto(ctx, m.q, queue.Request{
-		Kind: kind, GUID: guid, Data: m.opts.Data,
+		Kind: kind, GUID: guid, Base: base, Data: m.opts.Data,
 		Kinds: kinds, Rule: queue.Predecessor, Mode: mode,
 		LoseOnDisconnect: m.opts.LoseOnDisconnect,
 	}, &l.hold)
@@ -93,6 +101,17 @@ func (m *Mutex) acquire(ctx context.Context, mode queue.Mode) (*lease, error) {
 		m.mu.Unlock()
 	}
 	return l, nil
+}
+
+// newLease returns a new lease on m: its first one, if not taken yet.
+// The caller holds m.mu.
+func (m *Mutex) newLease() *lease {
+	if !m.firstUsed {
+		m.firstUsed = true
+		m.first = lease{m: m, count: 1}
+		return &m.first
+	}
+	return &lease{m: m, count: 1}
 }
 
 // lease is a held lock, the recipe.Lease that Acquire returns.

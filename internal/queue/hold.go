@@ -27,6 +27,14 @@ type Hold struct {
 
 	release func(ctx context.Context, h *Hold) (gone bool, err error) // Steps.Release; nil: the correct one
 
+	// listed is the array of waitTurn's first listings: a queue of a
+	// few members is listed with no allocation of its own (the Hold is
+	// part of its recipe's lease).
+	listed [8]Member
+
+	fence      [2]zkapi.Op // the ops of the first fenced write (fenceOps)
+	fencedOnce bool        // guarded by mu
+
 	mu       sync.Mutex
 	token    int64
 	released bool
@@ -154,7 +162,7 @@ func (h *Hold) Fenced(ctx context.Context, ops ...zkapi.Op) ([]zkapi.OpResult, e
 	if err := h.Check(); errors.Is(err, ErrReleased) || errors.Is(err, ErrSessionLost) {
 		return nil, err
 	}
-	all := make([]zkapi.Op, 0, 1+len(ops)) // one allocation, not a grown one
+	all := h.fenceOps(1 + len(ops))
 	all = append(append(all, zkapi.CheckOp{Path: h.Path, Version: zkapi.AnyVersion}), ops...)
 	res, err := h.Q.Conn.Multi(ctx, all...)
 	if errors.Is(err, zkapi.ErrNoNode) && (len(res) == 0 || res[0].Err != nil) {
@@ -164,6 +172,21 @@ func (h *Hold) Fenced(ctx context.Context, ops ...zkapi.Op) ([]zkapi.OpResult, e
 		res = res[1:]
 	}
 	return res, err
+}
+
+// fenceOps returns an empty slice with room for n ops, for a fenced
+// write's multi: the Hold's own array for the first write of one op
+// (a holder usually writes once), a new one otherwise. The array is
+// never handed out twice, as the multi that used it may be kept.
+func (h *Hold) fenceOps(n int) []zkapi.Op {
+	h.mu.Lock()
+	first := !h.fencedOnce && n <= len(h.fence)
+	h.fencedOnce = true
+	h.mu.Unlock()
+	if first {
+		return h.fence[:0]
+	}
+	return make([]zkapi.Op, 0, n) // one allocation, not a grown one
 }
 
 // Release deletes the node (through connection loss). It reports

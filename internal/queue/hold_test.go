@@ -77,3 +77,43 @@ func TestHold_WaitOutlastsABlipWithoutLoseOnDisconnect(t *testing.T) {
 		t.Fatalf("Wait = %v, want ErrSessionLost", err)
 	}
 }
+
+// multiLog is a connected Conn that keeps the ops of every Multi, as a
+// transport or a recorder may, and answers each op with success.
+type multiLog struct {
+	zkapi.Conn
+	multis [][]zkapi.Op
+}
+
+func (m *multiLog) Session() zkapi.Session {
+	return zkapi.Session{ID: 7, State: zkapi.StateConnected, Seq: 1}
+}
+
+func (m *multiLog) Multi(_ context.Context, ops ...zkapi.Op) ([]zkapi.OpResult, error) {
+	m.multis = append(m.multis, ops)
+	return make([]zkapi.OpResult, len(ops)), nil
+}
+
+// Each fenced write is its own multi, the check first: a multi kept
+// after its write still holds that write's ops once the holder has
+// written again.
+func TestHold_FencedWritesKeepTheirOps(t *testing.T) {
+	conn := &multiLog{}
+	h := &queue.Hold{Q: queue.Queue{Conn: conn, Dir: "/l"}, Path: "/l/n-0000000000", SID: 7}
+	ctx := context.Background()
+	for _, data := range []string{"1", "2", "3"} {
+		if _, err := h.Fenced(ctx, zkapi.SetOp{Path: "/r", Data: []byte(data), Version: -1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(conn.multis) != 3 {
+		t.Fatalf("%d multis, want 3", len(conn.multis))
+	}
+	for i, ops := range conn.multis {
+		check, ok := ops[0].(zkapi.CheckOp)
+		set, ok2 := ops[1].(zkapi.SetOp)
+		if len(ops) != 2 || !ok || check.Path != h.Path || !ok2 || string(set.Data) != string(rune('1'+i)) {
+			t.Errorf("multi %d: %v, want the check of %s and write %d", i, ops, h.Path, i+1)
+		}
+	}
+}

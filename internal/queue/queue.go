@@ -68,7 +68,10 @@ func (q Queue) Path(name string) string { return q.Dir + "/" + name }
 // when a container reaper removes it between the attempts.
 func (q Queue) Join(ctx context.Context, r Request) (string, int64, error) {
 	steps := r.Steps.orDefault()
-	base := q.Dir + "/" + r.Kind + "-" + r.GUID + "-" // one concatenation, one allocation
+	base := r.Base
+	if base == "" {
+		base = q.Dir + "/" + r.Kind + "-" + r.GUID + "-" // one concatenation, one allocation
+	}
 	for {
 		sid := q.Conn.Session().ID
 		p, err := q.Conn.Create(ctx, base, r.Data, zkapi.EphemeralSequential)
@@ -251,13 +254,31 @@ func (q Queue) members(buf []Member, kids, kinds []string) ([]Member, error) {
 			ms = append(ms, m)
 		}
 	}
-	slices.SortFunc(ms, bySeq)
+	sortBySeq(ms)
 	for i := 1; i < len(ms); i++ {
 		if ms[i].Seq == ms[i-1].Seq {
 			return ms, fmt.Errorf("%w: %s and %s in %s", ErrDuplicateSequence, ms[i-1].Name, ms[i].Name, q.Dir)
 		}
 	}
 	return ms, nil
+}
+
+// sortBySeq sorts ms in bySeq's order: by insertion, with the comparison
+// inline, for the few members a lock's queue holds (every listing sorts
+// them), and by slices.SortFunc beyond. bySeq is a total order on the
+// members of one listing, whose names differ, so both give one order.
+func sortBySeq(ms []Member) {
+	if len(ms) > 12 {
+		slices.SortFunc(ms, bySeq)
+		return
+	}
+	for i := 1; i < len(ms); i++ {
+		m, j := ms[i], i
+		for ; j > 0 && (m.Seq < ms[j-1].Seq || m.Seq == ms[j-1].Seq && m.Name < ms[j-1].Name); j-- {
+			ms[j] = ms[j-1]
+		}
+		ms[j] = m
+	}
 }
 
 // CheckSeq refuses a member whose sequence number is at or past 2^31-1:
@@ -326,39 +347,51 @@ func (q Queue) leave(ctx context.Context, p string, sid int64) (gone bool, err e
 	}
 }
 
+// parse reads a member's name "<kind>-<guid>-<seq>": the kind up to the
+// first '-', the guid (not empty) up to the next. Every listing parses
+// every name: the dashes are found with IndexByte, which strings.Cut
+// reaches only through its general search.
 func parse(name string) (Member, bool) {
-	kind, rest, ok := strings.Cut(name, "-")
+	i := strings.IndexByte(name, '-')
+	if i < 0 {
+		return Member{}, false
+	}
+	rest := name[i+1:]
+	j := strings.IndexByte(rest, '-')
+	if j <= 0 { // no second '-', or no guid
+		return Member{}, false
+	}
+	seq, ok := parseSeq(rest[j+1:])
 	if !ok {
 		return Member{}, false
 	}
-	guid, seqText, ok := strings.Cut(rest, "-")
-	if !ok || guid == "" {
-		return Member{}, false
-	}
-	seq, ok := parseSeq(seqText)
-	if !ok {
-		return Member{}, false
-	}
-	return Member{Name: name, Kind: kind, GUID: guid, Seq: seq}, true
+	return Member{Name: name, Kind: name[:i], GUID: rest[:j], Seq: seq}, true
 }
 
 // parseSeq reads ZooKeeper's %010d of a sequence number: ten digits, or a
 // sign and the digits of a wrapped counter; a number outside int32 is no
-// sequence number. It checks and converts in one pass: every listing
-// parses every name.
+// sequence number. Every listing parses every name, so it checks and
+// converts the last eight digits at once (eightDigits), the first one or
+// two in a loop.
 func parseSeq(s string) (int64, bool) {
 	digits := strings.TrimPrefix(s, "-")
 	if len(digits) < 9 || len(digits) > 10 || (len(s) != 10 && len(s) != 11) {
 		return 0, false
 	}
 	var n int64
-	for i := range len(digits) {
+	head := len(digits) - 8
+	for i := range head {
 		c := digits[i]
 		if c < '0' || c > '9' {
 			return 0, false
 		}
 		n = n*10 + int64(c-'0')
 	}
+	low, ok := eightDigits(digits[head:])
+	if !ok {
+		return 0, false
+	}
+	n = n*1e8 + low
 	if len(digits) < len(s) {
 		n = -n
 	}
@@ -366,6 +399,27 @@ func parseSeq(s string) (int64, bool) {
 		return 0, false
 	}
 	return n, true
+}
+
+// eightDigits reads the eight decimal digits of s (eight bytes long) as
+// a number, all at once in a word whose lowest byte is the first digit.
+// A byte is a digit when its high half is 3 and adding 6 leaves it 3
+// (a byte that carries into the next fails itself). Then each pair of
+// neighbours is joined as first*10+second, each pair of pairs as
+// first*100+second, and the two halves as first*10000+second: each a
+// multiplication that adds the shifted first to the scaled second.
+func eightDigits(s string) (int64, bool) {
+	_ = s[7]
+	w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	const highHalves = 0xF0F0F0F0F0F0F0F0
+	if w&highHalves|((w+0x0606060606060606)&highHalves)>>4 != 0x3333333333333333 {
+		return 0, false
+	}
+	w = (w & 0x0F0F0F0F0F0F0F0F) * (10<<8 + 1) >> 8
+	w = (w & 0x00FF00FF00FF00FF) * (100<<16 + 1) >> 16
+	w = (w & 0x0000FFFF0000FFFF) * (10000<<32 + 1) >> 32
+	return int64(w), true
 }
 
 // ValidGUIDPart reports whether s may appear in a guid: letters, digits,

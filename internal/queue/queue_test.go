@@ -170,3 +170,32 @@ func queueDir(t *testing.T, dir string) (fakezk.Conn, context.Context) {
 	}
 	return c, ctx
 }
+
+// List orders members by sequence number however many there are: a
+// short listing and a long one (past the few a lock's queue holds) are
+// sorted alike, whatever order the names were created in.
+func TestList_OrdersShortAndLongListings(t *testing.T) {
+	for _, n := range []int{5, 30} {
+		c, ctx := queueDir(t, "/q")
+		var want []int64
+		for i := range n {
+			seq := int64((i*7 + 3) % n) // every number below n, scrambled
+			name := fmt.Sprintf("/q/lock-g%d-%010d", i, seq)
+			if _, err := c.Create(ctx, name, nil, zkapi.Persistent); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, int64(i))
+		}
+		ms, err := queue.Queue{Conn: c, Dir: "/q"}.List(ctx, "lock")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int64
+		for _, m := range ms {
+			got = append(got, m.Seq)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%d members: List's sequence numbers %v, want %v", n, got, want)
+		}
+	}
+}

@@ -60,6 +60,10 @@ type Request struct {
 	// Kind and GUID name the member's node "<Kind>-<GUID>-<seq>"; the
 	// GUID is unique per attempt, so a lost create can be found again.
 	Kind, GUID string
+	// Base, if set, is "<Dir>/<Kind>-<GUID>-", the path Join creates,
+	// built by the caller with the GUID (Attempts.NextBase); if not,
+	// Join builds it.
+	Base string
 	// Data is stored in the node.
 	Data []byte
 	// Kinds are the member kinds the queue is made of; other names in
@@ -90,13 +94,14 @@ func Enqueue(ctx context.Context, q Queue, r Request) (*Hold, error) {
 // one: a recipe's lease that embeds its Hold by value is then one
 // allocation per acquisition, not two. If it fails, h is not held.
 func EnqueueInto(ctx context.Context, q Queue, r Request, h *Hold) error {
+	sorted := r.Steps.Order == nil // listings come in the correct order
 	r.Steps = r.Steps.orDefault()
 	path, sid, err := q.Join(ctx, r)
 	if err != nil {
 		return err
 	}
 	*h = Hold{Q: q, Path: path, SID: sid, LoseOnDisconnect: r.LoseOnDisconnect, release: r.Steps.Release}
-	if err := waitTurn(ctx, h, r); err != nil {
+	if err := waitTurn(ctx, h, r, sorted); err != nil {
 		if lerr := r.Steps.Abandon(ctx, h, err); lerr != nil {
 			err = errors.Join(err, lerr)
 		}
@@ -107,11 +112,12 @@ func EnqueueInto(ctx context.Context, q Queue, r Request, h *Hold) error {
 
 // waitTurn lists the queue until rule grants, watching the node rule names
 // between listings. Every wake-up lists again: the node that went may have
-// given up rather than released.
-func waitTurn(ctx context.Context, h *Hold, r Request) error {
+// given up rather than released. sorted says that r.Steps.Order is the
+// correct one, the order a listing already comes in.
+func waitTurn(ctx context.Context, h *Hold, r Request, sorted bool) error {
 	q := h.Q
 	var marked map[string]bool // made on the first mark: most waits see none
-	var ms []Member            // the last listing, whose array the next one reuses
+	ms := h.listed[:0]         // the last listing, whose array the next one reuses
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -130,7 +136,9 @@ func waitTurn(ctx context.Context, h *Hold, r Request) error {
 		if err != nil {
 			return err
 		}
-		slices.SortStableFunc(ms, r.Steps.Order)
+		if !sorted {
+			slices.SortStableFunc(ms, r.Steps.Order)
+		}
 		i := Index(ms, q.Dir, h.Path)
 		if i < 0 {
 			return fmt.Errorf("%w: %s vanished while waiting", ErrSessionLost, h.Path)

@@ -2,7 +2,6 @@ package zkclient
 
 import (
 	"fmt"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/zksim/zksim/internal/proto"
@@ -82,7 +81,7 @@ func isPlainPath(path string, sequential bool) bool {
 		if plainByte[c] {
 			continue
 		}
-		if c != '/' || i == segStart || (i-segStart <= 2 && strings.Trim(path[segStart:i], ".") == "") {
+		if c != '/' || i == segStart || (i-segStart <= 2 && allDots(path[segStart:i])) {
 			return false
 		}
 		segStart = i + 1
@@ -91,7 +90,19 @@ func isPlainPath(path string, sequential bool) bool {
 	if last == "" {
 		return sequential
 	}
-	return strings.Trim(last, ".") != ""
+	return !allDots(last)
+}
+
+// allDots reports whether s is dots only ("." and "..": relative names),
+// or empty. A loop, not strings.Trim: every request's path goes through
+// it, and Trim first builds its set of bytes.
+func allDots(s string) bool {
+	for i := range len(s) {
+		if s[i] != '.' {
+			return false
+		}
+	}
+	return true
 }
 
 // plainByte marks the bytes of a plain path's names: ASCII letters, digits
