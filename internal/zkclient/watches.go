@@ -1,7 +1,6 @@
 package zkclient
 
 import (
-	"cmp"
 	"slices"
 	"sort"
 	"strings"
@@ -27,117 +26,92 @@ const (
 // over the handle type so that every client of a Machine (the in-process
 // Conn, the simulator's clients) shares one set of rules: which handles an
 // event fires, and what a reconnect re-registers.
-//
-// A client has a few watches at a time, set and fired on every wait: the
-// table is a list in registration order, searched through, whose array
-// (and Take's) is kept from one watch to the next, rather than a map per
-// kind in which every path's handles were a new slice.
 type WatchTable[W any] struct {
-	list  []watchEntry[W] // in registration order
-	taken []W             // Take's result, whose array the next Take reuses
-}
-
-// watchEntry is one handle of a WatchTable.
-type watchEntry[W any] struct {
-	path string
-	kind WatchKind
-	w    W
+	m [KindChild + 1]map[string][]W // by kind, made on first use
 }
 
 // Add registers a handle.
 func (t *WatchTable[W]) Add(path string, k WatchKind, w W) {
-	t.list = append(t.list, watchEntry[W]{path, k, w})
+	if t.m[k] == nil {
+		t.m[k] = map[string][]W{}
+	}
+	t.m[k][path] = append(t.m[k][path], w)
 }
 
 // Take removes and returns the handles an event fires, in registration
-// order within each kind (data, exist, child). The slice is the table's:
-// it is valid until the next Take.
+// order within each kind (data, exist, child).
 func (t *WatchTable[W]) Take(ev zkapi.Event) []W {
 	var kinds []WatchKind
 	switch ev.Type {
 	case zkapi.EventNodeCreated, zkapi.EventNodeDataChanged:
-		kinds = takeDataExist
+		kinds = []WatchKind{KindData, KindExist}
 	case zkapi.EventNodeChildrenChanged:
-		kinds = takeChild
+		kinds = []WatchKind{KindChild}
 	case zkapi.EventNodeDeleted:
-		kinds = takeAll
+		kinds = []WatchKind{KindData, KindExist, KindChild}
 	}
-	clear(t.taken) // no handle kept alive by the last Take's array
-	out := t.taken[:0]
+	var out []W
 	for _, k := range kinds {
-		for _, e := range t.list {
-			if e.kind == k && e.path == ev.Path {
-				out = append(out, e.w)
-			}
+		ws, ok := t.m[k][ev.Path]
+		if !ok {
+			continue
+		}
+		delete(t.m[k], ev.Path)
+		if out == nil {
+			out = ws // no longer the table's: returned as it is
+		} else {
+			out = append(out, ws...)
 		}
 	}
-	if len(out) > 0 {
-		t.list = slices.DeleteFunc(t.list, func(e watchEntry[W]) bool {
-			return e.path == ev.Path && slices.Contains(kinds, e.kind)
-		})
-	}
-	t.taken = out
 	return out
 }
 
-// The kinds each event type fires, in firing order (Take).
-var (
-	takeDataExist = []WatchKind{KindData, KindExist}
-	takeChild     = []WatchKind{KindChild}
-	takeAll       = []WatchKind{KindData, KindExist, KindChild}
-)
-
-// TakeAll removes and returns every handle, in kind then path order
-// (registration order within a path). The slice is the caller's.
+// TakeAll removes and returns every handle, in kind then path order.
 func (t *WatchTable[W]) TakeAll() []W {
 	var out []W
-	if len(t.list) > 0 {
-		byKindPath := slices.Clone(t.list)
-		slices.SortStableFunc(byKindPath, func(a, b watchEntry[W]) int {
-			return cmp.Or(cmp.Compare(a.kind, b.kind), strings.Compare(a.path, b.path))
-		})
-		out = make([]W, len(byKindPath))
-		for i, e := range byKindPath {
-			out[i] = e.w
+	for k := range t.m {
+		for _, p := range sortedKeys(t.m[k]) {
+			out = append(out, t.m[k][p]...)
 		}
+		t.m[k] = nil
 	}
-	clear(t.list)
-	t.list = t.list[:0]
 	return out
 }
 
 // Each calls f for every outstanding handle, in no defined order: a
 // caller that hashes them must treat them as a set.
 func (t *WatchTable[W]) Each(f func(path string, k WatchKind, w W)) {
-	for _, e := range t.list {
-		f(e.path, e.kind, e.w)
+	for k, byPath := range t.m {
+		if len(byPath) == 0 { // starting an iteration costs, even of nothing
+			continue
+		}
+		for p, ws := range byPath {
+			for _, w := range ws {
+				f(p, WatchKind(k), w)
+			}
+		}
 	}
 }
 
 // Len is the number of outstanding handles.
-func (t *WatchTable[W]) Len() int { return len(t.list) }
+func (t *WatchTable[W]) Len() int {
+	n := 0
+	for _, byPath := range t.m {
+		for _, ws := range byPath {
+			n += len(ws)
+		}
+	}
+	return n
+}
 
 // SetWatches is the request that re-registers the table after a reconnect.
 func (t *WatchTable[W]) SetWatches(lastZxid int64) proto.SetWatches {
 	return proto.SetWatches{
 		RelativeZxid: lastZxid,
-		Data:         t.paths(KindData),
-		Exist:        t.paths(KindExist),
-		Child:        t.paths(KindChild),
+		Data:         sortedKeys(t.m[KindData]),
+		Exist:        sortedKeys(t.m[KindExist]),
+		Child:        sortedKeys(t.m[KindChild]),
 	}
-}
-
-// paths lists the paths with handles of kind k, sorted, each once (never
-// nil).
-func (t *WatchTable[W]) paths(k WatchKind) []string {
-	ps := []string{}
-	for _, e := range t.list {
-		if e.kind == k {
-			ps = append(ps, e.path)
-		}
-	}
-	slices.Sort(ps)
-	return slices.Compact(ps)
 }
 
 func sortedKeys[V any](m map[string]V) []string {
