@@ -29,7 +29,10 @@ type rig struct {
 
 func newRig(t *testing.T, timeout time.Duration) *rig {
 	t.Helper()
-	_, addr := zktest.ServeFake(t, netserver.Config{Machine: machine.Config{TickMillis: 100}})
+	// A server caps a session's timeout at 20 ticks: a tick of 100 ms
+	// unless the timeout asks for more.
+	tick := max(100, timeout.Milliseconds()/20)
+	_, addr := zktest.ServeFake(t, netserver.Config{Machine: machine.Config{TickMillis: tick}})
 	r := &rig{ctx: zktest.Context(t, 20*time.Second), addr: addr, effects: make(chan nemesis.Effect, 16)}
 	p, err := nemesis.NewProxy(nemesis.ProxyConfig{Servers: []string{addr}, Observe: func(e nemesis.Effect) { r.effects <- e }})
 	if err != nil {
@@ -181,8 +184,12 @@ func TestProxy_StallPastTimeout(t *testing.T) {
 
 // A crash cuts the client off for good: its requests fail, and its
 // session lingers on the server, ephemerals included, until it expires.
+// go-zookeeper waits 1 s before each round of reconnecting, and a request
+// made in that wait fails only at its end: the two requests below take
+// up to 2 s, so the session's timeout is twice that (with 2 s, one run
+// in twenty saw the session expire before the check that it lingers).
 func TestProxy_Crash(t *testing.T) {
-	r := newRig(t, 2*time.Second)
+	r := newRig(t, 4*time.Second)
 	if _, err := r.c.Create(r.ctx, "/eph", nil, zkapi.Ephemeral); err != nil {
 		t.Fatal(err)
 	}
