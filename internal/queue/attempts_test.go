@@ -35,21 +35,3 @@ func TestAttempts_UniquePerAttempt(t *testing.T) {
 		t.Errorf("%d guids, want 801", len(seen))
 	}
 }
-
-// NextBase hands out the guids Next would, in turn with it, and the path
-// Join creates for each: "<dir>/<kind>-<guid>-".
-func TestAttempts_NextBase(t *testing.T) {
-	var a queue.Attempts
-	for i, want := range []string{"c_1.1", "c_1.2", "c_1.3", "c_1.4", "c_1.5", "c_1.6", "c_1.7", "c_1.8", "c_1.9", "c_1.10", "c_1.11"} {
-		if i%3 == 1 {
-			if g := a.Next("c_1"); g != want {
-				t.Fatalf("Next = %q, want %q", g, want)
-			}
-			continue
-		}
-		base, guid := a.NextBase("/locks/l", "lock", "c_1")
-		if guid != want || base != "/locks/l/lock-"+want+"-" {
-			t.Fatalf("NextBase = %q, %q; want %q and its path", base, guid, want)
-		}
-	}
-}

@@ -68,10 +68,7 @@ func (q Queue) Path(name string) string { return q.Dir + "/" + name }
 // when a container reaper removes it between the attempts.
 func (q Queue) Join(ctx context.Context, r Request) (string, int64, error) {
 	steps := r.Steps.orDefault()
-	base := r.Base
-	if base == "" {
-		base = q.Dir + "/" + r.Kind + "-" + r.GUID + "-" // one concatenation, one allocation
-	}
+	base := q.Dir + "/" + r.Kind + "-" + r.GUID + "-" // one concatenation, one allocation
 	for {
 		sid := q.Conn.Session().ID
 		p, err := q.Conn.Create(ctx, base, r.Data, zkapi.EphemeralSequential)
@@ -263,10 +260,10 @@ func (q Queue) members(buf []Member, kids, kinds []string) ([]Member, error) {
 	return ms, nil
 }
 
-// sortBySeq sorts ms in bySeq's order: by insertion, with the comparison
-// inline, for the few members a lock's queue holds (every listing sorts
-// them), and by slices.SortFunc beyond. bySeq is a total order on the
-// members of one listing, whose names differ, so both give one order.
+// sortBySeq sorts ms in bySeq's order: by insertion, calling bySeq
+// directly, for the few members a lock's queue holds (every listing
+// sorts them), and by slices.SortFunc beyond. bySeq is a total order on
+// the members of one listing, whose names differ, so both give one order.
 func sortBySeq(ms []Member) {
 	if len(ms) > 12 {
 		slices.SortFunc(ms, bySeq)
@@ -274,7 +271,7 @@ func sortBySeq(ms []Member) {
 	}
 	for i := 1; i < len(ms); i++ {
 		m, j := ms[i], i
-		for ; j > 0 && (m.Seq < ms[j-1].Seq || m.Seq == ms[j-1].Seq && m.Name < ms[j-1].Name); j-- {
+		for ; j > 0 && bySeq(m, ms[j-1]) < 0; j-- {
 			ms[j] = ms[j-1]
 		}
 		ms[j] = m

@@ -60,10 +60,6 @@ type Request struct {
 	// Kind and GUID name the member's node "<Kind>-<GUID>-<seq>"; the
 	// GUID is unique per attempt, so a lost create can be found again.
 	Kind, GUID string
-	// Base, if set, is "<Dir>/<Kind>-<GUID>-", the path Join creates,
-	// built by the caller with the GUID (Attempts.NextBase); if not,
-	// Join builds it.
-	Base string
 	// Data is stored in the node.
 	Data []byte
 	// Kinds are the member kinds the queue is made of; other names in
