@@ -526,9 +526,9 @@ func (m *Machine) Do(id int64, req proto.Request) proto.Reply {
 	if err != nil {
 		return proto.Reply{Zxid: m.zxid, Err: err}
 	}
-	r := m.apply(s, req)
-	m.dispatch()
-	if isWrite(req) {
+	r, write := m.apply(s, req)
+	if write { // a read fires no watch
+		m.dispatch()
 		// A follower applies a write it forwarded before it replies; a read
 		// it answers first, so that a watch the read sets is known to the
 		// client before the change that fires it arrives.
@@ -553,53 +553,48 @@ func (m *Machine) requester(id int64) (*session, error) {
 	return s, nil
 }
 
-func isWrite(req proto.Request) bool {
-	switch req.(type) {
-	case proto.Create, proto.Delete, proto.SetData, proto.SetACL, proto.Multi:
-		return true
-	}
-	return false
-}
-
-func (m *Machine) apply(s *session, req proto.Request) proto.Reply {
+// apply serves req and says whether it is a write (create, delete,
+// setData, multi, setACL): each of those takes a zxid, failed or not,
+// and only those fire watches.
+func (m *Machine) apply(s *session, req proto.Request) (proto.Reply, bool) {
 	switch r := req.(type) {
 	case proto.Create:
 		m.newTxn()
-		return m.create(s, r)
+		return m.create(s, r), true
 	case proto.Delete:
 		m.newTxn()
-		return m.delete(s, r)
+		return m.delete(s, r), true
 	case proto.SetData:
 		m.newTxn()
-		return m.setData(s, r)
+		return m.setData(s, r), true
 	case proto.Multi:
 		m.newTxn()
-		return m.multi(s, r)
+		return m.multi(s, r), true
 	case proto.SetACL:
 		m.newTxn()
-		return m.setACL(s, r)
+		return m.setACL(s, r), true
 	case proto.GetACL:
-		return m.getACL(s, r)
+		return m.getACL(s, r), false
 	case proto.AddAuth:
-		return proto.Reply{Err: m.addAuth(s, r)}
+		return proto.Reply{Err: m.addAuth(s, r)}, false
 	case proto.Exists:
-		return m.exists(s, r)
+		return m.exists(s, r), false
 	case proto.GetData:
-		return m.getData(s, r)
+		return m.getData(s, r), false
 	case proto.GetChildren:
-		return m.getChildren(s, r)
+		return m.getChildren(s, r), false
 	case proto.SetWatches:
 		m.setWatches(s, r)
-		return proto.Reply{}
+		return proto.Reply{}, false
 	case proto.AddWatch:
-		return m.addWatch(s, r)
+		return m.addWatch(s, r), false
 	case proto.RemoveWatches:
-		return m.removeWatches(s, r)
+		return m.removeWatches(s, r), false
 	case proto.Sync:
 		m.CatchUp(s.replica, m.zxid)
-		return proto.Reply{Path: r.Path}
+		return proto.Reply{Path: r.Path}, false
 	case proto.Ping:
-		return proto.Reply{}
+		return proto.Reply{}, false
 	}
 	panic(fmt.Sprintf("fakezk: request type %T is not in the closed set", req))
 }
@@ -610,10 +605,18 @@ func (m *Machine) newTxn() {
 	m.zxid++
 	m.leader().zxid = m.zxid
 	if len(m.replicas) > 1 {
-		m.log = slices.Grow(m.log, 1)[:len(m.log)+1]
-		t := &m.log[len(m.log)-1] // an applied one's room, or a new one
-		t.zxid, t.prims = m.zxid, t.prims[:0]
+		m.logTxn()
 	}
+}
+
+// logTxn starts the new transaction's entry in the followers' log: out
+// of line, as an ensemble without followers has no log.
+//
+//go:noinline
+func (m *Machine) logTxn() {
+	m.log = slices.Grow(m.log, 1)[:len(m.log)+1]
+	t := &m.log[len(m.log)-1] // an applied one's room, or a new one
+	t.zxid, t.prims = m.zxid, t.prims[:0]
 }
 
 // change applies a primitive on the leader within the current
@@ -643,8 +646,7 @@ func (m *Machine) change(p prim, at where) {
 	}
 	var u *undoRec
 	if m.inMulti {
-		m.undo = append(m.undo, undoRec{})
-		u = &m.undo[len(m.undo)-1]
+		u = m.newUndo()
 	}
 	m.fired = m.leader().apply(p, m.cfg.Overflow, m.fired, u, at)
 	if owner != nil {
@@ -695,6 +697,15 @@ func (m *Machine) ownerSession(owner int64) *session {
 		return nil
 	}
 	return m.sessions[owner]
+}
+
+// newUndo returns a new, empty record at the end of the multi's undo
+// list: out of line, as only a multi's changes log their undo.
+//
+//go:noinline
+func (m *Machine) newUndo() *undoRec {
+	m.undo = append(m.undo, undoRec{})
+	return &m.undo[len(m.undo)-1]
 }
 
 // beginUndo starts logging undos for a multi.
