@@ -526,8 +526,8 @@ func (m *Machine) Do(id int64, req proto.Request) proto.Reply {
 	if err != nil {
 		return proto.Reply{Zxid: m.zxid, Err: err}
 	}
-	r, write := m.apply(s, req)
-	if write { // a read fires no watch
+	var r proto.Reply
+	if m.apply(s, req, &r) { // a read fires no watch
 		m.dispatch()
 		// A follower applies a write it forwarded before it replies; a read
 		// it answers first, so that a watch the read sets is known to the
@@ -553,50 +553,68 @@ func (m *Machine) requester(id int64) (*session, error) {
 	return s, nil
 }
 
-// apply serves req and says whether it is a write (create, delete,
-// setData, multi, setACL): each of those takes a zxid, failed or not,
-// and only those fire watches.
-func (m *Machine) apply(s *session, req proto.Request) (proto.Reply, bool) {
+// apply serves req, filling in out (which starts empty), and says
+// whether it is a write (create, delete, setData, multi, setACL): each
+// of those takes a zxid, failed or not, and only those fire watches.
+// The common requests fill out's fields in place: a Reply is large, and
+// copying it up through each call cost more than serving a read.
+func (m *Machine) apply(s *session, req proto.Request, out *proto.Reply) bool {
 	switch r := req.(type) {
 	case proto.Create:
 		m.newTxn()
-		return m.create(s, r), true
+		out.Path, out.Err = m.doCreate(s, r)
+		return true
 	case proto.Delete:
 		m.newTxn()
-		return m.delete(s, r), true
+		out.Err = m.doDelete(s, r.Path, r.Version)
+		return true
 	case proto.SetData:
 		m.newTxn()
-		return m.setData(s, r), true
+		out.Stat, out.Err = m.doSetData(s, r.Path, r.Data, r.Version)
+		return true
 	case proto.Multi:
 		m.newTxn()
-		return m.multi(s, r), true
+		out.Results, out.Err = m.multi(s, r)
+		return true
 	case proto.SetACL:
 		m.newTxn()
-		return m.setACL(s, r), true
-	case proto.GetACL:
-		return m.getACL(s, r), false
-	case proto.AddAuth:
-		return proto.Reply{Err: m.addAuth(s, r)}, false
+		*out = m.setACL(s, r)
+		return true
 	case proto.Exists:
-		return m.exists(s, r), false
+		m.exists(s, r, out)
 	case proto.GetData:
-		return m.getData(s, r), false
+		m.getData(s, r, out)
 	case proto.GetChildren:
-		return m.getChildren(s, r), false
+		m.getChildren(s, r, out)
+	default:
+		m.applyOther(s, req, out)
+	}
+	return false
+}
+
+// applyOther is apply for the requests the simulator's workloads
+// seldom or never send (all of them reads): out of line.
+//
+//go:noinline
+func (m *Machine) applyOther(s *session, req proto.Request, out *proto.Reply) {
+	switch r := req.(type) {
+	case proto.GetACL:
+		*out = m.getACL(s, r)
+	case proto.AddAuth:
+		out.Err = m.addAuth(s, r)
 	case proto.SetWatches:
 		m.setWatches(s, r)
-		return proto.Reply{}, false
 	case proto.AddWatch:
-		return m.addWatch(s, r), false
+		*out = m.addWatch(s, r)
 	case proto.RemoveWatches:
-		return m.removeWatches(s, r), false
+		*out = m.removeWatches(s, r)
 	case proto.Sync:
 		m.CatchUp(s.replica, m.zxid)
-		return proto.Reply{Path: r.Path}, false
+		out.Path = r.Path
 	case proto.Ping:
-		return proto.Reply{}, false
+	default:
+		panic(fmt.Sprintf("fakezk: request type %T is not in the closed set", req))
 	}
-	panic(fmt.Sprintf("fakezk: request type %T is not in the closed set", req))
 }
 
 // newTxn starts a transaction: every write, failed or not, takes a zxid,
