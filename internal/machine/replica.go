@@ -410,20 +410,28 @@ func (r *replica) apply(p prim, overflow Overflow, fired []trigger, u *undoRec, 
 	case primAdd:
 		parentPath, name := p.split()
 		parent := r.add(p, parentPath, name, overflow, u, r.known(at.parent, parentPath))
-		return append(fired, trigger{p.path, zkapi.EventNodeCreated, p.acl},
-			trigger{parentPath, zkapi.EventNodeChildrenChanged, parent.acl})
+		fired = fire(fired, p.path, zkapi.EventNodeCreated, p.acl)
+		return fire(fired, parentPath, zkapi.EventNodeChildrenChanged, parent.acl)
 	case primRemove:
 		parentPath, name := p.split()
 		parent, n := r.remove(p, parentPath, name, u, r.known(at.parent, parentPath), r.known(at.n, p.path))
-		return append(fired, trigger{p.path, zkapi.EventNodeDeleted, n.acl},
-			trigger{parentPath, zkapi.EventNodeChildrenChanged, parent.acl})
+		fired = fire(fired, p.path, zkapi.EventNodeDeleted, n.acl)
+		return fire(fired, parentPath, zkapi.EventNodeChildrenChanged, parent.acl)
 	case primACL:
 		r.setACL(p, u, r.known(at.n, p.path)) // fires no watch
 		return fired
 	default:
 		n := r.set(p, u, r.known(at.n, p.path))
-		return append(fired, trigger{p.path, zkapi.EventNodeDataChanged, n.acl})
+		return fire(fired, p.path, zkapi.EventNodeDataChanged, n.acl)
 	}
+}
+
+// fire appends a trigger to fired: one copy of the append, whose stores
+// of pointers are long code, for every trigger a change causes.
+//
+//go:noinline
+func fire(fired []trigger, path string, typ zkapi.EventType, acl []zkapi.ACL) []trigger {
+	return append(fired, trigger{path, typ, acl})
 }
 
 // where is the nodes a change is about, as its caller found them on the
