@@ -124,6 +124,14 @@ func fixupACL(s *session, acl []zkapi.ACL, sasl bool) ([]zkapi.ACL, error) {
 	if acl == nil {
 		return openACL, nil
 	}
+	return fixupGiven(s, acl, sasl)
+}
+
+// fixupGiven is fixupACL of an ACL the request gave: out of line, as
+// nearly every request gives none.
+//
+//go:noinline
+func fixupGiven(s *session, acl []zkapi.ACL, sasl bool) ([]zkapi.ACL, error) {
 	uniq := make([]zkapi.ACL, 0, len(acl))
 	for _, a := range acl {
 		if !slices.Contains(uniq, a) {
@@ -286,6 +294,14 @@ func checkACL(s *session, acl []zkapi.ACL, perm int32) error {
 	if len(acl) == 1 && &acl[0] == &openACL[0] { // nearly every node's
 		return nil
 	}
+	return checkGiven(s, acl, perm)
+}
+
+// checkGiven is checkACL of any other ACL than openACL: out of line, as
+// nearly every node has that one.
+//
+//go:noinline
+func checkGiven(s *session, acl []zkapi.ACL, perm int32) error {
 	for _, a := range acl {
 		if a.Perms&perm != 0 && a.Scheme == "world" && a.ID == "anyone" {
 			return nil

@@ -526,9 +526,9 @@ func (m *Machine) Do(id int64, req proto.Request) proto.Reply {
 	if err != nil {
 		return proto.Reply{Zxid: m.zxid, Err: err}
 	}
-	r := m.apply(s, req)
-	m.dispatch()
-	if isWrite(req) {
+	var r proto.Reply
+	if m.apply(s, req, &r) { // a read fires no watch
+		m.dispatch()
 		// A follower applies a write it forwarded before it replies; a read
 		// it answers first, so that a watch the read sets is known to the
 		// client before the change that fires it arrives.
@@ -553,55 +553,68 @@ func (m *Machine) requester(id int64) (*session, error) {
 	return s, nil
 }
 
-func isWrite(req proto.Request) bool {
-	switch req.(type) {
-	case proto.Create, proto.Delete, proto.SetData, proto.SetACL, proto.Multi:
+// apply serves req, filling in out (which starts empty), and says
+// whether it is a write (create, delete, setData, multi, setACL): each
+// of those takes a zxid, failed or not, and only those fire watches.
+// The common requests fill out's fields in place: a Reply is large, and
+// copying it up through each call cost more than serving a read.
+func (m *Machine) apply(s *session, req proto.Request, out *proto.Reply) bool {
+	switch r := req.(type) {
+	case proto.Create:
+		m.newTxn()
+		out.Path, out.Err = m.doCreate(s, r)
 		return true
+	case proto.Delete:
+		m.newTxn()
+		out.Err = m.doDelete(s, r.Path, r.Version)
+		return true
+	case proto.SetData:
+		m.newTxn()
+		out.Stat, out.Err = m.doSetData(s, r.Path, r.Data, r.Version)
+		return true
+	case proto.Multi:
+		m.newTxn()
+		out.Results, out.Err = m.multi(s, r)
+		return true
+	case proto.SetACL:
+		m.newTxn()
+		*out = m.setACL(s, r)
+		return true
+	case proto.Exists:
+		m.exists(s, r, out)
+	case proto.GetData:
+		m.getData(s, r, out)
+	case proto.GetChildren:
+		m.getChildren(s, r, out)
+	default:
+		m.applyOther(s, req, out)
 	}
 	return false
 }
 
-func (m *Machine) apply(s *session, req proto.Request) proto.Reply {
+// applyOther is apply for the requests the simulator's workloads
+// seldom or never send (all of them reads): out of line.
+//
+//go:noinline
+func (m *Machine) applyOther(s *session, req proto.Request, out *proto.Reply) {
 	switch r := req.(type) {
-	case proto.Create:
-		m.newTxn()
-		return m.create(s, r)
-	case proto.Delete:
-		m.newTxn()
-		return m.delete(s, r)
-	case proto.SetData:
-		m.newTxn()
-		return m.setData(s, r)
-	case proto.Multi:
-		m.newTxn()
-		return m.multi(s, r)
-	case proto.SetACL:
-		m.newTxn()
-		return m.setACL(s, r)
 	case proto.GetACL:
-		return m.getACL(s, r)
+		*out = m.getACL(s, r)
 	case proto.AddAuth:
-		return proto.Reply{Err: m.addAuth(s, r)}
-	case proto.Exists:
-		return m.exists(s, r)
-	case proto.GetData:
-		return m.getData(s, r)
-	case proto.GetChildren:
-		return m.getChildren(s, r)
+		out.Err = m.addAuth(s, r)
 	case proto.SetWatches:
 		m.setWatches(s, r)
-		return proto.Reply{}
 	case proto.AddWatch:
-		return m.addWatch(s, r)
+		*out = m.addWatch(s, r)
 	case proto.RemoveWatches:
-		return m.removeWatches(s, r)
+		*out = m.removeWatches(s, r)
 	case proto.Sync:
 		m.CatchUp(s.replica, m.zxid)
-		return proto.Reply{Path: r.Path}
+		out.Path = r.Path
 	case proto.Ping:
-		return proto.Reply{}
+	default:
+		panic(fmt.Sprintf("fakezk: request type %T is not in the closed set", req))
 	}
-	panic(fmt.Sprintf("fakezk: request type %T is not in the closed set", req))
 }
 
 // newTxn starts a transaction: every write, failed or not, takes a zxid,
@@ -610,15 +623,26 @@ func (m *Machine) newTxn() {
 	m.zxid++
 	m.leader().zxid = m.zxid
 	if len(m.replicas) > 1 {
-		m.log = slices.Grow(m.log, 1)[:len(m.log)+1]
-		t := &m.log[len(m.log)-1] // an applied one's room, or a new one
-		t.zxid, t.prims = m.zxid, t.prims[:0]
+		m.logTxn()
 	}
+}
+
+// logTxn starts the new transaction's entry in the followers' log: out
+// of line, as an ensemble without followers has no log.
+//
+//go:noinline
+func (m *Machine) logTxn() {
+	m.log = slices.Grow(m.log, 1)[:len(m.log)+1]
+	t := &m.log[len(m.log)-1] // an applied one's room, or a new one
+	t.zxid, t.prims = m.zxid, t.prims[:0]
 }
 
 // change applies a primitive on the leader within the current
 // transaction, logging it for followers and undo; at is what the caller
-// looked up of it on the leader.
+// looked up of it on the leader. Not inlined: every write shares one
+// copy of it, which keeps the code a request runs through small.
+//
+//go:noinline
 func (m *Machine) change(p prim, at where) {
 	p.zxid, p.now, p.vnow = m.zxid, m.stamp(), m.now
 	p.cut = at.cut(p.path)
@@ -640,8 +664,7 @@ func (m *Machine) change(p prim, at where) {
 	}
 	var u *undoRec
 	if m.inMulti {
-		m.undo = append(m.undo, undoRec{})
-		u = &m.undo[len(m.undo)-1]
+		u = m.newUndo()
 	}
 	m.fired = m.leader().apply(p, m.cfg.Overflow, m.fired, u, at)
 	if owner != nil {
@@ -651,9 +674,16 @@ func (m *Machine) change(p prim, at where) {
 		owner.setEphemeral(p.path, p.kind == primAdd)
 	}
 	if len(m.replicas) > 1 {
-		last := &m.log[len(m.log)-1]
-		last.prims = append(last.prims, p)
+		m.logPrim(p)
 	}
+}
+
+// logPrim appends p to the current transaction in the followers' log.
+//
+//go:noinline
+func (m *Machine) logPrim(p prim) {
+	last := &m.log[len(m.log)-1]
+	last.prims = append(last.prims, p)
 }
 
 // setEphemeral adds path to, or removes it from, the session's ephemerals.
@@ -685,6 +715,15 @@ func (m *Machine) ownerSession(owner int64) *session {
 		return nil
 	}
 	return m.sessions[owner]
+}
+
+// newUndo returns a new, empty record at the end of the multi's undo
+// list: out of line, as only a multi's changes log their undo.
+//
+//go:noinline
+func (m *Machine) newUndo() *undoRec {
+	m.undo = append(m.undo, undoRec{})
+	return &m.undo[len(m.undo)-1]
 }
 
 // beginUndo starts logging undos for a multi.

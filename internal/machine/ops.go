@@ -9,21 +9,16 @@ import (
 	"github.com/zksim/zksim/zkapi"
 )
 
-// create checks in the server's order (PrepRequestProcessor): mode and
+// doCreate checks in the server's order (PrepRequestProcessor): mode and
 // TTL -> slash and NUL -> the new ACL (fixupACL) -> parent missing ->
 // CREATE on the parent -> path syntax (after the sequence suffix is
-// appended) -> node exists -> parent ephemeral.
-func (m *Machine) create(s *session, r proto.Create) proto.Reply {
-	path, err := m.doCreate(s, r)
-	if err != nil {
-		return proto.Reply{Err: err}
-	}
-	return proto.Reply{Path: path}
-}
-
+// appended) -> node exists -> parent ephemeral. It returns the path
+// created, "" with an error.
 func (m *Machine) doCreate(s *session, r proto.Create) (string, error) {
-	if err := m.createModeError(r); err != nil {
-		return "", err
+	if !plainMode(r) {
+		if err := m.createModeError(r); err != nil {
+			return "", err
+		}
 	}
 	parentPath, err := m.parentForWrite(r.Path)
 	if err != nil {
@@ -73,7 +68,7 @@ func (m *Machine) doCreate(s *session, r proto.Create) (string, error) {
 func (m *Machine) parentForWrite(path string) (string, error) {
 	i := strings.LastIndexByte(path, '/')
 	if i < 0 || strings.IndexByte(path, 0) >= 0 {
-		return "", fmt.Errorf("%w: %q", zkapi.ErrBadArguments, path)
+		return "", badWritePath(path)
 	}
 	if i == 0 {
 		return "/", nil
@@ -81,8 +76,11 @@ func (m *Machine) parentForWrite(path string) (string, error) {
 	return path[:i], nil
 }
 
-func (m *Machine) delete(s *session, r proto.Delete) proto.Reply {
-	return proto.Reply{Err: m.doDelete(s, r.Path, r.Version)}
+// badWritePath is parentForWrite's error: out of line, as it is rare.
+//
+//go:noinline
+func badWritePath(path string) error {
+	return fmt.Errorf("%w: %q", zkapi.ErrBadArguments, path)
 }
 
 // doDelete checks: no slash, NUL or special path -> parent missing ->
@@ -118,12 +116,8 @@ func (m *Machine) doDelete(s *session, path string, version int32) error {
 	return nil
 }
 
-func (m *Machine) setData(s *session, r proto.SetData) proto.Reply {
-	st, err := m.doSetData(s, r.Path, r.Data, r.Version)
-	return proto.Reply{Stat: st, Err: err}
-}
-
-// doSetData checks: path syntax -> node missing -> WRITE -> version.
+// doSetData checks: path syntax -> node missing -> WRITE -> version. The
+// Stat is zero with an error.
 func (m *Machine) doSetData(s *session, path string, data []byte, version int32) (zkapi.Stat, error) {
 	n, err := m.lookupWrite(path)
 	if err != nil {
@@ -174,7 +168,7 @@ func (m *Machine) lookupWrite(path string) (*znode, error) {
 // any other string is a node name that exists or not.
 func lookup(r *replica, path string) (*znode, error) {
 	if strings.IndexByte(path, 0) >= 0 {
-		return nil, fmt.Errorf("%w: NUL in %q", zkapi.ErrBadArguments, path)
+		return nil, nulError(path)
 	}
 	n := r.tree[path]
 	if n == nil {
@@ -183,20 +177,30 @@ func lookup(r *replica, path string) (*znode, error) {
 	return n, nil
 }
 
+// nulError is a read's error for a path with a NUL: out of line, as it
+// is rare.
+//
+//go:noinline
+func nulError(path string) error {
+	return fmt.Errorf("%w: NUL in %q", zkapi.ErrBadArguments, path)
+}
+
 // exists leaves a watch whether or not the node exists, and checks no
 // ACL (FinalRequestProcessor: statNode alone).
-func (m *Machine) exists(s *session, r proto.Exists) proto.Reply {
+func (m *Machine) exists(s *session, r proto.Exists, out *proto.Reply) {
 	if strings.IndexByte(r.Path, 0) >= 0 {
-		return proto.Reply{Err: fmt.Errorf("%w: NUL in %q", zkapi.ErrBadArguments, r.Path)}
+		out.Err = nulError(r.Path)
+		return
 	}
 	if r.Watch {
 		m.watch(s, r.Path, watchData)
 	}
 	n := m.replicas[s.replica].tree[r.Path]
 	if n == nil {
-		return proto.Reply{Err: zkapi.ErrNoNode}
+		out.Err = zkapi.ErrNoNode
+		return
 	}
-	return proto.Reply{Stat: n.view()}
+	out.Stat = n.view()
 }
 
 // readNode is path's node on the session's replica if the session may
@@ -215,43 +219,54 @@ func (m *Machine) readNode(s *session, path string) (*znode, error) {
 
 // getData and getChildren check: node missing -> READ; a refused read
 // leaves no watch.
-func (m *Machine) getData(s *session, r proto.GetData) proto.Reply {
+func (m *Machine) getData(s *session, r proto.GetData, out *proto.Reply) {
 	n, err := m.readNode(s, r.Path)
 	if err != nil {
-		return proto.Reply{Err: err}
+		out.Err = err
+		return
 	}
 	if r.Watch {
 		m.watch(s, r.Path, watchData)
 	}
-	return proto.Reply{Data: slices.Clone(n.data), Stat: n.view()}
+	out.Data, out.Stat = slices.Clone(n.data), n.view()
 }
 
-func (m *Machine) getChildren(s *session, r proto.GetChildren) proto.Reply {
+func (m *Machine) getChildren(s *session, r proto.GetChildren, out *proto.Reply) {
 	n, err := m.readNode(s, r.Path)
 	if err != nil {
-		return proto.Reply{Err: err}
+		out.Err = err
+		return
 	}
 	if r.Watch {
 		m.watch(s, r.Path, watchChild)
 	}
-	var names []string
-	switch {
-	case m.cfg.SortChildren:
-		names = append([]string{}, n.children...)
-	case m.cfg.Seed != 0: // as before issue 26, leaves' nil included
-		names = childNames(n)
-		m.rng.shuffle(names) // see Config.Seed
-	default:
-		names = n.listing()
+	if m.cfg.SortChildren || m.cfg.Seed != 0 {
+		out.Children = m.otherListing(n)
+	} else {
+		out.Children = n.listing()
 	}
-	return proto.Reply{Children: names, Stat: n.view()}
+	out.Stat = n.view()
+}
+
+// otherListing is n's children sorted (Config.SortChildren) or shuffled
+// (Config.Seed) instead of in the server's order: out of line, as only
+// some tests ask for them.
+//
+//go:noinline
+func (m *Machine) otherListing(n *znode) []string {
+	if m.cfg.SortChildren {
+		return append([]string{}, n.children...)
+	}
+	names := childNames(n) // as before issue 26, leaves' nil included
+	m.rng.shuffle(names)   // see Config.Seed
+	return names
 }
 
 // multi applies ops in order under one zxid; on the first failure every
 // change is undone and no watch fires. Results follow the server: ops
 // before the failure OK, the failing op its code, later ones
-// RuntimeInconsistency.
-func (m *Machine) multi(s *session, r proto.Multi) proto.Reply {
+// RuntimeInconsistency. It returns the results and the first failure.
+func (m *Machine) multi(s *session, r proto.Multi) ([]zkapi.OpResult, error) {
 	m.beginUndo()
 	defer m.endUndo()
 	results := make([]zkapi.OpResult, len(r.Ops))
@@ -272,9 +287,9 @@ func (m *Machine) multi(s *session, r proto.Multi) proto.Reply {
 				results[j] = zkapi.OpResult{Err: zkapi.ErrRuntimeInconsistency}
 			}
 		}
-		return proto.Reply{Err: err, Results: results}
+		return results, err
 	}
-	return proto.Reply{Results: results}
+	return results, nil
 }
 
 func (m *Machine) multiOp(s *session, op zkapi.Op) (zkapi.OpResult, error) {

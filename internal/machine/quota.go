@@ -31,6 +31,34 @@ func quotaOf(parentPath string) (string, bool) {
 	return p, ok && strings.HasPrefix(p, "/")
 }
 
+// quotaMatters reports whether adding or removing path may count in a
+// quota: some limits node exists, or path is under quotaDir (it may be
+// a limits or stats node). Nearly every change is neither: its quota
+// work stays out of the change's own code (addQuota, removeQuota).
+func (r *replica) quotaMatters(path string) bool {
+	return r.limits != 0 || strings.HasPrefix(path, quotaDir+"/")
+}
+
+// addQuota is add's quota work for the new node n at p.path: count a
+// limits node, fill a new stats node, count n in its quota.
+//
+//go:noinline
+func (r *replica) addQuota(p prim, parentPath, name string, n *znode, u *undoRec) {
+	r.noteLimits(p.path, 1)
+	if q, ok := quotaOf(parentPath); ok && name == statsName {
+		r.subtreeStats(n, q)
+	}
+	r.countQuota(r.statsFor(p.path), 1, int64(len(n.data)), u)
+}
+
+// removeQuota is remove's quota work for the node n removed from path.
+//
+//go:noinline
+func (r *replica) removeQuota(path string, n *znode, u *undoRec) {
+	r.noteLimits(path, -1)
+	r.countQuota(r.statsFor(path), -1, -int64(len(n.data)), u)
+}
+
 // noteLimits counts the limits nodes (replica.limits) as path comes (d =
 // 1) or goes (d = -1): with none, no write looks for a quota.
 func (r *replica) noteLimits(path string, d int) {

@@ -410,20 +410,28 @@ func (r *replica) apply(p prim, overflow Overflow, fired []trigger, u *undoRec, 
 	case primAdd:
 		parentPath, name := p.split()
 		parent := r.add(p, parentPath, name, overflow, u, r.known(at.parent, parentPath))
-		return append(fired, trigger{p.path, zkapi.EventNodeCreated, p.acl},
-			trigger{parentPath, zkapi.EventNodeChildrenChanged, parent.acl})
+		fired = fire(fired, p.path, zkapi.EventNodeCreated, p.acl)
+		return fire(fired, parentPath, zkapi.EventNodeChildrenChanged, parent.acl)
 	case primRemove:
 		parentPath, name := p.split()
 		parent, n := r.remove(p, parentPath, name, u, r.known(at.parent, parentPath), r.known(at.n, p.path))
-		return append(fired, trigger{p.path, zkapi.EventNodeDeleted, n.acl},
-			trigger{parentPath, zkapi.EventNodeChildrenChanged, parent.acl})
+		fired = fire(fired, p.path, zkapi.EventNodeDeleted, n.acl)
+		return fire(fired, parentPath, zkapi.EventNodeChildrenChanged, parent.acl)
 	case primACL:
 		r.setACL(p, u, r.known(at.n, p.path)) // fires no watch
 		return fired
 	default:
 		n := r.set(p, u, r.known(at.n, p.path))
-		return append(fired, trigger{p.path, zkapi.EventNodeDataChanged, n.acl})
+		return fire(fired, p.path, zkapi.EventNodeDataChanged, n.acl)
 	}
+}
+
+// fire appends a trigger to fired: one copy of the append, whose stores
+// of pointers are long code, for every trigger a change causes.
+//
+//go:noinline
+func fire(fired []trigger, path string, typ zkapi.EventType, acl []zkapi.ACL) []trigger {
+	return append(fired, trigger{path, typ, acl})
 }
 
 // where is the nodes a change is about, as its caller found them on the
@@ -468,7 +476,7 @@ func (r *replica) known(n *znode, path string) *znode {
 // ever replaced, never written to.
 func (r *replica) add(p prim, parentPath, name string, overflow Overflow, u *undoRec, parent *znode) *znode {
 	if u != nil {
-		*u = undoRec{p: p, parent: parent, oldC: parent.cversion, oldB: parent.buckets, oldP: parent.stat.Pzxid}
+		u.recordAdd(p, parent)
 	}
 	n := r.newNode()
 	n.data, n.acl, n.up, n.path = p.data, p.acl, parent, p.path
@@ -480,11 +488,9 @@ func (r *replica) add(p prim, parentPath, name string, overflow Overflow, u *und
 	r.tree[p.path] = n
 	parent.addChild(name, r.born, &r.room)
 	r.born++
-	r.noteLimits(p.path, 1)
-	if q, ok := quotaOf(parentPath); ok && name == statsName {
-		r.subtreeStats(n, q)
+	if r.quotaMatters(p.path) {
+		r.addQuota(p, parentPath, name, n, u)
 	}
-	r.countQuota(r.statsFor(p.path), 1, int64(len(n.data)), u)
 	countAncestors(parent, 1)
 	// ZOOKEEPER-3249 (3.6.0+): a wrapped counter is never stored.
 	if next := parent.cversion + 1; next > parent.cversion || overflow == OverflowWrap {
@@ -496,11 +502,35 @@ func (r *replica) add(p prim, parentPath, name string, overflow Overflow, u *und
 	return parent
 }
 
+// recordAdd, recordRemove, recordSet and recordACL note in u what undoes
+// a change: only a multi asks, so they are kept out of the change's own
+// code, which every write runs.
+//
+//go:noinline
+func (u *undoRec) recordAdd(p prim, parent *znode) {
+	*u = undoRec{p: p, parent: parent, oldC: parent.cversion, oldB: parent.buckets, oldP: parent.stat.Pzxid}
+}
+
+//go:noinline
+func (u *undoRec) recordRemove(p prim, parent, n *znode) {
+	*u = undoRec{p: p, parent: parent, n: n, oldP: parent.stat.Pzxid}
+}
+
+//go:noinline
+func (u *undoRec) recordSet(p prim, n *znode) {
+	*u = undoRec{p: p, n: n, oldData: n.data, oldStat: n.stat, oldVM: n.vmtime}
+}
+
+//go:noinline
+func (u *undoRec) recordACL(p prim, n *znode) {
+	*u = undoRec{p: p, n: n, oldACL: n.acl, oldStat: n.stat}
+}
+
 // remove returns the parent and the removed node, which a free list may
 // hand out again only after the caller is done with it (the next add).
 func (r *replica) remove(p prim, parentPath, name string, u *undoRec, parent, n *znode) (*znode, *znode) {
 	if u != nil {
-		*u = undoRec{p: p, parent: parent, n: n, oldP: parent.stat.Pzxid}
+		u.recordRemove(p, parent, n)
 	} else {
 		r.free = append(r.free, n) // nothing can bring it back
 		n.up = nil                 // nor keep its parent alive
@@ -510,8 +540,9 @@ func (r *replica) remove(p prim, parentPath, name string, u *undoRec, parent, n 
 	if u != nil {
 		u.born = b
 	}
-	r.noteLimits(p.path, -1)
-	r.countQuota(r.statsFor(p.path), -1, -int64(len(n.data)), u)
+	if r.quotaMatters(p.path) {
+		r.removeQuota(p.path, n, u)
+	}
 	countAncestors(parent, -1)
 	parent.stat.Pzxid = p.zxid
 	r.touch(n)
@@ -521,9 +552,11 @@ func (r *replica) remove(p prim, parentPath, name string, u *undoRec, parent, n 
 
 func (r *replica) set(p prim, u *undoRec, n *znode) *znode {
 	if u != nil {
-		*u = undoRec{p: p, n: n, oldData: n.data, oldStat: n.stat, oldVM: n.vmtime}
+		u.recordSet(p, n)
 	}
-	r.countQuota(r.statsFor(p.path), 0, int64(len(p.data)-len(n.data)), u)
+	if r.limits != 0 {
+		r.countQuota(r.statsFor(p.path), 0, int64(len(p.data)-len(n.data)), u)
+	}
 	n.data = p.data
 	if p.kind == primConfig {
 		n.stat.Version = -1
@@ -538,7 +571,7 @@ func (r *replica) set(p prim, u *undoRec, n *znode) *znode {
 
 func (r *replica) setACL(p prim, u *undoRec, n *znode) {
 	if u != nil {
-		*u = undoRec{p: p, n: n, oldACL: n.acl, oldStat: n.stat}
+		u.recordACL(p, n)
 	}
 	n.acl = p.acl
 	n.stat.Aversion++

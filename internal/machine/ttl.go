@@ -41,11 +41,20 @@ func ttlOf(owner int64) int64 { return owner &^ (extendedMask | 0x00FFFF00000000
 // (PrepRequestProcessor.validateCreateRequest), or nil. A server that
 // checks more than the Machine (internal/netserver: ACLs) asks it first, to
 // keep ZooKeeper's order.
+//
+//go:noinline
 func (m *Machine) createModeError(r proto.Create) error {
 	if !proto.ValidMode(r.Mode) {
 		return fmt.Errorf("%w: unknown create mode %d", zkapi.ErrBadArguments, r.Mode)
 	}
 	return m.checkTTL(r)
+}
+
+// plainMode reports whether r's mode is a known one without a TTL, and r
+// has no TTL: createModeError has nothing to say about nearly every
+// create, and it is only called for the others.
+func plainMode(r proto.Create) bool {
+	return r.TTLMillis == 0 && proto.ValidMode(r.Mode) && !proto.IsTTL(r.Mode)
 }
 
 // checkTTL is PrepRequestProcessor.validateCreateRequest's check of a

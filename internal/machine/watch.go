@@ -371,6 +371,15 @@ func (m *Machine) takeAt(r *replica, k watchKind, path string, typ zkapi.EventTy
 		}
 		return ids
 	}
+	return m.takeModes(r, k, path, typ, exact, watchers, ids)
+}
+
+// takeModes is takeAt when some watch is persistent or recursive: out of
+// line, as most runs set none.
+//
+//go:noinline
+func (m *Machine) takeModes(r *replica, k watchKind, path string, typ zkapi.EventType, exact bool, watchers, ids []int64) []int64 {
+	t := r.table(k)
 	kept := watchers[:0]
 	for _, id := range watchers {
 		switch mode := r.modes[modeKey{path, k, id}]; {

@@ -38,19 +38,15 @@ func FrameSize(req Request) int {
 func bodySize(req Request) int {
 	switch r := req.(type) {
 	case Create:
-		n := juteString(r.Path) + juteBytes(r.Data) + juteACLs(r.ACL) + juteInt
-		if IsTTL(r.Mode) { // a CreateTTLRequest: the ttl follows the flags
-			n += 2 * juteInt
-		}
-		return n
+		return createSize(r.Path, r.Data, r.ACL, r.Mode)
 	case Delete:
-		return juteString(r.Path) + juteInt
+		return deleteSize(r.Path)
 	case Exists:
 		return juteString(r.Path) + 1
 	case GetData:
 		return juteString(r.Path) + 1
 	case SetData:
-		return juteString(r.Path) + juteBytes(r.Data) + juteInt
+		return setDataSize(r.Path, r.Data)
 	case GetChildren:
 		return juteString(r.Path) + 1
 	case Sync, GetACL:
@@ -87,14 +83,31 @@ func multiSize(ops []zkapi.Op) int {
 		n += hdr
 		switch o := op.(type) {
 		case zkapi.CreateOp:
-			n += bodySize(Create{Path: o.Path, Data: o.Data, Mode: o.Mode, ACL: o.ACL})
+			n += createSize(o.Path, o.Data, o.ACL, o.Mode)
 		case zkapi.DeleteOp:
-			n += bodySize(Delete{Path: o.Path})
+			n += deleteSize(o.Path)
 		case zkapi.SetOp:
-			n += bodySize(SetData{Path: o.Path, Data: o.Data})
+			n += setDataSize(o.Path, o.Data)
 		case zkapi.CheckOp:
 			n += juteString(o.Path) + juteInt
 		}
 	}
 	return n
+}
+
+// createSize, deleteSize and setDataSize are the bodies of a create, a
+// delete and a setData, alone or in a multi: a multi's op is sized
+// without boxing it into a Request.
+func createSize(path string, data []byte, acl []zkapi.ACL, mode zkapi.CreateMode) int {
+	n := juteString(path) + juteBytes(data) + juteACLs(acl) + juteInt
+	if IsTTL(mode) { // a CreateTTLRequest: the ttl follows the flags
+		n += 2 * juteInt
+	}
+	return n
+}
+
+func deleteSize(path string) int { return juteString(path) + juteInt }
+
+func setDataSize(path string, data []byte) int {
+	return juteString(path) + juteBytes(data) + juteInt
 }
