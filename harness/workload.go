@@ -251,15 +251,25 @@ const heldNone linearize.Mode = 255
 
 // Applied implements Observer: a successful delete by a client that does
 // not hold the lock is a give-up; creates are noted for the orphan
-// checker.
+// checker, and creates and deletes for the story (the causes). Every
+// applied request comes here, most of them reads or failed: one check
+// of the error and one type switch send them back at once, and the
+// three records share the switch.
 func (run *lockRun) Applied(c *sim.Client, req proto.Request, rep *proto.Reply) {
-	run.made.applied(c, req, rep)
-	run.tell(c, req, rep)
-	if _, del := req.(proto.Delete); del && rep.Err == nil {
+	if rep.Err != nil {
+		return // a failed request created and deleted nothing
+	}
+	switch r := req.(type) {
+	case proto.Create:
+		run.created(c, rep.Path, r.Mode, rep.Zxid)
+	case proto.Delete:
+		run.story.remove(c.Index(), r.Path, run.s.Step(), rep.Zxid)
 		run.deletes = append(run.deletes, rep.Zxid)
 		if !run.holding[c.Index()] {
 			run.giveUp(rep.Zxid)
 		}
+	case proto.Multi:
+		run.multi(c, r, rep)
 	}
 }
 
