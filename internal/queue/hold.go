@@ -63,13 +63,24 @@ func (h *Hold) check(s zkapi.Session) error {
 
 func (h *Hold) checkSession(s zkapi.Session) error {
 	if s.Lost(h.SID) {
-		return fmt.Errorf("%w: session %#x of %s is %v", ErrSessionLost, h.SID, h.Path, s)
+		return h.lost(s)
 	}
 	if h.LoseOnDisconnect && s.State != zkapi.StateConnected {
-		return fmt.Errorf("%w: %s", ErrSuspended, h.Path)
+		return h.suspended()
 	}
 	return nil
 }
+
+// lost is checkSession's error when s has lost h's session; made out of
+// line (as suspended), since every fenced write and release checks.
+//
+//go:noinline
+func (h *Hold) lost(s zkapi.Session) error {
+	return fmt.Errorf("%w: session %#x of %s is %v", ErrSessionLost, h.SID, h.Path, s)
+}
+
+//go:noinline
+func (h *Hold) suspended() error { return fmt.Errorf("%w: %s", ErrSuspended, h.Path) }
 
 // Wait blocks until the hold ends and says why (as Check), or ctx ends.
 // It steps through the session's snapshots one by one, as WaitSession
@@ -159,7 +170,7 @@ func (h *Hold) Token(ctx context.Context) (int64, error) {
 func (h *Hold) Fenced(ctx context.Context, ops ...zkapi.Op) ([]zkapi.OpResult, error) {
 	// A session known lost writes nothing, whatever the link does: the
 	// fence is for the loss the client has not heard of yet.
-	if err := h.Check(); errors.Is(err, ErrReleased) || errors.Is(err, ErrSessionLost) {
+	if err := h.Check(); err != nil && (errors.Is(err, ErrReleased) || errors.Is(err, ErrSessionLost)) {
 		return nil, err
 	}
 	all := h.fenceOps(1 + len(ops))
