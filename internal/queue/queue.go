@@ -74,7 +74,10 @@ func (q Queue) Join(ctx context.Context, r Request) (string, int64, error) {
 // again.
 func (q Queue) join(ctx context.Context, r *Request) (string, int64, error) {
 	steps := r.Steps.orDefault()
-	base := q.Dir + "/" + r.Kind + "-" + r.GUID + "-" // one concatenation, one allocation
+	base := r.Prefix
+	if base == "" {
+		base = q.Dir + "/" + r.Kind + "-" + r.GUID + "-" // one concatenation, one allocation
+	}
 	for {
 		sid := q.Conn.Session().ID
 		p, err := q.Conn.Create(ctx, base, r.Data, zkapi.EphemeralSequential)
