@@ -108,7 +108,7 @@ func (m *Mutex) acquire(ctx context.Context, mode queue.Mode) (*lease, error) {
 func (m *Mutex) newLease() *lease {
 	if !m.firstUsed {
 		m.firstUsed = true
-		m.first = lease{m: m, count: 1}
+		m.first.m, m.first.count = m, 1 // zero until now: no need to write all of it
 		return &m.first
 	}
 	return &lease{m: m, count: 1}

@@ -99,7 +99,10 @@ func EnqueueInto(ctx context.Context, q Queue, r Request, h *Hold) error {
 	if err != nil {
 		return err
 	}
-	*h = Hold{Q: q, Path: path, SID: sid, LoseOnDisconnect: r.LoseOnDisconnect, release: r.Steps.Release}
+	// Field by field, not *h = Hold{...}: h is zero, and the literal
+	// wrote the whole Hold (its listing array too), ten cache lines of
+	// memory the allocation had just handed out.
+	h.Q, h.Path, h.SID, h.LoseOnDisconnect, h.release = q, path, sid, r.LoseOnDisconnect, r.Steps.Release
 	if err := waitTurn(ctx, h, &r, sorted); err != nil {
 		if lerr := r.Steps.Abandon(ctx, h, err); lerr != nil {
 			err = errors.Join(err, lerr)
