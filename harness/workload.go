@@ -324,12 +324,14 @@ func (run *lockRun) Woken(c *sim.Client, path string, zxid int64) {
 // place, and a wake-up through a watch on the directory wakes every
 // waiter by design: neither is stale.
 func (run *lockRun) stale(c *sim.Client, path string, zxid int64) bool {
-	n := run.story.deletedBy(zxid)
-	if n == nil || n.path != path {
+	// The session first: it was seldom replaced, and the story's nodes
+	// are searched only when it was.
+	s := run.callSession[c.Index()]
+	if s == 0 || s == c.Session() {
 		return false
 	}
-	s := run.callSession[c.Index()]
-	return s != 0 && s != c.Session() && !run.story.queued(c.Index(), pathpkg.Dir(n.path))
+	n := run.story.deletedBy(zxid)
+	return n != nil && n.path == path && !run.story.queued(c.Index(), pathpkg.Dir(n.path))
 }
 
 // Blocks implements Observer.

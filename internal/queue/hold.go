@@ -146,7 +146,7 @@ func (h *Hold) Token(ctx context.Context) (int64, error) {
 			return 0, err
 		}
 		st, ok, err = h.Q.Conn.Exists(ctx, h.Path)
-		if !errors.Is(err, zkapi.ErrConnectionLoss) {
+		if err == nil || !errors.Is(err, zkapi.ErrConnectionLoss) {
 			break
 		}
 		if err := AwaitLink(ctx, h.Q.Conn); err != nil {
@@ -177,7 +177,7 @@ func (h *Hold) Fenced(ctx context.Context, ops ...zkapi.Op) ([]zkapi.OpResult, e
 	}
 	all = append(append(all, zkapi.CheckOp{Path: h.Path, Version: zkapi.AnyVersion}), ops...)
 	res, err := h.Q.Conn.Multi(ctx, all...)
-	if errors.Is(err, zkapi.ErrNoNode) && (len(res) == 0 || res[0].Err != nil) {
+	if err != nil && errors.Is(err, zkapi.ErrNoNode) && (len(res) == 0 || res[0].Err != nil) {
 		return res, fmt.Errorf("%w: fenced write refused, %s is gone: %w", ErrSessionLost, h.Path, err)
 	}
 	if len(res) > 0 {
@@ -236,7 +236,7 @@ func (h *Hold) Release(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if errors.Is(lost, ErrSessionLost) {
+	if lost != nil && errors.Is(lost, ErrSessionLost) {
 		return lost
 	}
 	if gone {

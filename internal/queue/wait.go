@@ -131,7 +131,7 @@ func waitTurn(ctx context.Context, h *Hold, r *Request, sorted bool) error {
 		}
 		var err error
 		ms, err = q.listInto(ctx, ms, r.Kinds)
-		if errors.Is(err, zkapi.ErrConnectionLoss) {
+		if err != nil && errors.Is(err, zkapi.ErrConnectionLoss) {
 			if err := AwaitLink(ctx, q.Conn); err != nil {
 				return err
 			}
