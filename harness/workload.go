@@ -391,7 +391,7 @@ func (w lockWorkload) once(ctx context.Context, c *sim.Client, r *lockRun, id st
 	r.acquiring[c.Index()], r.callSession[c.Index()] = mode, c.Session()
 	held, err := acquire(actx, c.Conn(), w.Dir, id)
 	r.acquiring[c.Index()], r.holding[c.Index()], r.callSession[c.Index()] = heldNone, err == nil, 0
-	defer func() { r.holding[c.Index()] = false }()
+	defer r.notHolding(c.Index())
 	if err != nil {
 		r.received = append(r.received, received{client: c.Index(), held: gaveUp, step: c.Sim().Step()})
 		c.Logf("acquire %s failed: %v", mode, err)
@@ -430,6 +430,10 @@ func (w lockWorkload) once(ctx context.Context, c *sim.Client, r *lockRun, id st
 		c.Logf("release: %v", err)
 	}
 }
+
+// notHolding marks client i as not holding the lock: once's end, also
+// when a stopped run unwinds it.
+func (run *lockRun) notHolding(i int) { run.holding[i] = false }
 
 // write stores the holder's token in the resource, fenced when it can be
 // (with ops, the client's array for the fenced write's ops).

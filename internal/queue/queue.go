@@ -73,7 +73,6 @@ func (q Queue) Join(ctx context.Context, r Request) (string, int64, error) {
 // join is Join with r by reference: EnqueueInto's Request, not copied
 // again.
 func (q Queue) join(ctx context.Context, r *Request) (string, int64, error) {
-	steps := r.Steps.orDefault()
 	base := r.Prefix
 	if base == "" {
 		base = q.Dir + "/" + r.Kind + "-" + r.GUID + "-" // one concatenation, one allocation
@@ -98,7 +97,7 @@ func (q Queue) join(ctx context.Context, r *Request) (string, int64, error) {
 		case errors.Is(err, zkapi.ErrConnectionLoss):
 			// The create may have been applied: find it even if ctx has
 			// ended meanwhile, so that the caller can remove it.
-			p, sid, err := steps.FindLost(uncancelled(ctx), q, *r)
+			p, sid, err := r.Steps.orDefault().FindLost(uncancelled(ctx), q, *r)
 			if err != nil {
 				return "", 0, err
 			}
@@ -288,11 +287,18 @@ func sortBySeq(ms []Member) {
 	}
 	for i := 1; i < len(ms); i++ {
 		m, j := ms[i], i
-		for ; j > 0 && bySeq(m, ms[j-1]) < 0; j-- {
+		for ; j > 0 && before(&m, &ms[j-1]); j-- {
 			ms[j] = ms[j-1]
 		}
 		ms[j] = m
 	}
+}
+
+// before says whether a comes before b in bySeq's order: bySeq < 0,
+// with the names compared only for equal numbers (which members
+// refuses), for the insertion sort every listing runs.
+func before(a, b *Member) bool {
+	return a.Seq < b.Seq || a.Seq == b.Seq && a.Name < b.Name
 }
 
 // CheckSeq refuses a member whose sequence number is at or past 2^31-1:
