@@ -117,31 +117,25 @@ func (st *story) deletedBy(zxid int64) *nodeRec {
 	return nil
 }
 
-// tell adds a request's creates and deletes to the story.
-func (run *lockRun) tell(c *sim.Client, req proto.Request, rep *proto.Reply) {
-	step := run.s.Step()
-	switch r := req.(type) {
-	case proto.Create:
-		if rep.Err == nil {
-			run.story.create(c.Index(), c.Session(), rep.Path, step, proto.IsEphemeral(r.Mode))
-		}
-	case proto.Delete:
-		if rep.Err == nil {
-			run.story.remove(c.Index(), r.Path, step, rep.Zxid)
-		}
-	case proto.Multi:
-		if rep.Err != nil {
-			return
-		}
-		for i, op := range r.Ops {
-			switch o := op.(type) {
-			case zkapi.CreateOp:
-				if i < len(rep.Results) {
-					run.story.create(c.Index(), c.Session(), rep.Results[i].Path, step, proto.IsEphemeral(o.Mode))
-				}
-			case zkapi.DeleteOp:
-				run.story.remove(c.Index(), o.Path, step, rep.Zxid)
+// created records a node c's request created at path (for a sequential
+// node, the name the server gave it), for the orphan checker and the story.
+func (run *lockRun) created(c *sim.Client, path string, mode zkapi.CreateMode, zxid int64) {
+	run.made.add(c, path, mode, zxid)
+	run.story.create(c.Index(), c.Session(), path, run.s.Step(), proto.IsEphemeral(mode))
+}
+
+// multi records the creates and deletes of c's multi r that succeeded
+// with reply rep; its deletes go to the story only (run.deletes and the
+// give-ups are those of plain deletes).
+func (run *lockRun) multi(c *sim.Client, r proto.Multi, rep *proto.Reply) {
+	for i, op := range r.Ops {
+		switch o := op.(type) {
+		case zkapi.CreateOp:
+			if i < len(rep.Results) {
+				run.created(c, rep.Results[i].Path, o.Mode, rep.Zxid)
 			}
+		case zkapi.DeleteOp:
+			run.story.remove(c.Index(), o.Path, run.s.Step(), rep.Zxid)
 		}
 	}
 }

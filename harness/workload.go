@@ -251,15 +251,25 @@ const heldNone linearize.Mode = 255
 
 // Applied implements Observer: a successful delete by a client that does
 // not hold the lock is a give-up; creates are noted for the orphan
-// checker.
+// checker, and creates and deletes for the story (the causes). Every
+// applied request comes here, most of them reads or failed: one check
+// of the error and one type switch send them back at once, and the
+// three records share the switch.
 func (run *lockRun) Applied(c *sim.Client, req proto.Request, rep *proto.Reply) {
-	run.made.applied(c, req, rep)
-	run.tell(c, req, rep)
-	if _, del := req.(proto.Delete); del && rep.Err == nil {
+	if rep.Err != nil {
+		return // a failed request created and deleted nothing
+	}
+	switch r := req.(type) {
+	case proto.Create:
+		run.created(c, rep.Path, r.Mode, rep.Zxid)
+	case proto.Delete:
+		run.story.remove(c.Index(), r.Path, run.s.Step(), rep.Zxid)
 		run.deletes = append(run.deletes, rep.Zxid)
 		if !run.holding[c.Index()] {
 			run.giveUp(rep.Zxid)
 		}
+	case proto.Multi:
+		run.multi(c, r, rep)
 	}
 }
 
@@ -314,12 +324,14 @@ func (run *lockRun) Woken(c *sim.Client, path string, zxid int64) {
 // place, and a wake-up through a watch on the directory wakes every
 // waiter by design: neither is stale.
 func (run *lockRun) stale(c *sim.Client, path string, zxid int64) bool {
-	n := run.story.deletedBy(zxid)
-	if n == nil || n.path != path {
+	// The session first: it was seldom replaced, and the story's nodes
+	// are searched only when it was.
+	s := run.callSession[c.Index()]
+	if s == 0 || s == c.Session() {
 		return false
 	}
-	s := run.callSession[c.Index()]
-	return s != 0 && s != c.Session() && !run.story.queued(c.Index(), pathpkg.Dir(n.path))
+	n := run.story.deletedBy(zxid)
+	return n != nil && n.path == path && !run.story.queued(c.Index(), pathpkg.Dir(n.path))
 }
 
 // Blocks implements Observer.
@@ -379,7 +391,7 @@ func (w lockWorkload) once(ctx context.Context, c *sim.Client, r *lockRun, id st
 	r.acquiring[c.Index()], r.callSession[c.Index()] = mode, c.Session()
 	held, err := acquire(actx, c.Conn(), w.Dir, id)
 	r.acquiring[c.Index()], r.holding[c.Index()], r.callSession[c.Index()] = heldNone, err == nil, 0
-	defer func() { r.holding[c.Index()] = false }()
+	defer r.notHolding(c.Index())
 	if err != nil {
 		r.received = append(r.received, received{client: c.Index(), held: gaveUp, step: c.Sim().Step()})
 		c.Logf("acquire %s failed: %v", mode, err)
@@ -418,6 +430,10 @@ func (w lockWorkload) once(ctx context.Context, c *sim.Client, r *lockRun, id st
 		c.Logf("release: %v", err)
 	}
 }
+
+// notHolding marks client i as not holding the lock: once's end, also
+// when a stopped run unwinds it.
+func (run *lockRun) notHolding(i int) { run.holding[i] = false }
 
 // write stores the holder's token in the resource, fenced when it can be
 // (with ops, the client's array for the fenced write's ops).

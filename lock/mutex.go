@@ -85,10 +85,10 @@ func (m *Mutex) acquire(ctx context.Context, mode queue.Mode) (*lease, error) {
 	}
 	l := m.newLease()
 	m.mu.Unlock()
-	guid := m.attempts.Next(m.opts.ID)
+	guid, prefix := m.attempts.NextIn(m.q, kind, m.opts.ID)
 
 	err := queue.EnqueueInto(ctx, m.q, queue.Request{
-		Kind: kind, GUID: guid, Data: m.opts.Data,
+		Kind: kind, GUID: guid, Prefix: prefix, Data: m.opts.Data,
 		Kinds: kinds, Rule: queue.Predecessor, Mode: mode,
 		LoseOnDisconnect: m.opts.LoseOnDisconnect,
 	}, &l.hold)
@@ -108,7 +108,7 @@ func (m *Mutex) acquire(ctx context.Context, mode queue.Mode) (*lease, error) {
 func (m *Mutex) newLease() *lease {
 	if !m.firstUsed {
 		m.firstUsed = true
-		m.first = lease{m: m, count: 1}
+		m.first.m, m.first.count = m, 1 // zero until now: no need to write all of it
 		return &m.first
 	}
 	return &lease{m: m, count: 1}

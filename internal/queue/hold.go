@@ -63,13 +63,24 @@ func (h *Hold) check(s zkapi.Session) error {
 
 func (h *Hold) checkSession(s zkapi.Session) error {
 	if s.Lost(h.SID) {
-		return fmt.Errorf("%w: session %#x of %s is %v", ErrSessionLost, h.SID, h.Path, s)
+		return h.lost(s)
 	}
 	if h.LoseOnDisconnect && s.State != zkapi.StateConnected {
-		return fmt.Errorf("%w: %s", ErrSuspended, h.Path)
+		return h.suspended()
 	}
 	return nil
 }
+
+// lost is checkSession's error when s has lost h's session; made out of
+// line (as suspended), since every fenced write and release checks.
+//
+//go:noinline
+func (h *Hold) lost(s zkapi.Session) error {
+	return fmt.Errorf("%w: session %#x of %s is %v", ErrSessionLost, h.SID, h.Path, s)
+}
+
+//go:noinline
+func (h *Hold) suspended() error { return fmt.Errorf("%w: %s", ErrSuspended, h.Path) }
 
 // Wait blocks until the hold ends and says why (as Check), or ctx ends.
 // It steps through the session's snapshots one by one, as WaitSession
@@ -135,7 +146,7 @@ func (h *Hold) Token(ctx context.Context) (int64, error) {
 			return 0, err
 		}
 		st, ok, err = h.Q.Conn.Exists(ctx, h.Path)
-		if !errors.Is(err, zkapi.ErrConnectionLoss) {
+		if err == nil || !errors.Is(err, zkapi.ErrConnectionLoss) {
 			break
 		}
 		if err := AwaitLink(ctx, h.Q.Conn); err != nil {
@@ -158,14 +169,15 @@ func (h *Hold) Token(ctx context.Context) (int64, error) {
 // whose session has expired cannot write.
 func (h *Hold) Fenced(ctx context.Context, ops ...zkapi.Op) ([]zkapi.OpResult, error) {
 	// A session known lost writes nothing, whatever the link does: the
-	// fence is for the loss the client has not heard of yet.
-	if err := h.Check(); errors.Is(err, ErrReleased) || errors.Is(err, ErrSessionLost) {
+	// fence is for the loss the client has not heard of yet. (Check's
+	// other answer, suspended, writes.)
+	all, err := h.fenceOps(1 + len(ops))
+	if err != nil {
 		return nil, err
 	}
-	all := h.fenceOps(1 + len(ops))
 	all = append(append(all, zkapi.CheckOp{Path: h.Path, Version: zkapi.AnyVersion}), ops...)
 	res, err := h.Q.Conn.Multi(ctx, all...)
-	if errors.Is(err, zkapi.ErrNoNode) && (len(res) == 0 || res[0].Err != nil) {
+	if err != nil && errors.Is(err, zkapi.ErrNoNode) && (len(res) == 0 || res[0].Err != nil) {
 		return res, fmt.Errorf("%w: fenced write refused, %s is gone: %w", ErrSessionLost, h.Path, err)
 	}
 	if len(res) > 0 {
@@ -177,16 +189,27 @@ func (h *Hold) Fenced(ctx context.Context, ops ...zkapi.Op) ([]zkapi.OpResult, e
 // fenceOps returns an empty slice with room for n ops, for a fenced
 // write's multi: the Hold's own array for the first write of one op
 // (a holder usually writes once), a new one otherwise. The array is
-// never handed out twice, as the multi that used it may be kept.
-func (h *Hold) fenceOps(n int) []zkapi.Op {
+// never handed out twice, as the multi that used it may be kept. It
+// fails, as Check would, if h is released or its session known lost:
+// one lock of h.mu for both.
+func (h *Hold) fenceOps(n int) ([]zkapi.Op, error) {
+	s := h.Q.Conn.Session() // read before h.mu: no lock of the Conn's under it
 	h.mu.Lock()
+	if h.released {
+		h.mu.Unlock()
+		return nil, ErrReleased
+	}
+	if s.Lost(h.SID) {
+		h.mu.Unlock()
+		return nil, h.lost(s)
+	}
 	first := !h.fencedOnce && n <= len(h.fence)
 	h.fencedOnce = true
 	h.mu.Unlock()
 	if first {
-		return h.fence[:0]
+		return h.fence[:0], nil
 	}
-	return make([]zkapi.Op, 0, n) // one allocation, not a grown one
+	return make([]zkapi.Op, 0, n), nil // one allocation, not a grown one
 }
 
 // Release deletes the node (through connection loss). It reports
@@ -213,7 +236,7 @@ func (h *Hold) Release(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if errors.Is(lost, ErrSessionLost) {
+	if lost != nil && errors.Is(lost, ErrSessionLost) {
 		return lost
 	}
 	if gone {

@@ -117,3 +117,49 @@ func TestHold_FencedWritesKeepTheirOps(t *testing.T) {
 		}
 	}
 }
+
+// fenceConn is a multiLog whose session is sess, and whose deletes
+// succeed.
+type fenceConn struct {
+	multiLog
+	sess zkapi.Session
+}
+
+func (f *fenceConn) Session() zkapi.Session { return f.sess }
+
+func (f *fenceConn) Delete(context.Context, string, int32) error { return nil }
+
+// A fenced write is refused, without a request, once the hold is
+// released or its session known lost; a suspended hold (disconnected,
+// LoseOnDisconnect) still writes: the fence decides.
+func TestHold_FencedOnlyWhileHeld(t *testing.T) {
+	ctx := context.Background()
+	set := zkapi.SetOp{Path: "/r", Data: []byte("1"), Version: -1}
+	for _, c := range []struct {
+		name    string
+		sess    zkapi.Session
+		release bool
+		want    error
+	}{
+		{"held", zkapi.Session{ID: 7, State: zkapi.StateConnected}, false, nil},
+		{"suspended", zkapi.Session{ID: 7, State: zkapi.StateDisconnected}, false, nil},
+		{"expired", zkapi.Session{ID: 7, State: zkapi.StateExpired}, false, queue.ErrSessionLost},
+		{"replaced", zkapi.Session{ID: 8, State: zkapi.StateConnected}, false, queue.ErrSessionLost},
+		{"released", zkapi.Session{ID: 7, State: zkapi.StateConnected}, true, queue.ErrReleased},
+	} {
+		conn := &fenceConn{sess: c.sess}
+		h := &queue.Hold{Q: queue.Queue{Conn: conn, Dir: "/l"}, Path: "/l/n-0000000000", SID: 7, LoseOnDisconnect: true}
+		if c.release {
+			if err := h.Release(ctx); err != nil {
+				t.Fatalf("%s: Release: %v", c.name, err)
+			}
+		}
+		_, err := h.Fenced(ctx, set)
+		if (c.want == nil) != (err == nil) || (c.want != nil && !errors.Is(err, c.want)) {
+			t.Errorf("%s: Fenced = %v, want %v", c.name, err, c.want)
+		}
+		if wrote := len(conn.multis) == 1; wrote != (c.want == nil) {
+			t.Errorf("%s: %d multis sent", c.name, len(conn.multis))
+		}
+	}
+}

@@ -67,8 +67,16 @@ func (q Queue) Path(name string) string { return q.Dir + "/" + name }
 // directory is created (as a container, with persistent parents), also
 // when a container reaper removes it between the attempts.
 func (q Queue) Join(ctx context.Context, r Request) (string, int64, error) {
-	steps := r.Steps.orDefault()
-	base := q.Dir + "/" + r.Kind + "-" + r.GUID + "-" // one concatenation, one allocation
+	return q.join(ctx, &r)
+}
+
+// join is Join with r by reference: EnqueueInto's Request, not copied
+// again.
+func (q Queue) join(ctx context.Context, r *Request) (string, int64, error) {
+	base := r.Prefix
+	if base == "" {
+		base = q.Dir + "/" + r.Kind + "-" + r.GUID + "-" // one concatenation, one allocation
+	}
 	for {
 		sid := q.Conn.Session().ID
 		p, err := q.Conn.Create(ctx, base, r.Data, zkapi.EphemeralSequential)
@@ -89,7 +97,7 @@ func (q Queue) Join(ctx context.Context, r Request) (string, int64, error) {
 		case errors.Is(err, zkapi.ErrConnectionLoss):
 			// The create may have been applied: find it even if ctx has
 			// ended meanwhile, so that the caller can remove it.
-			p, sid, err := steps.FindLost(uncancelled(ctx), q, r)
+			p, sid, err := r.Steps.orDefault().FindLost(uncancelled(ctx), q, *r)
 			if err != nil {
 				return "", 0, err
 			}
@@ -254,10 +262,18 @@ func (q Queue) members(buf []Member, kids, kinds []string) ([]Member, error) {
 	sortBySeq(ms)
 	for i := 1; i < len(ms); i++ {
 		if ms[i].Seq == ms[i-1].Seq {
-			return ms, fmt.Errorf("%w: %s and %s in %s", ErrDuplicateSequence, ms[i-1].Name, ms[i].Name, q.Dir)
+			return ms, duplicate(ms[i-1], ms[i], q.Dir)
 		}
 	}
 	return ms, nil
+}
+
+// duplicate is members' error for a and b, which share a sequence
+// number: made out of line, as it is rare and every listing runs members.
+//
+//go:noinline
+func duplicate(a, b Member, dir string) error {
+	return fmt.Errorf("%w: %s and %s in %s", ErrDuplicateSequence, a.Name, b.Name, dir)
 }
 
 // sortBySeq sorts ms in bySeq's order: by insertion, calling bySeq
@@ -271,20 +287,34 @@ func sortBySeq(ms []Member) {
 	}
 	for i := 1; i < len(ms); i++ {
 		m, j := ms[i], i
-		for ; j > 0 && bySeq(m, ms[j-1]) < 0; j-- {
+		for ; j > 0 && before(&m, &ms[j-1]); j-- {
 			ms[j] = ms[j-1]
 		}
 		ms[j] = m
 	}
 }
 
+// before says whether a comes before b in bySeq's order: bySeq < 0,
+// with the names compared only for equal numbers (which members
+// refuses), for the insertion sort every listing runs.
+func before(a, b *Member) bool {
+	return a.Seq < b.Seq || a.Seq == b.Seq && a.Name < b.Name
+}
+
 // CheckSeq refuses a member whose sequence number is at or past 2^31-1:
 // from there on ZooKeeper hands out repeated (3.6+) or wrapped numbers.
 func CheckSeq(m Member, dir string) error {
 	if m.Seq >= math.MaxInt32 || m.Seq < 0 {
-		return fmt.Errorf("%w: %s/%s", ErrSequenceOverflow, dir, m.Name)
+		return overflow(dir, m.Name)
 	}
 	return nil
+}
+
+// overflow is CheckSeq's error, made out of line: every wait checks.
+//
+//go:noinline
+func overflow(dir, name string) error {
+	return fmt.Errorf("%w: %s/%s", ErrSequenceOverflow, dir, name)
 }
 
 // Index returns the position of the member whose path is p, or -1.

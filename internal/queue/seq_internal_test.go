@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -62,5 +63,45 @@ func TestParseSeq_AsSpecified(t *testing.T) {
 			s = "-" + s[rng.IntN(2):]
 		}
 		check(s)
+	}
+}
+
+// parseSpec is parse said plainly: the kind up to the first '-', a
+// guid that is not empty up to the second, and a sequence number after.
+func parseSpec(name string) (Member, bool) {
+	kind, rest, ok := strings.Cut(name, "-")
+	if !ok {
+		return Member{}, false
+	}
+	guid, digits, ok := strings.Cut(rest, "-")
+	if !ok || guid == "" {
+		return Member{}, false
+	}
+	seq, ok := seqSpec(digits)
+	if !ok {
+		return Member{}, false
+	}
+	return Member{Name: name, Kind: kind, GUID: guid, Seq: seq}, true
+}
+
+// TestParse_AsSpecified: parse reads what parseSpec reads, on names with
+// a '-' or another byte put in every place of names of each shape.
+func TestParse_AsSpecified(t *testing.T) {
+	bases := []string{"lock-c1_0.1-0000000007", "read-g--000000005", "-g-0000000001", "lock--0000000001",
+		"lock-g-h-0000000001", "x", "", "-", "--", "a-b-", "lock-c1.2"}
+	for _, base := range bases {
+		names := []string{base}
+		for i := range len(base) {
+			for _, b := range []byte{'-', 'x', '0'} {
+				names = append(names, base[:i]+string([]byte{b})+base[i+1:], base[:i]+string([]byte{b})+base[i:])
+			}
+		}
+		for _, name := range names {
+			m, ok := parse(name)
+			wm, wok := parseSpec(name)
+			if m != wm || ok != wok {
+				t.Fatalf("parse(%q) = %+v, %t; want %+v, %t", name, m, ok, wm, wok)
+			}
+		}
 	}
 }

@@ -116,7 +116,7 @@ func bySeq(a, b Member) int {
 func watchGone(ctx context.Context, h *Hold, p string, waitIfMarked bool) (Wake, error) {
 	_, st, w, err := h.Q.Conn.GetW(ctx, p)
 	switch {
-	case errors.Is(err, zkapi.ErrNoNode), errors.Is(err, zkapi.ErrConnectionLoss):
+	case err != nil && (errors.Is(err, zkapi.ErrNoNode) || errors.Is(err, zkapi.ErrConnectionLoss)):
 		return Changed, nil
 	case err != nil:
 		return Changed, err

@@ -60,6 +60,9 @@ type Request struct {
 	// Kind and GUID name the member's node "<Kind>-<GUID>-<seq>"; the
 	// GUID is unique per attempt, so a lost create can be found again.
 	Kind, GUID string
+	// Prefix, if not "", is the node path's prefix Dir/Kind-GUID- that
+	// Attempts.NextIn made with the GUID; "": Join makes it.
+	Prefix string
 	// Data is stored in the node.
 	Data []byte
 	// Kinds are the member kinds the queue is made of; other names in
@@ -92,12 +95,15 @@ func Enqueue(ctx context.Context, q Queue, r Request) (*Hold, error) {
 func EnqueueInto(ctx context.Context, q Queue, r Request, h *Hold) error {
 	sorted := r.Steps.Order == nil // listings come in the correct order
 	r.Steps = r.Steps.orDefault()
-	path, sid, err := q.Join(ctx, r)
+	path, sid, err := q.join(ctx, &r)
 	if err != nil {
 		return err
 	}
-	*h = Hold{Q: q, Path: path, SID: sid, LoseOnDisconnect: r.LoseOnDisconnect, release: r.Steps.Release}
-	if err := waitTurn(ctx, h, r, sorted); err != nil {
+	// Field by field, not *h = Hold{...}: h is zero, and the literal
+	// wrote the whole Hold (its listing array too), ten cache lines of
+	// memory the allocation had just handed out.
+	h.Q, h.Path, h.SID, h.LoseOnDisconnect, h.release = q, path, sid, r.LoseOnDisconnect, r.Steps.Release
+	if err := waitTurn(ctx, h, &r, sorted); err != nil {
 		if lerr := r.Steps.Abandon(ctx, h, err); lerr != nil {
 			err = errors.Join(err, lerr)
 		}
@@ -109,8 +115,10 @@ func EnqueueInto(ctx context.Context, q Queue, r Request, h *Hold) error {
 // waitTurn lists the queue until rule grants, watching the node rule names
 // between listings. Every wake-up lists again: the node that went may have
 // given up rather than released. sorted says that r.Steps.Order is the
-// correct one, the order a listing already comes in.
-func waitTurn(ctx context.Context, h *Hold, r Request, sorted bool) error {
+// correct one, the order a listing already comes in. Its rare outcomes
+// are made by functions of their own (lostWhileWaiting, vanished), so
+// that the loop every wait runs spans fewer cache lines.
+func waitTurn(ctx context.Context, h *Hold, r *Request, sorted bool) error {
 	q := h.Q
 	var marked map[string]bool // made on the first mark: most waits see none
 	ms := h.listed[:0]         // the last listing, whose array the next one reuses
@@ -119,11 +127,11 @@ func waitTurn(ctx context.Context, h *Hold, r Request, sorted bool) error {
 			return err
 		}
 		if s := q.Conn.Session(); s.Lost(h.SID) {
-			return fmt.Errorf("%w while waiting (%v)", ErrSessionLost, s)
+			return lostWhileWaiting(s)
 		}
 		var err error
 		ms, err = q.listInto(ctx, ms, r.Kinds)
-		if errors.Is(err, zkapi.ErrConnectionLoss) {
+		if err != nil && errors.Is(err, zkapi.ErrConnectionLoss) {
 			if err := AwaitLink(ctx, q.Conn); err != nil {
 				return err
 			}
@@ -137,7 +145,7 @@ func waitTurn(ctx context.Context, h *Hold, r Request, sorted bool) error {
 		}
 		i := Index(ms, q.Dir, h.Path)
 		if i < 0 {
-			return fmt.Errorf("%w: %s vanished while waiting", ErrSessionLost, h.Path)
+			return vanished(h.Path)
 		}
 		if err := CheckSeq(ms[i], q.Dir); err != nil {
 			return err
@@ -148,7 +156,7 @@ func waitTurn(ctx context.Context, h *Hold, r Request, sorted bool) error {
 			// its session up (a client-side timeout, an abandoned
 			// handle): never hand out a lease on a session already lost.
 			if s := q.Conn.Session(); s.Lost(h.SID) {
-				return fmt.Errorf("%w while waiting (%v)", ErrSessionLost, s)
+				return lostWhileWaiting(s)
 			}
 			return nil
 		}
@@ -157,18 +165,43 @@ func waitTurn(ctx context.Context, h *Hold, r Request, sorted bool) error {
 		}
 		// A rule that still waits on a node it knows is marked waits for
 		// real; otherwise a marked node is first reported to the rule.
-		wake, err := r.Steps.Watch(ctx, h, q.Path(waitOn), marked[waitOn])
+		// (Most waits have no marks: no map to look in.)
+		wake, err := r.Steps.Watch(ctx, h, q.Path(waitOn), marked != nil && marked[waitOn])
 		if err != nil {
 			return err
 		}
 		switch wake {
 		case Marked:
-			if marked == nil {
-				marked = map[string]bool{}
-			}
-			marked[waitOn] = true
+			marked = mark(marked, waitOn)
 		case Granted:
 			return nil // on the step's word alone
 		}
 	}
+}
+
+// lostWhileWaiting is waitTurn's error when the session s no longer owns
+// the waiter's node.
+//
+//go:noinline
+func lostWhileWaiting(s zkapi.Session) error {
+	return fmt.Errorf("%w while waiting (%v)", ErrSessionLost, s)
+}
+
+// vanished is waitTurn's error when the waiter's node at p is not in
+// the listing.
+//
+//go:noinline
+func vanished(p string) error {
+	return fmt.Errorf("%w: %s vanished while waiting", ErrSessionLost, p)
+}
+
+// mark adds name to the marked nodes (made if nil) and returns them.
+//
+//go:noinline
+func mark(marked map[string]bool, name string) map[string]bool {
+	if marked == nil {
+		marked = map[string]bool{}
+	}
+	marked[name] = true
+	return marked
 }
