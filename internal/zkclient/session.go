@@ -85,7 +85,13 @@ func (s *Session[W, P]) Opened(id int64) {
 
 // Replied folds a reply into what the client has seen.
 func (s *Session[W, P]) Replied(r proto.Reply) {
-	s.LastZxid = max(s.LastZxid, r.Zxid)
+	s.Saw(r.Zxid)
+}
+
+// Saw folds the zxid of a reply into what the client has seen: Replied
+// for a caller that keeps the reply, without copying it.
+func (s *Session[W, P]) Saw(zxid int64) {
+	s.LastZxid = max(s.LastZxid, zxid)
 }
 
 // Authed keeps an identity the server accepted, to re-send on every new
