@@ -17,6 +17,8 @@ type Program func(ctx context.Context, c *Client) error
 
 type clientState uint8
 
+// The order counts: listNormal tests st >= stWait for a wait that may end
+// (stWait, stReady) and st >= stDone for a client that has ended.
 const (
 	stRunning    clientState = iota
 	stCall                   // a request waits to be sent
