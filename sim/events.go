@@ -165,8 +165,8 @@ func (s *Sim) send(c *Client, lose bool) {
 		s.sendUnconnected(c)
 		return
 	}
-	cl.reply = c.model.Send(s.m, cl.req) // read by recv, or dropped with its connection
-	r := &cl.reply
+	r := &c.reply
+	c.model.SendTo(s.m, cl.req, r) // read by recv, or dropped with its connection
 	s.collect()
 	for _, o := range s.obs {
 		o.Applied(c, cl.req, r)
@@ -200,7 +200,7 @@ func (s *Sim) traceSend(c *Client, lose bool) {
 	if lose {
 		label = "lose-reply"
 	}
-	s.notef("%s %s %v -> %v", label, c.name, c.call.req, c.call.reply)
+	s.notef("%s %s %v -> %v", label, c.name, c.call.req, c.reply)
 }
 
 // sendFailed handles a send whose reply is lost (lose) or an error: a
@@ -209,7 +209,7 @@ func (s *Sim) traceSend(c *Client, lose bool) {
 //
 //go:noinline
 func (s *Sim) sendFailed(c *Client, lose bool) {
-	err := c.call.reply.Err
+	err := c.reply.Err
 	switch {
 	case lose || errors.Is(err, zkapi.ErrConnectionLoss):
 		c.drop()
@@ -232,7 +232,7 @@ func (s *Sim) recv(c *Client) {
 	if !s.cfg.NoTrace {
 		s.notef("recv %s reply", c.name)
 	}
-	c.model.Saw(c.call.reply.Zxid)
+	c.model.Saw(c.reply.Zxid)
 	c.run()
 }
 
