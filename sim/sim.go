@@ -302,8 +302,14 @@ func (s *Sim) startClients(programs []Program) {
 	s.clients = make([]*Client, 0, len(programs))
 	s.normal = make([]Event, 0, 4*len(programs)+s.cfg.Server.Followers)
 	s.faulty = make([]Event, 0, 7*len(programs)+1)
+	// The clients and the first arrays of their inboxes are made at once:
+	// a run is short, and its allocations count.
+	clients := make([]Client, len(programs))
+	inboxes := make([]message, inboxRoom*len(programs))
 	for i, p := range programs {
-		c := &Client{sim: s, idx: i, name: "c" + strconv.Itoa(i+1), prog: p}
+		c := &clients[i]
+		*c = Client{sim: s, idx: i, name: clientName(i), prog: p}
+		c.inbox = inboxes[i*inboxRoom : i*inboxRoom : (i+1)*inboxRoom]
 		c.conn.c = c
 		c.conn.calls = calls{T: &c.conn}
 		s.clients = append(s.clients, c)
@@ -311,6 +317,26 @@ func (s *Sim) startClients(programs []Program) {
 		c.openSession()
 		c.start(ctx)
 	}
+}
+
+// inboxRoom is the room a client's inbox starts with: a reply and a
+// few notifications.
+const inboxRoom = 4
+
+// clientNames are the first clients' names, made once.
+var clientNames = func() (names [16]string) {
+	for i := range names {
+		names[i] = "c" + strconv.Itoa(i+1)
+	}
+	return names
+}()
+
+// clientName is the name of client i in traces: c1, c2, ...
+func clientName(i int) string {
+	if i < len(clientNames) {
+		return clientNames[i]
+	}
+	return "c" + strconv.Itoa(i+1)
 }
 
 // loop picks and applies events until the clients finish, the step bound
