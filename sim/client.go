@@ -17,6 +17,8 @@ type Program func(ctx context.Context, c *Client) error
 
 type clientState uint8
 
+// The order counts: listNormal tests st >= stWait for a wait that may end
+// (stWait, stReady) and st >= stDone for a client that has ended.
 const (
 	stRunning    clientState = iota
 	stCall                   // a request waits to be sent
@@ -51,8 +53,7 @@ type call struct {
 	step    int         // the step the call was made in: where a deadlock's waiter stopped
 	cond    func() bool // callAwait: the condition that ends the wait
 
-	reply proto.Reply
-	err   error
+	err error // the call's own error (a reply's is in Client.reply)
 
 	// ctx's state as of timer epoch epoch: a parked client's context can
 	// end only when the simulator fires a virtual timer.
@@ -61,9 +62,9 @@ type call struct {
 }
 
 // message is what a client's connection delivers: a notification, or
-// (isReply) the reply to its pending request, which waits in the call
-// (call.reply) rather than here: a client has one request out at a time,
-// and a message this small is cheap to queue and shift.
+// (isReply) the reply to its pending request, which waits in the client
+// (Client.reply) rather than here: a client has one request out at a
+// time, and a message this small is cheap to queue and shift.
 type message struct {
 	isReply bool
 	note    proto.Notification
@@ -103,6 +104,13 @@ type Client struct {
 	rewatchNotes int
 
 	slot call // reused by each call: a client has one at a time
+
+	// reply is the reply to the client's last request that reached the
+	// server, set by the send and read (by recv, the program and the
+	// fingerprint) only while that request is the pending one. It is kept
+	// out of the call slot, which is rewritten by every call, as a reply
+	// is 208 bytes: every request copied it a few times.
+	reply proto.Reply
 
 	// spun counts the requests the program made since it last waited (a
 	// function of what it was told, so of its history); owed: its pending

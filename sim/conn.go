@@ -60,7 +60,7 @@ func (cn *conn) do(ctx context.Context, path string, req proto.Request) (*proto.
 		return &noReply, nil, cl.err
 	}
 	var w *watch
-	if k, ok := zkclient.ReplyWatch(req, cl.reply.Err); ok {
+	if k, ok := zkclient.ReplyWatch(req, c.reply.Err); ok {
 		w = &watch{c: c, path: path, stray: cl.session != c.model.ID}
 		if c.sim.hashing {
 			w.id = len(c.made)
@@ -68,7 +68,7 @@ func (cn *conn) do(ctx context.Context, path string, req proto.Request) (*proto.
 		}
 		c.model.Watches.Add(path, k, w)
 	}
-	return &cl.reply, w, cl.reply.Err
+	return &c.reply, w, c.reply.Err
 }
 
 // Session implements zkapi.Conn.

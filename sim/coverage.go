@@ -212,6 +212,16 @@ func (s *Sim) covEvent(ev Event, c *Client) {
 	}
 }
 
+// covSend and covWake are covEvent for a send and a wake, the two of
+// nearly every step, without its switch.
+func (s *Sim) covSend(c *Client) { s.cov.did[activityOf(c)]++ }
+
+func (s *Sim) covWake(c *Client) {
+	if c.state == stWait {
+		s.cov.did[activityOf(c)]++
+	}
+}
+
 // covSession records that c went through e.
 func (s *Sim) covSession(c *Client, e sessionEvent) {
 	s.cov.sessions[e]++

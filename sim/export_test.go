@@ -137,3 +137,7 @@ func (c *Coverage) Expired() int { return c.expired }
 // RunConfig is cfg as a search within b runs every schedule (what
 // Failure.Config holds).
 func (b Bounds) RunConfig(cfg Config) Config { return b.runConfig(cfg) }
+
+// FaultsNow returns what the random walk asks before it injects a fault
+// (anyFault: is one possible?) and every fault possible now (addFaults).
+func FaultsNow(s *Sim) (bool, []Event) { return s.anyFault(), s.addFaults(nil) }

@@ -98,7 +98,7 @@ func (c *Client) fingerprint(r *machine.Renaming, k int) uint64 {
 	for _, m := range c.inbox {
 		h.Bool(m.isReply)
 		if m.isReply {
-			r.HashReply(&h, c.call.reply)
+			r.HashReply(&h, c.reply)
 		} else {
 			r.HashNotification(&h, m.note)
 		}

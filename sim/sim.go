@@ -302,8 +302,14 @@ func (s *Sim) startClients(programs []Program) {
 	s.clients = make([]*Client, 0, len(programs))
 	s.normal = make([]Event, 0, 4*len(programs)+s.cfg.Server.Followers)
 	s.faulty = make([]Event, 0, 7*len(programs)+1)
+	// The clients and the first arrays of their inboxes are made at once:
+	// a run is short, and its allocations count.
+	clients := make([]Client, len(programs))
+	inboxes := make([]message, inboxRoom*len(programs))
 	for i, p := range programs {
-		c := &Client{sim: s, idx: i, name: "c" + strconv.Itoa(i+1), prog: p}
+		c := &clients[i]
+		*c = Client{sim: s, idx: i, name: clientName(i), prog: p}
+		c.inbox = inboxes[i*inboxRoom : i*inboxRoom : (i+1)*inboxRoom]
 		c.conn.c = c
 		c.conn.calls = calls{T: &c.conn}
 		s.clients = append(s.clients, c)
@@ -311,6 +317,26 @@ func (s *Sim) startClients(programs []Program) {
 		c.openSession()
 		c.start(ctx)
 	}
+}
+
+// inboxRoom is the room a client's inbox starts with: a reply and a
+// few notifications.
+const inboxRoom = 4
+
+// clientNames are the first clients' names, made once.
+var clientNames = func() (names [16]string) {
+	for i := range names {
+		names[i] = "c" + strconv.Itoa(i+1)
+	}
+	return names
+}()
+
+// clientName is the name of client i in traces: c1, c2, ...
+func clientName(i int) string {
+	if i < len(clientNames) {
+		return clientNames[i]
+	}
+	return "c" + strconv.Itoa(i+1)
 }
 
 // loop picks and applies events until the clients finish, the step bound
@@ -393,23 +419,24 @@ func (s *Sim) notef(format string, args ...any) {
 // possible besides.
 func (s *Sim) enabled() {
 	s.listNormal()
-	s.faulty = s.addFaults(s.faulty[:0], false)
+	s.faulty = s.addFaults(s.faulty[:0])
 }
 
 // listNormal lists the possible events but faults into s.normal.
 func (s *Sim) listNormal() {
 	normal := s.normal[:0]
 	for i, c := range s.clients {
-		if c.state == stDone || c.state == stCrashed || c.paused {
+		st := c.state
+		if st >= stDone || c.paused { // done, crashed or paused
 			continue
 		}
-		if c.state == stCall {
+		if st == stCall {
 			normal = append(normal, Event{kind: evSend, client: i})
 		}
 		if len(c.inbox) > 0 {
 			normal = append(normal, Event{kind: evRecv, client: i})
 		}
-		if (c.state == stReady || c.state == stWait) && c.ready() { // (the call only when it may be)
+		if st >= stWait && c.ready() { // stWait or stReady (the call only when it may be)
 			normal = append(normal, Event{kind: evWake, client: i})
 		}
 		if !c.closed && !c.connected {
@@ -425,10 +452,8 @@ func (s *Sim) listNormal() {
 }
 
 // addFaults appends the possible faults to dst, in a fixed order (by
-// client, then the reaper's); first: only the first client's that has
-// any (or the reaper's), which is all a random walk needs to know before
-// it decides to inject one.
-func (s *Sim) addFaults(dst []Event, first bool) []Event {
+// client, then the reaper's).
+func (s *Sim) addFaults(dst []Event) []Event {
 	if s.faultsSpent() {
 		return dst // the common case late in a run
 	}
@@ -438,7 +463,6 @@ func (s *Sim) addFaults(dst []Event, first bool) []Event {
 		if c.state == stDone || c.state == stCrashed || c.paused {
 			continue
 		}
-		n := len(dst)
 		if c.state == stCall && c.connected {
 			if left(evLoseRequest, f.LoseRequest) {
 				dst = append(dst, Event{kind: evLoseRequest, client: i})
@@ -464,14 +488,36 @@ func (s *Sim) addFaults(dst []Event, first bool) []Event {
 				dst = append(dst, Event{kind: evAbandon, client: i})
 			}
 		}
-		if first && len(dst) > n {
-			return dst
-		}
 	}
 	if left(evReap, f.Reap) {
 		dst = append(dst, Event{kind: evReap})
 	}
 	return dst
+}
+
+// anyFault reports whether a fault is possible (addFaults would list
+// one), which is all a random walk needs to know before it decides to
+// inject one. It stops at the first live client as long as a crash or
+// an abandon is left, the common case early in a run.
+func (s *Sim) anyFault() bool {
+	if s.faultsSpent() {
+		return false
+	}
+	f, u := &s.cfg.Faults, &s.used
+	lose := u[evLoseRequest] < f.LoseRequest || u[evLoseReply] < f.LoseReply
+	reorder := u[evReorder] < f.Reorder
+	unclosed := u[evCrash] < f.Crash || u[evAbandon] < f.Abandon        // any client not closed has one
+	connected := u[evDisconnect] < f.Disconnect || u[evPause] < f.Pause // and any connected one
+	for _, c := range s.clients {
+		switch {
+		case c.state >= stDone || c.paused:
+		case !c.closed && (unclosed || connected && c.connected),
+			lose && c.state == stCall && c.connected,
+			reorder && len(c.inbox) > 1 && c.inbox[len(c.inbox)-1].isReply:
+			return true
+		}
+	}
+	return u[evReap] < f.Reap
 }
 
 // faultsSpent reports whether every fault kind's budget is used up:
@@ -491,9 +537,9 @@ func (s *Sim) pick() (Event, bool) {
 	normal := s.normal
 	// The faults are listed only once one is to be injected: most steps
 	// need only know that there is one.
-	if s.cfg.Faults.Percent > 0 && len(s.addFaults(s.faulty[:0], true)) > 0 &&
+	if s.cfg.Faults.Percent > 0 && s.anyFault() &&
 		s.chooser.Choose(100, "fault?") >= 100-s.cfg.Faults.Percent {
-		s.faulty = s.addFaults(s.faulty[:0], false)
+		s.faulty = s.addFaults(s.faulty[:0])
 		return s.faulty[s.chooser.Choose(len(s.faulty), "fault")], true
 	}
 	if len(normal) == 0 {

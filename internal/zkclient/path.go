@@ -10,11 +10,22 @@ import (
 
 // CheckPath is the check a client makes before sending req (none for
 // multi): what go-zookeeper v1.0.4 checks, as clientCheckPath.
+//
+// A plain path (isPlainPath) passes whether the create is sequential or
+// not, so the common case asks nothing of req but its path; the rest is
+// out of line, as every request runs through this.
 func CheckPath(req proto.Request) error {
 	p, ok := proto.RequestPath(req)
-	if !ok { // multi, setWatches, ping
-		return nil
+	if !ok || len(p) > 1 && p[0] == '/' && isPlainPath(p, false) {
+		return nil // multi, setWatches, ping; or a plain path
 	}
+	return checkPath(p, req)
+}
+
+// checkPath is CheckPath's check of p, req's path, when it is not plain.
+//
+//go:noinline
+func checkPath(p string, req proto.Request) error {
 	c, _ := req.(proto.Create) // only a create can be sequential
 	return clientCheckPath(p, proto.IsSequential(c.Mode))
 }

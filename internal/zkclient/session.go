@@ -65,15 +65,35 @@ const SendBuffer = 1536*1024 - 4
 // the client's send buffer (SendBuffer) fails with ErrMarshalling before
 // it is sent. The caller sends only while its connection is up.
 func (s *Session[W, P]) Send(m *machine.Machine, req proto.Request) proto.Reply {
-	size := proto.FrameSize(req)
+	if size := proto.FrameSize(req); s.refused(m, size) {
+		return s.refuse(m, size)
+	}
+	return m.Do(s.ID, req)
+}
+
+// SendTo is Send with the reply written to *out, for a caller that keeps
+// it: a reply is 208 bytes, and Send's is copied once more.
+func (s *Session[W, P]) SendTo(m *machine.Machine, req proto.Request, out *proto.Reply) {
+	if size := proto.FrameSize(req); s.refused(m, size) {
+		*out = s.refuse(m, size)
+		return
+	}
+	*out = m.Do(s.ID, req)
+}
+
+// refused reports whether a request frame of size bytes fails before
+// the Machine sees it (see Send).
+func (s *Session[W, P]) refused(m *machine.Machine, size int) bool {
+	return size > SendBuffer || size > s.maxFrame && m.Alive(s.ID)
+}
+
+// refuse is Send's reply to a frame refused.
+func (s *Session[W, P]) refuse(m *machine.Machine, size int) proto.Reply {
 	if size > SendBuffer {
 		return proto.Reply{Err: zkapi.ErrMarshalling}
 	}
-	if size > s.maxFrame && m.Alive(s.ID) {
-		m.Detach(s.ID)
-		return proto.Reply{Zxid: m.ReplicaZxid(s.Replica), Err: zkapi.ErrConnectionLoss}
-	}
-	return m.Do(s.ID, req)
+	m.Detach(s.ID)
+	return proto.Reply{Zxid: m.ReplicaZxid(s.Replica), Err: zkapi.ErrConnectionLoss}
 }
 
 // Opened records the new session id the Machine gave on s.Replica. The
@@ -85,7 +105,13 @@ func (s *Session[W, P]) Opened(id int64) {
 
 // Replied folds a reply into what the client has seen.
 func (s *Session[W, P]) Replied(r proto.Reply) {
-	s.LastZxid = max(s.LastZxid, r.Zxid)
+	s.Saw(r.Zxid)
+}
+
+// Saw folds the zxid of a reply into what the client has seen: Replied
+// for a caller that keeps the reply, without copying it.
+func (s *Session[W, P]) Saw(zxid int64) {
+	s.LastZxid = max(s.LastZxid, zxid)
 }
 
 // Authed keeps an identity the server accepted, to re-send on every new
