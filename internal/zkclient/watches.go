@@ -1,7 +1,6 @@
 package zkclient
 
 import (
-	"cmp"
 	"slices"
 	"sort"
 	"strings"
@@ -27,60 +26,20 @@ const (
 // over the handle type so that every client of a Machine (the in-process
 // Conn, the simulator's clients) shares one set of rules: which handles an
 // event fires, and what a reconnect re-registers.
-//
-// A client has a few watches at a time, nearly always one a path, and
-// they come and go with its requests: the table is a short list, looked
-// through, whose entries hold their first handle in place, and Take's
-// result is one array the table reuses; once the table has warmed up,
-// neither Add nor Take allocates (a map per kind, and an array per path,
-// were a tenth of a simulated run's allocations).
 type WatchTable[W any] struct {
-	entries []watchEntry[W] // in no order
-	taken   []W             // Take's result, reused
-}
-
-// watchEntry is a path's handles of one kind, in registration order.
-type watchEntry[W any] struct {
-	path  string
-	kind  WatchKind
-	first W
-	more  []W
-}
-
-func (e *watchEntry[W]) appendTo(out []W) []W {
-	return append(append(out, e.first), e.more...)
-}
-
-// find returns the index of path's entry of kind k, or -1.
-func (t *WatchTable[W]) find(path string, k WatchKind) int {
-	for i := range t.entries {
-		if e := &t.entries[i]; e.kind == k && e.path == path {
-			return i
-		}
-	}
-	return -1
+	m [KindChild + 1]map[string][]W // by kind, made on first use
 }
 
 // Add registers a handle.
 func (t *WatchTable[W]) Add(path string, k WatchKind, w W) {
-	if i := t.find(path, k); i >= 0 {
-		t.entries[i].more = append(t.entries[i].more, w)
-		return
+	if t.m[k] == nil {
+		t.m[k] = map[string][]W{}
 	}
-	t.entries = append(t.entries, watchEntry[W]{path: path, kind: k, first: w})
-}
-
-// remove removes entry i (the order of the rest is not kept).
-func (t *WatchTable[W]) remove(i int) {
-	last := len(t.entries) - 1
-	t.entries[i] = t.entries[last]
-	t.entries[last] = watchEntry[W]{}
-	t.entries = t.entries[:last]
+	t.m[k][path] = append(t.m[k][path], w)
 }
 
 // Take removes and returns the handles an event fires, in registration
-// order within each kind (data, exist, child). The result is the
-// table's, valid until the next Take: a caller goes through it at once.
+// order within each kind (data, exist, child).
 func (t *WatchTable[W]) Take(ev zkapi.Event) []W {
 	var kinds []WatchKind
 	switch ev.Type {
@@ -91,40 +50,45 @@ func (t *WatchTable[W]) Take(ev zkapi.Event) []W {
 	case zkapi.EventNodeDeleted:
 		kinds = []WatchKind{KindData, KindExist, KindChild}
 	}
-	clear(t.taken) // let go of the last result's handles
-	out := t.taken[:0]
+	var out []W
 	for _, k := range kinds {
-		if i := t.find(ev.Path, k); i >= 0 {
-			out = t.entries[i].appendTo(out)
-			t.remove(i)
+		ws, ok := t.m[k][ev.Path]
+		if !ok {
+			continue
+		}
+		delete(t.m[k], ev.Path)
+		if out == nil {
+			out = ws // no longer the table's: returned as it is
+		} else {
+			out = append(out, ws...)
 		}
 	}
-	t.taken = out
 	return out
 }
 
 // TakeAll removes and returns every handle, in kind then path order.
 func (t *WatchTable[W]) TakeAll() []W {
-	slices.SortFunc(t.entries, func(a, b watchEntry[W]) int {
-		return cmp.Or(cmp.Compare(a.kind, b.kind), strings.Compare(a.path, b.path))
-	})
 	var out []W
-	for i := range t.entries {
-		out = t.entries[i].appendTo(out)
+	for k := range t.m {
+		for _, p := range sortedKeys(t.m[k]) {
+			out = append(out, t.m[k][p]...)
+		}
+		t.m[k] = nil
 	}
-	clear(t.entries)
-	t.entries = t.entries[:0]
 	return out
 }
 
 // Each calls f for every outstanding handle, in no defined order: a
 // caller that hashes them must treat them as a set.
 func (t *WatchTable[W]) Each(f func(path string, k WatchKind, w W)) {
-	for i := range t.entries {
-		e := &t.entries[i]
-		f(e.path, e.kind, e.first)
-		for _, w := range e.more {
-			f(e.path, e.kind, w)
+	for k, byPath := range t.m {
+		if len(byPath) == 0 { // starting an iteration costs, even of nothing
+			continue
+		}
+		for p, ws := range byPath {
+			for _, w := range ws {
+				f(p, WatchKind(k), w)
+			}
 		}
 	}
 }
@@ -132,8 +96,10 @@ func (t *WatchTable[W]) Each(f func(path string, k WatchKind, w W)) {
 // Len is the number of outstanding handles.
 func (t *WatchTable[W]) Len() int {
 	n := 0
-	for i := range t.entries {
-		n += 1 + len(t.entries[i].more)
+	for _, byPath := range t.m {
+		for _, ws := range byPath {
+			n += len(ws)
+		}
 	}
 	return n
 }
@@ -142,22 +108,10 @@ func (t *WatchTable[W]) Len() int {
 func (t *WatchTable[W]) SetWatches(lastZxid int64) proto.SetWatches {
 	return proto.SetWatches{
 		RelativeZxid: lastZxid,
-		Data:         t.paths(KindData),
-		Exist:        t.paths(KindExist),
-		Child:        t.paths(KindChild),
+		Data:         sortedKeys(t.m[KindData]),
+		Exist:        sortedKeys(t.m[KindExist]),
+		Child:        sortedKeys(t.m[KindChild]),
 	}
-}
-
-// paths returns the paths with handles of kind k, sorted (never nil).
-func (t *WatchTable[W]) paths(k WatchKind) []string {
-	ps := []string{}
-	for i := range t.entries {
-		if t.entries[i].kind == k {
-			ps = append(ps, t.entries[i].path)
-		}
-	}
-	sort.Strings(ps)
-	return ps
 }
 
 func sortedKeys[V any](m map[string]V) []string {
