@@ -74,7 +74,7 @@ func TestListStat_ReadsTheDirectorysVersion(t *testing.T) {
 	}
 	q := queue.Queue{Conn: c, Dir: "/q"}
 	ms, st, err := q.ListStat(ctx, "a")
-	if err != nil || len(ms) != 1 || ms[0].GUID != "g1" {
+	if err != nil || len(ms) != 1 || ms[0].GUID() != "g1" {
 		t.Fatalf("ListStat = %v, %v; want the one member of kind a", ms, err)
 	}
 	if st.Version != 1 || st.NumChildren != 3 {
@@ -103,7 +103,7 @@ func TestList_SequenceShapes(t *testing.T) {
 	}
 	var got []string
 	for _, m := range ms {
-		got = append(got, fmt.Sprintf("%s:%d", m.GUID, m.Seq))
+		got = append(got, fmt.Sprintf("%s:%d", m.GUID(), m.Seq))
 	}
 	want := "[d:-2147483648 c:-5 a:1 b:2147483647]"
 	if fmt.Sprint(got) != want {
