@@ -261,28 +261,34 @@ func (q Queue) ListStat(ctx context.Context, kinds ...string) ([]Member, zkapi.S
 // buf's array and orders them by sequence number, refusing duplicate
 // numbers.
 func (q Queue) members(buf []Member, kids, kinds []string) ([]Member, error) {
-	ms := slices.Grow(buf[:0], len(kids))
+	// Stored by index into room for every kid, not appended: the
+	// append's growing path was code every listing's loop carried.
+	ms := slices.Grow(buf[:0], len(kids))[:len(kids)]
+	n := 0
 	for _, k := range kids {
 		m, ok := parse(k)
 		if ok && (len(kinds) == 0 || slices.Contains(kinds, m.Kind())) {
-			ms = append(ms, m)
+			ms[n] = m
+			n++
 		}
 	}
+	ms = ms[:n]
 	sortBySeq(ms)
 	for i := 1; i < len(ms); i++ {
 		if ms[i].Seq == ms[i-1].Seq {
-			return ms, duplicate(ms[i-1], ms[i], q.Dir)
+			return ms, duplicate(ms[i-1].Name, ms[i].Name, q.Dir)
 		}
 	}
 	return ms, nil
 }
 
-// duplicate is members' error for a and b, which share a sequence
-// number: made out of line, as it is rare and every listing runs members.
+// duplicate is members' error for the members named a and b, which
+// share a sequence number: made out of line, as it is rare and every
+// listing runs members.
 //
 //go:noinline
-func duplicate(a, b Member, dir string) error {
-	return fmt.Errorf("%w: %s and %s in %s", ErrDuplicateSequence, a.Name, b.Name, dir)
+func duplicate(a, b, dir string) error {
+	return fmt.Errorf("%w: %s and %s in %s", ErrDuplicateSequence, a, b, dir)
 }
 
 // sortBySeq sorts ms in bySeq's order: by insertion, calling bySeq
