@@ -44,7 +44,7 @@ func clearGUID(ctx context.Context, q queue.Queue, guid string) error {
 		return err
 	}
 	for _, m := range ms {
-		if m.GUID != guid {
+		if m.GUID() != guid {
 			continue
 		}
 		if err := q.Conn.Delete(ctx, q.Path(m.Name), zkapi.AnyVersion); err != nil && !errors.Is(err, zkapi.ErrNoNode) {

@@ -28,11 +28,10 @@ type Mutex struct {
 
 	// first is the lease of the handle's first acquisition, made with
 	// the handle rather than on its own: a handle is often made for one
-	// acquisition (one allocation then, not two). Once taken (firstUsed,
+	// acquisition (one allocation then, not two). Once taken (its m set,
 	// under mu) it is never handed out again, as a caller may still hold
 	// it, and Release it, after it has ended.
-	first     lease
-	firstUsed bool
+	first lease
 }
 
 // New returns a handle on the lock whose nodes live under dir (created on
@@ -106,8 +105,7 @@ func (m *Mutex) acquire(ctx context.Context, mode queue.Mode) (*lease, error) {
 // newLease returns a new lease on m: its first one, if not taken yet.
 // The caller holds m.mu.
 func (m *Mutex) newLease() *lease {
-	if !m.firstUsed {
-		m.firstUsed = true
+	if m.first.m == nil {
 		m.first.m, m.first.count = m, 1 // zero until now: no need to write all of it
 		return &m.first
 	}

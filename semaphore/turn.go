@@ -70,13 +70,13 @@ func (s *Semaphore) waitTurn(ctx context.Context, m *member, mode queue.Mode) er
 func (s *Semaphore) judge(all []queue.Member, p string) (string, error) {
 	pred := ""
 	for _, m := range all {
-		if !strings.HasPrefix(m.Kind, kindPrefix) {
+		if !strings.HasPrefix(m.Kind(), kindPrefix) {
 			continue
 		}
 		if s.q.Path(m.Name) == p {
 			return pred, queue.CheckSeq(m, s.q.Dir)
 		}
-		if m.Kind != s.kind {
+		if m.Kind() != s.kind {
 			return "", fmt.Errorf("%w: %s is ahead, this handle has %d leases", ErrMaxLeases, m.Name, s.n)
 		}
 		pred = m.Name

@@ -29,17 +29,18 @@ type Hold struct {
 
 	// listed is the array of waitTurn's first listings: a queue of a
 	// few members is listed with no allocation of its own (the Hold is
-	// part of its recipe's lease).
-	listed [8]Member
+	// part of its recipe's lease). Six: the standard workload's listings
+	// hold at most its 5 clients' nodes and a stale one.
+	listed [6]Member
 
-	fence      [2]zkapi.Op // the ops of the first fenced write (fenceOps)
-	fencedOnce bool        // guarded by mu
+	fence [2]zkapi.Op // the ops of the first fenced write (fenceOps)
 
-	mu       sync.Mutex
-	token    int64
-	released bool
-	done     context.Context // see releasedCtx
-	markDone context.CancelFunc
+	mu         sync.Mutex
+	token      int64
+	released   bool
+	fencedOnce bool            // beside released, not after fence: a lock.Mutex fits in 480 bytes
+	done       context.Context // see releasedCtx
+	markDone   context.CancelFunc
 }
 
 // Node is the path of the held node (recipe.Lease).

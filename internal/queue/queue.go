@@ -40,13 +40,22 @@ var (
 	ErrSessionLost = recipe.ErrLost
 )
 
-// Member is one parsed node of the queue.
+// Member is one parsed node of the queue. Its kind and guid are parts of
+// its name, kept as their ends rather than as strings of their own: a
+// Member is half the size, and every listing copies and sorts them.
 type Member struct {
 	Name string
-	Kind string
-	GUID string
 	Seq  int64
+	// kindEnd and guidEnd end the kind (Name[:kindEnd]) and the guid
+	// (Name[kindEnd+1:guidEnd]).
+	kindEnd, guidEnd int32
 }
+
+// Kind is the member's kind, the name up to its first '-'.
+func (m Member) Kind() string { return m.Name[:m.kindEnd] }
+
+// GUID is the member's guid, the name between its first two '-'.
+func (m Member) GUID() string { return m.Name[m.kindEnd+1 : m.guidEnd] }
 
 // Queue is a directory of member nodes.
 type Queue struct {
@@ -163,7 +172,7 @@ list:
 		}
 		sort.Strings(kids)
 		for _, k := range kids {
-			if m, ok := parse(k); !ok || m.Kind != r.Kind || m.GUID != r.GUID {
+			if m, ok := parse(k); !ok || m.Kind() != r.Kind || m.GUID() != r.GUID {
 				continue
 			}
 			st, ok, err := q.Conn.Exists(ctx, q.Path(k))
@@ -252,28 +261,34 @@ func (q Queue) ListStat(ctx context.Context, kinds ...string) ([]Member, zkapi.S
 // buf's array and orders them by sequence number, refusing duplicate
 // numbers.
 func (q Queue) members(buf []Member, kids, kinds []string) ([]Member, error) {
-	ms := slices.Grow(buf[:0], len(kids))
+	// Stored by index into room for every kid, not appended: the
+	// append's growing path was code every listing's loop carried.
+	ms := slices.Grow(buf[:0], len(kids))[:len(kids)]
+	n := 0
 	for _, k := range kids {
 		m, ok := parse(k)
-		if ok && (len(kinds) == 0 || slices.Contains(kinds, m.Kind)) {
-			ms = append(ms, m)
+		if ok && (len(kinds) == 0 || slices.Contains(kinds, m.Kind())) {
+			ms[n] = m
+			n++
 		}
 	}
+	ms = ms[:n]
 	sortBySeq(ms)
 	for i := 1; i < len(ms); i++ {
 		if ms[i].Seq == ms[i-1].Seq {
-			return ms, duplicate(ms[i-1], ms[i], q.Dir)
+			return ms, duplicate(ms[i-1].Name, ms[i].Name, q.Dir)
 		}
 	}
 	return ms, nil
 }
 
-// duplicate is members' error for a and b, which share a sequence
-// number: made out of line, as it is rare and every listing runs members.
+// duplicate is members' error for the members named a and b, which
+// share a sequence number: made out of line, as it is rare and every
+// listing runs members.
 //
 //go:noinline
-func duplicate(a, b Member, dir string) error {
-	return fmt.Errorf("%w: %s and %s in %s", ErrDuplicateSequence, a.Name, b.Name, dir)
+func duplicate(a, b, dir string) error {
+	return fmt.Errorf("%w: %s and %s in %s", ErrDuplicateSequence, a, b, dir)
 }
 
 // sortBySeq sorts ms in bySeq's order: by insertion, calling bySeq
@@ -392,7 +407,7 @@ func parse(name string) (Member, bool) {
 	if !ok {
 		return Member{}, false
 	}
-	return Member{Name: name, Kind: name[:i], GUID: rest[:j], Seq: seq}, true
+	return Member{Name: name, Seq: seq, kindEnd: int32(i), guidEnd: int32(i + 1 + j)}, true
 }
 
 // parseSeq reads ZooKeeper's %010d of a sequence number: ten digits, or a

@@ -74,7 +74,7 @@ func TestListStat_ReadsTheDirectorysVersion(t *testing.T) {
 	}
 	q := queue.Queue{Conn: c, Dir: "/q"}
 	ms, st, err := q.ListStat(ctx, "a")
-	if err != nil || len(ms) != 1 || ms[0].GUID != "g1" {
+	if err != nil || len(ms) != 1 || ms[0].GUID() != "g1" {
 		t.Fatalf("ListStat = %v, %v; want the one member of kind a", ms, err)
 	}
 	if st.Version != 1 || st.NumChildren != 3 {
@@ -103,7 +103,7 @@ func TestList_SequenceShapes(t *testing.T) {
 	}
 	var got []string
 	for _, m := range ms {
-		got = append(got, fmt.Sprintf("%s:%d", m.GUID, m.Seq))
+		got = append(got, fmt.Sprintf("%s:%d", m.GUID(), m.Seq))
 	}
 	want := "[d:-2147483648 c:-5 a:1 b:2147483647]"
 	if fmt.Sprint(got) != want {
@@ -197,5 +197,26 @@ func TestList_OrdersShortAndLongListings(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%d members: List's sequence numbers %v, want %v", n, got, want)
 		}
+	}
+}
+
+// List refuses two members of its kinds that carry one sequence number,
+// naming both; a member of another kind is no member of the listing.
+func TestList_RefusesDuplicateSequence(t *testing.T) {
+	c, ctx := queueDir(t, "/q")
+	for _, n := range []string{"read-x-0000000001", "lock-a-0000000004", "lock-b-0000000004", "lock-c-0000000002"} {
+		if _, err := c.Create(ctx, "/q/"+n, nil, zkapi.Persistent); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := queue.Queue{Conn: c, Dir: "/q"}
+	_, err := q.List(ctx, "lock")
+	want := "lock: two lock nodes share a sequence number: lock-a-0000000004 and lock-b-0000000004 in /q"
+	if !errors.Is(err, queue.ErrDuplicateSequence) || err.Error() != want {
+		t.Fatalf("List = %v, want %s", err, want)
+	}
+	ms, err := q.List(ctx, "read")
+	if err != nil || len(ms) != 1 || ms[0].Kind() != "read" || ms[0].GUID() != "x" || ms[0].Seq != 1 {
+		t.Fatalf("List(read) = %+v, %v; want read-x-0000000001 alone", ms, err)
 	}
 }

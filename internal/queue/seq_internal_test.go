@@ -68,20 +68,20 @@ func TestParseSeq_AsSpecified(t *testing.T) {
 
 // parseSpec is parse said plainly: the kind up to the first '-', a
 // guid that is not empty up to the second, and a sequence number after.
-func parseSpec(name string) (Member, bool) {
+func parseSpec(name string) (kind, guid string, seq int64, ok bool) {
 	kind, rest, ok := strings.Cut(name, "-")
 	if !ok {
-		return Member{}, false
+		return "", "", 0, false
 	}
 	guid, digits, ok := strings.Cut(rest, "-")
 	if !ok || guid == "" {
-		return Member{}, false
+		return "", "", 0, false
 	}
-	seq, ok := seqSpec(digits)
+	seq, ok = seqSpec(digits)
 	if !ok {
-		return Member{}, false
+		return "", "", 0, false
 	}
-	return Member{Name: name, Kind: kind, GUID: guid, Seq: seq}, true
+	return kind, guid, seq, true
 }
 
 // TestParse_AsSpecified: parse reads what parseSpec reads, on names with
@@ -98,9 +98,9 @@ func TestParse_AsSpecified(t *testing.T) {
 		}
 		for _, name := range names {
 			m, ok := parse(name)
-			wm, wok := parseSpec(name)
-			if m != wm || ok != wok {
-				t.Fatalf("parse(%q) = %+v, %t; want %+v, %t", name, m, ok, wm, wok)
+			kind, guid, seq, wok := parseSpec(name)
+			if ok != wok || ok && (m.Name != name || m.Kind() != kind || m.GUID() != guid || m.Seq != seq) {
+				t.Fatalf("parse(%q) = %+v, %t; want kind %q guid %q seq %d, %t", name, m, ok, kind, guid, seq, wok)
 			}
 		}
 	}

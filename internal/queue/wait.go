@@ -36,7 +36,7 @@ func Predecessor(ms []Member, i int, _ map[string]bool) (string, bool) {
 func Reader(writeKind string) Rule {
 	return func(ms []Member, i int, marked map[string]bool) (string, bool) {
 		for j := i - 1; j >= 0; j-- {
-			if ms[j].Kind == writeKind && !marked[ms[j].Name] {
+			if ms[j].Kind() == writeKind && !marked[ms[j].Name] {
 				return ms[j].Name, false
 			}
 		}
