@@ -84,10 +84,10 @@ func (m *Mutex) acquire(ctx context.Context, mode queue.Mode) (*lease, error) {
 	}
 	l := m.newLease()
 	m.mu.Unlock()
-	guid, prefix := m.attempts.NextIn(m.q, kind, m.opts.ID)
+	guid := m.attempts.Next(m.opts.ID)
 
 	err := queue.EnqueueInto(ctx, m.q, queue.Request{
-		Kind: kind, GUID: guid, Prefix: prefix, Data: m.opts.Data,
+		Kind: kind, GUID: guid, Data: m.opts.Data,
 		Kinds: kinds, Rule: queue.Predecessor, Mode: mode,
 		LoseOnDisconnect: m.opts.LoseOnDisconnect,
 	}, &l.hold)

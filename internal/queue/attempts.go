@@ -15,11 +15,3 @@ type Attempts struct{ n atomic.Int64 }
 func (a *Attempts) Next(id string) string {
 	return id + "." + strconv.FormatInt(a.n.Add(1), 10)
 }
-
-// NextIn is Next for a member of kind in q, with the prefix of the
-// member's node path, q.Dir/kind-guid- (Request.Prefix): one string,
-// the guid a part of it, so an acquisition allocates once for both.
-func (a *Attempts) NextIn(q Queue, kind, id string) (guid, prefix string) {
-	prefix = q.Dir + "/" + kind + "-" + id + "." + strconv.FormatInt(a.n.Add(1), 10) + "-"
-	return prefix[len(q.Dir)+len(kind)+2 : len(prefix)-1], prefix
-}

@@ -35,17 +35,3 @@ func TestAttempts_UniquePerAttempt(t *testing.T) {
 		t.Errorf("%d guids, want 801", len(seen))
 	}
 }
-
-// NextIn's guid and path prefix are Next's guid and the prefix Join
-// makes of it: the node it names is the one a lost create is found by.
-func TestAttempts_NextInPrefix(t *testing.T) {
-	var a, b queue.Attempts
-	q := queue.Queue{Dir: "/locks/l"}
-	for range 12 {
-		guid, prefix := a.NextIn(q, "lock", "c1_0")
-		want := b.Next("c1_0")
-		if guid != want || prefix != "/locks/l/lock-"+want+"-" {
-			t.Fatalf("NextIn = %q, %q; want %q, %q", guid, prefix, want, "/locks/l/lock-"+want+"-")
-		}
-	}
-}

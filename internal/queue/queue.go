@@ -82,10 +82,7 @@ func (q Queue) Join(ctx context.Context, r Request) (string, int64, error) {
 // join is Join with r by reference: EnqueueInto's Request, not copied
 // again.
 func (q Queue) join(ctx context.Context, r *Request) (string, int64, error) {
-	base := r.Prefix
-	if base == "" {
-		base = q.Dir + "/" + r.Kind + "-" + r.GUID + "-" // one concatenation, one allocation
-	}
+	base := q.Dir + "/" + r.Kind + "-" + r.GUID + "-" // one concatenation, one allocation
 	for {
 		sid := q.Conn.Session().ID
 		p, err := q.Conn.Create(ctx, base, r.Data, zkapi.EphemeralSequential)

@@ -60,9 +60,6 @@ type Request struct {
 	// Kind and GUID name the member's node "<Kind>-<GUID>-<seq>"; the
 	// GUID is unique per attempt, so a lost create can be found again.
 	Kind, GUID string
-	// Prefix, if not "", is the node path's prefix Dir/Kind-GUID- that
-	// Attempts.NextIn made with the GUID; "": Join makes it.
-	Prefix string
 	// Data is stored in the node.
 	Data []byte
 	// Kinds are the member kinds the queue is made of; other names in
