@@ -177,8 +177,9 @@ func requestActivity(r proto.Request) activity {
 	return onOtherRequest
 }
 
-// covEvent records the event about to be applied; c is its client (nil
-// for a tick, a catch-up, a reap).
+// covEvent records a rare event about to be applied (applyRare's); c is
+// its client (nil for a catch-up, a reap). A send and a wake are
+// recorded by covSend and covWake.
 func (s *Sim) covEvent(ev Event, c *Client) {
 	cov := &s.cov
 	if c == nil {
@@ -189,14 +190,8 @@ func (s *Sim) covEvent(ev Event, c *Client) {
 	}
 	a := activityOf(c)
 	switch ev.kind {
-	case evSend:
-		cov.did[a]++
-	case evWake:
-		if c.state == stWait {
-			cov.did[a]++
-		}
 	case evLoseRequest, evLoseReply:
-		cov.did[a]++
+		s.covSend(c)
 		cov.faultsOf(ev.kind)[a]++
 	case evDisconnect, evReorder:
 		cov.faultsOf(ev.kind)[a]++

@@ -172,10 +172,10 @@ func (h *Hold) Fenced(ctx context.Context, ops ...zkapi.Op) ([]zkapi.OpResult, e
 	// A session known lost writes nothing, whatever the link does: the
 	// fence is for the loss the client has not heard of yet. (Check's
 	// other answer, suspended, writes.)
-	all, err := h.fenceOps(1 + len(ops))
-	if err != nil {
+	if err := h.Check(); errors.Is(err, ErrReleased) || errors.Is(err, ErrSessionLost) {
 		return nil, err
 	}
+	all := h.fenceOps(1 + len(ops))
 	all = append(append(all, zkapi.CheckOp{Path: h.Path, Version: zkapi.AnyVersion}), ops...)
 	res, err := h.Q.Conn.Multi(ctx, all...)
 	if err != nil && errors.Is(err, zkapi.ErrNoNode) && (len(res) == 0 || res[0].Err != nil) {
@@ -190,27 +190,16 @@ func (h *Hold) Fenced(ctx context.Context, ops ...zkapi.Op) ([]zkapi.OpResult, e
 // fenceOps returns an empty slice with room for n ops, for a fenced
 // write's multi: the Hold's own array for the first write of one op
 // (a holder usually writes once), a new one otherwise. The array is
-// never handed out twice, as the multi that used it may be kept. It
-// fails, as Check would, if h is released or its session known lost:
-// one lock of h.mu for both.
-func (h *Hold) fenceOps(n int) ([]zkapi.Op, error) {
-	s := h.Q.Conn.Session() // read before h.mu: no lock of the Conn's under it
+// never handed out twice, as the multi that used it may be kept.
+func (h *Hold) fenceOps(n int) []zkapi.Op {
 	h.mu.Lock()
-	if h.released {
-		h.mu.Unlock()
-		return nil, ErrReleased
-	}
-	if s.Lost(h.SID) {
-		h.mu.Unlock()
-		return nil, h.lost(s)
-	}
 	first := !h.fencedOnce && n <= len(h.fence)
 	h.fencedOnce = true
 	h.mu.Unlock()
 	if first {
-		return h.fence[:0], nil
+		return h.fence[:0]
 	}
-	return make([]zkapi.Op, 0, n), nil // one allocation, not a grown one
+	return make([]zkapi.Op, 0, n) // one allocation, not a grown one
 }
 
 // Release deletes the node (through connection loss). It reports

@@ -299,18 +299,11 @@ func sortBySeq(ms []Member) {
 	}
 	for i := 1; i < len(ms); i++ {
 		m, j := ms[i], i
-		for ; j > 0 && before(&m, &ms[j-1]); j-- {
+		for ; j > 0 && bySeq(m, ms[j-1]) < 0; j-- {
 			ms[j] = ms[j-1]
 		}
 		ms[j] = m
 	}
-}
-
-// before says whether a comes before b in bySeq's order: bySeq < 0,
-// with the names compared only for equal numbers (which members
-// refuses), for the insertion sort every listing runs.
-func before(a, b *Member) bool {
-	return a.Seq < b.Seq || a.Seq == b.Seq && a.Name < b.Name
 }
 
 // CheckSeq refuses a member whose sequence number is at or past 2^31-1:
