@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"strings"
 
@@ -132,7 +133,8 @@ type Sim struct {
 	timers     []timer
 	epoch      int // incremented whenever a virtual timer fires
 	used       [numKinds]int
-	faultsLeft int // the budgets of every fault kind (faultKinds) not used yet
+	budget     [numKinds]int // each fault kind's budget (Config.Faults), by kind
+	faultsLeft int           // the budgets of every fault kind (faultKinds) not used yet
 	trace      []string
 	step       int
 	quiet      int // consecutive ticks with nothing else enabled
@@ -242,7 +244,8 @@ func newSim(cfg Config, ch Chooser) (*Sim, error) {
 	}
 	s := &Sim{cfg: cfg, m: m, chooser: ch}
 	for _, k := range faultKinds {
-		s.faultsLeft += *k.budget(&s.cfg.Faults)
+		s.budget[k.kind] = *k.budget(&s.cfg.Faults)
+		s.faultsLeft += s.budget[k.kind]
 	}
 	return s, nil
 }
@@ -452,44 +455,18 @@ func (s *Sim) listNormal() {
 }
 
 // addFaults appends the possible faults to dst, in a fixed order (by
-// client, then the reaper's).
+// client, each in clientFaultOrder, then the reaper's).
 func (s *Sim) addFaults(dst []Event) []Event {
 	if s.faultsSpent() {
 		return dst // the common case late in a run
 	}
-	f := &s.cfg.Faults
-	left := func(k evKind, budget int) bool { return s.used[k] < budget }
+	budgeted := s.budgeted()
 	for i, c := range s.clients {
-		if c.state == stDone || c.state == stCrashed || c.paused {
-			continue
-		}
-		if c.state == stCall && c.connected {
-			if left(evLoseRequest, f.LoseRequest) {
-				dst = append(dst, Event{kind: evLoseRequest, client: i})
-			}
-			if left(evLoseReply, f.LoseReply) {
-				dst = append(dst, Event{kind: evLoseReply, client: i})
-			}
-		}
-		if k := len(c.inbox); k > 1 && c.inbox[k-1].isReply && left(evReorder, f.Reorder) {
-			dst = append(dst, Event{kind: evReorder, client: i})
-		}
-		if !c.closed {
-			if c.connected && left(evDisconnect, f.Disconnect) {
-				dst = append(dst, Event{kind: evDisconnect, client: i})
-			}
-			if left(evCrash, f.Crash) {
-				dst = append(dst, Event{kind: evCrash, client: i})
-			}
-			if c.connected && left(evPause, f.Pause) {
-				dst = append(dst, Event{kind: evPause, client: i})
-			}
-			if left(evAbandon, f.Abandon) {
-				dst = append(dst, Event{kind: evAbandon, client: i})
-			}
+		for set := c.faults() & budgeted; set != 0; set &= set - 1 {
+			dst = append(dst, Event{kind: clientFaultOrder[bits.TrailingZeros8(uint8(set))], client: i})
 		}
 	}
-	if left(evReap, f.Reap) {
+	if s.used[evReap] < s.budget[evReap] {
 		dst = append(dst, Event{kind: evReap})
 	}
 	return dst
@@ -497,27 +474,69 @@ func (s *Sim) addFaults(dst []Event) []Event {
 
 // anyFault reports whether a fault is possible (addFaults would list
 // one), which is all a random walk needs to know before it decides to
-// inject one. It stops at the first live client as long as a crash or
-// an abandon is left, the common case early in a run.
+// inject one: it stops at the first client with one.
 func (s *Sim) anyFault() bool {
 	if s.faultsSpent() {
 		return false
 	}
-	f, u := &s.cfg.Faults, &s.used
-	lose := u[evLoseRequest] < f.LoseRequest || u[evLoseReply] < f.LoseReply
-	reorder := u[evReorder] < f.Reorder
-	unclosed := u[evCrash] < f.Crash || u[evAbandon] < f.Abandon        // any client not closed has one
-	connected := u[evDisconnect] < f.Disconnect || u[evPause] < f.Pause // and any connected one
+	budgeted := s.budgeted()
 	for _, c := range s.clients {
-		switch {
-		case c.state >= stDone || c.paused:
-		case !c.closed && (unclosed || connected && c.connected),
-			lose && c.state == stCall && c.connected,
-			reorder && len(c.inbox) > 1 && c.inbox[len(c.inbox)-1].isReply:
+		if c.faults()&budgeted != 0 {
 			return true
 		}
 	}
-	return u[evReap] < f.Reap
+	return s.used[evReap] < s.budget[evReap]
+}
+
+// A faultSet is a set of the faults that act on one client, a bit each
+// by its place in clientFaultOrder.
+type faultSet uint8
+
+// clientFaultOrder is the order in which addFaults lists one client's
+// faults: a seed's choices, and so its schedules, depend on it.
+var clientFaultOrder = [...]evKind{evLoseRequest, evLoseReply, evReorder, evDisconnect, evCrash, evPause, evAbandon}
+
+const (
+	fLoseRequest faultSet = 1 << iota
+	fLoseReply
+	fReorder
+	fDisconnect
+	fCrash
+	fPause
+	fAbandon
+)
+
+// faults is the set of faults c's state allows now, budgets aside: the
+// one statement of when each fault can happen to a client.
+func (c *Client) faults() faultSet {
+	if c.state >= stDone || c.paused { // done, crashed or paused
+		return 0
+	}
+	var set faultSet
+	if c.state == stCall && c.connected {
+		set |= fLoseRequest | fLoseReply
+	}
+	if k := len(c.inbox); k > 1 && c.inbox[k-1].isReply {
+		set |= fReorder
+	}
+	if !c.closed {
+		set |= fCrash | fAbandon
+		if c.connected {
+			set |= fDisconnect | fPause
+		}
+	}
+	return set
+}
+
+// budgeted is the set of client faults whose budgets are not used up.
+func (s *Sim) budgeted() faultSet {
+	var set faultSet
+	for i, k := range clientFaultOrder {
+		if s.used[k] < s.budget[k] {
+			set |= 1 << i
+		}
+	}
+	return set
 }
 
 // faultsSpent reports whether every fault kind's budget is used up:
