@@ -59,7 +59,7 @@ walk | pct)
 	[[ $what == pct ]] && flags+=(-strategy pct)
 	a=$(counts "${flags[@]}" -schedules 100)
 	b=$(counts "${flags[@]}" -schedules 900)
-	diff=$(awk -v a="$a" -v b="$b" 'BEGIN { n = split(a, x, " "); split(b, y, " "); for (i = 1; i <= n; i++) printf "%d ", y[i] - x[i] }')
+	diff=$(awk -v a="$a" -v b="$b" 'BEGIN { n = split(a, x, " "); split(b, y, " "); for (i = 1; i <= n; i++) printf "%.0f ", y[i] - x[i] }')
 	report "$diff" 800 "$what schedule"
 	;;
 search)
