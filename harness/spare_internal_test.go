@@ -50,12 +50,20 @@ func reportText(r *Report) string {
 // schedule, is a new run: its fields equal a new one's, slice by slice
 // and map by map, whatever the last schedule left in them; its schedule
 // gives the same Report and trace; and the Report of the spare's last
-// schedule, which a caller may keep, does not change.
+// schedule, which a caller may keep, does not change (the zoo's broken
+// recipes' Reports among them, with their violations explained).
 func TestLockRun_Reused(t *testing.T) {
+	cases := spareCases
+	for _, ex := range zoo.Locks() { // violations, and their explanations, kept in Reports
+		cases = append(cases, struct {
+			recipe recipe.Lock
+			w      Workload
+		}{ex.Recipe, Workload{}})
+	}
 	var spare *lockRun
 	var kept *Report
 	var keptText string
-	for i, tc := range spareCases {
+	for i, tc := range cases {
 		w := lockWorkload{Workload: tc.w, Recipe: tc.recipe}
 		for seed := uint64(1); seed <= 20; seed++ {
 			name := fmt.Sprintf("case %d (%s) seed %d", i, tc.recipe.Name, seed)
