@@ -167,7 +167,7 @@ func (w barrierWorkload) Start(s *sim.Sim) ([]sim.Program, Judge) {
 
 func (w barrierWorkload) start(s *sim.Sim) ([]sim.Program, *barrierRun) {
 	w = w.withDefaults()
-	run := &barrierRun{s: s, w: w, phase: make([]phase, w.Clients), made: newCreations(w.Clients),
+	run := &barrierRun{s: s, w: w, phase: make([]phase, w.Clients), made: newCreations(w.Clients, 0, nil),
 		expired: map[int64]int64{}, expiries: map[int64]bool{}, removed: -1, judged: -1}
 	simhook.AddObserver(s, simhook.Observer[*sim.Client](run))
 	programs := make([]sim.Program, w.Clients)

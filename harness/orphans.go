@@ -30,12 +30,18 @@ type creation struct {
 	step    int
 }
 
-func newCreations(clients int) *creations {
-	ended := make([]int, clients)
-	for i := range ended {
-		ended[i] = -1
+// newCreations is an empty record of the nodes clients create, made in
+// spare (nil: a new one) with room for n nodes.
+func newCreations(clients, n int, spare *creations) *creations {
+	cs := spare
+	if cs == nil {
+		cs = new(creations)
 	}
-	return &creations{ended: ended}
+	*cs = creations{made: emptied(cs.made, n), ended: zeroed(cs.ended, clients)}
+	for i := range cs.ended {
+		cs.ended[i] = -1
+	}
+	return cs
 }
 
 // applied records the nodes a request of c's created.

@@ -82,8 +82,16 @@ func Run(cfg sim.Config, ch sim.Chooser, w Subject) (*Report, error) {
 		return nil, err
 	}
 	programs, j := w.Start(s)
-	return j.Report(s.Run(programs...)), nil
+	r := j.Report(s.Run(programs...))
+	if sp, ok := j.(spent); ok {
+		sp.done()
+	}
+	return r, nil
 }
+
+// spent is a Judge whose room a later run may reuse once its Report is
+// made: Run, which alone holds the Judge, tells it so.
+type spent interface{ done() }
 
 // unwrap is the Subject w wraps, if it wraps one (with an Unwrap
 // method, as package gozksim's do), else w.

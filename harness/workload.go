@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/zksim/zksim/check"
 	"github.com/zksim/zksim/internal/checkers"
@@ -150,16 +151,14 @@ func (w lockWorkload) Resize(s Shape) Subject {
 // Start implements Subject: it sets the ensemble up for the workload,
 // and returns its clients' programs and the judge of the run.
 func (w lockWorkload) Start(s *sim.Sim) ([]sim.Program, Judge) {
-	programs, run := w.start(s)
+	programs, run := w.start(s, spareRuns.take())
 	return programs, run
 }
 
-func (w lockWorkload) start(s *sim.Sim) ([]sim.Program, *lockRun) {
+// start is Start with the run made in spare (nil: a new one).
+func (w lockWorkload) start(s *sim.Sim, spare *lockRun) ([]sim.Program, *lockRun) {
 	w = w.withDefaults()
-	r := &lockRun{s: s, w: w, h: newHistory(w.Clients * w.Acquisitions), acquiring: make([]linearize.Mode, w.Clients),
-		holding: make([]bool, w.Clients), fenceOps: make([][1]zkapi.Op, w.Clients),
-		made: newCreations(w.Clients), callSession: make([]int64, w.Clients)}
-	r.reserve(w.Clients * w.Acquisitions)
+	r := newLockRun(s, w, spare)
 	m := s.State().(*machine.Machine) // the whole Machine: sim hands the module no other
 	info, _ := m.CreateSession(0, 10000)
 	m.Do(info.ID, proto.Create{Path: resource, Data: []byte("0")})
@@ -183,9 +182,9 @@ func (w lockWorkload) start(s *sim.Sim) ([]sim.Program, *lockRun) {
 // A run records about one hold, write and release per acquisition, a
 // lock node per acquisition besides the directory and its ancestors, and
 // two to three wake-ups, waits and holds per acquisition on the herd
-// checker's timeline: newHistory and reserve make that room at the start,
-// so that the appends of a run seldom grow their slices (each growth is
-// an allocation and a copy).
+// checker's timeline: newHistory and newLockRun make that room at the
+// start, so that the appends of a run seldom grow their slices (each
+// growth is an allocation and a copy).
 
 // newHistory is an empty history with room for n acquisitions.
 func newHistory(n int) *history {
@@ -193,13 +192,101 @@ func newHistory(n int) *history {
 		Accepted: make([]checkers.Accepted, 0, n), writers: make([]int, 0, n)}
 }
 
-// reserve makes run's records room for n acquisitions.
-func (run *lockRun) reserve(n int) {
-	nodes := n + strings.Count(run.w.Dir, "/")
-	run.deletes = make([]int64, 0, n)
-	run.received = make([]received, 0, 3*n)
-	run.story.nodes = make([]nodeRec, 0, nodes)
-	run.made.made = make([]creation, 0, nodes)
+// newLockRun is a new run of w on s, made in spare (nil: a new one), an
+// earlier run whose Report is made: its records that no Report keeps
+// (the run's own, not the history, deletes or expiries) are emptied and
+// used again, which spares a schedule their allocation and keeps their
+// memory in the cache. Every field is set by the one literal below, so a
+// run made in a spare is a new one but for the room of its slices and
+// maps (TestLockRun_Reused).
+func newLockRun(s *sim.Sim, w lockWorkload, spare *lockRun) *lockRun {
+	n := w.Clients * w.Acquisitions
+	nodes := n + strings.Count(w.Dir, "/")
+	r := spare
+	if r == nil {
+		r = new(lockRun)
+	}
+	*r = lockRun{s: s, w: w, h: newHistory(n), deletes: make([]int64, 0, n),
+		acquiring: zeroed(r.acquiring, w.Clients), holding: zeroed(r.holding, w.Clients),
+		received: emptied(r.received, 3*n), giveUps: cleared(r.giveUps), expired: cleared(r.expired),
+		made: newCreations(w.Clients, nodes, r.made), story: story{nodes: emptied(r.story.nodes, nodes)},
+		callSession: zeroed(r.callSession, w.Clients), fenceOps: zeroed(r.fenceOps, w.Clients)}
+	return r
+}
+
+// zeroed is buf's array as n zero values, or a new one if it has not
+// the room.
+func zeroed[T any](buf []T, n int) []T {
+	if cap(buf) < n {
+		return make([]T, n)
+	}
+	buf = buf[:n]
+	clear(buf)
+	return buf
+}
+
+// emptied is buf's array, cleared (it may hold strings of the last run),
+// as an empty slice with room for n, or a new one if it has not the room.
+func emptied[T any](buf []T, n int) []T {
+	if cap(buf) < n {
+		return make([]T, 0, n)
+	}
+	clear(buf[:cap(buf)])
+	return buf[:0]
+}
+
+// cleared is m emptied: nil stays nil (made on first use).
+func cleared[K comparable, V any](m map[K]V) map[K]V {
+	clear(m)
+	return m
+}
+
+// spareRuns are runs whose Report is made, for the next runs to be made
+// in (newLockRun): Run hands its run back, so that a worker running
+// schedule after schedule reuses one run's room. Bounded: a run handed
+// back to a full store is left to the collector.
+var spareRuns = spares[lockRun]{max: 64}
+
+// spares is a bounded store of spare T for reuse, safe for concurrent
+// use.
+type spares[T any] struct {
+	mu  sync.Mutex
+	max int
+	all []*T
+}
+
+// take is a spare, or nil if there is none.
+func (sp *spares[T]) take() *T {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	n := len(sp.all)
+	if n == 0 {
+		return nil
+	}
+	t := sp.all[n-1]
+	sp.all[n-1] = nil
+	sp.all = sp.all[:n-1]
+	return t
+}
+
+// give hands t over as a spare, unless the store is full.
+func (sp *spares[T]) give(t *T) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if len(sp.all) < sp.max {
+		sp.all = append(sp.all, t)
+	}
+}
+
+// done implements spent: Run has made the run's Report, and nothing
+// calls the run again.
+func (run *lockRun) done() { spareRuns.give(run.forget()) }
+
+// forget drops what run shares with its Report and its Sim, which a
+// spare must neither keep alive nor write, and returns run.
+func (run *lockRun) forget() *lockRun {
+	run.s, run.h, run.deletes, run.expiries = nil, nil, nil, nil
+	return run
 }
 
 // lockRun is one run of the workload as its checkers see it: the

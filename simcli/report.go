@@ -44,7 +44,7 @@ func (t *tally) add(o outcome, seed uint64) {
 	t.wakeups += o.wakeups
 	t.changes += o.changes
 	t.maxWoken = max(t.maxWoken, o.maxWoken)
-	t.exercised.Add(&o.exercised)
+	t.exercised.Add(o.exercised)
 	if len(o.classes) > 0 {
 		t.failing++
 		if t.first == nil {

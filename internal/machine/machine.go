@@ -46,6 +46,12 @@ type Machine struct {
 	watchCount int // the watches all sessions hold (HeldWatches)
 
 	room machineRoom
+	// The rooms of what a run makes many small ones of: listings
+	// (getChildren), multi results, copies of written data, sessions.
+	lists        slab[string]
+	results      slab[zkapi.OpResult]
+	data         slab[byte]
+	sessionsRoom slab[sessionRoom]
 
 	// notified lists the sessions whose outbox became non-empty since the
 	// last TakeNotified, and ended counts the sessions ended so far: a
@@ -112,8 +118,8 @@ type sessionRoom struct {
 
 // newSession returns an empty session whose sets and queue start in its
 // sessionRoom; past that room they grow as usual.
-func newSession() *session {
-	b := &sessionRoom{}
+func (m *Machine) newSession() *session {
+	b := &m.sessionsRoom.take(1, sessionChunk)[0]
 	s := &b.s
 	s.ephemerals.few, s.watches.few, s.outbox = b.eph[:0], b.watches[:0], b.outbox[:0]
 	return s
@@ -132,6 +138,7 @@ func NewMachine(cfg Config) (*Machine, error) {
 	}
 	m.replicas = m.room.replicas[:0]
 	m.spare = m.room.spare[:0]
+	m.byID, m.notified, m.fired = m.room.byID[:0], m.room.notified[:0], m.room.fired[:0]
 	for range 1 + cfg.Followers {
 		m.replicas = append(m.replicas, newReplica())
 	}
@@ -143,6 +150,9 @@ func NewMachine(cfg Config) (*Machine, error) {
 type machineRoom struct {
 	replicas [3]*replica
 	spare    [8][]int64
+	byID     [8]*session // a run's clients' sessions, live at once
+	notified [8]int64
+	fired    [4]trigger // a create's or delete's: the node's and its parent's
 }
 
 // Config returns the configuration in force, defaults filled in.
@@ -190,7 +200,7 @@ func (m *Machine) CreateSession(replica int, timeoutMs int64) (SessionInfo, erro
 	}
 	timeoutMs = m.clampTimeout(timeoutMs)
 	m.newTxn()
-	s := newSession()
+	s := m.newSession()
 	s.id, s.replica, s.timeout, s.deadline = m.nextID, replica, timeoutMs, m.now+timeoutMs
 	s.attached = true
 	m.nextID++
@@ -660,7 +670,7 @@ func (m *Machine) change(p prim, at where) {
 	if p.kind == primAdd || p.kind == primSet {
 		// One copy of the caller's bytes, shared by every replica and the
 		// log: none of them writes to a node's data.
-		p.data = slices.Clone(p.data)
+		p.data = m.cloneData(p.data)
 	}
 	var u *undoRec
 	if m.inMulti {

@@ -243,7 +243,7 @@ func (m *Machine) getChildren(s *session, r proto.GetChildren, out *proto.Reply)
 	if m.cfg.SortChildren || m.cfg.Seed != 0 {
 		out.Children = m.otherListing(n)
 	} else {
-		out.Children = n.listing()
+		out.Children = n.listing(m.lists.take(len(n.children), listChunk))
 	}
 	out.Stat = n.view()
 }
@@ -269,7 +269,7 @@ func (m *Machine) otherListing(n *znode) []string {
 func (m *Machine) multi(s *session, r proto.Multi) ([]zkapi.OpResult, error) {
 	m.beginUndo()
 	defer m.endUndo()
-	results := make([]zkapi.OpResult, len(r.Ops))
+	results := m.results.take(len(r.Ops), resultChunk)
 	for i, op := range r.Ops {
 		res, err := m.multiOp(s, op)
 		if err == nil {

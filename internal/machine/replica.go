@@ -167,9 +167,9 @@ func (n *znode) removeChild(name string) uint64 {
 // conformance scenario children-order). A bucket of nine or more names in
 // a table of 64 or more becomes a tree whose root ZooKeeper lists first;
 // that is not modelled. A leaf lists as an empty, non-nil slice, as a
-// reply decoded from the wire does.
-func (n *znode) listing() []string {
-	out := make([]string, len(n.children))
+// reply decoded from the wire does. The names go in out, one place a
+// child.
+func (n *znode) listing(out []string) []string {
 	var buf [32]uint64 // a lock's queue fits: no allocation
 	for j, i := range n.order(buf[:0]) {
 		out[j] = n.children[i]
