@@ -168,12 +168,14 @@ run_staticcheck
 gotest -race -count=1 -timeout "$race_timeout" -skip '^TestSuite_Serve$' ./...
 # The long tests skipped above (explorations at full size) run here.
 run_long_tests
-gotest -count=1 -timeout 20m -run '^TestSuite_Serve$' ./internal/kazoosuite ./internal/gozksuite
-# Tests left out of -race builds, for a race inside go-zookeeper v1.0.4
-# (see internal/conformance: differential_serve_test.go, skipUnderRace;
-# cmd/zksim: serve_watch_test.go).
-gotest -count=1 -timeout 10m -run '^(TestDifferential_Serve|TestConformance_Serve|TestConformance_Real|TestDifferential_Real|TestRegister_RealLinearizable)$' ./internal/conformance
-gotest -count=1 -timeout 5m -run '^TestServe_MaxSessionWatches$' ./cmd/zksim
+# With them, in one go test so that the packages run side by side (each
+# mostly waits on servers: about a minute saved), the tests left out of
+# -race builds for a race inside go-zookeeper v1.0.4 (see
+# internal/conformance: differential_serve_test.go, skipUnderRace;
+# cmd/zksim: serve_watch_test.go). Each name is in one package only.
+gotest -count=1 -timeout 20m \
+	-run '^(TestSuite_Serve|TestDifferential_Serve|TestConformance_Serve|TestConformance_Real|TestDifferential_Real|TestRegister_RealLinearizable|TestServe_MaxSessionWatches)$' \
+	./internal/kazoosuite ./internal/gozksuite ./internal/conformance ./cmd/zksim
 
 # The main job, the herd demonstration and the quick benchmark report, as
 # the README gives them, run beside the two client suites on the real
