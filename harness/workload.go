@@ -206,9 +206,11 @@ func newLockRun(s *sim.Sim, w lockWorkload, spare *lockRun) *lockRun {
 	if r == nil {
 		r = new(lockRun)
 	}
+	clear(r.giveUps) // nil stays nil: made on first use
+	clear(r.expired)
 	*r = lockRun{s: s, w: w, h: newHistory(n), deletes: make([]int64, 0, n),
 		acquiring: zeroed(r.acquiring, w.Clients), holding: zeroed(r.holding, w.Clients),
-		received: emptied(r.received, 3*n), giveUps: cleared(r.giveUps), expired: cleared(r.expired),
+		received: emptied(r.received, 3*n), giveUps: r.giveUps, expired: r.expired,
 		made: newCreations(w.Clients, nodes, r.made), story: story{nodes: emptied(r.story.nodes, nodes)},
 		callSession: zeroed(r.callSession, w.Clients), fenceOps: zeroed(r.fenceOps, w.Clients)}
 	return r
@@ -233,12 +235,6 @@ func emptied[T any](buf []T, n int) []T {
 	}
 	clear(buf[:cap(buf)])
 	return buf[:0]
-}
-
-// cleared is m emptied: nil stays nil (made on first use).
-func cleared[K comparable, V any](m map[K]V) map[K]V {
-	clear(m)
-	return m
 }
 
 // spareRuns are runs whose Report is made, for the next runs to be made

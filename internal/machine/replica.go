@@ -166,9 +166,9 @@ func (n *znode) removeChild(name string) uint64 {
 // decide the order, as on the real server (checked against 3.8.0 by the
 // conformance scenario children-order). A bucket of nine or more names in
 // a table of 64 or more becomes a tree whose root ZooKeeper lists first;
-// that is not modelled. A leaf lists as an empty, non-nil slice, as a
-// reply decoded from the wire does. The names go in out, one place a
-// child.
+// that is not modelled. The names go in out, one place a child (the
+// caller's: a leaf's is empty and non-nil, as a reply decoded from the
+// wire is).
 func (n *znode) listing(out []string) []string {
 	var buf [32]uint64 // a lock's queue fits: no allocation
 	for j, i := range n.order(buf[:0]) {
