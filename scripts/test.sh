@@ -131,7 +131,7 @@ run_long_tests() {
 # source checks, no second pass without -race, no other suites, main job
 # or benchmarks.
 if [ $# -gt 0 ]; then
-	gotest -race -count=1 -timeout "$race_timeout" "$@" ./...
+	gotest -race -tags zksimcheck -count=1 -timeout "$race_timeout" "$@" ./...
 	log "staticcheck (every check: staticcheck.conf)"
 	run_staticcheck
 	exit 0
@@ -165,7 +165,9 @@ run_staticcheck
 # of their own, so -race builds gain them nothing, and kazoo's (about 3
 # minutes alone) slowed past go test's 10-minute limit beside the -race
 # packages on two cores: they run after, on their own, with more time.
-gotest -race -count=1 -timeout "$race_timeout" -skip '^TestSuite_Serve$' ./...
+# With the tag zksimcheck, every simulated step checks the scheduler's
+# event cache against the clients (sim/evcache.go).
+gotest -race -tags zksimcheck -count=1 -timeout "$race_timeout" -skip '^TestSuite_Serve$' ./...
 # The long tests skipped above (explorations at full size) run here.
 run_long_tests
 # With them, in one go test so that the packages run side by side (each

@@ -103,6 +103,7 @@ func (cn *conn) Close() error {
 		return nil
 	}
 	c.closed = true
+	c.sim.touch(c.idx)
 	if c.connected {
 		c.sim.closes++
 		for _, n := range c.sim.m.CloseSession(c.model.ID) {

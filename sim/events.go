@@ -32,9 +32,16 @@ func (s *Sim) apply(ev Event) {
 		c.run()
 	case evTick:
 		s.applyTick()
+		s.touchAll()
+		return
 	default:
 		s.applyRare(ev)
+		if ev.kind == evReap || ev.kind == evCatchUp {
+			s.touchAll()
+			return
+		}
 	}
+	s.touch(ev.client)
 }
 
 // applyTick advances time one tick, or in Flat mode to the moment
@@ -57,6 +64,7 @@ func (s *Sim) applyRare(ev Event) {
 	if ev.kind.isFault() {
 		s.used[ev.kind]++
 		s.faultsLeft--
+		s.budgetSet = s.budgeted()
 	}
 	var c *Client
 	if ev.kind != evReap && ev.kind != evCatchUp {

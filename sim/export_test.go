@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/zksim/zksim/zkapi"
@@ -141,3 +142,21 @@ func (b Bounds) RunConfig(cfg Config) Config { return b.runConfig(cfg) }
 // FaultsNow returns what the random walk asks before it injects a fault
 // (anyFault: is one possible?) and every fault possible now (addFaults).
 func FaultsNow(s *Sim) (bool, []Event) { return s.anyFault(), s.addFaults(nil) }
+
+// CheckEvents brings the scheduler's event cache up to date and checks
+// every client's entry against the client (see evcache.go), whatever
+// the build's tags.
+func CheckEvents(s *Sim) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	s.refresh()
+	s.checkEvents()
+	return nil
+}
+
+// SpoilEvents makes client i's cached events wrong without a touch, as a
+// change the cache misses would.
+func SpoilEvents(s *Sim, i int) { s.evs[i].normal ^= nRecv }

@@ -141,6 +141,11 @@ type Sim struct {
 	obs        []observer
 	normal     []Event // reused by pick
 	faulty     []Event
+	evs        []clientEvents                 // by client: the events each was last found to have (refresh)
+	dirty      []int                          // the clients whose entries in evs are stale, once each
+	live       int                            // clients neither done nor crashed, as of the last refresh
+	nNormal    int                            // the clients' normal events, as of the last refresh
+	budgetSet  faultSet                       // the client faults whose budgets are not used up (budgeted)
 	prio       []int                          // PCT: client priorities, higher runs first
 	changes    []int                          // PCT: the change points still ahead, in order
 	opts       []Event                        // Flat: the options of the current step
@@ -247,6 +252,7 @@ func newSim(cfg Config, ch Chooser) (*Sim, error) {
 		s.budget[k.kind] = *k.budget(&s.cfg.Faults)
 		s.faultsLeft += s.budget[k.kind]
 	}
+	s.budgetSet = s.budgeted()
 	return s, nil
 }
 
@@ -305,6 +311,9 @@ func (s *Sim) startClients(programs []Program) {
 	s.clients = make([]*Client, 0, len(programs))
 	s.normal = make([]Event, 0, 4*len(programs)+s.cfg.Server.Followers)
 	s.faulty = make([]Event, 0, 7*len(programs)+1)
+	s.evs = make([]clientEvents, len(programs))
+	s.dirty = make([]int, 0, len(programs))
+	s.touchAll()
 	// The clients and the first arrays of their inboxes are made at once:
 	// a run is short, and its allocations count.
 	clients := make([]Client, len(programs))
@@ -378,12 +387,8 @@ func (s *Sim) loop(res *Result) {
 }
 
 func (s *Sim) allFinished() bool {
-	for _, c := range s.clients {
-		if c.state != stDone && c.state != stCrashed {
-			return false
-		}
-	}
-	return true
+	s.refresh()
+	return s.live == 0
 }
 
 // stop ends every client goroutine still parked.
@@ -427,23 +432,11 @@ func (s *Sim) enabled() {
 
 // listNormal lists the possible events but faults into s.normal.
 func (s *Sim) listNormal() {
+	s.refresh()
 	normal := s.normal[:0]
-	for i, c := range s.clients {
-		st := c.state
-		if st >= stDone || c.paused { // done, crashed or paused
-			continue
-		}
-		if st == stCall {
-			normal = append(normal, Event{kind: evSend, client: i})
-		}
-		if len(c.inbox) > 0 {
-			normal = append(normal, Event{kind: evRecv, client: i})
-		}
-		if st >= stWait && c.ready() { // stWait or stReady (the call only when it may be)
-			normal = append(normal, Event{kind: evWake, client: i})
-		}
-		if !c.closed && !c.connected {
-			normal = append(normal, Event{kind: evReconnect, client: i})
+	for i, e := range s.evs {
+		for set := e.normal; set != 0; set &= set - 1 {
+			normal = append(normal, Event{kind: normalOrder[bits.TrailingZeros8(set)], client: i})
 		}
 	}
 	for i := 1; i <= s.cfg.Server.Followers; i++ {
@@ -460,9 +453,9 @@ func (s *Sim) addFaults(dst []Event) []Event {
 	if s.faultsSpent() {
 		return dst // the common case late in a run
 	}
-	budgeted := s.budgeted()
-	for i, c := range s.clients {
-		for set := c.faults() & budgeted; set != 0; set &= set - 1 {
+	s.refresh()
+	for i, e := range s.evs {
+		for set := e.faults & s.budgetSet; set != 0; set &= set - 1 {
 			dst = append(dst, Event{kind: clientFaultOrder[bits.TrailingZeros8(uint8(set))], client: i})
 		}
 	}
@@ -474,18 +467,17 @@ func (s *Sim) addFaults(dst []Event) []Event {
 
 // anyFault reports whether a fault is possible (addFaults would list
 // one), which is all a random walk needs to know before it decides to
-// inject one: it stops at the first client with one.
+// inject one.
 func (s *Sim) anyFault() bool {
 	if s.faultsSpent() {
 		return false
 	}
-	budgeted := s.budgeted()
-	for _, c := range s.clients {
-		if c.faults()&budgeted != 0 {
-			return true
-		}
+	s.refresh()
+	var union faultSet
+	for _, e := range s.evs {
+		union |= e.faults
 	}
-	return s.used[evReap] < s.budget[evReap]
+	return union&s.budgetSet != 0 || s.used[evReap] < s.budget[evReap]
 }
 
 // A faultSet is a set of the faults that act on one client, a bit each
@@ -493,7 +485,8 @@ func (s *Sim) anyFault() bool {
 type faultSet uint8
 
 // clientFaultOrder is the order in which addFaults lists one client's
-// faults: a seed's choices, and so its schedules, depend on it.
+// faults: a seed's choices, and so its schedules, depend on it. When
+// each can happen: Client.events.
 var clientFaultOrder = [...]evKind{evLoseRequest, evLoseReply, evReorder, evDisconnect, evCrash, evPause, evAbandon}
 
 const (
@@ -505,28 +498,6 @@ const (
 	fPause
 	fAbandon
 )
-
-// faults is the set of faults c's state allows now, budgets aside: the
-// one statement of when each fault can happen to a client.
-func (c *Client) faults() faultSet {
-	if c.state >= stDone || c.paused { // done, crashed or paused
-		return 0
-	}
-	var set faultSet
-	if c.state == stCall && c.connected {
-		set |= fLoseRequest | fLoseReply
-	}
-	if k := len(c.inbox); k > 1 && c.inbox[k-1].isReply {
-		set |= fReorder
-	}
-	if !c.closed {
-		set |= fCrash | fAbandon
-		if c.connected {
-			set |= fDisconnect | fPause
-		}
-	}
-	return set
-}
 
 // budgeted is the set of client faults whose budgets are not used up.
 func (s *Sim) budgeted() faultSet {
@@ -552,16 +523,16 @@ func (s *Sim) pick() (Event, bool) {
 		s.enabled()
 		return s.pickFlat()
 	}
-	s.listNormal()
-	normal := s.normal
-	// The faults are listed only once one is to be injected: most steps
-	// need only know that there is one.
+	// The events are counted, and listed only for PCT; the faults are
+	// listed only once one is to be injected: most steps need only know
+	// that there is one.
+	n := s.countNormal()
 	if s.cfg.Faults.Percent > 0 && s.anyFault() &&
 		s.chooser.Choose(100, "fault?") >= 100-s.cfg.Faults.Percent {
 		s.faulty = s.addFaults(s.faulty[:0])
 		return s.faulty[s.chooser.Choose(len(s.faulty), "fault")], true
 	}
-	if len(normal) == 0 {
+	if n == 0 {
 		s.quiet++
 		return Event{kind: evTick}, true
 	}
@@ -570,9 +541,46 @@ func (s *Sim) pick() (Event, bool) {
 		return Event{kind: evTick}, true
 	}
 	if s.prio != nil {
-		return s.pickPCT(normal), true
+		s.listNormal()
+		return s.pickPCT(s.normal), true
 	}
-	return normal[s.chooser.Choose(len(normal), "event")], true
+	return s.nthNormal(s.chooser.Choose(n, "event")), true
+}
+
+// countNormal is the number of events listNormal would list.
+func (s *Sim) countNormal() int {
+	s.refresh()
+	n := s.nNormal
+	for i := 1; i <= s.cfg.Server.Followers; i++ {
+		if s.m.ReplicaZxid(i) < s.m.Zxid() {
+			n++
+		}
+	}
+	return n
+}
+
+// nthNormal is the event listNormal would list k-th, from 0.
+func (s *Sim) nthNormal(k int) Event {
+	for i, e := range s.evs {
+		set := e.normal
+		if c := bits.OnesCount8(set); k >= c {
+			k -= c
+			continue
+		}
+		for ; k > 0; k-- {
+			set &= set - 1
+		}
+		return Event{kind: normalOrder[bits.TrailingZeros8(set)], client: i}
+	}
+	for i := 1; i <= s.cfg.Server.Followers; i++ {
+		if s.m.ReplicaZxid(i) < s.m.Zxid() {
+			if k == 0 {
+				return Event{kind: evCatchUp, client: i}
+			}
+			k--
+		}
+	}
+	panic("sim: invariant: an event past the last is picked")
 }
 
 // pickFlat makes one choice among every enabled event: the normal ones,
@@ -741,8 +749,12 @@ func (s *Sim) collect() {
 		if !c.connected {
 			continue
 		}
-		for _, n := range s.m.DrainNotifications(c.model.ID) {
+		notes := s.m.DrainNotifications(c.model.ID)
+		for _, n := range notes {
 			c.inbox = append(c.inbox, message{note: n})
+		}
+		if len(notes) > 0 {
+			s.touch(c.idx)
 		}
 	}
 }
