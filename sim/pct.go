@@ -1,6 +1,9 @@
 package sim
 
-import "slices"
+import (
+	"math/bits"
+	"slices"
+)
 
 func (s *Sim) initPCT() {
 	n := len(s.clients)
@@ -28,46 +31,34 @@ func (s *Sim) changeAt(step int) bool {
 
 // pickPCT runs the highest-priority client with an enabled event; at a
 // change point that client first drops below everyone. It runs at every
-// step, so it allocates nothing: it counts the chosen client's events and
-// walks to the chosen one instead of collecting them.
-func (s *Sim) pickPCT(normal []Event) Event {
-	best := s.topClient(normal)
+// step, so it reads the event cache (evcache.go) rather than a list: the
+// chosen client's events are the bits of its entry, in listNormal's
+// order.
+func (s *Sim) pickPCT() Event {
+	best := s.topClient()
 	if s.changeAt(s.step) && best >= 0 {
 		s.prio[best] = min(0, slices.Min(s.prio)) - 1
-		best = s.topClient(normal)
+		best = s.topClient()
 	}
-	n := 0
-	for _, e := range normal {
-		if runs(e, best) {
-			n++
-		}
+	if best < 0 { // only followers have events: any of them
+		s.listNormal()
+		return s.normal[s.chooser.Choose(len(s.normal), "event")]
 	}
-	k := s.chooser.Choose(n, "event")
-	for _, e := range normal {
-		if runs(e, best) {
-			if k == 0 {
-				return e
-			}
-			k--
-		}
+	set := s.evs[best].normal
+	for k := s.chooser.Choose(bits.OnesCount8(set), "event"); k > 0; k-- {
+		set &= set - 1
 	}
-	panic("sim: invariant: a chooser returned an index outside [0, n)")
+	return Event{kind: normalOrder[bits.TrailingZeros8(set)], client: best}
 }
 
 // topClient is the highest-priority client with an enabled event, or -1
 // when only followers have one.
-func (s *Sim) topClient(normal []Event) int {
+func (s *Sim) topClient() int {
 	best := -1
-	for _, e := range normal {
-		if e.kind != evCatchUp && (best < 0 || s.prio[e.client] > s.prio[best]) {
-			best = e.client
+	for i, e := range s.evs {
+		if e.normal != 0 && (best < 0 || s.prio[i] > s.prio[best]) {
+			best = i
 		}
 	}
 	return best
-}
-
-// runs reports whether e may run when best is the top client: its events
-// only, or every event when no client has one.
-func runs(e Event, best int) bool {
-	return best < 0 || (e.kind != evCatchUp && e.client == best)
 }

@@ -541,8 +541,7 @@ func (s *Sim) pick() (Event, bool) {
 		return Event{kind: evTick}, true
 	}
 	if s.prio != nil {
-		s.listNormal()
-		return s.pickPCT(s.normal), true
+		return s.pickPCT(), true
 	}
 	return s.nthNormal(s.chooser.Choose(n, "event")), true
 }
