@@ -112,7 +112,8 @@ long_tests() {
 			END { exit bad }'
 }
 
-# run_long_tests runs the long tests, without -race (ten times faster),
+# run_long_tests runs the long tests, without -race (ten times faster)
+# and with the event cache checked (see the -race pass),
 # with a timeout of their own: about 40 s of CPU in all (BENCHMARKS.md,
 # "Long tests"; docs/testing.md lists them).
 run_long_tests() {
@@ -123,7 +124,7 @@ run_long_tests() {
 	names=$(printf '%s\n' "$long" | awk '{ print $2 }' | sort -u | paste -sd '|' -)
 	log "the long tests, without -race: $(printf '%s\n' "$long" | wc -l) in $(printf '%s\n' "$pkgs" | wc -l) packages"
 	# shellcheck disable=SC2086 # one package a word
-	ZKSIM_LONG=1 gotest -count=1 -timeout 15m -run "^($names)\$" $pkgs
+	ZKSIM_LONG=1 gotest -tags zksimcheck -count=1 -timeout 15m -run "^($names)\$" $pkgs
 }
 
 # With flags, the run is only the tests they pick, then staticcheck (cheap
