@@ -31,8 +31,7 @@ func (s *Sim) apply(ev Event) {
 		s.noteEvent(ev)
 		c.run()
 	case evTick:
-		s.applyTick()
-		s.touchAll()
+		s.applyTick() // touches the clients time may change (tick)
 		return
 	default:
 		s.applyRare(ev)
@@ -144,12 +143,17 @@ func (s *Sim) tick() {
 	for _, f := range s.onTick {
 		f()
 	}
-	for _, c := range s.clients {
+	for i, c := range s.clients {
 		c.owed = false
+		// What time can change of a client's events: a pause's end, and
+		// a wait's (a sleep, a deadline); notifications touch their own.
 		if c.paused && s.now >= c.pauseEnd {
 			// The client resumes after its pause to a dead connection.
 			c.paused = false
 			c.drop()
+			s.touch(i)
+		} else if c.state == stWait {
+			s.touch(i)
 		}
 	}
 	s.note("tick")
