@@ -27,19 +27,38 @@ const (
 // Conn, the simulator's clients) shares one set of rules: which handles an
 // event fires, and what a reconnect re-registers.
 type WatchTable[W any] struct {
-	m [KindChild + 1]map[string][]W // by kind, made on first use
+	m [KindChild + 1]map[string]handles[W] // by kind, made on first use
+	// taken is the room Take answers in: an event fires one handle or two
+	// nearly always, and a slice of its own for each cost an allocation.
+	taken [2]W
 }
+
+// handles are the handles of one path and kind, in registration order:
+// nearly always one, kept without a slice of its own.
+type handles[W any] struct {
+	first W
+	more  []W
+}
+
+func (h handles[W]) appendTo(out []W) []W { return append(append(out, h.first), h.more...) }
 
 // Add registers a handle.
 func (t *WatchTable[W]) Add(path string, k WatchKind, w W) {
 	if t.m[k] == nil {
-		t.m[k] = map[string][]W{}
+		t.m[k] = map[string]handles[W]{}
 	}
-	t.m[k][path] = append(t.m[k][path], w)
+	h, ok := t.m[k][path]
+	if ok {
+		h.more = append(h.more, w)
+	} else {
+		h.first = w
+	}
+	t.m[k][path] = h
 }
 
 // Take removes and returns the handles an event fires, in registration
-// order within each kind (data, exist, child).
+// order within each kind (data, exist, child). The slice is the table's,
+// valid until its next Take.
 func (t *WatchTable[W]) Take(ev zkapi.Event) []W {
 	var kinds []WatchKind
 	switch ev.Type {
@@ -50,17 +69,12 @@ func (t *WatchTable[W]) Take(ev zkapi.Event) []W {
 	case zkapi.EventNodeDeleted:
 		kinds = []WatchKind{KindData, KindExist, KindChild}
 	}
-	var out []W
+	clear(t.taken[:]) // the last answer's handles are no longer held
+	out := t.taken[:0]
 	for _, k := range kinds {
-		ws, ok := t.m[k][ev.Path]
-		if !ok {
-			continue
-		}
-		delete(t.m[k], ev.Path)
-		if out == nil {
-			out = ws // no longer the table's: returned as it is
-		} else {
-			out = append(out, ws...)
+		if h, ok := t.m[k][ev.Path]; ok {
+			delete(t.m[k], ev.Path)
+			out = h.appendTo(out)
 		}
 	}
 	return out
@@ -71,7 +85,7 @@ func (t *WatchTable[W]) TakeAll() []W {
 	var out []W
 	for k := range t.m {
 		for _, p := range sortedKeys(t.m[k]) {
-			out = append(out, t.m[k][p]...)
+			out = t.m[k][p].appendTo(out)
 		}
 		t.m[k] = nil
 	}
@@ -85,8 +99,9 @@ func (t *WatchTable[W]) Each(f func(path string, k WatchKind, w W)) {
 		if len(byPath) == 0 { // starting an iteration costs, even of nothing
 			continue
 		}
-		for p, ws := range byPath {
-			for _, w := range ws {
+		for p, h := range byPath {
+			f(p, WatchKind(k), h.first)
+			for _, w := range h.more {
 				f(p, WatchKind(k), w)
 			}
 		}
@@ -97,8 +112,8 @@ func (t *WatchTable[W]) Each(f func(path string, k WatchKind, w W)) {
 func (t *WatchTable[W]) Len() int {
 	n := 0
 	for _, byPath := range t.m {
-		for _, ws := range byPath {
-			n += len(ws)
+		for _, h := range byPath {
+			n += 1 + len(h.more)
 		}
 	}
 	return n
