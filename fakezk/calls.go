@@ -12,7 +12,7 @@ import (
 // transport. They are spelled out here, not embedded, so that the Conn's
 // documentation lists them.
 
-func (c *conn) calls() zkclient.Calls { return zkclient.Calls{T: c} }
+func (c *conn) calls() *zkclient.Calls { return &zkclient.Calls{T: c} }
 
 // Create implements zkapi.Conn. A TTL mode is refused before anything is
 // sent, as go-zookeeper's Create refuses it: TTL nodes go through
