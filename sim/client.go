@@ -126,6 +126,12 @@ type Client struct {
 	hist  history
 	made  []*watch  // when exploring: every watch handle given out, in order
 	pmade []*pwatch // when exploring: every persistent watch handle, in order
+
+	// watchRoom holds the client's first watch handles, allocated with
+	// it: most clients set a watch or two a run. watchesMade counts the
+	// handles made.
+	watchRoom   [2]watch
+	watchesMade int
 }
 
 // Name is the client's name in traces: c1, c2, ...
@@ -348,6 +354,16 @@ func (c *Client) finishWait() {
 
 func (c *Client) setState(st zkapi.State) {
 	c.sess = zkapi.Session{ID: c.model.ID, State: st, Seq: c.sess.Seq + 1}
+}
+
+// newWatch returns room for a new watch handle: never one given out
+// before, as a handle lives as long as the program keeps it.
+func (c *Client) newWatch() *watch {
+	c.watchesMade++
+	if c.watchesMade <= len(c.watchRoom) {
+		return &c.watchRoom[c.watchesMade-1]
+	}
+	return new(watch)
 }
 
 // watch is a one-shot handle of a simulated client.

@@ -61,7 +61,8 @@ func (cn *conn) do(ctx context.Context, path string, req proto.Request) (*proto.
 	}
 	var w *watch
 	if k, ok := zkclient.ReplyWatch(req, c.reply.Err); ok {
-		w = &watch{c: c, path: path, stray: cl.session != c.model.ID}
+		w = c.newWatch()
+		*w = watch{c: c, path: path, stray: cl.session != c.model.ID}
 		if c.sim.hashing {
 			w.id = len(c.made)
 			c.made = append(c.made, w)
