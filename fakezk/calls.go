@@ -12,6 +12,8 @@ import (
 // transport. They are spelled out here, not embedded, so that the Conn's
 // documentation lists them.
 
+// calls is a Calls of its own for each call: goroutines share a Conn,
+// and a Calls keeps the boxes of its last requests.
 func (c *conn) calls() *zkclient.Calls { return &zkclient.Calls{T: c} }
 
 // Create implements zkapi.Conn. A TTL mode is refused before anything is

@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 	"unsafe"
 
@@ -12,13 +13,16 @@ import (
 	"github.com/zksim/zksim/zoo"
 )
 
+// A spareCase is a recipe and a workload whose runs a spare is reused in.
+type spareCase struct {
+	recipe recipe.Lock
+	w      Workload
+}
+
 // spareCases are workloads whose runs leave every record of a lockRun
 // written: faults that expire sessions and lose replies, give-ups by
 // deadline, readers, and two directories.
-var spareCases = []struct {
-	recipe recipe.Lock
-	w      Workload
-}{
+var spareCases = []spareCase{
 	{zoo.Mutex(), Workload{}},
 	{zoo.RWMutex(), Workload{ReadPercent: 50, TimeoutTicks: 20, TimeoutPercent: 50}},
 	{zoo.MultiMutex(), Workload{Clients: 3, TimeoutTicks: 30}},
@@ -53,12 +57,9 @@ func reportText(r *Report) string {
 // schedule, which a caller may keep, does not change (the zoo's broken
 // recipes' Reports among them, with their violations explained).
 func TestLockRun_Reused(t *testing.T) {
-	cases := spareCases
+	cases := slices.Clone(spareCases)
 	for _, ex := range zoo.Locks() { // violations, and their explanations, kept in Reports
-		cases = append(cases, struct {
-			recipe recipe.Lock
-			w      Workload
-		}{ex.Recipe, Workload{}})
+		cases = append(cases, spareCase{ex.Recipe, Workload{}})
 	}
 	var spare *lockRun
 	var kept *Report

@@ -546,20 +546,23 @@ func (s *Sim) pick() (Event, bool) {
 	return s.nthNormal(s.chooser.Choose(n, "event")), true
 }
 
-// countNormal is the number of events listNormal would list.
+// countNormal is the number of events listNormal would list. With
+// followers it lists them (their catch-ups are not cached), for nthNormal.
 func (s *Sim) countNormal() int {
 	s.refresh()
-	n := s.nNormal
-	for i := 1; i <= s.cfg.Server.Followers; i++ {
-		if s.m.ReplicaZxid(i) < s.m.Zxid() {
-			n++
-		}
+	if s.cfg.Server.Followers == 0 {
+		return s.nNormal
 	}
-	return n
+	s.listNormal()
+	return len(s.normal)
 }
 
-// nthNormal is the event listNormal would list k-th, from 0.
+// nthNormal is the event listNormal would list k-th, from 0, of the
+// countNormal just counted.
 func (s *Sim) nthNormal(k int) Event {
+	if k >= s.nNormal { // a catch-up: countNormal listed them
+		return s.normal[k]
+	}
 	for i, e := range s.evs {
 		set := e.normal
 		if c := bits.OnesCount8(set); k >= c {
@@ -570,14 +573,6 @@ func (s *Sim) nthNormal(k int) Event {
 			set &= set - 1
 		}
 		return Event{kind: normalOrder[bits.TrailingZeros8(set)], client: i}
-	}
-	for i := 1; i <= s.cfg.Server.Followers; i++ {
-		if s.m.ReplicaZxid(i) < s.m.Zxid() {
-			if k == 0 {
-				return Event{kind: evCatchUp, client: i}
-			}
-			k--
-		}
 	}
 	panic("sim: invariant: an event past the last is picked")
 }

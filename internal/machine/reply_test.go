@@ -50,19 +50,13 @@ func TestDo_ReplyHasOnlyItsFields(t *testing.T) {
 // caller that appends to or writes into what it was given changes
 // nothing else, neither the reply after it nor a node's data.
 func TestDo_RepliesApart(t *testing.T) {
-	m, err := machine.NewMachine(machine.Config{TickMillis: 1000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := m.CreateSession(0, 4000)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newMachine(t)
+	id := newSession(t, m)
 	for _, p := range []string{"/d", "/d/a", "/d/b", "/e", "/e/c"} {
-		m.Do(info.ID, proto.Create{Path: p, Data: []byte(p)})
+		m.Do(id, proto.Create{Path: p, Data: []byte(p)})
 	}
-	d := m.Do(info.ID, proto.GetChildren{Path: "/d"}).Children
-	e := m.Do(info.ID, proto.GetChildren{Path: "/e"}).Children
+	d := m.Do(id, proto.GetChildren{Path: "/d"}).Children
+	e := m.Do(id, proto.GetChildren{Path: "/e"}).Children
 	if cap(d) != len(d) {
 		t.Fatalf("a listing of %d has room for %d", len(d), cap(d))
 	}
@@ -70,8 +64,8 @@ func TestDo_RepliesApart(t *testing.T) {
 	if len(e) != 1 || e[0] != "c" {
 		t.Errorf("after an append to /d's listing, /e's is %q, want [c]", e)
 	}
-	r1 := m.Do(info.ID, proto.Multi{Ops: []zkapi.Op{zkapi.CheckOp{Path: "/d", Version: -1}}}).Results
-	r2 := m.Do(info.ID, proto.Multi{Ops: []zkapi.Op{zkapi.CheckOp{Path: "/e", Version: -1}}}).Results
+	r1 := m.Do(id, proto.Multi{Ops: []zkapi.Op{zkapi.CheckOp{Path: "/d", Version: -1}}}).Results
+	r2 := m.Do(id, proto.Multi{Ops: []zkapi.Op{zkapi.CheckOp{Path: "/e", Version: -1}}}).Results
 	if cap(r1) != len(r1) {
 		t.Fatalf("a multi's %d results have room for %d", len(r1), cap(r1))
 	}
@@ -80,10 +74,10 @@ func TestDo_RepliesApart(t *testing.T) {
 		t.Errorf("after an append to one multi's results, the next's are %+v", r2)
 	}
 	data := []byte("/d/a")
-	m.Do(info.ID, proto.SetData{Path: "/d/a", Data: data, Version: -1})
+	m.Do(id, proto.SetData{Path: "/d/a", Data: data, Version: -1})
 	data[0] = 'X' // the caller's bytes were copied
 	for _, p := range []string{"/d/a", "/d/b", "/e/c"} {
-		if got := string(m.Do(info.ID, proto.GetData{Path: p}).Data); got != p {
+		if got := string(m.Do(id, proto.GetData{Path: p}).Data); got != p {
 			t.Errorf("%s holds %q, want %q", p, got, p)
 		}
 	}

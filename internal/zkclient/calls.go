@@ -17,7 +17,9 @@ type Transport interface {
 }
 
 // Calls implements zkapi.Conn's request methods over a Transport, so that
-// every client of a Machine maps requests and replies the same way.
+// every client of a Machine maps requests and replies the same way. A
+// Calls keeps the boxes of its last requests (reuse), so it is for one
+// goroutine at a time: a Conn that goroutines share makes one per call.
 type Calls struct {
 	T Transport
 
