@@ -21,6 +21,7 @@
 //	s1 times /a                    ctime against the host clock, mtime after it
 //	s1 sleep 1100ms                the runner sleeps, in real time
 //	s1 multi create /a "" persistent | delete /b -1 | set /c "x" -1 | check /a 0
+//	                               (a multi's create and set read data as create and set do, maxdata too)
 //	s1 sync /a
 //	s1 close | s1 expire | s1 session | s1 disconnect | s1 reconnect
 //	s1 history                     session states since the last history

@@ -487,7 +487,8 @@ func (r *Runner) multiOp(a *args) zkapi.Op {
 		return zkapi.DeleteOp{Path: r.abs(a.next("path")), Version: a.version()}
 	case "set":
 		path := r.abs(a.next("path"))
-		return zkapi.SetOp{Path: path, Data: []byte(a.next("data")), Version: a.version()}
+		data := r.data(a, proto.FrameSize(proto.SetData{Path: path}))
+		return zkapi.SetOp{Path: path, Data: data, Version: a.version()}
 	case "check":
 		return zkapi.CheckOp{Path: r.abs(a.next("path")), Version: a.version()}
 	default:
