@@ -35,6 +35,15 @@ const (
 	nReconnect
 )
 
+// nthKind is the k-th event, from 0, of a client whose normal events are
+// set, in normalOrder: the one a pick of k among them chooses.
+func nthKind(set uint8, k int) evKind {
+	for ; k > 0; k-- {
+		set &= set - 1
+	}
+	return normalOrder[bits.TrailingZeros8(set)]
+}
+
 // events works out what c's state allows now: the one statement of
 // when each event and each fault can happen to a client. A wait on a
 // wire program's condition stays stale: the condition may turn on
@@ -150,5 +159,8 @@ func (s *Sim) checkEvents() {
 	if live != s.live || n != s.nNormal {
 		panic(fmt.Sprintf("sim: invariant: step %d: %d clients live and %d events, counted %d and %d",
 			s.step, live, n, s.live, s.nNormal))
+	}
+	if b := s.budgeted(); b != s.budgetSet {
+		panic(fmt.Sprintf("sim: invariant: step %d: faults with budget %08b, kept as %08b", s.step, b, s.budgetSet))
 	}
 }

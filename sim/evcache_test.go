@@ -53,7 +53,8 @@ func TestEventCache_MatchesClients(t *testing.T) {
 }
 
 // TestEventCache_CheckFails: the check the test above relies on finds a
-// client whose cached events are wrong.
+// client whose cached events are wrong, and a wrong set of the faults
+// with budget left.
 func TestEventCache_CheckFails(t *testing.T) {
 	cfg := sim.Config{NoTrace: true}
 	cfg.Observe = func(s *sim.Sim, step int, _ sim.Event) error {
@@ -63,6 +64,11 @@ func TestEventCache_CheckFails(t *testing.T) {
 				return fmt.Errorf("a spoilt entry checked as %v", err)
 			}
 			sim.SpoilEvents(s, 1) // back as it was
+			sim.SpoilBudget(s)
+			if err := sim.CheckEvents(s); err == nil || !strings.Contains(err.Error(), "faults with budget") {
+				return fmt.Errorf("a spoilt budget checked as %v", err)
+			}
+			sim.SpoilBudget(s)
 		}
 		return nil
 	}

@@ -160,3 +160,7 @@ func CheckEvents(s *Sim) (err error) {
 // SpoilEvents makes client i's cached events wrong without a touch, as a
 // change the cache misses would.
 func SpoilEvents(s *Sim, i int) { s.evs[i].normal ^= nRecv }
+
+// SpoilBudget makes the kept set of faults with budget left wrong, as a
+// fault injected with no recount would.
+func SpoilBudget(s *Sim) { s.budgetSet ^= fCrash }

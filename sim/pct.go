@@ -45,10 +45,7 @@ func (s *Sim) pickPCT() Event {
 		return s.normal[s.chooser.Choose(len(s.normal), "event")]
 	}
 	set := s.evs[best].normal
-	for k := s.chooser.Choose(bits.OnesCount8(set), "event"); k > 0; k-- {
-		set &= set - 1
-	}
-	return Event{kind: normalOrder[bits.TrailingZeros8(set)], client: best}
+	return Event{kind: nthKind(set, s.chooser.Choose(bits.OnesCount8(set), "event")), client: best}
 }
 
 // topClient is the highest-priority client with an enabled event, or -1

@@ -569,10 +569,7 @@ func (s *Sim) nthNormal(k int) Event {
 			k -= c
 			continue
 		}
-		for ; k > 0; k-- {
-			set &= set - 1
-		}
-		return Event{kind: normalOrder[bits.TrailingZeros8(set)], client: i}
+		return Event{kind: nthKind(set, k), client: i}
 	}
 	panic("sim: invariant: an event past the last is picked")
 }
